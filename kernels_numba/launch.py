@@ -1,0 +1,153 @@
+"""Input checks and the one launch interface: launch(A, B, C, alpha=1.0, beta=0.0) -> C."""
+import math
+import numbers
+import os
+
+import numpy as np
+
+from . import device
+from .errors import CourseInputError
+
+SIM_MAX_MNK_ENV = "SGEMM_SIM_MAX_MNK"
+SIM_MAX_MNK_DEFAULT = 256 ** 3          # ~1 min for the slowest level-2 kernel in the simulator
+
+
+def _describe(x):
+    return type(x).__module__.split(".")[0] + "." + type(x).__name__
+
+
+def _array_meta(name, x):
+    """(shape, dtype, c_contiguous, is_device, (start, end) byte range or None) of an array argument."""
+    if isinstance(x, np.ndarray):
+        start = x.__array_interface__["data"][0]
+        return x.shape, x.dtype, x.flags.c_contiguous, False, (start, start + x.nbytes)
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None:
+        shape = tuple(cai["shape"])
+        dtype = np.dtype(cai["typestr"])
+        strides = cai.get("strides")
+        contiguous = strides is None or tuple(strides) == _c_strides(shape, dtype.itemsize)
+        ptr = cai["data"][0]
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        return shape, dtype, contiguous, True, (ptr, ptr + nbytes) if ptr else None
+    if device.SIMULATOR and hasattr(x, "_ary") and isinstance(getattr(x, "_ary"), np.ndarray):
+        meta = _array_meta(name, x._ary)      # the simulator's device array wraps a numpy array
+        return meta[:3] + (True,) + meta[4:]
+    raise CourseInputError(
+        f"{name} 는 2차원 float32 배열이어야 하는데 {_describe(x)} 가 들어왔습니다.",
+        f"{name} must be a 2-D float32 array, got {_describe(x)}.",
+        f"np.asarray({name}, dtype=np.float32) 로 numpy 배열을 만들어 넘기세요.",
+        f"pass np.asarray({name}, dtype=np.float32).")
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _check_scalar(name, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.floating, np.integer)):
+        raise CourseInputError(
+            f"{name} 는 실수 스칼라여야 하는데 {_describe(v)} 가 들어왔습니다.",
+            f"{name} must be a real scalar, got {_describe(v)}.",
+            f"{name}=1.0 처럼 숫자를 넘기세요.", f"pass a number such as {name}=1.0.")
+    if not math.isfinite(float(v)):
+        raise CourseInputError(
+            f"{name} = {v} 는 유한한 값이 아닙니다.", f"{name} = {v} is not finite.",
+            f"유한한 실수를 넘기세요.", f"pass a finite number.")
+    return np.float32(v)
+
+
+def check_inputs(A, B, C, alpha, beta, dtype=np.float32):
+    """Validate SGEMM arguments; return (M, N, K, alpha32, beta32, any_on_device) or raise CourseInputError."""
+    metas = {}
+    for name, x in (("A", A), ("B", B), ("C", C)):
+        shape, dt, contiguous, on_dev, span = _array_meta(name, x)
+        if len(shape) != 2:
+            raise CourseInputError(
+                f"{name} 는 2차원이어야 하는데 {len(shape)}차원입니다 (shape={shape}).",
+                f"{name} must be 2-D, but it is {len(shape)}-D (shape={shape}).",
+                f"행렬 모양으로 바꾸세요, 예: {name}.reshape(rows, cols).",
+                f"reshape it to a matrix, e.g. {name}.reshape(rows, cols).")
+        if dt != np.dtype(dtype):
+            raise CourseInputError(
+                f"{name} 의 dtype 이 {dt} 입니다. 이 커널은 {np.dtype(dtype)} 만 받습니다.",
+                f"{name} has dtype {dt}; this kernel takes {np.dtype(dtype)} only.",
+                f"{name}.astype(np.{np.dtype(dtype)}) 로 변환하세요.",
+                f"convert with {name}.astype(np.{np.dtype(dtype)}).")
+        if min(shape) == 0:
+            raise CourseInputError(
+                f"{name} 가 비어 있습니다 (shape={shape}). 크기 0인 행렬곱은 계산할 것이 없습니다.",
+                f"{name} is empty (shape={shape}); there is nothing to multiply.",
+                "모든 차원이 1 이상인 행렬을 넘기세요.", "pass matrices whose dimensions are all >= 1.")
+        if not contiguous:
+            raise CourseInputError(
+                f"{name} 가 행 우선(C-contiguous) 연속 배열이 아닙니다 (전치·슬라이스된 뷰일 수 있음).",
+                f"{name} is not C-contiguous (row-major); it may be a transposed or sliced view.",
+                f"np.ascontiguousarray({name}) 로 연속 복사본을 만들어 넘기세요.",
+                f"pass np.ascontiguousarray({name}).")
+        metas[name] = (shape, on_dev, span)
+    (M, K), (K2, N), (Mc, Nc) = metas["A"][0], metas["B"][0], metas["C"][0]
+    if K != K2:
+        raise CourseInputError(
+            f"A 의 열 수({K})와 B 의 행 수({K2})가 다릅니다: A{metas['A'][0]} @ B{metas['B'][0]} 는 정의되지 않습니다.",
+            f"A has {K} columns but B has {K2} rows: A{metas['A'][0]} @ B{metas['B'][0]} is undefined.",
+            "A 는 (M, K), B 는 (K, N) 모양이어야 합니다.", "A must be (M, K) and B must be (K, N).")
+    if (Mc, Nc) != (M, N):
+        raise CourseInputError(
+            f"C 의 모양 {metas['C'][0]} 이 결과 모양 (M, N) = ({M}, {N}) 과 다릅니다.",
+            f"C has shape {metas['C'][0]} but the result is (M, N) = ({M}, {N}).",
+            f"C = np.zeros(({M}, {N}), np.float32) 처럼 맞는 모양으로 만드세요.",
+            f"allocate C with shape ({M}, {N}).")
+    if isinstance(C, np.ndarray) and not C.flags.writeable:
+        raise CourseInputError("C 가 읽기 전용입니다.", "C is read-only.",
+                               "C.copy() 를 넘기세요.", "pass C.copy().")
+    for other in ("A", "B"):
+        a, c = metas[other][2], metas["C"][2]
+        if a and c and metas[other][1] == metas["C"][1] and a[0] < c[1] and c[0] < a[1]:
+            raise CourseInputError(
+                f"C 가 {other} 와 같은 메모리를 공유합니다. 커널이 C 에 쓰는 동안 {other} 를 읽으므로 결과가 틀립니다.",
+                f"C shares memory with {other}; the kernel would read {other} while writing C.",
+                "C 를 별도 배열로 만드세요 (예: C = np.zeros_like(C)).",
+                "use a separate output array.")
+    alpha32, beta32 = _check_scalar("alpha", alpha), _check_scalar("beta", beta)
+    on_device = any(m[1] for m in metas.values())
+    if device.SIMULATOR:
+        limit = int(os.environ.get(SIM_MAX_MNK_ENV, SIM_MAX_MNK_DEFAULT))
+        if M * N * K > limit:
+            raise CourseInputError(
+                f"시뮬레이터에서 M·N·K = {M}·{N}·{K} = {M*N*K:,} 는 너무 큽니다 (한도 {limit:,}); "
+                "CPU가 스레드 하나하나를 흉내 내므로 몇 시간이 걸릴 수 있습니다.",
+                f"M*N*K = {M*N*K:,} is too large for the simulator (limit {limit:,}); it could take hours.",
+                f"한 변 128 이하의 작은 행렬을 쓰거나 GPU에서 실행하세요 (정말 필요하면 {SIM_MAX_MNK_ENV} 로 한도를 올림).",
+                f"use matrices of side <= 128, run on a GPU, or raise {SIM_MAX_MNK_ENV}.")
+    return M, N, K, alpha32, beta32, on_device
+
+
+def ceil_div(a, b):
+    return (a + b - 1) // b
+
+
+def make_launch(kernel, block, tile, dtype=np.float32):
+    """Build launch(A, B, C, alpha=1.0, beta=0.0) -> C for a kernel whose blocks cover tile=(BM, BN) of C."""
+    BM, BN = tile
+
+    def launch(A, B, C, alpha=1.0, beta=0.0):
+        M, N, K, a32, b32, on_device = check_inputs(A, B, C, alpha, beta, dtype)
+        grid = (ceil_div(N, BN), ceil_div(M, BM))
+        if device.SIMULATOR:            # the simulator takes numpy arrays and its own device arrays as they are
+            kernel[grid, block](A, B, C, a32, b32)
+            return C
+        from numba import cuda
+        dA, dB = (cuda.to_device(X) if isinstance(X, np.ndarray) else X for X in (A, B))
+        dC = cuda.to_device(C) if isinstance(C, np.ndarray) else C
+        kernel[grid, block](dA, dB, dC, a32, b32)
+        if isinstance(C, np.ndarray):
+            dC.copy_to_host(C)
+        return C
+
+    launch.kernel, launch.block, launch.tile = kernel, block, tile
+    return launch

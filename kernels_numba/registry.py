@@ -1,0 +1,46 @@
+"""The one list of kernel variants: tests, benchmarks and the README table all loop over REGISTRY."""
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+# module names under kernels_numba, in teaching order
+_MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma")
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    name: str
+    level: int
+    description: str
+    dtype: type
+    module: object
+    launch: Callable            # launch(A, B, C, alpha=1.0, beta=0.0) -> C
+
+    @property
+    def kernel(self):
+        return self.module.kernel
+
+
+def _spec(modname):
+    m = importlib.import_module(f"{__package__}.{modname}")
+    return KernelSpec(m.NAME, m.LEVEL, m.DESCRIPTION, getattr(m, "DTYPE", np.float32), m, m.launch)
+
+
+REGISTRY = tuple(_spec(m) for m in _MODULES)
+
+
+def get(name):
+    """The KernelSpec called name (clear error listing the names otherwise)."""
+    for s in REGISTRY:
+        if s.name == name:
+            return s
+    from .errors import CourseInputError
+    names = ", ".join(s.name for s in REGISTRY)
+    raise CourseInputError(f"'{name}' 라는 커널이 없습니다.", f"no kernel named {name!r}.",
+                           f"다음 중 하나를 쓰세요: {names}", f"use one of: {names}")
+
+
+def by_level(level):
+    return [s for s in REGISTRY if s.level == level]
