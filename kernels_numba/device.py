@@ -3,7 +3,7 @@ import ctypes
 import os
 import sys
 
-ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim
+ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.offline)
 MIN_CC = (7, 5)               # oldest target numba-cuda 0.30 + CUDA 13 still builds for
 
 
@@ -42,6 +42,9 @@ class DeviceChoiceError(RuntimeError):
 
 def _choose():
     want = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    if want == "offline":                 # real compiler, no device needed, nothing is launched
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+        return "offline", want, None, "컴파일 전용"
     if want not in ("auto", "gpu", "sim"):
         raise DeviceChoiceError(
             f"{ENV}={want!r}: 'auto', 'gpu', 'sim' 중 하나여야 합니다. 변수를 고치거나 지우세요.\n"

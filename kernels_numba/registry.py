@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 
 # module names under kernels_numba, in teaching order
-_MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma")
+_MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32")
 
 
 @dataclass(frozen=True)

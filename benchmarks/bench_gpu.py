@@ -1,0 +1,137 @@
+"""GPU benchmark: every registered kernel against cuBLAS SGEMM (CuPy) in the same run, reported as a ratio.
+
+Usage (on a GPU machine): python benchmarks/bench_gpu.py [--sizes 1024 2048 4096] [--json out.json]
+Correctness first: each kernel's result is compared with a float64 reference (relative Frobenius error)
+on fresh random data, with C poisoned with NaN (beta=0 must ignore it) and once with alpha/beta != (1, 0).
+Timing: CUDA events around a batch of back-to-back launches, median of several batches, after warm-up.
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+os.environ.setdefault("CUPY_TF32", "0")          # plain FP32 cuBLAS, no TF32 tensor cores
+os.environ.setdefault("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", "0")   # no stream sync per launch while timing
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np                               # noqa: E402
+
+import kernels_numba as kn                       # noqa: E402
+
+
+def _timeit(fn, stream, min_ms=150.0, groups=5):
+    import cupy as cp
+    fn()                                         # warm-up (compile, caches)
+    cp.cuda.Device().synchronize()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    start.record(stream)
+    fn()
+    end.record(stream)
+    end.synchronize()
+    one = max(cp.cuda.get_elapsed_time(start, end), 1e-3)
+    reps = max(1, int(min_ms / groups / one))
+    times = []
+    for _ in range(groups):
+        start.record(stream)
+        for _ in range(reps):
+            fn()
+        end.record(stream)
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end) / reps)
+    return float(np.median(times)), times
+
+
+def _rel_err(C, ref):
+    import cupy as cp
+    C64 = C.astype(cp.float64)
+    return float(cp.linalg.norm(C64 - ref) / cp.linalg.norm(ref))
+
+
+def _resources(spec):
+    """Registers, shared/local memory and SASS opcode counts of the kernel as loaded on this GPU."""
+    k = spec.kernel
+    sig = k.signatures[0]
+    out = {}
+    for key, fn in (("registers", "get_regs_per_thread"), ("shared_bytes", "get_shared_mem_per_block"),
+                    ("local_bytes", "get_local_mem_per_thread")):
+        try:
+            out[key] = int(getattr(k, fn)(sig))
+        except Exception as e:           # noqa: BLE001 — report, don't die
+            out[key] = f"n/a ({e.__class__.__name__}: {e})"
+    try:
+        from kernels_numba.offline import sass_counts
+        counts = sass_counts(k.inspect_sass(sig))
+        out["sass"] = {op: n for op, n in counts.items()
+                       if op.split(".")[0] in ("FFMA", "FMUL", "FADD", "LDS", "STS", "LDG", "STG", "BAR", "LDL", "STL")}
+    except Exception as e:               # noqa: BLE001
+        out["sass"] = f"n/a ({e.__class__.__name__}: {e})"
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096])
+    ap.add_argument("--kernels", nargs="*", default=None)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    if kn.device.SIMULATOR:
+        sys.exit("bench_gpu.py needs a GPU (the simulator gives no meaningful timings).")
+    import cupy as cp
+    from numba import cuda
+    specs = [s for s in kn.REGISTRY if args.kernels is None or s.name in args.kernels]
+    stream = cp.cuda.get_current_stream()
+    dev = cuda.get_current_device()
+    result = {"gpu": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
+              "cc": list(dev.compute_capability), "date": time.strftime("%Y-%m-%d"),
+              "python": platform.python_version(), "cupy": cp.__version__,
+              "numba_cuda": __import__("numba_cuda").__version__, "rows": [], "resources": {}}
+    print(f"# {result['gpu']} sm_{dev.compute_capability[0]}{dev.compute_capability[1]}  {result['date']}")
+    rng = cp.random.default_rng(12345)
+    for n in args.sizes:
+        M = N = K = n
+        A = rng.standard_normal((M, K), dtype=cp.float32)
+        B = rng.standard_normal((K, N), dtype=cp.float32)
+        ref = A.astype(cp.float64) @ B.astype(cp.float64)
+        Cb = cp.empty((M, N), cp.float32)
+        t_cublas, _ = _timeit(lambda: cp.matmul(A, B, out=Cb), stream)
+        err_cublas = _rel_err(Cb, ref)
+        flops = 2.0 * M * N * K
+        tf_cublas = flops / t_cublas / 1e9
+        result["rows"].append({"kernel": "cuBLAS", "n": n, "ms": t_cublas, "tflops": tf_cublas,
+                               "ratio": 1.0, "rel_err": err_cublas})
+        print(f"{n:5d} cuBLAS        {t_cublas:9.3f} ms {tf_cublas:7.2f} TFLOP/s  100.0%  err {err_cublas:.1e}")
+        for spec in specs:
+            C = cp.full((M, N), cp.nan, cp.float32)       # poison: beta=0 must not read C
+            spec.launch(A, B, C, 1.0, 0.0)
+            cp.cuda.Device().synchronize()
+            err = _rel_err(C, ref)
+            ok = bool(cp.isfinite(C).all()) and err < 1e-5
+            if n == args.sizes[0]:                        # BLAS alpha/beta check once per kernel
+                C0 = rng.standard_normal((M, N), dtype=cp.float32)
+                C1 = C0.copy()
+                spec.launch(A, B, C1, 1.5, -0.5)
+                err_ab = _rel_err(C1, 1.5 * ref - 0.5 * C0.astype(cp.float64))
+                ok = ok and err_ab < 1e-5
+            dA, dB, dC = (cuda.as_cuda_array(X) for X in (A, B, C))   # wrap once, outside the timed loop
+            t, _ = _timeit(lambda: spec.launch(dA, dB, dC, 1.0, 0.0), stream)
+            tf = flops / t / 1e9
+            row = {"kernel": spec.name, "level": spec.level, "n": n, "ms": t, "tflops": tf,
+                   "ratio": tf / tf_cublas, "rel_err": err, "correct": ok}
+            result["rows"].append(row)
+            print(f"{n:5d} {spec.name:13s} {t:9.3f} ms {tf:7.2f} TFLOP/s {100*tf/tf_cublas:6.1f}%  "
+                  f"err {err:.1e} {'OK' if ok else 'WRONG'}")
+        del A, B, ref, Cb
+        cp.get_default_memory_pool().free_all_blocks()
+    for spec in specs:
+        result["resources"][spec.name] = _resources(spec)
+        print(f"# {spec.name}: {result['resources'][spec.name]}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 0 if all(r.get("correct", True) for r in result["rows"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""On a GPU: how often do the kernels missing a barrier give a wrong result? (Run them many times on fresh data.)
+
+Usage: python benchmarks/gpu_races.py [--n 1024] [--runs 20] [--json out.json]
+With --once: launch tiled, no_sync1, no_sync2 once each on a small problem (for compute-sanitizer racecheck).
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np                      # noqa: E402
+
+import kernels_numba as kn              # noqa: E402
+from kernels_numba import races         # noqa: E402
+
+CASES = (("tiled", kn.get("tiled").launch), ("no_sync1", races.launch_no_sync1), ("no_sync2", races.launch_no_sync2))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=1024)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--once", action="store_true")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    rng = np.random.default_rng(7)
+    if a.once:
+        A = rng.standard_normal((64, 64), dtype=np.float32)
+        B = rng.standard_normal((64, 64), dtype=np.float32)
+        for name, launch in CASES:
+            launch(A, B, np.zeros((64, 64), np.float32))
+        return 0
+    out = {"n": a.n, "runs": a.runs, "cases": {}}
+    for name, launch in CASES:
+        wrong, worst = 0, 0.0
+        for _ in range(a.runs):
+            A = rng.standard_normal((a.n, a.n), dtype=np.float32)
+            B = rng.standard_normal((a.n, a.n), dtype=np.float32)
+            C = np.zeros((a.n, a.n), np.float32)
+            launch(A, B, C)
+            ref = A.astype(np.float64) @ B.astype(np.float64)
+            err = float(np.linalg.norm(C - ref) / np.linalg.norm(ref)) if np.isfinite(C).all() else float("inf")
+            worst = max(worst, err)
+            wrong += err > 1e-5
+        out["cases"][name] = {"wrong_runs": int(wrong), "worst_rel_err": worst}
+        print(f"{name:9s} wrong in {wrong:2d}/{a.runs} runs, worst relative error {worst:.2e}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

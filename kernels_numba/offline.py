@@ -1,0 +1,114 @@
+"""Compile registered kernels for sm_80/sm_90 without a GPU: PTX (NVVM), cubin (nvJitLink), SASS (cuobjdump).
+
+Runs in a subprocess with SGEMM_DEVICE=offline, so it works the same in simulator and GPU mode.
+"""
+import functools
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SIG = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
+ARCHS = ((8, 0), (9, 0))
+
+
+class OfflineCompileError(RuntimeError):
+    """The offline toolchain failed or is missing."""
+
+
+def _tool(name):
+    """Path of a CUDA binary shipped by the nvidia-cuda-* wheels (or on PATH)."""
+    import shutil
+    try:
+        import nvidia
+        for root in nvidia.__path__:
+            hits = glob.glob(os.path.join(root, "**", "bin", name), recursive=True)
+            if hits:
+                return hits[0]
+    except ImportError:
+        pass
+    found = shutil.which(name)
+    if not found:
+        raise OfflineCompileError(f"{name} 를 찾을 수 없습니다 / {name} not found: pip install nvidia-cuda-{name}")
+    return found
+
+
+def ptx_to_cubin(ptx, cc):
+    """Assemble PTX to a cubin for sm_<cc> with nvJitLink (Numba's NVVM emits a PTX version the system ptxas may not know)."""
+    from cuda.bindings import nvjitlink
+    arch = f"-arch=sm_{cc[0]}{cc[1]}"
+    h = nvjitlink.create(2, [arch, "-O3"])
+    try:
+        data = ptx.encode()
+        try:
+            nvjitlink.add_data(h, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+            nvjitlink.complete(h)
+        except Exception as e:
+            size = nvjitlink.get_error_log_size(h)
+            log = bytearray(size)
+            nvjitlink.get_error_log(h, log)
+            raise OfflineCompileError(f"nvJitLink {arch}: {e}\n{log.decode(errors='replace')}") from None
+        n = nvjitlink.get_linked_cubin_size(h)
+        cubin = bytearray(n)
+        nvjitlink.get_linked_cubin(h, cubin)
+        return bytes(cubin)
+    finally:
+        nvjitlink.destroy(h)
+
+
+def cubin_report(cubin):
+    """SASS text and resource usage (registers, shared, local, stack bytes) of a single-kernel cubin."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(cubin)
+        path = f.name
+    try:
+        tool = _tool("cuobjdump")
+        sass = subprocess.run([tool, "-sass", path], capture_output=True, text=True, check=True).stdout
+        res = subprocess.run([tool, "-res-usage", path], capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(path)
+    usage = dict(re.findall(r"(REG|STACK|SHARED|LOCAL):(\d+)", res))
+    return sass, {"registers": int(usage.get("REG", 0)), "shared_bytes": int(usage.get("SHARED", 0)),
+                  "local_bytes": int(usage.get("LOCAL", 0)), "stack_bytes": int(usage.get("STACK", 0))}
+
+
+def sass_counts(sass):
+    """Count SASS opcodes (with their width suffixes), e.g. {'FFMA': 17, 'LDS.128': 4, 'BAR.SYNC.DEFER_BLOCKING': 2}."""
+    counts = {}
+    for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)", sass):
+        op = m.group(1)
+        counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
+def ptx_counts(ptx, ops=("fma.rn.f32", "mul.rn.f32", "add.rn.f32", "mul.f32", "add.f32", "ld.shared.f32",
+                         "ld.shared.v4.f32", "st.shared.f32", "ld.global.f32", "bar.sync", "call")):
+    """How often each PTX instruction text occurs (as a word) in the PTX."""
+    return {op: len(re.findall(r"(?<![\w.])" + re.escape(op) + r"(?![\w.])", ptx)) for op in ops}
+
+
+def _compile_here(name, cc):
+    from numba import cuda
+    from . import registry
+    spec = registry.get(name)
+    ptx, _ = cuda.compile_ptx(spec.kernel.py_func, SIG, cc=cc)
+    cubin = ptx_to_cubin(ptx, cc)
+    sass, usage = cubin_report(cubin)
+    return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}
+
+
+@functools.lru_cache(maxsize=None)
+def compile_kernel(name, cc=(8, 0)):
+    """Compile registered kernel `name` for compute capability cc without a GPU; dict with ptx, sass, usage."""
+    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    code = ("import json, sys; from kernels_numba import offline; "
+            f"json.dump(offline._compile_here({name!r}, {tuple(cc)!r}), sys.stdout)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise OfflineCompileError(f"{name} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout)
