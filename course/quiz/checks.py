@@ -1,0 +1,144 @@
+"""Checkers for code questions: validate the blanks with `ast`, then run the completed kernel and compare."""
+import ast
+
+import numpy as np
+
+TILE = 16
+MAX_BLANK_CHARS = 60
+_ALLOWED_NODES = (ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.UnaryOp,
+                  ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.UAdd, ast.USub, ast.Subscript)
+# names that exist in the kernel at the cooperative-load line (see kernels_numba/tiled.py)
+LOAD_NAMES = ("tx", "ty", "row", "col", "t", "a_col", "M", "N", "K", "TILE_SIZE", "A", "B", "As", "Bs")
+
+KERNEL_SRC = '''
+def kernel(A, B, C):
+    As = cuda.shared.array((TILE_SIZE, TILE_SIZE), float32)
+    Bs = cuda.shared.array((TILE_SIZE, TILE_SIZE), float32)
+    M, K = A.shape
+    N = B.shape[1]
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * TILE_SIZE + ty
+    col = cuda.blockIdx.x * TILE_SIZE + tx
+    acc = float32(0.0)
+    for t in range((K + TILE_SIZE - 1) // TILE_SIZE):
+        a_col = t * TILE_SIZE + tx
+        if row < M and a_col < K:
+            As[{0}, {1}] = A[{2}, {3}]
+        else:
+            As[ty, tx] = float32(0.0)
+        b_row = t * TILE_SIZE + ty
+        if b_row < K and col < N:
+            Bs[ty, tx] = B[b_row, col]
+        else:
+            Bs[ty, tx] = float32(0.0)
+        cuda.syncthreads()
+        for k in range(TILE_SIZE):
+            acc += As[ty, k] * Bs[k, tx]
+        cuda.syncthreads()
+    if row < M and col < N:
+        C[row, col] = acc
+'''
+
+
+def validate_blank(src, names=LOAD_NAMES):
+    """Return an error message (Korean) if `src` is not a plain index expression, else None."""
+    src = (src or "").strip()
+    if not src:
+        return "비어 있습니다"
+    if len(src) > MAX_BLANK_CHARS:
+        return f"너무 깁니다 ({MAX_BLANK_CHARS}자 이하)"
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError:
+        return f"파이썬 식(expression)이 아닙니다: {src!r}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple) or not isinstance(node, _ALLOWED_NODES):
+            return (f"{src!r} 에 허용되지 않는 요소({type(node).__name__})가 있습니다. "
+                    "변수 이름·정수·산술(+ - * // %)·인덱싱만 쓸 수 있습니다")
+        if isinstance(node, ast.Constant) and (type(node.value) is not int or abs(node.value) > 10**6):
+            return f"{src!r}: 상수는 정수만 쓸 수 있습니다"
+        if isinstance(node, ast.Name) and node.id not in names:
+            return f"{src!r}: 이 위치의 커널에 없는 이름 {node.id!r} (쓸 수 있는 이름: {', '.join(names)})"
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Name, ast.Constant, ast.BinOp,
+                                                                          ast.UnaryOp, ast.Subscript)):
+            return f"{src!r}: 인덱스에는 단일 식만 쓸 수 있습니다"
+    return None
+
+
+def _compile_blanks(blanks, count):
+    """(code objects, None) or (None, '코드 오류: ...') for exactly `count` validated blanks."""
+    if not isinstance(blanks, (list, tuple)) or len(blanks) != count:
+        return None, f"코드 오류: 빈칸 {count}개를 모두 채워야 합니다"
+    codes = []
+    for i, b in enumerate(blanks, 1):
+        err = validate_blank(b if isinstance(b, str) else "")
+        if err:
+            return None, f"코드 오류 (빈칸 {i}): {err}"
+        codes.append(compile(b.strip(), f"<빈칸 {i}>", "eval"))
+    return codes, None
+
+
+def _precheck_load(codes, A, B):
+    """Evaluate the load indices for every thread like the kernel would; message if one is out of range."""
+    M, K = A.shape
+    N = B.shape[1]
+    As = np.zeros((TILE, TILE), np.float32)
+    env = {"__builtins__": {}}
+    for by in range((M + TILE - 1) // TILE):
+        for bx in range((N + TILE - 1) // TILE):
+            for ty in range(TILE):
+                for tx in range(TILE):
+                    row, col = by * TILE + ty, bx * TILE + tx
+                    for t in range((K + TILE - 1) // TILE):
+                        a_col = t * TILE + tx
+                        if not (row < M and a_col < K):
+                            continue
+                        ns = dict(tx=tx, ty=ty, row=row, col=col, t=t, a_col=a_col, M=M, N=N, K=K,
+                                  TILE_SIZE=TILE, A=A, B=B, As=As, Bs=As)
+                        try:
+                            idx = [eval(c, env, ns) for c in codes]
+                        except Exception as e:      # e.g. IndexError, ZeroDivisionError inside a blank
+                            return f"실행 오류: {type(e).__name__}: {e} (tx={tx}, ty={ty}, t={t})"
+                        for name, pair, shape in (("As", idx[:2], As.shape), ("A", idx[2:], A.shape)):
+                            for v, n in zip(pair, shape):
+                                if not isinstance(v, (int, np.integer)):
+                                    return f"실행 오류: {name} 의 인덱스가 정수가 아닙니다 ({type(v).__name__})"
+                                if not 0 <= v < n:
+                                    return (f"실행 오류: 인덱스 범위 초과 (IndexError) — {name}[{pair[0]}, {pair[1]}], "
+                                            f"{name} 의 모양은 {shape} (스레드 tx={tx}, ty={ty}, 블록 ({bx}, {by}), t={t})")
+    return None
+
+
+def tiled_load_blanks(blanks):
+    """Run the 16x16 tiled kernel with the 4 blanks filled in on a 20x18x21 problem; (ok, message)."""
+    import kernels_numba  # noqa: F401  (chooses GPU or simulator before numba is imported)
+    from numba import cuda, float32
+
+    codes, err = _compile_blanks(blanks, 4)
+    if err:
+        return False, err
+    M, N, K = 20, 18, 21
+    rng = np.random.default_rng()
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    err = _precheck_load(codes, A, B)
+    if err:
+        return False, err
+    ns = {"cuda": cuda, "float32": float32, "TILE_SIZE": TILE}
+    src = KERNEL_SRC.format(*(b.strip() for b in blanks))
+    try:
+        exec(compile(src, "<퀴즈 06 문제 4 커널>", "exec"), ns)
+        kernel = cuda.jit(ns["kernel"])
+        dA, dB = cuda.to_device(A), cuda.to_device(B)
+        dC = cuda.to_device(np.full((M, N), np.nan, np.float32))
+        kernel[((N + TILE - 1) // TILE, (M + TILE - 1) // TILE), (TILE, TILE)](dA, dB, dC)
+        C = dC.copy_to_host()
+    except Exception as e:
+        return False, f"실행 오류: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    if np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4):
+        return True, f"커널을 실행해 보니 C = A @ B 와 일치합니다 (M, N, K = {M}, {N}, {K})."
+    bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
+    return False, (f"커널은 실행되었지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
+                   f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님).")

@@ -1,0 +1,269 @@
+"""Quiz data model, key obfuscation and grading (pure: no widgets, writes nothing)."""
+import base64
+import hashlib
+import importlib
+import json
+import math
+import os
+import threading
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TYPES = ("mc", "numeric", "code", "explain")
+SALT = b"sgemm-course-quiz/v1"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+ANSWERS_ENV = "SGEMM_ANSWERS_DIR"
+CHECKER_MODULE = "course.quiz.checks"
+CHECK_TIMEOUT_S = 60.0
+UNANSWERED = "미응답"
+NOT_A_NUMBER = "숫자를 입력하세요"
+NO_ANSWERS_NOTE = "해설은 answers/ 폴더가 있을 때 표시됩니다"
+
+
+def _keystream(quiz_id, qid, purpose, n):
+    """SHA-256 counter-mode bytes derived from quiz id + question id (+ what is hidden)."""
+    out, i = bytearray(), 0
+    while len(out) < n:
+        out += hashlib.sha256(SALT + f"|{quiz_id}|{qid}|{purpose}|{i}".encode()).digest()
+        i += 1
+    return bytes(out[:n])
+
+
+def encode_key(quiz_id, qid, value, purpose="key"):
+    """JSON -> zlib -> XOR keystream -> base64: unreadable at a glance, deterministic."""
+    raw = zlib.compress(json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8"), 9)
+    ks = _keystream(quiz_id, qid, purpose, len(raw))
+    return base64.b64encode(bytes(a ^ b for a, b in zip(raw, ks))).decode("ascii")
+
+
+def decode_key(quiz_id, qid, blob, purpose="key"):
+    """Inverse of encode_key."""
+    raw = base64.b64decode(blob)
+    ks = _keystream(quiz_id, qid, purpose, len(raw))
+    return json.loads(zlib.decompress(bytes(a ^ b for a, b in zip(raw, ks))).decode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Question:
+    """One checkpoint question as shipped (keys obfuscated)."""
+    id: str
+    type: str
+    bloom: str
+    prompt: str
+    choices: tuple = ()          # ((choice id, text), ...) for mc
+    tolerance: dict = field(default_factory=dict)   # {"abs": x, "rel": y} for numeric
+    template: str = ""           # code: source with ___ blanks
+    checker: str = ""            # code: "course.quiz.checks:function"
+    key_enc: str = ""
+    model_enc: str = ""          # explain: obfuscated model answer
+
+    @property
+    def blanks(self):
+        return self.template.count("___")
+
+
+@dataclass(frozen=True)
+class Quiz:
+    """A checkpoint: questions and the pass threshold."""
+    id: str
+    title: str
+    pass_at: int
+    questions: tuple
+    intro: str = ""
+
+    @property
+    def total(self):
+        return len(self.questions)
+
+    def question(self, qid):
+        return next(q for q in self.questions if q.id == qid)
+
+    def key(self, qid):
+        return decode_key(self.id, qid, self.question(qid).key_enc)
+
+    def model_answer(self, qid):
+        return decode_key(self.id, qid, self.question(qid).model_enc, "model")
+
+
+def quiz_from_dict(d):
+    """Build a Quiz from the shipped data dict, checking its shape."""
+    qs = []
+    for q in d["questions"]:
+        if q["type"] not in TYPES:
+            raise ValueError(f"question {q['id']}: unknown type {q['type']!r}")
+        qs.append(Question(id=q["id"], type=q["type"], bloom=q.get("bloom", ""), prompt=q["prompt"],
+                           choices=tuple((c["id"], c["text"]) for c in q.get("choices", ())),
+                           tolerance=dict(q.get("tolerance", {})), template=q.get("template", ""),
+                           checker=q.get("checker", ""), key_enc=q.get("key_enc", ""),
+                           model_enc=q.get("model_enc", "")))
+    if len({q.id for q in qs}) != len(qs):
+        raise ValueError("duplicate question ids")
+    return Quiz(id=str(d["quiz"]), title=d.get("title", ""), pass_at=int(d["pass_at"]),
+                questions=tuple(qs), intro=d.get("intro", ""))
+
+
+def load_quiz(quiz_id, data_dir=None):
+    """Load course/quiz/data/quiz<id>.json (ships with the package)."""
+    path = Path(data_dir or DATA_DIR) / f"quiz{quiz_id}.json"
+    return quiz_from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def answers_dir():
+    """$SGEMM_ANSWERS_DIR, else <repo root>/answers next to the package."""
+    env = os.environ.get(ANSWERS_ENV)
+    if env:
+        return Path(env)
+    import course
+    return Path(course.__file__).resolve().parents[1] / "answers"
+
+
+def load_answers(quiz_id):
+    """The readable answers/quiz<id>.json as a dict qid -> question, or None when absent/unreadable."""
+    try:
+        d = json.loads((answers_dir() / f"quiz{quiz_id}.json").read_text(encoding="utf-8"))
+        return {q["id"]: q for q in d["questions"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def parse_number(text):
+    """float from user text ('8192', '8,192', ' 1e3 '), or None when it is not a finite number."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        v = float(text)
+    else:
+        try:
+            v = float(str(text).replace(",", "").replace(" ", ""))
+        except ValueError:
+            return None
+    return v if math.isfinite(v) else None
+
+
+def within_tolerance(value, key, tol):
+    """|value - key| <= max(abs, rel * |key|) (inclusive, up to float rounding)."""
+    allowed = max(float(tol.get("abs", 0.0)), float(tol.get("rel", 0.0)) * abs(key))
+    return abs(value - key) <= allowed + 1e-12 * max(1.0, abs(key))
+
+
+def run_checker(name, blanks, timeout=None):
+    """Call a checker from course.quiz.checks in a worker thread; (ok, message), never raises."""
+    mod_name, _, func_name = name.partition(":")
+    if mod_name != CHECKER_MODULE or not func_name.isidentifier():
+        return False, f"검사기 오류: 허용되지 않는 검사기 {name!r}"
+    box = {}
+
+    def work():
+        try:
+            box["r"] = getattr(importlib.import_module(mod_name), func_name)(list(blanks))
+        except BaseException as e:      # noqa: BLE001 - a checker must never take the notebook down
+            box["e"] = e
+
+    th = threading.Thread(target=work, daemon=True, name=f"quiz-check-{func_name}")
+    th.start()
+    th.join(CHECK_TIMEOUT_S if timeout is None else timeout)
+    if th.is_alive():
+        return False, f"시간 초과: 검사가 {CHECK_TIMEOUT_S if timeout is None else timeout:g}초 안에 끝나지 않았습니다"
+    if "e" in box:
+        return False, f"검사기 오류: {type(box['e']).__name__}: {box['e']}"
+    r = box.get("r")
+    if not (isinstance(r, tuple) and len(r) == 2):
+        return False, f"검사기 오류: (ok, message) 가 아닌 값 {r!r}"
+    return bool(r[0]), str(r[1])
+
+
+def _is_blank(v):
+    return v is None or (isinstance(v, str) and not v.strip())
+
+
+def grade_question(quiz, q, answer):
+    """(correct, feedback) for one answer; bad input is wrong with a message, never an exception."""
+    if q.type == "mc":
+        if _is_blank(answer):
+            return False, UNANSWERED
+        if answer not in {c[0] for c in q.choices}:
+            return False, f"알 수 없는 보기 {answer!r}"
+        return (True, "정답") if answer == quiz.key(q.id) else (False, "오답")
+    if q.type == "numeric":
+        if _is_blank(answer):
+            return False, UNANSWERED
+        v = parse_number(answer)
+        if v is None:
+            return False, NOT_A_NUMBER
+        return (True, "정답") if within_tolerance(v, float(quiz.key(q.id)), q.tolerance) else (False, "오답")
+    if q.type == "code":
+        blanks = [answer] if isinstance(answer, str) else list(answer or [])
+        if all(_is_blank(b) for b in blanks):
+            return False, UNANSWERED
+        ok, msg = run_checker(q.checker, [b if isinstance(b, str) else "" for b in blanks])
+        return ok, msg
+    if q.type == "explain":
+        text, self_ok = (answer, False) if isinstance(answer, str) else \
+            ((answer or {}).get("text"), bool((answer or {}).get("self_ok")))
+        if _is_blank(text):
+            return False, UNANSWERED
+        if self_ok:
+            return True, "자기 평가: 핵심을 담았다"
+        return False, "자기 평가: 아직 핵심을 담지 못했다 — 모범 답안과 비교해 보세요"
+    return False, f"채점 오류: 알 수 없는 문제 유형 {q.type!r}"
+
+
+@dataclass
+class QuestionResult:
+    """Grading of one question."""
+    qid: str
+    correct: bool
+    feedback: str
+    explanation: str = None      # shown only when answers/ is present
+
+
+@dataclass
+class QuizResult:
+    """Grading of one submission."""
+    quiz_id: str
+    score: int
+    total: int
+    pass_at: int
+    passed: bool
+    results: list
+    answers: dict
+    has_explanations: bool
+
+    def correct_map(self):
+        return {r.qid: r.correct for r in self.results}
+
+
+def _explanation(q, entry):
+    """Readable 'answer + why' text from an answers/ entry."""
+    if entry is None:
+        return None
+    key, parts = entry.get("key"), []
+    if q.type == "mc" and key is not None:
+        parts.append(f"**정답: ({key})** " + dict(q.choices).get(key, ""))
+    elif q.type == "numeric" and key is not None:
+        parts.append(f"**정답: {key}**")
+    elif q.type == "code" and key is not None:
+        parts.append("**정답 예:** `" + ", ".join(map(str, key)) + "`")
+    elif q.type == "explain" and entry.get("model_answer"):
+        parts.append("**모범 답안:** " + entry["model_answer"])
+    if entry.get("explanation"):
+        parts.append(entry["explanation"])
+    return "\n\n".join(parts) or None
+
+
+def grade(quiz, answers, answer_key="auto"):
+    """Grade answers {qid: value} against the obfuscated keys; explanations from answers/ if present."""
+    answers = dict(answers or {})
+    entries = load_answers(quiz.id) if answer_key == "auto" else answer_key
+    results = []
+    for q in quiz.questions:
+        try:
+            ok, msg = grade_question(quiz, q, answers.get(q.id))
+        except Exception as e:          # noqa: BLE001 - corrupt data or odd input: wrong, not a crash
+            ok, msg = False, f"채점 오류: {type(e).__name__}: {e}"
+        expl = _explanation(q, entries.get(q.id)) if entries else None
+        results.append(QuestionResult(q.id, bool(ok), msg, expl))
+    score = sum(r.correct for r in results)
+    return QuizResult(quiz.id, score, quiz.total, quiz.pass_at, score >= quiz.pass_at, results,
+                      answers, bool(entries))

@@ -1,0 +1,197 @@
+"""Grading, tolerance, key obfuscation and the code-question checker of course.quiz."""
+import time
+
+import pytest
+
+from course.quiz import checks, engine
+from course.quiz.engine import (NOT_A_NUMBER, UNANSWERED, decode_key, encode_key, grade, grade_question,
+                                load_quiz, quiz_from_dict, run_checker, within_tolerance)
+
+CORRECT = {"q1": "32", "q2": {"text": "데이터 재사용", "self_ok": True}, "q3": "8192",
+           "q4": ["ty", "tx", "row", "a_col"], "q5": {"text": "덮어쓰기 경쟁", "self_ok": True},
+           "q6": "c", "q7": "b", "q8": "16"}
+
+
+@pytest.fixture
+def quiz():
+    return load_quiz("06")
+
+
+@pytest.fixture(autouse=True)
+def _answers_here(monkeypatch):
+    monkeypatch.delenv(engine.ANSWERS_ENV, raising=False)
+
+
+def _one(kind, key, **extra):
+    """A one-question quiz built the way build.py does it."""
+    q = {"id": "x", "type": kind, "prompt": "?", "key_enc": encode_key("t", "x", key), **extra}
+    return quiz_from_dict({"quiz": "t", "pass_at": 1, "questions": [q]})
+
+
+def test_mc_right_wrong_unanswered(quiz):
+    q = quiz.question("q6")
+    assert grade_question(quiz, q, "c") == (True, "정답")
+    assert grade_question(quiz, q, "b") == (False, "오답")
+    assert grade_question(quiz, q, None) == (False, UNANSWERED)
+    ok, msg = grade_question(quiz, q, "z")
+    assert not ok and "알 수 없는" in msg
+
+
+@pytest.mark.parametrize("text,ok", [("32", True), (" 32.0 ", True), ("3.2e1", True), (32, True),
+                                     ("31", False), ("33", False), ("-32", False)])
+def test_numeric(quiz, text, ok):
+    assert grade_question(quiz, quiz.question("q1"), text)[0] is ok
+
+
+@pytest.mark.parametrize("text", ["abc", "32개", "nan", "inf", "1/2", True, [32]])
+def test_numeric_not_a_number(quiz, text):
+    assert grade_question(quiz, quiz.question("q1"), text) == (False, NOT_A_NUMBER)
+
+
+def test_numeric_unanswered(quiz):
+    assert grade_question(quiz, quiz.question("q3"), "   ") == (False, UNANSWERED)
+    assert grade_question(quiz, quiz.question("q3"), "8,192") == (True, "정답")
+
+
+def test_tolerance_edges():
+    assert within_tolerance(16.5, 16, {"abs": 0.5}) and not within_tolerance(16.5001, 16, {"abs": 0.5})
+    assert within_tolerance(15.5, 16, {"abs": 0.5}) and not within_tolerance(15.49, 16, {"abs": 0.5})
+    assert within_tolerance(8192 * 1.01, 8192, {"rel": 0.01}) and not within_tolerance(8275, 8192, {"rel": 0.01})
+    assert within_tolerance(101, 100, {"abs": 1, "rel": 0.001})         # the looser of the two wins
+    assert within_tolerance(100.1, 100, {"abs": 0.01, "rel": 0.001})
+    assert not within_tolerance(32.000001, 32, {"abs": 0})
+    q = _one("numeric", 2.5, tolerance={"rel": 0.1})
+    assert grade_question(q, q.questions[0], "2.75")[0] and not grade_question(q, q.questions[0], "2.76")[0]
+
+
+@pytest.mark.parametrize("value", [32, 8192, "c", ["ty", "tx", "row", "a_col"], 2.5, "데이터 재사용: 16배", {"a": [1]}])
+def test_obfuscation_round_trip_and_unreadable(value):
+    blob = encode_key("06", "q9", value)
+    assert decode_key("06", "q9", blob) == value
+    assert blob == encode_key("06", "q9", value)                      # deterministic (build is reproducible)
+    plain = value if isinstance(value, str) else str(value)
+    assert plain not in blob and str(value) not in blob
+    assert decode_key("06", "q9", encode_key("06", "q9", value, "model"), "model") == value
+    with pytest.raises(Exception):
+        assert decode_key("07", "q9", blob) != value                   # another quiz id gives garbage
+
+
+def test_shipped_keys_unreadable(quiz):
+    for q in quiz.questions:
+        blob = q.key_enc or q.model_enc
+        assert blob
+        key = quiz.key(q.id) if q.key_enc else quiz.model_answer(q.id)
+        for plain in ([str(key)] + ([", ".join(key)] + key if isinstance(key, list) else [])):
+            assert plain not in blob
+
+
+def test_score_threshold(quiz):
+    five = dict(CORRECT, q1="31", q3="1", q8="2")
+    six = dict(CORRECT, q1="31", q8="2")
+    r5, r6 = grade(quiz, five), grade(quiz, six)
+    assert (r5.score, r5.passed, r5.total, r5.pass_at) == (5, False, 8, 6)
+    assert (r6.score, r6.passed) == (6, True)
+    full = grade(quiz, CORRECT)
+    assert (full.score, full.passed) == (8, True)
+    assert full.correct_map() == {f"q{i}": True for i in range(1, 9)}
+
+
+def test_empty_submission(quiz):
+    r = grade(quiz, {})
+    assert r.score == 0 and not r.passed
+    assert all(x.feedback == UNANSWERED for x in r.results)
+
+
+def test_bad_inputs_never_raise(quiz):
+    weird = {"q1": [1, 2], "q2": 5, "q3": {"x": 1}, "q4": "ty", "q5": None, "q6": 3, "q7": ["b"],
+             "q8": object(), "q99": "extra"}
+    r = grade(quiz, weird)
+    assert r.score == 0 and len(r.results) == 8
+    assert all(isinstance(x.feedback, str) and x.feedback for x in r.results)
+
+
+def test_explain_self_assessment(quiz):
+    q = quiz.question("q2")
+    assert grade_question(quiz, q, {"text": "재사용", "self_ok": True})[0]
+    assert not grade_question(quiz, q, {"text": "재사용", "self_ok": False})[0]
+    assert grade_question(quiz, q, {"text": "  ", "self_ok": True}) == (False, UNANSWERED)
+    assert not grade_question(quiz, q, "재사용")[0]
+
+
+def test_explanations_only_with_answers_dir(quiz, tmp_path, monkeypatch):
+    r = grade(quiz, CORRECT)
+    assert r.has_explanations and all(x.explanation for x in r.results)
+    assert "ty, tx, row, a_col" in r.results[3].explanation
+    monkeypatch.setenv(engine.ANSWERS_ENV, str(tmp_path))
+    r = grade(quiz, CORRECT)
+    assert r.score == 8 and not r.has_explanations and all(x.explanation is None for x in r.results)
+
+
+def test_checker_exception_and_timeout(monkeypatch):
+    def boom(blanks):
+        raise ZeroDivisionError("bad")
+
+    def slow(blanks):
+        time.sleep(2)
+        return True, "late"
+
+    monkeypatch.setattr(checks, "boom", boom, raising=False)
+    monkeypatch.setattr(checks, "slow", slow, raising=False)
+    monkeypatch.setattr(checks, "odd", lambda b: "yes", raising=False)
+    ok, msg = run_checker("course.quiz.checks:boom", ["x"])
+    assert not ok and "ZeroDivisionError" in msg
+    ok, msg = run_checker("course.quiz.checks:slow", ["x"], timeout=0.2)
+    assert not ok and "시간 초과" in msg
+    assert not run_checker("course.quiz.checks:odd", ["x"])[0]
+    assert not run_checker("os:system", ["echo hi"])[0]
+    q = _one("code", ["a"], template="___", checker="course.quiz.checks:boom")
+    r = grade(q, {"x": ["a"]}, answer_key=None)
+    assert r.score == 0 and "ZeroDivisionError" in r.results[0].feedback
+
+
+# --- the code checker of question 4: graded by running the kernel ---
+
+def test_checker_correct_blanks_pass():
+    ok, msg = checks.tiled_load_blanks(["ty", "tx", "row", "a_col"])
+    assert ok, msg
+    assert checks.tiled_load_blanks([" ty", "tx ", "row", "t * TILE_SIZE + tx"])[0]   # equivalent form
+
+
+def test_checker_swapped_blanks_fail_by_running():
+    blanks = ["tx", "ty", "row", "a_col"]
+    codes, err = checks._compile_blanks(blanks, 4)
+    assert err is None
+    import numpy as np
+    A, B = np.ones((20, 21), np.float32), np.ones((21, 18), np.float32)
+    assert checks._precheck_load(codes, A, B) is None     # in range: only the run can tell it is wrong
+    ok, msg = checks.tiled_load_blanks(blanks)
+    assert not ok and "결과가" in msg
+
+
+@pytest.mark.parametrize("blanks", [["row", "a_col", "ty", "tx"], ["ty", "tx", "row", "a_col + 1"],
+                                    ["ty", "tx", "row - 1", "a_col"]])
+def test_checker_out_of_range_fails(blanks):
+    ok, msg = checks.tiled_load_blanks(blanks)
+    assert not ok and "범위" in msg
+
+
+@pytest.mark.parametrize("bad", ["__import__('os')", "A.shape", "print(1)", "'ty'", "ty, tx", "lambda: 0",
+                                 "[ty]", "ty if tx else 0", "ty ** 99", "tx / 2", "1.5", "import os", "x",
+                                 "A[0:2]", "9" * 70])
+def test_checker_rejects_unsafe_blanks(bad):
+    ok, msg = checks.tiled_load_blanks([bad, "tx", "row", "a_col"])
+    assert not ok and msg.startswith("코드 오류")
+
+
+def test_checker_wrong_count_and_runtime_error():
+    assert not checks.tiled_load_blanks(["ty", "tx", "row"])[0]
+    ok, msg = checks.tiled_load_blanks(["ty", "tx", "row // 0", "a_col"])
+    assert not ok and "ZeroDivisionError" in msg
+
+
+def test_code_question_through_grade(quiz):
+    q = quiz.question("q4")
+    assert grade_question(quiz, q, ["ty", "tx", "row", "a_col"])[0]
+    assert grade_question(quiz, q, ["", "", "", ""]) == (False, UNANSWERED)
+    ok, msg = grade_question(quiz, q, ["ty", "", "row", "a_col"])
+    assert not ok and "코드 오류" in msg
