@@ -174,11 +174,15 @@ def _shared_array(self, shape, dtype, alignment=None):
     _check_alignment(alignment, dtype)
     if shape == 0:
         return _stock_shared_array(self, shape, dtype)
-    key = _caller_site()
-    res = self._allocations.get(key)
+    return shared_alloc(self, shape, dtype, _caller_site())
+
+
+def shared_alloc(shared, shape, dtype, site):
+    """The block's shared array declared at `site` (one per declaration, NaN-filled when first made)."""
+    res = shared._allocations.get(site)
     if res is None:
         res = _poison(_stock_local_array(_api.FakeCUDALocal(), shape, dtype))
-        self._allocations[key] = res
+        shared._allocations[site] = res
     return res
 
 

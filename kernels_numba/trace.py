@@ -1,0 +1,101 @@
+"""Record every shared-memory load and store a kernel makes, by running it for real in the simulator.
+
+The bank-conflict model (sim.banks) then analyses the kernel *as written*: no hand-kept list of
+access patterns. Records are tuples (array, site, op, instance, tid, addr, width): array name, source
+line, "load"/"store", n-th execution of that line by that thread, linear thread id, byte offset in
+the array, bytes accessed. Outside the simulator it runs itself in a subprocess with SGEMM_DEVICE=sim.
+"""
+import json
+import linecache
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+from . import device
+
+
+class _TracingArray:
+    """A shared array that logs each element access of the current simulated thread."""
+
+    def __init__(self, arr, name, log, counts, state):
+        self._arr, self._name, self._log, self._counts, self._state = arr, name, log, counts, state
+
+    def _record(self, idx, op):
+        t = self._state["thread"]
+        if t is None or tuple(t.blockIdx) != self._state["block"]:
+            return
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        site = sys._getframe(2).f_lineno
+        key = (t.thread_id, self._name, site, op)
+        n = self._counts.get(key, 0)
+        self._counts[key] = n + 1
+        flat = int(np.ravel_multi_index(tuple(int(i) for i in idx), self._arr.shape))
+        self._log.append((self._name, site, op, n, t.thread_id, flat * self._arr.itemsize, self._arr.itemsize))
+
+    def __getitem__(self, idx):
+        self._record(idx, "load")
+        return self._arr[idx]
+
+    def __setitem__(self, idx, value):
+        self._record(idx, "store")
+        self._arr[idx] = value
+
+    def __getattr__(self, name):
+        return getattr(self._arr, name)
+
+
+def _array_name(filename, lineno):
+    m = re.match(r"\s*(\w+)\s*=\s*cuda\.shared\.array", linecache.getline(filename, lineno))
+    return m.group(1) if m else f"shared@{lineno}"
+
+
+def _trace_here(kernel_name, M, N, K, block):
+    from numba.cuda.simulator import kernelapi as api
+    from . import _simfast, races, registry
+    launch = getattr(races, "launch_" + kernel_name, None) or registry.get(kernel_name).launch
+    log, counts = [], {}
+    state = _simfast._state
+    state["block"] = tuple(block) + (0,) * (3 - len(block))
+    shapes = {}
+    stock = api.FakeCUDAShared.array
+
+    def tracing_array(self, shape, dtype, alignment=None):
+        frame = sys._getframe(1)
+        if shape == 0:
+            return stock(self, shape, dtype, alignment)
+        _simfast._check_alignment(alignment, dtype)
+        arr = _simfast.shared_alloc(self, shape, dtype, (frame.f_code.co_filename, frame.f_lineno))
+        name = _array_name(frame.f_code.co_filename, frame.f_lineno)
+        shapes[name] = list(arr.shape)
+        return _TracingArray(arr, name, log, counts, state)
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    api.FakeCUDAShared.array = tracing_array
+    try:
+        launch(A, B, np.zeros((M, N), np.float32))
+    finally:
+        api.FakeCUDAShared.array = stock
+        state.pop("block", None)
+    return {"records": log, "shapes": shapes, "block_dim": list(launch.block) + [1]}
+
+
+def shared_accesses(kernel_name, M=32, N=32, K=32, block=(0, 0)):
+    """Shared-memory access records of one block of kernel `kernel_name` (registered, or 'no_sync1'/'no_sync2')."""
+    if device.SIMULATOR:
+        out = _trace_here(kernel_name, M, N, K, block)
+        out["records"] = [tuple(r) for r in out["records"]]
+        return out
+    env = dict(os.environ, SGEMM_DEVICE="sim")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    code = ("import json, sys; from kernels_numba import trace; "
+            f"json.dump(trace._trace_here({kernel_name!r}, {M}, {N}, {K}, {tuple(block)!r}), sys.stdout)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    res = json.loads(out.stdout)
+    res["records"] = [tuple(r) for r in res["records"]]
+    return res

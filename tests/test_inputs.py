@@ -1,0 +1,86 @@
+"""Bad input gets a clear bilingual error (what is wrong, what to do) and nothing else."""
+import numpy as np
+import pytest
+
+import kernels_numba as kn
+from kernels_numba import CourseInputError
+
+f32 = np.float32
+launch = kn.get("tiled").launch
+
+
+def ok():
+    return np.ones((4, 3), f32), np.ones((3, 5), f32), np.zeros((4, 5), f32)
+
+
+def _expect(args, *needles, **kw):
+    with pytest.raises(CourseInputError) as e:
+        launch(*args, **kw)
+    msg = str(e.value)
+    assert "[입력 오류]" in msg and "[Input error]" in msg and "해결" in msg and "Fix" in msg
+    for n in needles:
+        assert n in msg, msg
+    return msg
+
+
+def test_wrong_dtype():
+    A, B, C = ok()
+    _expect((A.astype(np.float64), B, C), "float64", "astype")
+
+
+def test_not_2d():
+    A, B, C = ok()
+    _expect((A.ravel(), B, C), "2", "reshape")
+    _expect((A, B, C[None]), "3")
+
+
+def test_shapes_disagree():
+    A, B, C = ok()
+    _expect((A, np.ones((4, 5), f32), C), "(M, K)")
+    _expect((A, B, np.zeros((5, 4), f32)), "(4, 5)")
+
+
+def test_non_contiguous():
+    A, B, C = ok()
+    _expect((np.ones((3, 4), f32).T, B, C), "ascontiguousarray")
+    _expect((A, np.ones((3, 10), f32)[:, ::2], C), "ascontiguousarray")
+
+
+def test_empty():
+    _expect((np.ones((0, 3), f32), np.ones((3, 5), f32), np.zeros((0, 5), f32)), "비어", "empty")
+    _expect((np.ones((4, 0), f32), np.ones((0, 5), f32), np.zeros((4, 5), f32)), "empty")
+
+
+def test_not_an_array():
+    A, B, C = ok()
+    _expect((A.tolist(), B, C), "list", "np.asarray")
+
+
+def test_bad_scalars():
+    A, B, C = ok()
+    _expect((A, B, C), "alpha", alpha="2")
+    _expect((A, B, C), "beta", beta=float("nan"))
+    _expect((A, B, C), "alpha", alpha=True)
+
+
+def test_aliasing_and_readonly():
+    M = np.ones((4, 4), f32)
+    _expect((M, np.ones((4, 4), f32), M), "메모리", "memory")
+    A, B, C = ok()
+    C.flags.writeable = False
+    _expect((A, B, C), "read-only")
+
+
+def test_too_large_for_simulator():
+    big = np.zeros((512, 512), f32)
+    _expect((big, big, big.copy()), "simulator", "GPU")
+
+
+def test_unknown_kernel_name():
+    with pytest.raises(CourseInputError, match="tiled"):
+        kn.get("tilde")
+
+
+def test_good_input_still_works_after_errors():
+    A, B, C = ok()
+    assert (launch(A, B, C) == 3).all()
