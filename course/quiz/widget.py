@@ -1,0 +1,158 @@
+"""ipywidgets view of a checkpoint quiz: inputs per question, 제출 button, result HTML (no print)."""
+import html
+import re
+
+import ipywidgets as W
+
+from . import store
+from .engine import NO_ANSWERS_NOTE, grade, load_quiz
+
+BLOOM_KO = {"Remember": "기억", "Understand": "이해", "Apply": "적용", "Analyze": "분석",
+            "Evaluate": "평가", "Create": "창조"}
+_FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.S)
+
+
+def md(text):
+    """Tiny Markdown -> HTML: ``` fences, `code`, **bold**, paragraphs (input is escaped first)."""
+    blocks, out = [], []
+    text = _FENCE.sub(lambda m: blocks.append(m.group(1)) or f"\x00{len(blocks) - 1}\x00", text or "")
+    for para in re.split(r"\n\s*\n", text):
+        h = html.escape(para)
+        h = re.sub(r"`([^`]+)`", r"<code>\1</code>", h)
+        h = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", h)
+        h = re.sub(r"\x00(\d+)\x00", lambda m: f"<pre>{html.escape(blocks[int(m.group(1))])}</pre>", h)
+        out.append("<p>" + h.replace("\n", "<br>") + "</p>")
+    return "".join(out)
+
+
+def numbered_template(template):
+    """The code template with its blanks shown as [1], [2], ... ."""
+    n = iter(range(1, 100))
+    return re.sub(r"___", lambda m: f"[{next(n)}]", template)
+
+
+class QuizWidget:
+    """One checkpoint quiz as widgets; headless use: set .inputs[qid].value, call .submit(), read .result."""
+
+    def __init__(self, quiz_id="06", student=None, progress_path=None):
+        self.quiz = load_quiz(quiz_id)
+        self.progress_path = progress_path
+        self.inputs, self.reveal_buttons, self.model_views = {}, {}, {}
+        self.result = self.saved = None
+        self.student = W.Text(value=student or store.student_id(), description="학생 ID",
+                              layout=W.Layout(width="320px"))
+        rows = [W.HTML(f"<h3>{html.escape(self.quiz.title)}</h3>{md(self.quiz.intro)}"), self.student]
+        for i, q in enumerate(self.quiz.questions, 1):
+            head = f"<b>문제 {i}</b> <small>({BLOOM_KO.get(q.bloom, q.bloom)}, {q.bloom})</small>"
+            rows.append(W.HTML(head + md(q.prompt)))
+            rows.append(self._make_input(q))
+        self.submit_button = W.Button(description="제출", button_style="primary", icon="check")
+        self.submit_button.on_click(self.submit)
+        self.output = W.HTML(value=self._history_html())
+        self.widget = W.VBox(rows + [self.submit_button, self.output])
+
+    def _make_input(self, q):
+        if q.type == "mc":
+            w = W.RadioButtons(options=[(f"({cid}) {text}", cid) for cid, text in q.choices], value=None,
+                               layout=W.Layout(width="auto"), style={"description_width": "0px"})
+            self.inputs[q.id] = w
+            return w
+        if q.type == "numeric":
+            w = W.Text(placeholder="숫자", description="답", layout=W.Layout(width="240px"))
+            self.inputs[q.id] = w
+            return w
+        if q.type == "code":
+            texts = [W.Text(placeholder=f"빈칸 {i}", description=f"[{i}]", layout=W.Layout(width="190px"),
+                            style={"description_width": "30px"}) for i in range(1, q.blanks + 1)]
+            self.inputs[q.id] = texts
+            return W.VBox([W.HTML(f"<pre>{html.escape(numbered_template(q.template))}</pre>"), W.HBox(texts)])
+        text = W.Textarea(placeholder="자신의 말로 답을 쓰세요", layout=W.Layout(width="95%", height="90px"))
+        button = W.Button(description="모범 답안 보기", icon="eye")
+        view = W.HTML()
+        check = W.Checkbox(value=False, description="내 답이 핵심을 담았다", disabled=True, indent=False)
+        button.on_click(lambda _b, q=q: self.reveal(q.id))
+        self.inputs[q.id] = {"text": text, "self_ok": check}
+        self.reveal_buttons[q.id], self.model_views[q.id] = button, view
+        return W.VBox([text, button, view, check])
+
+    def reveal(self, qid):
+        """Show the model answer of an explain question, but only after the student wrote something."""
+        box, view = self.inputs[qid], self.model_views[qid]
+        if not box["text"].value.strip():
+            view.value = "<i>먼저 자신의 답을 쓴 뒤에 모범 답안을 볼 수 있습니다.</i>"
+            return
+        try:
+            view.value = ('<div style="border-left:4px solid #4a8;padding:4px 10px"><b>모범 답안</b>'
+                          + md(self.quiz.model_answer(qid)) + "</div>")
+        except Exception as e:      # noqa: BLE001 - damaged data: say so instead of raising in a callback
+            view.value = f"<i>모범 답안을 읽지 못했습니다: {html.escape(str(e))}</i>"
+        box["self_ok"].disabled = False
+
+    def answers(self):
+        """Current answers {qid: value} in the engine's format."""
+        out = {}
+        for qid, w in self.inputs.items():
+            if isinstance(w, list):
+                out[qid] = [t.value for t in w]
+            elif isinstance(w, dict):
+                out[qid] = {"text": w["text"].value, "self_ok": bool(w["self_ok"].value)}
+            else:
+                out[qid] = w.value
+        return out
+
+    def submit(self, _button=None):
+        """Grade, save the attempt, render the result; returns the QuizResult (same as clicking 제출)."""
+        self.submit_button.disabled = True
+        self.output.value = "<i>채점 중… (코드 문제는 커널을 실제로 실행합니다)</i>"
+        try:
+            self.result = grade(self.quiz, self.answers())
+            attempt = store.make_attempt(self.result, self.student.value.strip() or None)
+            self.saved = store.save_attempt(attempt, self.progress_path)
+            self.output.value = render_result(self.quiz, self.result, self.saved)
+        except Exception as e:      # noqa: BLE001 - never raise out of a widget callback
+            self.output.value = f"<b>채점 중 오류가 났습니다 / grading failed:</b> {html.escape(repr(e))}"
+        finally:
+            self.submit_button.disabled = False
+        return self.result
+
+    def _history_html(self):
+        mine = [a for a in store.attempts(self.progress_path, self.quiz.id)
+                if a.get("student") == (self.student.value.strip() or store.student_id())]
+        if not mine:
+            return ""
+        best = max(a["score"] for a in mine)
+        return f"<small>이전 시도 {len(mine)}회, 최고 점수 {best}/{self.quiz.total}</small>"
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def render_result(quiz, result, saved=None):
+    """HTML for a graded submission: score, 통과/미통과, per-question feedback, explanations, save status."""
+    verdict = ('<span style="color:#080">통과 ✅</span>' if result.passed
+               else '<span style="color:#b00">미통과 ❌</span>')
+    parts = [f"<h4>점수: {result.score}/{result.total} — {verdict} "
+             f"<small>(통과 기준: {result.pass_at}/{result.total} 이상)</small></h4><ol>"]
+    for r, q in zip(result.results, quiz.questions):
+        mark = "✔" if r.correct else "✘"
+        color = "#080" if r.correct else "#b00"
+        item = f'<span style="color:{color}">{mark}</span> {html.escape(r.feedback)}'
+        if r.explanation:
+            item += f'<div style="margin:4px 0 8px 16px;color:#333">{md(r.explanation)}</div>'
+        parts.append(f"<li>{item}</li>")
+    parts.append("</ol>")
+    if not result.has_explanations:
+        parts.append(f"<p><i>{NO_ANSWERS_NOTE}.</i></p>")
+    if saved is not None:
+        for m in saved.messages:
+            parts.append(f'<p style="color:#a60">{html.escape(m).replace(chr(10), "<br>")}</p>')
+        if saved.ok:
+            parts.append(f"<p><small>진행 기록을 저장했습니다: {html.escape(str(saved.path))} "
+                         f"(시도 {saved.attempts}회)</small></p>")
+    return "".join(parts)
+
+
+def show_quiz(quiz_id="06", student=None, progress_path=None):
+    """Display the checkpoint quiz `quiz_id` in the notebook (returns nothing, so it shows once)."""
+    from IPython.display import display
+    display(QuizWidget(quiz_id, student, progress_path).widget)

@@ -1,0 +1,135 @@
+"""The quiz widget driven headless: set .value on its inputs, submit, read .result and the HTML."""
+import json
+
+import ipywidgets as W
+import pytest
+
+from course.quiz import QuizWidget, show_quiz
+from course.quiz.engine import NO_ANSWERS_NOTE
+
+RIGHT = {"q1": "32", "q3": "8192", "q6": "c", "q7": "b", "q8": "16", "q4": ["ty", "tx", "row", "a_col"]}
+WRONG = {"q1": "16", "q3": "4096", "q6": "b", "q7": "c", "q8": "2", "q4": ["tx", "ty", "row", "a_col"]}
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("SGEMM_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.setenv("SGEMM_STUDENT", "tester")
+    monkeypatch.delenv("SGEMM_ANSWERS_DIR", raising=False)
+    return tmp_path
+
+
+def fill(w, values, explain_ok):
+    for qid, v in values.items():
+        if isinstance(v, list):
+            for box, text in zip(w.inputs[qid], v):
+                box.value = text
+        else:
+            w.inputs[qid].value = v
+    for qid in ("q2", "q5"):
+        w.inputs[qid]["text"].value = "타일을 한 번 읽고 여러 번 재사용한다"
+        w.reveal(qid)
+        w.inputs[qid]["self_ok"].value = explain_ok
+
+
+def test_widget_kinds(env):
+    w = QuizWidget("06")
+    assert isinstance(w.inputs["q6"], W.RadioButtons) and w.inputs["q6"].value is None
+    assert isinstance(w.inputs["q1"], W.Text)
+    assert len(w.inputs["q4"]) == 4 and all(isinstance(t, W.Text) for t in w.inputs["q4"])
+    assert isinstance(w.inputs["q2"]["text"], W.Textarea) and isinstance(w.inputs["q2"]["self_ok"], W.Checkbox)
+    assert w.submit_button.description == "제출"
+    assert isinstance(w.widget, W.VBox)
+    html = "".join(c.value for c in w.widget.children if isinstance(c, W.HTML))
+    assert "As[[1], [2]] = A[[3], [4]]" in "".join(
+        c.value for box in w.widget.children if isinstance(box, W.VBox) for c in box.children
+        if isinstance(c, W.HTML))
+    assert "ty, tx, row, a_col" not in html
+
+
+def test_all_correct_passes_and_saves(env, capsys):
+    w = QuizWidget("06")
+    fill(w, RIGHT, True)
+    r = w.submit()
+    assert r is w.result and (r.score, r.total, r.passed) == (8, 8, True)
+    html = w.output.value
+    assert "8/8" in html and "통과" in html and "미통과" not in html and "6/8" in html
+    assert html.count("✔") == 8 and "정답 예" in html          # answers/ present: explanations shown
+    data = json.loads((env / "progress.json").read_text(encoding="utf-8"))
+    (a,) = data["attempts"]
+    assert a["student"] == "tester" and a["score"] == 8 and a["passed"] and a["quiz"] == "06"
+    assert a["answers"]["q4"] == ["ty", "tx", "row", "a_col"] and all(a["correct"].values())
+    assert capsys.readouterr().out == ""                        # nothing printed from the callback
+
+
+def test_wrong_set_fails(env):
+    w = QuizWidget("06")
+    fill(w, WRONG, False)
+    w.submit_button.click()                                     # the real button path
+    r = w.result
+    assert r.score == 0 and not r.passed
+    assert "미통과" in w.output.value and "0/8" in w.output.value
+    assert not r.results[3].correct and "결과가" in r.results[3].feedback   # judged by running the kernel
+
+
+def test_five_of_eight_fails_six_passes(env):
+    w = QuizWidget("06")
+    fill(w, dict(RIGHT, q1="1", q3="2", q8="3"), True)
+    assert (w.submit().score, w.result.passed) == (5, False)
+    w.inputs["q8"].value = "16"
+    assert (w.submit().score, w.result.passed) == (6, True)
+    assert len(json.loads((env / "progress.json").read_text())["attempts"]) == 2
+
+
+def test_without_answers_dir(env, tmp_path, monkeypatch):
+    empty = tmp_path / "no-answers"
+    empty.mkdir()
+    monkeypatch.setenv("SGEMM_ANSWERS_DIR", str(empty))
+    w = QuizWidget("06")
+    fill(w, RIGHT, True)
+    r = w.submit()
+    assert r.score == 8 and r.passed and not r.has_explanations
+    assert all(x.explanation is None for x in r.results)
+    assert NO_ANSWERS_NOTE in w.output.value and "정답 예" not in w.output.value
+
+
+def test_bad_input_messages(env):
+    w = QuizWidget("06")
+    w.inputs["q1"].value = "서른둘"
+    w.inputs["q4"][0].value = "__import__('os')"
+    r = w.submit()
+    assert r.score == 0
+    html = w.output.value
+    assert "숫자를 입력하세요" in html and "코드 오류" in html and "미응답" in html
+
+
+def test_reveal_needs_an_answer_first(env):
+    w = QuizWidget("06")
+    w.reveal_buttons["q5"].click()
+    assert "먼저" in w.model_views["q5"].value and w.inputs["q5"]["self_ok"].disabled
+    w.inputs["q5"]["text"].value = "다음 타일이 덮어쓴다"
+    w.reveal_buttons["q5"].click()
+    assert "모범 답안" in w.model_views["q5"].value and not w.inputs["q5"]["self_ok"].disabled
+
+
+def test_unwritable_progress_still_grades(env, monkeypatch):
+    blocker = env / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("SGEMM_PROGRESS", str(blocker / "progress.json"))
+    w = QuizWidget("06")
+    fill(w, RIGHT, True)
+    r = w.submit()
+    assert r.score == 8 and not w.saved.ok
+    assert "저장하지 못했습니다" in w.output.value and "8/8" in w.output.value
+
+
+def test_student_id_settable_and_history(env):
+    w = QuizWidget("06", student="park")
+    fill(w, RIGHT, True)
+    w.submit()
+    assert json.loads((env / "progress.json").read_text())["attempts"][0]["student"] == "park"
+    assert "이전 시도 1회" in QuizWidget("06", student="park").output.value
+
+
+def test_show_quiz_runs(env, capsys):
+    assert show_quiz("06") is None
