@@ -1,5 +1,6 @@
 """Checkers for code questions: validate the blanks with `ast`, then run the completed kernel and compare."""
 import ast
+import warnings
 
 import numpy as np
 
@@ -128,12 +129,14 @@ def tiled_load_blanks(blanks):
     ns = {"cuda": cuda, "float32": float32, "TILE_SIZE": TILE}
     src = KERNEL_SRC.format(*(b.strip() for b in blanks))
     try:
-        exec(compile(src, "<퀴즈 06 문제 4 커널>", "exec"), ns)
-        kernel = cuda.jit(ns["kernel"])
-        dA, dB = cuda.to_device(A), cuda.to_device(B)
-        dC = cuda.to_device(np.full((M, N), np.nan, np.float32))
-        kernel[((N + TILE - 1) // TILE, (M + TILE - 1) // TILE), (TILE, TILE)](dA, dB, dC)
-        C = dC.copy_to_host()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # NumbaPerformanceWarning (grid of 4) would leak into the cell
+            exec(compile(src, "<퀴즈 06 문제 4 커널>", "exec"), ns)
+            kernel = cuda.jit(ns["kernel"])
+            dA, dB = cuda.to_device(A), cuda.to_device(B)
+            dC = cuda.to_device(np.full((M, N), np.nan, np.float32))
+            kernel[((N + TILE - 1) // TILE, (M + TILE - 1) // TILE), (TILE, TILE)](dA, dB, dC)
+            C = dC.copy_to_host()
     except Exception as e:
         return False, f"실행 오류: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     ref = A.astype(np.float64) @ B.astype(np.float64)
