@@ -1,0 +1,43 @@
+"""Course runtime: `import course; course.setup()` picks the device, shows the mode banner, shortens input errors."""
+import inspect as _inspect
+import json as _json
+from pathlib import Path as _Path
+
+import kernels_numba as _kn
+
+RECORDED = _Path(__file__).parent / "recorded"
+
+
+def setup():
+    """First cell of every notebook: device banner + brief display of CourseInputError; returns device info."""
+    _kn.device.banner()
+    _kn.errors.show_briefly_in_ipython()
+    return _kn.device.info()
+
+
+def recorded(name="gpu_h200_2026-11-21"):
+    """A GPU measurement recorded with the device tool (course/recorded/<name>.json)."""
+    with open(RECORDED / f"{name}.json", encoding="utf-8") as f:
+        return _json.load(f)
+
+
+def source(obj, numbered=True):
+    """Source text of a kernel (dispatcher, simulator kernel or function), with file line numbers."""
+    fn = getattr(obj, "py_func", obj)
+    lines, start = _inspect.getsourcelines(fn)
+    if not numbered:
+        return "".join(lines)
+    return "".join(f"{start + i:4d}  {line}" for i, line in enumerate(lines))
+
+
+def show_source(obj):
+    """Print a kernel's source with line numbers (used by the code walkthroughs)."""
+    print(source(obj))
+
+
+def line_of(obj, needle, nth=1):
+    """File line number of the nth line of obj's source containing `needle` (walkthroughs cite these)."""
+    fn = getattr(obj, "py_func", obj)
+    lines, start = _inspect.getsourcelines(fn)
+    hits = [start + i for i, line in enumerate(lines) if needle in line]
+    return hits[nth - 1]
