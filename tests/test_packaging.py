@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def _deps():
     """pyproject's [project] dependencies (parsed by hand: tomllib is 3.11+ and the course supports 3.10)."""
     text = (ROOT / "pyproject.toml").read_text()
-    return ast.literal_eval(re.search(r"^dependencies = (\[.*?\])", text, re.S | re.M).group(1))
+    body = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1)
+    return ast.literal_eval("[" + body + "]")
 
 
 def _norm(req):
