@@ -1,0 +1,1 @@
+"""Interactive ipywidgets views over the pure models in sim/."""

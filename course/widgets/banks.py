@@ -1,0 +1,127 @@
+"""Bank-conflict explorer: padding/column/access/warp controls wired to sim.banks, drawn as a bank map."""
+import base64
+import io
+from collections import Counter
+
+import ipywidgets as W
+from matplotlib.figure import Figure
+
+from sim import banks
+
+TILE = 16
+BLOCK = (TILE, TILE)
+EXERCISE = "교재 연습: smem[ty][k], ty=0..15 한 요청으로 가정"
+# label -> (kind, index_fn factory taking k, ASCII name for the figure: the default font has no Hangul)
+ACCESSES = {
+    "As[ty][k] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (y, k), "load As[ty][k]"),
+    "Bs[k][tx] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (k, x), "load Bs[k][tx]"),
+    "As[ty][tx] 쓰기 (협력 로드)": ("store", None, "store As[ty][tx]"),
+    "Bs[ty][tx] 쓰기 (협력 로드)": ("store", None, "store Bs[ty][tx]"),
+    EXERCISE: ("load", None, "textbook: smem[ty][k], ty=0..15 as ONE request"),
+}
+
+
+class BankConflictExplorer:
+    """Pick padding, column k, access and warp; see which bank every thread of that warp hits."""
+
+    def __init__(self, padding=0, column=0, access=EXERCISE, warp=0):
+        style = {"description_width": "initial"}
+        self.controls = {
+            "padding": W.IntSlider(value=padding, min=0, max=4, description="패딩 (원소)", style=style),
+            "column": W.IntSlider(value=column, min=0, max=TILE - 1, description="열 k", style=style),
+            "access": W.Dropdown(options=list(ACCESSES), value=access, description="접근",
+                                 style=style, layout=W.Layout(width="420px")),
+            "warp": W.IntSlider(value=warp, min=0, max=len(banks.warps(BLOCK)) - 1,
+                                description="워프", style=style),
+        }
+        self.counts = W.HTML()
+        self.plot = W.Output()
+        self.report = None
+        self.threads = {}        # tid -> label of the thread in the current request
+        c = self.controls
+        self.widget = W.VBox([W.HBox([c["access"], c["warp"]]), W.HBox([c["padding"], c["column"]]),
+                              self.counts, self.plot])
+        for control in c.values():
+            control.observe(self._update, names="value")
+        self._update()
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def compute(self):
+        """Run the model for the current controls; returns (report, tid -> thread label)."""
+        v = {name: control.value for name, control in self.controls.items()}
+        kind, make_index, _ = ACCESSES[v["access"]]
+        if v["access"] == EXERCISE:
+            _, report = banks.paper_exercise(v["padding"], col=v["column"])
+            return report, {ty: f"ty{ty}" for ty in report.lanes}
+        index_fn = make_index(v["column"]) if make_index else (lambda x, y, z: (y, x))
+        layout = banks.Layout((TILE, TILE), pad=v["padding"])
+        report = banks.analyze(layout, index_fn, BLOCK, kind=kind)[v["warp"]]
+        return report, {t: f"{t % TILE},{t // TILE}" for t in report.lanes}
+
+    def _update(self, change=None):
+        self.report, self.threads = self.compute()
+        access = self.controls["access"].value
+        self.controls["warp"].disabled = access == EXERCISE     # the exercise is not a real warp
+        self.controls["column"].disabled = ACCESSES[access][0] == "store"
+        self.counts.value = self._counts_html()
+        self._draw()
+
+    def _counts_html(self):
+        r, store = self.report, self.report.kind == "store"
+        shared = "같은 워드에 겹쳐 쓰는 스레드" if store else "브로드캐스트로 받는 스레드"
+        note = (" <i>(가상의 요청: 실제 (16,16) 블록의 워프는 ty 두 줄만 담습니다)</i>"
+                if self.controls["access"].value == EXERCISE else "")
+        return (f"<b>{r.summary()}</b>{note}<br>"
+                f"사용 뱅크 {len(r.per_bank)}개 · 서로 다른 워드 {r.distinct_words}개 · "
+                f"{shared} {r.broadcasts}개 · 웨이브프론트 {r.wavefronts} · 충돌 차수 {r.conflict_degree}-way")
+
+    def _element(self, word):
+        """[row][col] of the tile element stored at byte address `word`."""
+        pitch = (TILE + self.controls["padding"].value) * 4
+        return f"[{word // pitch}][{word % pitch // 4}]"
+
+    def figure(self):
+        """The bank map: x = bank, y = n-th distinct word in that bank, one marker per word."""
+        r = self.report
+        height = max([len(ws) for ws in r.per_bank.values()] + [2])
+        fig = Figure(figsize=(12, 1.6 + 0.9 * height))
+        ax = fig.add_subplot()
+        for bank, words in r.per_bank.items():
+            color = "tab:red" if len(words) > 1 else "tab:blue"    # n distinct words: n wavefronts
+            for level, word in enumerate(words):
+                tids = r.word_tids[word]
+                ax.scatter([bank], [level], s=120 + 25 * len(tids), color=color,
+                           edgecolor="black" if len(tids) > 1 else color, zorder=2)
+                who = self.threads[tids[0]] if len(tids) == 1 else f"x{len(tids)}"
+                ax.annotate(f"{self._element(word)}\n{who}", (bank, level), xytext=(0, 11),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=6)
+        ax.set_xlim(-0.7, banks.N_BANKS - 0.3)
+        ax.set_ylim(-0.6, height - 0.1)
+        ax.set_xticks(range(banks.N_BANKS))
+        ax.set_yticks(range(height))
+        ax.set_xlabel("bank")
+        ax.set_ylabel("distinct word in bank")
+        ax.grid(axis="x", alpha=0.3)
+        c = self.controls
+        where = "" if c["access"].value == EXERCISE else f", warp {c['warp'].value}"
+        k = "" if ACCESSES[c["access"].value][0] == "store" else f", k={c['column'].value}"
+        ax.set_title(f"{ACCESSES[c['access'].value][2]}: pad={c['padding'].value}{k}{where} | "
+                     f"{r.wavefronts} wavefront(s), {r.conflict_degree}-way, {len(r.per_bank)} banks, "
+                     f"{r.distinct_words} words, {r.broadcasts} broadcast", fontsize=9)
+        fig.tight_layout()
+        return fig
+
+    def _draw(self):
+        # set the Output's data directly: no pyplot, no backend switch, nothing printed outside a kernel
+        buf = io.BytesIO()
+        self.figure().savefig(buf, format="png", dpi=90)
+        png = base64.b64encode(buf.getvalue()).decode("ascii")
+        self.plot.outputs = ({"output_type": "display_data", "metadata": {},
+                              "data": {"image/png": png, "text/plain": self.report.summary()}},)
+
+
+def bank_explorer(**kwargs):
+    """Build a BankConflictExplorer (notebook shorthand)."""
+    return BankConflictExplorer(**kwargs)
