@@ -95,7 +95,9 @@ def shared_accesses(kernel_name, M=32, N=32, K=32, block=(0, 0)):
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     code = ("import json, sys; from kernels_numba import trace; "
             f"json.dump(trace._trace_here({kernel_name!r}, {M}, {N}, {K}, {tuple(block)!r}), sys.stdout)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(f"시뮬레이터 추적 실패 / simulator trace failed:\n{out.stderr[-3000:]}")
     res = json.loads(out.stdout)
     res["records"] = [tuple(r) for r in res["records"]]
     return res
