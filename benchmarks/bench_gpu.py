@@ -54,10 +54,10 @@ def _resources(spec):
     k = spec.kernel
     sig = k.signatures[0]
     out = {}
-    for key, fn in (("registers", "get_regs_per_thread"), ("shared_bytes", "get_shared_mem_per_block"),
-                    ("local_bytes", "get_local_mem_per_thread")):
+    for key, attr in (("registers", "regs_per_thread"), ("shared_bytes", "shared_mem_per_block"),
+                      ("local_bytes", "local_mem_per_thread")):
         try:
-            out[key] = int(getattr(k, fn)(sig))
+            out[key] = int(getattr(k.overloads[sig], attr))     # the compiled kernel for this signature
         except Exception as e:           # noqa: BLE001 — report, don't die
             out[key] = f"n/a ({e.__class__.__name__}: {e})"
     try:
