@@ -114,7 +114,8 @@ class RequestReport:
             return f"뱅크 충돌 없음: 웨이브프론트 {w}"
         if self.conflict_degree > 1:
             return f"{self.conflict_degree}-way 뱅크 충돌: 웨이브프론트 {w}"
-        return f"뱅크 충돌 없음, {self.width * 8}비트 접근의 단계 분할: 웨이브프론트 {w} (최소 {self.ideal_wavefronts})"
+        return (f"뱅크 충돌 없음, {self.width * 8}비트 접근의 단계 분할: "
+                f"웨이브프론트 {w} (최소 {self.ideal_wavefronts})")
 
 
 def _words(addr: int, width: int) -> list[int]:

@@ -1,30 +1,75 @@
-"""The bank-conflict widget, driven headless by setting control values."""
+"""Bank-conflict explorer: controls recompute the model and redraw, headless."""
+import base64
+
 import matplotlib
 
 matplotlib.use("Agg", force=True)
 
-from course.widgets.banks import EXERCISE, bank_explorer  # noqa: E402
+import ipywidgets as W  # noqa: E402
+import pytest  # noqa: E402
+
+from course.widgets.banks import ACCESSES, EXERCISE, BankConflictExplorer, bank_explorer  # noqa: E402
+
+STORE_AS = "As[ty][tx] 쓰기 (협력 로드)"
 
 
-def test_controls_drive_the_model():
-    ex = bank_explorer()
+@pytest.fixture
+def ex():
+    return BankConflictExplorer()
+
+
+def png(ex):
+    """Bytes of the bank map currently shown."""
+    (out,) = ex.plot.outputs
+    return base64.b64decode(out["data"]["image/png"])
+
+
+def test_controls_and_container(ex):
     c = ex.controls
-    c["access"].value = "As[ty][tx] 쓰기 (협력 로드)"
+    assert set(c) == {"padding", "column", "access", "warp"}
+    assert (c["padding"].min, c["padding"].max, c["padding"].value) == (0, 4, 0)
+    assert (c["column"].min, c["column"].max) == (0, 15)
+    assert (c["warp"].min, c["warp"].max) == (0, 7)
+    assert list(c["access"].options) == list(ACCESSES) and len(ACCESSES) == 5
+    assert isinstance(ex.widget, W.Box) and isinstance(ex.counts, W.HTML)
+    assert isinstance(ex.plot, W.Output)
+    assert png(ex).startswith(b"\x89PNG")
+    assert bank_explorer(padding=2).controls["padding"].value == 2
+
+
+def test_padding_makes_the_tile_store_two_way(ex, capsys):
+    c = ex.controls
+    c["access"].value = STORE_AS
     c["warp"].value = 0
     c["padding"].value = 1
     assert ex.report.wavefronts == 2 and ex.report.conflict_degree == 2
-    assert "2" in ex.counts.value
+    assert "웨이브프론트 2" in ex.counts.value and "2-way" in ex.counts.value
+    before = png(ex)
     c["padding"].value = 0
-    assert ex.report.wavefronts == 1
+    assert ex.report.wavefronts == 1 and "충돌 없음" in ex.counts.value
+    assert png(ex) != before
+    assert capsys.readouterr() == ("", "")       # callbacks never print
+
+
+def test_textbook_exercise(ex):
+    c = ex.controls
     c["access"].value = EXERCISE
     c["column"].value = 5
-    assert ex.report.wavefronts == 8
+    c["padding"].value = 0
+    assert ex.report.wavefronts == 8 and "8-way" in ex.counts.value
+    assert sorted(ex.report.per_bank) == [5, 21]
+    assert c["warp"].disabled
     c["padding"].value = 1
-    assert ex.report.wavefronts == 1
+    assert ex.report.wavefronts == 1 and len(ex.report.per_bank) == 16
 
 
-def test_loads_of_real_warps_are_conflict_free():
+def test_real_warp_reads_broadcast():
     ex = bank_explorer(access="As[ty][k] 읽기 (내적)")
+    c = ex.controls
     for warp in range(8):
-        ex.controls["warp"].value = warp
-        assert ex.report.wavefronts == 1 and ex.report.distinct_words == 2
+        c["warp"].value = warp
+        assert ex.report.wavefronts == 1 and ex.report.distinct_words == 2 and ex.report.broadcasts == 30
+        assert ex.report.lanes == list(range(32 * warp, 32 * warp + 32))
+    c["access"].value = "Bs[k][tx] 읽기 (내적)"
+    assert ex.report.distinct_words == 16 and ex.report.wavefronts == 1
+    assert not c["warp"].disabled

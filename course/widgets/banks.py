@@ -24,7 +24,7 @@ ACCESSES = {
 class BankConflictExplorer:
     """Pick padding, column k, access and warp; see which bank every thread of that warp hits."""
 
-    def __init__(self, padding=0, column=0, access=EXERCISE, warp=0):
+    def __init__(self, padding=0, column=5, access=EXERCISE, warp=0):
         style = {"description_width": "initial"}
         self.controls = {
             "padding": W.IntSlider(value=padding, min=0, max=4, description="패딩 (원소)", style=style),
@@ -101,7 +101,7 @@ class BankConflictExplorer:
         ax.set_ylim(-0.6, height - 0.1)
         ax.set_xticks(range(banks.N_BANKS))
         ax.set_yticks(range(height))
-        ax.set_xlabel("bank")
+        ax.set_xlabel("bank    (label: [row][col] element, then thread tx,ty; xN = N threads share the word)")
         ax.set_ylabel("distinct word in bank")
         ax.grid(axis="x", alpha=0.3)
         c = self.controls
