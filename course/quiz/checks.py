@@ -11,35 +11,18 @@ _ALLOWED_NODES = (ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, a
 # names that exist in the kernel at the cooperative-load line (see kernels_numba/tiled.py)
 LOAD_NAMES = ("tx", "ty", "row", "col", "t", "a_col", "M", "N", "K", "TILE_SIZE", "A", "B", "As", "Bs")
 
-KERNEL_SRC = '''
-def kernel(A, B, C):
-    As = cuda.shared.array((TILE_SIZE, TILE_SIZE), float32)
-    Bs = cuda.shared.array((TILE_SIZE, TILE_SIZE), float32)
-    M, K = A.shape
-    N = B.shape[1]
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    row = cuda.blockIdx.y * TILE_SIZE + ty
-    col = cuda.blockIdx.x * TILE_SIZE + tx
-    acc = float32(0.0)
-    for t in range((K + TILE_SIZE - 1) // TILE_SIZE):
-        a_col = t * TILE_SIZE + tx
-        if row < M and a_col < K:
-            As[{0}, {1}] = A[{2}, {3}]
-        else:
-            As[ty, tx] = float32(0.0)
-        b_row = t * TILE_SIZE + ty
-        if b_row < K and col < N:
-            Bs[ty, tx] = B[b_row, col]
-        else:
-            Bs[ty, tx] = float32(0.0)
-        cuda.syncthreads()
-        for k in range(TILE_SIZE):
-            acc += As[ty, k] * Bs[k, tx]
-        cuda.syncthreads()
-    if row < M and col < N:
-        C[row, col] = acc
-'''
+LOAD_LINE = "As[ty, tx] = A[row, a_col]"
+
+
+def kernel_template():
+    """Source of the taught kernel (kernels_numba/tiled.py) with its A-tile load turned into 4 format blanks."""
+    import inspect
+    import textwrap
+    from kernels_numba import tiled
+    src = textwrap.dedent(inspect.getsource(tiled.kernel.py_func))
+    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@"))
+    assert src.count(LOAD_LINE) == 1, "tiled.py changed: update LOAD_LINE"
+    return src.replace("{", "{{").replace("}", "}}").replace(LOAD_LINE, "As[{0}, {1}] = A[{2}, {3}]")
 
 
 def validate_blank(src, names=LOAD_NAMES):
@@ -127,7 +110,7 @@ def tiled_load_blanks(blanks):
     if err:
         return False, err
     ns = {"cuda": cuda, "float32": float32, "TILE_SIZE": TILE}
-    src = KERNEL_SRC.format(*(b.strip() for b in blanks))
+    src = kernel_template().format(*(b.strip() for b in blanks))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")     # NumbaPerformanceWarning (grid of 4) would leak into the cell
@@ -135,7 +118,8 @@ def tiled_load_blanks(blanks):
             kernel = cuda.jit(ns["kernel"])
             dA, dB = cuda.to_device(A), cuda.to_device(B)
             dC = cuda.to_device(np.full((M, N), np.nan, np.float32))
-            kernel[((N + TILE - 1) // TILE, (M + TILE - 1) // TILE), (TILE, TILE)](dA, dB, dC)
+            kernel[((N + TILE - 1) // TILE, (M + TILE - 1) // TILE), (TILE, TILE)](
+                dA, dB, dC, np.float32(1.0), np.float32(0.0))
             C = dC.copy_to_host()
     except Exception as e:
         return False, f"실행 오류: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
