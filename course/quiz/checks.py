@@ -129,3 +129,79 @@ def tiled_load_blanks(blanks):
     bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
     return False, (f"커널은 실행되었지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
                    f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님).")
+
+
+# ---- quiz 08, question 7: the epilogue of a double-buffered K loop (pure numpy model, no kernel) ----
+EPILOGUE_BK = 8
+EPILOGUE_NAMES = ("K", "BK", "M", "N", "full", "rem", "kt")
+EPILOGUE_TEMPLATE = """\
+full = K // BK                         # 완전한 타일 수: 메인 루프는 k 경계 검사가 필요 없다
+rem = ___                              # 남는 열의 수 (0 .. BK-1)
+if full > 0:                           # 프롤로그: 첫 타일
+    load(0, 0, BK)
+elif rem > 0:
+    load(0, 0, rem)
+sync()
+for kt in range(full):                 # 메인 루프: 완전한 타일만
+    if kt + 1 < full:
+        load((kt + 1) % 2, (kt + 1) * BK, BK)    # 다음 완전한 타일을 미리 읽기
+    elif rem > 0:
+        load((kt + 1) % 2, ___, rem)              # 마지막 반복: 남은 열을 미리 읽기
+    compute(kt % 2, BK)
+    sync()
+if rem > 0:                            # 에필로그: 남은 rem 열
+    compute(___, rem)
+"""
+EPILOGUE_CASES = ((3, 4, 1), (3, 4, 5), (3, 4, 8), (3, 4, 13), (2, 3, 16), (4, 3, 29), (2, 2, 37))
+
+
+def _run_epilogue_model(src, A, B, bk):
+    """Execute the filled-in template on NaN-initialised buffers As[2], Bs[2]; returns C (float64)."""
+    M, K = A.shape
+    N = B.shape[1]
+    As = np.full((2, M, bk), np.nan, np.float32)
+    Bs = np.full((2, bk, N), np.nan, np.float32)
+    box = {"C": np.zeros((M, N))}
+
+    def load(buf, k0, width):
+        if not (0 <= k0 and k0 + width <= K and 0 < width <= bk):
+            raise IndexError(f"load(buf={buf}, k0={k0}, width={width}): 열 {k0}..{k0 + width - 1} 은 K={K} 밖입니다")
+        As[buf, :, :width] = A[:, k0:k0 + width]
+        Bs[buf, :width, :] = B[k0:k0 + width, :]
+
+    def compute(buf, width):
+        if buf not in (0, 1) or not 0 < width <= bk:
+            raise IndexError(f"compute(buf={buf}, width={width}): 버퍼는 0 또는 1, 폭은 1..{bk}")
+        box["C"] = box["C"] + As[buf, :, :width].astype(np.float64) @ Bs[buf, :width, :]
+
+    ns = {"__builtins__": {"range": range}, "K": K, "BK": bk, "M": M, "N": N,
+          "load": load, "compute": compute, "sync": lambda: None}
+    exec(compile(src, "<퀴즈 08 문제 7>", "exec"), ns)
+    return box["C"]
+
+
+def epilogue_blanks(blanks):
+    """Quiz 08 q7: fill the 3 blanks of EPILOGUE_TEMPLATE, run it for several K (BK = 8) against numpy; (ok, message)."""
+    if not isinstance(blanks, (list, tuple)) or len(blanks) != 3:
+        return False, "코드 오류: 빈칸 3개를 모두 채워야 합니다"
+    for i, b in enumerate(blanks, 1):
+        err = validate_blank(b if isinstance(b, str) else "", EPILOGUE_NAMES)
+        if err:
+            return False, f"코드 오류 (빈칸 {i}): {err}"
+    parts = EPILOGUE_TEMPLATE.split("___")
+    src = "".join(p + (b.strip() if i < len(blanks) else "") for i, (p, b) in enumerate(zip(parts, list(blanks) + [""])))
+    rng = np.random.default_rng()
+    for M, N, K in EPILOGUE_CASES:
+        A = rng.standard_normal((M, K)).astype(np.float32)
+        B = rng.standard_normal((K, N)).astype(np.float32)
+        try:
+            C = _run_epilogue_model(src, A, B, EPILOGUE_BK)
+        except Exception as e:      # a blank that indexes out of range, divides by zero, names kt when full == 0 ...
+            return False, f"실행 오류 (K = {K}, BK = {EPILOGUE_BK}): {type(e).__name__}: {e}"
+        ref = A.astype(np.float64) @ B.astype(np.float64)
+        if not (np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-5, atol=1e-5)):
+            why = "NaN 이 섞였습니다 (아무도 채우지 않은 버퍼·열을 읽음)" if not np.isfinite(C).all() else "값이 다릅니다"
+            return False, f"K = {K} (BK = {EPILOGUE_BK}, 완전한 타일 {K // EPILOGUE_BK}개, 남는 열 {K % EPILOGUE_BK}개)에서 A @ B 와 {why}."
+    ks = ", ".join(str(k) for _, _, k in EPILOGUE_CASES)
+    return True, f"K = {ks} (BK = {EPILOGUE_BK}) 모두에서 A @ B 와 일치합니다."
+
