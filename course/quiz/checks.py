@@ -205,3 +205,109 @@ def epilogue_blanks(blanks):
     ks = ", ".join(str(k) for _, _, k in EPILOGUE_CASES)
     return True, f"K = {ks} (BK = {EPILOGUE_BK}) 모두에서 A @ B 와 일치합니다."
 
+
+# ---- quiz 07, question 4: the cooperative A-tile load of the register-blocked kernel (kernels_numba/regblock.py) ----
+# names that exist in regblock's kernel where a_row / a_col / the load loop are computed
+REGBLOCK_NAMES = ("tid", "tx", "ty", "BM", "BN", "BK", "TM", "TN", "THREADS", "A_TILE_ROW_STRIDE", "B_TILE_ROW_STRIDE")
+# the three source fragments of regblock.py that become the blanks (in this order)
+REGBLOCK_BLANKS = ("a_row = tid // BK", "a_col = tid % BK", "for off in range(0, BM, A_TILE_ROW_STRIDE):")
+REGBLOCK_FILLED = ("a_row = {0}", "a_col = {1}", "for off in range(0, BM, {2}):")
+REGBLOCK_PROBLEM = (130, 70, 21)     # M, N, K: no multiple of 128 or 8, two block rows
+
+
+def regblock_kernel_template():
+    """Source of kernels_numba/regblock.py's kernel with a_row, a_col and the A-load stride turned into format blanks."""
+    import inspect
+    import textwrap
+    from kernels_numba import regblock
+    src = textwrap.dedent(inspect.getsource(regblock.kernel.py_func))
+    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@"))
+    src = src.replace("{", "{{").replace("}", "}}")
+    for frag, filled in zip(REGBLOCK_BLANKS, REGBLOCK_FILLED):
+        assert src.count(frag) == 1, f"regblock.py changed: update REGBLOCK_BLANKS ({frag!r})"
+        src = src.replace(frag, filled)
+    return src
+
+
+def _regblock_consts():
+    from kernels_numba import regblock
+    return {n: getattr(regblock, n) for n in REGBLOCK_NAMES if n.isupper()}
+
+
+def regblock_load_coverage(blanks):
+    """Evaluate the 3 blanks for every thread like the kernel does; (counts {(row, col): writes}, None) or (None, message)."""
+    codes = []
+    if not isinstance(blanks, (list, tuple)) or len(blanks) != 3:
+        return None, "코드 오류: 빈칸 3개를 모두 채워야 합니다"
+    for i, b in enumerate(blanks, 1):
+        err = validate_blank(b if isinstance(b, str) else "", REGBLOCK_NAMES)
+        if err:
+            return None, f"코드 오류 (빈칸 {i}): {err}"
+        codes.append(compile(b.strip(), f"<빈칸 {i}>", "eval"))
+    c = _regblock_consts()
+    bx = c["BN"] // c["TN"]
+    env, counts = {"__builtins__": {}}, {}
+    for tid in range(c["THREADS"]):
+        ns = dict(c, tid=tid, tx=tid % bx, ty=tid // bx)
+        try:
+            a_row, a_col, step = (eval(code, env, ns) for code in codes)
+        except Exception as e:          # e.g. ZeroDivisionError inside a blank
+            return None, f"실행 오류: {type(e).__name__}: {e} (tid={tid})"
+        for name, v in (("a_row", a_row), ("a_col", a_col), ("range 의 간격", step)):
+            if not isinstance(v, (int, np.integer)):
+                return None, f"실행 오류: {name} 이 정수가 아닙니다 ({type(v).__name__}, tid={tid})"
+        if step <= 0:
+            return None, f"실행 오류: range(0, BM, {step}) 의 간격은 양수여야 합니다 (tid={tid})"
+        for off in range(0, c["BM"], step):
+            r = a_row + off
+            if not (0 <= r < c["BM"] and 0 <= a_col < c["BK"]):
+                return None, (f"실행 오류: 인덱스 범위 초과 (IndexError) — As[{r}, {a_col}], As 의 모양은 "
+                              f"({c['BM']}, {c['BK']}) (tid={tid}, off={off})")
+            counts[(r, a_col)] = counts.get((r, a_col), 0) + 1
+    return counts, None
+
+
+def regblock_load_blanks(blanks):
+    """Fill a_row / a_col / the A-load stride of regblock's kernel, check the tile is covered once, run it; (ok, message)."""
+    import kernels_numba  # noqa: F401  (chooses GPU or simulator before numba is imported)
+    counts, err = regblock_load_coverage(blanks)
+    if err:
+        return False, err
+    c = _regblock_consts()
+    missing = [(r, k) for r in range(c["BM"]) for k in range(c["BK"]) if (r, k) not in counts]
+    twice = sorted(rk for rk, n in counts.items() if n > 1)
+    if missing or twice:
+        parts = []
+        if missing:
+            parts.append(f"아무도 채우지 않는 As 원소 {len(missing)}개 (예: As{list(missing[0])})")
+        if twice:
+            parts.append(f"두 번 이상 채우는 원소 {len(twice)}개 (예: As{list(twice[0])})")
+        return False, ("타일을 정확히 한 번씩 채우지 않습니다: " + ", ".join(parts) +
+                       f". 스레드 {c['THREADS']}개가 As ({c['BM']}×{c['BK']}) 의 원소를 하나씩 나눠 맡아야 합니다.")
+    from numba import cuda
+    from kernels_numba import regblock
+    M, N, K = REGBLOCK_PROBLEM
+    rng = np.random.default_rng()
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    ns = {k: v for k, v in vars(regblock).items() if not k.startswith("__") and k not in ("kernel", "launch")}
+    src = regblock_kernel_template().format(*(b.strip() for b in blanks))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # NumbaPerformanceWarning (small grid) would leak into the cell
+            exec(compile(src, "<퀴즈 07 문제 4 커널>", "exec"), ns)
+            kernel = cuda.jit(ns["kernel"])
+            dA, dB = cuda.to_device(A), cuda.to_device(B)
+            dC = cuda.to_device(np.full((M, N), np.nan, np.float32))
+            grid = ((N + c["BN"] - 1) // c["BN"], (M + c["BM"] - 1) // c["BM"])
+            kernel[grid, regblock.BLOCK](dA, dB, dC, np.float32(1.0), np.float32(0.0))
+            C = dC.copy_to_host()
+    except Exception as e:
+        return False, f"실행 오류: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    if np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4):
+        return True, (f"As 의 {c['BM'] * c['BK']}개 원소를 정확히 한 번씩 채우고, 커널을 실행해 보니 C = A @ B 와 "
+                      f"일치합니다 (M, N, K = {M}, {N}, {K}).")
+    bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
+    return False, (f"타일은 한 번씩 채우지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
+                   f"(M, N, K = {M}, {N}, {K}). 행·열을 바꿔 쓰지 않았는지 보세요.")
