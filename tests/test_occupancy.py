@@ -1,0 +1,217 @@
+"""Occupancy model: hand-derived cases from the CUDA rules, properties over a grid, errors, the seed's shortcut,
+and a replay of the occupancy API's answers recorded on an H200."""
+import json
+import pathlib
+from dataclasses import replace
+
+import pytest
+
+from kernels_numba.errors import CourseInputError
+from sim import occupancy as occ
+from sim.occupancy import GPUS, occupancy, seed_estimate
+
+A100, H100, H200 = GPUS["A100"], GPUS["H100"], GPUS["H200"]
+RECORDED = pathlib.Path(__file__).resolve().parents[1] / "course" / "recorded" / "occupancy_check_h200.json"
+KB = 1024
+
+
+# (gpu, regs, threads, smem, blocks, active warps, limiter) — each derivable by hand:
+# regs/warp = ceil(regs/8)*8*32; warps per SM by registers = 4 * (16384 // regs/warp); blocks = that // warps/block
+@pytest.mark.parametrize("gpu, regs, threads, smem, blocks, warps, limiter", [
+    ("A100", 128, 256, 0, 2, 16, "registers"),         # 4096/warp -> 4 warps per sub-partition -> 16 warps -> 2 blocks
+    ("H100", 128, 256, 0, 2, 16, "registers"),
+    ("A100", 32, 256, 0, 8, 64, "warps"),              # 1024/warp -> 64 warps; 64 // 8 = 8 blocks: full
+    ("A100", 255, 256, 0, 1, 8, "registers"),          # 255 -> 256 -> 8192/warp -> 2 per sub-partition -> 8 warps
+    ("A100", 255, 128, 0, 2, 8, "registers"),
+    ("A100", 255, 288, 0, 0, 0, "registers"),          # 9 warps, checked as 12 x 8192 = 98304 > 65536: no launch
+    ("A100", 64, 1024, 0, 1, 32, "registers"),         # 2048/warp -> 32 warps -> one 32-warp block
+    ("A100", 72, 256, 0, 3, 24, "registers"),          # 2304/warp -> 7 per sub-partition -> 28 warps -> 3 blocks
+    ("A100", 90, 256, 0, 2, 16, "registers"),          # the seed's 90: 96 -> 3072/warp -> 20 warps -> 2 blocks
+    ("A100", 104, 256, 0, 2, 16, "registers"),         # the seed's 104: 3328/warp -> 16 warps -> 2 blocks
+    ("A100", 32, 32, 0, 32, 32, "blocks"),             # one-warp blocks hit the 32-block limit first
+    ("A100", 32, 256, 48 * KB, 3, 24, "shared memory"),   # 49152 + 1024 = 50176 B; 167936 // 50176 = 3
+    ("H100", 32, 256, 48 * KB, 4, 32, "shared memory"),   # 233472 // 50176 = 4
+    ("A100", 32, 128, 41 * KB, 3, 12, "shared memory"),   # 43008 B each: 3 (4 without the 1 KB reservation)
+    ("A100", 32, 128, 82 * KB, 1, 4, "shared memory"),    # two 82 KB blocks = 164 KB, but 83 KB each with reservation
+    ("H100", 32, 128, 57 * KB, 3, 12, "shared memory"),   # 59392 B each: 3 (4 without the reservation)
+    ("A100", 128, 256, 17472, 2, 16, "registers"),     # module 8's double buffer: 9 blocks by shared memory, 2 by regs
+])
+def test_hand_derived_cases(gpu, regs, threads, smem, blocks, warps, limiter):
+    r = occupancy(gpu, regs, threads, smem)
+    assert (r.blocks_per_sm, r.active_warps, r.limiter) == (blocks, warps, limiter)
+    assert r.occupancy == pytest.approx(warps / 64)
+    assert r.launchable == (blocks > 0)
+    assert r.max_warps == 64 and r.gpu == gpu
+
+
+def test_allocation_details_128_regs_256_threads():
+    r = occupancy(A100, 128, 256, 8192)
+    assert r.warps_per_block == 8
+    assert (r.regs_allocated_per_thread, r.regs_per_warp, r.regs_per_block) == (128, 4096, 32768)
+    assert r.smem_allocated_per_block == 9216 and r.smem_capacity == 164 * KB
+    assert r.limits == {"registers": 2, "shared memory": 18, "warps": 8, "blocks": 32}
+    assert r.percent == 25.0 and r.limiters == ("registers",)
+    assert all(isinstance(s, str) and s for s in r.steps)
+    assert "25.0%" in r.steps[-1] and "레지스터" in r.steps[-1]
+    assert "25.0%" in r.summary()
+
+
+def test_full_occupancy_names_the_warp_limit_and_lists_ties():
+    r = occupancy(A100, 32, 256)
+    assert r.occupancy == 1.0 and r.limiter == "warps" and r.limiters == ("registers", "warps")
+    r = occupancy(A100, 32, 200)               # 7 warps: 9 blocks by registers and by warps, 63 of 64 warps
+    assert (r.blocks_per_sm, r.active_warps, r.limiters) == (9, 63, ("registers", "warps"))
+
+
+def test_register_rounding_to_multiples_of_8():
+    for regs in range(1, 256):
+        up = -(-regs // 8) * 8
+        a, b = occupancy(A100, regs, 256), occupancy(A100, min(up, 255), 256)   # 255 is allocated as 256
+        assert a.regs_allocated_per_thread == up and a.blocks_per_sm == b.blocks_per_sm
+
+
+def test_one_kb_reservation_matters():
+    no_reserve = replace(A100, smem_reserved_per_block=0)
+    assert occupancy(A100, 32, 128, 41 * KB).blocks_per_sm == 3
+    assert occupancy(no_reserve, 32, 128, 41 * KB).blocks_per_sm == 4
+    assert occupancy(A100, 32, 128, 0).smem_allocated_per_block == 1024     # even a kernel without shared memory
+    assert occupancy(A100, 32, 256, 1).smem_allocated_per_block == 1152     # 1025 B rounded up to 128 B
+
+
+def test_h100_fits_more_shared_memory_blocks_than_a100():
+    for smem in (8 * KB, 17472, 32 * KB, 48 * KB, 64 * KB, 100 * KB, 163 * KB):
+        a, h = occupancy(A100, 32, 128, smem), occupancy(H100, 32, 128, smem)
+        assert h.blocks_per_sm >= a.blocks_per_sm
+    assert occupancy(A100, 32, 128, 100 * KB).blocks_per_sm == 1
+    assert occupancy(H100, 32, 128, 100 * KB).blocks_per_sm == 2
+    assert occupancy(H100, 32, 128, 200 * KB).needs_optin
+
+
+def test_double_buffering_leaves_register_limited_occupancy_unchanged():
+    single = occupancy(A100, 128, 256, 8736)       # module 8 §3.5: As[128][9] + Bs[8][129]
+    double = occupancy(A100, 128, 256, 17472)
+    assert (single.limits["shared memory"], double.limits["shared memory"]) == (17, 9)
+    assert single.blocks_per_sm == double.blocks_per_sm == 2
+
+
+def test_carveout():
+    # the default (None or -1) lets the driver use the whole 164 KB, as the occupancy API assumes
+    assert occupancy(A100, 32, 32, 0).smem_capacity == 164 * KB
+    assert occupancy(A100, 32, 32, 0, carveout=-1).carveout is None
+    # 0 %: no preferred shared memory, but one block (1 KB reservation) needs some -> smallest step, 8 KB -> 8 blocks
+    r = occupancy(A100, 32, 32, 0, carveout=0)
+    assert (r.smem_capacity, r.blocks_per_sm, r.limiter) == (8 * KB, 8, "shared memory")
+    # 50 % of 164 KB = 83968 B -> next supported size 100 KB
+    assert occupancy(A100, 32, 32, 0, carveout=50).smem_capacity == 100 * KB
+    assert occupancy(H100, 32, 32, 0, carveout=50).smem_capacity == 132 * KB
+    # a preference too small for one block is only a hint: the smallest size holding one block is used
+    r = occupancy(A100, 32, 256, 48 * KB, carveout=10)
+    assert (r.smem_capacity, r.blocks_per_sm) == (64 * KB, 1)
+    assert occ.carveout_step(A100, 1) == 8 * KB and occ.carveout_step(H100, 200 * KB) == 228 * KB
+
+
+def test_properties_over_a_grid():
+    regs_grid = (1, 16, 24, 32, 40, 63, 64, 65, 90, 104, 128, 129, 168, 200, 255)
+    threads_grid = (32, 64, 96, 128, 200, 256, 384, 512, 768, 1024)
+    smem_grid = (0, 1024, 8736, 17472, 41 * KB, 48 * KB, 64 * KB, 100 * KB, 163 * KB)
+    for gpu in (A100, H100):
+        for t in threads_grid:
+            for s in smem_grid:
+                prev = None
+                for r in regs_grid:
+                    o = occupancy(gpu, r, t, s)
+                    assert 0 <= o.blocks_per_sm <= 32 and 0 <= o.active_warps <= 64
+                    assert o.blocks_per_sm * o.regs_per_block <= 65536
+                    assert o.blocks_per_sm * o.smem_allocated_per_block <= o.smem_capacity
+                    assert o.blocks_per_sm == min(o.limits.values())
+                    if prev is not None:                   # more registers never fit more blocks
+                        assert o.blocks_per_sm <= prev.blocks_per_sm
+                    prev = o
+            for r in regs_grid:                            # more shared memory never fits more blocks
+                blocks = [occupancy(gpu, r, t, s).blocks_per_sm for s in smem_grid]
+                assert blocks == sorted(blocks, reverse=True)
+
+
+def test_seed_shortcut_reproduces_its_figures_and_overestimates():
+    s90, s104 = seed_estimate(90), seed_estimate(104)
+    assert (s90.threads, s90.warps, s90.threads_in_warps) == (728, 22, 704)
+    assert round(100 * s90.occupancy, 1) == 34.4
+    assert (s104.threads, s104.warps, s104.threads_in_warps) == (630, 19, 608)
+    assert round(100 * s104.occupancy, 1) == 29.7
+    assert len(s90.steps) == 3
+    # the real rules for the seed's own 256-thread block: 25 % for both
+    assert occupancy(A100, 90, 256).percent == occupancy(A100, 104, 256).percent == 25.0
+    # even without block rounding (32-thread blocks) the granularity gives 20 and 16 warps, not 22 and 19
+    assert occupancy(A100, 90, 32).active_warps == 20 and occupancy(A100, 104, 32).active_warps == 16
+    for regs in range(1, 256):                  # the shortcut never underestimates
+        assert occupancy(A100, regs, 256).occupancy <= min(seed_estimate(regs).occupancy, 1.0)
+
+
+def test_specs():
+    assert A100.fp32_peak_tflops == pytest.approx(19.49, abs=0.01)      # 108 x 64 x 2 x 1.41 GHz
+    assert H100.fp32_peak_tflops == pytest.approx(66.91, abs=0.01)      # 132 x 128 x 2 x 1.98 GHz
+    assert (A100.smem_per_sm, A100.smem_per_block_optin, A100.l1_smem_total) == (167936, 166912, 196608)
+    assert (H100.smem_per_sm, H100.smem_per_block_optin, H100.l1_smem_total) == (233472, 232448, 262144)
+    for g in (A100, H100, H200):
+        assert (g.regs_per_sm, g.max_regs_per_thread, g.reg_alloc_unit, g.max_warps_per_sm, g.max_blocks_per_sm,
+                g.max_threads_per_block, g.smem_reserved_per_block, g.max_threads_per_sm) == \
+               (65536, 255, 256, 64, 32, 1024, 1024, 2048)
+        assert g.carveout_steps_kb[-1] * KB == g.smem_per_sm
+    assert (A100.arch, H100.arch, A100.sm_count, H100.sm_count, H200.sm_count) == ("sm_80", "sm_90", 108, 132, 132)
+
+
+@pytest.mark.parametrize("args", [
+    (A100, 256, 256, 0), (A100, -1, 256, 0), (A100, 32, 0, 0), (A100, 32, 1025, 0),
+    (A100, 32, 256, 163 * KB + 1), (A100, 32, 256, -1), (A100, 32, 256, 0, 101), (A100, 32, 256, 0, -2),
+    (A100, 2.5, 256, 0), (A100, "32", 256, 0), (A100, True, 256, 0), ("V100", 32, 256, 0),
+])
+def test_bad_input_is_a_course_error(args):
+    with pytest.raises(CourseInputError) as e:
+        occupancy(*args)
+    text = str(e.value)
+    assert "[입력 오류]" in text and "[Input error]" in text and "해결" in text and "Fix" in text
+
+
+def test_h100_takes_what_a100_refuses():
+    assert occupancy(H100, 32, 256, 200 * KB).blocks_per_sm == 1
+    with pytest.raises(CourseInputError, match="163 KB"):
+        occupancy(A100, 32, 256, 200 * KB)
+
+
+def test_occupancy_of_kernel():
+    r = occ.occupancy_of_kernel({"registers": 122, "shared_bytes": 8192, "block": (16, 16)}, "H100")
+    assert (r.blocks_per_sm, r.threads_per_block, r.smem_per_block) == (2, 256, 8192)
+    r = occ.occupancy_of_kernel({"registers": 32, "shared_bytes": 2048, "dynamic_shared_bytes": 46 * KB,
+                                 "threads": 256}, A100)
+    assert r.smem_per_block == 48 * KB and r.blocks_per_sm == 3
+    with pytest.raises(CourseInputError):
+        occ.occupancy_of_kernel({"shared_bytes": 0, "threads": 256}, A100)
+
+
+def test_sweep_and_no_gpu_here():
+    sweep = occ.sweep_registers(A100, 256)
+    assert [r for r, _ in sweep] == list(range(1, 256))
+    assert dict(sweep)[128].percent == 25.0
+    from kernels_numba import device
+    if device.MODE != "gpu":
+        assert occ.current_gpu() is None
+
+
+def test_recorded_h200_attributes_give_the_table_entry():
+    rec = json.loads(RECORDED.read_text())
+    spec = occ.spec_from_attributes(rec["gpu"], rec["cc"], rec["device_attributes"])
+    assert spec.name == "NVIDIA H200"
+    assert replace(spec, name="H200") == H200
+    assert rec["table_vs_device"] == {} and rec["board_vs_table"] == {}
+
+
+def test_model_replays_the_occupancy_api_recorded_on_h200():
+    """Every recorded answer of cuOccupancyMaxActiveBlocksPerMultiprocessor (H200) is what the model computes."""
+    rec = json.loads(RECORDED.read_text())
+    assert rec["agree"] == rec["total"] > 10000 and rec["mismatches"] == []
+    assert rec["row_fields"] == ["regs", "static", "block", "dyn", "carveout", "optin", "api"]
+    rows = rec["rows"]
+    assert len(rows) > 2000 and {r[4] for r in rows} == {-1, 0, 10, 25, 50, 75, 100}
+    assert any(r[6] == 0 for r in rows) and max(r[0] for r in rows) == 255
+    for regs, static, block, dyn, carveout, optin, api in rows:
+        assert occupancy(H200, regs, block, static + dyn, carveout).blocks_per_sm == api, (regs, static, block, dyn)
