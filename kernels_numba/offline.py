@@ -90,11 +90,26 @@ def ptx_counts(ptx, ops=("fma.rn.f32", "mul.rn.f32", "add.rn.f32", "mul.f32", "a
     return {op: len(re.findall(r"(?<![\w.])" + re.escape(op) + r"(?![\w.])", ptx)) for op in ops}
 
 
+def _kernel_by_name(name):
+    """The kernel of registered kernel `name`, else of module kernels_numba.<name> (teaching demos not in the registry)."""
+    import importlib
+    from . import registry
+    if any(s.name == name for s in registry.REGISTRY):
+        return registry.get(name).kernel
+    try:
+        mod = importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.{name}":
+            raise                       # the module exists but something it imports is missing: show that
+        mod = None
+    if mod is None or not hasattr(mod, "kernel"):
+        registry.get(name)              # raises the registry's clear error listing the names
+    return mod.kernel
+
+
 def _compile_here(name, cc):
     from numba import cuda
-    from . import registry
-    spec = registry.get(name)
-    ptx, _ = cuda.compile_ptx(spec.kernel.py_func, SIG, cc=cc)
+    ptx, _ = cuda.compile_ptx(_kernel_by_name(name).py_func, SIG, cc=cc)
     cubin = ptx_to_cubin(ptx, cc)
     sass, usage = cubin_report(cubin)
     return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}
@@ -102,7 +117,7 @@ def _compile_here(name, cc):
 
 @functools.lru_cache(maxsize=None)
 def compile_kernel(name, cc=(8, 0)):
-    """Compile registered kernel `name` for compute capability cc without a GPU; dict with ptx, sass, usage."""
+    """Compile kernel `name` (registered, or a module kernels_numba.<name> with `kernel`) for cc without a GPU; dict with ptx, sass, usage."""
     env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")

@@ -6,7 +6,8 @@ from typing import Callable
 import numpy as np
 
 # module names under kernels_numba, in teaching order
-_MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32")
+_MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
+            "regblock", "regblock_opt", "regblock_vec")
 
 
 @dataclass(frozen=True)
