@@ -32,3 +32,41 @@ def test_unpadded_tile_gets_vector_loads():
     pad = offline.sass_counts(offline.compile_kernel("tiled_pad", (9, 0))["sass"])
     assert tiled.get("LDS.128", 0) == 4 and tiled["LDS"] == 16
     assert pad.get("LDS.128", 0) == 0 and pad["LDS"] == 32
+
+
+@pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
+def test_t16_demo_spills(cc):
+    """regblock_t16 (not registered) needs 256 accumulators: ptxas caps at 255 registers and spills to local memory."""
+    r = offline.compile_kernel("regblock_t16", cc)
+    counts = offline.sass_counts(r["sass"])
+    assert r["usage"]["registers"] == 255
+    assert r["usage"]["local_bytes"] + r["usage"]["stack_bytes"] > 0
+    assert any(k.startswith("LDL") for k in counts) and any(k.startswith("STL") for k in counts)
+
+
+@pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
+def test_regblock_vec_inner_loop_uses_lds128(cc):
+    from kernels_numba import resources
+    body = resources.main_loop(offline.compile_kernel("regblock_vec", cc)["sass"])
+    ops = [i.op for i in body]
+    assert ops.count("LDS.128") == 32 and "LDS" not in ops          # 4 per k step, 8 k steps, no scalar LDS
+    assert ops.count("FFMA") == 512                                  # fully unrolled: 8 x 64
+    # <= 128 registers: two 256-thread blocks fit in an SM's 65536 registers
+    assert offline.compile_kernel("regblock_vec", cc)["usage"]["registers"] <= 128
+
+
+def test_regblock_explicit_fma_changes_nothing():
+    """regblock_opt's cuda.fma: NVVM already contracts rC += rA*rB into fma.rn.f32, so the FMA counts are equal."""
+    for cc in offline.ARCHS:
+        base, opt = offline.compile_kernel("regblock", cc), offline.compile_kernel("regblock_opt", cc)
+        p0, p1 = offline.ptx_counts(base["ptx"]), offline.ptx_counts(opt["ptx"])
+        assert p0["fma.rn.f32"] == p1["fma.rn.f32"] > 0 and p0["mul.rn.f32"] == p0["add.rn.f32"] == 0
+        assert offline.sass_counts(base["sass"])["FFMA"] == offline.sass_counts(opt["sass"])["FFMA"]
+
+
+def test_offline_compiles_demo_modules_but_not_unknown_names():
+    assert offline._kernel_by_name("regblock_t16").py_func.__module__ == "kernels_numba.regblock_t16"
+    with pytest.raises(kn.CourseInputError):
+        offline._kernel_by_name("no_such_kernel")
+    with pytest.raises(kn.CourseInputError):
+        offline._kernel_by_name("launch")                            # a module without a kernel
