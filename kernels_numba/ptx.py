@@ -1,0 +1,396 @@
+"""PTX instructions from kernels_numba/ptx/*.ptx as inlined Numba intrinsics (GPU) or exact Python stand-ins (simulator).
+
+Every instruction the course uses is written once, in a complete PTX module under kernels_numba/ptx/
+(``.version 7.0``, ``.target sm_80``, accepted by ``ptxas -arch=sm_80`` and ``sm_90``), as a ``.func``
+whose body is that one instruction plus ``ret``::
+
+    .visible .func (.reg .f32 d) fma_rn_f32(.reg .f32 a, .reg .f32 b, .reg .f32 c)
+    {
+        fma.rn.f32 d, a, b, c;
+        ret;
+    }
+
+This module parses the signature and the instruction line and builds, under the same name, a Numba
+``@intrinsic`` that emits exactly that text through llvmlite ``ir.InlineAsm`` (the pattern of numba-cuda's
+cache_hints.py): the instruction lands inside the kernel, so the SASS has no CALL. Linking the .ptx file
+instead (``cuda.declare_device(..., link=...)``) would leave a real CALL per use (NOTES-numba.md).
+
+Calling convention, the same on GPU and in the simulator:
+  * ``.reg`` parameters in parentheses before the name are results, the others are operands, in order;
+    one result is returned as a scalar, several as a tuple.
+  * An operand used inside ``[...]`` is a memory address. In Python it is given as an array element,
+    ``(array, i, j)`` (one index per dimension). The intrinsic computes the element's address the way
+    Numba's own indexing does (``cgutils.get_item_pointer``: data + i*stride0 + j*stride1, no bounds
+    check, no wrap-around of negative indexes) and hands it to the instruction in the state space the
+    opcode names (``.global``: the generic pointer itself, since global memory is identity-mapped into
+    the generic space; ``.shared``: converted with addrspacecast, i.e. ``cvta.to.shared``).
+  * Other operands are scalars, converted to the parameter's type (f32 -> float32, u32 -> uint32, ...).
+
+Under the simulator (kernels_numba.device.SIMULATOR) the same names are Python functions with the
+hardware's semantics (STAND_INS): fma rounds once, st.global.v4 faults on a misaligned address, ...
+"""
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import device
+
+PTX_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ptx")
+SPACES = ("global", "shared", "local", "const", "param")
+# PTX register type -> (numpy dtype of the Python value, LLVM inline-asm constraint letter)
+REG_TYPES = {
+    "f32": (np.float32, "f"), "f64": (np.float64, "d"),
+    "b32": (np.uint32, "r"), "u32": (np.uint32, "r"), "s32": (np.int32, "r"),
+    "b64": (np.uint64, "l"), "u64": (np.uint64, "l"), "s64": (np.int64, "l"),
+    "b16": (np.uint16, "h"), "u16": (np.uint16, "h"), "s16": (np.int16, "h"),
+}
+# opcodes that change memory or state: never deleted or moved by the compiler even if nothing uses a result
+_SIDE_EFFECT_PREFIXES = ("st.", "red.", "atom.", "cp.", "bar.", "barrier.", "fence.", "membar.")
+
+
+class PtxFileError(ValueError):
+    """A .ptx file does not have the shape this module reads (one .func per instruction, .reg parameters)."""
+
+
+class MisalignedAddressError(RuntimeError):
+    """The simulator's stand-in for the GPU fault 'misaligned address' (CUDA_ERROR_MISALIGNED_ADDRESS)."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str                  # PTX register type without the dot, e.g. 'f32'
+    space: str = None          # for an address operand: the state space it points into ('global', 'shared', ...)
+
+    @property
+    def is_address(self):
+        return self.space is not None
+
+
+@dataclass(frozen=True)
+class PtxFunc:
+    """One .func of a .ptx file: its results, operands and the single instruction it wraps."""
+    name: str
+    path: str
+    results: tuple             # Param, in order
+    operands: tuple            # Param, in order
+    instruction: str           # exact text of the instruction line, e.g. 'fma.rn.f32 d, a, b, c;'
+
+    @property
+    def opcode(self):
+        return self.instruction.split(None, 1)[0]
+
+    @property
+    def touches_memory(self):
+        return any(p.is_address for p in self.operands)
+
+    @property
+    def side_effect(self):
+        return not self.results or self.opcode.startswith(_SIDE_EFFECT_PREFIXES)
+
+    def asm_template(self):
+        """The instruction with every parameter name replaced by LLVM's $N (results first, then operands)."""
+        op, _, rest = self.instruction.partition(" ")
+        rest = rest.replace("$", "$$")
+        for i, p in enumerate(self.results + self.operands):
+            rest = re.sub(rf"(?<![\w$%.]){re.escape(p.name)}(?!\w)", f"${i}", rest)
+        return op + " " + rest.strip()
+
+    def constraints(self):
+        """LLVM inline-asm constraint string, e.g. '=f,f,f,f' or 'l,f,f,f,f,~{memory}'."""
+        cs = ["=" + REG_TYPES[p.type][1] for p in self.results]
+        cs += [REG_TYPES[p.type][1] for p in self.operands]
+        if self.touches_memory:
+            cs.append("~{memory}")    # reads/writes memory: keep it ordered with the other memory accesses
+        return ",".join(cs)
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+
+def _strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _params(text, where):
+    out = []
+    for part in filter(None, (s.strip() for s in text.split(","))):
+        m = re.fullmatch(r"\.reg\s+\.(\w+)\s+([A-Za-z_]\w*)", part)
+        if not m:
+            raise PtxFileError(f"{where}: parameter {part!r} must be '.reg .<type> <name>'")
+        if m.group(1) not in REG_TYPES:
+            raise PtxFileError(f"{where}: register type .{m.group(1)} not supported (known: {sorted(REG_TYPES)})")
+        out.append(Param(m.group(2), m.group(1)))
+    return out
+
+
+def _address_spaces(opcode, operand_text, names):
+    """{param name: state space} for the operands used inside [...], matched in order to the spaces in the opcode."""
+    spaces = [t for t in opcode.split(".") if t in SPACES] or ["generic"]
+    found = {}
+    for k, m in enumerate(re.finditer(r"\[\s*([A-Za-z_]\w*)\s*(?:\+\s*-?\d+\s*)?\]", operand_text)):
+        name = m.group(1)
+        if name in names:
+            found[name] = spaces[min(k, len(spaces) - 1)]
+    return found
+
+
+def parse_text(text, path="<text>"):
+    """All .func definitions in PTX module text, as PtxFunc (raises PtxFileError on anything unexpected)."""
+    src = _strip_comments(text)
+    for directive in (r"\.version\s+\d+\.\d+", r"\.target\s+sm_\d+", r"\.address_size\s+64"):
+        if not re.search(directive, src):
+            raise PtxFileError(f"{path}: not a complete PTX module (missing {directive.split(chr(92))[1]})")
+    funcs, pos = [], 0
+    head = re.compile(r"\.visible\s+\.func\s*(?:\(([^)]*)\))?\s*([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{")
+    while True:
+        m = head.search(src, pos)
+        if not m:
+            break
+        depth, i = 1, m.end()
+        while depth and i < len(src):        # the body may contain vector braces {x, y}
+            depth += {"{": 1, "}": -1}.get(src[i], 0)
+            i += 1
+        body, pos = src[m.end():i - 1], i
+        name, where = m.group(2), f"{path}: .func {m.group(2)}"
+        results, operands = _params(m.group(1) or "", where), _params(m.group(3), where)
+        stmts = [s.strip() for s in body.split(";") if s.strip()]
+        if len(stmts) != 2 or stmts[1] != "ret":
+            raise PtxFileError(f"{where}: the body must be exactly one instruction and 'ret;', found {stmts}")
+        opcode, _, operand_text = stmts[0].partition(" ")
+        spaces = _address_spaces(opcode, operand_text, {p.name for p in operands})
+        operands = [Param(p.name, p.type, spaces.get(p.name)) for p in operands]
+        for p in operands:
+            if p.is_address and p.type not in ("u64", "b64", "s64", "u32", "b32"):
+                raise PtxFileError(f"{where}: address operand {p.name} must be .u64 (or .u32 for shared)")
+        # the exact line as written in the file (comments removed), so tests can compare it with the .ptx text
+        line = next(l.strip() for l in body.splitlines() if l.strip().startswith(opcode))
+        funcs.append(PtxFunc(name, path, tuple(results), tuple(operands), line))
+    if not funcs:
+        raise PtxFileError(f"{path}: no '.visible .func' found")
+    return funcs
+
+
+def parse_file(path):
+    with open(path, encoding="utf-8") as f:
+        return parse_text(f.read(), path)
+
+
+def ptx_files():
+    """Paths of every .ptx file of the course, sorted."""
+    return sorted(os.path.join(PTX_DIR, f) for f in os.listdir(PTX_DIR) if f.endswith(".ptx"))
+
+
+def load_all():
+    """{name: PtxFunc} over every .ptx file (a name defined twice is an error)."""
+    out = {}
+    for path in ptx_files():
+        for fn in parse_file(path):
+            if fn.name in out:
+                raise PtxFileError(f"{fn.name} defined in both {out[fn.name].path} and {path}")
+            out[fn.name] = fn
+    return out
+
+
+# ------------------------------------------------------------------------------ simulator stand-ins
+
+def _host_array(arr):
+    """The numpy array behind an array argument as a simulated kernel sees it."""
+    inner = getattr(arr, "_item", arr)          # FakeWithinKernelCUDAArray -> FakeCUDAArray
+    return getattr(inner, "_ary", inner)         # FakeCUDAArray -> numpy
+
+
+def _element(arr, idx, width=1):
+    """(numpy array, index tuple, byte address) of arr[idx]; raises IndexError like a fault for bad indexes."""
+    a = _host_array(arr)
+    idx = tuple(int(i) for i in idx)
+    if len(idx) != a.ndim:
+        raise IndexError(f"{a.ndim}-D array needs {a.ndim} indexes, got {len(idx)}")
+    for axis, (i, n) in enumerate(zip(idx, a.shape)):
+        last = i + (width - 1 if axis == a.ndim - 1 else 0)
+        if i < 0 or last >= n:
+            raise IndexError(f"element {idx} (+{width - 1} along the last axis) is outside an array of shape "
+                             f"{a.shape}: on the GPU this reads/writes memory that is not the array's")
+    addr = a.__array_interface__["data"][0] + sum(i * s for i, s in zip(idx, a.strides))
+    return a, idx, addr
+
+
+def element_address(arr, *idx):
+    """Byte address of arr[idx] (simulator: the numpy buffer's address, so alignment behaves as on the GPU)."""
+    return np.uint64(_element(arr, idx)[2])
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _f32(x):
+    return x if type(x) is np.float32 else np.float32(x)
+
+
+def _fma_rn_f32(a, b, c):
+    """fma.rn.f32 with one rounding: float32*float32 is exact in a double; the sum is rounded once to double,
+    and if that lands exactly halfway between two float32 values, the exact remainder (TwoSum) breaks the tie."""
+    p, c = float(_f32(a)) * float(_f32(b)), float(_f32(c))
+    s = p + c
+    if not abs(s) < _F32_MAX * 2:               # overflow, inf or nan: no ties to worry about
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.float32(s)
+    r = np.float32(s)
+    if float(r) != s:
+        bb = s - p
+        err = (p - (s - bb)) + (c - bb)         # exact: p + c == s + err
+        if err != 0.0:
+            q = np.nextafter(r, np.float32(np.inf) if float(r) < s else np.float32(-np.inf))
+            if abs(s - float(r)) == abs(float(q) - s):     # a tie only because of the first rounding
+                r = max(r, q) if err > 0 else min(r, q)
+    return r
+
+
+def _ld_global_ca_f32(arr, *idx):
+    a, i, _ = _element(arr, idx)
+    return np.float32(a[i])
+
+
+def _st_global_v4_f32(arr, *args):
+    *idx, x, y, z, w = args
+    a, i, addr = _element(arr, idx, width=4)
+    if addr % 16:
+        raise MisalignedAddressError(
+            f"st.global.v4.f32: 주소 0x{addr:x} 가 16바이트 정렬이 아닙니다 (GPU에서는 'misaligned address' 오류로 "
+            f"커널이 멈춤). / address 0x{addr:x} of element {tuple(i)} is not 16-byte aligned "
+            "(CUDA_ERROR_MISALIGNED_ADDRESS on the GPU).")
+    a[i[:-1] + (slice(i[-1], i[-1] + 4),)] = np.array([x, y, z, w], dtype=np.float32)
+
+
+STAND_INS = {"fma_rn_f32": _fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
+             "st_global_v4_f32": _st_global_v4_f32}
+
+
+def _missing_stand_in(name):
+    def f(*args):
+        raise NotImplementedError(f"{name}: 시뮬레이터용 대체 함수가 없습니다 / no simulator stand-in; "
+                                  "add one to kernels_numba.ptx.STAND_INS")
+    f.__name__ = name
+    return f
+
+
+# ------------------------------------------------------------------------------------ GPU intrinsics
+
+def _build_intrinsics(funcs):
+    """{name: @intrinsic} emitting each PtxFunc's instruction inline."""
+    from llvmlite import ir
+    from numba.cuda import cgutils, types
+    from numba.cuda.core.errors import NumbaTypeError
+    from numba.cuda.extending import intrinsic
+
+    def numba_type(p):
+        return getattr(types, np.dtype(REG_TYPES[p.type][0]).name)      # e.g. types.float32
+
+    def split_args(fn, argtys):
+        """Group the flat Python arguments per PTX operand: addresses take (array, i, j, ...)."""
+        groups, k = [], 0
+        for p in fn.operands:
+            if k >= len(argtys):
+                raise NumbaTypeError(f"{fn.name}: too few arguments (operand {p.name} missing)")
+            if p.is_address:
+                arr = argtys[k]
+                if not isinstance(arr, types.Array):
+                    raise NumbaTypeError(f"{fn.name}: operand {p.name} is an address: pass (array, i, j, ...)")
+                idx = argtys[k + 1:k + 1 + arr.ndim]
+                if len(idx) != arr.ndim or not all(isinstance(t, types.Integer) for t in idx):
+                    raise NumbaTypeError(f"{fn.name}: {arr.ndim} integer indexes needed after the array for {p.name}")
+                groups.append((p, k, k + 1 + arr.ndim))
+                k += 1 + arr.ndim
+            else:
+                groups.append((p, k, k + 1))
+                k += 1
+        if k != len(argtys):
+            raise NumbaTypeError(f"{fn.name}: {len(argtys)} arguments given, {k} expected")
+        return groups
+
+    def address(context, builder, p, aryty, ary, idxtys, idxs):
+        intp = types.intp
+        inds = [context.cast(builder, v, t, intp) for v, t in zip(idxs, idxtys)]
+        arr = context.make_array(aryty)(context, builder, value=ary)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, arr, inds, wraparound=False)
+        bits = 64 if p.type.endswith("64") else 32
+        if p.space == "shared":          # generic -> shared window (cvta.to.shared), as the instruction expects
+            ptr = builder.addrspacecast(ptr, ir.PointerType(ptr.type.pointee, 3))
+        elif p.space not in ("global", "generic"):
+            raise NotImplementedError(f"address operand in .{p.space} space")
+        return builder.ptrtoint(ptr, ir.IntType(bits))
+
+    def make(fn):
+        results = [numba_type(p) for p in fn.results]
+        if not results:
+            restype = types.void
+        elif len(results) == 1:
+            restype = results[0]
+        else:
+            restype = types.Tuple(results)
+
+        def typer(typingctx, *args):
+            split_args(fn, args)
+            # a *args intrinsic receives its arguments as one star-arg tuple when lowered
+            sig = restype(types.StarArgTuple.from_types(args))
+
+            def codegen(context, builder, sig, llargs):
+                argtys = tuple(sig.args[0])
+                flat = cgutils.unpack_tuple(builder, llargs[0], len(argtys))
+                values, vtypes = [], []
+                for p, lo, hi in split_args(fn, argtys):
+                    if p.is_address:
+                        v = address(context, builder, p, argtys[lo], flat[lo], argtys[lo + 1:hi], flat[lo + 1:hi])
+                    else:
+                        v = context.cast(builder, flat[lo], argtys[lo], numba_type(p))
+                    values.append(v)
+                    vtypes.append(v.type)
+                llres = [context.get_value_type(t) for t in results]
+                ret = (ir.VoidType() if not llres else llres[0] if len(llres) == 1
+                       else ir.LiteralStructType(llres))
+                asm = ir.InlineAsm(ir.FunctionType(ret, vtypes), fn.asm_template(), fn.constraints(),
+                                   side_effect=fn.side_effect)
+                out = builder.call(asm, values)
+                if len(llres) > 1:
+                    out = context.make_tuple(builder, restype, [builder.extract_value(out, i)
+                                                                for i in range(len(llres))])
+                return out
+
+            return sig, codegen
+
+        typer.__name__ = fn.name
+        return intrinsic(typer)
+
+    out = {name: make(fn) for name, fn in funcs.items()}
+
+    @intrinsic
+    def element_address_gpu(typingctx, *args):
+        arr, idx = (args[0], args[1:]) if args else (None, ())
+        if not isinstance(arr, types.Array) or len(idx) != arr.ndim:
+            raise NumbaTypeError("element_address(array, i, j, ...): one index per dimension")
+        sig = types.uint64(types.StarArgTuple.from_types(args))
+
+        def codegen(context, builder, sig, llargs):
+            argtys = tuple(sig.args[0])
+            flat = cgutils.unpack_tuple(builder, llargs[0], len(argtys))
+            p = Param("addr", "u64", "generic")
+            return address(context, builder, p, argtys[0], flat[0], argtys[1:], flat[1:])
+
+        return sig, codegen
+
+    out["element_address"] = element_address_gpu
+    return out
+
+
+FUNCS = load_all()
+if device.SIMULATOR:
+    _impl = {name: STAND_INS.get(name) or _missing_stand_in(name) for name in FUNCS}
+    _impl["element_address"] = element_address
+else:
+    _impl = _build_intrinsics(FUNCS)
+globals().update(_impl)
+
+__all__ = ["FUNCS", "PtxFunc", "Param", "parse_text", "parse_file", "ptx_files", "load_all", "STAND_INS",
+           "MisalignedAddressError", "PtxFileError", "element_address", *FUNCS]
