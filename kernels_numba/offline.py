@@ -2,6 +2,7 @@
 
 Runs in a subprocess with SGEMM_DEVICE=offline, so it works the same in simulator and GPU mode.
 """
+import contextlib
 import functools
 import glob
 import json
@@ -107,9 +108,36 @@ def _kernel_by_name(name):
     return mod.kernel
 
 
+class _OfflineDevice:
+    """Stand-in for the current GPU while compiling offline (compute capability only)."""
+
+    def __init__(self, cc):
+        self.compute_capability = tuple(cc)
+        self.name = f"offline sm_{cc[0]}{cc[1]}"
+        self.supports_bfloat16 = self.supports_fp8 = tuple(cc) >= (8, 0)
+
+
+@contextlib.contextmanager
+def offline_device(cc):
+    """Make numba's current-device lookup answer a device of compute capability cc, without a GPU.
+
+    Numba compiles a @cuda.jit(device=True) function for get_current_device().compute_capability
+    (dispatcher.compile_device), which needs a driver; without one the kernel that calls it cannot compile.
+    """
+    from numba.cuda import api
+    saved = api.current_context
+    ctx = type("OfflineContext", (), {"device": _OfflineDevice(cc)})()
+    api.current_context = lambda devnum=None: ctx
+    try:
+        yield ctx.device
+    finally:
+        api.current_context = saved
+
+
 def _compile_here(name, cc):
     from numba import cuda
-    ptx, _ = cuda.compile_ptx(_kernel_by_name(name).py_func, SIG, cc=cc)
+    with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
+        ptx, _ = cuda.compile_ptx(_kernel_by_name(name).py_func, SIG, cc=cc)
     cubin = ptx_to_cubin(ptx, cc)
     sass, usage = cubin_report(cubin)
     return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}
