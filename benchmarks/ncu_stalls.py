@@ -34,6 +34,13 @@ def parse(csv_text, names):
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     header, data = rows[0], [r for r in rows[1:] if r and r[0] not in ("", "ID") and not r[0].startswith("(")]
     out = {}
+    col = header.index("Kernel Name") if "Kernel Name" in header else None
+    if col is not None:           # keep only our Numba kernels (cupy's random/fill kernels are profiled too)
+        # ncu shows Numba kernels by function name only ("kernel[abi:...]"): every module calls its kernel `kernel`,
+        # and they were launched in the order of `names`
+        data = [r for r in data if "kernel[" in r[col] or "kernels_numba" in r[col]]
+        if len(data) != len(names):
+            raise ValueError(f"expected {len(names)} profiled kernels, ncu gave {len(data)}")
     for name, r in zip(names, data):
         vals = {}
         for h, v in zip(header, r):

@@ -34,7 +34,7 @@ def _stalls(names, n):
     ncu = shutil.which("ncu")
     if not ncu:
         return {"error": "ncu not found"}
-    cmd = [ncu, "--clock-control", "none", "--section", "WarpStateStats", "--page", "raw", "--csv",
+    cmd = [ncu, "--clock-control", "none", "--section", "WarpStateStats", "--kernel-name", r"regex:^kernel\[", "--page", "raw", "--csv",
            sys.executable, os.path.join(HERE, "ncu_stalls.py"), *names]
     p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, NCU_N=str(n)), timeout=400)
     import ncu_stalls
