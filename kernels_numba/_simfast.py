@@ -21,6 +21,8 @@ import sys
 import greenlet
 import numpy as np
 
+from ._fp import fma_rn_f32
+
 from numba.cuda.simulator import kernel as _kernel
 from numba.cuda.simulator import kernelapi as _api
 
@@ -205,9 +207,9 @@ def _caller_site():
 
 
 def _fma(self, a, b, c):
-    """Fused multiply-add with one rounding, as fma.rn.f32 does (a double holds a*b of two floats exactly)."""
+    """Fused multiply-add with one rounding, as fma.rn.f32 does (see _fp.fma_rn_f32 for the tie case)."""
     if type(a) is np.float32 or type(b) is np.float32 or type(c) is np.float32:
-        return np.float32(float(a) * float(b) + float(c))
+        return fma_rn_f32(a, b, c)
     return a * b + c
 
 

@@ -103,3 +103,17 @@ def test_speed_goal_tiled_64():
     t = time.perf_counter()
     kn.get("tiled").launch(A, B, np.zeros((64, 64), np.float32))
     assert time.perf_counter() - t < 10
+
+
+@cuda.jit
+def _fma_kernel(x, out):
+    out[0] = cuda.fma(x[0], x[1], x[2])
+
+
+def test_cuda_fma_rounds_once():
+    """cuda.fma in the simulator rounds once like fma.rn.f32: a case where a*b+c in double then float32 rounds twice."""
+    x = np.array([1 + 2**-15, 2**-24 * (1 - 2**-15), 1 + 2**-23], np.float32)
+    assert np.float32(float(x[0]) * float(x[1]) + float(x[2])) == np.float32(1 + 2**-22)     # double rounding
+    out = np.zeros(1, np.float32)
+    _fma_kernel[1, 1](x, out)
+    assert out[0] == np.float32(1 + 2**-23)        # what the H200 gives (checked with the device tool)
