@@ -1,5 +1,12 @@
-"""Markdown table of the kernel registry (README's table is generated from it; a test keeps them equal)."""
+"""README tables generated from the registry and the recorded GPU runs (a test keeps README equal to them)."""
+import json
+import sys
+from pathlib import Path
+
 from .registry import REGISTRY
+
+RECORDED = Path(__file__).resolve().parents[1] / "course" / "recorded"
+RUNS = ("gpu_h200_2026-11-21.json", "gpu_h200_levels34.json")     # notebook 06 run, notebooks 07-08 run
 
 
 def markdown():
@@ -10,5 +17,28 @@ def markdown():
     return "\n".join(rows)
 
 
+def measured_markdown():
+    """% of cuBLAS SGEMM per registered kernel and size, from the recorded runs (each ratio is to cuBLAS in the same run)."""
+    ratio, cublas, sizes, notes = {}, {}, set(), []
+    for fname in RUNS:
+        run = json.loads((RECORDED / fname).read_text(encoding="utf-8"))
+        rows = run["benchmark"]
+        names = {r["kernel"] for r in rows} - {"cuBLAS"}
+        for r in rows:
+            sizes.add(r["n"])
+            if r["kernel"] == "cuBLAS":
+                cublas.setdefault(fname, {})[r["n"]] = r["tflops"]
+            else:
+                ratio[(r["kernel"], r["n"])] = (r["ratio"], fname)
+        notes.append(f"`{fname}` ({run['gpu']}, {run['date']}): " + ", ".join(sorted(names)) + " — cuBLAS "
+                     + " / ".join(f"{cublas[fname][n]:.1f}" for n in sorted(cublas[fname])) + " TFLOP/s")
+    sizes = sorted(sizes)
+    rows = ["| Level | 커널 | " + " | ".join(f"{n}³" for n in sizes) + " |", "|---|---|" + "---|" * len(sizes)]
+    for s in REGISTRY:
+        cells = [f"{100 * ratio[(s.name, n)][0]:.1f}%" if (s.name, n) in ratio else "—" for n in sizes]
+        rows.append(f"| {s.level} | `{s.name}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n\n" + "\n".join(f"* {n}" for n in notes)
+
+
 if __name__ == "__main__":
-    print(markdown())
+    print(measured_markdown() if "--measured" in sys.argv else markdown())

@@ -44,3 +44,9 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
     readme = (ROOT / "README.md").read_text()
     assert "make lab" in readme and "make test" in readme
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_measured_table_is_generated():
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("<!-- measured-table:start -->")[1].split("<!-- measured-table:end -->")[0].strip()
+    assert table == kernels_numba.table.measured_markdown()
