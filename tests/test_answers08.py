@@ -101,3 +101,12 @@ def test_q7_checker_rejects_wrong_epilogues(blanks, needle):
 def test_q7_model_answer_file_and_checker_agree_on_the_template():
     # the runnable answer uses the same prologue / prefetch / epilogue structure as the quiz template
     assert checks.EPILOGUE_TEMPLATE.count("___") == 3 and checks.EPILOGUE_BK == q7_epilogue.BK
+
+
+def test_notebook08_is_exactly_its_generator_output(tmp_path):
+    import runpy
+    root = Path(__file__).resolve().parents[1]
+    gen = runpy.run_path(str(root / "notebooks" / "src" / "nb08.py"))      # defines the cells, writes nothing
+    out = gen["write"](tmp_path / "08.ipynb")
+    assert out.read_text(encoding="utf-8") == (root / "notebooks" / "08_double_buffering.ipynb").read_text(encoding="utf-8"), \
+        "notebooks/08_double_buffering.ipynb 가 낡았습니다: python notebooks/src/nb08.py"

@@ -1,0 +1,110 @@
+"""Quiz 08: the shipped data is build output, keys are hidden, and every key agrees with the course's models/kernels."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import kernels_numba as kn
+from course.quiz import build, checks
+from course.quiz.engine import DATA_DIR, decode_key, grade, load_quiz
+
+ROOT = Path(__file__).resolve().parents[1]
+ANSWERS = json.loads((ROOT / "answers" / "quiz08.json").read_text(encoding="utf-8"))
+DATA_TEXT = (DATA_DIR / "quiz08.json").read_text(encoding="utf-8")
+DATA = json.loads(DATA_TEXT)
+QS = {q["id"]: q for q in ANSWERS["questions"]}
+
+
+def test_data_file_is_build_output():
+    assert DATA_TEXT == build.dumps(build.build(ANSWERS)), \
+        "course/quiz/data/quiz08.json 이 낡았습니다: python -m course.quiz.build answers/quiz08.json"
+
+
+def test_build_cli_check():
+    assert build.main([str(ROOT / "answers" / "quiz08.json"), "--check"]) == 0
+
+
+def test_shape_7_questions_pass_at_6():
+    quiz = load_quiz("08")
+    assert quiz.total == 7 and quiz.pass_at == 6
+    assert [q.id for q in quiz.questions] == [f"q{i}" for i in range(1, 8)]
+    assert {q.type for q in quiz.questions} == {"mc", "numeric", "code", "explain"}
+    assert [q.bloom for q in quiz.questions] == ["Remember", "Understand", "Apply", "Analyze", "Analyze",
+                                                 "Evaluate", "Create"]
+    code = quiz.question("q7")
+    assert code.blanks == 3 and code.checker == "course.quiz.checks:epilogue_blanks"
+
+
+def test_every_key_decodes_to_readable_key():
+    for a, d in zip(ANSWERS["questions"], DATA["questions"]):
+        assert a["id"] == d["id"] and a["prompt"] == d["prompt"]
+        if a["type"] == "explain":
+            assert decode_key("08", a["id"], d["model_enc"], "model") == a["model_answer"]
+        else:
+            assert decode_key("08", a["id"], d["key_enc"]) == a["key"]
+
+
+def test_no_readable_key_in_data_file():
+    for a, d in zip(ANSWERS["questions"], DATA["questions"]):
+        assert not {"key", "model_answer", "explanation"} & set(d)
+        blob = d.get("key_enc") or d["model_enc"]
+        for plain in (json.dumps(a.get("key")), str(a.get("key"))):
+            assert len(plain) < 4 or plain not in blob      # a 1-letter mc key can occur in base64 by chance
+        if isinstance(a.get("key"), list):
+            for sep in (", ", ",", " "):
+                assert sep.join(a["key"]) not in DATA_TEXT
+        for long_text in (a.get("model_answer"), a.get("explanation")):
+            if long_text:
+                assert long_text[:25] not in DATA_TEXT and long_text[-25:] not in DATA_TEXT
+
+
+def test_all_keys_pass_and_pass_at_6():
+    quiz = load_quiz("08")
+    answers = {q.id: (quiz.key(q.id) if q.type != "explain" else {"text": "답", "self_ok": True})
+               for q in quiz.questions}
+    r = grade(quiz, answers)
+    assert r.score == 7 and r.passed
+    answers["q1"] = "a"
+    assert grade(quiz, answers).passed            # 6 / 7 passes
+    answers["q2"] = "a"
+    assert not grade(quiz, answers).passed        # 5 / 7 does not
+
+
+def test_q3_table_is_the_kernels_buffer_rotation():
+    db = kn.get("db").module
+    assert db.BK == 8
+    text = dict((c["id"], c["text"]) for c in QS["q3"]["choices"])[QS["q3"]["key"]]
+    n_tiles = 4
+    for kt in range(n_tiles):
+        tile = f"타일 {kt + 1}" if kt + 1 < n_tiles else "미리 읽기 없음"
+        assert f"kt={kt}: ({kt % 2}, {(kt + 1) % 2}) {tile}" in text
+
+
+def test_q6_numbers_come_from_the_compiled_kernel_and_the_occupancy_model():
+    from kernels_numba import resources
+    from sim import occupancy
+    db = kn.get("db").module
+    regs = resources.report("db", (8, 0))["registers"]
+    smem = 2 * db.BM * db.BK_PAD * 4 + 2 * db.BK * db.BN_PAD * 4
+    assert resources.report("db", (8, 0))["shared_bytes"] == smem          # sm_80 cubin: the declared arrays
+    prompt = QS["q6"]["prompt"]
+    assert f"레지스터 **{regs}**개" in prompt and f"**{smem:,}** 바이트" in prompt
+    occ = occupancy.occupancy("A100", regs, db.THREADS, smem)
+    assert QS["q6"]["key"] == occ.blocks_per_sm and occ.limiter == "registers"
+    expl = QS["q6"]["explanation"]
+    assert f"**{occ.limits['shared memory']}개**" in expl and f"**{occ.limits['registers']}개**" in expl
+    assert f"{occ.smem_allocated_per_block:,} B" in expl
+
+
+def test_q7_template_is_the_checkers_template_and_the_key_passes():
+    assert QS["q7"]["template"] == checks.EPILOGUE_TEMPLATE
+    ok, msg = checks.epilogue_blanks(QS["q7"]["key"])
+    assert ok, msg
+    for k in re.findall(r"K = ([\d, ]+) \(", QS["q7"]["prompt"]) or ["1, 5, 8, 13, 16, 29, 37"]:
+        assert [int(x) for x in k.split(",")] == [c[2] for c in checks.EPILOGUE_CASES]
+
+
+@pytest.mark.parametrize("qid", ["q1", "q2", "q3", "q4"])
+def test_mc_keys_are_choices(qid):
+    assert QS[qid]["key"] in {c["id"] for c in QS[qid]["choices"]}
