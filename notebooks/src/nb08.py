@@ -141,6 +141,9 @@ for g in ("A100", "H100", "H200"):
     tile_time[g] = t
     print(f"{g}: 블록 타일 FMA {t.fmas_per_block:,} ÷ SM당 FP32 레인 {spec.fp32_lanes_per_sm} = {t.cycles_alone} 사이클 "
           f"= {float(t.cycles_alone) / spec.boost_clock_mhz * 1e3:.0f} ns ({spec.boost_clock_mhz} MHz, 블록이 SM을 혼자 쓸 때)")
+f = rec34["device_facts"]                # 같은 값이 이 과정의 H200 에서 읽은 장치 정보와 맞는지
+h = occupancy.GPUS["H200"]
+assert (h.sm_count, h.fp32_lanes_per_sm, h.boost_clock_mhz) == (f["sm_count"], f["fp32_lanes_per_sm"], f["max_sm_clock_mhz"])
 # 예상 출력: A100 ... 2048 사이클 ..., H100/H200 ... 1024 사이클 ...
 """)
 md(r"""
@@ -195,18 +198,26 @@ syncthreads()          버퍼 kt%2 로 계산 (rC += ...)
 | 쓰기 후 읽기 (RAW) | 반복 kt+1 은 반복 kt 에서 **다른 스레드들이** 채운 `next_buf` 로 계산 | 아직 채워지지 않은 원소를 읽음 |
 | 읽기 후 쓰기 (WAR) | 반복 kt+1 은 타일 kt+2 를 `(kt+2) % 2 == curr_buf` 에 채움 | 느린 스레드가 아직 타일 kt 를 읽는 버퍼를 빠른 스레드가 덮어씀 |
 
-배리어를 빼면 정말 틀리는지 확인합니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태가 매번 같은 방식으로 드러납니다.
+배리어나 프롤로그를 빼면 정말 틀리는지 확인합니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태가 매번 같은 방식으로 드러납니다.
 """)
 code(r"""
-# 반복당 배리어 하나를 지운 db: db.py 의 소스에서 그 줄만 `pass` 로 바꿔 같은 모듈을 한 번 더 만든다
+# db.py 의 소스에서 한 부분만 바꾼 변형을 만든다: (1) 반복당 배리어를 지움, (2) 프롤로그의 타일 0 로드를 지움
 import inspect
 import types
 src = inspect.getsource(DB)
-i = src.rindex("cuda.syncthreads()")                     # 파일의 마지막 syncthreads = 메인 루프 안의 배리어
-print("지우는 줄: db.py", course.line_of(DB.kernel, "cuda.syncthreads()", 2), "줄 →", repr(src[src.rindex("\n", 0, i) + 1:src.index("\n", i)]))
-no_barrier = types.ModuleType("kernels_numba._db_no_loop_barrier")
-no_barrier.__package__ = "kernels_numba"
-exec(compile(src[:i] + "pass" + src[i + len("cuda.syncthreads()"):], "<db: 반복당 배리어 없음>", "exec"), no_barrier.__dict__)
+
+def variant(label, old, new):
+    assert src.count(old) == 1, old
+    mod = types.ModuleType(f"kernels_numba._db_{label}")
+    mod.__package__ = "kernels_numba"
+    exec(compile(src.replace(old, new), f"<db: {label}>", "exec"), mod.__dict__)
+    return mod
+
+print("지우는 배리어: db.py", course.line_of(DB.kernel, "cuda.syncthreads()", 2), "줄 (8칸 들여쓴 syncthreads 는 이것 하나)")
+prologue = "    load_A_tile(A, As, 0, 0, block_row, a_row, a_col, M, K)\n    load_B_tile(B, Bs, 0, 0, block_col, b_row, b_col, K, N)\n"
+variants = {"db": DB,
+            "배리어 없음": variant("no_loop_barrier", "        cuda.syncthreads()", "        pass"),
+            "프롤로그 없음": variant("no_prologue", prologue, "")}
 
 rng = np.random.default_rng(3)
 M, N, K = 24, 20, 3 * DB.BK                               # K 타일 3개
@@ -214,16 +225,17 @@ A = rng.standard_normal((M, K), dtype=np.float32)
 B = rng.standard_normal((K, N), dtype=np.float32)
 ref = A.astype(np.float64) @ B
 res = {}
-for name, launch in (("db", DB.launch), ("db, 배리어 없음", no_barrier.launch)):
-    C = launch(A, B, np.zeros((M, N), np.float32))
+for name, mod in variants.items():
+    C = mod.launch(A, B, np.zeros((M, N), np.float32))
     res[name] = bool(np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4))
-    print(f"{name:14s} numpy 와 일치: {res[name]}, NaN 이 섞임: {bool(np.isnan(C).any())}")
+    print(f"{name:8s} numpy 와 일치: {res[name]}, NaN 이 섞임: {bool(np.isnan(C).any())}")
 if SIM:
-    assert res == {"db": True, "db, 배리어 없음": False}
-    print("PASS: 배리어 하나를 빼면 틀리고, 있으면 맞다")
+    assert res == {"db": True, "배리어 없음": False, "프롤로그 없음": False}
+    print("PASS: 배리어나 프롤로그를 빼면 틀리고, 둘 다 있으면 맞다")
 else:
-    print("GPU 모드: 경쟁 상태는 타이밍에 달려 있어 한 번의 실행으로는 판정하지 않습니다.")
-# 예상 출력 (시뮬레이터): db 는 일치, 배리어 없는 db 는 NaN 이 섞임 / PASS
+    assert res["db"] and not res["프롤로그 없음"]         # 타일 0 이 빠지므로 GPU 에서도 항상 틀림
+    print("GPU 모드: 프롤로그 없는 db 는 틀림. 배리어가 빠진 경쟁 상태는 타이밍에 달려 있어 한 번의 실행으로 판정하지 않습니다.")
+# 예상 출력 (시뮬레이터): db 는 일치, 나머지 둘은 NaN 이 섞임 / PASS
 """)
 md(r"""
 ### 3.4 PTX 캐시 힌트: `ld.global.ca` 가 실제로 바꾸는 것
@@ -377,7 +389,7 @@ md(r"""
 
 **4.2 장치 함수.** `load_A_tile` 은 256 스레드가 128 × 8 타일을 나눠 올리므로 스레드당 4번(`range(0, BM, A_ROW_STRIDE)`, 스트라이드 32행), `load_B_tile` 도 4번(스트라이드 2행)입니다. 행렬 밖은 0 을 저장합니다. 교재는 "로드 명령은 비동기적으로 발행되어 완료를 기다리지 않고 다음 명령으로 넘어간다"고 설명합니다. 발행 자체는 맞지만, `As[buf, row, a_col] = A[grow, gcol]` 은 **읽은 값을 곧바로 공유 메모리에 저장**하는 문장이고, 저장은 그 값을 기다려야 합니다. 이것이 실제로 무엇을 뜻하는지 4.3절에서 SASS 로 봅니다.
 
-**4.3 프롤로그 → 메인 루프 → 에필로그.** 3.3절의 그림 그대로입니다. `num_k_tiles = (K + BK - 1) // BK` 는 올림 나눗셈이고, 마지막 타일의 모자란 열은 경계 검사가 0 으로 채웁니다(체크포인트 7번은 이것을 에필로그로 바꾸는 설계를 묻습니다). 결과 기록에서 `beta == 0` 이면 C 를 읽지 않습니다(BLAS 규약: 이때 C 는 출력 전용이라 NaN 이 들어 있어도 됨).
+**프롤로그 → 메인 루프 → 에필로그.** 3.3절의 그림 그대로입니다. `num_k_tiles = (K + BK - 1) // BK` 는 올림 나눗셈이고, 마지막 타일의 모자란 열은 경계 검사가 0 으로 채웁니다(체크포인트 7번은 이것을 에필로그로 바꾸는 설계를 묻습니다). 결과 기록에서 `beta == 0` 이면 C 를 읽지 않습니다(BLAS 규약: 이때 C 는 출력 전용이라 NaN 이 들어 있어도 됨).
 
 ### 4.3 프리페치는 한 워프 안에서 정말 연산과 겹치는가? (SASS 순서)
 
@@ -520,7 +532,7 @@ md(r"""
 """)
 code(r"""
 st = rec34["ncu_stalls"]
-print(f"기록: {rec34['gpu']} {rec34['date']}, {st['n']}³, {st['tool']}")
+print(f"기록: {rec34['gpu']} {rec34['date']}, {st['n']}³ (K 타일 {st['n'] // DB.BK}개), {st['tool']}")
 print("몫(%) = 그 이유로 멈춘 워프-사이클 ÷ 모든 이유의 합 ('selected' = 명령을 낸 사이클)")
 reasons = ["long_scoreboard", "math_pipe_throttle", "short_scoreboard", "mio_throttle", "barrier", "wait",
            "dispatch_stall", "not_selected", "selected"]
@@ -576,7 +588,7 @@ SM 의 로드/저장 유닛(LSU)과 FP32 유닛은 따로 있어서, 워프 스�
 
 <details><summary>질문 4: 더블 버퍼링 뒤에도 Long Scoreboard 가 0% 가 되지 않는 이유는?</summary>
 
-교재의 이유(프롤로그 로드는 숨길 수 없음, 마지막 타일은 프리페치가 없음, 대역폭 포화, 연산이 로드보다 짧은 경우)는 모두 가능하지만, 우리 커널에서 가장 큰 이유는 따로 있습니다: 교재 구조에서는 **워프가 STS 에서 자기 LDG 를 기다리는 것이 설계 자체에 들어 있습니다**(4.3절). 프롤로그·마지막 타일은 K 타일 수(4096³ 이면 512개) 가운데 두 개뿐이라 비율로는 작습니다. 4.7절의 기록값으로 확인하세요.
+교재의 이유(프롤로그 로드는 숨길 수 없음, 마지막 타일은 프리페치가 없음, 대역폭 포화, 연산이 로드보다 짧은 경우)는 모두 가능하지만, 우리 커널에서 가장 큰 이유는 따로 있습니다: 교재 구조에서는 **워프가 STS 에서 자기 LDG 를 기다리는 것이 설계 자체에 들어 있습니다**(4.3절). 프롤로그·마지막 타일은 K 타일 수(4.7절 셀이 계산: ncu 를 잰 크기에서 K/BK 개) 가운데 두 개뿐이라 비율로는 작습니다. 4.7절의 기록값이 이것을 보여 줍니다: 교재 구조의 `db` 에는 Long Scoreboard 가 남고, 워프 안에서 겹치는 `db_overlap` 에서는 거의 0 입니다.
 </details>
 
 ## 6. 시뮬레이션 8: 파이프라인 타임라인 빌더
@@ -615,6 +627,8 @@ print("PASS: 모델 = 닫힌 식 L + C + (N-1)·max(L, C); 교재 공식은 L > 
 """)
 md(r"""
 ⚠️ **교재의 공식은 자기 그림과 맞지 않습니다.** 더블 버퍼에서 처음 로드(L)와 마지막 연산(C)은 숨길 수 없고, 그 사이 N−1 걸음이 각각 max(L, C) 입니다: **L + C + (N−1)·max(L, C)**. 연산이 로드보다 길면(C ≥ L) 이것은 교재 공식 L + N·C 와 같지만, 로드가 더 길면(L > C) 교재 공식은 L − C 만큼 깁니다. 그래서 교재 공식을 로드 100 / 연산 10 에 쓰면 500 이 되어 **속도 향상 440/500 = 0.88, 즉 "더블 버퍼가 더 느리다"는 틀린 결론**이 나옵니다. 교재 본문이 같은 예에서 410 을 얻은 것과 모순입니다. 실습 과제 2 (400/200/512) 도 모델은 205,000, 교재 공식은 205,200 입니다 (N 이 크면 차이는 작음).
+
+⚠️ **교재의 그림은 로드 유닛이 하나라고 가정합니다**: 로드 400 사이클 동안 다음 로드를 시작하지 못합니다. 그러나 400 사이클은 **지연시간**이지 유닛이 바쁜 시간이 아니고, 실제 GPU 는 여러 로드를 동시에 진행시킵니다. 위젯의 "동시 로드 수"가 그 차이를 보여 줍니다(9절에서 다시).
 
 ⚠️ **80/100 그림의 로드 위치도 다릅니다.** 교재는 로드를 0, 80, 160, 240 에 빈틈없이 그렸지만, 버퍼가 2개면 타일 2 는 버퍼 0 을 읽는 연산 0 이 끝난(180) 뒤에야 버퍼 0 에 들어갈 수 있습니다. 총 시간 480 은 같습니다.
 """)
