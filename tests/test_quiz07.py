@@ -91,3 +91,14 @@ def test_grading_the_keys_passes():
             else (str(q["key"]) if q["type"] == "numeric" else q["key"])
     res = grade(quiz, answers)
     assert res.score == 8 and res.passed, [(r.qid, r.feedback) for r in res.results]
+
+
+def test_notebook07_is_its_generator_output():
+    """notebooks/07_register_blocking.ipynb is exactly what notebooks/src/nb07.py writes (edit the generator, not the ipynb)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("nb07_generator", ROOT / "notebooks" / "src" / "nb07.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    text = (ROOT / "notebooks" / "07_register_blocking.ipynb").read_text(encoding="utf-8")
+    assert text == gen.text(), "python notebooks/src/nb07.py 로 노트북을 다시 만드세요"
+    assert 'show_quiz(\\"07\\")' in text          # the checkpoint of this quiz is shown at the end

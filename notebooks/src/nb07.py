@@ -1,0 +1,842 @@
+"""Generator of notebooks/07_register_blocking.ipynb (run: python notebooks/src/nb07.py; the committed ipynb is its output)."""
+from pathlib import Path
+
+import nbformat as nbf
+
+OUT = Path(__file__).resolve().parents[1] / "07_register_blocking.ipynb"
+cells = []
+
+
+def md(s):
+    cells.append(nbf.v4.new_markdown_cell(s.strip("\n")))
+
+
+def code(s):
+    cells.append(nbf.v4.new_code_cell(s.strip("\n")))
+
+
+md(r"""
+# 07. Level 3 — 레지스터 블로킹 (Register Blocking)
+
+> **마스터리 체크포인트 모듈**: 끝의 퀴즈 8문항 중 **6문항 이상** 맞히면 통과입니다.
+
+| | |
+|---|---|
+| **배울 내용** | 산술 강도(arithmetic intensity)를 **어느 메모리 수준**에서 세는지, 3계층 타일(블록·스레드·K), 외적(outer product) 마이크로커널의 재사용, 실제 레지스터 수(ptxas)와 스필(spill), 점유율(occupancy)의 진짜 계산 규칙, ILP와 TLP, 패딩·명시적 FMA가 SASS에서 실제로 바꾸는 것 |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 레지스터·SASS는 GPU 없이 sm_80/sm_90용으로 컴파일해서 읽습니다. NVIDIA GPU(sm_80 이상)가 있으면 같은 커널이 GPU에서 돌고, 측정 셀이 실제로 잽니다. |
+| **선수 노트북** | [`06_shared_memory_tiling.ipynb`](06_shared_memory_tiling.ipynb) (타일링, 협력적 로딩, 뱅크 충돌, FMA). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
+
+이 노트북의 모든 수치는 노트북 안에서 **계산하거나(모델, 시뮬레이터 기록, 오프라인 컴파일) 측정한 값**입니다. 시뮬레이터 모드에서는 GPU 수치를 실제 H200에서 **기록한 값(recorded)** 으로, 그렇다고 표시해서 보여 줍니다. 원본 교재(seed)의 설명이 우리 커널에 대해 틀린 곳은 ⚠️ 로 표시하고 근거를 보입니다.
+""")
+code(r"""
+import io
+import math
+import re
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+from IPython.display import Image, display
+
+import course                      # 장치를 고르고(GPU 또는 시뮬레이터) 배너를 보여 줍니다
+info = course.setup()
+import kernels_numba as kn
+from kernels_numba import offline, resources, trace
+from sim import banks, outer
+from sim import occupancy as occ
+
+rec = course.recorded("gpu_h200_levels34")    # device 도구로 H200에서 기록한 Level 3–4 측정값
+SIM = kn.device.SIMULATOR
+rb = kn.get("regblock").module                  # 이 노트북의 기본 커널: kernels_numba/regblock.py
+print("모드:", info["mode"], "| 기록된 GPU 측정:", rec["gpu"], rec["date"])
+
+
+def show_fig(fig):
+    # matplotlib Figure -> PNG (pyplot 없이: 백엔드를 바꾸지 않고 아무것도 출력하지 않음)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    display(Image(buf.getvalue()))
+""")
+md(r"""
+## 1. 학습 목표
+
+이 노트북을 마치면 다음을 할 수 있습니다.
+
+1. 산술 강도를 **어느 메모리 수준**(글로벌 → 공유, 공유 → 레지스터)에서 세는지 밝히고, 스레드 타일 TM × TN 의 공유 메모리 → 레지스터 산술 강도 `TM·TN / (2·(TM+TN))` 를 **유도**한다.
+2. 3계층 타일 구조(블록·스레드·K)의 크기가 서로 맞는지 **계산**한다.
+3. 외적(outer product) 마이크로커널의 재사용을 내적(dot product)과 **비교**한다.
+4. 실제 레지스터 수를 컴파일러(ptxas)에서 **읽고**, 스필(spill)을 SASS의 `LDL`/`STL` 로 **확인**한다.
+5. 점유율을 CUDA의 실제 규칙(할당 단위, 서브파티션, 블록 단위)으로 **계산**하고, 점유율이 낮아도 빠를 수 있는 이유(ILP)를 **설명**한다.
+
+## 2. 사전 복습
+
+답을 먼저 떠올린 뒤 펼쳐 보세요.
+
+1. 노트북 06의 16×16 타일 커널에서 공유 메모리에 올린 원소 하나를 몇 스레드가 읽었나요? 그래서 무엇이 몇 배 줄었나요?
+2. 노트북 06에서 +1 패딩(`As[16][17]`)은 우리 `tiled` 커널의 뱅크 충돌을 실제로 어떻게 바꿨나요?
+3. 노트북 06에서 말한 산술 강도 0.25 → 4.0 FLOP/B 는 **어느 메모리 수준**의 바이트를 센 값인가요?
+
+<details><summary>사전 복습 정답</summary>
+
+1. 16 스레드 (기록으로 셌습니다). 그래서 글로벌 메모리 **로드 요청** 수가 나이브 커널의 1/16이 됐습니다.
+2. 읽기 충돌은 애초에 없었고(한 워프에는 `ty` 두 개뿐), 패딩은 **저장에 2-way 충돌을 만들고** 128비트 읽기(`LDS.128`)를 막았습니다. ncu 측정도 같았습니다.
+3. SM이 **글로벌 메모리에 요청한 로드 바이트** 기준입니다 (DRAM 트래픽이 아님). 이 노트북에서는 한 단계 안쪽, **공유 메모리 → 레지스터** 수준을 셉니다.
+</details>
+""")
+md(r"""
+## 3. 개념
+
+### 3.1 진단: Level 2 는 공유 메모리 → 레지스터 수준에서 산술 강도가 낮다
+
+노트북 06의 `tiled` 는 글로벌 메모리 요청을 1/16 로 줄였지만, 안쪽 루프 `acc += As[ty, k] * Bs[k, tx]` 는 **FMA 한 번마다 공유 메모리에서 값 두 개**를 읽습니다. 스레드 하나가 C 원소 **하나**만 계산하기 때문에, 읽은 값을 레지스터에서 다시 쓸 곳이 없습니다.
+
+두 커널을 시뮬레이터에서 실제로 돌려 스레드 하나가 FMA 한 번에 공유 메모리를 몇 번 읽는지 기록(trace)으로 셉니다. `regblock` 은 이 노트북의 커널로, 스레드 하나가 C의 8×8 = 64 원소를 레지스터에 들고 있습니다.
+""")
+code(r"""
+def shared_loads_per_fma(name, M, N, K, fmas_per_thread):
+    # 한 블록의 공유 메모리 읽기를 전부 기록해서, 스레드 하나·FMA 하나당 읽기 횟수를 셉니다
+    t = trace.shared_accesses(name, M=M, N=N, K=K)
+    loads = sum(op == "load" for _, _, op, *_ in t["records"])
+    return loads / math.prod(t["block_dim"]) / fmas_per_thread
+
+l2 = shared_loads_per_fma("tiled", 16, 16, 32, fmas_per_thread=32)                  # C 원소 1개 × k 32번
+l3 = shared_loads_per_fma("regblock", 128, 128, 16, fmas_per_thread=16 * rb.TM * rb.TN)
+for name, per_fma, model in (("tiled", l2, outer.intensity(1, 1)), ("regblock", l3, outer.intensity(rb.TM, rb.TN))):
+    ai = 2 / (per_fma * 4)                       # FMA = 2 FLOP, float32 = 4 B
+    print(f"{name:9s} 기록: FMA당 공유 메모리 읽기 {per_fma:.3f}번 → AI {ai:.2f} FLOP/B | "
+          f"모델 TM={model['TM']}, TN={model['TN']}: {model['loads']}번 읽고 FMA {model['fmas']}번 → AI {model['ai']:.2f}")
+    assert ai == model["ai"]
+print("PASS")
+# 예상 출력: tiled AI 0.25, regblock AI 2.00 / PASS
+""")
+md(r"""
+**일반화.** k 단계 하나에서 TM × TN 스레드 타일은 `rA` 에 TM개, `rB` 에 TN개를 읽고(4바이트씩) FMA를 TM·TN번 합니다.
+
+$$\text{AI}_{\text{공유→레지스터}} = \frac{2\,T_M T_N}{4\,(T_M + T_N)} = \frac{T_M T_N}{2\,(T_M + T_N)}, \qquad T_M = T_N = T \text{ 이면 } \frac{T}{4}.$$
+
+분자(연산)는 TM·TN 으로 **곱**으로, 분모(읽기)는 TM + TN 으로 **합**으로 늘기 때문에 타일을 키울수록 좋아집니다. 아래 셀은 모델의 닫힌 식(`sim/outer.py`)과 분수로 정확히 비교합니다.
+
+⚠️ **어느 수준의 바이트인지가 중요합니다.** 원본 교재는 0.25 → 2.0 을 "Level 2 → Level 3 의 산술 강도"라고만 씁니다. 0.25 는 노트북 06의 글로벌 수준 0.25 와 우연히 같은 숫자일 뿐, 다른 수준입니다. 블록 단위 **글로벌 → 공유** 산술 강도는 `BM·BN / (2·(BM+BN))` 이고(노트북 06의 타일링 4.0 이 이 식의 BM = BN = 16), `regblock` 의 128×128 블록 타일에서는 아래와 같습니다.
+""")
+code(r"""
+for T in (1, 2, 4, 8, 16):
+    assert outer.intensity(T, T)["ai_exact"] == outer.ai_closed_form(T, T) == Fraction(T, 4)
+print("공유→레지스터 AI = T/4 (T = 1, 2, 4, 8, 16 에서 정확히 일치)")
+for BM_, BN_, BK_ in ((16, 16, 16), (rb.BM, rb.BN, rb.BK)):
+    b = outer.block_intensity(BM_, BN_, BK_)
+    print(f"글로벌→공유, 블록 {BM_}×{BN_} (BK={BK_}): 타일마다 {b['loads']} floats 로드, FMA {b['fmas']:,d}번 → AI {b['ai']:.1f} FLOP/B")
+# 예상 출력: 16×16 → 4.0 (노트북 06), 128×128 → 32.0
+""")
+md(r"""
+**이 산술 강도가 성능에 주는 상한.** 공유 메모리는 SM 하나에서 한 사이클에 웨이브프론트(wavefront) 1개 = 최대 128 B 를 처리하고(`sim/banks.py`), FP32 연산은 SM당 레인(lane) 수 × 2 FLOP/사이클입니다. 스레드가 요청한 바이트가 그대로 공유 메모리 대역폭을 쓴다고 보면(브로드캐스트와 충돌은 4.6절에서 따로 셉니다) 상한은 `min(1, 128·AI / (레인 × 2))` 입니다.
+""")
+code(r"""
+print(f"{'GPU':5s} {'FP32 FLOP/사이클/SM':>18s} {'공유 B/사이클/SM':>16s} {'AI 0.25 상한':>11s} {'AI 2.0 상한':>10s}  피크 TFLOP/s")
+for g in ("A100", "H100", "H200"):
+    s = occ.GPUS[g]
+    flop_clk = 2 * s.fp32_lanes_per_sm
+    bounds = [min(1.0, banks.WAVEFRONT_BYTES * ai / flop_clk) for ai in (0.25, 2.0)]
+    print(f"{g:5s} {flop_clk:18d} {banks.WAVEFRONT_BYTES:16d} {100 * bounds[0]:10.1f}% {100 * bounds[1]:9.1f}%  {s.fp32_peak_tflops:.1f}")
+a100 = occ.GPUS["A100"]
+shared_bw = a100.sm_count * banks.WAVEFRONT_BYTES * a100.boost_clock_mhz * 1e6 / 1e9
+print(f"A100 공유 메모리 대역폭 = {a100.sm_count} SM × 128 B × {a100.boost_clock_mhz} MHz = {shared_bw:,.0f} GB/s, "
+      f"× 0.25 = {shared_bw * 0.25:,.0f} GFLOP/s ({100 * shared_bw * 0.25 / (a100.fp32_peak_tflops * 1e3):.0f}%)")
+""")
+md(r"""
+⚠️ 원본 교재는 A100 으로 "19,000 GB/s × 0.25 = 4,750 GFLOP/s → 연산 유닛의 24%" 를 계산합니다. 사양으로 다시 계산하면 25% 이고, 무엇보다 **Hopper(H100/H200)에서는 12.5%** 입니다: SM당 FP32 레인은 두 배(64 → 128)가 됐는데 공유 메모리는 여전히 SM당 사이클당 128 B 이기 때문입니다. 그래서 H200에서 FP32 피크에 닿으려면 이 모델로도 AI ≥ 2.0, 즉 **T = 8 이 최소**입니다.
+
+### 3.2 3계층 타일 구조 (블록 → 스레드 → K)
+
+| 계층 | 크기 (`regblock.py` 상수) | 누가 | 어디에 |
+|---|---|---|---|
+| 블록 타일 | BM × BN = 128 × 128 | 블록 하나 (256 스레드) | C 의 한 조각 |
+| K 타일 | A: BM × BK, B: BK × BN (BK = 8) | 블록이 협력해서 로드 | 공유 메모리 `As`, `Bs` |
+| 스레드 타일 | TM × TN = 8 × 8 | 스레드 하나 | 레지스터 `rC` (+ `rA[8]`, `rB[8]`) |
+
+```
+글로벌 메모리          공유 메모리               레지스터
+A[M×K] ──(협력 로드)──► As[128×8] ──(rA[m] = As[thread_row+m, k])──► rA[8] ─┐
+                                                                          ├─► rC[8][8] += rA[m]·rB[n]  (k마다 FMA 64번)
+B[K×N] ──(협력 로드)──► Bs[8×128] ──(rB[n] = Bs[k, thread_col+n])──► rB[8] ─┘
+```
+
+세 계층이 서로 맞는지 모듈 상수로 계산합니다.
+""")
+code(r"""
+threads = rb.BLOCK[0] * rb.BLOCK[1]
+print(f"블록 = {rb.BLOCK[0]}×{rb.BLOCK[1]} = {threads} 스레드, 스레드 타일 {rb.TM}×{rb.TN} = {rb.TM * rb.TN} 원소")
+print(f"스레드 수 × 스레드 타일 = {threads} × {rb.TM * rb.TN} = {threads * rb.TM * rb.TN:,d} = 블록 타일 {rb.BM}×{rb.BN} = {rb.BM * rb.BN:,d}")
+print(f"K 타일마다: As {rb.BM}×{rb.BK} = {rb.BM * rb.BK} + Bs {rb.BK}×{rb.BN} = {rb.BK * rb.BN} floats → 스레드당 "
+      f"{rb.BM * rb.BK // threads} + {rb.BK * rb.BN // threads} 개 로드, FMA {rb.BK * rb.TM * rb.TN}번 (k {rb.BK}단계 × {rb.TM * rb.TN})")
+assert rb.BLOCK == (rb.BN // rb.TN, rb.BM // rb.TM) and threads * rb.TM * rb.TN == rb.BM * rb.BN
+assert (rb.BM * rb.BK) % threads == 0 and (rb.BK * rb.BN) % threads == 0
+print("PASS")
+# 예상 출력: 256 × 64 = 16,384 = 128×128, 스레드당 4 + 4 개 로드 / PASS
+""")
+md(r"""
+### 3.3 외적(outer product) vs 내적(dot product)
+
+같은 8 × 8 출력, 같은 FMA 수라도 **순서**가 재사용을 정합니다.
+
+* **내적**(노트북 06의 스레드처럼 출력 하나를 끝내고 다음으로): FMA마다 A 값 하나, B 값 하나를 새로 읽습니다.
+* **외적**(`regblock`): k 단계마다 `rA[0..7]`, `rB[0..7]` 을 한 번 읽어 레지스터에 두고, 64개 누산기 모두에 `rC[m][n] += rA[m]·rB[n]` 을 합니다. `rA[m]` 은 TN = 8 번, `rB[n]` 은 TM = 8 번 쓰입니다.
+
+`sim/outer.py` 의 추적기(tracer)는 스레드 하나의 FMA를 한 단계씩 실행하며 공유 메모리 → 레지스터 읽기를 셉니다. K 타일 하나(BK = 8)를 끝까지 돌려 두 순서를 비교합니다.
+""")
+code(r"""
+res = {order: outer.OuterProductTracer(rb.TM, rb.TN, BK=rb.BK, order=order).run() for order in outer.ORDERS}
+for order, s in res.items():
+    print(f"{order:5s}: FMA {s.fmas}, 공유 메모리 읽기 {s.loads}, FMA당 {s.loads_per_fma:.3f}, "
+          f"rA[0] 값 하나를 쓴 FMA 수 {s.a_uses[0][0]}, rB[0] {s.b_uses[0][0]}")
+assert res["outer"].loads * 8 == res["dot"].loads
+assert res["outer"].a_uses[0] == (rb.TN,) * rb.TM and res["outer"].b_uses[0] == (rb.TM,) * rb.TN
+print("PASS")
+# 예상 출력: outer 읽기 128 (FMA당 0.25), dot 읽기 1024 (FMA당 2.0) / PASS
+""")
+md(r"""
+재사용은 두 겹입니다: **레지스터 안**에서 값 하나를 8번(위 셀), **블록 안**에서 공유 메모리의 원소 하나를 여러 스레드가 읽습니다. 후자를 실제 커널의 기록으로 셉니다: `As[r, k]` 는 같은 `ty` 의 스레드들이, `Bs[k, c]` 는 같은 `tx` 의 스레드들이 읽습니다.
+""")
+code(r"""
+t_rb = trace.shared_accesses("regblock", M=rb.BM, N=rb.BN, K=rb.BK)       # 블록 1개, K 타일 1개
+readers = {}
+for arr, site, op, inst, tid, addr, width in t_rb["records"]:
+    if op == "load":
+        readers.setdefault((arr, addr), set()).add(tid)
+for arr in ("As", "Bs"):
+    dist = Counter(len(t) for (a, _), t in readers.items() if a == arr)
+    print(f"{arr}: 원소 하나를 읽는 스레드 수 분포 {dict(dist)}")
+assert {len(t) for t in readers.values()} == {rb.BLOCK[0]}
+print("PASS")
+# 예상 출력: As: {16: 1024}, Bs: {16: 1024} / PASS
+""")
+md(r"""
+아래 위젯에서 **한 단계**를 눌러 외적 순서로 FMA를 하나씩 실행해 보세요. 초록 칸은 레지스터에 있는 값, 주황 테두리는 이번 FMA에서 새로 읽은 값입니다. 순서를 "내적"으로 바꾸면 FMA마다 두 값을 새로 읽습니다.
+""")
+code(r"""
+from course.widgets.outer import ai_plot, outer_tracer
+tracer_view = outer_tracer(TM=4, TN=4)
+tracer_view.widget
+""")
+md(r"""
+### 3.4 레지스터 예산: 추정 vs 컴파일러
+
+원본 교재는 스레드당 레지스터를 "데이터 80개 + 인덱스 등 ~24개 = **~90–104개**"로 추정합니다. 데이터 부분은 모델로 셀 수 있지만(`rC` 64 + `rA` 8 + `rB` 8 = 80, 값 하나씩 흘려 쓰면 최소 64 + 8 + 1 = 73), 전체는 **ptxas 만 압니다.** GPU 없이 sm_80, sm_90 용으로 컴파일해 cubin 이 보고하는 값을 읽습니다.
+""")
+code(r"""
+data = outer.intensity(rb.TM, rb.TN)
+print(f"모델: 데이터 레지스터 선언 {data['data_regs']}개, 최소 {data['data_regs_min']}개 | 교재 추정: ~90–104개")
+rep = {cc: resources.report("regblock", cc) for cc in ((8, 0), (9, 0))}
+for cc, r in rep.items():
+    print(f"regblock {r['cc']}: 레지스터 {r['registers']}개, 로컬(스필) {r['local_bytes']} B, "
+          f"SASS LDL {r['ldl']} / STL {r['stl']}, 공유 메모리 {r['shared_bytes']} B")
+if not SIM:
+    g = resources.report("regblock")
+    print(f"지금 GPU에 올라간 regblock ({g['cc']}): 레지스터 {g['registers']}개, 로컬 {g['local_bytes']} B")
+print("기록된 H200 (실제로 올라간 커널):", rec["resources"]["regblock"])
+ops = Counter(i.op for i in resources.parse_sass(rep[(9, 0)]["sass_text"]))
+print(f"regblock sm_90 SASS: 64비트 정수 비교(ISETP…EX) {sum(v for k, v in ops.items() if k.startswith('ISETP') and '.EX' in k)}개, "
+      f"64비트 곱셈-덧셈(IMAD.WIDE…) {sum(v for k, v in ops.items() if k.startswith('IMAD.WIDE'))}개, 선택(SEL) {ops['SEL']}개")
+""")
+md(r"""
+⚠️ 실제 값은 교재 추정(~90–104)보다 많습니다. 데이터 80개를 빼면 나머지가 인덱스·주소·루프 변수인데, Numba의 배열 인덱스는 **64비트 정수**(값 하나에 레지스터 두 개)이고 음수 인덱스를 처리하는 코드도 붙습니다 — 위 셀이 센 64비트 명령과 `SEL` 이 그 흔적입니다. 레지스터 수는 이런 것들과 컴파일러의 스케줄링이 함께 정하므로 손으로 정확히 셀 수 없습니다(4.7절의 `regblock_vec` 는 `SEL` 이 없어도 레지스터가 줄지 않습니다). 추정은 출발점일 뿐이고, 숫자는 항상 컴파일러에서 읽어야 합니다. 같은 소스라도 오프라인(nvJitLink)과 GPU 드라이버가 만든 값이 다를 수 있습니다(위 셀의 기록값과 비교).
+
+**스필(spill) 실험: TM = TN = 16.** 누산기만 256개 값이라 스레드당 상한 255개에 들어가지 않습니다. 교재는 "~308개 → 스필"이라고 하는데, 308개짜리 레지스터 할당은 존재할 수 없습니다. ptxas 가 실제로 무엇을 하는지 `kernels_numba/regblock_t16.py` (레지스트리에 없는 교육용 커널)를 컴파일해 봅니다.
+""")
+code(r"""
+d16 = outer.intensity(16, 16)
+print(f"모델 TM=TN=16: 데이터 레지스터 선언 {d16['data_regs']}개, 최소 {d16['data_regs_min']}개 > 상한 {outer.REG_LIMIT} → 들어가지 않음")
+t16 = {cc: resources.report("regblock_t16", cc) for cc in ((8, 0), (9, 0))}
+for cc, r in t16.items():
+    print(f"regblock_t16 {r['cc']}: 레지스터 {r['registers']}개, 로컬 메모리 {r['local_bytes']} B/스레드, "
+          f"SASS STL {r['stl']}개 / LDL {r['ldl']}개 (K 타일 루프 안 FFMA {r['loop_ffma']}개)")
+print("기록된 H200 (실제로 올라간 커널):", rec["resources"]["regblock_t16"])
+assert all(r["local_bytes"] > 0 and r["ldl"] > 0 and r["stl"] > 0 and r["registers"] <= 255 for r in t16.values())
+assert all(r["local_bytes"] == 0 and r["ldl"] == r["stl"] == 0 for r in rep.values())
+print("PASS: regblock 은 스필 없음, regblock_t16 은 상한 안의 레지스터 + 로컬 메모리 스필")
+""")
+md(r"""
+* 컴파일은 **성공**합니다. ptxas 는 레지스터를 상한 안에서 할당하고, 나머지 값을 스레드마다 있는 **로컬 메모리(local memory)** 로 내보냅니다(`STL` 로 쓰고 `LDL` 로 다시 읽음). 로컬 메모리는 글로벌 메모리와 같은 DRAM 주소 공간에 있고 L1/L2 캐시를 거칩니다.
+* ⚠️ 교재의 "255를 넘으면 스필, 그 아래는 안전"도 정확하지 않습니다. 스필은 컴파일러가 정한 **상한**을 넘을 때 생기고, 그 상한은 런치 경계(launch bounds)나 `maxrregcount` 로 더 낮아질 수 있습니다. 판정은 항상 cubin 의 로컬 메모리 보고와 SASS의 `LDL`/`STL` 로 합니다.
+* 교재의 "≤128 안전, 129–200 …" 같은 구간표도 쓰지 않습니다. 레지스터 수가 점유율을 바꾸는 지점은 다음 절에서 규칙으로 정확히 계산합니다.
+
+### 3.5 점유율: 교재의 나눗셈 vs 실제 규칙
+
+교재의 계산: "65,536 / 90 = 728 스레드 → 22 워프 → 34.4%, 104개면 29.7%". 이 방법은 `sim.occupancy.seed_estimate` 로 재현됩니다. 실제 점유율 계산기(CUDA `cuda_occupancy.h`)의 규칙은 세 가지가 더 있습니다:
+
+1. 레지스터는 **워프 단위로 256개씩** 할당됩니다 (스레드당 수를 8의 배수로 올림).
+2. 레지스터 파일은 **서브파티션 4개**(각 16,384개)로 나뉘고 워프 하나는 그중 하나에 삽니다.
+3. 블록은 **통째로** 올라갑니다: 256 스레드 블록이면 8 워프 단위로만 늘어납니다.
+""")
+code(r"""
+smem = resources.report("regblock", (8, 0))["shared_bytes"]     # 선언한 공유 메모리 (sm_80 보고에는 예약분이 없음)
+for regs in (90, 104):
+    s = occ.seed_estimate(regs)
+    o = occ.occupancy("H100", regs, rb.THREADS, smem)
+    print(f"레지스터 {regs:3d}개 — 교재 방식: {s.warps}워프 → {100 * s.occupancy:.1f}% | 실제 규칙: {o.summary()}")
+print()
+for g in ("A100", "H100", "H200"):
+    spec = occ.GPUS[g]
+    regs = rep[spec.cc]["registers"]
+    o = occ.occupancy(spec, regs, rb.THREADS, smem)
+    print(f"regblock ({spec.arch}, 레지스터 {regs}개) on {o.summary()}")
+cur = occ.current_gpu()
+if cur is not None:
+    g = resources.report("regblock")
+    print("지금 이 GPU:", occ.occupancy(cur, g["registers"], rb.THREADS, smem).summary())
+print()
+print("H100 계산 과정 (regblock):")
+for step in occ.occupancy("H100", rep[(9, 0)]["registers"], rb.THREADS, smem).steps:
+    print("  ", step)
+""")
+md(r"""
+⚠️ 교재의 34.4% 와 29.7% 는 둘 다 틀립니다: 90개도 104개도 실제로는 **25%** (SM당 2블록 = 16워프)입니다. 256 스레드 블록에서는 점유율이 **블록 단위(8워프 = 12.5%)로 양자화**되기 때문입니다. 레지스터 수에 따라 블록 수가 바뀌는 지점을 전부 계산해 봅니다.
+""")
+code(r"""
+def steps_table(spec, threads, smem=0):
+    # 레지스터 1..255 를 쓸어서 블록 수가 같은 구간으로 묶습니다
+    runs = []
+    for regs, o in occ.sweep_registers(spec, threads, smem):
+        if runs and runs[-1][2] == o.blocks_per_sm:
+            runs[-1][1] = regs
+        else:
+            runs.append([regs, regs, o.blocks_per_sm, o.percent])
+    return runs
+
+for lo, hi, blocks, pct in steps_table(occ.GPUS["H100"], rb.THREADS, smem):
+    print(f"레지스터 {lo:3d}–{hi:3d}개: SM당 {blocks}블록 → 점유율 {pct:5.1f}%")
+tiled_regs = resources.report("tiled", (9, 0))["registers"]
+print(f"\n참고: 노트북 06의 tiled (sm_90 레지스터 {tiled_regs}개, 256 스레드):", occ.occupancy("H100", tiled_regs, 256, 2048).summary())
+""")
+md(r"""
+* 256 스레드 블록이면 레지스터 **81–128개가 모두 같은 25%** 입니다. 120개를 90개로 줄여도 점유율은 그대로이고, 80개 이하가 되어야 한 단계(37.5%) 오릅니다.
+* ⚠️ 교재는 Level 2 의 점유율을 "~50–75%" 라고 하지만, 우리 `tiled` 는 레지스터가 적어 **100%** 입니다. 그런데도 `regblock` 이 두 배 넘게 빠릅니다(4.9절) — 점유율은 목표가 아니라 지연을 숨기는 수단 중 하나입니다(3.6절).
+
+GPU에서 CUDA 드라이버의 점유율 API(`cuOccupancyMaxActiveBlocksPerMultiprocessor`)가 답한 값과 모델을 나란히 놓습니다.
+""")
+code(r"""
+h200 = occ.GPUS["H200"]
+for name, api in rec["occupancy_api"].items():
+    r = rec["resources"][name]
+    model = occ.occupancy(h200, r["registers"], api["threads"], r["shared_bytes"])
+    print(f"{name:13s} 레지스터 {r['registers']:3d}, 공유 {r['shared_bytes']:5d} B → API {api['blocks_per_sm']}블록/SM, "
+          f"모델 {model.blocks_per_sm}블록/SM {'✓' if model.blocks_per_sm == api['blocks_per_sm'] else '✗'}")
+""")
+md(r"""
+아래 위젯으로 GPU, 레지스터 수, 블록 크기, 공유 메모리를 바꿔 보세요. 파란 계단이 실제 규칙, 회색 점선이 교재의 나눗셈입니다. 블록을 128 스레드로 줄이면 계단이 어떻게 촘촘해지는지도 확인해 보세요.
+""")
+code(r"""
+from course.widgets.occupancy import occupancy_explorer
+occ_view = occupancy_explorer(gpu="H100", regs=rep[(9, 0)]["registers"], threads=rb.THREADS, smem=smem)
+occ_view.widget
+""")
+md(r"""
+⚠️ 공유 메모리도 사양에서 읽습니다. 교재는 "Ampere SM당 최대 공유 메모리 164 KB" 라고 하는데, 이것은 **A100(sm_80)** 의 값입니다. 같은 Ampere라도 sm_86(RTX 30xx 등)은 100 KB 이고, H100/H200 은 228 KB 입니다. 또 블록마다 시스템이 1 KB 를 예약합니다(sm_90 cubin 이 보고하는 9,216 B = 8,192 + 1,024).
+""")
+code(r"""
+for g in ("A100", "H100", "H200"):
+    s = occ.GPUS[g]
+    o = occ.occupancy(s, rep[s.cc]["registers"], rb.THREADS, smem)
+    print(f"{g}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block} B "
+          f"(선언 {smem} + 예약 {s.smem_reserved_per_block}) → 공유 메모리만으로는 {o.limits['shared memory']}블록, 레지스터로는 {o.limits['registers']}블록")
+print("sm_86 의 최대 카브아웃(carveout):", occ._steps_for((8, 6))[-1], "KB")
+""")
+md(r"""
+### 3.6 ILP vs TLP
+
+지연(latency)을 숨기는 방법은 두 가지입니다.
+
+* **TLP (thread-level parallelism)**: 한 워프가 기다리면 스케줄러가 **다른 워프**의 명령을 냅니다. 워프가 많을수록(점유율 ↑) 유리합니다.
+* **ILP (instruction-level parallelism)**: **같은 워프** 안에서 서로 의존하지 않는 명령을 연달아 냅니다. 앞 명령의 결과를 기다릴 필요가 없습니다.
+
+`regblock` 은 25% 점유율이면 SM당 16워프, 스케줄러(서브파티션) 4개에 **4워프씩**입니다. 대신 한 k 단계의 FFMA 64개가 서로 다른 누산기 64개에 쓰므로 서로 독립입니다. sm_90 SASS의 루프 본문에서, FFMA가 같은 본문 안의 앞선 FFMA 결과를 읽는 **의존 사슬**의 최대 길이를 셉니다 (1이면 모두 독립).
+""")
+code(r"""
+def loop_stats(body):
+    # 루프 본문(resources.Ins 목록) 한 번: 명령 수, FFMA·LDS·배리어 수, 그리고 FFMA → FFMA 의존 사슬의 최대 길이
+    # (chain = 1: 본문 안의 FFMA가 서로의 결과를 읽지 않음 = 모두 독립)
+    depth, chain = {}, 0
+    for i in body:
+        regs = [r.strip().split(".")[0] for r in i.operands.split(",")]
+        if i.base == "FFMA":
+            d = 1 + max(depth.get(r, 0) for r in regs[1:])
+            depth[regs[0]], chain = d, max(chain, d)
+        else:
+            depth.pop(regs[0], None)          # 다른 명령이 덮어쓴 레지스터
+    return dict(n=len(body), FFMA=sum(i.base == "FFMA" for i in body), LDS=sum(i.base == "LDS" for i in body),
+                BAR=sum(i.base == "BAR" for i in body), chain=chain)
+
+sass_rb = rep[(9, 0)]["sass_text"]
+ktile = loop_stats(resources.main_loop(sass_rb))              # K 타일 루프 (배리어가 있는 루프)
+inner = loop_stats(resources.inner_loops(sass_rb)[0])         # 그 안의 k 루프
+for what, L in (("K 타일 루프", ktile), ("그 안의 k 루프", inner)):
+    print(f"{what}: 명령 {L['n']:3d}개, FFMA {L['FFMA']}, LDS {L['LDS']}, BAR {L['BAR']}, FFMA 의존 사슬 최대 {L['chain']}")
+assert inner["FFMA"] == rb.TM * rb.TN and inner["chain"] == 1 and inner["BAR"] == 0
+o = occ.occupancy("H100", rep[(9, 0)]["registers"], rb.THREADS, smem)
+print(f"→ k 단계 하나의 FFMA {inner['FFMA']}개는 서로의 결과를 읽지 않음(모두 독립) | 25% 점유율이면 스케줄러당 워프 {o.active_warps // 4}개")
+tiled_loop = loop_stats(resources.main_loop(resources.report("tiled", (9, 0))["sass_text"]))
+print(f"비교: tiled 의 타일 루프는 FFMA {tiled_loop['FFMA']}개가 길이 {tiled_loop['chain']}의 사슬 → 하나하나가 직전 FFMA의 결과를 기다림")
+assert tiled_loop["chain"] == tiled_loop["FFMA"]
+print("PASS")
+""")
+md(r"""
+서로 독립인 FFMA가 64개면 한 워프만으로도 스케줄러는 여러 사이클 동안 앞 결과를 기다리지 않고 FFMA를 낼 수 있습니다. 그래서 `regblock` 은 워프가 적어도(TLP ↓) ILP로 연산 파이프를 채웁니다. 반대로 `tiled` 의 스레드는 누산기가 `acc` 하나라 FFMA가 모두 직전 FFMA에 의존하고(위 셀: FFMA 16개가 길이 16의 사슬, ILP 없음), 대기 시간은 다른 워프로만 숨길 수 있습니다.
+
+실제 H200에서 Nsight Compute 가 샘플링한 **워프가 멈춘 이유(stall reason)** 를 봅니다 (워프-사이클의 %).
+""")
+code(r"""
+st = rec["ncu_stalls"]
+print(f"기록: {rec['gpu']} {rec['date']}, {st['n']}³, {st['tool']} — 워프 상태 샘플 중 비율(%)")
+keys = ("selected", "not_selected", "short_scoreboard", "mio_throttle", "long_scoreboard", "barrier", "math_pipe_throttle")
+print(f"{'':13s}" + "".join(f"{k:>19s}" for k in keys) + "   공유 메모리 대기(short_scoreboard + mio_throttle)")
+shared_wait = {}
+for name in (s_.name for s_ in kn.by_level(3)):
+    if name in st["metrics"]:
+        p_ = st["metrics"][name]["percent"]
+        shared_wait[name] = p_["short_scoreboard"] + p_["mio_throttle"]
+        print(f"{name:13s}" + "".join(f"{p_[k]:18.1f}%" for k in keys) + f"   {shared_wait[name]:.1f}%")
+assert shared_wait["regblock_opt"] > 2 * shared_wait["regblock_vec"]
+""")
+md(r"""
+* `selected` 는 워프가 명령을 낸 샘플, `not_selected` 는 낼 수 있었지만 같은 스케줄러의 다른 워프가 뽑힌 샘플입니다 — 두 값이 크면 스케줄러가 쉬지 않고 일하고 있다는 뜻입니다.
+* `short_scoreboard` 는 **공유 메모리** 같은 MIO 명령의 결과를 기다리는 것, `mio_throttle` 은 그 명령 큐가 가득 차서 새 명령을 못 내는 것, `long_scoreboard` 는 글로벌/로컬 메모리를 기다리는 것입니다.
+* 교재의 최적화 버전 `regblock_opt` 는 샘플의 3분의 1 가까이를 공유 메모리를 기다리며 보내고, `regblock_vec`(4.7절)에서는 그 비율이 크게 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.6절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
+
+## 4. 코드 분석: 우리 `regblock` 커널
+
+원본 교재는 CUDA C 파일의 라인 번호로 설명합니다. 우리 커널은 `kernels_numba/regblock.py` 이고, 줄 번호는 아래 셀이 소스에서 찾습니다. 모든 변형이 `launch(A, B, C, alpha=1.0, beta=0.0) → C` 로 실행됩니다.
+""")
+code(r"""
+course.show_source(rb.kernel)
+""")
+code(r"""
+k_rb = rb.kernel
+walk = [("공유 메모리 As, Bs", "cuda.shared.array((BM"), ("레지스터 rC, rA, rB", "rC = cuda.local.array"),
+        ("선형 스레드 번호 tid", "tid = ty"), ("스레드 타일의 위치", "thread_row = ty * TM"),
+        ("A 로드 인덱스 (a_row, a_col)", "a_row = tid // BK"), ("B 로드 인덱스 (b_row, b_col)", "b_row = tid // BN"),
+        ("K 타일 루프", "for k0 in range"), ("A 협력 로드 (4 패스)", "for off in range(0, BM"),
+        ("B 협력 로드 (4 패스)", "for off in range(0, BK"), ("배리어 1", "cuda.syncthreads()"),
+        ("rA 읽기", "rA[m] = As"), ("rB 읽기", "rB[n] = Bs"), ("외적 FMA", "rC[m, n] +="),
+        ("결과 기록 (beta == 0 처리)", "if beta == 0")]
+for what, needle in walk:
+    print(f"{what:28s} → regblock.py {course.line_of(k_rb, needle)}줄")
+print(f"{'배리어 2':28s} → regblock.py {course.line_of(k_rb, 'cuda.syncthreads()', 2)}줄")
+""")
+md(r"""
+**4.1 상수.** `BM, BN, BK, TM, TN` 과 여기서 나오는 `BLOCK = (BN // TN, BM // TM) = (16, 16)`, `A_TILE_ROW_STRIDE`, `B_TILE_ROW_STRIDE` 는 **모듈 상수**입니다. GPU에서는 공유·로컬 배열의 모양이 컴파일 시간 상수여야 하기 때문입니다.
+
+**4.2 레지스터 배열.** `cuda.local.array((TM, TN), float32)` 는 이름은 "로컬"이지만, 모든 인덱스가 컴파일 시간에 정해지면(루프가 펼쳐져 `m`, `n` 이 상수가 되면) 컴파일러가 레지스터에 둡니다. 3.4절에서 `regblock` 의 로컬 메모리가 0 B 인 것이 그 증거입니다.
+
+**4.3 스레드 → 출력 매핑.** 스레드 `(tx, ty)` 는 블록 타일 안에서 행 `ty·TM .. ty·TM+7`, 열 `tx·TN .. tx·TN+7` 을 맡습니다. 교재의 예 `(tx=3, ty=5)` 를 계산하고, 256 스레드가 블록 타일을 빈틈없이 한 번씩 덮는지 확인합니다.
+""")
+code(r"""
+tx, ty = 3, 5
+print(f"(tx={tx}, ty={ty}): thread_row = {ty * rb.TM}, thread_col = {tx * rb.TN} → 블록 타일의 행 {ty * rb.TM}..{ty * rb.TM + rb.TM - 1}, "
+      f"열 {tx * rb.TN}..{tx * rb.TN + rb.TN - 1}")
+owner = Counter((y * rb.TM + m, x * rb.TN + n) for y in range(rb.BLOCK[1]) for x in range(rb.BLOCK[0])
+                for m in range(rb.TM) for n in range(rb.TN))
+assert set(owner.values()) == {1} and len(owner) == rb.BM * rb.BN
+print("PASS: 블록 타일의", len(owner), "원소를 스레드 256개가 정확히 한 번씩 맡음")
+""")
+md(r"""
+### 4.4 협력적 로딩 (cooperative loading)
+
+K 타일마다 256 스레드가 `As` (128 × 8 = 1024 원소)와 `Bs` (8 × 128 = 1024 원소)를 함께 채웁니다. 타일이 스레드 수보다 크므로 스레드마다 **여러 번**(패스, pass) 로드합니다.
+
+* A: 한 행(BK = 8 원소)을 연속한 8 스레드가 맡습니다: `a_row = tid // BK`, `a_col = tid % BK`. 한 패스에 256 / 8 = 32 행 → `A_TILE_ROW_STRIDE = 32`, 128 / 32 = 4 패스.
+* B: 한 행(BN = 128 원소)을 연속한 128 스레드가 맡습니다: `b_row = tid // BN`, `b_col = tid % BN`. 한 패스에 2 행 → `B_TILE_ROW_STRIDE = 2`, 8 / 2 = 4 패스.
+
+모듈 상수로 `tid → (행, 열)` 지도를 만들고, 교재의 예(`tid = 13`)와 **실제 커널이 기록된 저장 주소**를 비교합니다.
+""")
+code(r"""
+def load_map(threads, rows, cols, stride):
+    # 패스 p 에서 스레드 tid 가 채우는 (행, 열) — regblock.py 의 a_row/a_col, b_row/b_col 과 같은 식
+    return {(tid, p): (tid // cols + off, tid % cols) for tid in range(threads) for p, off in enumerate(range(0, rows, stride))}
+
+amap = load_map(rb.THREADS, rb.BM, rb.BK, rb.A_TILE_ROW_STRIDE)
+bmap = load_map(rb.THREADS, rb.BK, rb.BN, rb.B_TILE_ROW_STRIDE)
+print(f"A: 패스 간격 {rb.A_TILE_ROW_STRIDE}행, 패스 {rb.BM // rb.A_TILE_ROW_STRIDE}번 | B: 패스 간격 {rb.B_TILE_ROW_STRIDE}행, 패스 {rb.BK // rb.B_TILE_ROW_STRIDE}번")
+print("tid 13 이 채우는 As 원소:", [amap[(13, p)] for p in range(4)])
+print("tid 13 이 채우는 Bs 원소:", [bmap[(13, p)] for p in range(4)], "| tid 200:", [bmap[(200, p)] for p in range(4)])
+for name, mp, shape in (("As", amap, (rb.BM, rb.BK)), ("Bs", bmap, (rb.BK, rb.BN))):
+    assert Counter(mp.values()) == Counter((r, c) for r in range(shape[0]) for c in range(shape[1])), name
+# 실제 커널의 기록: 저장한 바이트 주소 → (행, 열)
+stored = {}
+for arr, site, op, inst, tid, addr, width in t_rb["records"]:
+    if op == "store":
+        stored[(arr, tid, inst)] = divmod(addr // 4, t_rb["shapes"][arr][1])
+assert all(stored[("As", tid, p)] == rc for (tid, p), rc in amap.items())
+assert all(stored[("Bs", tid, p)] == rc for (tid, p), rc in bmap.items())
+print("PASS: 두 지도가 타일을 정확히 한 번씩 덮고, 기록된 커널의 저장과 일치")
+""")
+md(r"""
+B 로드에서는 같은 워프의 32 스레드가 `B` 의 한 행에서 연속한 32개 float 를 읽어(글로벌 코얼레싱), `Bs` 의 연속한 32 워드에 씁니다(공유 메모리 뱅크 충돌 없음). A 로드에서는 연속한 8 스레드가 `A` 의 한 행에서 연속한 8개(32 B)를 읽고, 한 워프는 4개 행을 읽습니다. 저장 쪽 충돌은 4.5절에서 기록으로 셉니다.
+
+### 4.5 외적 마이크로커널과 SASS: 루프는 정말 펼쳐졌나?
+
+교재의 CUDA C 는 `#pragma unroll` 다섯 개로 `k`, `m`, `n` 루프를 모두 펼치고 "64개 FFMA가 연속 배치"된다고 합니다. Numba에는 `#pragma` 가 없습니다. 반복 횟수가 상수인 루프는 LLVM이 알아서 펼치는데, **어디까지** 펼쳤는지는 SASS가 말해 줍니다. 3.6절에서 찾은 sm_90 SASS의 두 루프를 자세히 봅니다.
+""")
+code(r"""
+print(f"K 타일 루프 (배리어 {ktile['BAR']}개 포함): 명령 {ktile['n']}개 — 그 안의 k 루프: 명령 {inner['n']}개 = "
+      f"FFMA {inner['FFMA']} + LDS {inner['LDS']} + 기타 {inner['n'] - inner['FFMA'] - inner['LDS']}")
+print(f"k 루프 본문의 FFMA 비율: {inner['FFMA']}/{inner['n']} = {100 * inner['FFMA'] / inner['n']:.0f}% (이 루프는 BK = {rb.BK}번 돕니다)")
+print(f"커널 전체 FFMA {rep[(9, 0)]['ffma']}개 = 외적 {inner['FFMA']} + 결과 기록(alpha·rC + beta·C) {rep[(9, 0)]['ffma'] - inner['FFMA']}")
+print()
+print(resources.inner_loop_excerpt(sass_rb, max_lines=14))
+""")
+md(r"""
+SASS가 보여 주는 사실:
+
+* `m`, `n` 루프(외적 64번과 `rA`·`rB` 읽기 16번)는 **완전히 펼쳐졌습니다**: FFMA 64개가 서로 독립(의존 사슬 1)이고, `LDS` 는 상수 오프셋(`+0x4`, `+0x20` …)을 씁니다.
+* 하지만 ⚠️ **`k` 루프는 펼쳐지지 않았습니다**: FFMA 64개 + LDS 16개 + 루프·주소 명령 몇 개가 한 반복이고, 뒤로 가는 `BRA` 로 8번 돕니다. 교재의 "BK × TM × TN 이 전부 펼쳐져 분기가 없다"는 우리 커널에 대해 사실이 아닙니다.
+* 교재는 `#pragma unroll` 을 빼면 "20–40% 느려진다"고 하지만 측정 근거가 없습니다. 이 강좌는 그 수치를 쓰지 않습니다. 우리가 아는 것은 위 셀이 센 k 루프 본문의 FFMA 비율이고, 나머지 명령도 발행(issue) 슬롯을 씁니다.
+
+### 4.6 최적화 버전 `regblock_opt`: 패딩과 명시적 FMA
+
+교재의 최적화 버전은 두 가지를 바꿉니다: (1) `As[BM][BK+1]`, `Bs[BK][BN+1]` +1 패딩, (2) 인라인 PTX `fma.rn.f32`. 우리 `regblock_opt.py` 는 (2)를 `cuda.fma(a, b, c)` 로 씁니다.
+
+**(1) 패딩이 실제로 바꾸는 것.** 교재의 논리: "`As[128][8]` 에서 `As[0][k]` 와 `As[4][k]` 는 같은 뱅크 → 충돌, 패딩하면 뱅크 k 와 4+k 로 갈라진다." 그런데 **한 워프의 한 요청에 어떤 주소가 함께 들어가는지**를 보지 않았습니다. `rA[m] = As[thread_row + m, k]` 에서 `m` 은 명령마다 상수이므로, `As[0][k]` 와 `As[4][k]` 는 같은 스레드가 **다른 명령**(m = 0, m = 4)으로 읽습니다. 한 요청에 함께 들어가는 것은 워프 안의 `ty = 2w, 2w+1` 두 스레드 행, 즉 `As` 의 **8행 떨어진** 두 행입니다.
+""")
+code(r"""
+w0 = banks.warps(rb.BLOCK)[0]
+rows_in_req = sorted({y * rb.TM + 0 for x, y, z in w0})            # m = 0 일 때 워프 0 이 읽는 As 의 행
+for pad in (0, 1):
+    lay = banks.Layout((rb.BM, rb.BK), pad=pad)
+    print(f"As[{rb.BM}][{rb.BK + pad}]: 워프 0, m=0, k=0 이 읽는 행 {rows_in_req} → 뱅크",
+          [banks.bank_of(lay.offset((r, 0))) for r in rows_in_req])
+lay0 = banks.Layout((rb.BM, rb.BK))
+print("교재의 As[0][0] 과 As[4][0] 의 뱅크:", banks.bank_of(lay0.offset((0, 0))), banks.bank_of(lay0.offset((4, 0))),
+      "(같은 스레드의 m=0, m=4 — 서로 다른 명령이라 충돌과 무관)")
+""")
+md(r"""
+이제 두 커널을 시뮬레이터에서 실제로 돌려 **모든** 공유 메모리 접근을 기록하고, 워프 요청마다 웨이브프론트 수를 뱅크 모델로 셉니다 (노트북 06과 같은 방법).
+""")
+code(r"""
+def bank_rows(name):
+    t = t_rb if name == "regblock" else trace.shared_accesses(name, M=rb.BM, N=rb.BN, K=rb.BK)
+    rows = banks.analyze_trace(t["records"], t["block_dim"])
+    print(f"{name} (As{t['shapes']['As']}, Bs{t['shapes']['Bs']}):")
+    for r in rows:
+        print(f"  {r['array']} {r['op']:5s} (줄 {r['site']:3d}): 요청 {r['requests']:4d}개, 요청당 웨이브프론트 "
+              f"평균 {r['mean_wavefronts']:.2f}, 최대 {r['max_wavefronts']} ({r['max_conflict']}-way), 합 {r['total_wavefronts']}")
+    return {(r["array"], r["op"]): r for r in rows}
+
+wf = {name: bank_rows(name) for name in ("regblock", "regblock_opt")}
+assert [wf["regblock"][(a, "load")]["max_wavefronts"] for a in ("As", "Bs")] == [2, 4]
+assert [wf["regblock_opt"][(a, "load")]["max_wavefronts"] for a in ("As", "Bs")] == [1, 4]
+assert wf["regblock"][("As", "store")]["max_wavefronts"] == 1 and wf["regblock_opt"][("As", "store")]["max_wavefronts"] == 2
+print("PASS")
+""")
+md(r"""
+**우리 커널에서 실제로 참인 것:**
+
+* `rA` 읽기(`As`): 패딩 없이 **2-way** 충돌(8행 떨어진 두 행 = 64 워드 차이 = 같은 뱅크). 패딩(행 9 워드)이면 72 워드 차이 → 뱅크 8 차이 → 충돌 없음. 교재의 결론(패딩이 `As` 읽기를 돕는다)은 맞지만, 이유(`As[0]` vs `As[4]`)는 틀렸습니다.
+* `rB` 읽기(`Bs`): 스레드 `tx` 가 워드 `8·tx + n` 을 읽으므로 tx, tx+4, tx+8, tx+12 가 같은 뱅크 → **4-way 충돌**, 패딩과 무관하게 남습니다 (행 끝 패딩은 한 행 **안**의 배치를 바꾸지 못함). 교재는 이 충돌을 언급하지 않습니다.
+* ⚠️ 패딩은 `As` **저장**에 2-way 충돌을 새로 만듭니다(한 워프가 4행 × 8열을 쓰는데 행 간격 9워드).
+* 합계: K 타일 하나·블록 하나의 공유 메모리 웨이브프론트를 FFMA 수와 비교합니다.
+""")
+code(r"""
+warp_ffma = rb.BK * rb.TM * rb.TN * rb.THREADS // 32            # K 타일 하나, 블록 하나의 워프 단위 FFMA 명령
+wf_per_ffma = {}
+for name, rows in wf.items():
+    total = sum(r["total_wavefronts"] for r in rows.values())
+    wf_per_ffma[name] = total / warp_ffma
+    print(f"{name:13s} 웨이브프론트 {total} / 워프 FFMA {warp_ffma} = FFMA당 {wf_per_ffma[name]:.3f}")
+""")
+md(r"""
+SM 하나는 한 사이클에 웨이브프론트 1개를 처리하고, 워프 단위 FFMA는 `FP32 레인 / 32` 개(H200: 4개)를 냅니다. FFMA당 웨이브프론트가 0.25 를 넘으면 **공유 메모리가 먼저 한계**에 닿습니다. 이 상한을 4.9절에서 측정값과 비교합니다.
+
+**(2) 명시적 FMA 가 바꾸는 것.** 교재: "컴파일러가 `a*b + c` 를 곱셈과 덧셈으로 나눌 수 있으니 인라인 PTX로 FMA를 강제한다, FMA는 단일 사이클이라 2배 처리량." 노트북 06에서 본 대로 NVVM 은 `acc += a*b` 를 이미 `fma.rn.f32` 로 합칩니다(contraction). 두 커널의 PTX와 SASS를 비교합니다.
+""")
+code(r"""
+ptx = {k: offline.compile_kernel(k, (8, 0))["ptx"] for k in ("regblock", "regblock_opt")}
+for k, p in ptx.items():
+    c = offline.ptx_counts(p)
+    print(f"{k:13s} PTX: fma.rn.f32 {c['fma.rn.f32']}개, mul.rn.f32 {c['mul.rn.f32']}, add.rn.f32 {c['add.rn.f32']}, "
+          f"mul.f32 {c['mul.f32']} (결과 기록의 alpha·rC), add.f32 {c['add.f32']}")
+r_opt = resources.report("regblock_opt", (9, 0))
+inner_opt = loop_stats(resources.inner_loops(r_opt["sass_text"])[0])
+print(f"sm_90 SASS k 루프: regblock FFMA {inner['FFMA']} / 명령 {inner['n']}, regblock_opt FFMA {inner_opt['FFMA']} / 명령 {inner_opt['n']}")
+print(f"커널 전체 FFMA: regblock {rep[(9, 0)]['ffma']}, regblock_opt {r_opt['ffma']} | 레지스터 {rep[(9, 0)]['registers']} vs {r_opt['registers']}")
+assert offline.ptx_counts(ptx["regblock"]) == offline.ptx_counts(ptx["regblock_opt"])
+assert inner["FFMA"] == inner_opt["FFMA"] == 64 and rep[(9, 0)]["ffma"] == r_opt["ffma"]
+print("PASS: 명시적 FMA 는 PTX 의 FMA 수를 바꾸지 않는다")
+""")
+md(r"""
+* 두 커널의 PTX 명령 구성이 **같습니다**: `regblock` 의 `rC[m, n] += rA[m] * rB[n]` 이 이미 `fma.rn.f32` 입니다. 명시적 FMA로 얻을 것이 없습니다 (SASS의 FFMA 수도 같고, 명령 수 차이는 FFMA가 아닌 명령 — 패딩으로 바뀐 주소 계산 등 — 에서 옵니다).
+* ⚠️ "FMA는 단일 사이클이라 2배 처리량": FFMA 하나가 FMUL + FADD 두 명령을 대신하므로 **명령 수**가 절반인 것은 맞지만, 우리 커널은 처음부터 FFMA만 쓰므로 비교 대상이 없습니다. "단일 사이클"은 지연(latency)에 대한 주장으로는 틀립니다: 의존하는 FFMA는 앞 결과를 여러 사이클 기다립니다(그래서 3.6절의 ILP가 필요). 이 노트북은 그 사이클 수를 재지 않으므로 숫자를 적지 않습니다.
+
+### 4.7 우리의 최선 Level 3: `regblock_vec`
+
+`regblock_vec.py` 는 교재에 없는 변경 세 가지로 4.5절의 병목을 줄입니다: `As` 를 **전치**해서 저장(`As[k][m]`)해 `rA` 8개가 연속 주소가 되게 하고, 16바이트 정렬로 `rA`, `rB` 를 **128비트 읽기(`LDS.128`)** 2번씩으로 읽으며, 인덱스를 **32비트**로 계산합니다.
+""")
+code(r"""
+cmp_names = ("regblock", "regblock_opt", "regblock_vec")
+rows = resources.table(cmp_names, (9, 0))
+print(resources.markdown(rows, columns=("name", "cc", "registers", "local_bytes", "shared_bytes", "ffma", "lds", "sts",
+                                          "loop_total", "loop_ffma", "loop_lds")))
+vec = next(r for r in rows if r["name"] == "regblock_vec")
+sass_vec = resources.report("regblock_vec", (9, 0))["sass_text"]
+kt_vec = loop_stats(resources.main_loop(sass_vec))
+print(f"regblock_vec: k 루프 {len(resources.inner_loops(sass_vec))}개, K 타일 루프 명령 {kt_vec['n']}개 중 FFMA {kt_vec['FFMA']} "
+      f"({100 * kt_vec['FFMA'] / kt_vec['n']:.0f}%), FFMA 의존 사슬 최대 {kt_vec['chain']} (k 8단계가 같은 rC 에 차례로 누적)")
+assert resources.inner_loops(sass_vec) == [] and kt_vec["FFMA"] == rb.BK * rb.TM * rb.TN
+""")
+md(r"""
+`regblock_vec` 에는 k 루프가 없습니다(K 타일 루프 하나에 FFMA 512 = 8 × 64). 이제 한 k 단계에서 워프는 `LDS.128` 4번(`rA` 2번, `rB` 2번)만 냅니다. 이 128비트 요청이 웨이브프론트 몇 개인지는 문서화된 규칙이 없어서(노트북 06 3.4절), 뱅크 모델의 두 가정으로 위아래를 잡습니다.
+""")
+code(r"""
+v = kn.get("regblock_vec").module
+layA, layB = banks.Layout((v.BK, v.BM_PAD)), banks.Layout((v.BK, v.BN))
+requests = [(layA, lambda x, y, z: (0, y * v.TM)), (layA, lambda x, y, z: (0, y * v.TM + 4)),       # rA: As[k, thread_row + 0..7]
+            (layB, lambda x, y, z: (0, x * v.TN_HALF)), (layB, lambda x, y, z: (0, v.BN // 2 + x * v.TN_HALF))]  # rB
+for rule in banks.WIDE_RULES:
+    per_k = [max(r_.wavefronts for r_ in banks.analyze(lay, fn, v.BLOCK, width=16, wide_rule=rule)) for lay, fn in requests]
+    wf_per_ffma[f"regblock_vec ({rule})"] = sum(per_k) / (v.TM * v.TN)
+    print(f"규칙 '{rule}': k 단계마다 LDS.128 웨이브프론트 {per_k} = {sum(per_k)} → FFMA당 {sum(per_k) / (v.TM * v.TN):.3f}")
+assert max(wf_per_ffma["regblock_vec (phases)"], wf_per_ffma["regblock_vec (words)"]) <= 0.25
+print("PASS: 두 가정 모두 FFMA당 0.25 이하 — 공유 메모리가 더 이상 FFMA를 묶지 않음")
+""")
+md(r"""
+### 4.8 실행하고 검증하기
+
+세 커널을 128 과 8 의 배수가 **아닌** 모양을 포함해 numpy와 비교합니다. C를 NaN으로 채우고 `beta = 0` 으로(그러면 C를 읽지 않아야 함), 그리고 `alpha, beta ≠ (1, 0)` 으로. 검사 함수는 결과에 NaN이 하나라도 있으면 실패합니다 — 먼저 그것부터 확인합니다.
+""")
+code(r"""
+def close(C, ref, K):
+    return bool(np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4 * math.sqrt(K)))
+
+def check(spec, M, N, K, alpha, beta, rng):
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    C0 = rng.standard_normal((M, N), dtype=np.float32) if beta else np.full((M, N), np.nan, np.float32)
+    C = spec.launch(A, B, C0.copy(), alpha, beta)
+    ref = alpha * (A.astype(np.float64) @ B) + (beta * C0.astype(np.float64) if beta else 0.0)
+    return close(C, ref, K)
+
+bad = np.ones((4, 4), np.float32)
+bad[2, 3] = np.nan
+assert not close(bad, np.ones((4, 4)), 4) and close(np.ones((4, 4), np.float32), np.ones((4, 4)), 4)
+rng = np.random.default_rng(7)
+shapes = [(1, 1, 1), (130, 70, 21), (64, 200, 8), (128, 128, 16)]
+for name in cmp_names:
+    spec = kn.get(name)
+    ok = all(check(spec, *s, 1.0, 0.0, rng) for s in shapes) and check(spec, 19, 21, 23, 1.5, -0.5, rng)
+    assert ok, name
+    print(f"L{spec.level} {spec.name:13s} PASS  — {spec.description}")
+# 예상 출력: 세 커널 모두 PASS
+""")
+md(r"""
+### 4.9 성능: cuBLAS와 나란히
+
+성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다. GPU가 있으면 아래 셀이 지금 재고(약 1–2분), 없으면 기록된 값을 보여 줍니다. 노트북 06의 `tiled` 는 06의 기록(같은 H200, 같은 날의 다른 실행; 비율은 각 실행의 cuBLAS 대비)에서 가져옵니다.
+""")
+code(r"""
+from course import measure
+bench = measure.benchmark(kernels=["tiled", *cmp_names]) if measure.have_gpu() else None
+if bench:
+    print("측정: 지금 이 GPU")
+    bench_rows = [r_ for r_ in bench["rows"] if r_["kernel"] in ("cuBLAS", "tiled", *cmp_names)]
+else:
+    rec06 = course.recorded()
+    print(f"기록(recorded) — {rec['gpu']} {rec['date']} (tiled: 노트북 06 기록 {rec06['date']})")
+    bench_rows = [r_ for r_ in rec["benchmark"] if r_["kernel"] in ("cuBLAS", *cmp_names)] + \
+                 [r_ for r_ in rec06["benchmark"] if r_["kernel"] == "tiled"]
+ratio, tflops = {}, {}
+for r_ in sorted(bench_rows, key=lambda r_: (r_["n"], r_["kernel"] != "cuBLAS", r_["kernel"] != "tiled")):
+    ratio[(r_["kernel"], r_["n"])], tflops[(r_["kernel"], r_["n"])] = r_["ratio"], r_["tflops"]
+    print(f"{r_['n']:5d}³ {r_['kernel']:13s} {r_['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r_['ratio']:5.1f}%")
+""")
+code(r"""
+seed_lo, seed_hi = 0.50, 0.70                                       # 원본 교재의 예상: cuBLAS 의 50–70%
+for name in cmp_names:
+    rs = {n_: v for (k, n_), v in ratio.items() if k == name}
+    inside = [n_ for n_, v in rs.items() if seed_lo <= v <= seed_hi]
+    print(f"{name:13s} " + ", ".join(f"{n_}³ {100 * v:.1f}%" for n_, v in sorted(rs.items()))
+          + f" → 교재의 50–70% 범위 안: {', '.join(f'{n_}³' for n_ in inside) if inside else '없음'}")
+n_big = max(n_ for _, n_ in ratio)
+print(f"{n_big}³: regblock_opt / regblock = {tflops[('regblock_opt', n_big)] / tflops[('regblock', n_big)]:.3f}, "
+      f"regblock / tiled = {tflops[('regblock', n_big)] / tflops[('tiled', n_big)]:.2f}배, "
+      f"regblock_vec / regblock = {tflops[('regblock_vec', n_big)] / tflops[('regblock', n_big)]:.2f}배")
+""")
+md(r"""
+⚠️ 원본 교재는 이 단계에서 "cuBLAS의 **50–70%**"를 예상합니다. 측정은 이렇습니다(위 셀):
+
+* 교재 그대로의 `regblock` 은 큰 행렬에서 약 40%로 **범위 아래**입니다. 그래도 `tiled` 보다 두 배 넘게 빠릅니다 — 레지스터 블로킹의 효과는 진짜입니다.
+* 교재의 "최적화 버전" `regblock_opt` 는 `regblock` 보다 **오히려 느립니다** (비율이 1보다 작음). 4.6절대로 명시적 FMA는 아무것도 바꾸지 않고, 패딩은 `rA` 충돌을 없애는 대신 `As` 저장 충돌을 만들며, 아래 셀이 보여 주듯 128비트 읽기도 막습니다.
+* 우리의 `regblock_vec` 는 1024³ 에서는 범위 아래, 2048³·4096³ 에서는 **범위 위**입니다. "50–70%"라는 한 구간은 어느 커널의 측정과도 맞지 않습니다.
+
+**왜 그런지 — 공유 메모리 상한과 실제로 올라간 SASS.** 4.6절의 FFMA당 웨이브프론트로 공유 메모리 상한을 계산합니다. 주의할 점: H200에 실제로 올라간 `regblock` 은 GPU 드라이버가 다시 컴파일한 것이라, 오프라인 SASS와 공유 메모리 읽기 명령이 다릅니다(기록된 SASS). 그 경우도 같은 모델로 계산합니다.
+""")
+code(r"""
+for k in cmp_names:
+    loaded = {o: c for o, c in rec["sass_loaded"][k].items() if o.startswith("LDS")}
+    offline_ = {o: c for o, c in offline.sass_counts(resources.report(k, (9, 0))["sass_text"]).items() if o.startswith("LDS")}
+    print(f"{k:13s} LDS 명령 — H200에 올라간 SASS {loaded} | 오프라인 sm_90 {offline_}")
+# 올라간 regblock 은 rB 8개를 LDS.128 두 번으로 읽음: 그 두 요청의 웨이브프론트를 두 규칙으로 (rA 와 저장은 기록 그대로)
+layB = banks.Layout((rb.BK, rb.BN))
+rest = sum(r_["total_wavefronts"] for key, r_ in wf["regblock"].items() if key != ("Bs", "load")) / warp_ffma
+for rule in banks.WIDE_RULES:
+    rB = sum(max(q.wavefronts for q in banks.analyze(layB, lambda x, y, z, c=c: (0, x * rb.TN + c), rb.BLOCK, width=16, wide_rule=rule))
+             for c in (0, rb.TN // 2))
+    wf_per_ffma[f"regblock H200 SASS ({rule})"] = rest + rB / (rb.TM * rb.TN)
+
+f = rec["device_facts"]
+ffma_per_clk = f["fp32_lanes_per_sm"] // 32                       # SM 하나가 사이클당 내는 워프 단위 FFMA
+peak = f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
+print(f"\nFP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클럭), cuBLAS {n_big}³ {tflops[('cuBLAS', n_big)]:.1f} TFLOP/s")
+for name, wpf in wf_per_ffma.items():
+    rate = min(ffma_per_clk, 1 / wpf)                              # 웨이브프론트 1개/사이클이 허락하는 FFMA/사이클
+    got = tflops[(name.split()[0], n_big)]
+    print(f"{name:32s} FFMA당 웨이브프론트 {wpf:.3f} → 공유 메모리 상한 {peak * rate / ffma_per_clk:5.1f} TFLOP/s | "
+          f"측정 {n_big}³ {got:5.1f}")
+""")
+md(r"""
+* `regblock_opt` 의 측정은 공유 메모리 상한의 아래에 있고, 3.6절의 stall 기록에서 공유 메모리 대기가 가장 큰 몫입니다: 이 커널은 공유 메모리 읽기에 묶여 있습니다.
+* H200의 `regblock` 은 드라이버가 `rB` 를 128비트로 읽어 상한이 더 높지만, 측정은 그 상한보다 한참 아래입니다. 웨이브프론트 수만으로는 다 설명되지 않는다는 뜻이고(k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등), 모델은 상한일 뿐 예측이 아닙니다.
+* `regblock_vec` 는 두 가정 모두에서 공유 메모리 상한이 FP32 피크에 닿습니다. 남은 차이는 다른 곳(3.6절 stall: 글로벌 메모리 대기 `long_scoreboard`, 배리어)에 있고, 그것이 다음 노트북(더블 버퍼링)의 주제입니다.
+
+## 5. 왜 이것이 작동하는가?
+
+<details><summary>질문 1: 산술 강도가 정확히 2.0 이고 BK 와 무관한 이유는?</summary>
+
+k 단계 하나에서 스레드는 16개(64 B)를 읽고 FMA 64번(128 FLOP)을 합니다: 128 / 64 = 2.0 (3.1절 기록과 모델이 정확히 일치). BK = 8 단계 전체는 읽기 128개(512 B)에 FMA 512번(1024 FLOP)으로 비율이 같습니다(3.3절 추적기: 외적 읽기 128, FMA 512). 비율을 바꾸는 것은 TM, TN 뿐입니다.
+</details>
+
+<details><summary>질문 2: 외적이 내적보다 재사용이 좋은 이유는?</summary>
+
+같은 64 출력·같은 FMA 수에서 외적은 k 단계마다 값을 한 번 읽어 레지스터에서 8번 쓰고(`rA[m]` 은 TN번, `rB[n]` 은 TM번), 내적 순서는 FMA마다 두 값을 새로 읽습니다: K 타일 하나에 읽기 128 vs 1024 (3.3절). 레지스터 재사용에는 공유 메모리 요청이 전혀 들지 않습니다.
+</details>
+
+<details><summary>질문 3: A_TILE_ROW_STRIDE = 32 의 의미는?</summary>
+
+`As` 의 한 행(8 원소)을 8 스레드가 맡으므로 256 스레드는 한 패스에 256 / 8 = 32행을 채우고, 다음 패스는 32행 아래에서 시작합니다. 128행은 4 패스 = 스레드당 4번 로드. 4.4절에서 이 지도가 타일을 정확히 한 번씩 덮고, 실제 커널이 기록된 저장과 일치함을 확인했습니다 (`tid = 13` → `As[1][5], As[33][5], As[65][5], As[97][5]`).
+</details>
+
+<details><summary>질문 4: 점유율 25% 인데 왜 빠른가?</summary>
+
+(1) FMA당 공유 메모리 읽기가 tiled 의 2번에서 0.25번으로 줄었습니다(3.1절). (2) k 단계의 FFMA 64개가 서로 다른 누산기에 써서 서로 독립이므로(3.6절 SASS: 의존 사슬 1), 스케줄러당 4워프만으로도 FFMA를 연달아 낼 수 있습니다(ILP). 반면 tiled 는 100% 점유율이지만 스레드당 누산기가 하나라 ILP가 없습니다. 4.9절의 측정 비율이 결과입니다.
+</details>
+
+<details><summary>질문 5: 루프를 펼치지 않으면 왜 느려지는가? 우리 커널은 어떤가?</summary>
+
+루프가 남으면 반복마다 카운터·비교·분기 명령이 발행 슬롯을 쓰고, 인덱스가 상수가 아니면 `rA`/`rB`/`rC` 를 레지스터에 둘 수 없습니다(로컬 메모리로 감). 우리 커널에서 `m`, `n` 루프는 완전히 펼쳐져 `rC` 가 레지스터에 있지만(로컬 0 B), `k` 루프는 남아 있어 반복마다 FFMA 64개 외의 명령이 있습니다(4.5절). 얼마나 느려지는지는 측정하지 않았으므로 교재의 "20–40%"는 쓰지 않습니다.
+</details>
+
+## 6. 시뮬레이션 7: 외적 연산 추적기
+
+### 6.1 축소 버전: TM = TN = 4, 한 단계씩
+
+`rA = [a0..a3]`, `rB = [b0..b3]` 를 읽었다고 하고 외적 순서로 FMA를 진행합니다. 처음 여섯 FMA에서 무엇을 새로 읽는지, 그리고 끝난 뒤 `rC` 가 무엇인지 봅니다.
+""")
+code(r"""
+t4 = outer.OuterProductTracer(4, 4)
+for _ in range(6):
+    k, m, n = t4.step()
+    s = t4.state()
+    print(f"FMA {s.fmas:2d}: rC[{m}][{n}] += a{m}·b{n}  새로 읽음 {list(s.new_loads) or '없음'}, 누적 읽기 {s.loads}")
+s4 = t4.run()
+print("끝: rC =")
+for m in range(4):
+    print("   ", "  ".join(f"a{m}·b{n}" for n in range(4)))
+i4 = outer.intensity(4, 4)
+print(f"읽기 {s4.loads}개 = {i4['bytes']} B, FMA {s4.fmas}번 = {i4['flops']} FLOP → AI {i4['ai']:.2f} FLOP/B")
+assert (s4.loads, s4.fmas, i4["ai"]) == (8, 16, 1.0)
+print("PASS")
+""")
+md(r"""
+### 6.2 실제 버전 TM = TN = 8, 그리고 크기별 비교 표
+
+`sim.outer.ai_table` 로 T = 1, 2, 4, 8, 16 과 비대칭 타일을 계산합니다. "데이터 레지스터"는 `rC + rA + rB` (값 하나를 흘려 쓰면 가능한 최소값도 함께)이고, 인덱스·주소용 레지스터는 여기에 더해집니다(3.4절: 그것은 ptxas 만 압니다).
+""")
+code(r"""
+print(f"{'TM':>3s} {'TN':>3s} {'읽기':>5s} {'바이트':>6s} {'FMA':>5s} {'FLOP':>5s} {'AI':>6s} {'rC':>4s} {'데이터 레지스터':>14s}")
+for r_ in outer.ai_table():
+    over = "" if r_["fits"] else "  ← 255 초과: 스필"
+    print(f"{r_['TM']:3d} {r_['TN']:3d} {r_['loads']:5d} {r_['bytes']:6d} {r_['fmas']:5d} {r_['flops']:5d} {r_['ai']:6.3f} "
+          f"{r_['acc_regs']:4d} {r_['data_regs']:7d} (최소 {r_['data_regs_min']}){over}")
+i8, i416 = outer.intensity(8, 8), outer.intensity(4, 16)
+print(f"\n같은 FMA 64번: 8×8 AI {i8['ai']:.2f}, 데이터 레지스터 {i8['data_regs']} | 4×16 AI {i416['ai']:.2f}, 데이터 레지스터 {i416['data_regs']}")
+""")
+md(r"""
+* TM·TN 이 같으면 TM = TN 일 때 TM + TN 이 가장 작아 산술 강도가 가장 큽니다 (산술-기하 평균 부등식): 4 × 16 은 8 × 8 보다 AI가 20% 낮고 데이터 레지스터가 4개 많습니다.
+* ⚠️ 교재는 4 × 16 을 "~108개", 8 × 8 을 "~90개"로 추정합니다. 데이터 레지스터는 위 표가 정확히 세고, 전체 레지스터는 3.4절처럼 컴파일해야 압니다 (8 × 8 은 실제로 120개 이상).
+* T = 16 은 AI 4.0 이지만 누산기만 256개라 스필합니다(3.4절의 `regblock_t16`).
+
+### 6.3 산술 강도 그래프
+""")
+code(r"""
+show_fig(ai_plot())
+""")
+md(r"""
+## 직접 해보기
+
+**직접 해보기 1 — 협력적 로딩 지도.** BK = 16 으로 바꾸면 `As` 는 128 × 16 입니다. 256 스레드가 이 타일을 채우는 `{(tid, 패스): (행, 열)}` 지도를 만들어, 모든 원소를 **정확히 한 번씩** 채우는지 확인하세요. 패스 간격(stride)과 스레드당 로드 횟수는 얼마인가요? (풀이: `answers/ex07_coop_load.py`)
+""")
+code(r"""
+def my_load_map(threads, rows, cols):
+    # TODO: cols 개의 연속 스레드가 한 행을 맡고, 패스마다 threads // cols 행씩 내려가도록 채우세요
+    return {}
+
+BK16 = 16
+m16 = my_load_map(rb.THREADS, rb.BM, BK16)
+ok = Counter(m16.values()) == Counter((r, c) for r in range(rb.BM) for c in range(BK16))
+print("정답입니다!" if ok else "아직입니다. 힌트: 4.4절의 load_map 에서 stride 를 threads // cols 로 계산해 보세요.")
+""")
+md(r"""
+**직접 해보기 2 — 레지스터가 허락하는 블록 수.** 3.5절의 세 규칙(워프당 256개 단위 할당, 서브파티션 4개, 블록 단위)으로 "레지스터 `regs` 개, 블록 `threads` 스레드일 때 레지스터만으로 SM에 올라가는 블록 수"를 계산하는 함수를 쓰고, 레지스터 1–255개 전부에서 모델(`occ.occupancy(...).limits["registers"]`)과 비교하세요. (풀이: `answers/ex07_occupancy.py`)
+""")
+code(r"""
+def my_register_limited_blocks(regs, threads):
+    # TODO: 1) 워프당 레지스터 = ceil(regs·32 / 256)·256   2) 서브파티션(16,384개)당 워프 수 × 4   3) // 블록당 워프 수
+    return 0
+
+mine = [my_register_limited_blocks(r_, 256) for r_ in range(1, 256)]
+model = [occ.occupancy("H100", r_, 256).limits["registers"] for r_ in range(1, 256)]
+wrong = sum(a != b for a, b in zip(mine, model))
+print("정답입니다!" if wrong == 0 else f"아직입니다: 레지스터 수 255가지 중 {wrong}가지에서 모델과 다릅니다.")
+""")
+md(r"""
+## 7. 핵심 정리
+
+* **레지스터 블로킹 = 스레드 조잡화(thread coarsening)**: 스레드 하나가 8 × 8 = 64 출력을 레지스터 `rC` 에 듭니다. 블록 256 스레드 × 64 = 128 × 128 블록 타일.
+* **산술 강도는 수준을 밝혀서**: 공유 메모리 → 레지스터 `TM·TN / (2·(TM+TN))`: tiled 0.25 → regblock 2.0 (기록으로 확인). 블록 단위 글로벌 → 공유는 `BM·BN / (2·(BM+BN))`: 4 → 32.
+* **외적**: k 단계마다 16번 읽고 64번 FMA, 값 하나를 레지스터에서 8번 재사용.
+* **레지스터는 컴파일러에서 읽는다**: 교재 추정 ~90–104 보다 실제(3.4절의 ptxas·GPU 값)가 많습니다. TM = TN = 16 은 컴파일되지만 레지스터 상한 안에서 할당되고 나머지는 로컬 메모리로 스필(`STL`/`LDL`).
+* **점유율은 규칙으로**: 256 스레드 블록에서 81–128 레지스터는 모두 25%. 교재의 34.4% / 29.7% 는 할당 단위·서브파티션·블록 양자화를 빠뜨린 값. 낮은 점유율은 독립 FFMA 64개의 ILP가 메웁니다.
+* **패딩과 FMA**: +1 패딩은 `rA` 읽기의 2-way 충돌을 없애지만 `rB` 읽기의 4-way 충돌은 그대로이고 `As` 저장에 2-way 충돌을 만듭니다. 명시적 FMA는 PTX를 바꾸지 않습니다(이미 `fma.rn.f32`).
+* **성능 (H200 기록, 4.9절)**: 교재 그대로의 `regblock` 은 큰 행렬에서 cuBLAS의 약 40%(`tiled` 의 두 배 넘게), 교재의 "최적화" `regblock_opt` 는 그보다 느리고, 공유 메모리 읽기를 LDS.128 로 줄인 `regblock_vec` 는 약 74–77% 입니다. 교재의 "50–70%"는 어느 커널의 측정과도 맞지 않습니다.
+
+## 8. 마스터리 체크포인트 퀴즈
+
+8문항 중 6문항 이상이면 통과입니다. 제출하면 점수와 해설이 나오고, 시도 기록이 로컬 진도 파일에 저장됩니다. 4번은 여러분의 답을 `regblock.py` 커널에 끼워 넣어 **실제로 실행**해서 채점합니다.
+""")
+code(r"""
+from course.quiz import show_quiz
+quiz = show_quiz("07")
+""")
+md(r"""
+## 9. 다음 단계 미리보기
+
+지금 커널의 K 타일 루프는 **로드 → 배리어 → 연산 → 배리어** 가 차례로 일어납니다. 글로벌 메모리에서 다음 타일을 가져오는 동안 FFMA가 놀고, FFMA를 하는 동안 메모리 요청이 없습니다. 다음 노트북(08, Level 4: 더블 버퍼링)은 공유 메모리 버퍼 두 개를 번갈아 쓰며 **다음 타일의 로드를 현재 타일의 연산과 겹치고**, 그 대가(공유 메모리 2배, 레지스터)와 이득을 파이프라인 모델과 실제 측정으로 비교합니다.
+""")
+
+
+
+def build():
+    """The notebook object (cells above, stable cell ids so the committed file is exactly this output)."""
+    nb = nbf.v4.new_notebook(cells=[nbf.from_dict(c) for c in cells],
+                             metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                                       "language_info": {"name": "python"}})
+    for i, c in enumerate(nb.cells):
+        c["id"] = f"nb07-{i:03d}"
+    return nb
+
+
+def text():
+    """The committed file's exact text."""
+    return nbf.writes(build()) + "\n"
+
+
+if __name__ == "__main__":
+    OUT.write_text(text(), encoding="utf-8")
+    print("written", OUT, len(cells), "cells")
