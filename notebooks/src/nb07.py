@@ -116,7 +116,7 @@ $$\text{AI}_{\text{공유→레지스터}} = \frac{2\,T_M T_N}{4\,(T_M + T_N)} =
 
 분자(연산)는 TM·TN 으로 **곱**으로, 분모(읽기)는 TM + TN 으로 **합**으로 늘기 때문에 타일을 키울수록 좋아집니다. 아래 셀은 모델의 닫힌 식(`sim/outer.py`)과 분수로 정확히 비교합니다.
 
-⚠️ **어느 수준의 바이트인지가 중요합니다.** 원본 교재는 0.25 → 2.0 을 "Level 2 → Level 3 의 산술 강도"라고만 씁니다. 0.25 는 노트북 06의 글로벌 수준 0.25 와 우연히 같은 숫자일 뿐, 다른 수준입니다. 블록 단위 **글로벌 → 공유** 산술 강도는 `BM·BN / (2·(BM+BN))` 이고(노트북 06의 타일링 4.0 이 이 식의 BM = BN = 16), `regblock` 의 128×128 블록 타일에서는 아래와 같습니다.
+⚠️ **어느 수준의 바이트인지가 중요합니다.** 원본 교재는 0.25 → 2.0 을 "Level 2 → Level 3 의 산술 강도"라고만 씁니다. 노트북 06의 0.25 는 **나이브 커널이 글로벌 메모리**에서, 여기의 0.25 는 **`tiled` 가 공유 메모리**에서 FMA마다 4바이트 값 두 개를 읽는다는 뜻으로, 같은 숫자지만 다른 수준입니다. 블록 단위 **글로벌 → 공유** 산술 강도는 `BM·BN / (2·(BM+BN))` 이고(노트북 06의 타일링 4.0 이 이 식의 BM = BN = 16), `regblock` 의 128×128 블록 타일에서는 아래와 같습니다.
 """)
 code(r"""
 for T in (1, 2, 4, 8, 16):
@@ -394,12 +394,15 @@ for name in (s_.name for s_ in kn.by_level(3)):
         p_ = st["metrics"][name]["percent"]
         shared_wait[name] = p_["short_scoreboard"] + p_["mio_throttle"]
         print(f"{name:13s}" + "".join(f"{p_[k]:18.1f}%" for k in keys) + f"   {shared_wait[name]:.1f}%")
-assert shared_wait["regblock_opt"] > 2 * shared_wait["regblock_vec"]
+p_opt = st["metrics"]["regblock_opt"]["percent"]
+other_stalls = {k: v for k, v in p_opt.items() if k not in ("selected", "not_selected", "short_scoreboard", "mio_throttle")}
+print(f"regblock_opt: 공유 메모리 대기 {shared_wait['regblock_opt']:.1f}% vs 다른 이유 중 가장 큰 것 {max(other_stalls, key=other_stalls.get)} {max(other_stalls.values()):.1f}%")
+assert shared_wait["regblock_opt"] > max(other_stalls.values()) and shared_wait["regblock_opt"] > 2 * shared_wait["regblock_vec"]
 """)
 md(r"""
 * `selected` 는 워프가 명령을 낸 샘플, `not_selected` 는 낼 수 있었지만 같은 스케줄러의 다른 워프가 뽑힌 샘플입니다 — 두 값이 크면 스케줄러가 쉬지 않고 일하고 있다는 뜻입니다.
 * `short_scoreboard` 는 **공유 메모리** 같은 MIO 명령의 결과를 기다리는 것, `mio_throttle` 은 그 명령 큐가 가득 차서 새 명령을 못 내는 것, `long_scoreboard` 는 글로벌/로컬 메모리를 기다리는 것입니다.
-* 교재의 최적화 버전 `regblock_opt` 는 샘플의 3분의 1 가까이를 공유 메모리를 기다리며 보내고, `regblock_vec`(4.7절)에서는 그 비율이 크게 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.6절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
+* 교재의 최적화 버전 `regblock_opt` 는 샘플의 약 3분의 1을 공유 메모리를 기다리며 보내고(멈춘 이유 중 가장 큼), `regblock_vec`(4.7절)에서는 그 비율이 크게 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.6절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
 
 ## 4. 코드 분석: 우리 `regblock` 커널
 
@@ -469,7 +472,7 @@ assert all(stored[("Bs", tid, p)] == rc for (tid, p), rc in bmap.items())
 print("PASS: 두 지도가 타일을 정확히 한 번씩 덮고, 기록된 커널의 저장과 일치")
 """)
 md(r"""
-B 로드에서는 같은 워프의 32 스레드가 `B` 의 한 행에서 연속한 32개 float 를 읽어(글로벌 코얼레싱), `Bs` 의 연속한 32 워드에 씁니다(공유 메모리 뱅크 충돌 없음). A 로드에서는 연속한 8 스레드가 `A` 의 한 행에서 연속한 8개(32 B)를 읽고, 한 워프는 4개 행을 읽습니다. 저장 쪽 충돌은 4.5절에서 기록으로 셉니다.
+B 로드에서는 같은 워프의 32 스레드가 `B` 의 한 행에서 연속한 32개 float 를 읽어(글로벌 코얼레싱), `Bs` 의 연속한 32 워드에 씁니다(공유 메모리 뱅크 충돌 없음). A 로드에서는 연속한 8 스레드가 `A` 의 한 행에서 연속한 8개(32 B)를 읽고, 한 워프는 4개 행을 읽습니다. 저장 쪽 충돌은 4.6절에서 기록으로 셉니다.
 
 ### 4.5 외적 마이크로커널과 SASS: 루프는 정말 펼쳐졌나?
 
@@ -567,7 +570,12 @@ md(r"""
 
 ### 4.7 우리의 최선 Level 3: `regblock_vec`
 
-`regblock_vec.py` 는 교재에 없는 변경 세 가지로 4.5절의 병목을 줄입니다: `As` 를 **전치**해서 저장(`As[k][m]`)해 `rA` 8개가 연속 주소가 되게 하고, 16바이트 정렬로 `rA`, `rB` 를 **128비트 읽기(`LDS.128`)** 2번씩으로 읽으며, 인덱스를 **32비트**로 계산합니다.
+`regblock_vec.py` 는 같은 타일 크기(128 × 128 × 8, 스레드당 8 × 8)로, 교재에 없는 변경으로 4.6절의 병목(공유 메모리 읽기)을 줄입니다.
+
+1. `As` 를 **전치**해서 저장합니다(`As[k][m]`, 행 간격 132 float). 스레드의 `rA` 8개가 연속 주소가 되어 16바이트 정렬된 **128비트 읽기(`LDS.128`)** 2번으로 읽힙니다.
+2. 스레드의 열 8개를 `tx·4` 와 `64 + tx·4` 의 두 묶음으로 나눕니다. `rB` 도 `LDS.128` 2번이고, 반 워프의 16 스레드가 연속한 256 B를 읽어 `tx·8` 배치의 4-way 충돌이 사라집니다.
+3. k 루프를 인라인 장치 함수(device function) 호출 8번으로 **완전히 펼칩니다** — Numba에는 `#pragma unroll` 이 없기 때문입니다.
+4. 스레드·블록 번호를 부호 없는 정수(`uint32`)로 만들어 음수 인덱스 처리 코드(`SEL`)를 없애고, 행렬 안쪽 블록은 타일 로드의 경계 검사를 건너뜁니다.
 """)
 code(r"""
 cmp_names = ("regblock", "regblock_opt", "regblock_vec")
@@ -579,7 +587,9 @@ sass_vec = resources.report("regblock_vec", (9, 0))["sass_text"]
 kt_vec = loop_stats(resources.main_loop(sass_vec))
 print(f"regblock_vec: k 루프 {len(resources.inner_loops(sass_vec))}개, K 타일 루프 명령 {kt_vec['n']}개 중 FFMA {kt_vec['FFMA']} "
       f"({100 * kt_vec['FFMA'] / kt_vec['n']:.0f}%), FFMA 의존 사슬 최대 {kt_vec['chain']} (k 8단계가 같은 rC 에 차례로 누적)")
-assert resources.inner_loops(sass_vec) == [] and kt_vec["FFMA"] == rb.BK * rb.TM * rb.TN
+sel = {k: Counter(i.op for i in resources.parse_sass(resources.report(k, (9, 0))["sass_text"]))["SEL"] for k in cmp_names}
+print("SASS의 SEL (음수 인덱스 처리):", sel)
+assert resources.inner_loops(sass_vec) == [] and kt_vec["FFMA"] == rb.BK * rb.TM * rb.TN and sel["regblock_vec"] == 0
 """)
 md(r"""
 `regblock_vec` 에는 k 루프가 없습니다(K 타일 루프 하나에 FFMA 512 = 8 × 64). 이제 한 k 단계에서 워프는 `LDS.128` 4번(`rA` 2번, `rB` 2번)만 냅니다. 이 128비트 요청이 웨이브프론트 몇 개인지는 문서화된 규칙이 없어서(노트북 06 3.4절), 뱅크 모델의 두 가정으로 위아래를 잡습니다.
@@ -687,11 +697,12 @@ print(f"\nFP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클럭), cuBLAS {n_b
 for name, wpf in wf_per_ffma.items():
     rate = min(ffma_per_clk, 1 / wpf)                              # 웨이브프론트 1개/사이클이 허락하는 FFMA/사이클
     got = tflops[(name.split()[0], n_big)]
-    print(f"{name:32s} FFMA당 웨이브프론트 {wpf:.3f} → 공유 메모리 상한 {peak * rate / ffma_per_clk:5.1f} TFLOP/s | "
+    label = f"{name} (오프라인 sm_90 SASS)" if name in cmp_names else name
+    print(f"{label:32s} FFMA당 웨이브프론트 {wpf:.3f} → 공유 메모리 상한 {peak * rate / ffma_per_clk:5.1f} TFLOP/s | "
           f"측정 {n_big}³ {got:5.1f}")
 """)
 md(r"""
-* `regblock_opt` 의 측정은 공유 메모리 상한의 아래에 있고, 3.6절의 stall 기록에서 공유 메모리 대기가 가장 큰 몫입니다: 이 커널은 공유 메모리 읽기에 묶여 있습니다.
+* `regblock_opt` 의 측정은 공유 메모리 상한의 아래에 있고, 3.6절의 stall 기록에서 멈춘 이유 중 공유 메모리 대기가 가장 큽니다: 이 커널은 공유 메모리 읽기에 묶여 있습니다.
 * H200의 `regblock` 은 드라이버가 `rB` 를 128비트로 읽어 상한이 더 높지만, 측정은 그 상한보다 한참 아래입니다. 웨이브프론트 수만으로는 다 설명되지 않는다는 뜻이고(k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등), 모델은 상한일 뿐 예측이 아닙니다.
 * `regblock_vec` 는 두 가정 모두에서 공유 메모리 상한이 FP32 피크에 닿습니다. 남은 차이는 다른 곳(3.6절 stall: 글로벌 메모리 대기 `long_scoreboard`, 배리어)에 있고, 그것이 다음 노트북(더블 버퍼링)의 주제입니다.
 
