@@ -121,32 +121,11 @@ launch = make_launch(kernel, BLOCK, TILE)
 
 # ------------------------------------------------------------------ what the warp really does (offline SASS)
 
-_INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)([^;]*);")
-_LABEL = re.compile(r"^(\.L_x_\d+):", re.M)
-
-
 def sass_instructions(sass):
-    """[(address, opcode, operands)] of every SASS instruction, in program order.
-
-    Reads cuobjdump text (branch targets as addresses) and nvdisasm text as kernel.inspect_sass() gives it
-    (branch targets as labels `(.L_x_3)`, rewritten here to the address of the labelled instruction).
-    """
-    insns, labels, pending = [], {}, []
-    for line in sass.splitlines():
-        lm = _LABEL.match(line)
-        if lm:
-            pending.append(lm.group(1))
-            continue
-        m = _INSN.search(line)
-        if m:
-            addr = int(m.group(1), 16)
-            for name in pending:
-                labels[name] = addr
-            pending = []
-            insns.append((addr, m.group(3), m.group(4).strip()))
-    def target(args):
-        return re.sub(r"`\((\.L_x_\d+)\)", lambda t: hex(labels.get(t.group(1), 0)), args)
-    return [(a, op, target(args)) for a, op, args in insns]
+    """[(address, opcode, operands)] of every SASS instruction in program order (cuobjdump or nvdisasm text),
+    branch operands rewritten to the target address so backward branches can be found (see resources.parse_sass)."""
+    from .resources import parse_sass
+    return [(i.addr, i.op, hex(i.target) if i.target is not None else i.operands) for i in parse_sass(sass)]
 
 
 def sass_main_loop(sass):

@@ -93,19 +93,8 @@ def ptx_counts(ptx, ops=("fma.rn.f32", "mul.rn.f32", "add.rn.f32", "mul.f32", "a
 
 def _kernel_by_name(name):
     """The kernel of registered kernel `name`, else of module kernels_numba.<name> (teaching demos not in the registry)."""
-    import importlib
-    from . import registry
-    if any(s.name == name for s in registry.REGISTRY):
-        return registry.get(name).kernel
-    try:
-        mod = importlib.import_module(f"{__package__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__package__}.{name}":
-            raise                       # the module exists but something it imports is missing: show that
-        mod = None
-    if mod is None or not hasattr(mod, "kernel"):
-        registry.get(name)              # raises the registry's clear error listing the names
-    return mod.kernel
+    from .registry import module_of
+    return module_of(name).kernel
 
 
 class _OfflineDevice:

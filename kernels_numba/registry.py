@@ -44,5 +44,20 @@ def get(name):
                            f"다음 중 하나를 쓰세요: {names}", f"use one of: {names}")
 
 
+def module_of(name):
+    """The module of kernel `name`: registered, else kernels_numba.<name> (a teaching demo with `kernel` and `launch`)."""
+    if any(s.name == name for s in REGISTRY):
+        return get(name).module
+    try:
+        mod = importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.{name}":
+            raise                       # the module exists but something it imports is missing: show that
+        mod = None
+    if mod is None or not hasattr(mod, "kernel"):
+        get(name)                       # raises the clear error listing the registered names
+    return mod
+
+
 def by_level(level):
     return [s for s in REGISTRY if s.level == level]

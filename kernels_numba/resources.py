@@ -5,7 +5,6 @@ it compiles the same source for sm_80 / sm_90 with kernels_numba.offline, so the
 The two toolchains are not identical: a loaded kernel is assembled by the GPU machine's driver/linker, offline by the
 nvJitLink wheel, and register counts can differ (seen: 120 offline vs 128 loaded for regblock on sm_90).
 """
-import importlib
 import re
 from typing import NamedTuple, Optional
 
@@ -35,19 +34,9 @@ class Ins(NamedTuple):
 
 
 def _module(name):
-    """The module of kernel `name`: registered, else kernels_numba.<name> (a teaching demo with `kernel` and `launch`)."""
-    from . import registry
-    if any(s.name == name for s in registry.REGISTRY):
-        return registry.get(name).module
-    try:
-        mod = importlib.import_module(f"{__package__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__package__}.{name}":
-            raise
-        mod = None
-    if mod is None or not hasattr(mod, "kernel"):
-        registry.get(name)                      # raises the registry's clear error listing the names
-    return mod
+    """The module of kernel `name` (registered or a teaching demo)."""
+    from .registry import module_of
+    return module_of(name)
 
 
 def parse_sass(sass):

@@ -1,18 +1,14 @@
 """Generator of notebooks/07_register_blocking.ipynb (run: python notebooks/src/nb07.py; the committed ipynb is its output)."""
+import sys
 from pathlib import Path
 
-import nbformat as nbf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _nbgen import Notebook  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "07_register_blocking.ipynb"
-cells = []
-
-
-def md(s):
-    cells.append(nbf.v4.new_markdown_cell(s.strip("\n")))
-
-
-def code(s):
-    cells.append(nbf.v4.new_code_cell(s.strip("\n")))
+NB = Notebook("nb07", OUT)
+cells, md, code = NB.cells, NB.md, NB.code
 
 
 md(r"""
@@ -833,21 +829,11 @@ md(r"""
 
 
 
-def build():
-    """The notebook object (cells above, stable cell ids so the committed file is exactly this output)."""
-    nb = nbf.v4.new_notebook(cells=[nbf.from_dict(c) for c in cells],
-                             metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                                       "language_info": {"name": "python"}})
-    for i, c in enumerate(nb.cells):
-        c["id"] = f"nb07-{i:03d}"
-    return nb
-
-
 def text():
     """The committed file's exact text."""
-    return nbf.writes(build()) + "\n"
+    return NB.text()
 
 
 if __name__ == "__main__":
-    OUT.write_text(text(), encoding="utf-8")
+    NB.write()
     print("written", OUT, len(cells), "cells")

@@ -1,19 +1,14 @@
 """Generate notebooks/08_double_buffering.ipynb (no outputs, fixed cell ids): python notebooks/src/nb08.py [--out PATH]."""
 import argparse
+import sys
 from pathlib import Path
 
-import nbformat as nbf
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _nbgen import Notebook  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "08_double_buffering.ipynb"
-cells = []
-
-
-def md(s):
-    cells.append(nbf.v4.new_markdown_cell(s.strip("\n")))
-
-
-def code(s):
-    cells.append(nbf.v4.new_code_cell(s.strip("\n")))
+NB = Notebook("nb08", OUT)
+cells, md, code = NB.cells, NB.md, NB.code
 
 
 md(r"""
@@ -727,13 +722,7 @@ for S, k in ((2, 1), (3, 1), (3, 2)):
 
 
 def write(out=OUT):
-    nb = nbf.v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"}})
-    for i, c in enumerate(nb.cells):
-        c["id"] = f"nb08-{i:03d}"          # fixed ids: regenerating gives the same file
-    nbf.write(nb, str(out))
-    return out
+    return NB.write(out)
 
 
 if __name__ == "__main__":
