@@ -49,24 +49,14 @@ def _rel_err(C, ref):
     return float(cp.linalg.norm(C64 - ref) / cp.linalg.norm(ref))
 
 
-def _resources(spec):
-    """Registers, shared/local memory and SASS opcode counts of the kernel as loaded on this GPU."""
-    k = spec.kernel
-    sig = k.signatures[0]
-    out = {}
-    for key, attr in (("registers", "regs_per_thread"), ("shared_bytes", "shared_mem_per_block"),
-                      ("local_bytes", "local_mem_per_thread")):
-        try:
-            out[key] = int(getattr(k.overloads[sig], attr))     # the compiled kernel for this signature
-        except Exception as e:           # noqa: BLE001 — report, don't die
-            out[key] = f"n/a ({e.__class__.__name__}: {e})"
-    try:
-        from kernels_numba.offline import sass_counts
-        counts = sass_counts(k.inspect_sass(sig))
-        out["sass"] = {op: n for op, n in counts.items()
-                       if op.split(".")[0] in ("FFMA", "FMUL", "FADD", "LDS", "STS", "LDG", "STG", "BAR", "LDL", "STL")}
-    except Exception as e:               # noqa: BLE001
-        out["sass"] = f"n/a ({e.__class__.__name__}: {e})"
+def _resources(name):
+    """Registers, shared/local memory and SASS opcode counts of kernel `name` as loaded on this GPU."""
+    from kernels_numba import resources
+    from kernels_numba.offline import sass_counts
+    r = resources.report(name)                   # GPU mode: read from the loaded kernel
+    out = {k: r[k] for k in ("registers", "shared_bytes", "local_bytes")}
+    out["sass"] = {op: n for op, n in sass_counts(r["sass_text"]).items()
+                   if op.split(".")[0] in ("FFMA", "FMUL", "FADD", "LDS", "STS", "LDG", "STG", "BAR", "LDL", "STL")}
     return out
 
 
@@ -125,7 +115,7 @@ def main():
         del A, B, ref, Cb
         cp.get_default_memory_pool().free_all_blocks()
     for spec in specs:
-        result["resources"][spec.name] = _resources(spec)
+        result["resources"][spec.name] = _resources(spec.name)
         print(f"# {spec.name}: {result['resources'][spec.name]}")
     if args.json:
         with open(args.json, "w") as f:

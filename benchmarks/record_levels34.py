@@ -61,7 +61,6 @@ def main():
         bench = json.load(f)
     os.unlink(bench_json)
     import numpy as np
-    from numba import cuda
     res = {k: {kk: vv for kk, vv in v.items() if kk != "sass"} for k, v in bench["resources"].items()}
     sass = {k: v.get("sass") for k, v in bench["resources"].items()}
     occ = {}
@@ -69,32 +68,29 @@ def main():
         spec = kn.get(name)
         threads = int(np.prod(spec.launch.block))
         occ[name] = {"threads": threads, "blocks_per_sm": _occupancy(spec.kernel, threads)}
-    for name in EXTRA:                             # the spill demo: launch once, read the loaded kernel
+    for name in EXTRA:                             # the spill demo: check it, then read the loaded kernel
         import importlib
         mod = importlib.import_module(f"kernels_numba.{name}")
         A = np.random.default_rng(0).standard_normal((256, 256), dtype=np.float32)
         C = np.zeros((256, 256), np.float32)
         mod.launch(A, A, C)
         ok = bool(np.allclose(C, A.astype(np.float64) @ A, rtol=1e-4, atol=1e-3))
-        spec = type("S", (), {"kernel": mod.kernel})
-        r = bench_gpu._resources(spec)
+        r = bench_gpu._resources(name)
         sass[name] = r.pop("sass")
         res[name] = dict(r, correct=ok)
         threads = int(np.prod(mod.launch.block))
         occ[name] = {"threads": threads, "blocks_per_sm": _occupancy(mod.kernel, threads)}
-    dev = cuda.get_current_device()
-    facts = {"sm_count": int(dev.MULTIPROCESSOR_COUNT),
-             "max_shared_per_sm": int(dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
-             "max_shared_per_block_optin": int(dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
-             "regs_per_sm": int(dev.MAX_REGISTERS_PER_MULTIPROCESSOR)}
+    from sim.occupancy import current_gpu
+    spec = current_gpu()                           # device attributes (+ FP32 lanes per SM by architecture)
+    facts = {"sm_count": spec.sm_count, "max_shared_per_sm": spec.smem_per_sm,
+             "max_shared_per_block_optin": spec.smem_per_block_optin, "regs_per_sm": spec.regs_per_sm,
+             "fp32_lanes_per_sm": spec.fp32_lanes_per_sm}
     try:
         clk = subprocess.run(["nvidia-smi", "--query-gpu=clocks.max.sm", "--format=csv,noheader,nounits"],
                              capture_output=True, text=True).stdout.strip().splitlines()[0]
         facts["max_sm_clock_mhz"] = int(clk)
     except Exception:                              # noqa: BLE001
         pass
-    lanes = {(8, 0): 64, (8, 6): 128, (8, 9): 128, (9, 0): 128}     # FP32 lanes per SM (CUDA Programming Guide, arithmetic throughput table)
-    facts["fp32_lanes_per_sm"] = lanes.get(tuple(dev.compute_capability))
     stall_names = args.stall_kernels if args.stall_kernels is not None else ["regblock_opt", "regblock_vec", "db", "db_overlap", "db_ptx"]
     stall_names = [n for n in stall_names if n in names]
     out = {"what": "Measured with the device tool (benchmarks/record_levels34.py: bench_gpu.py, CUDA occupancy API, ncu WarpStateStats)",

@@ -1,5 +1,4 @@
 """Level 4: double buffering as the seed writes it (module 08 §4): two shared tiles, prefetch kt+1 while computing kt."""
-import re
 
 from numba import cuda, float32
 
@@ -129,16 +128,9 @@ def sass_instructions(sass):
 
 
 def sass_main_loop(sass):
-    """Instructions of the loop (backward branch) holding the most FFMAs, the outermost on a tie: the main K loop."""
-    insns = sass_instructions(sass)
-    best = []
-    for addr, op, args in insns:
-        m = re.match(r"(0x[0-9a-f]+)", args)
-        if op.startswith("BRA") and m and int(m.group(1), 16) < addr:
-            body = [x for x in insns if int(m.group(1), 16) <= x[0] <= addr]
-            if sum(x[1] == "FFMA" for x in body) >= max(1, sum(x[1] == "FFMA" for x in best)):
-                best = body
-    return best
+    """(address, opcode, operands) of the main K-tile loop (the loop with a barrier and the most FFMAs; resources.main_loop)."""
+    from .resources import main_loop
+    return [(i.addr, i.op, i.operands) for i in main_loop(sass)]
 
 
 def sass_order(sass, kinds=("LDG", "STS", "LDS", "FFMA", "BAR")):
