@@ -51,8 +51,8 @@ def _rel_err(C, ref):
 
 def _resources(name):
     """Registers, shared/local memory and SASS opcode counts of kernel `name` as loaded on this GPU."""
-    from kernels_numba import resources
-    from kernels_numba.offline import sass_counts
+    from kernels_numba.infra import resources
+    from kernels_numba.infra.offline import sass_counts
     r = resources.report(name)                   # GPU mode: read from the loaded kernel
     out = {k: r[k] for k in ("registers", "shared_bytes", "local_bytes")}
     out["sass"] = {op: n for op, n in sass_counts(r["sass_text"]).items()

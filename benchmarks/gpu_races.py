@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np                      # noqa: E402
 
 import kernels_numba as kn              # noqa: E402
-from kernels_numba import races         # noqa: E402
+from kernels_numba.demos import races         # noqa: E402
 
 CASES = (("tiled", kn.get("tiled").launch), ("no_sync1", races.launch_no_sync1), ("no_sync2", races.launch_no_sync2))
 

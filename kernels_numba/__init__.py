@@ -1,16 +1,17 @@
 """SGEMM kernels written in Numba, one module per variant, all launched as launch(A, B, C, alpha, beta) -> C.
 
 Importing this package first picks the device (GPU, or Numba's CUDA simulator when there is none)
-before numba is imported; see kernels_numba.device.
+before numba is imported; see kernels_numba.infra.device.
 """
-from . import device                      # must run before anything imports numba
+from .infra import device                      # must run before anything imports numba
 
 if device.SIMULATOR:
     from numba import cuda as _cuda       # noqa: F401  (initialises the simulator)
-    from . import _simfast
+    from .infra import _simfast
     _simfast.install()
 
-from .errors import CourseInputError       # noqa: E402
+from .infra import errors                       # noqa: E402
+from .infra.errors import CourseInputError       # noqa: E402
 from .registry import REGISTRY, get, by_level   # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """Level 4: the seed's PTX variant of `db` — ld.global.ca loads, explicit fma.rn.f32, 128-bit st.global.v4.f32 stores of C.
 
-Same tiles, layout and barriers as db; only three instructions differ, each written once in kernels_numba/ptx/*.ptx
-and inlined by kernels_numba.ptx (no CALL in the SASS):
+Same tiles, layout and barriers as db; only three instructions differ, each written once in kernels_numba/infra/ptx/*.ptx
+and inlined by kernels_numba.infra.ptx (no CALL in the SASS):
 * ld.global.ca.f32 for the tile loads (SASS LDG.E.STRONG.SM instead of db's LDG.E: see tests/test_db.py);
 * fma.rn.f32 for rC += rA * rB (the compiler already fuses db's multiply-add into the same FFMA);
 * st.global.v4.f32 for 4 consecutive elements of C when they lie inside the row and their address is a
@@ -9,7 +9,7 @@ and inlined by kernels_numba.ptx (no CALL in the SASS):
 """
 from numba import cuda, float32
 
-from . import ptx
+from .infra import ptx
 from .launch import make_launch
 
 NAME = "db_ptx"

@@ -5,8 +5,8 @@ import os
 
 import numpy as np
 
-from . import device
-from .errors import CourseInputError
+from .infra import device
+from .infra.errors import CourseInputError
 
 SIM_MAX_MNK_ENV = "SGEMM_SIM_MAX_MNK"
 SIM_MAX_MNK_DEFAULT = 256 ** 3          # ~1 min for the slowest level-2 kernel in the simulator

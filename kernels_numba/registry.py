@@ -38,20 +38,20 @@ def get(name):
     for s in REGISTRY:
         if s.name == name:
             return s
-    from .errors import CourseInputError
+    from .infra.errors import CourseInputError
     names = ", ".join(s.name for s in REGISTRY)
     raise CourseInputError(f"'{name}' 라는 커널이 없습니다.", f"no kernel named {name!r}.",
                            f"다음 중 하나를 쓰세요: {names}", f"use one of: {names}")
 
 
 def module_of(name):
-    """The module of kernel `name`: registered, else kernels_numba.<name> (a teaching demo with `kernel` and `launch`)."""
+    """The module of kernel `name`: registered, else kernels_numba.demos.<name> (a teaching demo with `kernel` and `launch`)."""
     if any(s.name == name for s in REGISTRY):
         return get(name).module
     try:
-        mod = importlib.import_module(f"{__package__}.{name}")
+        mod = importlib.import_module(f"{__package__}.demos.{name}")
     except ModuleNotFoundError as e:
-        if e.name != f"{__package__}.{name}":
+        if e.name != f"{__package__}.demos.{name}":
             raise                       # the module exists but something it imports is missing: show that
         mod = None
     if mod is None or not hasattr(mod, "kernel"):

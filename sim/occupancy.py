@@ -145,7 +145,7 @@ class SeedEstimate:
 
 
 def _error(ko, en, fix_ko, fix_en):
-    from kernels_numba.errors import CourseInputError   # lazy: importing kernels_numba picks the device
+    from kernels_numba.infra.errors import CourseInputError   # lazy: importing kernels_numba picks the device
     return CourseInputError(ko, en, fix_ko, fix_en)
 
 
@@ -412,7 +412,7 @@ def device_attributes():
 
 def current_gpu():
     """GpuSpec of the GPU in use (device attributes via numba.cuda), or None in simulator/offline mode."""
-    from kernels_numba import device
+    from kernels_numba.infra import device
     if device.MODE != "gpu":
         return None
     from numba import cuda

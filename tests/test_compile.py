@@ -2,7 +2,7 @@
 import pytest
 
 import kernels_numba as kn
-from kernels_numba import offline
+from kernels_numba.infra import offline
 
 
 @pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
@@ -46,7 +46,7 @@ def test_t16_demo_spills(cc):
 
 @pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
 def test_regblock_vec_inner_loop_uses_lds128(cc):
-    from kernels_numba import resources
+    from kernels_numba.infra import resources
     body = resources.main_loop(offline.compile_kernel("regblock_vec", cc)["sass"])
     ops = [i.op for i in body]
     assert ops.count("LDS.128") == 32 and "LDS" not in ops          # 4 per k step, 8 k steps, no scalar LDS
@@ -65,7 +65,7 @@ def test_regblock_explicit_fma_changes_nothing():
 
 
 def test_offline_compiles_demo_modules_but_not_unknown_names():
-    assert offline._kernel_by_name("regblock_t16").py_func.__module__ == "kernels_numba.regblock_t16"
+    assert offline._kernel_by_name("regblock_t16").py_func.__module__ == "kernels_numba.demos.regblock_t16"
     with pytest.raises(kn.CourseInputError):
         offline._kernel_by_name("no_such_kernel")
     with pytest.raises(kn.CourseInputError):

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from kernels_numba import device
+from kernels_numba.infra import device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

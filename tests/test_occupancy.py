@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from kernels_numba.errors import CourseInputError
+from kernels_numba.infra.errors import CourseInputError
 from sim import occupancy as occ
 from sim.occupancy import GPUS, occupancy, seed_estimate
 
@@ -192,7 +192,7 @@ def test_sweep_and_no_gpu_here():
     sweep = occ.sweep_registers(A100, 256)
     assert [r for r, _ in sweep] == list(range(1, 256))
     assert dict(sweep)[128].percent == 25.0
-    from kernels_numba import device
+    from kernels_numba.infra import device
     if device.MODE != "gpu":
         assert occ.current_gpu() is None
 

@@ -77,9 +77,9 @@ def test_current_gpu_option():
     ex = OccupancyExplorer(gpu=CURRENT, current=fake)
     assert CURRENT in ex.gpu.options and ex.spec is fake and ex.result.gpu == "NVIDIA H200"
     assert "NVIDIA H200" in shown(ex)[0]
-    from kernels_numba import device
+    from kernels_numba.infra import device
     if device.MODE != "gpu":                     # no GPU in CI: no such option, and asking for it is a clear error
         assert CURRENT not in occupancy_explorer().gpu.options
-        from kernels_numba.errors import CourseInputError
+        from kernels_numba.infra.errors import CourseInputError
         with pytest.raises(CourseInputError):
             occupancy_explorer(gpu=CURRENT)

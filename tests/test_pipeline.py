@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from kernels_numba.errors import CourseInputError
+from kernels_numba.infra.errors import CourseInputError
 from sim.pipeline import (Event, closed_form_total, compute_bound, fma_time_per_tile, gantt_rows, schedule,
                           seed_fma_cycles, seed_formula, speedup, steady_period)
 

@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 
 from course.widgets import pipeline as widget  # noqa: E402
 from course.widgets.pipeline import PipelineExplorer, pipeline_explorer  # noqa: E402
-from kernels_numba.errors import CourseInputError  # noqa: E402
+from kernels_numba.infra.errors import CourseInputError  # noqa: E402
 
 
 @pytest.fixture

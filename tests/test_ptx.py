@@ -1,4 +1,4 @@
-"""kernels_numba/ptx/*.ptx and kernels_numba.ptx: ptxas accepts every file, the parser reads the exact instruction,
+"""kernels_numba/infra/ptx/*.ptx and kernels_numba.infra.ptx: ptxas accepts every file, the parser reads the exact instruction,
 the simulator stand-ins behave like the hardware, and the GPU intrinsics inline the instruction (no CALL)."""
 import fractions
 import json
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba import offline, ptx
+from kernels_numba.infra import offline, ptx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ptx.ptx_files()
@@ -201,7 +201,7 @@ def test_module_names_are_the_stand_ins_in_the_simulator():
 
 KERNEL_SRC = '''
 from numba import cuda, float32
-from kernels_numba import ptx
+from kernels_numba.infra import ptx
 
 def kernel(A, B, C, alpha, beta):
     i = cuda.threadIdx.x
@@ -233,7 +233,7 @@ def kernel_shared(A, B, C, alpha, beta):
 RUNNER = r'''
 import json, sys, types
 import kernels_numba
-from kernels_numba import offline
+from kernels_numba.infra import offline
 from numba import cuda
 mod = types.ModuleType("ptx_test_kernels")
 exec(compile(sys.stdin.read(), "<test kernels>", "exec"), mod.__dict__)

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba import regblock, regblock_opt, regblock_t16, regblock_vec
+from kernels_numba.demos import regblock_t16
+from kernels_numba import regblock, regblock_opt, regblock_vec
 
 LEVEL3 = [kn.get(n) for n in ("regblock", "regblock_opt", "regblock_vec")]
 # > one block in M and N, K not a multiple of BK; the first has full interior tiles (regblock_vec's fast path) too

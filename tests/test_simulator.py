@@ -6,7 +6,8 @@ import pytest
 from numba import cuda, float32
 
 import kernels_numba as kn
-from kernels_numba import _simfast, device, races
+from kernels_numba.infra import _simfast, device
+from kernels_numba.demos import races
 
 pytestmark = pytest.mark.skipif(not device.SIMULATOR, reason="simulator only")
 

@@ -1,7 +1,7 @@
 """The shared-memory tracer records the kernel's real accesses."""
 import collections
 
-from kernels_numba import trace
+from kernels_numba.infra import trace
 
 
 def test_tiled_trace_counts():

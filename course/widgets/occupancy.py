@@ -28,7 +28,7 @@ class OccupancyExplorer:
         self.current = occ.current_gpu() if current is None else current   # GpuSpec of the GPU present, or None
         options = list(occ.GPUS) + ([CURRENT] if self.current else [])
         if gpu not in options:
-            from kernels_numba.errors import CourseInputError
+            from kernels_numba.infra.errors import CourseInputError
             raise CourseInputError(f"GPU {gpu!r} 는 고를 수 없습니다.", f"GPU {gpu!r} is not available.",
                                    f"{', '.join(options)} 중 하나를 쓰세요.", f"use one of {', '.join(options)}.")
         style = {"description_width": "initial"}
@@ -55,7 +55,7 @@ class OccupancyExplorer:
         return self.current if self.gpu.value == CURRENT else occ.GPUS[self.gpu.value]
 
     def _update(self, change=None):
-        from kernels_numba.errors import CourseInputError
+        from kernels_numba.infra.errors import CourseInputError
         try:
             self.result = occ.occupancy(self.spec, self.regs.value, self.threads.value, self.smem.value)
             self.error = None

@@ -6,7 +6,7 @@ import io
 import ipywidgets as W
 from matplotlib.figure import Figure
 
-from kernels_numba.errors import CourseInputError
+from kernels_numba.infra.errors import CourseInputError
 from sim import pipeline
 
 HATCHES = ("", "//", "..", "xx")         # one pattern per buffer (stages <= 4)

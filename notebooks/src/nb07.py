@@ -37,7 +37,7 @@ from IPython.display import Image, display
 import course                      # 장치를 고르고(GPU 또는 시뮬레이터) 배너를 보여 줍니다
 info = course.setup()
 import kernels_numba as kn
-from kernels_numba import offline, resources, trace
+from kernels_numba.infra import offline, resources, trace
 from sim import banks, outer
 from sim import occupancy as occ
 
@@ -236,7 +236,7 @@ print(f"regblock sm_90 SASS: 64비트 정수 비교(ISETP…EX) {sum(v for k, v 
 md(r"""
 ⚠️ 실제 값은 교재 추정(~90–104)보다 많습니다. 데이터 80개를 빼면 나머지가 인덱스·주소·루프 변수인데, Numba의 배열 인덱스는 **64비트 정수**(값 하나에 레지스터 두 개)이고 음수 인덱스를 처리하는 코드도 붙습니다 — 위 셀이 센 64비트 명령과 `SEL` 이 그 흔적입니다. 레지스터 수는 이런 것들과 컴파일러의 스케줄링이 함께 정하므로 손으로 정확히 셀 수 없습니다(4.7절의 `regblock_vec` 는 `SEL` 이 없어도 레지스터가 줄지 않습니다). 추정은 출발점일 뿐이고, 숫자는 항상 컴파일러에서 읽어야 합니다. 같은 소스라도 오프라인(nvJitLink)과 GPU 드라이버가 만든 값이 다를 수 있습니다(위 셀의 기록값과 비교).
 
-**스필(spill) 실험: TM = TN = 16.** 누산기만 256개 값이라 스레드당 상한 255개에 들어가지 않습니다. 교재는 "~308개 → 스필"이라고 하는데, 308개짜리 레지스터 할당은 존재할 수 없습니다. ptxas 가 실제로 무엇을 하는지 `kernels_numba/regblock_t16.py` (레지스트리에 없는 교육용 커널)를 컴파일해 봅니다.
+**스필(spill) 실험: TM = TN = 16.** 누산기만 256개 값이라 스레드당 상한 255개에 들어가지 않습니다. 교재는 "~308개 → 스필"이라고 하는데, 308개짜리 레지스터 할당은 존재할 수 없습니다. ptxas 가 실제로 무엇을 하는지 `kernels_numba/demos/regblock_t16.py` (레지스트리에 없는 교육용 커널)를 컴파일해 봅니다.
 """)
 code(r"""
 d16 = outer.intensity(16, 16)

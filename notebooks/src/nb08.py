@@ -33,7 +33,7 @@ import numpy as np
 import course                      # 장치를 고르고(GPU 또는 시뮬레이터) 배너를 보여 줍니다
 info = course.setup()
 import kernels_numba as kn
-from kernels_numba import offline, resources, trace
+from kernels_numba.infra import offline, resources, trace
 from sim import occupancy, outer, pipeline
 
 DB = kn.get("db").module           # 이 노트북이 가르치는 커널: kernels_numba/db.py (교재 코드 그대로의 구조)
@@ -243,10 +243,10 @@ md(r"""
 | `.cg` | cache global: L2 에만 캐시, L1 을 거치지 않음 |
 | `.nc` (`ld.global.nc`) | 읽기 전용(non-coherent) 텍스처 경로 |
 
-PTX ISA 는 또 캐시 연산자가 "성능 힌트일 뿐"이라고 적습니다. ⚠️ 그러니 교재의 "`.ca` 힌트로 L1과 L2 모두에 캐시하여 L2 활용도를 높인다"는 주장은 적어도 정의상 **아무것도 바꾸지 않아야** 합니다: `.ca` 는 원래 기본값입니다. 그러면 SASS 에서는 정말 같을까요? 우리 `db_ptx` 가 쓰는 명령은 `.ptx` 파일 하나에 적혀 있고 `kernels_numba/ptx.py` 가 그 줄을 Numba 커널 안에 인라인합니다.
+PTX ISA 는 또 캐시 연산자가 "성능 힌트일 뿐"이라고 적습니다. ⚠️ 그러니 교재의 "`.ca` 힌트로 L1과 L2 모두에 캐시하여 L2 활용도를 높인다"는 주장은 적어도 정의상 **아무것도 바꾸지 않아야** 합니다: `.ca` 는 원래 기본값입니다. 그러면 SASS 에서는 정말 같을까요? 우리 `db_ptx` 가 쓰는 명령은 `.ptx` 파일 하나에 적혀 있고 `kernels_numba/infra/ptx.py` 가 그 줄을 Numba 커널 안에 인라인합니다.
 """)
 code(r"""
-from kernels_numba import ptx
+from kernels_numba.infra import ptx
 print(open(ptx.FUNCS["ld_global_ca_f32"].path, encoding="utf-8").read())
 print("커널에 인라인되는 명령:", ptx.FUNCS["ld_global_ca_f32"].instruction)
 """)

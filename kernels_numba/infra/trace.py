@@ -54,7 +54,9 @@ def _array_name(filename, lineno):
 
 def _trace_here(kernel_name, M, N, K, block):
     from numba.cuda.simulator import kernelapi as api
-    from . import _simfast, races, registry
+    from . import _simfast
+    from .. import registry
+    from ..demos import races
     launch = getattr(races, "launch_" + kernel_name, None) or registry.get(kernel_name).launch
     log, counts = [], {}
     state = _simfast._state
@@ -91,9 +93,9 @@ def shared_accesses(kernel_name, M=32, N=32, K=32, block=(0, 0)):
         out["records"] = [tuple(r) for r in out["records"]]
         return out
     env = dict(os.environ, SGEMM_DEVICE="sim")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    code = ("import json, sys; from kernels_numba import trace; "
+    code = ("import json, sys; from kernels_numba.infra import trace; "
             f"json.dump(trace._trace_here({kernel_name!r}, {M}, {N}, {K}, {tuple(block)!r}), sys.stdout)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if out.returncode != 0:

@@ -3,9 +3,9 @@ import json
 import sys
 from pathlib import Path
 
-from .registry import REGISTRY
+from ..registry import REGISTRY
 
-RECORDED = Path(__file__).resolve().parents[1] / "course" / "recorded"
+RECORDED = Path(__file__).resolve().parents[2] / "course" / "recorded"
 RUNS = ("gpu_h200_2026-11-21.json", "gpu_h200_levels34.json")     # notebook 06 run, notebooks 07-08 run
 
 

@@ -1,6 +1,6 @@
-"""PTX instructions from kernels_numba/ptx/*.ptx as inlined Numba intrinsics (GPU) or exact Python stand-ins (simulator).
+"""PTX instructions from kernels_numba/infra/ptx/*.ptx as inlined Numba intrinsics (GPU) or exact Python stand-ins (simulator).
 
-Every instruction the course uses is written once, in a complete PTX module under kernels_numba/ptx/
+Every instruction the course uses is written once, in a complete PTX module under kernels_numba/infra/ptx/
 (``.version 7.0``, ``.target sm_80``, accepted by ``ptxas -arch=sm_80`` and ``sm_90``), as a ``.func``
 whose body is that one instruction plus ``ret``::
 
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import device
+from .. import device
 
-PTX_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ptx")
+PTX_DIR = os.path.dirname(os.path.abspath(__file__))      # the .ptx files live beside this module
 SPACES = ("global", "shared", "local", "const", "param")
 # PTX register type -> (numpy dtype of the Python value, LLVM inline-asm constraint letter)
 REG_TYPES = {
@@ -222,7 +222,7 @@ def element_address(arr, *idx):
     return np.uint64(_element(arr, idx)[2])
 
 
-from ._fp import fma_rn_f32 as _fma_rn_f32   # noqa: E402  (shared with the simulator's cuda.fma)
+from .._fp import fma_rn_f32 as _fma_rn_f32   # noqa: E402  (shared with the simulator's cuda.fma)
 
 
 def _ld_global_ca_f32(arr, *idx):
@@ -248,7 +248,7 @@ STAND_INS = {"fma_rn_f32": _fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
 def _missing_stand_in(name):
     def f(*args):
         raise NotImplementedError(f"{name}: 시뮬레이터용 대체 함수가 없습니다 / no simulator stand-in; "
-                                  "add one to kernels_numba.ptx.STAND_INS")
+                                  "add one to kernels_numba.infra.ptx.STAND_INS")
     f.__name__ = name
     return f
 

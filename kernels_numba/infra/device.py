@@ -3,7 +3,7 @@ import ctypes
 import os
 import sys
 
-ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.offline)
+ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.infra.offline)
 MIN_CC = (7, 5)               # oldest target numba-cuda 0.30 + CUDA 13 still builds for
 
 

@@ -1,7 +1,7 @@
 """What a kernel costs in hardware: registers, local (spill) / shared bytes and SASS instruction counts, per kernel.
 
 report(name) reads them from the kernel loaded on the GPU when there is one; otherwise (the usual case in this course)
-it compiles the same source for sm_80 / sm_90 with kernels_numba.offline, so the numbers and the SASS are real either way.
+it compiles the same source for sm_80 / sm_90 with kernels_numba.infra.offline, so the numbers and the SASS are real either way.
 The two toolchains are not identical: a loaded kernel is assembled by the GPU machine's driver/linker, offline by the
 nvJitLink wheel, and register counts can differ (seen: 120 offline vs 128 loaded for regblock on sm_90).
 """
@@ -35,7 +35,7 @@ class Ins(NamedTuple):
 
 def _module(name):
     """The module of kernel `name` (registered or a teaching demo)."""
-    from .registry import module_of
+    from ..registry import module_of
     return module_of(name)
 
 

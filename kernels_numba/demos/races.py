@@ -1,8 +1,8 @@
 """Deliberately broken copies of the `tiled` kernel, each missing one barrier (for the race demonstration; not registered)."""
 from numba import cuda, float32
 
-from .launch import make_launch
-from .tiled import BLOCK, TILE, TILE_SIZE
+from ..launch import make_launch
+from ..tiled import BLOCK, TILE, TILE_SIZE
 
 
 @cuda.jit

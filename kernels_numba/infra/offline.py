@@ -92,8 +92,8 @@ def ptx_counts(ptx, ops=("fma.rn.f32", "mul.rn.f32", "add.rn.f32", "mul.f32", "a
 
 
 def _kernel_by_name(name):
-    """The kernel of registered kernel `name`, else of module kernels_numba.<name> (teaching demos not in the registry)."""
-    from .registry import module_of
+    """The kernel of registered kernel `name`, else of module kernels_numba.demos.<name> (teaching demos not in the registry)."""
+    from ..registry import module_of
     return module_of(name).kernel
 
 
@@ -134,11 +134,11 @@ def _compile_here(name, cc):
 
 @functools.lru_cache(maxsize=None)
 def compile_kernel(name, cc=(8, 0)):
-    """Compile kernel `name` (registered, or a module kernels_numba.<name> with `kernel`) for cc without a GPU; dict with ptx, sass, usage."""
+    """Compile kernel `name` (registered, or a module kernels_numba.demos.<name> with `kernel`) for cc without a GPU; dict with ptx, sass, usage."""
     env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    code = ("import json, sys; from kernels_numba import offline; "
+    code = ("import json, sys; from kernels_numba.infra import offline; "
             f"json.dump(offline._compile_here({name!r}, {tuple(cc)!r}), sys.stdout)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if out.returncode != 0:
