@@ -8,8 +8,11 @@ import kernels_numba as _kn
 RECORDED = _Path(__file__).parent / "recorded"
 
 
-def setup():
-    """First cell of every notebook: device banner + brief display of CourseInputError; returns device info."""
+def setup(module=None):
+    """First cell of every notebook: device banner + brief display of CourseInputError; returns device info.
+
+    `module` ("06".."10") names the notebook; the progress banner (issue: class runs the course) reads it.
+    """
     _kn.device.banner()
     _kn.errors.show_briefly_in_ipython()
     return _kn.device.info()
