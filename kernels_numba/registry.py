@@ -19,6 +19,12 @@ class KernelSpec:
     dtype: type
     module: object
     launch: Callable            # launch(A, B, C, alpha=1.0, beta=0.0) -> C
+    min_cc: tuple = None        # oldest GPU that runs it (module's MIN_CC); None: any GPU the course accepts
+
+    def runs_here(self):
+        """True where this kernel can run now: always in the simulator, on a GPU of compute capability >= min_cc."""
+        from .infra import device
+        return device.SIMULATOR or self.min_cc is None or tuple(device.GPU[1]) >= tuple(self.min_cc)
 
     @property
     def kernel(self):
@@ -27,7 +33,8 @@ class KernelSpec:
 
 def _spec(modname):
     m = importlib.import_module(f"{__package__}.{modname}")
-    return KernelSpec(m.NAME, m.LEVEL, m.DESCRIPTION, getattr(m, "DTYPE", np.float32), m, m.launch)
+    return KernelSpec(m.NAME, m.LEVEL, m.DESCRIPTION, getattr(m, "DTYPE", np.float32), m, m.launch,
+                      getattr(m, "MIN_CC", None))
 
 
 REGISTRY = tuple(_spec(m) for m in _MODULES)
