@@ -1,10 +1,24 @@
 """Notebooks are stored without outputs and follow the chapter template."""
+import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+MAX_LINES = 12          # a code cell a student reads does one thing
+# notebooks still being rewritten into the lesson form (issue 8); remove an entry when its notebook passes
+LESSON_FORM_PENDING = {"06_shared_memory_tiling.ipynb", "07_register_blocking.ipynb", "08_double_buffering.ipynb"}
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell):
+    return "".join(cell["source"])
 
 
 def test_there_are_notebooks():
@@ -22,5 +36,51 @@ def test_no_outputs(path):
 def test_chapter_template(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     text = "\n".join("".join(c["source"]) for c in nb["cells"])
-    for needle in ("배울 내용", "실행 환경", "선수 노트북", "course.setup()", "PASS", "# 예상 출력:", "직접 해보기", "show_quiz"):
+    for needle in ("배울 내용", "실행 환경", "선수 노트북", "course.setup(", "PASS", "# 예상 출력:", "직접 해보기", "show_quiz"):
         assert needle in text, f"{path.name} lacks {needle!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_made_by_its_generator(path):
+    """notebooks/NN_x.ipynb is exactly what notebooks/src/nbNN.py writes (edit the generator, not the ipynb)."""
+    gen_path = ROOT / "notebooks" / "src" / f"nb{path.name[:2]}.py"
+    if not gen_path.exists():
+        _lesson_form(path)
+    assert gen_path.exists(), f"{path.name} has no generator {gen_path.name}"
+    spec = importlib.util.spec_from_file_location(f"{gen_path.stem}_generator", gen_path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert path.read_text(encoding="utf-8") == gen.NB.text(), f"python notebooks/src/{gen_path.name} 로 노트북을 다시 만드세요"
+
+
+def _lesson_form(path):
+    if path.name in LESSON_FORM_PENDING:
+        pytest.xfail("being rewritten into the lesson form (issue 8)")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_pass_cell_says_what_to_expect(path):
+    _lesson_form(path)
+    missing = [i for i, c in enumerate(_cells(path)) if c["cell_type"] == "code"
+               and re.search(r"PASS", _src(c)) and "# 예상 출력:" not in _src(c)]
+    assert not missing, f"{path.name}: cells {missing} print PASS without '# 예상 출력:'"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_cells_are_short_and_prose_outweighs_code(path):
+    _lesson_form(path)
+    cells = _cells(path)
+    long = [i for i, c in enumerate(cells) if c["cell_type"] == "code"
+            and len([ln for ln in _src(c).splitlines() if ln.strip()]) > MAX_LINES]
+    assert not long, f"{path.name}: code cells {long} are longer than {MAX_LINES} lines (move machinery into course/)"
+    md = sum(len(_src(c)) for c in cells if c["cell_type"] == "markdown")
+    code = sum(len(_src(c)) for c in cells if c["cell_type"] == "code")
+    assert md >= code, f"{path.name}: {code} code characters vs {md} of prose"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_text_stands_on_its_own(path):
+    _lesson_form(path)
+    text = "\n".join(_src(c) for c in _cells(path))
+    for word in ("교재", "시드", "seed"):
+        assert word not in text, f"{path.name} refers to {word!r}: the student has only this notebook"
