@@ -6,18 +6,19 @@ from collections import Counter
 import ipywidgets as W
 from matplotlib.figure import Figure
 
+from course import plots  # noqa: F401  (Korean font for the figure: koreanize-matplotlib's NanumGothic)
 from sim import banks
 
 TILE = 16
 BLOCK = (TILE, TILE)
-EXERCISE = "교재 연습: smem[ty][k], ty=0..15 한 요청으로 가정"
-# label -> (kind, index_fn factory taking k, ASCII name for the figure: the default font has no Hangul)
+EXERCISE = "가상의 요청: smem[ty][k] 를 ty=0..15 가 한 요청으로 읽는다고 가정"
+# label -> (kind, index_fn factory taking k, short name for the figure title)
 ACCESSES = {
-    "As[ty][k] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (y, k), "load As[ty][k]"),
-    "Bs[k][tx] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (k, x), "load Bs[k][tx]"),
-    "As[ty][tx] 쓰기 (협력 로드)": ("store", None, "store As[ty][tx]"),
-    "Bs[ty][tx] 쓰기 (협력 로드)": ("store", None, "store Bs[ty][tx]"),
-    EXERCISE: ("load", None, "textbook: smem[ty][k], ty=0..15 as ONE request"),
+    "As[ty][k] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (y, k), "As[ty][k] 읽기"),
+    "Bs[k][tx] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (k, x), "Bs[k][tx] 읽기"),
+    "As[ty][tx] 쓰기 (협력 로드)": ("store", None, "As[ty][tx] 쓰기"),
+    "Bs[ty][tx] 쓰기 (협력 로드)": ("store", None, "Bs[ty][tx] 쓰기"),
+    EXERCISE: ("load", None, "가상의 요청 smem[ty][k] (ty=0..15 를 한 요청으로)"),
 }
 
 
@@ -101,15 +102,16 @@ class BankConflictExplorer:
         ax.set_ylim(-0.6, height - 0.1)
         ax.set_xticks(range(banks.N_BANKS))
         ax.set_yticks(range(height))
-        ax.set_xlabel("bank    (label: [row][col] element, then thread tx,ty; xN = N threads share the word)")
-        ax.set_ylabel("distinct word in bank")
+        ax.set_xlabel("뱅크 (bank)    — 표시: [행][열] 원소, 그 아래 스레드 tx,ty (xN: N개 스레드가 같은 워드)")
+        ax.set_ylabel("서로 다른 워드")
         ax.grid(axis="x", alpha=0.3)
         c = self.controls
-        where = "" if c["access"].value == EXERCISE else f", warp {c['warp'].value}"
+        where = "" if c["access"].value == EXERCISE else f", 워프 {c['warp'].value}"
         k = "" if ACCESSES[c["access"].value][0] == "store" else f", k={c['column'].value}"
-        ax.set_title(f"{ACCESSES[c['access'].value][2]}: pad={c['padding'].value}{k}{where} | "
-                     f"{r.wavefronts} wavefront(s), {r.conflict_degree}-way, {len(r.per_bank)} banks, "
-                     f"{r.distinct_words} words, {r.broadcasts} broadcast", fontsize=9)
+        shared = "겹쳐 쓰기" if r.kind == "store" else "브로드캐스트"
+        ax.set_title(f"{ACCESSES[c['access'].value][2]}: 패딩 {c['padding'].value}{k}{where} | "
+                     f"웨이브프론트 {r.wavefronts}, {r.conflict_degree}-way, 뱅크 {len(r.per_bank)}개, "
+                     f"워드 {r.distinct_words}개, {shared} {r.broadcasts}", fontsize=9)
         fig.tight_layout()
         return fig
 

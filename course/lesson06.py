@@ -1,0 +1,377 @@
+"""Analysis helpers of notebook 06 (shared-memory tiling): the notebook calls one and shows what it returns."""
+import io
+import math
+from collections import Counter, defaultdict
+
+import numpy as np
+
+import kernels_numba as kn                    # first: it picks GPU or simulator before numba is imported
+from numba import cuda, float32               # noqa: E402,I001
+from kernels_numba.demos import races
+from kernels_numba.infra import offline, trace
+from sim import banks, roofline
+from sim import occupancy as occ
+
+LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
+RACE_CASES = ("tiled", "no_sync1", "no_sync2")
+LD_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+LD_INST = "smsp__inst_executed_op_shared_ld.sum"
+
+
+# ---- 3.1 / 3.2: what the trace of one block says ------------------------------------------------------------------
+
+def readers_per_element(records, tile):
+    """{n: how many (array, tile, element) were read by exactly n threads} from trace records of one block."""
+    readers = defaultdict(set)
+    for arr, _site, op, inst, tid, addr, _width in records:
+        if op == "load":
+            readers[(arr, inst // tile, addr)].add(tid)   # the k loop runs `tile` times per tile: instance // tile
+    return dict(Counter(len(t) for t in readers.values()))
+
+
+def stores_per_thread(records, tiles):
+    """({array: set of per-tile store counts of one thread}, stores per tile of the whole block)."""
+    stores = Counter((arr, tid) for arr, _s, op, _i, tid, _a, _w in records if op == "store")
+    per = {arr: {n // tiles for (a, _), n in stores.items() if a == arr} for arr in sorted({a for a, _ in stores})}
+    return per, sum(stores.values()) // tiles
+
+
+def request_intensity(K, tile):
+    """FLOP per byte requested from global memory for one C element (naive and tiled) and the DRAM floor of a K³ GEMM."""
+    flops = 2 * K
+    naive = flops / (2 * K * 4)
+    tiled = flops / (2 * K * 4 / tile)
+    return {"naive": naive, "tiled": tiled, "dram_min": 2 * K ** 3 / (3 * K * K * 4)}
+
+
+# ---- 3.3: races -----------------------------------------------------------------------------------------------------
+
+def launcher(name):
+    """launch(A, B, C) of a registered kernel or of a barrier-less copy in kernels_numba/demos/races.py."""
+    return getattr(races, "launch_" + name, None) or kn.get(name).launch
+
+
+def rel_error(C, A, B):
+    """Relative Frobenius error of C against float64 A @ B (inf if C holds NaN or inf)."""
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    return math.inf if not np.isfinite(C).all() else float(np.linalg.norm(C - ref) / np.linalg.norm(ref))
+
+
+def race_outcomes(n, runs, seed=0, names=RACE_CASES, tol=1e-5):
+    """{kernel: {'wrong': runs with error > tol, 'runs': runs, 'worst': largest relative error}} on fresh n×n inputs."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name in names:
+        errs = []
+        for _ in range(runs):
+            A = rng.standard_normal((n, n), dtype=np.float32)
+            B = rng.standard_normal((n, n), dtype=np.float32)
+            errs.append(rel_error(launcher(name)(A, B, np.zeros((n, n), np.float32)), A, B))
+        out[name] = {"wrong": sum(e > tol for e in errs), "runs": runs, "worst": max(errs)}
+    return out
+
+
+def schedule_outcomes(n=32, orders=("forward", "reverse", "random"), seed=1, names=RACE_CASES):
+    """Simulator only: {kernel: True if every thread order gives bit-identical C} for one input."""
+    from kernels_numba.infra import _simfast
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n), dtype=np.float32)
+    B = rng.standard_normal((n, n), dtype=np.float32)
+    same = {}
+    try:
+        for name in names:
+            outs = []
+            for order in orders:
+                _simfast.set_schedule(order, seed=seed)
+                outs.append(launcher(name)(A, B, np.zeros((n, n), np.float32)).copy())
+            same[name] = all(np.array_equal(outs[0], o, equal_nan=True) for o in outs[1:])
+    finally:
+        _simfast.set_schedule("forward")
+    return same
+
+
+# ---- 3.4: banks -----------------------------------------------------------------------------------------------------
+
+def bank_rows(pad, rows=4, width=16):
+    """[(row, first byte, last byte, banks of the row's elements)] of float smem[..][width + pad]."""
+    lay = banks.Layout((max(rows, 1), width), pad=pad)
+    return [(r, lay.offset((r, 0)), lay.offset((r, width - 1)), [banks.bank_of(lay.offset((r, c))) for c in range(width)])
+            for r in range(rows)]
+
+
+def rows_per_warp(block=(16, 16)):
+    """The thread-row numbers (ty) that each warp of the block holds."""
+    return [sorted({y for _x, y, _z in w}) for w in banks.warps(block)]
+
+
+def bank_table(kernel_name, M=32, N=32, K=32):
+    """Bank model of every shared access of one traced block: [{array, op, site, requests, mean, max, conflict}]."""
+    t = trace.shared_accesses(kernel_name, M=M, N=N, K=K)
+    return [{"array": r["array"], "op": r["op"], "site": r["site"], "requests": r["requests"],
+             "mean": r["mean_wavefronts"], "max": r["max_wavefronts"], "conflict": r["max_conflict"]}
+            for r in banks.analyze_trace(t["records"], t["block_dim"])]
+
+
+def max_wavefronts(rows):
+    """{(array, op): largest wavefronts per request} from bank_table rows."""
+    out = {}
+    for r in rows:
+        out[(r["array"], r["op"])] = max(out.get((r["array"], r["op"]), 0), r["max"])
+    return out
+
+
+def ncu_metrics(rec, live=None):
+    """(where the numbers come from, per-kernel ncu metrics): live ones if given, else the recorded run's."""
+    if live:
+        return "지금 이 GPU에서 ncu", live
+    ns = rec["ncu_shared"]
+    return f"기록(recorded) — {rec['gpu']} {rec['date']}, {ns['tool']}, {ns['n']}³", ns["metrics"]
+
+
+def ncu_rows(metrics, kernels=LEVEL2[:3]):
+    """[(kernel, 'load'|'store', instructions, wavefronts, wavefronts per instruction)] for the chosen kernels."""
+    rows = []
+    for k in kernels:
+        for op in ("ld", "st"):
+            inst = metrics[k].get(f"smsp__inst_executed_op_shared_{op}.sum", 0)
+            wf = metrics[k].get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", 0)
+            if inst:
+                rows.append((k, "load" if op == "ld" else "store", inst, wf, wf / inst))
+    return rows
+
+
+def sass_shared_loads(kernels=("tiled", "tiled_pad"), cc=(9, 0)):
+    """{kernel: (32-bit LDS, LDS.128, FFMA) in the SASS of one tile}, compiled offline for sm_<cc>."""
+    out = {}
+    for k in kernels:
+        c = offline.sass_counts(offline.compile_kernel(k, cc)["sass"])
+        out[k] = (c.get("LDS", 0), c.get("LDS.128", 0), c.get("FFMA", 0))
+    return out
+
+
+def predicted_load_instructions(lds, lds128, n, tile=16):
+    """Warp-level shared-load instructions of an n³ run: warps × tiles × LDS instructions per tile."""
+    return (n * n // 32) * (n // tile) * (lds + lds128)
+
+
+def lds128_model(rule):
+    """Wavefronts the bank model gives one warp's LDS.128 of As[ty][k..k+3] (rows 2w, 2w+1) under `rule`."""
+    lay = banks.Layout((16, 16))
+    req = [banks.Access(x + 16 * y, lay.offset((y, 0)), 16) for x, y, _z in banks.warps((16, 16))[0]]
+    return banks.analyze_request(req, wide_rule=rule).wavefronts
+
+
+def lds128_from_ncu(metrics, n, tile=16, lds=16, lds128=4):
+    """Wavefronts per LDS.128 solved from ncu's load wavefronts of `tiled`, taking each 32-bit LDS as 1 wavefront."""
+    per_tile = (n * n // 32) * (n // tile)
+    return (metrics["tiled"][LD_WF] - per_tile * lds) / (per_tile * lds128)
+
+
+# ---- 3.5: FMA -------------------------------------------------------------------------------------------------------
+
+def fma_evidence(kernels=("tiled_pad", "tiled_fma")):
+    """{kernel: (PTX fma.rn.f32, mul.rn.f32, add.rn.f32 counts, sm_90 SASS opcode counts)} compiled offline."""
+    out = {}
+    for k in kernels:
+        c = offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"])
+        out[k] = ((c["fma.rn.f32"], c["mul.rn.f32"], c["add.rn.f32"]),
+                  offline.sass_counts(offline.compile_kernel(k, (9, 0))["sass"]))
+    return out
+
+
+def first_fma_line(kernel="tiled_pad"):
+    """The first PTX line of `kernel` (sm_80) that holds fma.rn.f32."""
+    return next(ln.strip() for ln in offline.compile_kernel(kernel, (8, 0))["ptx"].splitlines() if "fma.rn.f32" in ln)
+
+
+def loaded_sass(rec, kernel="tiled_fma", prefixes=("FFMA", "LDS", "BAR")):
+    """(where from, SASS opcode counts) of the kernel as loaded on this GPU, or as recorded on the H200."""
+    if kn.device.SIMULATOR:
+        counts, where = rec["sass_loaded"][kernel], f"기록된 {rec['gpu']} SASS (실제로 올라간 커널)"
+    else:
+        spec = kn.get(kernel)
+        ones = np.ones((16, 16), np.float32)
+        spec.launch(ones, ones, np.zeros((16, 16), np.float32))         # compile it for this GPU
+        k = spec.kernel
+        counts, where = offline.sass_counts(k.inspect_sass(k.signatures[0])), "이 GPU에 올라간 SASS"
+    return where, {o: c for o, c in counts.items() if o.startswith(prefixes)}
+
+
+def rounding_demo():
+    """(MUL then ADD in float32, FMA's single rounding, exact value) of x·x − 1 for x = 1 + 2⁻¹²."""
+    x = np.float32(1 + 2.0 ** -12)
+    two = np.float32(x * x) - np.float32(1)
+    one = np.float32(np.float64(x) * np.float64(x) - 1.0)     # exact in float64, then one rounding: what fma.rn.f32 gives
+    return float(two), float(one), 2.0 ** -11 + 2.0 ** -24
+
+
+# ---- 4: code walkthrough, shared memory size ------------------------------------------------------------------------
+
+WALK = (("공유 메모리 선언", "cuda.shared.array", 1), ("스레드·전역 인덱스", "row = ", 1), ("타일 루프", "for t in range", 1),
+        ("A 타일 로드(경계 검사)", "if row < M and a_col < K", 1), ("B 타일 로드(경계 검사)", "if b_row < K and col < N", 1),
+        ("배리어 1", "cuda.syncthreads()", 1), ("내적", "acc += As", 1), ("배리어 2", "cuda.syncthreads()", 2),
+        ("결과 기록(beta == 0 처리)", "if beta == 0", 1))
+
+
+def walkthrough(kernel):
+    """[(what, file line)] of the parts of a tiled kernel the walkthrough names."""
+    import course
+    return [(what, course.line_of(kernel, needle, nth)) for what, needle, nth in WALK]
+
+
+def shared_sizes(rec_occ, kernels=("tiled", "tiled_pad")):
+    """[{kernel, declared, sm_80 cubin, sm_90 cubin, loaded on the GPU}] shared bytes per block (loaded: recorded)."""
+    loaded = {r["kernel"]: r["static_shared"] for r in rec_occ["registry"]}
+    rows = []
+    for k in kernels:
+        m = kn.get(k).module
+        width = getattr(m, "TILE_PAD", m.TILE_SIZE)
+        rows.append({"kernel": k, "declared": 2 * m.TILE_SIZE * width * 4,
+                     "sm_80": offline.compile_kernel(k, (8, 0))["usage"]["shared_bytes"],
+                     "sm_90": offline.compile_kernel(k, (9, 0))["usage"]["shared_bytes"], "loaded": loaded[k]})
+    return rows
+
+
+def reserved_per_block(smem, regs=32, threads=256, gpus=("A100", "H100", "H200")):
+    """{gpu: (reserved bytes, bytes allocated per block, blocks per SM shared memory alone allows)} from sim.occupancy."""
+    out = {}
+    for g in gpus:
+        o = occ.occupancy(g, regs, threads, smem)
+        out[g] = (occ.GPUS[g].smem_reserved_per_block, o.smem_allocated_per_block, o.limits["shared memory"])
+    return out
+
+
+# ---- 4.7: run and verify --------------------------------------------------------------------------------------------
+
+def check(launch, M, N, K, alpha=1.0, beta=0.0, seed=6):
+    """True if launch(A, B, C, alpha, beta) matches float64 numpy (C starts as NaN when beta == 0, so it must not be read)."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    C0 = rng.standard_normal((M, N), dtype=np.float32) if beta else np.full((M, N), np.nan, np.float32)
+    C = launch(A, B, C0.copy(), alpha, beta)
+    ref = alpha * (A.astype(np.float64) @ B) + (beta * C0.astype(np.float64) if beta else 0.0)
+    return bool(np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4 * math.sqrt(K)))
+
+
+def check_all(launch, shapes=((1, 1, 1), (17, 33, 5), (100, 70, 50))):
+    """check() on shapes that are not tile multiples with beta = 0, then once with alpha, beta = 1.5, -0.5."""
+    return all(check(launch, *s) for s in shapes) and check(launch, 19, 21, 23, 1.5, -0.5)
+
+
+# ---- 4.8: performance and its bounds --------------------------------------------------------------------------------
+
+def best(rows, kernel, n=None):
+    """Highest TFLOP/s of `kernel` in benchmark rows (at size n if given)."""
+    return max(r["tflops"] for r in rows if r["kernel"] == kernel and (n is None or r["n"] == n))
+
+
+def shared_bound(rec, kernel):
+    """{wf_per_ffma, bound TFLOP/s, measured best, cuBLAS best}: the ceiling set by 1 shared wavefront per SM per cycle."""
+    f, ns = rec["device_facts"], rec["ncu_shared"]
+    ffma_warp = ns["n"] ** 3 / 32                              # warp-level FFMA of the dot products
+    wf_per_ffma = ns["metrics"][kernel][LD_WF] / ffma_warp
+    bound = f["sm_count"] * (1 / wf_per_ffma) * 32 * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
+    return {"wf_per_ffma": wf_per_ffma, "bound": bound, "measured": best(rec["benchmark"], kernel),
+            "cublas": best(rec["benchmark"], "cuBLAS")}
+
+
+def fp32_peak(rec):
+    """FP32 peak of the recorded GPU in TFLOP/s: SMs × FP32 lanes × 2 × max SM clock."""
+    f = rec["device_facts"]
+    return f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
+
+
+def dram_roofs(ai, gpus=("A100", "H100", "H200")):
+    """[{gpu, peak, dram_gbps, ridge, roof}]: roof = min(peak, bandwidth × ai), the DRAM ceiling at intensity `ai`."""
+    return [{"gpu": g, "peak": roofline.peak_tflops(g), "dram_gbps": roofline.DRAM_GBPS[g],
+             "ridge": roofline.ridge_point(g), "roof": roofline.attainable_tflops(ai, g)} for g in gpus]
+
+
+def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):
+    """Bar chart (Korean labels) of each kernel's share of cuBLAS at n³, with the shared-memory ceilings as marks."""
+    from matplotlib.figure import Figure
+    from course import plots  # noqa: F401  (Korean font)
+    rows = {r["kernel"]: r for r in rec["benchmark"] if r["n"] == n}
+    cub = rows["cuBLAS"]["tflops"]
+    fig = Figure(figsize=(8, 3.6))
+    ax = fig.add_subplot()
+    ax.bar(kernels, [100 * rows[k]["ratio"] for k in kernels], color="tab:blue", label="실측 (cuBLAS 대비)")
+    for i, k in enumerate(kernels):
+        if k in rec["ncu_shared"]["metrics"] and rec["ncu_shared"]["metrics"][k][LD_WF]:
+            b = 100 * shared_bound(rec, k)["bound"] / cub
+            ax.hlines(b, i - 0.4, i + 0.4, color="tab:red", label="공유 메모리 상한" if i == 1 else None)
+    ax.set_ylim(0, 1.4 * ax.get_ylim()[1])                    # room for the legend above the bars
+    ax.set_ylabel("cuBLAS 대비 성능 (%)")
+    ax.set_xlabel("커널 (kernel)")
+    ax.set_title(f"{n}³ SGEMM: cuBLAS 대비 성능과 공유 메모리 상한 ({rec['gpu']} 기록)")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def show(fig):
+    """Display a matplotlib Figure as a PNG (no pyplot, no backend switch)."""
+    from IPython.display import Image, display
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    display(Image(buf.getvalue()))
+
+
+# ---- 6: the paper exercise ------------------------------------------------------------------------------------------
+
+def paper_table(col=5, rows=16):
+    """Rows (ty, addr, bank, conflict?) for smem[16][16] then smem[16][17] when ty=0..15 read smem[ty][col] as ONE request.
+
+    conflict? is True when an earlier thread of the request hit the same bank at another word. Also the two summaries.
+    """
+    cols, summaries = [], []
+    for pad in (0, 1):
+        table, rep = banks.paper_exercise(pad, col=col, rows=rows)
+        seen = {}
+        marks = []
+        for _ty, addr, bank in table:
+            marks.append(bank in seen and seen[bank] != addr)
+            seen.setdefault(bank, addr)
+        cols.append([(addr, bank, hit) for (_ty, addr, bank), hit in zip(table, marks)])
+        summaries.append(rep.summary())
+    return [(ty, *cols[0][ty], *cols[1][ty]) for ty in range(rows)], summaries
+
+
+def real_warp_wavefronts(pad, col=5):
+    """Wavefronts of each real warp of a 16×16 block reading smem[ty][col] of smem[16][16 + pad]."""
+    return [r.wavefronts for r in banks.analyze(banks.Layout((16, 16), pad=pad), lambda x, y, z: (y, col), (16, 16))]
+
+
+# ---- 직접 해보기 2: the device helpers of the 8×8 exercise --------------------------------------------------------
+
+@cuda.jit(device=True)
+def thread_coords(tile):
+    """(tx, ty, row, col) of this thread for square tiles of side `tile`."""
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    return tx, ty, cuda.blockIdx.y * tile + ty, cuda.blockIdx.x * tile + tx
+
+
+@cuda.jit(device=True)
+def load_or_zero(X, r, c):
+    """X[r, c] inside the matrix, 0 outside (the bounds check of a cooperative load)."""
+    if r < X.shape[0] and c < X.shape[1]:
+        return X[r, c]
+    return float32(0.0)
+
+
+@cuda.jit(device=True)
+def store_c(C, row, col, acc, alpha, beta):
+    """C[row, col] = alpha·acc + beta·C[row, col] inside C; C is not read when beta == 0 (BLAS)."""
+    if row < C.shape[0] and col < C.shape[1]:
+        if beta == 0:
+            C[row, col] = alpha * acc
+        else:
+            C[row, col] = alpha * acc + beta * C[row, col]
+
+
+def launch_square(kernel, A, B, C, tile, alpha=1.0, beta=0.0):
+    """Launch a square-tile kernel on a grid that covers C; returns C."""
+    M, N = C.shape
+    kernel[((N + tile - 1) // tile, (M + tile - 1) // tile), (tile, tile)](A, B, C, np.float32(alpha), np.float32(beta))
+    return C

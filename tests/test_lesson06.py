@@ -1,0 +1,227 @@
+"""course.lesson06: the analysis helpers notebook 06 calls, each against an independent reference."""
+import math
+
+import numpy as np
+import pytest
+
+import kernels_numba as kn
+from course import lesson06
+from sim import banks, occupancy, roofline
+
+import course
+
+REC = course.recorded()
+N_NCU = REC["ncu_shared"]["n"]
+METRICS = REC["ncu_shared"]["metrics"]
+
+
+def _rec(array, op, inst, tid, addr, site=1):
+    return (array, site, op, inst, tid, addr, 4)
+
+
+def test_readers_per_element_counts_distinct_threads_per_tile():
+    # element 0 of As read by threads 0..2 in tile 0 (instances 0..15) and by thread 0 in tile 1 (instance 16)
+    records = [_rec("As", "load", 0, t, 0) for t in range(3)] + [_rec("As", "load", 16, 0, 0),
+                                                                  _rec("As", "store", 0, 5, 0)]
+    assert lesson06.readers_per_element(records, tile=16) == {3: 1, 1: 1}
+
+
+def test_readers_of_the_traced_tiled_kernel():
+    from kernels_numba.infra import trace
+    tr = trace.shared_accesses("tiled", M=16, N=16, K=32)
+    assert lesson06.readers_per_element(tr["records"], 16) == {16: 1024}
+    assert lesson06.stores_per_thread(tr["records"], tiles=2) == ({"As": {1}, "Bs": {1}}, 512)
+
+
+def test_stores_per_thread_synthetic():
+    records = [_rec("As", "store", i, t, 4 * t) for t in range(4) for i in range(2)]
+    records += [_rec("Bs", "store", 0, 0, 0)] * 2
+    assert lesson06.stores_per_thread(records, tiles=2) == ({"As": {1}, "Bs": {1}}, 5)
+
+
+def test_request_intensity_is_flops_over_requested_bytes():
+    ai = lesson06.request_intensity(K=4096, tile=16)
+    assert ai["naive"] == 2 * 4096 / (2 * 4096 * 4) == 0.25
+    assert ai["tiled"] == pytest.approx(16 * 0.25)
+    assert ai["dram_min"] == pytest.approx(2 * 4096 / 12)
+
+
+def test_bank_rows_match_the_bank_formula():
+    for pad in (0, 1):
+        for row, first, last, bs in lesson06.bank_rows(pad, rows=4):
+            assert first == 4 * row * (16 + pad) and last == first + 60
+            assert bs == [(row * (16 + pad) + c) % 32 for c in range(16)]
+
+
+def test_rows_per_warp_of_a_16x16_block():
+    assert lesson06.rows_per_warp((16, 16)) == [[2 * w, 2 * w + 1] for w in range(8)]
+    assert lesson06.rows_per_warp((32, 4)) == [[y] for y in range(4)]
+
+
+def test_bank_table_and_max_wavefronts():
+    tiled = lesson06.max_wavefronts(lesson06.bank_table("tiled"))
+    pad = lesson06.max_wavefronts(lesson06.bank_table("tiled_pad"))
+    assert tiled == {("As", "store"): 1, ("Bs", "store"): 1, ("As", "load"): 1, ("Bs", "load"): 1}
+    assert pad == {("As", "store"): 2, ("Bs", "store"): 2, ("As", "load"): 1, ("Bs", "load"): 1}
+    rows = [{"array": "As", "op": "load", "max": 1}, {"array": "As", "op": "load", "max": 3}]
+    assert lesson06.max_wavefronts(rows) == {("As", "load"): 3}
+
+
+def test_ncu_rows_divide_wavefronts_by_instructions():
+    where, m = lesson06.ncu_metrics(REC)
+    assert "기록" in where and m is METRICS
+    assert lesson06.ncu_metrics(REC, live={"x": {}}) == ("지금 이 GPU에서 ncu", {"x": {}})
+    rows = {(k, op): (inst, wf, per) for k, op, inst, wf, per in lesson06.ncu_rows(METRICS, ("tiled", "tiled_pad"))}
+    inst, wf, per = rows[("tiled_pad", "store")]
+    assert (inst, wf) == (METRICS["tiled_pad"]["smsp__inst_executed_op_shared_st.sum"],
+                          METRICS["tiled_pad"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"])
+    assert per == pytest.approx(wf / inst) and 1.9 < per < 2.1
+
+
+def test_predicted_load_instructions_equal_the_recorded_ncu_counts():
+    # SASS of one tile (recorded from the loaded kernels): tiled 16 LDS + 4 LDS.128, tiled_pad 32 LDS
+    assert lesson06.predicted_load_instructions(16, 4, N_NCU) == METRICS["tiled"][lesson06.LD_INST]
+    assert lesson06.predicted_load_instructions(32, 0, N_NCU) == METRICS["tiled_pad"][lesson06.LD_INST]
+
+
+def test_lds128_model_rules_and_the_ncu_estimate():
+    assert lesson06.lds128_model("phases") == 4       # quarter-warp phases, 4 words each
+    assert lesson06.lds128_model("words") == 1        # 8 distinct words in 8 distinct banks
+    per_tile = (N_NCU * N_NCU // 32) * (N_NCU // 16)
+    ref = (METRICS["tiled"][lesson06.LD_WF] - 16 * per_tile) / (4 * per_tile)
+    assert lesson06.lds128_from_ncu(METRICS, N_NCU) == pytest.approx(ref)
+    assert round(ref) == 2
+
+
+def test_rel_error_and_nan():
+    A = np.eye(3, dtype=np.float32)
+    B = np.arange(9, dtype=np.float32).reshape(3, 3)
+    assert lesson06.rel_error(B.copy(), A, B) == 0.0
+    assert lesson06.rel_error(np.full((3, 3), np.nan, np.float32), A, B) == math.inf
+    assert lesson06.rel_error(2 * B, A, B) == pytest.approx(1.0)
+
+
+def test_race_outcomes_in_the_simulator():
+    if not kn.device.SIMULATOR:
+        pytest.skip("the simulator's thread order is deterministic; a GPU's is not")
+    out = lesson06.race_outcomes(n=32, runs=1, seed=3)
+    assert {k: v["wrong"] for k, v in out.items()} == {"tiled": 0, "no_sync1": 1, "no_sync2": 1}
+    assert out["tiled"]["worst"] < 1e-5 and out["no_sync1"]["worst"] == math.inf
+
+
+def test_schedule_outcomes_in_the_simulator():
+    if not kn.device.SIMULATOR:
+        pytest.skip("thread order can be chosen only in the simulator")
+    from kernels_numba.infra import _simfast
+    assert lesson06.schedule_outcomes(n=32) == {"tiled": True, "no_sync1": False, "no_sync2": False}
+    assert _simfast.get_schedule()[0] == "forward"         # restored
+
+
+def test_launcher_finds_registered_and_demo_kernels():
+    from kernels_numba.demos import races
+    assert lesson06.launcher("tiled") is kn.get("tiled").launch
+    assert lesson06.launcher("no_sync2") is races.launch_no_sync2
+
+
+def test_check_accepts_tiled_and_rejects_a_race():
+    assert lesson06.check_all(kn.get("tiled").launch, shapes=((17, 33, 5), (20, 18, 40)))
+    if kn.device.SIMULATOR:       # the missing second barrier fails deterministically only in the simulator
+        assert not lesson06.check(lesson06.launcher("no_sync2"), 20, 18, 40)
+    nan_out = lambda A, B, C, alpha, beta: np.full_like(C, np.nan)      # noqa: E731
+    assert not lesson06.check(nan_out, 4, 4, 4)
+
+
+def test_rounding_demo_is_the_exact_single_rounding():
+    two, one, exact = lesson06.rounding_demo()
+    assert one == exact == 2.0 ** -11 + 2.0 ** -24
+    assert two == 2.0 ** -11
+
+
+def test_walkthrough_points_at_the_right_lines():
+    import inspect
+    k = kn.get("tiled").kernel
+    lines, start = inspect.getsourcelines(k.py_func)
+    for what, line in lesson06.walkthrough(k):
+        text = lines[line - start]
+        needle = next(n for w, n, _ in lesson06.WALK if w == what)
+        assert needle in text, (what, text)
+    barriers = [line for what, line in lesson06.walkthrough(k) if what.startswith("배리어")]
+    assert barriers[0] < barriers[1]
+
+
+def test_shared_sizes_and_the_reserved_kilobyte():
+    occ_rec = course.recorded("occupancy_check_h200")
+    rows = {r["kernel"]: r for r in lesson06.shared_sizes(occ_rec)}
+    assert rows["tiled"]["declared"] == rows["tiled"]["loaded"] == rows["tiled"]["sm_80"] == 2048
+    assert rows["tiled_pad"]["declared"] == rows["tiled_pad"]["loaded"] == 2 * 16 * 17 * 4
+    assert rows["tiled"]["sm_90"] == 2048 + 1024            # the sm_90 cubin report carries the reserved KB
+    res = lesson06.reserved_per_block(2048)
+    assert {g: r[:2] for g, r in res.items()} == {g: (1024, 3072) for g in ("A100", "H100", "H200")}
+    assert res["A100"][2] == occupancy.GPUS["A100"].smem_per_sm // 3072
+    assert occ_rec["device_attributes"]["RESERVED_SHARED_MEMORY_PER_BLOCK"] == 1024
+
+
+def test_shared_bound_from_the_recorded_run():
+    b = lesson06.shared_bound(REC, "tiled")
+    f = REC["device_facts"]
+    wf = METRICS["tiled"][lesson06.LD_WF] / (N_NCU ** 3 / 32)
+    assert b["wf_per_ffma"] == pytest.approx(wf) and round(wf, 2) == 1.5
+    assert b["bound"] == pytest.approx(f["sm_count"] * 64 / wf * f["max_sm_clock_mhz"] * 1e6 / 1e12)
+    assert b["measured"] == max(r["tflops"] for r in REC["benchmark"] if r["kernel"] == "tiled")
+    assert b["measured"] < b["bound"] < lesson06.fp32_peak(REC)
+    assert lesson06.fp32_peak(REC) == pytest.approx(132 * 128 * 2 * 1.98e9 / 1e12)
+
+
+def test_dram_roofs_use_sim_roofline():
+    rows = {r["gpu"]: r for r in lesson06.dram_roofs(4.0)}
+    for g, r in rows.items():
+        assert r["ridge"] == pytest.approx(r["peak"] * 1e3 / r["dram_gbps"])
+        assert r["roof"] == pytest.approx(min(r["peak"], r["dram_gbps"] * 4.0 / 1e3))
+    assert rows["H200"]["roof"] == pytest.approx(19.2) and rows["A100"]["ridge"] == pytest.approx(
+        roofline.ridge_point("A100"))
+    assert lesson06.best(REC["benchmark"], "tiled") < rows["H200"]["roof"]
+
+
+def test_perf_figure_has_korean_labels_and_one_bar_per_kernel():
+    fig = lesson06.perf_figure(REC, n=4096)
+    ax = fig.axes[0]
+    assert "cuBLAS 대비" in ax.get_ylabel() and "커널" in ax.get_xlabel() and "공유 메모리 상한" in ax.get_title()
+    heights = [p.get_height() for p in ax.patches]
+    ref = [100 * r["ratio"] for k in ("naive",) + lesson06.LEVEL2 for r in REC["benchmark"]
+           if r["kernel"] == k and r["n"] == 4096]
+    assert heights == pytest.approx(ref)
+
+
+def test_bank_widget_title_is_korean():
+    import matplotlib
+    matplotlib.use("Agg", force=True)
+    from course.widgets.banks import bank_explorer
+    ax = bank_explorer().figure().axes[0]
+    assert "웨이브프론트" in ax.get_title() and "뱅크" in ax.get_xlabel()
+    assert not any(w in ax.get_title() for w in ("textbook", "wavefront"))
+
+
+def test_paper_table_marks_the_8_way_conflict():
+    table, summaries = lesson06.paper_table(col=5)
+    assert [b for _, _, b, *_ in table] == [(ty * 16 + 5) % 32 for ty in range(16)]
+    assert [row[5] for row in table] == [(ty * 17 + 5) % 32 for ty in range(16)]
+    assert sum(row[3] for row in table) == 14 and not any(row[6] for row in table)
+    assert "8-way" in summaries[0] and "충돌 없음" in summaries[1]
+
+
+def test_real_warps_have_no_conflict_on_the_paper_access():
+    assert lesson06.real_warp_wavefronts(0) == lesson06.real_warp_wavefronts(1) == [1] * 8
+    assert banks.paper_exercise(0)[1].wavefronts == 8
+
+
+def test_device_helpers_compute_alpha_beta_and_bounds():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "answers"))
+    import ex06_tile8
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((9, 11), dtype=np.float32)
+    B = rng.standard_normal((11, 10), dtype=np.float32)
+    C0 = rng.standard_normal((9, 10), dtype=np.float32)
+    C = ex06_tile8.run(A, B, C0.copy(), 1.5, -0.5)
+    np.testing.assert_allclose(C, 1.5 * (A.astype(np.float64) @ B) - 0.5 * C0, rtol=1e-4, atol=1e-4)
