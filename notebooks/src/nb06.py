@@ -19,7 +19,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 타일링(tiling)과 데이터 재사용, 협력적 로딩(cooperative loading), `cuda.syncthreads()` 가 두 번 필요한 이유, 뱅크 충돌(bank conflict)과 패딩(padding)이 우리 커널에서 실제로 하는 일, FMA(fused multiply-add)가 PTX·SASS에서 어떻게 보이는지, 이 커널의 성능을 정하는 상한 |
-| **실행 환경** | GPU 없이 실행됩니다. compute capability(CC) 7.5 이상의 NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고, 첫 코드 셀이 어느 모드인지 화면에 알려 줍니다. CC 7.5 이상의 GPU가 있으면 같은 커널이 GPU에서 돌고 측정 셀이 실제로 잽니다. 이 노트북의 커널(Level 1–2)은 그런 GPU 어디서나 돕니다. CC 8.0(sm_80, Ampere) 이상이 필요한 것은 cp.async(노트북 09)와 mma/ldmatrix(노트북 10)뿐입니다. PTX·SASS는 GPU 없이 sm_80·sm_90용으로 컴파일해서 읽습니다. |
+| **실행 환경** | GPU 없이 실행됩니다. GPU 모드는 compute capability(CC) 7.5 이상의 NVIDIA GPU가 있을 때 선택되고, 그 밖에는 Numba CUDA 시뮬레이터가 자동으로 선택됩니다(첫 코드 셀이 어느 모드인지 화면에 알려 줍니다). 같은 커널 소스가 두 모드에서 돌고, GPU 모드에서는 측정 셀이 실제로 잽니다. Level 1–4 커널(이 노트북의 Level 1–2 포함)은 그런 GPU 어디서나 돕니다. cp.async(Level 5, 노트북 09)와 mma.m16n8k16/ldmatrix(노트북 10)는 CC 8.0(sm_80, Ampere) 이상이 필요하고, 7.x GPU에서는 분명한 메시지와 함께 대체하거나 건너뜁니다. 오프라인 컴파일과 SASS 확인은 sm_80과 sm_90을 대상으로 합니다(GPU 없이). |
 | **선수 노트북** | 없음 — 이 과정의 첫 노트북입니다. CUDA의 스레드·블록·그리드, 워프(warp, 32 스레드), 글로벌 메모리 코얼레싱(coalescing)을 안다고 가정하고, 스레드마다 C 원소 하나를 계산하는 나이브(naive) 커널(`kernels_numba/naive.py`)에서 출발합니다. 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 **계산하거나 측정한 값**입니다. 시뮬레이터 모드에서는 GPU 수치를 실제 H200에서 **기록한 값(recorded)** 으로, 그렇다고 표시해서 보여 줍니다. 널리 퍼진 설명이 우리 커널의 측정과 다른 곳은 ⚠️ 로 표시하고, 근거를 바로 옆에 보입니다. 분석에 쓰는 도구는 `course/lesson06.py` 에 이름 붙은 함수로 있고(테스트: `tests/test_lesson06.py`), 셀은 그 함수를 불러 결과를 보여 줍니다.
@@ -310,7 +310,7 @@ md(r"""
 * 패딩이 없어도 내적 루프의 읽기 `As[ty, k]` 는 충돌이 없습니다. 한 워프의 두 행은 뱅크 `k` 와 `k+16` 에 있고, 같은 행의 16 스레드는 같은 워드를 읽으므로(브로드캐스트) 서로 다른 워드는 2개뿐입니다. `Bs[k, tx]` 도 연속 16워드라 충돌이 없습니다.
 * ⚠️ +1 패딩은 충돌을 없애는 것이 아니라 **저장에 2-way 충돌을 만듭니다.** 행 `2w+1` 이 17워드 뒤에서 시작하므로 `(ty=2w+1, tx=15)` 의 워드가 `(ty=2w, tx=0)` 과 같은 뱅크에 떨어집니다.
 
-모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 "공유 메모리 웨이브프론트" 지표를 명령 수로 나누면 **명령당 웨이브프론트**가 나오고, 1.0 이 충돌 없는 이상값입니다. GPU와 `ncu` 가 있으면 이 셀이 직접 재고, 없으면 기록한 값을 보여 줍니다.
+모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 공유 메모리 웨이브프론트 지표(`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`; ncu 화면에서는 Memory Workload Analysis 의 공유 메모리 표)를 명령 수로 나누면 **명령당 웨이브프론트**가 나오고, 1.0 이 충돌 없는 이상값입니다. GPU와 `ncu` 가 있으면 이 셀이 직접 재고, 없으면 기록한 값을 보여 줍니다.
 """)
 code(r"""
 from course import measure
