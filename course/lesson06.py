@@ -297,10 +297,12 @@ def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):
     fig = Figure(figsize=(8, 3.6))
     ax = fig.add_subplot()
     ax.bar(kernels, [100 * rows[k]["ratio"] for k in kernels], color="tab:blue", label="실측 (cuBLAS 대비)")
+    labelled = False
     for i, k in enumerate(kernels):
         if k in rec["ncu_shared"]["metrics"] and rec["ncu_shared"]["metrics"][k][LD_WF]:
             b = 100 * shared_bound(rec, k)["bound"] / cub
-            ax.hlines(b, i - 0.4, i + 0.4, color="tab:red", label="공유 메모리 상한" if i == 1 else None)
+            ax.hlines(b, i - 0.4, i + 0.4, color="tab:red", label=None if labelled else "공유 메모리 상한")
+            labelled = True
     ax.set_ylim(0, 1.4 * ax.get_ylim()[1])                    # room for the legend above the bars
     ax.set_ylabel("cuBLAS 대비 성능 (%)")
     ax.set_xlabel("커널 (kernel)")
