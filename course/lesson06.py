@@ -323,17 +323,14 @@ def show(fig):
 # ---- 6: the paper exercise ------------------------------------------------------------------------------------------
 
 def paper_table(col=5, rows=16):
-    """Rows (ty, addr, bank, conflict?) for smem[16][16] then smem[16][17] when ty=0..15 read smem[ty][col] as ONE request.
-
-    conflict? is True when an earlier thread of the request hit the same bank at another word. Also the two summaries.
-    """
+    """([(ty, addr, bank, conflict, addr+1pad, bank+1pad, conflict+1pad)], [2 summaries]) for the one-request exercise."""
     cols, summaries = [], []
     for pad in (0, 1):
         table, rep = banks.paper_exercise(pad, col=col, rows=rows)
         seen = {}
         marks = []
         for _ty, addr, bank in table:
-            marks.append(bank in seen and seen[bank] != addr)
+            marks.append(bank in seen and seen[bank] != addr)    # an earlier thread has another word in this bank
             seen.setdefault(bank, addr)
         cols.append([(addr, bank, hit) for (_ty, addr, bank), hit in zip(table, marks)])
         summaries.append(rep.summary())
