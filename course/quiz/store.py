@@ -276,19 +276,23 @@ def read_file(path, into=None, quiz_info=None):
     if isinstance(whole, dict) and "quiz" in whole:              # one attempt (attempts.d/<id>.json)
         out.add(whole, str(path), quiz_info)
         return out
+    bad = []
     for n, line in enumerate(raw.split(b"\n"), 1):
         if not line.strip():
             continue
         where = f"{path}:{n}"
         if len(line) > MAX_LINE_BYTES:
-            out.problems.append(f"{where}: 줄이 너무 김 / line too long")
+            bad.append(f"{where}: 줄이 너무 김 / line too long")
             continue
         try:
             rec = _loads(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as e:
-            out.problems.append(f"{where}: JSON 이 아님 (잘린 줄?) / not JSON, truncated line? ({type(e).__name__})")
+            bad.append(f"{where}: JSON 이 아님 (잘린 줄?) / not JSON, truncated line? ({type(e).__name__})")
             continue
         out.add(rec, where, quiz_info)
+    if len(bad) > 3:                      # a binary or foreign file: a few examples, then the count
+        bad = bad[:2] + [f"{path}: 그 밖에 JSON 이 아닌 줄 {len(bad) - 2}개 / {len(bad) - 2} more non-JSON lines"]
+    out.problems += bad
     return out
 
 
