@@ -247,3 +247,15 @@ def test_check_record_accepts_and_adds_id():
     rec, why = store.check_record(attempt())
     assert why is None and rec["id"].startswith("legacy-")
     assert store.check_record(attempt())[0]["id"] == rec["id"]         # deterministic for the same attempt
+
+
+def test_bad_student_env_still_grades_and_says_what_to_fix(tmp_path, monkeypatch):
+    from course.quiz import submit
+    monkeypatch.setenv("SGEMM_PROGRESS", str(tmp_path / "p"))
+    monkeypatch.setenv("SGEMM_STUDENT", "x" * 100)
+    result, saved = submit("06", {"q1": "32"})
+    assert result.score == 1 and not saved.ok
+    assert "SGEMM_STUDENT" in saved.messages[0] and "해결" in saved.messages[0] and "Fix" in saved.messages[0]
+    assert kept(tmp_path / "p") == 0
+    monkeypatch.setenv("SGEMM_STUDENT", "kim01")
+    assert submit("06", {"q1": "32"})[1].ok and kept(tmp_path / "p") == 1

@@ -130,3 +130,12 @@ def test_student_id_settable_and_history(env):
 
 def test_show_quiz_runs(env, capsys):
     assert show_quiz("06") is None
+
+
+def test_bad_student_env_shows_the_fix_and_keeps_the_grade(env, monkeypatch):
+    monkeypatch.setenv("SGEMM_STUDENT", "two\nlines")
+    w = QuizWidget("06")                                        # builds; the student box starts empty
+    fill(w, RIGHT, True)
+    r = w.submit()
+    assert r.score == 8 and not w.saved.ok
+    assert "SGEMM_STUDENT" in w.output.value and "8/8" in w.output.value
