@@ -129,13 +129,25 @@ def test_notebook_06_in_a_real_browser(lab):
             # the checkpoint: answer, submit, see the score
             quiz = page.locator(".sgemm-quiz").first
             quiz.scroll_into_view_if_needed()
+            # fill every auto-graded question with its key (from answers/), in screen order; leave "explain" blank
+            from course.quiz.engine import load_answers, load_quiz
+            q06, keys = load_quiz("06"), load_answers("06")
+            values, choices = ["browser"], []          # text inputs: student id first
+            for q in q06.questions:
+                if q.type == "numeric":
+                    values.append(str(keys[q.id]["key"]))
+                elif q.type == "code":
+                    values += [str(v) for v in keys[q.id]["key"]]
+                elif q.type == "mc":
+                    choices.append(keys[q.id]["key"])
             texts = quiz.locator("input[type=text]")
-            # order on screen: student id, q1, q3, q4 blanks x4, q8
-            for i, value in enumerate(["browser", "32", "8192", "ty", "tx", "row", "a_col", "16"]):
+            assert texts.count() == len(values)
+            for i, value in enumerate(values):
                 texts.nth(i).fill(value)
             radios = quiz.locator(".widget-radio-box")
-            radios.nth(0).locator("label", has_text="(c)").first.click()
-            radios.nth(1).locator("label", has_text="(b)").first.click()
+            for i, key in enumerate(choices):
+                radios.nth(i).locator("label", has_text=f"({key})").first.click()
+            expected = sum(q.type != "explain" for q in q06.questions)
             quiz.locator("button", has_text="제출").click()
             quiz.locator("text=점수:").wait_for(timeout=240000)
             result = quiz.inner_text()
@@ -144,10 +156,11 @@ def test_notebook_06_in_a_real_browser(lab):
             box = button.bounding_box()
             page.screenshot(path=str(ARTIFACTS / "quiz_result.png"),
                             clip={"x": max(0, box["x"] - 8), "y": box["y"] - 8, "width": 900, "height": 560})
-            assert "점수: 6/8" in result and "통과" in result, result[-800:]
+            assert f"점수: {expected}/{q06.total}" in result, result[-800:]
+            assert ("미통과" not in result) == (expected >= q06.pass_at)
         finally:
             browser.close()
     progress = (lab["tmp"] / "progress" / "attempts.jsonl").read_text().splitlines()
-    assert [json.loads(x)["score"] for x in progress] == [6]
+    assert [json.loads(x)["score"] for x in progress] == [expected]
     assert snapshot(ROOT) == before
     print(f"browser test: run-all {t_run:.0f}s, total {time.time() - t0:.0f}s", file=sys.stderr)
