@@ -118,10 +118,15 @@ def test_cli_writes_csv_rates_plot_and_summary(classdir, tmp_path, capsys):
 
 
 def test_all_homes(classdir, tmp_path, capsys):
+    (classdir / "mallory").mkdir()
+    (classdir / "mallory" / ".sgemm-course").symlink_to(classdir / "kim" / ".sgemm-course")
+    (classdir / "kim" / ".sgemm-course" / "link.json").symlink_to(classdir / "park" / "progress.json")
     assert report.main(["--all-homes", "--homes-glob", str(classdir / "*" / ".sgemm-course"),
                         "--out", str(tmp_path / "r")]) == 0
-    out = capsys.readouterr().out
-    assert "2개" in out and "kim" in out and "lee" in out and "park" not in out
+    cap = capsys.readouterr()
+    assert "2개" in cap.out and "kim" in cap.out and "lee" in cap.out and "park" not in cap.out
+    skipped = (tmp_path / "r" / "skipped.txt").read_text(encoding="utf-8")
+    assert "mallory" in skipped and "link.json" in skipped and "symlink" in skipped
 
 
 def test_no_paths_is_a_usage_error(capsys):

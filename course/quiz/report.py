@@ -64,7 +64,11 @@ def find_files(paths, problems=None):
             dirs.sort()
             for name in sorted(files):
                 if name.endswith(SUFFIXES) and not name.startswith("."):
-                    add(os.path.join(root, name))
+                    f = os.path.join(root, name)
+                    if os.path.islink(f):        # a student's link may point anywhere (the report may run as root)
+                        problems.append(f"{f}: 심볼릭 링크는 따라가지 않음 / symlink not followed")
+                    else:
+                        add(f)
     if len(out) >= MAX_FILES:
         problems.append(f"파일이 {MAX_FILES}개를 넘어 나머지는 읽지 않았습니다 / stopped after {MAX_FILES} files")
     return out
@@ -177,9 +181,19 @@ def plot_questions(quiz, s, path):
     plots.plt.close(fig)
 
 
-def home_dirs(pattern=None):
-    """Every user's progress folder on a class server (default /home/*/.sgemm-course, or $SGEMM_HOMES_GLOB)."""
-    return sorted(glob.glob(pattern or os.environ.get(HOMES_ENV) or HOMES_GLOB))
+def home_dirs(pattern=None, problems=None):
+    """Every user's progress folder on a class server (default /home/*/.sgemm-course, or $SGEMM_HOMES_GLOB).
+
+    A folder that is a symbolic link is left out (and noted): a student could point it anywhere.
+    """
+    out = []
+    for d in sorted(glob.glob(pattern or os.environ.get(HOMES_ENV) or HOMES_GLOB)):
+        if os.path.islink(d):
+            if problems is not None:
+                problems.append(f"{d}: 심볼릭 링크는 따라가지 않음 / symlink not followed")
+        else:
+            out.append(d)
+    return out
 
 
 def main(argv=None):
@@ -193,14 +207,13 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=Path("sgemm-report"), help="결과 폴더 (기본: ./sgemm-report)")
     ap.add_argument("--csv", type=Path, help="학생별 결과 CSV 를 이 경로에도 저장")
     args = ap.parse_args(argv)
-    paths = list(args.paths)
+    paths, problems = list(args.paths), []
     if args.all_homes:
-        homes = home_dirs(args.homes_glob)
+        homes = home_dirs(args.homes_glob, problems)
         print(f"사용자 진행 기록 폴더 {len(homes)}개 / {len(homes)} progress folder(s) found")
         paths += homes
     if not paths:
         ap.error("폴더/파일을 주거나 --all-homes 를 쓰세요 / give folders or files, or --all-homes")
-    problems = []
     records = collect(paths, problems)
     rows = class_report(records=records)
     summary = quiz_summary(records=records)

@@ -9,7 +9,8 @@ The instructor makes the class report with: python -m course.quiz.report --all-h
 
 Knobs (environment of the hub process): SGEMM_COURSE_DIR (default /opt/sgemm-course, holds notebooks/),
 SGEMM_PROGRESS_ROOT (optional shared progress root, one folder per user, writable by that user),
-SGEMM_HUB_ADMINS (comma-separated instructor logins).
+SGEMM_HUB_ADMINS (comma-separated instructor logins), SGEMM_HUB_GROUP (Unix group allowed to log in; default:
+every account that can log in).
 """
 import os
 import pwd
@@ -25,7 +26,10 @@ WORK_NAME = "sgemm-course"          # the user's own copy of the notebooks, in t
 # --- who logs in: system accounts (PAM) by default; swap for an OAuthenticator/NativeAuthenticator as needed
 c.JupyterHub.authenticator_class = "pam"
 c.Authenticator.admin_users = {u.strip() for u in os.environ.get("SGEMM_HUB_ADMINS", "").split(",") if u.strip()}
-c.Authenticator.allow_existing_users = True
+if os.environ.get("SGEMM_HUB_GROUP"):        # only members of this Unix group (e.g. sgemm-class) may log in
+    c.Authenticator.allowed_groups = {os.environ["SGEMM_HUB_GROUP"]}
+else:                                        # every account that can log in to the server
+    c.Authenticator.allow_all = True
 
 # --- where each user runs: their own process as their own OS user (LocalProcessSpawner)
 c.JupyterHub.spawner_class = "localprocess"
@@ -58,21 +62,32 @@ c.Spawner.environment = {
 }
 
 
+def _hand_over(paths, spawner):
+    """As root (LocalProcessSpawner), make what the hook created belong to the user; no-op otherwise."""
+    if os.geteuid() != 0 or getattr(spawner, "home_dir", None):   # not root, or the test spawner
+        return
+    try:
+        pw = pwd.getpwnam(spawner.user.name)
+    except KeyError:                     # not a system account (test spawner): nothing to hand over
+        return
+    for p in paths:
+        os.chown(p, pw.pw_uid, pw.pw_gid)
+
+
 def copy_course(spawner):
-    """First start: copy the course notebooks into ~/sgemm-course/ (the user's to edit); never overwrite."""
-    home = user_home(spawner)
-    dest = home / WORK_NAME
+    """Before each start: the user's notebook copy in ~/sgemm-course/ (first time only, never overwritten)
+    and, with SGEMM_PROGRESS_ROOT, the user's own progress folder there."""
+    if PROGRESS_ROOT:
+        mine = Path(progress_dir(spawner))
+        if not mine.exists():
+            mine.mkdir(parents=True, mode=0o700)
+            _hand_over([mine], spawner)
+    dest = user_home(spawner) / WORK_NAME
     src = COURSE_DIR / "notebooks"
     if dest.exists() or not src.is_dir():
         return
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("src", ".ipynb_checkpoints", "__pycache__"))
-    try:                                 # as root (LocalProcessSpawner): hand the copy to the user
-        pw = pwd.getpwnam(spawner.user.name)
-        if os.geteuid() == 0 and Path(pw.pw_dir) == home:
-            for p in [dest, *dest.rglob("*")]:
-                os.chown(p, pw.pw_uid, pw.pw_gid)
-    except KeyError:                     # not a system account (test spawner): nothing to hand over
-        pass
+    _hand_over([dest, *dest.rglob("*")], spawner)
 
 
 c.Spawner.pre_spawn_hook = copy_course
