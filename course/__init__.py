@@ -15,7 +15,18 @@ def setup(module=None):
     """
     _kn.device.banner()
     _kn.errors.show_briefly_in_ipython()
+    if module is not None:
+        from course.quiz import progress as _progress
+        text = _progress.banner(module)      # never raises, never blocks: a notice at most
+        if text:
+            print(text)
     return _kn.device.info()
+
+
+def progress(path=None):
+    """Your checkpoints at a glance (passed, best score, attempts) from any notebook: `course.progress()`."""
+    from course.quiz import progress as _progress
+    return _progress.overview(path)
 
 
 def recorded(name="gpu_h200_2026-11-21"):

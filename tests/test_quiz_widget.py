@@ -1,10 +1,8 @@
 """The quiz widget driven headless: set .value on its inputs, submit, read .result and the HTML."""
-import json
-
 import ipywidgets as W
 import pytest
 
-from course.quiz import QuizWidget, show_quiz
+from course.quiz import QuizWidget, show_quiz, store
 from course.quiz.engine import NO_ANSWERS_NOTE
 
 RIGHT = {"q1": "32", "q3": "8192", "q6": "c", "q7": "b", "q8": "16", "q4": ["ty", "tx", "row", "a_col"]}
@@ -55,8 +53,7 @@ def test_all_correct_passes_and_saves(env, capsys):
     html = w.output.value
     assert "8/8" in html and "통과" in html and "미통과" not in html and "6/8" in html
     assert html.count("✔") == 8 and "정답 예" in html          # answers/ present: explanations shown
-    data = json.loads((env / "progress.json").read_text(encoding="utf-8"))
-    (a,) = data["attempts"]
+    (a,) = store.attempts()
     assert a["student"] == "tester" and a["score"] == 8 and a["passed"] and a["quiz"] == "06"
     assert a["answers"]["q4"] == ["ty", "tx", "row", "a_col"] and all(a["correct"].values())
     assert capsys.readouterr().out == ""                        # nothing printed from the callback
@@ -78,7 +75,7 @@ def test_five_of_eight_fails_six_passes(env):
     assert (w.submit().score, w.result.passed) == (5, False)
     w.inputs["q8"].value = "16"
     assert (w.submit().score, w.result.passed) == (6, True)
-    assert len(json.loads((env / "progress.json").read_text())["attempts"]) == 2
+    assert len(store.attempts()) == 2
 
 
 def test_without_answers_dir(env, tmp_path, monkeypatch):
@@ -127,9 +124,18 @@ def test_student_id_settable_and_history(env):
     w = QuizWidget("06", student="park")
     fill(w, RIGHT, True)
     w.submit()
-    assert json.loads((env / "progress.json").read_text())["attempts"][0]["student"] == "park"
+    assert store.attempts()[0]["student"] == "park"
     assert "이전 시도 1회" in QuizWidget("06", student="park").output.value
 
 
 def test_show_quiz_runs(env, capsys):
     assert show_quiz("06") is None
+
+
+def test_bad_student_env_shows_the_fix_and_keeps_the_grade(env, monkeypatch):
+    monkeypatch.setenv("SGEMM_STUDENT", "two\nlines")
+    w = QuizWidget("06")                                        # builds; the student box starts empty
+    fill(w, RIGHT, True)
+    r = w.submit()
+    assert r.score == 8 and not w.saved.ok
+    assert "SGEMM_STUDENT" in w.output.value and "8/8" in w.output.value

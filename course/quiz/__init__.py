@@ -1,7 +1,16 @@
 """Checkpoint quizzes: `from course.quiz import show_quiz; show_quiz("06")` (widgets load lazily)."""
 from .engine import QuizResult, grade, load_quiz
 
-__all__ = ["show_quiz", "QuizWidget", "load_quiz", "grade", "QuizResult"]
+__all__ = ["show_quiz", "QuizWidget", "load_quiz", "grade", "QuizResult", "submit"]
+
+
+def submit(quiz_id, answers, student=None, progress_path=None):
+    """Grade `answers` {qid: value} for checkpoint `quiz_id` and save the attempt, as the 제출 button does.
+
+    Returns (QuizResult, store.Saved); saving problems are in saved.messages, never raised.
+    """
+    from .store import grade_and_save
+    return grade_and_save(load_quiz(quiz_id), answers, student, progress_path)
 
 
 def __getattr__(name):

@@ -1,34 +1,14 @@
 """ipywidgets view of a checkpoint quiz: inputs per question, 제출 button, result HTML (no print)."""
 import html
-import re
 
 import ipywidgets as W
 
 from . import store
-from .engine import NO_ANSWERS_NOTE, grade, load_quiz
+from .engine import NO_ANSWERS_NOTE, load_quiz
+from .text import md, numbered_template  # noqa: F401 (re-exported: widget.md, widget.numbered_template)
 
 BLOOM_KO = {"Remember": "기억", "Understand": "이해", "Apply": "적용", "Analyze": "분석",
             "Evaluate": "평가", "Create": "창조"}
-_FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.S)
-
-
-def md(text):
-    """Tiny Markdown -> HTML: ``` fences, `code`, **bold**, paragraphs (input is escaped first)."""
-    blocks, out = [], []
-    text = _FENCE.sub(lambda m: blocks.append(m.group(1)) or f"\x00{len(blocks) - 1}\x00", text or "")
-    for para in re.split(r"\n\s*\n", text):
-        h = html.escape(para)
-        h = re.sub(r"`([^`]+)`", r"<code>\1</code>", h)
-        h = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", h)
-        h = re.sub(r"\x00(\d+)\x00", lambda m: f"<pre>{html.escape(blocks[int(m.group(1))])}</pre>", h)
-        out.append("<p>" + h.replace("\n", "<br>") + "</p>")
-    return "".join(out)
-
-
-def numbered_template(template):
-    """The code template with its blanks shown as [1], [2], ... ."""
-    n = iter(range(1, 100))
-    return re.sub(r"___", lambda m: f"[{next(n)}]", template)
 
 
 class QuizWidget:
@@ -39,7 +19,11 @@ class QuizWidget:
         self.progress_path = progress_path
         self.inputs, self.reveal_buttons, self.model_views = {}, {}, {}
         self.result = self.saved = None
-        self.student = W.Text(value=student or store.student_id(), description="학생 ID",
+        try:
+            default_student = student or store.student_id()
+        except store.CourseInputError:             # bad $SGEMM_STUDENT: the message shows on submit
+            default_student = ""
+        self.student = W.Text(value=default_student, description="학생 ID",
                               layout=W.Layout(width="320px"))
         rows = [W.HTML(f"<h3>{html.escape(self.quiz.title)}</h3>{md(self.quiz.intro)}"), self.student]
         for i, q in enumerate(self.quiz.questions, 1):
@@ -50,6 +34,7 @@ class QuizWidget:
         self.submit_button.on_click(self.submit)
         self.output = W.HTML(value=self._history_html())
         self.widget = W.VBox(rows + [self.submit_button, self.output])
+        self.widget.add_class("sgemm-quiz")
 
     def _make_input(self, q):
         if q.type == "mc":
@@ -105,9 +90,8 @@ class QuizWidget:
         self.submit_button.disabled = True
         self.output.value = "<i>채점 중… (코드 문제는 커널을 실제로 실행합니다)</i>"
         try:
-            self.result = grade(self.quiz, self.answers())
-            attempt = store.make_attempt(self.result, self.student.value.strip() or None)
-            self.saved = store.save_attempt(attempt, self.progress_path)
+            self.result, self.saved = store.grade_and_save(self.quiz, self.answers(),
+                                                           self.student.value.strip() or None, self.progress_path)
             self.output.value = render_result(self.quiz, self.result, self.saved)
         except Exception as e:      # noqa: BLE001 - never raise out of a widget callback
             self.output.value = f"<b>채점 중 오류가 났습니다 / grading failed:</b> {html.escape(repr(e))}"
@@ -116,8 +100,11 @@ class QuizWidget:
         return self.result
 
     def _history_html(self):
-        mine = [a for a in store.attempts(self.progress_path, self.quiz.id)
-                if a.get("student") == (self.student.value.strip() or store.student_id())]
+        try:
+            me = self.student.value.strip() or store.student_id()
+        except store.CourseInputError:
+            me = self.student.value.strip()
+        mine = [a for a in store.attempts(self.progress_path, self.quiz.id) if a.get("student") == me]
         if not mine:
             return ""
         best = max(a["score"] for a in mine)

@@ -42,6 +42,7 @@ class BankConflictExplorer:
         c = self.controls
         self.widget = W.VBox([W.HBox([c["access"], c["warp"]]), W.HBox([c["padding"], c["column"]]),
                               self.counts, self.plot])
+        self.widget.add_class("sgemm-banks")     # lets the browser test find this widget
         for control in c.values():
             control.observe(self._update, names="value")
         self._update()

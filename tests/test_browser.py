@@ -1,0 +1,166 @@
+"""Real browser: JupyterLab on a local port, headless Debian Chromium through Playwright, notebook 06 end to end.
+
+Runs every cell, checks there are no error outputs, that the bank-conflict widget renders and reacts
+to a control, answers the checkpoint and sees the score. Screenshots go to artifacts/browser/.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from _live import ROOT, free_port, pids_mentioning, snapshot, stop_pids, wait_for
+
+CHROMIUM = os.environ.get("SGEMM_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = ROOT / "artifacts" / "browser"
+BIN = Path(sys.executable).parent
+# Playwright adds --headless and a fresh temporary --user-data-dir itself
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage"]
+RUN_ALL_TIMEOUT_S = 900
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(),
+    reason=f"Chromium not found at {CHROMIUM}: install Debian's `chromium fonts-nanum` (.ci/run does) "
+           "or set SGEMM_CHROMIUM; this test drives a real browser")
+
+NB_STATE = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  if (!w || !w.content || !w.content.model || !w.sessionContext.session) return null;
+  const cells = Array.from(w.content.model.cells);
+  const code = cells.filter(c => c.type === 'code');
+  const errors = [];
+  code.forEach((c, i) => c.outputs.toJSON().forEach(o => {
+    if (o.output_type === 'error') errors.push(`cell ${i}: ${o.ename}: ${o.evalue}`);
+  }));
+  const kernel = w.sessionContext.session.kernel;
+  return {code: code.length, done: code.filter(c => c.executionCount !== null).length,
+          errors, status: kernel ? kernel.status : 'none'};
+}"""
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab serving a copy of notebook 06 (nothing written into the course folder); stopped afterwards."""
+    work = tmp_path / "nb"
+    work.mkdir()
+    nb = next((ROOT / "notebooks").glob("06_*.ipynb"))
+    shutil.copy(nb, work / nb.name)
+    settings = tmp_path / "lab-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    news = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)
+    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    port, token = free_port(), os.urandom(12).hex()
+    env = dict(os.environ, HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT), SGEMM_DEVICE="sim",
+               SGEMM_PROGRESS=str(tmp_path / "progress"), SGEMM_STUDENT="browser", PYTHONDONTWRITEBYTECODE="1",
+               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "lab-settings"), JUPYTER_CONFIG_DIR=str(tmp_path / "jcfg"),
+               PATH=f"{BIN}:{os.environ.get('PATH', '')}")
+    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
+           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    import requests
+    try:
+        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/api/status", params={"token": token},
+                                      timeout=2).ok, 90, "JupyterLab")
+        yield {"url": f"http://127.0.0.1:{port}", "token": token, "nb": nb.name, "tmp": tmp_path}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        stop_pids(pids_mentioning(tmp_path))      # kernels it started, if any survived
+
+
+def test_notebook_06_in_a_real_browser(lab):
+    from playwright.sync_api import sync_playwright
+    t0 = time.time()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    before = snapshot(ROOT)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000}, locale="ko-KR")
+            page.goto(f"{lab['url']}/lab/tree/{lab['nb']}?token={lab['token']}")
+            wait_for(lambda: (page.evaluate(NB_STATE) or {}).get("status") == "idle", 120, "the notebook's kernel")
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            state = {}
+
+            def finished():
+                state.update(page.evaluate(NB_STATE) or {})
+                return state.get("errors") or (state.get("done") == state.get("code") and state["status"] == "idle")
+
+            wait_for(finished, RUN_ALL_TIMEOUT_S, "all cells to run", interval=2)
+            page.screenshot(path=str(ARTIFACTS / "notebook06_after_run_all.png"))
+            assert not state["errors"], state["errors"]
+            assert state["done"] == state["code"] > 10
+            t_run = time.time() - t0
+
+            # the bank-conflict explorer rendered, and a control changes its output
+            banks = page.locator(".sgemm-banks").first
+            banks.scroll_into_view_if_needed()
+            banks.locator("img, svg, canvas").first.wait_for(timeout=30000)
+            text_before = banks.inner_text()
+            img = banks.locator("img").first
+            src_before = img.get_attribute("src")
+            banks.screenshot(path=str(ARTIFACTS / "banks_widget.png"))
+            select = banks.locator("select").first
+            options = select.locator("option").all_inner_texts()
+            target = next(o for o in options if o.startswith("As[ty][k]"))
+            select.select_option(label=target)
+            wait_for(lambda: banks.inner_text() != text_before, 30, "the widget's counts to change")
+            wait_for(lambda: banks.locator("img").first.get_attribute("src") != src_before, 30,
+                     "the widget's bank map to redraw")
+            banks.screenshot(path=str(ARTIFACTS / "banks_widget_changed.png"))
+
+            # the checkpoint: answer, submit, see the score
+            quiz = page.locator(".sgemm-quiz").first
+            quiz.scroll_into_view_if_needed()
+            # fill every auto-graded question with its key (from answers/), in screen order; leave "explain" blank
+            from course.quiz.engine import load_answers, load_quiz
+            q06, keys = load_quiz("06"), load_answers("06")
+            values, choices = ["browser"], []          # text inputs: student id first
+            for q in q06.questions:
+                if q.type == "numeric":
+                    values.append(str(keys[q.id]["key"]))
+                elif q.type == "code":
+                    values += [str(v) for v in keys[q.id]["key"]]
+                elif q.type == "mc":
+                    choices.append(keys[q.id]["key"])
+            texts = quiz.locator("input[type=text]")
+            assert texts.count() == len(values)
+            for i, value in enumerate(values):
+                texts.nth(i).fill(value)
+            radios = quiz.locator(".widget-radio-box")
+            for i, key in enumerate(choices):
+                radios.nth(i).locator("label", has_text=f"({key})").first.click()
+            expected = sum(q.type != "explain" for q in q06.questions)
+            quiz.locator("button", has_text="제출").click()
+            quiz.locator("text=점수:").wait_for(timeout=240000)
+            result = quiz.inner_text()
+            button = quiz.locator("button", has_text="제출")
+            button.evaluate("b => b.scrollIntoView({block: 'start'})")
+            box = button.bounding_box()
+            page.screenshot(path=str(ARTIFACTS / "quiz_result.png"),
+                            clip={"x": max(0, box["x"] - 8), "y": box["y"] - 8, "width": 900, "height": 560})
+            assert f"점수: {expected}/{q06.total}" in result, result[-800:]
+            assert ("미통과" not in result) == (expected >= q06.pass_at)
+        finally:
+            browser.close()
+    progress = (lab["tmp"] / "progress" / "attempts.jsonl").read_text().splitlines()
+    assert [json.loads(x)["score"] for x in progress] == [expected]
+    assert snapshot(ROOT) == before
+    print(f"browser test: run-all {t_run:.0f}s, total {time.time() - t0:.0f}s", file=sys.stderr)

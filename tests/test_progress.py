@@ -1,0 +1,75 @@
+"""Learner side: the prerequisite banner of course.setup(module) and course.progress()."""
+import pytest
+
+import course
+from course.quiz import progress, store
+
+
+def attempt(quiz, score, time="2026-11-21T05:00:00Z"):
+    from course.quiz.engine import load_quiz
+    q = load_quiz(quiz)
+    qids = [x.id for x in q.questions]
+    correct = {x: i < score for i, x in enumerate(qids)}
+    return {"quiz": quiz, "student": "kim", "time": time, "answers": {}, "correct": correct, "score": score,
+            "total": q.total, "pass_at": q.pass_at, "passed": score >= q.pass_at}
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("SGEMM_PROGRESS", str(tmp_path / "prog"))
+    monkeypatch.delenv("SGEMM_STUDENT", raising=False)
+    return tmp_path / "prog"
+
+
+def test_first_module_has_no_prerequisite(home, capsys):
+    assert progress.banner("06") == ""
+    course.setup("06")
+    assert "체크포인트" not in capsys.readouterr().out
+
+
+def test_banner_when_previous_not_passed(home, capsys):
+    text = progress.banner("07")
+    assert "06" in text and "통과하지 않았습니다" in text and "06_shared_memory_tiling.ipynb" in text
+    assert "아직 시도 기록이 없습니다" in text and "막지 않습니다" in text
+    store.save_attempt(attempt("06", 3), home)
+    text = progress.banner("07")
+    assert "1번 시도" in text and "3/8" in text
+    course.setup("07")                                  # printed, and setup still returns the device info
+    assert "통과하지 않았습니다" in capsys.readouterr().out
+
+
+def test_no_banner_once_passed(home):
+    store.save_attempt(attempt("06", 3), home)
+    store.save_attempt(attempt("06", 7, "2026-11-21T06:00:00Z"), home)
+    assert progress.banner("07") == ""
+    assert "07" in progress.banner("08") and "07_" in progress.banner("08")
+
+
+@pytest.mark.parametrize("module, prev", [(7, "06"), ("8", "07"), ("09", "08"), ("10_tensor_core", "09")])
+def test_module_names(home, module, prev):
+    assert f"모듈 {prev}" in progress.banner(module)
+
+
+def test_broken_progress_gives_a_notice_never_an_error(home, tmp_path, monkeypatch, capsys):
+    home.mkdir()
+    (home / "attempts.jsonl").write_bytes(b"\xff\xfe{{{\n")
+    text = progress.banner("07")
+    assert "건너뛰었습니다" in text and "통과하지 않았습니다" in text
+    monkeypatch.setenv("SGEMM_PROGRESS", "/dev/null")        # not a file or folder: notice, no exception
+    info = course.setup("08")
+    assert info is not None and "SGEMM_PROGRESS" in capsys.readouterr().out
+    assert "알 수 없어" in progress.banner("42")
+
+
+def test_progress_overview(home):
+    store.save_attempt(attempt("06", 5), home)
+    store.save_attempt(attempt("06", 8, "2026-11-21T07:00:00Z"), home)
+    store.save_attempt(attempt("07", 2), home)
+    ov = course.progress()
+    r6, r7, r8 = ov.row("06"), ov.row("07"), ov.row("08")
+    assert (r6.passed, r6.best, r6.attempts) == (True, 8, 2)
+    assert (r7.passed, r7.best, r7.attempts) == (False, 2, 1)
+    assert (r8.attempts, r8.best) == (0, None)
+    html = ov._repr_html_()
+    assert "통과 ✅" in html and "8/8" in html and "아직 안 풂" in html and str(home) in html
+    assert "06" in str(ov) and [r.quiz for r in ov.rows][:5] == ["06", "07", "08", "09", "10"]
