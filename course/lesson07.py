@@ -4,9 +4,6 @@ from collections import Counter
 from fractions import Fraction
 
 import numpy as np
-from matplotlib.figure import Figure
-
-import course.plots  # noqa: F401  (Korean font before anything is drawn)
 
 import kernels_numba as kn
 from kernels_numba.infra import offline, resources, trace
@@ -494,6 +491,8 @@ def show(fig, dpi=90):
 
 def ai_figure(configs=None):
     """Figure: shared->register AI vs T for square tiles, asymmetric tiles at T = sqrt(TM*TN), data registers noted (Korean labels)."""
+    import course.plots  # noqa: F401  (Korean font before anything is drawn; imported here so analysis needs no matplotlib)
+    from matplotlib.figure import Figure
     rows = outer.ai_table(outer.DEFAULT_CONFIGS if configs is None else configs)
     square = [r for r in rows if r["TM"] == r["TN"]]
     asym = [r for r in rows if r["TM"] != r["TN"]]
