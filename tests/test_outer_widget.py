@@ -73,7 +73,7 @@ def test_change_tile_and_bk(view):
     view.run_button.click()
     assert view.tracer.state().loads == 4 * (8 + 2)
     assert "외적 로드 40개" in view.counts.value and "내적 로드 128개" in view.counts.value
-    assert view.figure().axes[0].get_title().startswith("outer product, TM=8 TN=2 BK=4")
+    assert view.figure().axes[0].get_title().startswith("외적 (outer product), TM=8 TN=2 BK=4")
 
 
 def test_ai_plot_points():
@@ -86,9 +86,9 @@ def test_ai_plot_points():
     want = [[np.sqrt(m * n), outer.intensity(m, n)["ai"]] for m, n in outer.ASYMMETRIC]
     assert np.allclose(dots.get_offsets(), want)
     labels = [t.get_text() for t in ax.texts]
-    assert "4x16, 16x4: AI 1.6, 84 regs" in labels and "8x8: AI 2, 80 regs" in labels
-    assert "8x4, 4x8: AI 1.33, 44 regs" in labels and "2x32: AI 0.941, 98 regs" in labels
-    assert "16x16: AI 4, 288 regs > 255!" in labels and "1x1: AI 0.25, 3 regs" in labels
+    assert "4x16, 16x4: AI 1.6, 레지스터 84" in labels and "8x8: AI 2, 레지스터 80" in labels
+    assert "8x4, 4x8: AI 1.33, 레지스터 44" in labels and "2x32: AI 0.941, 레지스터 98" in labels
+    assert "16x16: AI 4, 레지스터 288 > 255!" in labels and "1x1: AI 0.25, 레지스터 3" in labels
 
 
 def test_ai_plot_custom_configs():

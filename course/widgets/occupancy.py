@@ -6,6 +6,8 @@ import io
 import ipywidgets as W
 from matplotlib.figure import Figure
 
+import course.plots  # noqa: F401  (Korean font for the labels, before anything is drawn)
+
 from sim import occupancy as occ
 
 CURRENT = "현재 GPU"
@@ -88,24 +90,24 @@ class OccupancyExplorer:
         return f"<table>{body}</table><details><summary>계산 과정</summary><ol>{steps}</ol></details>"
 
     def figure(self):
-        """Occupancy vs registers/thread for the current GPU, block and shared memory; the seed's shortcut dashed."""
+        """Occupancy vs registers/thread for the current GPU, block and shared memory; the plain division dashed."""
         r, spec = self.result, self.spec
         sweep = occ.sweep_registers(spec, r.threads_per_block, r.smem_per_block)
         xs = [x for x, _ in sweep]
         fig = Figure(figsize=(7.5, 3.0))
         ax = fig.add_subplot()
         ax.step(xs, [o.percent for _, o in sweep], where="post", color="tab:blue",
-                label=f"CUDA rules: {r.threads_per_block} threads/block, {r.smem_per_block} B smem")
+                label=f"CUDA 규칙: 블록당 {r.threads_per_block} 스레드, 공유 메모리 {r.smem_per_block} B")
         seed = [100 * occ.seed_estimate(x, spec.regs_per_sm, spec.max_threads_per_sm).occupancy for x in xs]
-        ax.plot(xs, seed, "--", color="gray", lw=1, label="seed: 65536/regs, whole warps only")
+        ax.plot(xs, seed, "--", color="gray", lw=1, label="흔한 어림셈: 65536 / 레지스터 (워프 단위 내림만)")
         ax.plot([r.regs_per_thread], [r.percent], "o", color="tab:red", ms=8, zorder=3,
-                label=f"now: {r.regs_per_thread} regs -> {r.percent:.1f}% ({r.limiter})")
+                label=f"지금: 레지스터 {r.regs_per_thread}개 → {r.percent:.1f}% (한도: {occ.LIMITER_KO.get(r.limiter, r.limiter)})")
         ax.set_xlim(0, 256)
         ax.set_ylim(0, 105)
-        ax.set_xlabel("registers per thread")
-        ax.set_ylabel("occupancy (%)")
-        ax.set_title(f"{spec.name}: {r.blocks_per_sm} blocks x {r.warps_per_block} warps = "
-                     f"{r.active_warps}/{r.max_warps} warps", fontsize=9)
+        ax.set_xlabel("스레드당 레지스터 (registers per thread)")
+        ax.set_ylabel("점유율 (occupancy, %)")
+        ax.set_title(f"{spec.name}: {r.blocks_per_sm}블록 × {r.warps_per_block}워프 = "
+                     f"{r.active_warps}/{r.max_warps} 워프", fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
         fig.tight_layout()

@@ -8,11 +8,14 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+import course.plots  # noqa: F401  (Korean font for the labels, before anything is drawn)
+
 from sim import outer
 
 SIZES = (1, 2, 4, 8)
 BKS = (1, 2, 4, 8)
 ORDER_LABELS = (("외적 (outer product)", "outer"), ("내적 (dot product)", "dot"))
+ORDER_KO = {"outer": "외적 (outer product)", "dot": "내적 (dot product)"}
 HELD, EMPTY, NEW, CURRENT = "#9ad19a", "#e6e6e6", "tab:orange", "tab:red"
 
 
@@ -98,10 +101,10 @@ class OuterTracerView:
         ax.set_aspect("equal")
         ax.axis("off")
         ratio = "-" if s.loads_per_fma is None else f"{s.loads_per_fma:.2f}"
-        ax.set_title(f"{s.order} product, TM={TM} TN={TN} BK={s.BK}, k={s.k}: FMA {s.fmas}/{s.total_fmas}, "
-                     f"loads {s.loads}, loads/FMA {ratio}\n"
-                     "cells: updates of rC[m][n]; red box: this FMA\n"
-                     "rA/rB green: in a register, orange edge: loaded now; ld/use: loads/uses in this k",
+        ax.set_title(f"{ORDER_KO[s.order]}, TM={TM} TN={TN} BK={s.BK}, k={s.k}: FMA {s.fmas}/{s.total_fmas}, "
+                     f"읽기 {s.loads}, FMA당 읽기 {ratio}\n"
+                     "칸의 숫자: rC[m][n] 을 갱신한 횟수, 빨간 테두리: 이번 FMA\n"
+                     "rA/rB 초록: 레지스터에 있음, 주황 테두리: 이번에 읽음, ld/use: 이 k 단계의 읽기/사용 횟수",
                      fontsize=8)
         fig.tight_layout()
         return fig
@@ -130,39 +133,6 @@ def outer_tracer(TM=4, TN=4, **kwargs):
 
 
 def ai_plot(configs=None):
-    """Figure: shared->register AI vs T for square tiles, asymmetric tiles at T = sqrt(TM*TN), data registers noted."""
-    rows = outer.ai_table(outer.DEFAULT_CONFIGS if configs is None else configs)
-    square = [r for r in rows if r["TM"] == r["TN"]]
-    asym = [r for r in rows if r["TM"] != r["TN"]]
-    fig = Figure(figsize=(8, 4.8))
-    ax = fig.add_subplot()
-    if square:
-        ax.plot([r["TM"] for r in square], [r["ai"] for r in square], "o-", color="tab:blue",
-                label="TM = TN = T  (AI = T/4)", gid="square")
-    if asym:
-        ax.scatter([math.sqrt(r["TM"] * r["TN"]) for r in asym], [r["ai"] for r in asym], marker="s",
-                   color="tab:orange", zorder=3, label="TM != TN, at T = sqrt(TM*TN)", gid="asymmetric")
-    groups = {}      # tiles drawn on the same point (4x16 and 16x4) share one label
-    for r in square + asym:
-        groups.setdefault((r["TM"] * r["TN"], r["ai_exact"]), []).append(r)
-    for rs in groups.values():
-        r, over = rs[0], not rs[0]["fits"]
-        names = ", ".join(f"{q['TM']}x{q['TN']}" for q in rs)
-        regs = "/".join(str(d) for d in sorted({q["data_regs"] for q in rs}))
-        x = math.sqrt(r["TM"] * r["TN"])
-        # square: small T below-right of the line, large T above-left; asymmetric: to the right
-        xytext, ha, va = (((8, -8), "left", "top") if x < 8 else ((-8, 6), "right", "bottom")) \
-            if r["TM"] == r["TN"] else ((9, 0), "left", "center")
-        ax.annotate(f"{names}: AI {r['ai']:.3g}, {regs} regs" + (" > 255!" if over else ""),
-                    (x, r["ai"]), textcoords="offset points", xytext=xytext, ha=ha, va=va,
-                    fontsize=7, color="tab:red" if over else "black")
-    ax.set_xlabel("T (thread tile TM = TN = T; asymmetric tiles at sqrt(TM*TN))")
-    ax.set_ylabel("AI (FLOP/byte): shared -> registers, per thread per k")
-    ax.set_title("Arithmetic intensity of the register tile; regs = data registers rC + rA + rB "
-                 "(limit 255/thread)",
-                 fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
-    ax.margins(x=0.15, y=0.15)
-    fig.tight_layout()
-    return fig
+    """Figure: shared->register AI vs T (course.lesson07.ai_figure, which needs no ipywidgets)."""
+    from course.lesson07 import ai_figure
+    return ai_figure(configs)

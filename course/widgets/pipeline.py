@@ -6,6 +6,8 @@ import io
 import ipywidgets as W
 from matplotlib.figure import Figure
 
+import course.plots  # noqa: F401  (Korean font for the labels, before anything is drawn)
+
 from kernels_numba.infra.errors import CourseInputError
 from sim import pipeline
 
@@ -101,16 +103,16 @@ class PipelineExplorer:
         if S == 2 and T == 0 and k == 1:
             seed = pipeline.seed_formula(v["n_tiles"], L, C).double
             same = "모델과 같음" if seed == tl.total else f"모델보다 {_num(seed - tl.total)} 김 (L &gt; C)"
-            lines.append(f"교재(seed) 공식 T_load + N·max(T_load, T_comp) = {_num(seed)} — {same}")
+            lines.append(f"흔히 쓰는 공식 T_load + N·max(T_load, T_comp) = {_num(seed)} — {same}")
         return "<br>".join(lines)
 
     def figure(self):
         """Gantt chart: load lane(s), compute, sync; color = tile, hatch and label = buffer."""
         tl, rows = self.timeline, pipeline.gantt_rows(self.timeline)
         lanes = max((r["lane"] for r in rows["load"]), default=0) + 1
-        names = [f"load {j}" if lanes > 1 else "load" for j in range(lanes)] + ["compute"]
+        names = [f"로드 {j}" if lanes > 1 else "로드" for j in range(lanes)] + ["연산"]
         if rows["sync"]:
-            names.append("sync")
+            names.append("배리어")
         y = {name: len(names) - 1 - i for i, name in enumerate(names)}     # first name on top
         fig = Figure(figsize=(12, 1.4 + 0.55 * len(names)))
         ax = fig.add_subplot()
@@ -118,7 +120,7 @@ class PipelineExplorer:
         groups = {}                      # one bar collection per (row, color, hatch): fast for N = 512
         for unit, unit_rows in rows.items():
             for r in unit_rows:
-                row = (f"load {r['lane']}" if lanes > 1 else "load") if unit == "load" else unit
+                row = (f"로드 {r['lane']}" if lanes > 1 else "로드") if unit == "load" else {"compute": "연산", "sync": "배리어"}[unit]
                 color = "0.55" if unit == "sync" else f"C{r['tile'] % 10}"
                 groups.setdefault((row, color, HATCHES[r["buffer"] % len(HATCHES)]), []).append(
                     (float(r["start"]), float(r["width"])))
@@ -134,12 +136,12 @@ class PipelineExplorer:
         ax.set_yticks([y[n] for n in names], names)
         ax.set_ylim(-0.6, len(names) - 0.4)
         ax.set_xlim(0, xmax)
-        ax.set_xlabel("time (label: tile|buffer; hatch = buffer; dashed = total; red dotted = single-buffer total)")
+        ax.set_xlabel("시간 (표시: 타일|버퍼, 빗금 = 버퍼, 검은 점선 = 총 시간, 빨간 점선 = 싱글 버퍼 총 시간)")
         ratio = self.single.total / tl.total if tl.total else 1.0
-        ax.set_title(f"S={tl.stages} buffers, loads in flight={tl.loads_in_flight}, L={_num(tl.t_load)}, "
-                     f"C={_num(tl.t_comp)}, sync={_num(tl.t_sync)}, N={tl.n_tiles} | total {_num(tl.total)}, "
-                     f"single-buffer {_num(self.single.total)}, speedup {ratio:.3f}, "
-                     f"compute util {tl.compute_utilisation:.1%}", fontsize=9)
+        ax.set_title(f"버퍼 {tl.stages}개, 동시 로드 {tl.loads_in_flight}개, 로드 L={_num(tl.t_load)}, "
+                     f"연산 C={_num(tl.t_comp)}, 배리어={_num(tl.t_sync)}, 타일 N={tl.n_tiles} | 총 {_num(tl.total)}, "
+                     f"싱글 버퍼 {_num(self.single.total)}, 속도 향상(speedup) {ratio:.3f}, "
+                     f"연산 활용률 {tl.compute_utilisation:.1%}", fontsize=9)
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         return fig

@@ -1,0 +1,530 @@
+"""Analysis behind notebook 07 (register blocking): each function computes one table the lesson shows, as a Report."""
+import math
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+
+import kernels_numba as kn
+from kernels_numba.infra import offline, resources, trace
+from kernels_numba.registry import module_of
+from sim import banks, outer, roofline
+from sim import occupancy as occ
+
+CCS = ((8, 0), (9, 0))
+GPUS = ("A100", "H100", "H200")
+STALL_KEYS = ("selected", "not_selected", "short_scoreboard", "mio_throttle", "long_scoreboard", "barrier",
+              "math_pipe_throttle")
+
+
+class Report(dict):
+    """Values of one analysis (a dict) that a notebook displays as the text lines it was computed with."""
+
+    def __init__(self, lines, **values):
+        super().__init__(values)
+        self.lines = list(lines)
+
+    def __str__(self):
+        return "\n".join(self.lines)
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+def _rb():
+    return kn.get("regblock").module
+
+
+# ------------------------------------------------------------------ 3.1 arithmetic intensity, measured and modelled
+
+def shared_loads_per_fma(name, M, N, K, fmas_per_thread):
+    """Shared-memory loads per thread per FMA in one block of kernel `name`, counted from its simulator trace."""
+    t = trace.shared_accesses(name, M=M, N=N, K=K)
+    loads = sum(r[2] == "load" for r in t["records"])
+    return loads / math.prod(t["block_dim"]) / fmas_per_thread
+
+
+def ai_by_trace():
+    """Shared->register AI of tiled and regblock from their traces next to sim.outer's model (FMA = 2 FLOP, 4 B)."""
+    rb = _rb()
+    per_fma = {"tiled": shared_loads_per_fma("tiled", 16, 16, 32, fmas_per_thread=32),
+               "regblock": shared_loads_per_fma("regblock", 128, 128, 16, fmas_per_thread=16 * rb.TM * rb.TN)}
+    model = {"tiled": outer.intensity(1, 1), "regblock": outer.intensity(rb.TM, rb.TN)}
+    lines, ai = [], {}
+    for name, pf in per_fma.items():
+        ai[name], m = 2 / (pf * 4), model[name]
+        lines.append(f"{name:9s} 기록: FMA당 공유 메모리 읽기 {pf:.3f}번 → AI {ai[name]:.2f} FLOP/B | 모델 "
+                     f"TM={m['TM']}, TN={m['TN']}: 읽기 {m['loads']}번, FMA {m['fmas']}번 → AI {m['ai']:.2f}")
+    return Report(lines, ai=ai, model={k: v["ai"] for k, v in model.items()})
+
+
+def intensity_levels():
+    """AI = T/4 exactly for square thread tiles, and the block-level global->shared AI of 16x16 and regblock's tile."""
+    rb = _rb()
+    exact = all(outer.intensity(T, T)["ai_exact"] == outer.ai_closed_form(T, T) == Fraction(T, 4) for T in (1, 2, 4, 8, 16))
+    lines = [f"공유→레지스터 AI = T/4 (T = 1, 2, 4, 8, 16 에서 분수로 정확히 일치: {exact})"]
+    block = {}
+    for BM, BN, BK in ((16, 16, 16), (rb.BM, rb.BN, rb.BK)):
+        b = outer.block_intensity(BM, BN, BK)
+        block[(BM, BN)] = b["ai"]
+        lines.append(f"글로벌→공유, 블록 {BM}×{BN} (BK={BK}): 타일마다 {b['loads']} floats 로드, FMA {b['fmas']:,d}번 → AI {b['ai']:.1f} FLOP/B")
+    return Report(lines, exact=exact, block=block)
+
+
+def shared_bound_table(ais=(0.25, 2.0)):
+    """Fraction of FP32 peak the shared-memory bandwidth (128 B/clock/SM) allows at each shared->register AI."""
+    lines = [f"{'GPU':5s} {'FP32 FLOP/사이클/SM':>18s} {'공유 B/사이클/SM':>16s}" + "".join(f" {'AI ' + str(a) + ' 상한':>12s}" for a in ais)]
+    bound = {}
+    for g in GPUS:
+        s = occ.GPUS[g]
+        flop_clk = 2 * s.fp32_lanes_per_sm
+        bound[g] = [min(1.0, banks.WAVEFRONT_BYTES * a / flop_clk) for a in ais]
+        lines.append(f"{g:5s} {flop_clk:18d} {banks.WAVEFRONT_BYTES:16d}" + "".join(f" {100 * b:11.1f}%" for b in bound[g]))
+    a = occ.GPUS["A100"]
+    bw = a.sm_count * banks.WAVEFRONT_BYTES * a.boost_clock_mhz * 1e6 / 1e9
+    lines.append(f"A100 공유 메모리 대역폭 = {a.sm_count} SM × 128 B × {a.boost_clock_mhz} MHz = {bw:,.0f} GB/s → × 0.25 = "
+                 f"{bw * 0.25:,.0f} GFLOP/s = 피크 {a.fp32_peak_tflops:.1f} TFLOP/s 의 {100 * bw * 0.25 / (a.fp32_peak_tflops * 1e3):.0f}%")
+    return Report(lines, bound=bound, a100_shared_gbps=bw)
+
+
+def roofline_position():
+    """Ridge point (peak FLOP / DRAM byte) of A100/H100/H200 next to the global->shared AI of tiled (16x16) and regblock."""
+    rb = _rb()
+    ai = {"tiled": outer.block_intensity(16, 16, 16)["ai"], "regblock": outer.block_intensity(rb.BM, rb.BN, rb.BK)["ai"]}
+    lines = [f"{'GPU':9s} {'FP32 피크':>10s} {'DRAM':>10s} {'능선점(ridge)':>13s}  " + "  ".join(f"{k} (AI {v:g})" for k, v in ai.items())]
+    ridge = {}
+    for row in roofline.table():
+        g = row["gpu"]
+        ridge[g] = roofline.ridge_point(g)
+        side = "  ".join(f"{'연산 쪽' if v >= ridge[g] else '메모리 쪽':>{len(k) + 9}s}" for k, v in ai.items())
+        lines.append(f"{g:9s} {row['peak_tflops']:7.1f} TF {row['dram_gbps']:7.0f} GB/s {ridge[g]:9.1f} FLOP/B  {side}")
+    return Report(lines, ridge=ridge, ai=ai)
+
+
+# ------------------------------------------------------------------ 3.2-3.3 tiles and reuse
+
+def tile_hierarchy():
+    """The three tile levels of regblock from its module constants (threads x thread tile = block tile)."""
+    rb = _rb()
+    threads = rb.BLOCK[0] * rb.BLOCK[1]
+    lines = [f"블록 = {rb.BLOCK[0]}×{rb.BLOCK[1]} = {threads} 스레드, 스레드 타일 {rb.TM}×{rb.TN} = {rb.TM * rb.TN} 원소",
+             f"스레드 수 × 스레드 타일 = {threads} × {rb.TM * rb.TN} = {threads * rb.TM * rb.TN:,d} = 블록 타일 {rb.BM}×{rb.BN}",
+             f"K 타일마다: As {rb.BM}×{rb.BK} + Bs {rb.BK}×{rb.BN} floats → 스레드당 {rb.BM * rb.BK // threads} + "
+             f"{rb.BK * rb.BN // threads} 개 로드, FMA {rb.BK * rb.TM * rb.TN}번"]
+    ok = (rb.BLOCK == (rb.BN // rb.TN, rb.BM // rb.TM) and threads * rb.TM * rb.TN == rb.BM * rb.BN
+          and (rb.BM * rb.BK) % threads == 0 and (rb.BK * rb.BN) % threads == 0)
+    return Report(lines, ok=ok, threads=threads)
+
+
+def order_compare():
+    """One K tile of one thread in outer and dot order (sim.outer tracer): loads, loads per FMA, uses of rA[0], rB[0]."""
+    rb = _rb()
+    res = {o: outer.OuterProductTracer(rb.TM, rb.TN, BK=rb.BK, order=o).run() for o in outer.ORDERS}
+    lines = [f"{o:5s}: FMA {s.fmas}, 공유 메모리 읽기 {s.loads}, FMA당 {s.loads_per_fma:.3f}, "
+             f"값 rA[0] 을 쓴 FMA {s.a_uses[0][0]}번, rB[0] {s.b_uses[0][0]}번" for o, s in res.items()]
+    return Report(lines, **res)
+
+
+def readers_per_element(records):
+    """How many threads read each shared element, per array: {array: Counter(readers -> elements)} from a trace."""
+    readers = {}
+    for arr, site, op, inst, tid, addr, width in records:
+        if op == "load":
+            readers.setdefault((arr, addr), set()).add(tid)
+    return {arr: Counter(len(t) for (a, _), t in readers.items() if a == arr) for arr in sorted({a for a, _ in readers})}
+
+
+# ------------------------------------------------------------------ 3.4 registers and spills
+
+def registers():
+    """ptxas's registers/local/shared for regblock at sm_80 and sm_90, the recorded H200 load, and 64-bit index ops."""
+    rep = {cc: resources.report("regblock", cc) for cc in CCS}
+    lines = [f"regblock {r['cc']}: 레지스터 {r['registers']}개, 로컬(스필) {r['local_bytes']} B, "
+             f"SASS LDL {r['ldl']} / STL {r['stl']}" for r in rep.values()]
+    ops = Counter(i.op for i in resources.parse_sass(rep[(9, 0)]["sass_text"]))
+    wide = {"ISETP…EX": sum(v for k, v in ops.items() if k.startswith("ISETP") and ".EX" in k),
+            "IMAD.WIDE…": sum(v for k, v in ops.items() if k.startswith("IMAD.WIDE")), "SEL": ops["SEL"]}
+    lines.append("sm_90 SASS 의 64비트 인덱스 흔적: " + ", ".join(f"{k} {v}개" for k, v in wide.items()))
+    return Report(lines, rep=rep, wide=wide)
+
+
+def spills(rec):
+    """regblock_t16 (16x16 per thread): registers within the limit, the rest in local memory (sm_80, sm_90, recorded H200)."""
+    d16 = outer.intensity(16, 16)
+    t16 = {cc: resources.report("regblock_t16", cc) for cc in CCS}
+    lines = [f"모델 TM=TN=16: 데이터 레지스터 {d16['data_regs']}개 (최소 {d16['data_regs_min']}개) > 상한 {outer.REG_LIMIT}"]
+    lines += [f"regblock_t16 {r['cc']}: 레지스터 {r['registers']}개, 로컬 메모리 {r['local_bytes']} B/스레드, "
+              f"STL {r['stl']}개 / LDL {r['ldl']}개" for r in t16.values()]
+    lines.append(f"H200 에 올라간 regblock_t16 (기록): {rec['resources']['regblock_t16']}")
+    return Report(lines, t16=t16)
+
+
+# ------------------------------------------------------------------ 3.5 occupancy
+
+def occupancy_rules(regs_by_cc, smem):
+    """Register division (65,536 / regs) next to the occupancy rules, for 90/104 registers and regblock on each GPU."""
+    rb = _rb()
+    lines, pct = [], {}
+    for regs in (90, 104):
+        s, o = occ.seed_estimate(regs), occ.occupancy("H100", regs, rb.THREADS, smem)
+        pct[regs] = (100 * s.occupancy, o.percent)
+        lines.append(f"레지스터 {regs:3d}개 — 나눗셈: {s.warps}워프 → {100 * s.occupancy:.1f}% | 규칙: {o.summary()}")
+    for g in GPUS:
+        spec = occ.GPUS[g]
+        o = occ.occupancy(spec, regs_by_cc[spec.cc], rb.THREADS, smem)
+        pct[g] = o.percent
+        lines.append(f"regblock ({spec.arch}, 레지스터 {regs_by_cc[spec.cc]}개) on {o.summary()}")
+    return Report(lines, percent=pct)
+
+
+def register_steps(gpu="H100", threads=256, smem=0):
+    """Register ranges 1..255 with the same blocks per SM: [(lo, hi, blocks, percent)]."""
+    runs = []
+    for regs, o in occ.sweep_registers(occ.GPUS[gpu], threads, smem):
+        if runs and runs[-1][2] == o.blocks_per_sm:
+            runs[-1][1] = regs
+        else:
+            runs.append([regs, regs, o.blocks_per_sm, o.percent])
+    lines = [f"레지스터 {lo:3d}–{hi:3d}개: SM당 {b}블록 → 점유율 {p:5.1f}%" for lo, hi, b, p in runs]
+    return Report(lines, runs=[tuple(r) for r in runs])
+
+
+def occupancy_vs_api(rec, gpu="H200"):
+    """Model blocks/SM for the kernels loaded on the recorded GPU next to the CUDA occupancy API's answer."""
+    lines, agree = [], {}
+    for name, api in rec["occupancy_api"].items():
+        r = rec["resources"][name]
+        model = occ.occupancy(occ.GPUS[gpu], r["registers"], api["threads"], r["shared_bytes"]).blocks_per_sm
+        agree[name] = model == api["blocks_per_sm"]
+        lines.append(f"{name:13s} 레지스터 {r['registers']:3d}, 공유 {r['shared_bytes']:5d} B → API {api['blocks_per_sm']}블록/SM, "
+                     f"모델 {model}블록/SM {'✓' if agree[name] else '✗'}")
+    return Report(lines, agree=agree)
+
+
+def shared_limits(name, rec):
+    """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KB per-block system reserve."""
+    rep = {cc: resources.report(name, cc)["shared_bytes"] for cc in CCS}
+    loaded = rec["resources"][name]["shared_bytes"]
+    lines = [f"{name}: cubin 보고 sm_80 {rep[(8, 0)]:,} B, sm_90 {rep[(9, 0)]:,} B | H200 에 올라간 커널의 속성 {loaded:,} B"]
+    regs = resources.report(name, (8, 0))["registers"]
+    for g in GPUS:
+        s = occ.GPUS[g]
+        o = occ.occupancy(s, regs, _rb().THREADS, loaded)
+        lines.append(f"{g} ({s.arch}): SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block:,} B "
+                     f"(선언 {loaded:,} + 시스템 예약 {s.smem_reserved_per_block:,}) → 공유 메모리만으로는 {o.limits['shared memory']}블록")
+    return Report(lines, cubin=rep, loaded=loaded, reserved={g: occ.GPUS[g].smem_reserved_per_block for g in GPUS})
+
+
+# ------------------------------------------------------------------ 3.6 ILP in the SASS
+
+def loop_stats(body):
+    """One pass of a SASS loop body: instruction count, FFMA/LDS/BAR counts, longest FFMA -> FFMA dependency chain."""
+    depth, chain = {}, 0
+    for i in body:
+        regs = [r.strip().split(".")[0] for r in i.operands.split(",")]
+        if i.base == "FFMA":
+            d = 1 + max(depth.get(r, 0) for r in regs[1:])
+            depth[regs[0]], chain = d, max(chain, d)
+        else:
+            depth.pop(regs[0], None)          # another instruction overwrote the register
+    return dict(n=len(body), FFMA=sum(i.base == "FFMA" for i in body), LDS=sum(i.base == "LDS" for i in body),
+                BAR=sum(i.base == "BAR" for i in body), chain=chain)
+
+
+def ilp(sass_rb, sass_tiled):
+    """Loop statistics of regblock's K-tile loop, its inner k loop and tiled's tile loop (sm_90 SASS)."""
+    loops = {"regblock K 타일 루프": loop_stats(resources.main_loop(sass_rb)),
+             "regblock k 루프": loop_stats(resources.inner_loops(sass_rb)[0]),
+             "tiled 타일 루프": loop_stats(resources.main_loop(sass_tiled))}
+    lines = [f"{k:20s}: 명령 {v['n']:3d}개, FFMA {v['FFMA']:2d}, LDS {v['LDS']:2d}, BAR {v['BAR']}, FFMA 의존 사슬 최대 {v['chain']}"
+             for k, v in loops.items()]
+    return Report(lines, **loops)
+
+
+def stall_table(rec, names=None, keys=STALL_KEYS):
+    """Recorded ncu warp-state shares (%) per kernel, and shared-memory waits = short_scoreboard + mio_throttle."""
+    st = rec["ncu_stalls"]
+    names = [n for n in (names or st["metrics"]) if n in st["metrics"]]
+    lines = [f"기록: {rec['gpu']} {rec['date']}, {st['n']}³, {st['tool']} — 워프 상태 샘플 중 비율(%)",
+             f"{'':20s}" + "".join(f"{n:>13s}" for n in names)]
+    share = {n: st["metrics"][n]["percent"] for n in names}
+    for k in keys:
+        lines.append(f"{k:20s}" + "".join(f"{share[n].get(k, 0.0):12.1f}%" for n in names))
+    wait = {n: share[n]["short_scoreboard"] + share[n]["mio_throttle"] for n in names}
+    lines.append(f"{'공유 메모리 대기':17s}" + "".join(f"{wait[n]:12.1f}%" for n in names))
+    return Report(lines, share=share, shared_wait=wait)
+
+
+# ------------------------------------------------------------------ 4 code walkthrough
+
+def walkthrough(kernel, items, file):
+    """'what -> file line' for (what, needle[, nth]) items found in the kernel's source (course.line_of)."""
+    import course
+    lines = []
+    for item in items:
+        what, needle, nth = (*item, 1)[:3]
+        lines.append(f"{what:28s} → {file} {course.line_of(kernel, needle, nth)}줄")
+    return Report(lines)
+
+
+def source_part(kernel, start, end, nth_end=1, before=0):
+    """Numbered source lines of `kernel` from the first line containing `start` (and `before` lines above it) to the
+    nth_end line after it containing `end`."""
+    import course
+    lines = course.source(kernel).splitlines()
+    i = next(j for j, ln in enumerate(lines) if start in ln)
+    hits = [j for j, ln in enumerate(lines) if j >= i and end in ln]
+    return "\n".join(lines[i - before:hits[nth_end - 1] + 1])
+
+
+def load_map(threads, rows, cols, stride):
+    """(tid, pass) -> (row, column) each thread fills in a cooperative tile load (regblock's a_row/a_col formulas)."""
+    return {(tid, p): (tid // cols + off, tid % cols) for tid in range(threads) for p, off in enumerate(range(0, rows, stride))}
+
+
+def stored_map(t, arr):
+    """(tid, pass) -> (row, column) of the stores to `arr` in a trace (the kernel really doing the load)."""
+    return {(tid, inst): divmod(addr // 4, t["shapes"][arr][1])
+            for a, site, op, inst, tid, addr, width in t["records"] if op == "store" and a == arr}
+
+
+def covers_once(mp, rows, cols):
+    """True if the map fills every element of a rows x cols tile exactly once."""
+    return Counter(mp.values()) == Counter((r, c) for r in range(rows) for c in range(cols))
+
+
+# ------------------------------------------------------------------ 4.6 result store
+
+def store_sectors(cols_per_thread=8, vector=1, threads_x=16, threads_y=2, row_floats=4096):
+    """32-byte sectors one warp store instruction touches in the epilogue (thread tx writes columns tx*cols_per_thread..).
+
+    vector = floats per store (1: STG.E, 4: STG.E.128); threads_x x threads_y threads of the warp, rows row_floats apart.
+    """
+    addrs = {(ty * row_floats + tx * cols_per_thread) * 4 for ty in range(threads_y) for tx in range(threads_x)}
+    sectors = {(a + b) // 32 for a in addrs for b in range(0, 4 * vector, 4)}
+    useful = len(addrs) * 4 * vector
+    return {"sectors": len(sectors), "useful_bytes": useful, "efficiency": useful / (32 * len(sectors))}
+
+
+def epilogue_check(name="regblock", M=130, N=70, K=21, seed=5):
+    """Runs `name` with C full of NaN and beta = 0 (C must not be read) and with beta != 0; both against numpy."""
+    spec = kn.get(name)
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    C0 = rng.standard_normal((M, N), dtype=np.float32)
+    ref = A.astype(np.float64) @ B
+    out0 = spec.launch(A, B, np.full((M, N), np.nan, np.float32), 2.0, 0.0)
+    out1 = spec.launch(A, B, C0.copy(), 2.0, -1.0)
+    return {"beta0": close(out0, 2 * ref, K), "beta1": close(out1, 2 * ref - C0, K)}
+
+
+# ------------------------------------------------------------------ 4.6 padding, banks and FMA
+
+def request_banks(pad):
+    """Banks of the As rows warp 0 reads together at m = 0, k = 0 (thread rows 0 and 8) for a +pad layout."""
+    rb = _rb()
+    rows = sorted({y * rb.TM for x, y, z in banks.warps(rb.BLOCK)[0]})
+    lay = banks.Layout((rb.BM, rb.BK), pad=pad)
+    return {"rows": rows, "banks": [banks.bank_of(lay.offset((r, 0))) for r in rows]}
+
+
+def bank_rows(t):
+    """Wavefronts per warp request of every shared access site in a trace: {(array, op): row} (sim.banks)."""
+    return {(r["array"], r["op"]): r for r in banks.analyze_trace(t["records"], t["block_dim"])}
+
+
+def bank_lines(name, rows):
+    """Text lines of bank_rows() for kernel `name`."""
+    return Report([f"{name}:"] + [f"  {r['array']} {r['op']:5s} (줄 {r['site']:3d}): 요청 {r['requests']:4d}개, 웨이브프론트 평균 "
+                                  f"{r['mean_wavefronts']:.2f}, 최대 {r['max_wavefronts']} ({r['max_conflict']}-way), 합 {r['total_wavefronts']}"
+                                  for r in rows.values()])
+
+
+def warp_ffma_per_tile():
+    """Warp-level FFMA instructions of one block and one K tile of regblock."""
+    rb = _rb()
+    return rb.BK * rb.TM * rb.TN * rb.THREADS // 32
+
+
+def wavefronts_per_ffma(wf):
+    """Shared-memory wavefronts per warp FFMA, {kernel: value}, from bank_rows() of one block and one K tile."""
+    return {name: sum(r["total_wavefronts"] for r in rows.values()) / warp_ffma_per_tile() for name, rows in wf.items()}
+
+
+def fma_compare(inner_rb):
+    """PTX instruction mix and sm_90 FFMA counts of regblock and regblock_opt (explicit cuda.fma)."""
+    ptx = {k: offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"]) for k in ("regblock", "regblock_opt")}
+    rep = {k: resources.report(k, (9, 0)) for k in ("regblock", "regblock_opt")}
+    inner = {"regblock": inner_rb, "regblock_opt": loop_stats(resources.inner_loops(rep["regblock_opt"]["sass_text"])[0])}
+    lines = [f"{k:13s} PTX fma.rn.f32 {c['fma.rn.f32']}, mul.rn.f32 {c['mul.rn.f32']}, add.rn.f32 {c['add.rn.f32']}, "
+             f"mul.f32 {c['mul.f32']}, add.f32 {c['add.f32']} | sm_90 k 루프 FFMA {inner[k]['FFMA']}/{inner[k]['n']} 명령, "
+             f"커널 전체 FFMA {rep[k]['ffma']}, 레지스터 {rep[k]['registers']}" for k, c in ptx.items()]
+    same = ptx["regblock"] == ptx["regblock_opt"] and rep["regblock"]["ffma"] == rep["regblock_opt"]["ffma"]
+    return Report(lines, same=same, inner=inner)
+
+
+# ------------------------------------------------------------------ 4.7 regblock_vec
+
+def vec_loop():
+    """regblock_vec's sm_90 SASS: inner k loops, K-tile loop statistics, and SEL counts of the three Level-3 kernels."""
+    sass = resources.report("regblock_vec", (9, 0))["sass_text"]
+    kt = loop_stats(resources.main_loop(sass))
+    names = ("regblock", "regblock_opt", "regblock_vec")
+    sel = {k: Counter(i.op for i in resources.parse_sass(resources.report(k, (9, 0))["sass_text"]))["SEL"] for k in names}
+    lines = [f"regblock_vec: k 루프 {len(resources.inner_loops(sass))}개, K 타일 루프 명령 {kt['n']}개 중 FFMA {kt['FFMA']} "
+             f"({100 * kt['FFMA'] / kt['n']:.0f}%), FFMA 의존 사슬 최대 {kt['chain']}", f"SASS의 SEL (음수 인덱스 처리): {sel}"]
+    return Report(lines, inner_loops=len(resources.inner_loops(sass)), ktile=kt, sel=sel)
+
+
+def vec_wavefronts():
+    """Wavefronts per k step of regblock_vec's four LDS.128 requests under both 128-bit rules of sim.banks."""
+    v = kn.get("regblock_vec").module
+    layA, layB = banks.Layout((v.BK, v.BM_PAD)), banks.Layout((v.BK, v.BN))
+    requests = [(layA, lambda x, y, z: (0, y * v.TM)), (layA, lambda x, y, z: (0, y * v.TM + 4)),
+                (layB, lambda x, y, z: (0, x * v.TN_HALF)), (layB, lambda x, y, z: (0, v.BN // 2 + x * v.TN_HALF))]
+    per_ffma, lines = {}, []
+    for rule in banks.WIDE_RULES:
+        per_k = [max(r.wavefronts for r in banks.analyze(lay, fn, v.BLOCK, width=16, wide_rule=rule)) for lay, fn in requests]
+        per_ffma[f"regblock_vec ({rule})"] = sum(per_k) / (v.TM * v.TN)
+        lines.append(f"규칙 '{rule}': k 단계마다 LDS.128 웨이브프론트 {per_k} = {sum(per_k)} → FFMA당 {sum(per_k) / (v.TM * v.TN):.3f}")
+    return Report(lines, per_ffma=per_ffma)
+
+
+def loaded_regblock_wavefronts(wf_regblock):
+    """Wavefronts per FFMA of the regblock the H200 driver loaded (rB as two LDS.128), under both 128-bit rules."""
+    rb = _rb()
+    layB = banks.Layout((rb.BK, rb.BN))
+    rest = sum(r["total_wavefronts"] for key, r in wf_regblock.items() if key != ("Bs", "load")) / warp_ffma_per_tile()
+    out = {}
+    for rule in banks.WIDE_RULES:
+        rB = sum(max(q.wavefronts for q in banks.analyze(layB, lambda x, y, z, c=c: (0, x * rb.TN + c), rb.BLOCK,
+                                                         width=16, wide_rule=rule)) for c in (0, rb.TN // 2))
+        out[f"regblock H200 SASS ({rule})"] = rest + rB / (rb.TM * rb.TN)
+    return out
+
+
+def lds_loaded_vs_offline(rec, names=("regblock", "regblock_opt", "regblock_vec")):
+    """LDS opcodes of each kernel as loaded on the recorded GPU and as compiled offline for sm_90."""
+    lines = []
+    for k in names:
+        loaded = {o: c for o, c in rec["sass_loaded"][k].items() if o.startswith("LDS")}
+        off = {o: c for o, c in offline.sass_counts(resources.report(k, (9, 0))["sass_text"]).items() if o.startswith("LDS")}
+        lines.append(f"{k:13s} H200 에 올라간 SASS {loaded} | 오프라인 sm_90 {off}")
+    return Report(lines)
+
+
+# ------------------------------------------------------------------ 4.8-4.9 run, verify, measure
+
+def close(C, ref, K):
+    """True if C is all finite and matches ref to float32 accuracy for a K-long sum (NaN can never pass)."""
+    C = getattr(C, "_ary", C)
+    return bool(np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4 * math.sqrt(K)))
+
+
+def check(name, M, N, K, alpha=1.0, beta=0.0, seed=7):
+    """Runs kernel `name` once against numpy; with beta = 0, C starts as NaN (the kernel must not read it)."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    C0 = rng.standard_normal((M, N), dtype=np.float32) if beta else np.full((M, N), np.nan, np.float32)
+    C = module_of(name).launch(A, B, C0.copy(), alpha, beta)
+    ref = alpha * (A.astype(np.float64) @ B) + (beta * C0.astype(np.float64) if beta else 0.0)
+    return close(C, ref, K)
+
+
+def verify(names, shapes, alpha_beta_shape=(19, 21, 23)):
+    """check() of every kernel on every shape, plus alpha = 1.5, beta = -0.5: {name: {case: bool}}."""
+    out = {}
+    for name in names:
+        ok = {f"{M}×{N}×{K}": check(name, M, N, K) for M, N, K in shapes}
+        ok["alpha=1.5, beta=-0.5"] = check(name, *alpha_beta_shape, 1.5, -0.5)
+        out[name] = ok
+    return out
+
+
+def bench_rows(rec, rec06, names, live=None):
+    """Benchmark rows of cuBLAS, tiled (notebook 06's run) and `names`: live ones if given, else the recorded runs."""
+    if live:
+        return [r for r in live["rows"] if r["kernel"] in ("cuBLAS", "tiled", *names)]
+    return [r for r in rec["benchmark"] if r["kernel"] in ("cuBLAS", *names)] + \
+           [r for r in rec06["benchmark"] if r["kernel"] == "tiled"]
+
+
+def bench_table(rows):
+    """Text table of benchmark rows (TFLOP/s and % of cuBLAS of the same run), and {(kernel, n): (tflops, ratio)}."""
+    val = {}
+    lines = []
+    for r in sorted(rows, key=lambda r: (r["n"], r["kernel"] != "cuBLAS", r["kernel"] != "tiled")):
+        val[(r["kernel"], r["n"])] = (r["tflops"], r["ratio"])
+        lines.append(f"{r['n']:5d}³ {r['kernel']:13s} {r['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r['ratio']:5.1f}%")
+    return Report(lines, val=val)
+
+
+def shared_bound_vs_measured(rec, per_ffma, val):
+    """Shared-memory ceiling (1 wavefront/clock/SM) in TFLOP/s for each wavefronts-per-FFMA figure, next to the measurement."""
+    f = rec["device_facts"]
+    ffma_per_clk = f["fp32_lanes_per_sm"] // 32
+    peak = f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
+    n = max(n for _, n in val)
+    lines = [f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클럭), cuBLAS {n}³ {val[('cuBLAS', n)][0]:.1f} TFLOP/s"]
+    bound = {}
+    for name, wpf in per_ffma.items():
+        bound[name] = peak * min(ffma_per_clk, 1 / wpf) / ffma_per_clk
+        lines.append(f"{name:32s} FFMA당 웨이브프론트 {wpf:.3f} → 공유 메모리 상한 {bound[name]:5.1f} TFLOP/s | "
+                     f"측정 {n}³ {val[(name.split()[0], n)][0]:5.1f}")
+    return Report(lines, bound=bound, peak=peak, n=n)
+
+
+# ------------------------------------------------------------------ 6 figures
+
+def show(fig, dpi=90):
+    """Display a matplotlib Figure as a PNG (no pyplot: no backend switch, nothing printed)."""
+    import io
+    from IPython.display import Image, display
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    display(Image(buf.getvalue()))
+
+
+def ai_figure(configs=None):
+    """Figure: shared->register AI vs T for square tiles, asymmetric tiles at T = sqrt(TM*TN), data registers noted (Korean labels)."""
+    import course.plots  # noqa: F401  (Korean font before anything is drawn; imported here so analysis needs no matplotlib)
+    from matplotlib.figure import Figure
+    rows = outer.ai_table(outer.DEFAULT_CONFIGS if configs is None else configs)
+    square = [r for r in rows if r["TM"] == r["TN"]]
+    asym = [r for r in rows if r["TM"] != r["TN"]]
+    fig = Figure(figsize=(8, 4.8))
+    ax = fig.add_subplot()
+    if square:
+        ax.plot([r["TM"] for r in square], [r["ai"] for r in square], "o-", color="tab:blue",
+                label="TM = TN = T  (AI = T/4)", gid="square")
+    if asym:
+        ax.scatter([math.sqrt(r["TM"] * r["TN"]) for r in asym], [r["ai"] for r in asym], marker="s",
+                   color="tab:orange", zorder=3, label="TM ≠ TN (가로축 T = √(TM·TN))", gid="asymmetric")
+    groups = {}      # tiles drawn on the same point (4x16 and 16x4) share one label
+    for r in square + asym:
+        groups.setdefault((r["TM"] * r["TN"], r["ai_exact"]), []).append(r)
+    for rs in groups.values():
+        r, over = rs[0], not rs[0]["fits"]
+        names = ", ".join(f"{q['TM']}x{q['TN']}" for q in rs)
+        regs = "/".join(str(d) for d in sorted({q["data_regs"] for q in rs}))
+        x = math.sqrt(r["TM"] * r["TN"])
+        # square: small T below-right of the line, large T above-left; asymmetric: to the right
+        xytext, ha, va = (((8, -8), "left", "top") if x < 8 else ((-8, 6), "right", "bottom")) \
+            if r["TM"] == r["TN"] else ((9, 0), "left", "center")
+        ax.annotate(f"{names}: AI {r['ai']:.3g}, 레지스터 {regs}" + (" > 255!" if over else ""),
+                    (x, r["ai"]), textcoords="offset points", xytext=xytext, ha=ha, va=va,
+                    fontsize=7, color="tab:red" if over else "black")
+    ax.set_xlabel("T (스레드 타일 TM = TN = T, 비대칭 타일은 √(TM·TN))")
+    ax.set_ylabel("산술 강도 AI (FLOP/B): 공유 메모리 → 레지스터")
+    ax.set_title("레지스터 타일의 산술 강도 (arithmetic intensity); 레지스터 = 데이터 레지스터 rC + rA + rB "
+                 "(스레드당 상한 255)",
+                 fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.margins(x=0.15, y=0.15)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,303 @@
+"""Analysis behind notebook 08 (double buffering): each function computes one table the lesson shows, as a Report."""
+import math
+from itertools import groupby
+
+import numpy as np
+
+import kernels_numba as kn
+from kernels_numba.infra import offline, resources, trace
+from kernels_numba.registry import module_of
+from sim import occupancy, pipeline
+
+from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
+
+CCS = ((8, 0), (9, 0))
+GPUS = ("A100", "H100", "H200")
+LOADS = ("ld.global", "ld.global.ca", "ld.relaxed.cta.global", "ld.global.cg", "ld.relaxed.gpu.global", "ld.global.nc")
+STALLS = ("long_scoreboard", "math_pipe_throttle", "short_scoreboard", "mio_throttle", "barrier", "wait",
+          "dispatch_stall", "not_selected", "selected")
+STALL_KERNELS = ("regblock_opt", "db", "db_ptx", "regblock_vec", "db_overlap")
+
+
+def _db():
+    return kn.get("db").module
+
+
+# ------------------------------------------------------------------ 3.1 pipeline pictures and tile time
+
+def gantt(tl):
+    """Text Gantt chart of a sim.pipeline Timeline: one character per time unit, the tile number in each bar."""
+    lines = []
+    for unit, label in (("load", "로드"), ("compute", "연산")):
+        row = [" "] * math.ceil(tl.total)
+        for e in tl.of(unit):
+            row[int(e.start):math.ceil(e.end)] = str(e.tile) * (math.ceil(e.end) - int(e.start))
+        lines.append(f"  {label:4s}|{''.join(row)}|")
+    lines.append(f"  총 시간 {tl.total}, 연산 유닛 활용률 {tl.compute_utilisation:.1%}")
+    return Report(lines, total=tl.total)
+
+
+def bars(tl):
+    """(start, end) of every load and compute bar of a Timeline."""
+    return Report([f"로드 {[(e.start, e.end) for e in tl.of('load')]}", f"연산 {[(e.start, e.end) for e in tl.of('compute')]}"],
+                  load=[(e.start, e.end) for e in tl.of("load")], compute=[(e.start, e.end) for e in tl.of("compute")],
+                  total=tl.total)
+
+
+def tile_compute_times(blocks_per_sm=1):
+    """Cycles and ns one block's K tile takes when the SM's FP32 lanes do its BM*BN*BK FMAs (throughput, not latency)."""
+    DB = _db()
+    lines, t = [], {}
+    for g in GPUS:
+        spec = occupancy.GPUS[g]
+        r = pipeline.fma_time_per_tile(DB.BM, DB.BN, DB.BK, DB.THREADS, spec.fp32_lanes_per_sm, blocks_per_sm=blocks_per_sm)
+        cyc = r.cycles_alone if blocks_per_sm == 1 else r.cycles_shared
+        t[g] = (cyc, float(cyc) / spec.boost_clock_mhz * 1e3)
+        lines.append(f"{g}: 블록 타일 FMA {r.fmas_per_block:,} ÷ SM당 FP32 레인 {spec.fp32_lanes_per_sm}"
+                     + (f" × SM당 블록 {blocks_per_sm}" if blocks_per_sm > 1 else "")
+                     + f" = {cyc} 사이클 = {t[g][1]:.0f} ns ({spec.boost_clock_mhz} MHz)")
+    return Report(lines, cycles={g: v[0] for g, v in t.items()}, ns={g: v[1] for g, v in t.items()})
+
+
+# ------------------------------------------------------------------ 3.2-3.3 buffers and the bugs
+
+def buffer_table(n_tiles=4):
+    """From db's simulator trace: for each iteration kt, the buffer thread 0 computed on and the buffer it prefetched into."""
+    tr = trace.shared_accesses("db", M=16, N=16, K=n_tiles * _db().BK)
+    buf_bytes = {a: s[1] * s[2] * 4 for a, s in tr["shapes"].items()}
+    seq = [(op, addr // buf_bytes[arr]) for arr, site, op, inst, tid, addr, w in tr["records"] if tid == 0]
+    runs = [key for key, _ in groupby(seq)]
+    table, i = [], 1
+    while i < len(runs):                          # one iteration = (prefetch store?) + reads
+        nxt = runs[i][1] if runs[i][0] == "store" else None
+        i += nxt is not None
+        table.append((len(table), runs[i][1], nxt))
+        i += 1
+    lines = [f"배열 모양 {tr['shapes']}, 버퍼 하나 {buf_bytes} B", "스레드 0: 프롤로그 쓰기 buf0, 그다음 반복마다:",
+             " kt | 계산이 읽은 버퍼 | 미리 채운 버퍼 | kt % 2, (kt + 1) % 2"]
+    lines += [f" {kt:2d} | {cur:^15d} | {('-' if nxt is None else nxt):^13} | {kt % 2}, {(kt + 1) % 2}" for kt, cur, nxt in table]
+    return Report(lines, first=runs[0], table=table)
+
+
+def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, N=20, K=24, seed=3):
+    """Runs db and its bug demos (kernels_numba/demos) on one problem: {name: (matches numpy, has NaN)}."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    ref = A.astype(np.float64) @ B
+    res = {}
+    for name in names:
+        C = module_of(name).launch(A, B, np.zeros((M, N), np.float32))
+        C = getattr(C, "_ary", C)
+        res[name] = (close(C, ref, K), bool(np.isnan(C).any()))
+    lines = [f"{n:20s} numpy 와 일치: {ok}, NaN 이 섞임: {nan}" for n, (ok, nan) in res.items()]
+    return Report(lines, **res)
+
+
+# ------------------------------------------------------------------ 3.4 ld.global.ca
+
+PROBE = '''.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry probe(.param .u64 src, .param .u64 dst)
+{
+    .reg .u64 %rd<3>;
+    .reg .f32 %f<2>;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [dst];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    LOAD.f32 %f1, [%rd1];
+    st.global.f32 [%rd2], %f1;
+    ret;
+}'''
+
+
+def ldg_opcodes(load, cc):
+    """SASS LDG opcodes of a one-load PTX kernel whose load instruction is `load` (compiled offline with nvJitLink)."""
+    sass, _ = offline.cubin_report(offline.ptx_to_cubin(PROBE.replace("LOAD", load), cc))
+    return [op for op in offline.sass_counts(sass) if op.startswith("LDG")]
+
+
+def ldg_probe(loads=LOADS):
+    """{load: (sm_80 LDG opcodes, sm_90 LDG opcodes)} for each PTX load form."""
+    res = {ld: tuple(ldg_opcodes(ld, cc) for cc in CCS) for ld in loads}
+    return Report([f"{ld:22s} sm_80 {a}  sm_90 {b}" for ld, (a, b) in res.items()], **res)
+
+
+def ptx_vs_db():
+    """Main-loop LDG/FFMA counts and C stores (STG) of db and db_ptx at sm_80/sm_90, and their PTX instruction counts."""
+    DB, lines, loop = _db(), [], {}
+    for k in ("db", "db_ptx"):
+        for cc in CCS:
+            s = offline.compile_kernel(k, cc)["sass"]
+            cnt = {}
+            for _, op, _ in DB.sass_main_loop(s):
+                if op.startswith(("LDG", "FFMA")):
+                    cnt[op] = cnt.get(op, 0) + 1
+            stg = {op: n for op, n in sorted(offline.sass_counts(s).items()) if op.startswith("STG")}
+            loop[k, cc] = (cnt, stg)
+            lines.append(f"{k:7s} sm_{cc[0]}{cc[1]}: 메인 루프 {cnt} | C 저장 {stg}")
+    p = {k: offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"], ("fma.rn.f32", "ld.global.f32", "ld.global.ca.f32"))
+         for k in ("db", "db_ptx")}
+    lines.append(f"PTX: {p}")
+    return Report(lines, loop=loop, ptx=p)
+
+
+# ------------------------------------------------------------------ 3.5 shared memory and occupancy
+
+def smem_per_stage():
+    """Bytes of one buffer set As[BM][BK+1] + Bs[BK][BN+1] (float32) of db."""
+    DB = _db()
+    return DB.BM * DB.BK_PAD * 4 + DB.BK * DB.BN_PAD * 4
+
+
+def shared_by_stages(rec):
+    """Shared bytes for 1-3 buffer sets, next to what the sm_80/sm_90 cubins and the kernel loaded on the H200 report."""
+    DB, per = _db(), smem_per_stage()
+    lines = [f"버퍼 {S}개: As {S * DB.BM * DB.BK_PAD * 4:6,d} B + Bs {S * DB.BK * DB.BN_PAD * 4:6,d} B = {S * per:6,d} B" for S in (1, 2, 3)]
+    rep = {cc: resources.report("db", cc) for cc in CCS}
+    loaded = rec["resources"]["db"]["shared_bytes"]
+    lines.append(f"db 의 보고: sm_80 cubin {rep[(8, 0)]['shared_bytes']:,} B, sm_90 cubin {rep[(9, 0)]['shared_bytes']:,} B, "
+                 f"H200 에 올라간 커널 {loaded:,} B | 레지스터 sm_80 {rep[(8, 0)]['registers']}, sm_90 {rep[(9, 0)]['registers']}")
+    return Report(lines, per_stage=per, cubin={cc: r["shared_bytes"] for cc, r in rep.items()}, loaded=loaded,
+                  regs={cc: r["registers"] for cc, r in rep.items()})
+
+
+def occupancy_by_stages(regs_by_cc, stages=(1, 2, 3)):
+    """Blocks per SM of db for 1-3 buffer sets on A100/H100/H200 with the compiled register counts: {(gpu, S): Occupancy}."""
+    DB, per, occ, lines = _db(), smem_per_stage(), {}, []
+    for g in GPUS:
+        r = regs_by_cc[occupancy.GPUS[g].cc]
+        for S in stages:
+            o = occ[g, S] = occupancy.occupancy(g, r, DB.THREADS, S * per)
+            lines.append(f"{g} 버퍼 {S}개: 공유 메모리만 보면 {o.limits['shared memory']:2d}블록, 레지스터({r}개)로는 "
+                         f"{o.limits['registers']}블록 → {o.blocks_per_sm}블록, 점유율 {o.percent:.1f}%")
+    return Report(lines, occ=occ)
+
+
+# ------------------------------------------------------------------ 4.3 SASS order
+
+def loop_phases(name, cc):
+    """Main-loop order of kernel `name` (db.sass_order), with LDS and FFMA runs folded into one compute phase."""
+    order = _db().sass_order(offline.compile_kernel(name, cc)["sass"])
+    phases = []
+    for kind, n in order:
+        kind = "계산(LDS+FFMA)" if kind in ("LDS", "FFMA") else kind
+        if phases and phases[-1][0] == kind:
+            phases[-1] = (kind, phases[-1][1] + n)
+        else:
+            phases.append((kind, n))
+    return order, phases
+
+
+def ffma_between(order, first, then):
+    """FFMAs issued after the first `first` instruction and before the first `then` instruction of an order."""
+    seen, count = False, 0
+    for kind, n in order:
+        if kind == then and seen:
+            return count
+        seen = seen or kind == first
+        count += n if (seen and kind == "FFMA") else 0
+    return count
+
+
+def overlap_table(names=("db", "db_overlap")):
+    """Main-loop phases of each kernel at sm_80/sm_90 and the FFMAs between its first LDG and first STS."""
+    lines, between = [], {}
+    for name in names:
+        for cc in CCS:
+            order, phases = loop_phases(name, cc)
+            between[name, cc] = ffma_between(order, "LDG", "STS")
+            lines.append(f"{name:10s} sm_{cc[0]}{cc[1]}: " + " → ".join(f"{k}×{n}" for k, n in phases)
+                         + f"  | 첫 LDG 와 첫 STS 사이 FFMA {between[name, cc]}개")
+    return Report(lines, between=between)
+
+
+def overlap_resources():
+    """db_overlap's registers, shared and local bytes at sm_80/sm_90 and the occupancy they give (A100, H100)."""
+    ov = kn.get("db_overlap").module
+    lines = []
+    for cc, g in zip(CCS, ("A100", "H100")):
+        r = resources.report("db_overlap", cc)
+        o = occupancy.occupancy(g, r["registers"], ov.THREADS, 2 * ov.BK * (ov.BM_PAD + ov.BN) * 4)
+        lines.append(f"db_overlap sm_{cc[0]}{cc[1]}: 레지스터 {r['registers']}, 공유 메모리 {r['shared_bytes']:,} B, "
+                     f"로컬(스필) {r['local_bytes']} B → {g} 에서 {o.blocks_per_sm}블록/SM, 점유율 {o.percent:.1f}%")
+    return Report(lines)
+
+
+# ------------------------------------------------------------------ 4.6-4.7 measurements
+
+def bench_table(rec, live=None, names=None):
+    """TFLOP/s and % of cuBLAS (same run) of cuBLAS and the level 3-4 kernels: live rows if given, else recorded."""
+    names = names or [s.name for s in kn.REGISTRY if s.level in (3, 4)]
+    rows = live["rows"] if live else rec["benchmark"]
+    sizes = sorted({r["n"] for r in rows})
+    cell = {(r["kernel"], r["n"]): r for r in rows}
+    lines = [f"{'커널':13s}" + "".join(f"{str(n) + '³':>22s}" for n in sizes)]
+    for name in ["cuBLAS", *names]:
+        lines.append(f"{name:13s}" + "".join(f"{cell[name, n]['tflops']:7.2f} TFLOP/s {100 * cell[name, n]['ratio']:5.1f}%"
+                                             for n in sizes if (name, n) in cell))
+    return Report(lines, ratio={k: r["ratio"] for k, r in cell.items()}, sizes=sizes)
+
+
+def pair_ratios(rec):
+    """At the largest recorded size: each double-buffer kernel / its single-buffer kernel with the same shared layout."""
+    R = {(r["kernel"], r["n"]): r["ratio"] for r in rec["benchmark"]}
+    n = max(r["n"] for r in rec["benchmark"])
+    pair = {d: R[d, n] / R[s, n] for s, d in (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))}
+    lines = [f"{d:10s} ÷ 같은 배치의 싱글 버퍼 = {v:.3f}  ({n}³)" for d, v in pair.items()]
+    lines += [f"{k:10s} cuBLAS 의 {100 * R[k, n]:.1f}%" for k in ("db", "db_ptx", "db_overlap")]
+    return Report(lines, pair=pair, ratio={k: R[k, n] for k in ("db", "db_ptx", "db_overlap")}, n=n)
+
+
+def stall_shares(rec, names=STALL_KERNELS, reasons=STALLS):
+    """Recorded ncu shares (%) of each stall reason per kernel, and the sum of cycles per issue."""
+    st = rec["ncu_stalls"]
+    share = {k: st["metrics"][k]["percent"] for k in names}
+    cpi = {k: sum(st["metrics"][k]["cycles_per_issue"].values()) for k in names}
+    lines = [f"기록: {rec['gpu']} {rec['date']}, {st['n']}³ (K 타일 {st['n'] // _db().BK}개), {st['tool']}",
+             f"{'':20s}" + "".join(f"{k:>13s}" for k in names)]
+    lines += [f"{r:20s}" + "".join(f"{share[k].get(r, 0.0):12.1f}%" for k in names) for r in reasons]
+    lines.append(f"{'합: 명령당 워프-사이클':15s}" + "".join(f"{cpi[k]:13.2f}" for k in names))
+    return Report(lines, share=share, cpi=cpi)
+
+
+def issue_use(rec, names=STALL_KERNELS, warps_per_scheduler=4):
+    """Share of cycles a scheduler issued, from the recorded ncu figures: warps per scheduler / summed cycles per issue.
+
+    ncu's per-issue stall figures sum to (resident warps x cycles) / issue cycles; `selected` is 1 per issue. With
+    2 blocks of 8 warps per SM, 4 warps per scheduler: an estimate, since blocks come and go at the edges of the run.
+    """
+    st = rec["ncu_stalls"]["metrics"]
+    use = {k: min(1.0, warps_per_scheduler / sum(st[k]["cycles_per_issue"].values())) for k in names}
+    lines = [f"{k:13s} 명령당 워프-사이클 합 {sum(st[k]['cycles_per_issue'].values()):5.2f} → 스케줄러가 명령을 낸 사이클 ≈ "
+             f"{warps_per_scheduler} / {sum(st[k]['cycles_per_issue'].values()):.2f} = {100 * use[k]:5.1f}%" for k in names]
+    return Report(lines, use=use)
+
+
+# ------------------------------------------------------------------ 6 pipeline model and our tile
+
+def model_vs_formula(cases=((100, 10, 4), (80, 100, 4), (8, 2, 3), (400, 2048, 512), (400, 200, 512))):
+    """Single/double-buffer totals of the model, its closed form, and the often-quoted L + N*max(L, C)."""
+    lines = [" L    C    N | 모델 싱글  모델 더블  흔한 공식 | 속도 향상: 모델  흔한 공식"]
+    rows = []
+    for L, C, N in cases:
+        single, double = pipeline.schedule(N, L, C, 1).total, pipeline.schedule(N, L, C, 2).total
+        sf = pipeline.seed_formula(N, L, C)
+        rows.append(dict(L=L, C=C, N=N, single=single, double=double, closed=pipeline.closed_form_total(N, L, C, 2),
+                         formula=sf.double, formula_single=sf.single))
+        lines.append(f"{L:3d} {C:4d} {N:4d} | {single:9,d} {double:9,d} {sf.double:10,d} | {single / double:13.4f} {sf.speedup:10.4f}")
+    return Report(lines, rows=rows)
+
+
+def hideable_latency(blocks, between):
+    """Per GPU: FFMA-only tile time with `blocks` blocks per SM (the least time a prefetch has before its use), and
+    which kernels keep the load in flight during that time (FFMAs between LDG and STS in their SASS)."""
+    DB = _db()
+    t = tile_compute_times(blocks)
+    overlapping = sorted({name for (name, cc), n in between.items() if n > 0})
+    lines = [f"{g}: SM당 {blocks}블록 → 블록의 타일 연산 ≥ {t['cycles'][g]} 사이클 ({t['ns'][g]:.0f} ns)" for g in GPUS]
+    lines.append(f"타일 시간 동안 로드가 워프 안에서 날아가고 있는 커널(SASS): {overlapping}; "
+                 f"나머지는 계산 전에 자기 로드를 기다림")
+    return Report(lines, cycles=t["cycles"], ns=t["ns"], overlapping=overlapping, fmas=DB.BK * DB.TM * DB.TN)

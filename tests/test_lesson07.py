@@ -1,0 +1,141 @@
+"""course.lesson07: the analysis behind notebook 07, each function against a hand-computed or recorded reference."""
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import course
+import kernels_numba as kn
+from course import lesson07 as L7
+from kernels_numba.infra import resources
+from sim import occupancy as occ
+from sim import outer, roofline
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "answers"))
+import ex07_asym  # noqa: E402
+
+REC = course.recorded("gpu_h200_levels34")
+RB = kn.get("regblock").module
+
+
+def test_report_is_a_dict_that_prints_its_lines():
+    r = L7.Report(["a", "b"], x=1)
+    assert r["x"] == 1 and str(r) == "a\nb" and repr(r) == "a\nb"
+
+
+def test_ai_by_trace_matches_model():
+    ai = L7.ai_by_trace()
+    assert ai["ai"] == ai["model"] == {"tiled": 0.25, "regblock": 2.0}
+
+
+def test_intensity_levels():
+    lv = L7.intensity_levels()
+    assert lv["exact"] and lv["block"] == {(16, 16): 4.0, (128, 128): 32.0}
+
+
+def test_shared_bound_table():
+    b = L7.shared_bound_table()["bound"]
+    assert b["A100"] == [0.25, 1.0] and b["H100"] == b["H200"] == [0.125, 1.0]
+
+
+def test_roofline_position_uses_sim_roofline():
+    r = L7.roofline_position()
+    assert r["ridge"]["H200"] == roofline.ridge_point("H200") and r["ai"] == {"tiled": 4.0, "regblock": 32.0}
+    assert 9 < r["ridge"]["A100"] < 10 and 13 < r["ridge"]["H200"] < 15 and 19 < r["ridge"]["H100"] < 21
+
+
+def test_tile_hierarchy_and_order():
+    assert L7.tile_hierarchy()["ok"]
+    oc = L7.order_compare()
+    assert (oc["outer"].loads, oc["dot"].loads, oc["outer"].fmas) == (128, 1024, 512)
+
+
+def test_readers_per_element():
+    recs = [("As", 1, "load", 0, t, 0, 4) for t in range(3)] + [("As", 1, "load", 0, 0, 4, 4), ("Bs", 1, "store", 0, 0, 0, 4)]
+    assert L7.readers_per_element(recs) == {"As": Counter({3: 1, 1: 1})}
+
+
+def test_register_steps_h100_256_threads():
+    runs = L7.register_steps("H100", 256)["runs"]
+    assert (81, 128, 2, 25.0) in runs and runs[0][:3] == (1, 32, 8) and runs[-1][1] == 255
+
+
+def test_occupancy_model_agrees_with_recorded_api():
+    assert all(L7.occupancy_vs_api(REC)["agree"].values())
+
+
+def test_shared_limits_rule_1kb_everywhere():
+    """The 1 KB system reserve is on A100 too; the loaded kernel reports the declared bytes; only the sm_90 cubin adds 1 KiB."""
+    sl = L7.shared_limits("regblock", REC)
+    assert sl["cubin"][(8, 0)] == sl["loaded"] == 8192 and sl["cubin"][(9, 0)] == 9216
+    assert sl["reserved"] == {"A100": 1024, "H100": 1024, "H200": 1024}
+
+
+def test_loop_stats_chain():
+    sass = """
+        /*0000*/                   FFMA R1, R2, R3, R1 ;
+.L_x_0:
+        /*0010*/                   FFMA R4, R2, R3, R4 ;
+        /*0020*/                   FFMA R4, R2, R3, R4 ;
+        /*0030*/                   LDS R2, [R5] ;
+        /*0040*/                   FFMA R6, R2, R3, R6 ;
+        /*0050*/               @P0 BRA `(.L_x_0) ;
+        /*0060*/                   EXIT ;
+"""
+    body = resources.parse_sass(sass)
+    s = L7.loop_stats(body)
+    assert (s["FFMA"], s["LDS"], s["chain"], s["n"]) == (4, 1, 2, 7)
+
+
+def test_load_map_and_covers_once():
+    m = L7.load_map(RB.THREADS, RB.BM, RB.BK, RB.A_TILE_ROW_STRIDE)
+    assert [m[(13, p)] for p in range(4)] == [(1, 5), (33, 5), (65, 5), (97, 5)] and L7.covers_once(m, RB.BM, RB.BK)
+    del m[(13, 0)]
+    assert not L7.covers_once(m, RB.BM, RB.BK)
+
+
+def test_store_sectors():
+    assert L7.store_sectors(vector=1) == {"sectors": 32, "useful_bytes": 128, "efficiency": 0.125}
+    assert L7.store_sectors(vector=4) == {"sectors": 32, "useful_bytes": 512, "efficiency": 0.5}
+    assert L7.store_sectors(cols_per_thread=1, threads_x=32, threads_y=1)["efficiency"] == 1.0     # coalesced
+
+
+def test_epilogue_check_small():
+    assert L7.epilogue_check("regblock", M=20, N=9, K=5) == {"beta0": True, "beta1": True}
+
+
+def test_request_banks():
+    assert L7.request_banks(0) == {"rows": [0, 8], "banks": [0, 0]}
+    assert L7.request_banks(1) == {"rows": [0, 8], "banks": [0, 8]}
+
+
+def test_close_rejects_nan():
+    import numpy as np
+    assert not L7.close(np.array([[np.nan]], np.float32), np.zeros((1, 1)), 1)
+    assert L7.close(np.ones((2, 2), np.float32), np.ones((2, 2)), 4)
+
+
+def test_stall_table_shared_wait():
+    st = L7.stall_table(REC, ["regblock_opt", "regblock_vec"])
+    p = REC["ncu_stalls"]["metrics"]["regblock_opt"]["percent"]
+    assert st["shared_wait"]["regblock_opt"] == p["short_scoreboard"] + p["mio_throttle"]
+
+
+def test_bench_and_shared_bound():
+    bt = L7.bench_table(L7.bench_rows(REC, course.recorded(), ("regblock", "regblock_vec")))
+    want = {(r["kernel"], r["n"]): (r["tflops"], r["ratio"]) for r in REC["benchmark"] if r["kernel"] == "regblock"}
+    assert all(bt["val"][k] == v for k, v in want.items()) and any(k[0] == "tiled" for k in bt["val"])
+    sb = L7.shared_bound_vs_measured(REC, {"regblock": 0.5, "regblock_vec": 0.2}, bt["val"])
+    assert sb["bound"]["regblock_vec"] == sb["peak"] and sb["bound"]["regblock"] == pytest.approx(sb["peak"] / 2)
+
+
+def test_ai_figure_korean():
+    ax = L7.ai_figure().axes[0]
+    assert "산술 강도" in ax.get_title() and "레지스터" in ax.get_ylabel()
+
+
+def test_asymmetric_answer():
+    assert ex07_asym.asym_tile(4, 16) == {k: outer.intensity(4, 16)[k] for k in ("loads", "bytes", "fmas", "ai", "data_regs")}
+    assert ex07_asym.asym_tile(4, 16)["ai"] == 1.6 and ex07_asym.best_split(64) == (8, 8)
+    assert occ.GPUS["A100"].smem_reserved_per_block == 1024

@@ -1,0 +1,85 @@
+"""course.lesson08 and the db bug demos: the analysis behind notebook 08 against hand-computed or recorded references."""
+import pytest
+
+import course
+import kernels_numba as kn
+from course import lesson08 as L8
+from kernels_numba.registry import module_of
+from sim import pipeline
+
+REC = course.recorded("gpu_h200_levels34")
+sim_only = pytest.mark.skipif(not kn.device.SIMULATOR, reason="the simulator's thread order makes the race show every time")
+
+
+def test_gantt_and_bars():
+    g = L8.gantt(pipeline.schedule(3, 8, 2, stages=2))
+    assert g.lines[0] == "  로드  |" + "0" * 8 + "1" * 8 + "2" * 8 + "  |" and g["total"] == 26
+    b = L8.bars(pipeline.schedule(4, 80, 100, stages=2))
+    assert b["load"] == [(0, 80), (80, 160), (180, 260), (280, 360)] and b["total"] == 480
+
+
+def test_tile_compute_times():
+    assert L8.tile_compute_times()["cycles"] == {"A100": 2048, "H100": 1024, "H200": 1024}
+    assert L8.tile_compute_times(2)["cycles"] == {"A100": 4096, "H100": 2048, "H200": 2048}
+
+
+def test_buffer_table_from_trace():
+    bt = L8.buffer_table(4)
+    assert bt["first"] == ("store", 0) and bt["table"] == [(0, 0, 1), (1, 1, 0), (2, 0, 1), (3, 1, None)]
+
+
+@pytest.mark.parametrize("name,missing", [("db_no_loop_barrier", "barrier"), ("db_no_prologue", "prologue")])
+def test_demo_modules(name, missing):
+    mod = module_of(name)
+    assert callable(mod.launch) and hasattr(mod, "kernel")
+    assert missing in mod.__doc__ and "What is missing" in mod.__doc__ and "Why it breaks" in mod.__doc__
+    assert name not in {s.name for s in kn.REGISTRY}
+
+
+@sim_only
+def test_broken_variants_fail_db_passes():
+    bv = L8.broken_variants()
+    assert bv["db"] == (True, False) and bv["db_no_loop_barrier"][0] is False and bv["db_no_prologue"] == (False, True)
+
+
+def test_ldg_probe_ca_is_strong_sm():
+    assert L8.ldg_opcodes("ld.global", (8, 0)) == ["LDG.E"]
+    assert L8.ldg_opcodes("ld.global.ca", (8, 0)) == L8.ldg_opcodes("ld.relaxed.cta.global", (8, 0)) == ["LDG.E.STRONG.SM"]
+
+
+def test_shared_and_occupancy_by_stages():
+    assert L8.smem_per_stage() == 128 * 9 * 4 + 8 * 129 * 4 == 8736
+    occ = L8.occupancy_by_stages({(8, 0): 126, (9, 0): 127})["occ"]
+    assert {o.blocks_per_sm for o in occ.values()} == {2} and occ["A100", 2].limits["shared memory"] == 9
+
+
+def test_ffma_between():
+    order = [("LDG", 4), ("STS", 4), ("FFMA", 64), ("BAR", 1)]
+    assert L8.ffma_between(order, "LDG", "STS") == 0
+    assert L8.ffma_between([("LDG", 8), ("LDS", 4), ("FFMA", 512), ("STS", 8)], "LDG", "STS") == 512
+
+
+def test_pairs_stalls_and_issue_use_from_recording():
+    pr = L8.pair_ratios(REC)
+    assert abs(pr["pair"]["db"] - 1) < 0.05 and pr["pair"]["db_overlap"] > 1
+    ss = L8.stall_shares(REC)
+    m = REC["ncu_stalls"]["metrics"]
+    assert ss["cpi"]["db"] == pytest.approx(sum(m["db"]["cycles_per_issue"].values()))
+    use = L8.issue_use(REC)["use"]
+    assert use["db_overlap"] == pytest.approx(4 / ss["cpi"]["db_overlap"])
+    # selected is 1 cycle per issue, so a warp's selected share is 1 / (sum of cycles per issue)
+    assert m["db_overlap"]["percent"]["selected"] == pytest.approx(100 / ss["cpi"]["db_overlap"], rel=0.02)
+    assert 0.78 < use["db_overlap"] < 0.86 and use["db"] < 0.7
+
+
+def test_model_vs_formula():
+    rows = L8.model_vs_formula()["rows"]
+    r = rows[0]
+    assert (r["L"], r["C"], r["single"], r["double"], r["formula"]) == (100, 10, 440, 410, 500)
+    assert all(x["double"] == x["closed"] == x["L"] + x["C"] + (x["N"] - 1) * max(x["L"], x["C"]) for x in rows)
+
+
+def test_hideable_latency_applies_only_to_overlapping_kernels():
+    between = {("db", (8, 0)): 0, ("db", (9, 0)): 0, ("db_overlap", (8, 0)): 512, ("db_overlap", (9, 0)): 512}
+    hl = L8.hideable_latency(2, between)
+    assert hl["overlapping"] == ["db_overlap"] and hl["cycles"]["H200"] == 2048 and hl["cycles"]["A100"] == 4096
