@@ -94,9 +94,11 @@ def main(argv):
     import numba.cuda.tests.cudapy as suite_pkg      # rootdir there: test ids read 'test_x.py::Class::test'
     print(f"numba-cuda {SUITE} under the {'stock' if stock else 'course-patched'} simulator; "
           f"{len(known)} known differences ({KNOWN.name})", flush=True)
+    # --noconftest: the wheel ships no conftest.py, and ours (tests/conftest.py, found from the repository root)
+    # would import kernels_numba, which patches the simulator even in --stock mode. -c /dev/null: not our pytest config.
     args = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-o", "consider_namespace_packages=true",
             "-o", "addopts=", "-o", "testpaths=", "--rootdir", os.path.dirname(suite_pkg.__file__), "-c", os.devnull,
-            "-W", "ignore::DeprecationWarning", "-rfEX", "--pyargs", SUITE, *argv]
+            "--noconftest", "-W", "ignore::DeprecationWarning", "-rfEX", "--pyargs", SUITE, *argv]
     return pytest.main(args, plugins=[UpstreamPlugin(known)])
 
 
