@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python 3.10+ and git:
 #   make lab    set everything up, then open the course in JupyterLab
-#   make test   set everything up, then run the whole test suite (what CI runs)
+#   make test   set everything up, then run the whole test suite (what CI runs): our tests, the notebooks,
+#               and numba-cuda's own simulator tests against our simulator patch (make test-upstream)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
@@ -8,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-fast bench-sim clean
+.PHONY: setup lab test test-fast test-upstream bench-sim clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,11 @@ lab: $(STAMP)
 
 test: $(STAMP) $(CLASS)
 	$(PY) -m pytest -q tests notebooks --nbval-lax --nbval-current-env -p no:randomly
+	$(PY) tests/upstream/run_numba_cuda_sim.py
+
+# numba-cuda's numba.cuda.tests.cudapy under our simulator; differences on purpose: tests/upstream/known_differences.txt
+test-upstream: $(STAMP)
+	$(PY) tests/upstream/run_numba_cuda_sim.py
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q tests

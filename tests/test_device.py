@@ -1,4 +1,5 @@
-"""Device choice: auto picks the simulator without a GPU; SGEMM_DEVICE forces a mode or fails clearly."""
+"""Device choice: auto picks the simulator without a GPU and the GPU with one; SGEMM_DEVICE and
+NUMBA_ENABLE_CUDASIM force a mode or fail with the clear bilingual error; the banner states the hardware rule."""
 import os
 import subprocess
 import sys
@@ -8,34 +9,89 @@ import pytest
 from kernels_numba.infra import device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HAS_GPU = device.probe_gpu() is not None
 
 
-def _run(value):
-    env = dict(os.environ, SGEMM_DEVICE=value, PYTHONPATH=ROOT)
+def _run(value, **extra):
+    """A fresh interpreter importing kernels_numba with SGEMM_DEVICE=value; PYTHONPATH keeps what it had
+    (on the GPU machine a numpy<2.5 site comes first) with this checkout in front."""
+    env = dict(os.environ, SGEMM_DEVICE=value,
+               PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
+    env.update(extra)
     code = "import kernels_numba as kn, numba.cuda.core.config as c; print(kn.device.MODE, c.ENABLE_CUDASIM)"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
 
 
+def _clear_error(out, *needles):
+    assert out.returncode != 0
+    err = out.stderr
+    assert "CourseInputError" not in err or "DeviceChoiceError" in err
+    assert "[입력 오류]" in err and "[Input error]" in err and "해결" in err and "Fix" in err, err
+    for n in needles:
+        assert n in err, err
+
+
 def test_forced_sim():
     out = _run("sim")
-    assert out.returncode == 0 and out.stdout.split() == ["sim", "1"]
+    assert out.returncode == 0 and out.stdout.split() == ["sim", "1"], out.stderr[-2000:]
 
 
-@pytest.mark.skipif(device.probe_gpu() is not None, reason="this machine has a GPU")
+def test_numba_switch_alone_gives_sim():
+    out = _run("auto", NUMBA_ENABLE_CUDASIM="1")
+    assert out.returncode == 0 and out.stdout.split() == ["sim", "1"], out.stderr[-2000:]
+
+
+@pytest.mark.skipif(HAS_GPU, reason="this machine has a GPU (test_auto_with_gpu_is_gpu covers it)")
 def test_forced_gpu_without_gpu_fails_clearly():
-    out = _run("gpu")
-    assert out.returncode != 0
-    assert "SGEMM_DEVICE=gpu" in out.stderr and "쓸 수 있는 CUDA GPU" in out.stderr and "sim" in out.stderr
+    _clear_error(_run("gpu"), "SGEMM_DEVICE=gpu", "쓸 수 있는 CUDA GPU", "SGEMM_DEVICE=sim")
 
 
 def test_bad_value_fails_clearly():
-    out = _run("tpu")
-    assert out.returncode != 0 and "'auto', 'gpu', 'sim'" in out.stderr
+    _clear_error(_run("tpu"), "SGEMM_DEVICE='tpu'", "'auto', 'gpu', 'sim'", "'auto', 'gpu' or 'sim'")
 
 
-@pytest.mark.skipif(device.probe_gpu() is not None, reason="this machine has a GPU")
+@pytest.mark.parametrize("value", ["yes", "true", "1.0"])
+def test_bad_numba_switch_fails_clearly(value):
+    """numba would warn and fall back to GPU mode on these; the course refuses them instead."""
+    _clear_error(_run("auto", NUMBA_ENABLE_CUDASIM=value), f"NUMBA_ENABLE_CUDASIM={value!r}", "정수", "integer")
+
+
+def test_device_error_is_a_course_input_error():
+    from kernels_numba import CourseInputError
+    assert issubclass(device.DeviceChoiceError, CourseInputError)
+
+
+@pytest.mark.skipif(HAS_GPU, reason="this machine has a GPU (test_auto_with_gpu_is_gpu covers it)")
 def test_auto_without_gpu_is_simulator():
     out = _run("auto")
     assert out.stdout.split() == ["sim", "1"]
     assert device.info()["mode"] == "sim"
+
+
+@pytest.mark.gpu_only("auto picks the GPU only where there is one")
+def test_auto_with_gpu_is_gpu():
+    out = _run("auto")
+    assert out.returncode == 0 and out.stdout.split() == ["gpu", "0"], out.stderr[-2000:]
+    name, cc = device.probe_gpu()
+    assert tuple(cc) >= device.MIN_CC and device.info()["cc"] == tuple(cc)
+
+
+def test_hardware_rule_is_stated_once_and_the_same_everywhere():
+    """GUIDE's rule: GPU mode for CC >= 7.5; levels 1-4 there; cp.async/mma need CC >= 8.0 (registry min_cc);
+    offline checks for sm_80 and sm_90. The banner and the README's "장치 선택" say it with the same numbers."""
+    from kernels_numba import REGISTRY
+    from kernels_numba.infra import offline
+    assert device.MIN_CC == (7, 5) and device.ASYNC_MIN_CC == (8, 0)
+    assert tuple(offline.ARCHS) == ((8, 0), (9, 0))
+    for spec in REGISTRY:          # levels 1-4 run on any GPU the course accepts; higher levels need sm_80
+        assert (spec.min_cc is None) if spec.level <= 4 else (tuple(spec.min_cc) >= device.ASYNC_MIN_CC), spec.name
+    rule = device.rule_text()
+    for needle in ("CC) ≥ 7.5", "레벨 1–4", "cp.async", "mma.m16n8k16", "CC ≥ 8.0", "sm_80", "KernelSpec.min_cc"):
+        assert needle in rule, needle
+    assert rule in device.banner_text()
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    section = readme.split("## 장치 선택", 1)[1].split("\n## ", 1)[0]
+    for needle in ("7.5", "레벨 1–4", "cp.async", "mma.m16n8k16", "8.0", "sm_80", "sm_90", "min_cc", "runs_here()",
+                   "SGEMM_DEVICE", "SGEMM_SIM_MAX_MNK"):
+        assert needle in section, needle

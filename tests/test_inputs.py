@@ -71,9 +71,49 @@ def test_aliasing_and_readonly():
     _expect((A, B, C), "read-only")
 
 
+@pytest.mark.sim_only("the size limit guards the simulator, which would take hours; the GPU has none")
 def test_too_large_for_simulator():
     big = np.zeros((512, 512), f32)
     _expect((big, big, big.copy()), "simulator", "GPU")
+
+
+@pytest.mark.gpu_only("the simulator refuses this size (test_too_large_for_simulator)")
+def test_large_runs_on_gpu():
+    """The same 512^3 call the simulator refuses runs on the GPU, with a non-tile-multiple edge, and is right."""
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((512, 515), dtype=f32), rng.standard_normal((515, 509), dtype=f32)
+    C = rng.standard_normal((512, 509), dtype=f32)
+    want = 1.5 * (A.astype(np.float64) @ B) - 0.5 * C
+    got = launch(A, B, C.copy(), alpha=1.5, beta=-0.5)
+    assert np.isfinite(got).all() and np.allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+# --- environment variables get the same clear error as arguments ---------------------------------------------
+
+@pytest.mark.parametrize("value", ["abc", "1e9", "0", "-5", "12.5"])
+def test_bad_sim_max_mnk(monkeypatch, value):
+    from kernels_numba.launch import SIM_MAX_MNK_ENV, sim_max_mnk
+    monkeypatch.setenv(SIM_MAX_MNK_ENV, value)
+    with pytest.raises(CourseInputError) as e:
+        sim_max_mnk()
+    msg = str(e.value)
+    assert "[입력 오류]" in msg and "[Input error]" in msg and "해결" in msg and "Fix" in msg
+    assert SIM_MAX_MNK_ENV in msg and repr(value) in msg and "양의 정수" in msg and "positive integer" in msg
+
+
+@pytest.mark.sim_only("the limit is read only in simulator mode")
+def test_bad_sim_max_mnk_at_launch(monkeypatch):
+    """A launch with a bad limit in the environment fails with the variable's error, and then works once it is fixed."""
+    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", "abc")
+    _expect(ok(), "SGEMM_SIM_MAX_MNK", "'abc'")
+    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", " 60 ")            # 4*5*3 = 60: exactly at the limit
+    A, B, C = ok()
+    assert (launch(A, B, C) == 3).all()
+    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", "59")
+    _expect(ok(), "simulator", "59")
+    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", "")                # empty counts as unset: the default
+    A, B, C = ok()
+    assert (launch(A, B, C) == 3).all()
 
 
 def test_unknown_kernel_name():

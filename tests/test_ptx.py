@@ -12,6 +12,7 @@ import pytest
 
 import kernels_numba as kn
 from kernels_numba.infra import offline, ptx
+from numba import cuda, float32     # module level: the simulator swaps a kernel's global `cuda` for its own
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ptx.ptx_files()
@@ -169,10 +170,37 @@ def _aligned(n, offset_floats):
 
 
 def test_st_global_v4_writes_four():
+    """The stand-in itself (plain Python on any device); the kernel test below runs the active device's version."""
     C = _aligned(16, 0).reshape(2, 8)
     ptx.STAND_INS["st_global_v4_f32"](C, 1, 4, 1.0, 2.0, 3.0, 4.0)
     assert C[1].tolist() == [0, 0, 0, 0, 1, 2, 3, 4] and not C[0].any()
-    assert ptx.element_address(C, 1, 4) == C.ctypes.data + 48
+    assert ptx._element(C, (1, 4))[2] == C.ctypes.data + 48      # the simulator's element_address
+
+
+def _v4_store_kernel():
+    @cuda.jit
+    def store(C, addr):
+        if cuda.threadIdx.x == 0 and cuda.blockIdx.x == 0:
+            ptx.st_global_v4_f32(C, 1, 4, float32(1.0), float32(2.0), float32(3.0), float32(4.0))
+            addr[0] = ptx.element_address(C, 0, 0)
+            addr[1] = ptx.element_address(C, 1, 4)
+    return store
+
+
+def test_st_global_v4_in_a_kernel():
+    """ptx.st_global_v4_f32 and ptx.element_address inside a kernel on the active device: the GPU intrinsic
+    (st.global.v4.f32 inlined) or the simulator stand-in write the same four floats, and nothing else."""
+    C = _aligned(16, 0).reshape(2, 8)
+    addr = np.zeros(2, np.uint64)
+    if kn.device.SIMULATOR:
+        _v4_store_kernel()[1, 32](C, addr)          # the simulator runs on a copy of C: its address is unknown here
+    else:
+        dC, dA = cuda.to_device(C), cuda.to_device(addr)     # device allocations are 256-byte aligned
+        _v4_store_kernel()[1, 32](dC, dA)
+        C, addr = dC.copy_to_host(), dA.copy_to_host()
+        assert int(addr[0]) == dC.device_ctypes_pointer.value
+    assert C[1].tolist() == [0, 0, 0, 0, 1, 2, 3, 4] and not C[0].any()
+    assert int(addr[0]) % 16 == 0 and int(addr[1]) == int(addr[0]) + 48
 
 
 @pytest.mark.parametrize("offset,row,col", [(0, 0, 1), (0, 0, 2), (1, 0, 0), (3, 1, 4)])
@@ -191,10 +219,17 @@ def test_st_global_v4_past_the_row_end_is_an_error():
     ptx.STAND_INS["st_global_v4_f32"](C, 3, 0, 1.0, 2.0, 3.0, 4.0)
 
 
-@pytest.mark.skipif(not kn.device.SIMULATOR, reason="simulator names")
+@pytest.mark.sim_only("in GPU mode the module names are the inline-PTX intrinsics")
 def test_module_names_are_the_stand_ins_in_the_simulator():
     for name in ptx.FUNCS:
         assert getattr(ptx, name) is ptx.STAND_INS[name]
+
+
+@pytest.mark.gpu_only("in simulator mode the module names are the Python stand-ins")
+def test_module_names_are_intrinsics_on_the_gpu():
+    from numba.cuda.extending import _Intrinsic      # what numba.cuda.extending.intrinsic returns
+    for name in [*ptx.FUNCS, "element_address"]:
+        assert isinstance(getattr(ptx, name), _Intrinsic), name
 
 
 # ---------------------------------------------------------------------------------- GPU intrinsics, offline

@@ -9,7 +9,7 @@ import kernels_numba as kn
 from kernels_numba.infra import _simfast, device
 from kernels_numba.demos import races
 
-pytestmark = pytest.mark.skipif(not device.SIMULATOR, reason="simulator only")
+pytestmark = pytest.mark.sim_only("tests of the course's simulator patch (kernels_numba.infra._simfast)")
 
 
 def test_simulator_chosen_without_gpu():

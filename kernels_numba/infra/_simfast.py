@@ -92,7 +92,7 @@ class BlockManager:
         f = self._f
         main = greenlet.getcurrent()
         for t in threads:
-            t.glet = greenlet.greenlet(self._body(f, t, args), parent=main)
+            t.glet = greenlet.greenlet(self._body(f, t, args, self._debug), parent=main)
         order = list(threads)
         schedule, seed = _state["schedule"], _state["seed"]
         if schedule == "reverse":
@@ -118,10 +118,18 @@ class BlockManager:
             _state["thread"] = None
 
     @staticmethod
-    def _body(f, t, args):
+    def _body(f, t, args, debug=False):
         def body():
             try:
-                f(*args)
+                if debug:
+                    # As the stock simulator does for @cuda.jit(debug=True): a float division by zero raises
+                    # FloatingPointError (re-raised below naming the thread) instead of giving inf. np.errstate
+                    # lives in a context variable and every greenlet starts in its own empty context, so this
+                    # covers exactly this CUDA thread, and no other thread or the caller.
+                    with np.errstate(divide="raise"):
+                        f(*args)
+                else:
+                    f(*args)
             except Exception as e:
                 tid, ctaid = list(t.threadIdx), list(t.blockIdx)
                 msg = f"tid={tid} ctaid={ctaid}: {e}" if str(e) else f"tid={tid} ctaid={ctaid}"

@@ -1,10 +1,22 @@
-"""Pick GPU or Numba's CUDA simulator before numba is imported, and describe the choice."""
+"""Pick GPU or Numba's CUDA simulator before numba is imported, and describe the choice.
+
+The hardware rule, stated the same in the banner and the README ("장치 선택"):
+GPU mode is chosen for an NVIDIA GPU of compute capability >= 7.5, otherwise the simulator. Levels 1-4 run on
+any such GPU. cp.async (level 5, notebook 09) and mma.m16n8k16/ldmatrix (notebook 10) need CC >= 8.0 (sm_80,
+Ampere): their modules set MIN_CC = (8, 0), the registry carries it (KernelSpec.min_cc, runs_here()), and on a
+7.x GPU the course skips them with a message. Offline compiles and SASS checks target sm_80 and sm_90
+(kernels_numba.infra.offline.ARCHS).
+"""
 import ctypes
 import os
 import sys
 
+from .errors import CourseInputError
+
 ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.infra.offline)
-MIN_CC = (7, 5)               # oldest target numba-cuda 0.30 + CUDA 13 still builds for
+SIM_ENV = "NUMBA_ENABLE_CUDASIM"   # numba's own switch; read here so that our choice and numba's agree
+MIN_CC = (7, 5)               # GPU mode: oldest target numba-cuda 0.30 + CUDA 13 still builds for (levels 1-4)
+ASYNC_MIN_CC = (8, 0)         # cp.async, ldmatrix, mma.m16n8k16 (notebooks 09, 10): MIN_CC of those kernel modules
 
 
 def probe_gpu():
@@ -36,37 +48,67 @@ def probe_gpu():
         return None
 
 
-class DeviceChoiceError(RuntimeError):
-    """The requested device mode cannot be honoured."""
+class DeviceChoiceError(CourseInputError):
+    """The requested device mode cannot be honoured (a bad SGEMM_DEVICE / NUMBA_ENABLE_CUDASIM, or no usable GPU)."""
+
+
+def _requested():
+    """SGEMM_DEVICE as one of auto/gpu/sim/offline, or a clear error naming the variable."""
+    raw = os.environ.get(ENV, "auto")
+    want = raw.strip().lower() or "auto"
+    if want not in ("auto", "gpu", "sim", "offline"):
+        raise DeviceChoiceError(
+            f"환경 변수 {ENV}={raw!r} 는 알 수 없는 값입니다: 'auto', 'gpu', 'sim' 중 하나여야 합니다.",
+            f"environment variable {ENV}={raw!r} is not a device mode: must be 'auto', 'gpu' or 'sim'.",
+            f"{ENV}=auto (GPU가 있으면 GPU, 없으면 시뮬레이터) 처럼 고치거나 변수를 지우고 커널을 재시작하세요.",
+            f"set {ENV}=auto (GPU if there is one, else the simulator), gpu or sim, or unset it, "
+            "then restart the kernel.")
+    return want
+
+
+def _numba_sim_requested():
+    """True/False from NUMBA_ENABLE_CUDASIM (unset: False). Numba parses it with int() and silently falls back to
+    GPU mode on anything else, which would disagree with our choice: refuse such a value instead."""
+    raw = os.environ.get(SIM_ENV)
+    if raw is None or raw.strip() in ("", "0"):
+        return False
+    try:
+        return int(raw) != 0
+    except ValueError:
+        raise DeviceChoiceError(
+            f"환경 변수 {SIM_ENV}={raw!r} 는 정수가 아닙니다 (numba 는 이 값을 무시하고 GPU 모드로 가려 합니다).",
+            f"environment variable {SIM_ENV}={raw!r} is not an integer (numba would ignore it and try GPU mode).",
+            f"{SIM_ENV}=1 (시뮬레이터) 또는 0 으로 고치거나 지우세요; 장치는 {ENV}=sim|gpu|auto 로 고르는 것이 좋습니다.",
+            f"set {SIM_ENV}=1 (simulator) or 0, or unset it; prefer {ENV}=sim|gpu|auto to choose the device.") \
+            from None
 
 
 def _choose():
-    want = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    want = _requested()
     if want == "offline":                 # real compiler, no device needed, nothing is launched
-        os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+        os.environ[SIM_ENV] = "0"
         return "offline", want, None, "컴파일 전용"
-    if want not in ("auto", "gpu", "sim"):
-        raise DeviceChoiceError(
-            f"{ENV}={want!r}: 'auto', 'gpu', 'sim' 중 하나여야 합니다. 변수를 고치거나 지우세요.\n"
-            f"{ENV}={want!r}: must be 'auto', 'gpu' or 'sim'. Fix or unset the variable.")
     if "numba.cuda" in sys.modules:       # too late to switch: report what numba already chose
         from numba.cuda.core import config
         return ("sim" if config.ENABLE_CUDASIM else "gpu"), want, None, "numba.cuda 가 먼저 import 됨"
-    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0") and want != "gpu":
-        return "sim", want, None, "NUMBA_ENABLE_CUDASIM=1"
+    if _numba_sim_requested() and want != "gpu":
+        os.environ[SIM_ENV] = "1"
+        return "sim", want, None, f"{SIM_ENV}=1"
     gpu = probe_gpu() if want != "sim" else None
     usable = gpu is not None and tuple(gpu[1]) >= MIN_CC
     if want == "gpu" and not usable:
         found = f"{gpu[0]} (sm_{gpu[1][0]}{gpu[1][1]})" if gpu else "없음/none"
         raise DeviceChoiceError(
             f"{ENV}=gpu 인데 쓸 수 있는 CUDA GPU(compute capability >= {MIN_CC[0]}.{MIN_CC[1]})가 없습니다 "
-            f"(찾은 장치: {found}). {ENV}=sim 또는 auto 로 바꾸세요.\n"
+            f"(찾은 장치: {found}).",
             f"{ENV}=gpu but no usable CUDA GPU (compute capability >= {MIN_CC[0]}.{MIN_CC[1]}) was found "
-            f"(found: {found}). Use {ENV}=sim or auto.")
+            f"(found: {found}).",
+            f"{ENV}=sim 또는 auto 로 바꾸고 커널을 재시작하세요 (시뮬레이터는 GPU 없이 같은 커널을 실행합니다).",
+            f"use {ENV}=sim or auto and restart the kernel (the simulator runs the same kernels without a GPU).")
     if usable:
-        os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+        os.environ[SIM_ENV] = "0"
         return "gpu", want, gpu, "GPU 감지"
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    os.environ[SIM_ENV] = "1"
     reason = "강제 지정" if want == "sim" else ("GPU가 너무 오래됨" if gpu else "GPU 없음")
     return "sim", want, gpu, reason
 
@@ -83,17 +125,36 @@ def info():
     return d
 
 
+def _cc(cc):
+    return f"{cc[0]}.{cc[1]}"
+
+
+def rule_text():
+    """The hardware rule in one Korean sentence (the same words as the README's "장치 선택")."""
+    return (f"GPU 모드는 compute capability(CC) ≥ {_cc(MIN_CC)} 인 NVIDIA GPU에서 선택되고, 아니면 시뮬레이터입니다. "
+            f"레벨 1–4 커널은 그런 GPU 어디서나 실행되고, cp.async(레벨 5, 노트북 09)와 mma.m16n8k16/ldmatrix"
+            f"(노트북 10) 커널은 CC ≥ {_cc(ASYNC_MIN_CC)} (sm_{ASYNC_MIN_CC[0]}{ASYNC_MIN_CC[1]}, Ampere) 이 "
+            "필요합니다 (레지스트리의 KernelSpec.min_cc / runs_here()).")
+
+
 def banner_text():
-    """Korean one-paragraph description of the active mode."""
+    """Korean one-paragraph description of the active mode, with the hardware rule."""
     if SIMULATOR:
         return ("🧪 시뮬레이터 모드 (Numba CUDA simulator) — " + REASON + ". "
                 "커널은 CPU에서 CUDA 스레드 하나하나를 흉내 내며 실행됩니다. 계산 결과(정답/오답)는 GPU와 같지만 "
                 "수천 배 느리므로 작은 행렬(한 변 128 이하)만 쓰고, 실행 시간은 재지 않습니다. "
-                "성능 수치는 실제 GPU에서 기록한 값(recorded)으로 보여 줍니다. "
-                f"GPU가 있는데 강제로 시뮬레이터를 쓰려면 {ENV}=sim, GPU를 강제하려면 {ENV}=gpu.")
-    name, cc = GPU[0], GPU[1]
+                "성능 수치는 실제 GPU에서 기록한 값(recorded)으로 보여 줍니다. 시뮬레이터에서는 모든 커널이 실행됩니다. "
+                + rule_text() +
+                f" GPU가 있는데 강제로 시뮬레이터를 쓰려면 {ENV}=sim, GPU를 강제하려면 {ENV}=gpu.")
+    name, cc = GPU[0], tuple(GPU[1])
+    if cc >= ASYNC_MIN_CC:
+        here = f"이 GPU(CC {_cc(cc)})에서는 모든 레벨의 커널이 실행됩니다."
+    else:
+        here = (f"이 GPU(CC {_cc(cc)})에서는 레벨 1–4 만 실행되고, CC ≥ {_cc(ASYNC_MIN_CC)} 이 필요한 "
+                "cp.async·mma 커널(노트북 09·10)은 건너뜁니다 — 그 부분은 시뮬레이터(SGEMM_DEVICE=sim)로 볼 수 있습니다.")
     return (f"⚡ GPU 모드 — {name} (sm_{cc[0]}{cc[1]}). 커널은 실제 GPU에서 컴파일·실행되며, "
-            f"시간 측정과 cuBLAS 비교가 가능합니다. 시뮬레이터로 바꾸려면 {ENV}=sim 을 설정하고 커널을 재시작하세요.")
+            f"시간 측정과 cuBLAS 비교가 가능합니다. {here} " + rule_text() +
+            f" 시뮬레이터로 바꾸려면 {ENV}=sim 을 설정하고 커널을 재시작하세요.")
 
 
 def banner():
