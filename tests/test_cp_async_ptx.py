@@ -211,3 +211,17 @@ def compiled():
     p = subprocess.run([sys.executable, "-c", RUNNER], input=KERNEL_SRC, capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(p.stdout)
+
+
+def test_two_pending_copies_to_the_same_bytes_are_undefined():
+    S = np.full((1, 4), np.nan, np.float32)
+    A = _aligned(8).reshape(2, 4) + 1
+    ptx.STAND_INS["cp_async_ca_4"](S, 0, 0, A, 0, 0)
+    ptx.STAND_INS["cp_async_commit_group"]()
+    ptx.STAND_INS["cp_async_ca_4"](S, 0, 0, A, 1, 0)     # same destination, first copy still pending
+    ptx.STAND_INS["cp_async_ca_4"](S, 0, 1, A, 1, 1)     # another destination: unaffected
+    ptx.STAND_INS["cp_async_wait_all"]()
+    assert np.isnan(S[0, 0]) and S[0, 1] == 1
+    ptx.STAND_INS["cp_async_ca_4"](S, 0, 0, A, 1, 0)     # after the wait: no pending copy there any more
+    ptx.STAND_INS["cp_async_wait_all"]()
+    assert S[0, 0] == 1
