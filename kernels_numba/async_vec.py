@@ -25,6 +25,7 @@ from .launch import make_launch
 NAME = "async_vec"
 LEVEL = 5
 MIN_CC = (8, 0)
+MIN_BARRIERS = 1               # one barrier per K tile, none before the loop (its first barrier covers the prologue)
 DESCRIPTION = "cp.async 16바이트(LDGSTS.128) + 3단 버퍼, 정렬된 배치, zero-fill 경계, 타일당 배리어 1번"
 NUM_STAGES = 3
 BM = 128

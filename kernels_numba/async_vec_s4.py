@@ -5,6 +5,7 @@ from .async_vec import BLOCK, BM, BN, BK, TILE  # noqa: F401  (tile shape, as ev
 NAME = "async_vec_s4"
 LEVEL = 5
 MIN_CC = (8, 0)
+MIN_BARRIERS = 1               # one barrier per K tile, none before the loop (its first barrier covers the prologue)
 DESCRIPTION = "async_vec 와 같은 커널, NUM_STAGES=4 (공유 메모리 32 KiB)"
 NUM_STAGES = 4
 kernel, launch = async_vec.make_kernel(NUM_STAGES)
