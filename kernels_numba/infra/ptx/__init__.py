@@ -28,6 +28,9 @@ Calling convention, the same on GPU and in the simulator:
 
 Under the simulator (kernels_numba.device.SIMULATOR) the same names are Python functions with the
 hardware's semantics (STAND_INS): fma rounds once, st.global.v4 faults on a misaligned address, ...
+The cp.async family (cp_async_*.ptx: an immediate such as `wait_group 2` stays in the text, a function with no
+operand such as `commit_group` takes no argument) has its stand-ins in _async_sim.py, built on sim/cp_async.py:
+a copy lands in shared memory only at the wait_group that guarantees it.
 """
 import os
 import re
