@@ -15,7 +15,9 @@ def test_compiles(spec, cc):
     assert r["usage"]["local_bytes"] == 0 and not any(k.startswith(("LDL", "STL")) for k in counts)
     assert offline.ptx_counts(r["ptx"])["call"] == 0
     if spec.level >= 2:
-        assert counts.get("BAR.SYNC.DEFER_BLOCKING", 0) + counts.get("BAR.SYNC", 0) >= 2
+        # two barriers (load, compute), except a pipeline whose one loop barrier also covers the prologue (async_vec)
+        want = getattr(spec.module, "MIN_BARRIERS", 2)
+        assert counts.get("BAR.SYNC.DEFER_BLOCKING", 0) + counts.get("BAR.SYNC", 0) >= want
 
 
 def test_fma_variant_identical_to_padded():

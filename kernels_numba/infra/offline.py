@@ -125,8 +125,11 @@ def offline_device(cc):
 
 def _compile_here(name, cc):
     from numba import cuda
+    kernel = _kernel_by_name(name)
+    # a kernel's @cuda.jit(launch_bounds=...) caps its registers on the GPU: compile offline with the same cap
+    bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
     with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
-        ptx, _ = cuda.compile_ptx(_kernel_by_name(name).py_func, SIG, cc=cc)
+        ptx, _ = cuda.compile_ptx(kernel.py_func, SIG, cc=cc, launch_bounds=bounds)
     cubin = ptx_to_cubin(ptx, cc)
     sass, usage = cubin_report(cubin)
     return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}

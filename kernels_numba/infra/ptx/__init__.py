@@ -28,6 +28,9 @@ Calling convention, the same on GPU and in the simulator:
 
 Under the simulator (kernels_numba.device.SIMULATOR) the same names are Python functions with the
 hardware's semantics (STAND_INS): fma rounds once, st.global.v4 faults on a misaligned address, ...
+The cp.async family (cp_async_*.ptx: an immediate such as `wait_group 2` stays in the text, a function with no
+operand such as `commit_group` takes no argument) has its stand-ins in _async_sim.py, built on sim/cp_async.py:
+a copy lands in shared memory only at the wait_group that guarantees it.
 """
 import os
 import re
@@ -84,7 +87,9 @@ class PtxFunc:
 
     @property
     def touches_memory(self):
-        return any(p.is_address for p in self.operands)
+        # cp.async.commit_group / wait_group / wait_all have no address operand but order shared-memory
+        # accesses: without the memory clobber LLVM could move a shared load above the wait that guards it
+        return any(p.is_address for p in self.operands) or self.opcode.startswith("cp.async")
 
     @property
     def side_effect(self):
@@ -96,7 +101,7 @@ class PtxFunc:
         rest = rest.replace("$", "$$")
         for i, p in enumerate(self.results + self.operands):
             rest = re.sub(rf"(?<![\w$%.]){re.escape(p.name)}(?!\w)", f"${i}", rest)
-        return op + " " + rest.strip()
+        return (op + " " + rest.strip()).strip()      # no operands ('cp.async.commit_group;'): no trailing blank
 
     def constraints(self):
         """LLVM inline-asm constraint string, e.g. '=f,f,f,f' or 'l,f,f,f,f,~{memory}'."""
@@ -244,6 +249,9 @@ def _st_global_v4_f32(arr, *args):
 STAND_INS = {"fma_rn_f32": _fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
              "st_global_v4_f32": _st_global_v4_f32}
 
+from ._async_sim import STAND_INS as _ASYNC_STAND_INS, AsyncCopyAlignmentError  # noqa: E402  (cp.async family)
+STAND_INS.update(_ASYNC_STAND_INS)
+
 
 def _missing_stand_in(name):
     def f(*args):
@@ -370,4 +378,4 @@ else:
 globals().update(_impl)
 
 __all__ = ["FUNCS", "PtxFunc", "Param", "parse_text", "parse_file", "ptx_files", "load_all", "STAND_INS",
-           "MisalignedAddressError", "PtxFileError", "element_address", *FUNCS]
+           "MisalignedAddressError", "AsyncCopyAlignmentError", "PtxFileError", "element_address", *FUNCS]

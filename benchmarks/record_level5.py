@@ -1,0 +1,106 @@
+"""Record the level-5 (cp.async) figures notebook 09 shows: correctness, NUM_STAGES x variant sweep vs cuBLAS, loaded SASS.
+
+Run on a GPU machine (sm_80 or later):  python benchmarks/record_level5.py --out course/recorded/gpu_h200_level5.json
+Every number in the output is measured in this run: correctness against float64 with C poisoned (NaN) for
+1..5 K tiles and ragged shapes, bench_gpu.py's timing (cuBLAS SGEMM through CuPy, TF32 off, in the same run),
+the registers/shared memory/SASS opcode counts of the kernels as loaded, and blocks per SM from the occupancy API.
+"""
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import bench_gpu                                  # noqa: E402  (sets CUPY_TF32=0 before cupy is imported)
+import kernels_numba as kn                        # noqa: E402
+
+COMPARE = ("db_overlap",)                         # the best level-4 kernel, in the same run
+SHAPES = [(64, 64, 8), (64, 64, 16), (64, 64, 24), (64, 64, 32), (64, 64, 40),     # 1..5 K tiles
+          (333, 270, 77), (129, 131, 13), (1000, 1001, 999), (257, 255, 1)]
+SASS_OPS = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "FFMA", "LDS", "STS", "LDG", "STG", "CALL", "LDL", "STL")
+
+
+def _occupancy(kernel, threads):
+    from numba import cuda
+    sig = kernel.signatures[0]
+    func = kernel.overloads[sig]._codelibrary.get_cufunc()
+    return int(cuda.current_context().get_active_blocks_per_multiprocessor(func, threads, 0))
+
+
+def correctness(names):
+    """{kernel: [{shape, rel_err, finite, ok}]} on fresh data, C = NaN (beta = 0 must not read it)."""
+    import cupy as cp
+    rng = cp.random.default_rng(7)
+    out = {}
+    for name in names:
+        rows = []
+        for M, N, K in SHAPES:
+            A = rng.standard_normal((M, K), dtype=cp.float32)
+            B = rng.standard_normal((K, N), dtype=cp.float32)
+            C = cp.full((M, N), cp.nan, cp.float32)
+            kn.get(name).launch(A, B, C)
+            cp.cuda.Device().synchronize()
+            ref = A.astype(cp.float64) @ B.astype(cp.float64)
+            err = float(cp.linalg.norm(C.astype(cp.float64) - ref) / cp.linalg.norm(ref))
+            finite = bool(cp.isfinite(C).all())
+            rows.append({"shape": [M, N, K], "rel_err": err, "finite": finite, "ok": finite and err < 1e-5})
+        out[name] = rows
+        print(name, "correct" if all(r["ok"] for r in rows) else "WRONG", max(r["rel_err"] for r in rows))
+    return out
+
+
+def sass_report(names):
+    """Registers, shared bytes, occupancy and SASS counts (whole kernel and main loop) as loaded on this GPU."""
+    import numpy as np
+    from kernels_numba.infra import resources
+    from kernels_numba.infra.offline import sass_counts
+    out = {}
+    for name in names:
+        r = resources.report(name)
+        text = r["sass_text"]
+        counts = {op: n for op, n in sass_counts(text).items() if op.split(".")[0] in SASS_OPS}
+        loop = resources.main_loop(text)
+        loop_counts = {}
+        for i in loop:
+            loop_counts[i.base] = loop_counts.get(i.base, 0) + 1
+        spec = kn.get(name)
+        threads = int(np.prod(spec.launch.block))
+        out[name] = {"registers": r["registers"], "shared_bytes": r["shared_bytes"], "local_bytes": r["local_bytes"],
+                     "sass": counts, "main_loop": {k: v for k, v in loop_counts.items() if k in SASS_OPS},
+                     "main_loop_calls": [i.text() for i in loop if i.base == "CALL"],
+                     "threads": threads, "blocks_per_sm": _occupancy(spec.kernel, threads)}
+        print(name, {k: out[name][k] for k in ("registers", "shared_bytes", "blocks_per_sm", "main_loop")})
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096])
+    args = ap.parse_args()
+    names = [s.name for s in kn.by_level(5) if s.runs_here()]
+    if not names:
+        sys.exit("level 5 needs compute capability 8.0 or later (cp.async); this GPU is older")
+    corr = correctness(names)
+    bench_json = args.out + ".bench.json"
+    sys.argv = ["bench_gpu.py", "--kernels", *COMPARE, *names, "--sizes", *map(str, args.sizes), "--json", bench_json]
+    rc = bench_gpu.main()
+    with open(bench_json) as f:
+        bench = json.load(f)
+    os.unlink(bench_json)
+    out = {"what": "Measured with the device tool (benchmarks/record_level5.py: correctness with C poisoned, "
+                   "bench_gpu.py vs cuBLAS SGEMM via CuPy with TF32 off, loaded SASS, CUDA occupancy API)",
+           "gpu": bench["gpu"], "cc": bench["cc"], "date": bench["date"], "numba_cuda": bench["numba_cuda"],
+           "cupy": bench["cupy"], "benchmark": bench["rows"], "correctness": corr,
+           "loaded": sass_report(list(COMPARE) + names)}
+    with open(args.out, "w") as f:
+        json.dump(out, f, indent=1)
+    ok = all(r["ok"] for rows in corr.values() for r in rows)
+    return rc or (0 if ok else 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,11 @@
+"""Level 5: async_vec built with NUM_STAGES = 4 (same kernel source, kernels_numba/async_vec.py; wait_group(2) in the loop)."""
+from . import async_vec
+from .async_vec import BLOCK, BM, BN, BK, TILE  # noqa: F401  (tile shape, as every kernel module exposes)
+
+NAME = "async_vec_s4"
+LEVEL = 5
+MIN_CC = (8, 0)
+MIN_BARRIERS = 1               # one barrier per K tile, none before the loop (its first barrier covers the prologue)
+DESCRIPTION = "async_vec 와 같은 커널, NUM_STAGES=4 (공유 메모리 32 KiB)"
+NUM_STAGES = 4
+kernel, launch = async_vec.make_kernel(NUM_STAGES)

@@ -1,0 +1,47 @@
+"""Bug demo: async_copy without cp.async.commit_group. The copies belong to no group, wait_group never waits for them: the tiles are read before they land (NaN in the simulator, stale data on a GPU)."""
+from numba import cuda, float32
+
+from ..async_copy import (BK, BLOCK, BM, BN, NUM_STAGES, TILE, TM, TN, compute_tile, cp_async_wait_group,
+                          issue_tile, store_C)
+from ..infra import ptx
+from ..launch import make_launch
+
+NAME = "async_no_commit"
+MIN_CC = (8, 0)
+
+
+@cuda.jit
+def kernel(A, B, C, alpha, beta):
+    As = cuda.shared.array((NUM_STAGES, BM, BK + 1), float32)
+    Bs = cuda.shared.array((NUM_STAGES, BK, BN + 1), float32)
+    rC = cuda.local.array((TM, TN), float32)
+    rA = cuda.local.array(TM, float32)
+    rB = cuda.local.array(TN, float32)
+    M, K = A.shape
+    N = B.shape[1]
+    tid = cuda.threadIdx.y * BLOCK[0] + cuda.threadIdx.x
+    block_row, block_col = cuda.blockIdx.y * BM, cuda.blockIdx.x * BN
+    thread_row, thread_col = cuda.threadIdx.y * TM, cuda.threadIdx.x * TN
+    a_row, a_col, b_row, b_col = tid // BK, tid % BK, tid // BN, tid % BN
+    for m in range(TM):
+        for n in range(TN):
+            rC[m, n] = float32(0.0)
+    num_k_tiles = (K + BK - 1) // BK
+
+    for s in range(NUM_STAGES - 1):
+        if s < num_k_tiles:
+            issue_tile(A, B, As, Bs, s, s, block_row, block_col, a_row, a_col, b_row, b_col, M, N, K)
+        # BUG: no ptx.cp_async_commit_group() here
+    for kt in range(num_k_tiles):
+        nxt = kt + NUM_STAGES - 1
+        if nxt < num_k_tiles:
+            issue_tile(A, B, As, Bs, nxt % NUM_STAGES, nxt, block_row, block_col, a_row, a_col, b_row, b_col, M, N, K)
+        # BUG: no ptx.cp_async_commit_group() here: wait_group below has no group to wait for
+        cp_async_wait_group(NUM_STAGES - 1)
+        cuda.syncthreads()
+        compute_tile(As, Bs, kt % NUM_STAGES, rA, rB, rC, thread_row, thread_col)
+        cuda.syncthreads()
+    store_C(C, rC, block_row, block_col, thread_row, thread_col, M, N, alpha, beta)
+
+
+launch = make_launch(kernel, BLOCK, TILE)

@@ -1,0 +1,73 @@
+"""course.lesson09: the numbers notebook 09 prints come from ptxas, the models, the simulator and the recorded run."""
+import matplotlib
+
+matplotlib.use("Agg", force=True)
+
+import pytest  # noqa: E402
+
+import kernels_numba as kn  # noqa: E402
+from course import lesson09 as L  # noqa: E402
+
+
+def test_ptxas_verdicts():
+    v = L.ptxas_verdicts()
+    for arch in ("sm_80", "sm_90"):
+        assert v[(L.SEED_CP_ASYNC_4, arch)][0] is False and "expected to be 16" in v[(L.SEED_CP_ASYNC_4, arch)][1]
+        assert v[(L.LEGAL_CP_ASYNC_4, arch)] == (True, "")
+
+
+def test_ptx_file_sass():
+    got = L.ptx_file_sass()
+    assert got["cp_async_cg_16.ptx"][1].startswith("LDGSTS.E.BYPASS.128")
+    assert got["cp_async_ca_4.ptx"][1].startswith("LDGSTS.E ")
+    assert got["cp_async_commit_group.ptx"][1] == "LDGDEPBAR"
+    assert got["cp_async_wait_group_2.ptx"][1] == "DEPBAR.LE SB0, 0x2"
+
+
+def test_smem_and_static_limit():
+    assert (L.smem_bytes(2), L.smem_bytes(3), L.smem_bytes(4)) == (17472, 26208, 34944)
+    assert L.smem_bytes(3, pad=0) == 24576 == kn.get("async_vec").module.NUM_STAGES * 128 * 8 * 4 * 2
+    ok, msg = L.ptxas_static_shared(65536)
+    assert not ok and "0xc000 max" in msg
+    assert L.ptxas_static_shared(49152)[0]
+
+
+def test_alignment():
+    assert L.misaligned_copies(1, 1) == {"A": 192, "B": 192, "copies": 256}
+    assert L.misaligned_copies(0, 0) == {"A": 0, "B": 0, "copies": 256}
+    msg = L.misaligned_copy_error()
+    assert "0x24" in msg and "(128, 9)" in msg and "16바이트" in msg
+
+
+def test_bank_counts():
+    r = L.compute_read_wavefronts()
+    assert r["padded"] == {"A_requests": 64, "A_wavefronts": 64, "B_requests": 64, "B_wavefronts": 256}
+    assert r["aligned"] == {"A_requests": 32, "A_wavefronts": 64, "B_requests": 16, "B_wavefronts": 64}
+
+
+def test_tail_table():
+    rows = {(s, t): (seed, ours) for s, t, seed, ours in L.tail_table()}
+    assert rows[(3, 8)] == (6, None) and rows[(3, 1)] == (0, None) and rows[(4, 5)] == (2, None)
+
+
+@pytest.mark.skipif(not kn.device.SIMULATOR, reason="the demos' wrong answers are a simulator guarantee")
+def test_check_and_demos():
+    r = L.demo_results(("async_no_wait", "async_copy"), K=24)
+    assert [x["ok"] for x in r] == [False, True] and r[0]["nan"] == 256 and r[1]["nan"] == 0
+
+
+def test_recorded_and_plot():
+    rec, ratios, cublas = L.recorded_ratios()
+    assert rec["gpu"] == "NVIDIA H200" and set(cublas) == {1024, 2048, 4096}
+    assert max(ratios, key=lambda n: ratios[n][4096]) == "async_vec"
+    assert all(all(r["ok"] for r in rows) for rows in rec["correctness"].values())
+    fig = L.plot_sweep()
+    assert "레벨 5" in fig.axes[0].get_title() and "cuBLAS" in fig.axes[0].get_ylabel()
+
+
+def test_sass_main_loop():
+    s = L.sass_main_loop("async_vec", (8, 0))
+    assert s["registers"] <= 128 and s["main_loop"]["FFMA"] == 512
+    assert "LDGSTS.E.BYPASS.128" in s["ldgsts_forms"]
+    assert s["main_loop"]["LDGDEPBAR"] == 1 and s["main_loop"]["DEPBAR"] == 1 and s["main_loop"]["BAR"] == 1
+    assert all("REL.NOINC" in c for c in s["calls"])

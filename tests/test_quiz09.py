@@ -1,0 +1,78 @@
+"""Quiz 09: the shipped data is build output, keys hidden, and every key agrees with the models, ptxas and the recorded run."""
+import json
+from pathlib import Path
+
+from course import lesson09
+from course.quiz import build
+from course.quiz.engine import DATA_DIR, decode_key, grade, load_quiz
+from sim.cp_async import AsyncCopyUnit, first_unsafe_tile
+
+ROOT = Path(__file__).resolve().parents[1]
+ANSWERS = json.loads((ROOT / "answers" / "quiz09.json").read_text(encoding="utf-8"))
+DATA_TEXT = (DATA_DIR / "quiz09.json").read_text(encoding="utf-8")
+DATA = json.loads(DATA_TEXT)
+QS = {q["id"]: q for q in ANSWERS["questions"]}
+
+
+def test_data_file_is_build_output():
+    assert DATA_TEXT == build.dumps(build.build(ANSWERS)), "python -m course.quiz.build answers/quiz09.json"
+
+
+def test_shape_10_questions_pass_at_8():
+    quiz = load_quiz("09")
+    assert quiz.total == 10 and quiz.pass_at == 8 and "8문항 이상" in ANSWERS["intro"]
+    assert [q.id for q in quiz.questions] == [f"q{i}" for i in range(1, 11)]
+
+
+def test_keys_decode_and_are_hidden():
+    for a, d in zip(ANSWERS["questions"], DATA["questions"]):
+        assert not {"key", "model_answer", "explanation"} & set(d)
+        if a["type"] == "explain":
+            assert decode_key("09", a["id"], d["model_enc"], "model") == a["model_answer"]
+        else:
+            assert decode_key("09", a["id"], d["key_enc"]) == a["key"]
+        if a.get("explanation"):
+            assert a["explanation"][:25] not in DATA_TEXT
+
+
+def test_all_keys_pass_and_pass_at_8():
+    quiz = load_quiz("09")
+    answers = {q.id: (quiz.key(q.id) if q.type != "explain" else {"text": "답", "self_ok": True})
+               for q in quiz.questions}
+    assert grade(quiz, answers).score == 10
+    answers["q1"], answers["q2"] = "a", "a"
+    assert grade(quiz, answers).passed
+    answers["q3"] = "a"
+    assert not grade(quiz, answers).passed
+
+
+def test_q4_wait_group_model():
+    u2 = AsyncCopyUnit()
+    for g in range(3):
+        u2.issue(g)
+        u2.commit()
+    assert len(u2.wait_group(1)) == QS["q4"]["key"]
+
+
+def test_q5_q6_pipeline():
+    assert (5 + 3 - 1) % 3 == QS["q5"]["key"]
+    assert first_unsafe_tile(3, 8, "seed") == 6 and QS["q6"]["key"] == "c"
+
+
+def test_q3_q8_numbers_are_the_recorded_run():
+    rec, ratios, _ = lesson09.recorded_ratios()
+    loaded = rec["loaded"]
+    assert loaded["db_overlap"]["registers"] == 127 and loaded["async_vec"]["registers"] == 128
+    assert loaded["db_overlap"]["blocks_per_sm"] == loaded["async_vec"]["blocks_per_sm"] == 2
+    s2, s3, s4 = (round(ratios[n][4096], 1) for n in ("async_vec_s2", "async_vec", "async_vec_s4"))
+    expl = QS["q8"]["explanation"]
+    assert f"{s2}%" in expl and f"{s3}%" in expl and f"{s4}%" in expl
+    assert f"db_overlap {round(ratios['db_overlap'][4096], 1)}%" in QS["q9"]["explanation"]
+
+
+def test_q10_bytes_and_ptxas():
+    n = lesson09.smem_bytes(4, BK=16, pad=0)
+    assert n == QS["q10"]["key"] == 65536
+    ok, msg = lesson09.ptxas_static_shared(n)
+    assert not ok and "0x10000 bytes, 0xc000 max" in msg and "0x10000 bytes, 0xc000 max" in QS["q10"]["explanation"]
+    assert lesson09.smem_bytes(3, BK=16, pad=0) == 49152 and lesson09.ptxas_static_shared(49152)[0]
