@@ -93,7 +93,7 @@ def roofline_position():
     """Ridge point (peak FLOP / DRAM byte) of A100/H100/H200 next to the global->shared AI of tiled (16x16) and regblock."""
     rb = _rb()
     ai = {"tiled": outer.block_intensity(16, 16, 16)["ai"], "regblock": outer.block_intensity(rb.BM, rb.BN, rb.BK)["ai"]}
-    lines = [f"{'GPU':9s} {'FP32 피크':>10s} {'DRAM':>10s} {'능선점(ridge)':>13s}  " + "  ".join(f"{k} (AI {v:g})" for k, v in ai.items())]
+    lines = [f"{'GPU':9s} {'FP32 피크':>10s} {'DRAM':>10s} {'리지 포인트(ridge)':>13s}  " + "  ".join(f"{k} (AI {v:g})" for k, v in ai.items())]
     ridge = {}
     for row in roofline.table():
         g = row["gpu"]
