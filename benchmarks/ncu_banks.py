@@ -22,11 +22,14 @@ if __name__ == "__main__":
         sys.exit(0)
     import numpy as np
     import kernels_numba as kn
-    n = int(os.environ.get("NCU_N", "1024"))
+    from kernels_numba.infra.errors import positive_int_env
+    n = positive_int_env("NCU_N", 1024, "ncu 로 잴 정사각 행렬의 한 변", "side of the square matrices ncu measures")
     rng = np.random.default_rng(0)
     A = rng.standard_normal((n, n), dtype=np.float32)
     B = rng.standard_normal((n, n), dtype=np.float32)
     for spec in kn.REGISTRY:
+        if spec.dtype != np.float32 or not spec.runs_here():   # FP32 SGEMM kernels this GPU can run
+            continue
         C = np.zeros((n, n), np.float32)
         spec.launch(A, B, C)
         print("launched", spec.name, spec.kernel.py_func.__module__, file=sys.stderr)

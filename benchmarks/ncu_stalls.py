@@ -12,8 +12,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 def main(names):
     import cupy as cp
     import kernels_numba as kn
+    from kernels_numba.infra.errors import positive_int_env
     from numba import cuda
-    n = int(os.environ.get("NCU_N", "2048"))
+    n = positive_int_env("NCU_N", 2048, "ncu 로 잴 정사각 행렬의 한 변", "side of the square matrices ncu measures")
     rng = cp.random.default_rng(0)
     A = rng.standard_normal((n, n), dtype=cp.float32)
     B = rng.standard_normal((n, n), dtype=cp.float32)

@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from .infra import device
-from .infra.errors import CourseInputError
+from .infra.errors import CourseInputError, positive_int_env
 
 SIM_MAX_MNK_ENV = "SGEMM_SIM_MAX_MNK"
 SIM_MAX_MNK_DEFAULT = 256 ** 3          # ~1 min for the slowest level-2 kernel in the simulator
@@ -14,22 +14,8 @@ SIM_MAX_MNK_DEFAULT = 256 ** 3          # ~1 min for the slowest level-2 kernel 
 
 def sim_max_mnk():
     """The simulator's M*N*K limit: $SGEMM_SIM_MAX_MNK (a positive integer) or the default; clear error otherwise."""
-    raw = os.environ.get(SIM_MAX_MNK_ENV)
-    if raw is None or not raw.strip():
-        return SIM_MAX_MNK_DEFAULT
-    try:
-        limit = int(raw.strip())
-    except ValueError:
-        limit = None
-    if limit is None or limit < 1:
-        raise CourseInputError(
-            f"환경 변수 {SIM_MAX_MNK_ENV}={raw!r} 는 양의 정수가 아닙니다 "
-            f"(시뮬레이터가 허용하는 M·N·K 의 최댓값, 기본 {SIM_MAX_MNK_DEFAULT:,}).",
-            f"environment variable {SIM_MAX_MNK_ENV}={raw!r} is not a positive integer "
-            f"(the largest M*N*K the simulator accepts, default {SIM_MAX_MNK_DEFAULT}).",
-            f"{SIM_MAX_MNK_ENV}={SIM_MAX_MNK_DEFAULT} 처럼 정수로 고치거나 변수를 지우세요.",
-            f"set it to an integer such as {SIM_MAX_MNK_ENV}={SIM_MAX_MNK_DEFAULT}, or unset it.")
-    return limit
+    return positive_int_env(SIM_MAX_MNK_ENV, SIM_MAX_MNK_DEFAULT, "시뮬레이터가 허용하는 M·N·K 의 최댓값",
+                            "the largest M*N*K the simulator accepts")
 
 
 def _describe(x):

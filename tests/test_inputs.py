@@ -124,3 +124,14 @@ def test_unknown_kernel_name():
 def test_good_input_still_works_after_errors():
     A, B, C = ok()
     assert (launch(A, B, C) == 3).all()
+
+
+def test_positive_int_env_names_the_variable(monkeypatch):
+    from kernels_numba.infra.errors import positive_int_env
+    monkeypatch.setenv("NCU_N", "abc")
+    with pytest.raises(CourseInputError, match="NCU_N"):
+        positive_int_env("NCU_N", 1024, "한 변", "side")
+    monkeypatch.setenv("NCU_N", "512")
+    assert positive_int_env("NCU_N", 1024, "한 변", "side") == 512
+    monkeypatch.delenv("NCU_N")
+    assert positive_int_env("NCU_N", 1024, "한 변", "side") == 1024

@@ -195,3 +195,14 @@ def test_code_question_through_grade(quiz):
     assert grade_question(quiz, q, ["", "", "", ""]) == (False, UNANSWERED)
     ok, msg = grade_question(quiz, q, ["ty", "", "row", "a_col"])
     assert not ok and "코드 오류" in msg
+
+
+def test_answers_dir_env_that_is_not_a_folder_gives_a_clear_error(monkeypatch, tmp_path):
+    from course.quiz import engine
+    from kernels_numba import CourseInputError
+    monkeypatch.setenv(engine.ANSWERS_ENV, str(tmp_path / "nope"))
+    with pytest.raises(CourseInputError, match="SGEMM_ANSWERS_DIR"):
+        engine.answers_dir()
+    monkeypatch.setenv(engine.ANSWERS_ENV, str(tmp_path))
+    assert engine.answers_dir() == tmp_path
+    assert engine.load_answers("06") is None          # a folder without quiz06.json: no answers, no error

@@ -110,10 +110,17 @@ def load_quiz(quiz_id, data_dir=None):
 
 
 def answers_dir():
-    """$SGEMM_ANSWERS_DIR, else <repo root>/answers next to the package."""
+    """$SGEMM_ANSWERS_DIR, else <repo root>/answers next to the package (a set variable must name a folder)."""
     env = os.environ.get(ANSWERS_ENV)
     if env:
-        return Path(env)
+        if not Path(env).expanduser().is_dir():
+            from kernels_numba.infra.errors import CourseInputError
+            raise CourseInputError(
+                f"환경 변수 {ANSWERS_ENV}={env!r} 가 폴더가 아닙니다 (정답·해설 폴더여야 함).",
+                f"environment variable {ANSWERS_ENV}={env!r} is not a folder (it must name the answers folder).",
+                f"정답 폴더(예: 강좌의 answers/)를 가리키게 하거나 변수를 지우세요: unset {ANSWERS_ENV}",
+                f"point it at the answers folder (e.g. the course's answers/) or unset it.")
+        return Path(env).expanduser()
     import course
     return Path(course.__file__).resolve().parents[1] / "answers"
 

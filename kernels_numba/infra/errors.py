@@ -31,3 +31,22 @@ def show_briefly_in_ipython():
 
     ip.set_custom_exc((CourseInputError,), handler)
     return True
+
+
+def positive_int_env(name, default, meaning_ko, meaning_en):
+    """Integer value of environment variable `name` (> 0), `default` when unset or empty; CourseInputError otherwise."""
+    import os
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise CourseInputError(
+            f"환경 변수 {name}={raw!r} 는 양의 정수가 아닙니다 ({meaning_ko}, 기본 {default:,}).",
+            f"environment variable {name}={raw!r} is not a positive integer ({meaning_en}, default {default}).",
+            f"{name}={default} 처럼 정수로 고치거나 변수를 지우세요.",
+            f"set it to an integer such as {name}={default}, or unset it.")
+    return value
