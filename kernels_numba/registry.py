@@ -8,7 +8,8 @@ import numpy as np
 # module names under kernels_numba, in teaching order
 _MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
             "regblock", "regblock_opt", "regblock_vec",
-            "db", "db_overlap", "db_ptx")
+            "db", "db_overlap", "db_ptx",
+            "mma_simple", "mma_large", "mma_warps")
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,8 @@ def offline_device(cc):
 def _compile_here(name, cc):
     from numba import cuda
     with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
-        ptx, _ = cuda.compile_ptx(_kernel_by_name(name).py_func, SIG, cc=cc)
+        from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
+        ptx, _ = cuda.compile_ptx(_kernel_by_name(name).py_func, getattr(module_of(name), "SIG", SIG), cc=cc)
     cubin = ptx_to_cubin(ptx, cc)
     sass, usage = cubin_report(cubin)
     return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}
