@@ -262,7 +262,8 @@ def compiled():
 
 def test_intrinsics_inline_the_file_text(compiled):
     r = compiled["kernel"]
-    for fn in (ptx.FUNCS[n] for n in ("fma_rn_f32", "ld_global_ca_f32", "st_global_v4_f32")):  # used above
+    # the .ptx instruction, operands replaced by registers (cp.async: tests/test_cp_async_ptx.py; mma/ldmatrix: tests/test_tc_kernels.py)
+    for fn in (ptx.FUNCS[n] for n in ("fma_rn_f32", "ld_global_ca_f32", "st_global_v4_f32")):
         pattern = re.escape(fn.opcode) + r"\s"
         assert re.search(pattern, r["ptx"]), fn.opcode
     assert re.search(r"st\.global\.v4\.f32 \[%rd\d+\], \{%f\d+, %f\d+, %f\d+, %f\d+\};", r["ptx"])

@@ -84,7 +84,9 @@ class PtxFunc:
 
     @property
     def touches_memory(self):
-        return any(p.is_address for p in self.operands)
+        # cp.async.commit_group / wait_group / wait_all have no address operand but order shared-memory
+        # accesses: without the memory clobber LLVM could move a shared load above the wait that guards it
+        return any(p.is_address for p in self.operands) or self.opcode.startswith("cp.async")
 
     @property
     def side_effect(self):
@@ -96,7 +98,7 @@ class PtxFunc:
         rest = rest.replace("$", "$$")
         for i, p in enumerate(self.results + self.operands):
             rest = re.sub(rf"(?<![\w$%.]){re.escape(p.name)}(?!\w)", f"${i}", rest)
-        return op + " " + rest.strip()
+        return (op + " " + rest.strip()).strip()      # no operands ('cp.async.commit_group;'): no trailing blank
 
     def constraints(self):
         """LLVM inline-asm constraint string, e.g. '=f,f,f,f' or 'l,f,f,f,f,~{memory}'."""
@@ -246,6 +248,9 @@ STAND_INS = {"fma_rn_f32": _fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
 from .. import _warp  # noqa: E402  (mma.sync / ldmatrix: warp-collective stand-ins, f16 pack/unpack)
 STAND_INS.update(_warp.stand_ins())
 
+from ._async_sim import STAND_INS as _ASYNC_STAND_INS, AsyncCopyAlignmentError  # noqa: E402  (cp.async family)
+STAND_INS.update(_ASYNC_STAND_INS)
+
 
 def _missing_stand_in(name):
     def f(*args):
@@ -372,4 +377,4 @@ else:
 globals().update(_impl)
 
 __all__ = ["FUNCS", "PtxFunc", "Param", "parse_text", "parse_file", "ptx_files", "load_all", "STAND_INS",
-           "MisalignedAddressError", "PtxFileError", "element_address", *FUNCS]
+           "MisalignedAddressError", "AsyncCopyAlignmentError", "PtxFileError", "element_address", *FUNCS]
