@@ -18,7 +18,7 @@ MIN_CC = (8, 0)
 DTYPE = np.float16
 DESCRIPTION = "임의 크기: 블록당 워프 1개가 16×8 타일, K 를 16씩 cp.async → ldmatrix → mma (단일 버퍼)"
 SIG = sig(np.float32)
-SMEM_BYTES = 16 * 16 * 2 + 16 * 8 * 2
+SMEM_BYTES = 16 * 16 * 2 + 16 * 8 * 2          # 768
 wait_all = WAIT_GROUP[0]
 
 

@@ -53,3 +53,4 @@ def kernel(A, B, C, alpha, beta):
 
 launch = make_tc_launch(kernel, lambda M, N: (1, 1), 32, (16, 8, 16), NAME, np.float32, exact=SHAPE)
 SIG = sig(np.float32)
+SMEM_BYTES = 16 * 16 * 2 + 16 * 8 * 2

@@ -24,7 +24,9 @@ def _shapes(spec):
         return [(16, 8, 16)]
     if spec.name == "mma_large":
         return [(32, 16, 48), (16, 8, 16)]
-    return [(48, 40, 48), (144, 136, 32)]           # edge blocks (not multiples of BM, BN, BK)
+    if spec.name in ("mma_warps", "mma_pipe"):      # edge blocks (not multiples of BM, BN, BK), several blocks
+        return [(48, 40, 48), (144, 136, 32), (16, 8, 16)]
+    return [(48, 40, 48)]
 
 
 def _run(spec, M, N, K, alpha=1.0, beta=0.0, seed=0):
@@ -100,3 +102,38 @@ def test_wrong_dtype_is_a_clear_error(spec):
     M, N, K = _shapes(spec)[0]
     with pytest.raises(CourseInputError, match="float16"):
         spec.launch(np.zeros((M, K), np.float32), np.zeros((K, N), np.float16), np.zeros((M, N), _cdtype(spec)))
+
+
+# ---------------------------------------------------------------------------------------------- SASS, offline
+
+def _sass_calls_are_loop_exits(sass):
+    """ptxas writes '@!P0 CALL.REL.NOINC <target>' + 'BRA <loop head>' as the exit of a loop that holds a barrier or a
+    warp-synchronous instruction: the target is the instruction after the BRA. A real function call would target code
+    that ends in RET; there is no RET at all."""
+    import re
+    lines = re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", sass)
+    for k, (addr, ins) in enumerate(lines):
+        m = re.search(r"CALL\S*\s+(0x[0-9a-f]+)", ins)
+        if m:
+            assert k + 2 < len(lines) and int(m.group(1), 16) == int(lines[k + 2][0], 16), ins
+            assert "BRA" in lines[k + 1][1], lines[k + 1]
+    assert not re.search(r"\bRET\b", sass)
+
+
+@pytest.mark.parametrize("name,cc", [(n, (8, 0)) for n in NAMES if n != "mma_pipe4_lb2"] + [("mma_pipe", (9, 0))])
+def test_sass_tensor_core_no_call(name, cc):
+    from kernels_numba.infra import offline
+    r = offline.compile_kernel(name, cc)
+    counts = offline.sass_counts(r["sass"])
+    hmma = "HMMA.16816.F16" if _acc(kn.get(name)) == "f16" else "HMMA.16816.F32"
+    assert counts.get(hmma, 0) >= 1 and counts.get("LDSM.16.M88.4", 0) >= 1, counts
+    assert counts.get("LDSM.16.MT88.2", 0) + counts.get("LDSM.16.MT88.4", 0) >= 1
+    if name != "mma_simple":
+        assert counts.get("LDGSTS.E.BYPASS.128", 0) >= 1 and counts.get("DEPBAR.LE", 0) >= 1
+    # offline compiles ignore launch_bounds (mma_pipe4_lb2's register cap and its spill exist only on the GPU: the
+    # recorded run gives its local bytes); without the cap nothing lives in local memory
+    assert r["usage"]["local_bytes"] == 0 and r["usage"]["stack_bytes"] == 0
+    _sass_calls_are_loop_exits(r["sass"])
+    spec = kn.get(name)
+    # the module's computed bytes; an sm_90 cubin also counts the 1 KB per block the system reserves on 9.0
+    assert r["usage"]["shared_bytes"] == getattr(spec.module, "SMEM_BYTES", 768) + (1024 if cc >= (9, 0) else 0)

@@ -44,38 +44,45 @@ def pack_halves(lo, hi):
     return np.uint32(int(bits[0]) | (int(bits[1]) << 16))
 
 
+# flat indexes into the 16x16 A, 16x8 B and 16x8 C/D tiles of each lane's fragment elements (from sim/mma.py)
+_A_IDX = np.array([[r * 16 + c for r, c in layout.a_elements(l)] for l in range(layout.WARP)])
+_B_IDX = np.array([[r * 8 + c for r, c in layout.b_elements(l)] for l in range(layout.WARP)])
+_C_IDX = np.array([[r * 8 + c for r, c in layout.c_elements(l)] for l in range(layout.WARP)])
+
+
 def mma_warp(lane_operands, acc="f32"):
     """D for the whole warp: lane_operands[lane] = (a0..a3, b0, b1, c...) as the lane passes them -> [d tuple per lane]."""
-    A = np.zeros((16, 16), np.float64)
-    B = np.zeros((16, 8), np.float64)
-    C = np.zeros((16, 8), np.float64)
-    for lane, ops in enumerate(lane_operands):
-        a = np.concatenate([_halves(r) for r in ops[0:4]])
-        b = np.concatenate([_halves(r) for r in ops[4:6]])
-        c = (np.array(ops[6:10], np.float32) if acc == "f32"
-             else np.concatenate([_halves(r) for r in ops[6:8]]))
-        for (i, j), v in zip(layout.a_elements(lane), a):
-            A[i, j] = v
-        for (i, j), v in zip(layout.b_elements(lane), b):
-            B[i, j] = v
-        for (i, j), v in zip(layout.c_elements(lane), c):
-            C[i, j] = v
-    D = A @ B + C                                   # exact products; one rounding below
-    out = []
-    for lane in range(layout.WARP):
-        d = [D[i, j] for i, j in layout.c_elements(lane)]
-        if acc == "f32":
-            out.append(tuple(np.float32(x) for x in d))
-        else:
-            out.append((pack_halves(d[0], d[1]), pack_halves(d[2], d[3])))
-    return out
+    regs = np.array([ops[:6] for ops in lane_operands], np.uint64).astype(np.uint32)   # (32, 6) .b32
+    halves = regs.view(np.float16).astype(np.float64)        # (32, 12): low half first (little-endian)
+    A, B, C = np.empty(256), np.empty(128), np.empty(128)
+    A[_A_IDX] = halves[:, :8]
+    B[_B_IDX] = halves[:, 8:12]
+    if acc == "f32":
+        C[_C_IDX] = np.array([ops[6:10] for ops in lane_operands], np.float32)
+    else:
+        C[_C_IDX] = np.array([ops[6:8] for ops in lane_operands], np.uint64).astype(np.uint32).view(np.float16)
+    D = (A.reshape(16, 16) @ B.reshape(16, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]   # exact; rounded once below
+    if acc == "f32":
+        return [tuple(row) for row in D.astype(np.float32)]
+    with np.errstate(over="ignore"):                         # f16 overflow gives inf, as on the GPU
+        return [tuple(row) for row in D.astype(np.float16).view(np.uint32)]
+
+
+def _ldmatrix_index(num, trans):
+    """(32, num, 2) flat indexes into the (8*num, 8) rows array: which b16 lands in which lane/register/half."""
+    return np.array([[[(8 * j + r) * 8 + c for j, r, c in halves] for halves in layout.ldmatrix_elements(l, num, trans)]
+                     for l in range(layout.WARP)])
+
+
+_LDSM_IDX = {(n, t): _ldmatrix_index(n, t) for n in (1, 2, 4) for t in (False, True)}
 
 
 def ldmatrix_warp(lane_rows, num, trans):
     """Registers per lane: lane_rows[lane] = the 8 uint16 at lane's address (None where the address is unused)."""
-    got = layout.ldmatrix_gather(lane_rows, num, trans)
-    regs = [tuple(np.uint32(int(lo) | (int(hi) << 16)) for lo, hi in lane) for lane in got]
-    return [r[0] if num == 1 else r for r in regs]
+    rows = np.array(lane_rows[:8 * num], np.uint16).reshape(-1)
+    regs = rows[_LDSM_IDX[(num, trans)]].astype(np.uint32)          # (32, num, 2)
+    regs = regs[..., 0] | (regs[..., 1] << np.uint32(16))
+    return [r[0] if num == 1 else tuple(r) for r in regs]
 
 
 # ---------------------------------------------------------------------------------- rendezvous in _simfast

@@ -77,7 +77,9 @@ def error_bound(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety
     if C0 is not None and beta != 0:
         mag = mag + abs(beta) * np.abs(np.asarray(C0, np.float64))
         exact = exact + beta * np.asarray(C0, np.float64)
-    return safety * gamma * mag + UNIT_ROUNDOFF[out] * np.abs(exact) + UNIT_ROUNDOFF["f32"] * mag
+    # + half the spacing of the output type's subnormals (f16: 2^-25), where relative rounding does not apply
+    tiny = {"f32": 2.0 ** -150, "f16": 2.0 ** -25}[out]
+    return safety * gamma * mag + UNIT_ROUNDOFF[out] * np.abs(exact) + UNIT_ROUNDOFF["f32"] * mag + tiny
 
 
 def reference(A, B, alpha=1.0, beta=0.0, C0=None):
@@ -98,25 +100,10 @@ from numba.types import float16  # noqa: E402
 
 from . import ptx  # noqa: E402
 
-HAVE_CP_ASYNC = hasattr(ptx, "cp_async_cg_16")
-if HAVE_CP_ASYNC:
-    cp_async_16 = ptx.cp_async_cg_16
-    cp_async_commit = ptx.cp_async_commit_group
-    WAIT_GROUP = {n: getattr(ptx, f"cp_async_wait_group_{n}") for n in range(4)}
-else:                                           # before the cp.async primitives exist: synchronous copies
-    @cuda.jit(device=True, inline=True)
-    def cp_async_16(dst, s, i, j, src, gi, gj):
-        for e in range(8):
-            dst[s, i, j + e] = src[gi, gj + e]
-
-    @cuda.jit(device=True, inline=True)
-    def cp_async_commit():
-        pass
-
-    @cuda.jit(device=True, inline=True)
-    def _wait():
-        pass
-    WAIT_GROUP = {n: _wait for n in range(4)}
+# cp.async from notebook 09 (kernels_numba/infra/ptx/cp_async_*.ptx): 16-byte global -> shared copies that bypass L1
+cp_async_16 = ptx.cp_async_cg_16
+cp_async_commit = ptx.cp_async_commit_group
+WAIT_GROUP = {n: getattr(ptx, f"cp_async_wait_group_{n}") for n in range(4)}     # the immediate N is in the name
 
 
 @cuda.jit(device=True, inline=True)
@@ -131,11 +118,12 @@ def smem_bytes(BM, BN, BK, STAGES, pad=8):
     return STAGES * (BM * (BK + pad) + BK * (BN + pad)) * 2
 
 
-def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=8):
+def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=8, MIN_BLOCKS=None):
     """Kernel for a BM x BN block tile: WARPS_M x WARPS_N warps, each (BM/WARPS_M) x (BN/WARPS_N) of C as a grid of
     16x8 mma tiles; K in steps of BK through STAGES shared-memory buffers filled by cp.async (STAGES=1: load, wait,
     compute, no overlap). Rows of As/Bs are padded by PAD halves (16 B) so the 8 row addresses of one ldmatrix phase
-    fall in different banks, and stay 16-byte aligned for cp.async and ldmatrix."""
+    fall in different banks, and stay 16-byte aligned for cp.async and ldmatrix. MIN_BLOCKS: on the GPU,
+    launch_bounds=(THREADS, MIN_BLOCKS) asks ptxas to fit that many blocks per SM (caps registers per thread)."""
     WM, WN = BM // WARPS_M, BN // WARPS_N
     MI, NI = WM // 16, WN // 8                 # mma tiles per warp
     KSTEPS = BK // 16
@@ -199,7 +187,9 @@ def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=
             return ptx.cvt_f32_f16(lo if e % 2 == 0 else hi)
         return acc[mi, ni, e]
 
-    @cuda.jit
+    jit = cuda.jit if MIN_BLOCKS is None or device.SIMULATOR else cuda.jit(launch_bounds=(THREADS, MIN_BLOCKS))
+
+    @jit
     def kernel(A, B, C, alpha, beta):
         # 16-byte alignment: cp.async 16-byte destinations and ldmatrix row addresses
         As = cuda.shared.array((STAGES, BM, BKP), float16, alignment=16)
@@ -262,13 +252,14 @@ def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=
                 C[r, c + 1] = v1
 
     kernel.config = dict(BM=BM, BN=BN, BK=BK, WARPS_M=WARPS_M, WARPS_N=WARPS_N, STAGES=STAGES, acc=acc, out=out,
+                         MIN_BLOCKS=MIN_BLOCKS,
                          THREADS=THREADS, MI=MI, NI=NI, SMEM_BYTES=smem_bytes(BM, BN, BK, STAGES, PAD))
     return kernel
 
 
-def tiled_module(ns, name, description, BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32"):
+def tiled_module(ns, name, description, BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", MIN_BLOCKS=None):
     """Fill a level-6 kernel module's namespace (NAME, LEVEL, kernel, launch, ...) for one build_tiled configuration."""
-    k = build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc, out)
+    k = build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc, out, MIN_BLOCKS=MIN_BLOCKS)
     c_dtype = np.float32 if out == "f32" else np.float16
     ns.update(NAME=name, LEVEL=6, MIN_CC=(8, 0), DTYPE=np.float16, DESCRIPTION=description, SIG=sig(c_dtype),
               kernel=k, CONFIG=k.config, SMEM_BYTES=k.config["SMEM_BYTES"], C_DTYPE=c_dtype,
