@@ -167,3 +167,97 @@ def occupancy_rows(kernels=("mma_large", "mma_pipe"), gpu="H200"):
         rows.append({"커널": name, "스레드/블록": threads, "레지스터": regs, "공유 메모리 B": spec.module.SMEM_BYTES,
                      "결과": o.summary()})
     return rows
+
+
+def check_kernel(name, M, N, K, alpha=1.0, beta=0.0, seed=0):
+    """Run kernel `name` on random f16 inputs; compare with float64 within tc.error_bound. Returns a result dict."""
+    import kernels_numba as kn
+    from kernels_numba.infra import tc
+    spec = kn.get(name)
+    cd = getattr(spec.module, "C_DTYPE", np.float32)
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    C0 = rng.standard_normal((M, N)).astype(cd)
+    C = C0.copy() if beta else np.full((M, N), np.nan, cd)       # NaN: an element never written shows up
+    spec.launch(A, B, C, alpha, beta)
+    acc = getattr(spec.module, "CONFIG", {}).get("acc", "f32")
+    bound = tc.error_bound(A, B, alpha, beta, C0, acc=acc, out="f16" if cd == np.float16 else "f32")
+    err = np.abs(C.astype(np.float64) - tc.reference(A, B, alpha, beta, C0))
+    eye = np.zeros((M, N), cd)
+    spec.launch(np.eye(M, K, dtype=np.float16), B, eye)
+    ident = bool(np.array_equal(eye[:min(M, K)], B[:min(M, K)].astype(cd)))
+    return {"ok": bool(np.isfinite(C).all() and (err <= bound).all()), "worst": float((err / bound).max()),
+            "max_err": float(err.max()), "identity": ident}
+
+
+def divergence_message(which="kernel"):
+    """The simulator's error for the split-warp demo (kernels_numba/demos/mma_divergent.py), first two lines."""
+    from kernels_numba.demos import mma_divergent as d
+    from kernels_numba.infra import _warp
+    A = np.zeros((16, 16), np.float16)
+    B = np.zeros((16, 8), np.float16)
+    try:
+        d.launch(A, B, np.zeros((16, 8), np.float32), which=which)
+    except _warp.WarpCollectiveError as e:
+        return "\n".join(str(e).splitlines()[:2])
+    return "(오류 없음)"
+
+
+def ptx_text(name):
+    """The one instruction line of .ptx function `name` and the file it lives in."""
+    from kernels_numba.infra import ptx
+    fn = ptx.FUNCS[name]
+    return f"{os.path.basename(fn.path)}:  {fn.instruction}"
+
+
+def copy_pattern(BM=16, BN=8, BK=16):
+    """16-byte cp.async chunks per K step for the A tile (BM x BK f16) and the B tile (BK x BN f16)."""
+    a_row, b_row = BK * 2, BN * 2
+    return {"A 행 바이트": a_row, "A 행당 16B 복사": a_row // 16, "A 복사 수": BM * a_row // 16,
+            "B 행 바이트": b_row, "B 행당 16B 복사": b_row // 16, "B 복사 수": BK * b_row // 16}
+
+
+def resource_rows():
+    """Registers, shared/local bytes, blocks per SM and HMMA/LDSM counts of the kernels as loaded on the H200."""
+    rows = []
+    for name, r in loaded_resources().items():
+        s = r.get("sass", {})
+        rows.append({"커널": name, "레지스터": r["registers"], "공유 B": r["shared_bytes"], "로컬 B": r["local_bytes"],
+                     "블록/SM": r["blocks_per_sm"], "HMMA": sum(v for k, v in s.items() if k.startswith("HMMA")),
+                     "LDSM": sum(v for k, v in s.items() if k.startswith("LDSM"))})
+    return rows
+
+
+def explore_rows():
+    """The block/warp/stage configurations tried on the H200 at 4096^3 (both exploration runs)."""
+    rows = []
+    for r in explore_run()["explore"] + level6_run().get("explore", []):
+        if "tflops" in r:
+            rows.append({"BM×BN×BK": f"{r['BM']}×{r['BN']}×{r['BK']}", "워프": r["WARPS_M"] * r["WARPS_N"],
+                         "단계": r["STAGES"], "launch_bounds": r.get("MIN_BLOCKS") or "-", "레지스터": r["registers"],
+                         "로컬 B": r["local_bytes"], "TFLOP/s": f"{r['tflops']:.0f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
+    return rows
+
+
+def check_numerics(rec):
+    """Stand-in vs GPU on the recorded inputs: f32 accumulation within 2 ulp-of-|A||B| bound, f16 within its bound."""
+    from kernels_numba.infra import _warp, tc
+    worst = {"f32": 0.0, "f16": 0.0}
+    for s in rec["numerics"]:
+        A, B = np.array(s["A"]), np.array(s["B"])
+        ops32 = [tuple(s["Aregs"][l]) + tuple(s["Bregs"][l]) + tuple(np.float32(x) for x in s["Cin"][l]) for l in range(32)]
+        ops16 = [tuple(s["Aregs"][l]) + tuple(s["Bregs"][l]) + tuple(s["Cin16"][l]) for l in range(32)]
+        sim32 = np.array(_warp.mma_warp(ops32, "f32"), np.float64)
+        sim16 = np.array(_warp.mma_warp(ops16, "f16"), np.uint32).view(np.float16).astype(np.float64)
+        gpu32 = np.array(s["D"], np.float64)
+        gpu16 = np.array(s["D16"], np.uint32).view(np.float16).astype(np.float64)
+        mag = (np.abs(A) @ np.abs(B)).reshape(-1)[_warp._C_IDX]          # per lane, per register
+        for acc, sim, gpu in (("f32", sim32, gpu32), ("f16", sim16, gpu16)):
+            u = tc.UNIT_ROUNDOFF[acc]
+            cin = np.abs(np.array(s["Cin"])) if acc == "f32" else np.abs(
+                np.array(s["Cin16"], np.uint32).view(np.float16).astype(np.float64))
+            bound = 2 * 17 * u * (mag + cin + np.abs(gpu)) + 1e-30
+            assert (np.abs(sim - gpu) <= bound).all(), (acc, float(np.abs(sim - gpu).max()))
+            worst[acc] = max(worst[acc], float((np.abs(sim - gpu) / bound).max()))
+    return worst

@@ -51,3 +51,14 @@ def test_bench_and_occupancy_rows():
 def test_error_plot():
     fig = lesson10.error_growth_plot()
     assert len(fig.axes[0].lines) == 5
+
+
+def test_check_kernel_and_helpers():
+    r = lesson10.check_kernel("mma_large", 32, 16, 32)
+    assert r["ok"] and r["identity"] and r["worst"] < 1
+    assert "워프 0" in lesson10.divergence_message()
+    assert lesson10.ptx_text("mma_m16n8k16_f32").startswith("mma_m16n8k16_f32.ptx:  mma.sync.aligned.m16n8k16")
+    p = lesson10.copy_pattern()
+    assert (p["A 복사 수"], p["B 복사 수"], p["B 행당 16B 복사"]) == (32, 16, 1)
+    assert any(r["커널"] == "mma_pipe4_lb2" and r["로컬 B"] > 0 for r in lesson10.resource_rows())
+    assert len(lesson10.explore_rows()) >= 8

@@ -33,26 +33,7 @@ def check_layout(rec):
         assert [tuple(e) for e in m["C"][lane]] == layout.c_elements(lane), ("C", lane)
 
 
-def check_numerics(rec):
-    """Stand-in vs GPU on the recorded inputs: f32 accumulation within 2 ulp-of-|A||B| bound, f16 within its bound."""
-    worst = {"f32": 0.0, "f16": 0.0}
-    for s in rec["numerics"]:
-        A, B = np.array(s["A"]), np.array(s["B"])
-        ops32 = [tuple(s["Aregs"][l]) + tuple(s["Bregs"][l]) + tuple(np.float32(x) for x in s["Cin"][l]) for l in range(32)]
-        ops16 = [tuple(s["Aregs"][l]) + tuple(s["Bregs"][l]) + tuple(s["Cin16"][l]) for l in range(32)]
-        sim32 = np.array(_warp.mma_warp(ops32, "f32"), np.float64)
-        sim16 = np.array(_warp.mma_warp(ops16, "f16"), np.uint32).view(np.float16).astype(np.float64)
-        gpu32 = np.array(s["D"], np.float64)
-        gpu16 = np.array(s["D16"], np.uint32).view(np.float16).astype(np.float64)
-        mag = (np.abs(A) @ np.abs(B)).reshape(-1)[_warp._C_IDX]          # per lane, per register
-        for acc, sim, gpu in (("f32", sim32, gpu32), ("f16", sim16, gpu16)):
-            u = tc.UNIT_ROUNDOFF[acc]
-            cin = np.abs(np.array(s["Cin"])) if acc == "f32" else np.abs(
-                np.array(s["Cin16"], np.uint32).view(np.float16).astype(np.float64))
-            bound = 2 * 17 * u * (mag + cin + np.abs(gpu)) + 1e-30
-            assert (np.abs(sim - gpu) <= bound).all(), (acc, float(np.abs(sim - gpu).max()))
-            worst[acc] = max(worst[acc], float((np.abs(sim - gpu) / bound).max()))
-    return worst
+from course.lesson10 import check_numerics  # noqa: E402  (stand-in vs GPU, shared with notebook 10)
 
 
 @pytest.mark.skipif(not RECORDS, reason="no GPU layout record yet (benchmarks/record_mma_layout.py)")
