@@ -137,3 +137,14 @@ def test_sass_tensor_core_no_call(name, cc):
     spec = kn.get(name)
     # the module's computed bytes; an sm_90 cubin also counts the 1 KB per block the system reserves on 9.0
     assert r["usage"]["shared_bytes"] == getattr(spec.module, "SMEM_BYTES", 768) + (1024 if cc >= (9, 0) else 0)
+
+
+def test_old_gpu_gets_a_clear_error(monkeypatch):
+    """On a CC 7.x GPU (no mma.m16n8k16 / ldmatrix / cp.async) a level-6 launch says so instead of failing in ptxas."""
+    from kernels_numba.infra import device
+    monkeypatch.setattr(device, "SIMULATOR", False)
+    monkeypatch.setattr(device, "GPU", ("Tesla T4", (7, 5)))
+    with pytest.raises(CourseInputError, match="8.0"):
+        kn.get("mma_large").launch(np.zeros((16, 16), np.float16), np.zeros((16, 8), np.float16),
+                                   np.zeros((16, 8), np.float32))
+    assert not kn.get("mma_large").runs_here()
