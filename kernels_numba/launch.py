@@ -68,9 +68,10 @@ def _check_scalar(name, v):
 
 
 def check_inputs(A, B, C, alpha, beta, dtype=np.float32):
-    """Validate SGEMM arguments; return (M, N, K, alpha32, beta32, any_on_device) or raise CourseInputError."""
+    """Validate GEMM arguments (dtype: one for all, or a tuple for A, B, C); return (M, N, K, alpha32, beta32, any_on_device) or raise CourseInputError."""
     metas = {}
-    for name, x in (("A", A), ("B", B), ("C", C)):
+    dtypes = dtype if isinstance(dtype, tuple) else (dtype,) * 3     # one dtype, or one per (A, B, C)
+    for (name, x), dtype in zip((("A", A), ("B", B), ("C", C)), dtypes):
         shape, dt, contiguous, on_dev, span = _array_meta(name, x)
         if len(shape) != 2:
             raise CourseInputError(

@@ -21,6 +21,7 @@ import sys
 import greenlet
 import numpy as np
 
+from . import _warp
 from ._fp import fma_rn_f32
 
 from numba.cuda.simulator import kernel as _kernel
@@ -103,19 +104,23 @@ class BlockManager:
                 if schedule == "random":
                     rng.shuffle(order)
                 for t in order:
-                    if not t.done:
-                        t.site = None
+                    if not t.done and t.site is None:      # runnable: not parked at a barrier or warp instruction
                         _state["thread"] = t
                         t.glet.switch()
                 _state["thread"] = None
+                if _warp.resolve(threads, grid_point):     # warps complete at mma/ldmatrix ran it: go on
+                    continue
                 waiting = [t for t in threads if not t.done]
                 if not waiting:
                     return
                 sites = {t.site for t in waiting}
                 if len(sites) > 1 or len(waiting) != len(threads):
                     raise DivergentBarrierError(self._divergence_message(grid_point, threads, waiting))
+                for t in waiting:                          # every thread is at the same barrier: release it
+                    t.site = None
         finally:
             _state["thread"] = None
+            _warp.reset()
 
     @staticmethod
     def _body(f, t, args, debug=False):

@@ -129,7 +129,8 @@ def _compile_here(name, cc):
     # a kernel's @cuda.jit(launch_bounds=...) caps its registers on the GPU: compile offline with the same cap
     bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
     with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
-        ptx, _ = cuda.compile_ptx(kernel.py_func, SIG, cc=cc, launch_bounds=bounds)
+        from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
+        ptx, _ = cuda.compile_ptx(kernel.py_func, getattr(module_of(name), "SIG", SIG), cc=cc, launch_bounds=bounds)
     cubin = ptx_to_cubin(ptx, cc)
     sass, usage = cubin_report(cubin)
     return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}

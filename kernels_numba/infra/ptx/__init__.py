@@ -248,6 +248,8 @@ def _st_global_v4_f32(arr, *args):
 
 STAND_INS = {"fma_rn_f32": _fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
              "st_global_v4_f32": _st_global_v4_f32}
+from .. import _warp  # noqa: E402  (mma.sync / ldmatrix: warp-collective stand-ins, f16 pack/unpack)
+STAND_INS.update(_warp.stand_ins())
 
 from ._async_sim import STAND_INS as _ASYNC_STAND_INS, AsyncCopyAlignmentError  # noqa: E402  (cp.async family)
 STAND_INS.update(_ASYNC_STAND_INS)

@@ -1,0 +1,263 @@
+"""Analysis helpers of notebook 10 (Tensor Core mma): ptxas shape table, layout check, error vs K, padding, tables."""
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+RECORDED = Path(__file__).resolve().parent / "recorded"
+
+# (shape, types as written in the instruction, registers a/b/c/d) for ptxas; the seed names m16n8k16, m16n8k8, m8n8k4
+SHAPES = [
+    ("m16n8k16", "f32.f16.f16.f32", "{f0,f1,f2,f3}, {a0,a1,a2,a3}, {a4,a5}, {f4,f5,f6,f7}"),
+    ("m16n8k16", "f16.f16.f16.f16", "{a0,a1}, {a0,a1,a2,a3}, {a4,a5}, {a6,a7}"),
+    ("m16n8k16", "f32.bf16.bf16.f32", "{f0,f1,f2,f3}, {a0,a1,a2,a3}, {a4,a5}, {f4,f5,f6,f7}"),
+    ("m16n8k8", "f32.f16.f16.f32", "{f0,f1,f2,f3}, {a0,a1}, {a4}, {f4,f5,f6,f7}"),
+    ("m16n8k8", "f32.tf32.tf32.f32", "{f0,f1,f2,f3}, {a0,a1,a2,a3}, {a4,a5}, {f4,f5,f6,f7}"),
+    ("m16n8k4", "f32.tf32.tf32.f32", "{f0,f1,f2,f3}, {a0,a1}, {a4}, {f4,f5,f6,f7}"),
+    ("m8n8k4", "f32.f16.f16.f32", "{f0,f1,f2,f3,f4,f5,f6,f7}, {a0,a1}, {a4,a5}, {f8,f9,f10,f11,f12,f13,f14,f15}"),
+    ("m8n8k4", "f32.tf32.tf32.f32", "{f0,f1}, {a0}, {a4}, {f4,f5}"),
+    ("m8n8k4", "f64.f64.f64.f64", "{d0,d1}, {d2}, {d3}, {d0,d1}"),
+]
+
+
+def _ptxas():
+    from kernels_numba.infra import offline
+    return offline._tool("ptxas")
+
+
+def ptxas_check(instruction, arch):
+    """(ok, first error line) of ptxas -arch=arch on a module whose kernel holds `instruction`."""
+    text = (".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry probe()\n{\n"
+            "    .reg .b32 a<8>;\n    .reg .f32 f<16>;\n    .reg .f64 d<4>;\n    " + instruction + "\n    ret;\n}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "probe.ptx")
+        Path(src).write_text(text)
+        p = subprocess.run([_ptxas(), f"-arch={arch}", src, "-o", os.path.join(tmp, "probe.cubin")],
+                           capture_output=True, text=True)
+    err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
+    return p.returncode == 0, err
+
+
+def mma_shape_table(archs=("sm_80", "sm_90")):
+    """[{shape, types, sm_80, sm_90, error}] for every mma form in SHAPES, as ptxas 13 judges it."""
+    rows = []
+    for shape, types, regs in SHAPES:
+        ins = f"mma.sync.aligned.{shape}.row.col.{types} {regs};"
+        row = {"shape": shape, "types": types}
+        for arch in archs:
+            ok, err = ptxas_check(ins, arch)
+            row[arch] = "✅" if ok else "❌"
+            if not ok:
+                row["error"] = err
+        rows.append(row)
+    return rows
+
+
+def markdown(rows, columns):
+    """A small Markdown table (IPython.display.Markdown renders it)."""
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for r in rows:
+        out.append("| " + " | ".join(str(r.get(c, "")) for c in columns) + " |")
+    return "\n".join(out)
+
+
+def layout_record(gpu="h200"):
+    with open(RECORDED / f"mma_layout_{gpu}.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def compare_layout(gpu="h200"):
+    """Element-by-element comparison of the GPU's record with sim/mma.py: {what: (agree, total)}."""
+    from sim import mma
+    rec = layout_record(gpu)
+    out = {}
+    for name, lanes in rec["ldmatrix"].items():
+        num, trans = int(name[1]), name.endswith("trans")
+        pairs = [(tuple(h), w) for lane, regs in enumerate(lanes)
+                 for reg, want in zip(regs, mma.ldmatrix_elements(lane, num, trans)) for h, w in zip(reg, want)]
+        out[f"ldmatrix.{name}"] = (sum(a == b for a, b in pairs), len(pairs))
+    for m, fn in (("A", mma.a_elements), ("B", mma.b_elements), ("C", mma.c_elements)):
+        pairs = [(tuple(e), w) for lane in range(32) for e, w in zip(rec["mma_m16n8k16"][m][lane], fn(lane))]
+        out[f"mma {m}"] = (sum(a == b for a, b in pairs), len(pairs))
+    return out
+
+
+def level6_run():
+    with open(RECORDED / "gpu_h200_level6.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def bench_rows(run=None, n=None):
+    """[{kernel, n, TFLOP/s, % of cuBLAS HGEMM}] of the recorded level-6 run."""
+    run = run or level6_run()
+    rows = []
+    for r in run["benchmark"]:
+        if n is not None and r["n"] != n or "tflops" not in r:
+            continue
+        rows.append({"커널": r["kernel"], "n": r["n"], "TFLOP/s": f"{r['tflops']:.1f}",
+                     "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
+    return rows
+
+
+def error_growth_plot(run=None):
+    """Max relative error vs K on the GPU (recorded) for f32 / f16 accumulation, with the K*u lines of the bound."""
+    from course import plots
+    run = run or level6_run()
+    rows = run["error_vs_k"]
+    K = np.array([r["K"] for r in rows], float)
+    fig, ax = plots.subplots(figsize=(6.4, 3.8))
+    labels = {"mma_pipe": "f32 누적·f32 출력", "mma_pipe_f16out": "f32 누적·f16 출력", "mma_pipe_f16acc": "f16 누적·f16 출력"}
+    for name, label in labels.items():
+        ax.loglog(K, [r[name] for r in rows], "o-", label=label)
+    ax.loglog(K, K * 2.0 ** -24, "k:", label="K·2⁻²⁴ (f32 단위 반올림)")
+    ax.loglog(K, K * 2.0 ** -11, "k--", label="K·2⁻¹¹ (f16 단위 반올림)")
+    ax.set_xlabel("K (누적 길이)")
+    ax.set_ylabel("최대 상대 오차 (최대 |C| 기준)")
+    ax.set_title("K 가 커질수록 커지는 오차 (H200 기록, 입력 U(0,1))")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def padded_launch(spec, A, B, C, alpha=1.0, beta=0.0):
+    """Run a level-6 kernel on any M, N, K: zero-pad A, B (and C) up to multiples of 16, 8, 16, copy the result back.
+    Zero rows/columns add exact zeros to every dot product, so the result equals the unpadded one."""
+    M, K = A.shape
+    N = B.shape[1]
+    Mp, Np, Kp = -(-M // 16) * 16, -(-N // 8) * 8, -(-K // 16) * 16
+    Ap = np.zeros((Mp, Kp), np.float16)
+    Ap[:M, :K] = A
+    Bp = np.zeros((Kp, Np), np.float16)
+    Bp[:K, :N] = B
+    Cp = np.zeros((Mp, Np), C.dtype)
+    Cp[:M, :N] = C
+    spec.launch(Ap, Bp, Cp, alpha, beta)
+    C[...] = Cp[:M, :N]
+    return C
+
+
+def explore_run():
+    with open(RECORDED / "gpu_h200_level6_explore.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def loaded_resources():
+    """{kernel: registers, shared/local bytes, SASS counts, blocks per SM} of the kernels as loaded on the H200."""
+    run = level6_run()
+    res = run.get("resources")
+    if isinstance(res, dict) and res and not any("error" in v for v in res.values()):
+        return res
+    return explore_run()["resources_loaded"]
+
+
+def occupancy_rows(kernels=("mma_large", "mma_pipe"), gpu="H200"):
+    """Occupancy from sim/occupancy with the registers recorded on the GPU (or the stated ones)."""
+    from sim import occupancy
+    import kernels_numba as kn
+    res = loaded_resources()
+    rows = []
+    for name in kernels:
+        spec = kn.get(name)
+        threads = int(np.prod(spec.launch.block))
+        regs = res.get(name, {}).get("registers", 32 if name == "mma_large" else 206)
+        o = occupancy.occupancy(gpu, regs, threads, getattr(spec.module, "SMEM_BYTES", 768))
+        rows.append({"커널": name, "스레드/블록": threads, "레지스터": regs, "공유 메모리 B": spec.module.SMEM_BYTES,
+                     "결과": o.summary()})
+    return rows
+
+
+def check_kernel(name, M, N, K, alpha=1.0, beta=0.0, seed=0):
+    """Run kernel `name` on random f16 inputs; compare with float64 within tc.error_bound. Returns a result dict."""
+    import kernels_numba as kn
+    from kernels_numba.infra import tc
+    spec = kn.get(name)
+    cd = getattr(spec.module, "C_DTYPE", np.float32)
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    C0 = rng.standard_normal((M, N)).astype(cd)
+    C = C0.copy() if beta else np.full((M, N), np.nan, cd)       # NaN: an element never written shows up
+    spec.launch(A, B, C, alpha, beta)
+    acc = getattr(spec.module, "CONFIG", {}).get("acc", "f32")
+    bound = tc.error_bound(A, B, alpha, beta, C0, acc=acc, out="f16" if cd == np.float16 else "f32")
+    err = np.abs(C.astype(np.float64) - tc.reference(A, B, alpha, beta, C0))
+    eye = np.zeros((M, N), cd)
+    spec.launch(np.eye(M, K, dtype=np.float16), B, eye)
+    ident = bool(np.array_equal(eye[:min(M, K)], B[:min(M, K)].astype(cd)))
+    return {"ok": bool(np.isfinite(C).all() and (err <= bound).all()), "worst": float((err / bound).max()),
+            "max_err": float(err.max()), "identity": ident}
+
+
+def divergence_message(which="kernel"):
+    """The simulator's error for the split-warp demo (kernels_numba/demos/mma_divergent.py), first two lines."""
+    from kernels_numba.demos import mma_divergent as d
+    from kernels_numba.infra import _warp
+    A = np.zeros((16, 16), np.float16)
+    B = np.zeros((16, 8), np.float16)
+    try:
+        d.launch(A, B, np.zeros((16, 8), np.float32), which=which)
+    except _warp.WarpCollectiveError as e:
+        return "\n".join(str(e).splitlines()[:2])
+    return "(오류 없음)"
+
+
+def ptx_text(name):
+    """The one instruction line of .ptx function `name` and the file it lives in."""
+    from kernels_numba.infra import ptx
+    fn = ptx.FUNCS[name]
+    return f"{os.path.basename(fn.path)}:  {fn.instruction}"
+
+
+def copy_pattern(BM=16, BN=8, BK=16):
+    """16-byte cp.async chunks per K step for the A tile (BM x BK f16) and the B tile (BK x BN f16)."""
+    a_row, b_row = BK * 2, BN * 2
+    return {"A 행 바이트": a_row, "A 행당 16B 복사": a_row // 16, "A 복사 수": BM * a_row // 16,
+            "B 행 바이트": b_row, "B 행당 16B 복사": b_row // 16, "B 복사 수": BK * b_row // 16}
+
+
+def resource_rows():
+    """Registers, shared/local bytes, blocks per SM and HMMA/LDSM counts of the kernels as loaded on the H200."""
+    rows = []
+    for name, r in loaded_resources().items():
+        s = r.get("sass", {})
+        rows.append({"커널": name, "레지스터": r["registers"], "공유 B": r["shared_bytes"], "로컬 B": r["local_bytes"],
+                     "블록/SM": r["blocks_per_sm"], "HMMA": sum(v for k, v in s.items() if k.startswith("HMMA")),
+                     "LDSM": sum(v for k, v in s.items() if k.startswith("LDSM"))})
+    return rows
+
+
+def explore_rows():
+    """The block/warp/stage configurations tried on the H200 at 4096^3 (both exploration runs)."""
+    rows = []
+    for r in explore_run()["explore"] + level6_run().get("explore", []):
+        if "tflops" in r:
+            rows.append({"BM×BN×BK": f"{r['BM']}×{r['BN']}×{r['BK']}", "워프": r["WARPS_M"] * r["WARPS_N"],
+                         "단계": r["STAGES"], "launch_bounds": r.get("MIN_BLOCKS") or "-", "레지스터": r["registers"],
+                         "로컬 B": r["local_bytes"], "TFLOP/s": f"{r['tflops']:.0f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
+    return rows
+
+
+def check_numerics(rec):
+    """Stand-in vs GPU on the recorded inputs: f32 accumulation within 2 ulp-of-|A||B| bound, f16 within its bound."""
+    from kernels_numba.infra import _warp, tc
+    worst = {"f32": 0.0, "f16": 0.0}
+    for s in rec["numerics"]:
+        A, B = np.array(s["A"]), np.array(s["B"])
+        ops32 = [tuple(s["Aregs"][l]) + tuple(s["Bregs"][l]) + tuple(np.float32(x) for x in s["Cin"][l]) for l in range(32)]
+        ops16 = [tuple(s["Aregs"][l]) + tuple(s["Bregs"][l]) + tuple(s["Cin16"][l]) for l in range(32)]
+        sim32 = np.array(_warp.mma_warp(ops32, "f32"), np.float64)
+        sim16 = np.array(_warp.mma_warp(ops16, "f16"), np.uint32).view(np.float16).astype(np.float64)
+        gpu32 = np.array(s["D"], np.float64)
+        gpu16 = np.array(s["D16"], np.uint32).view(np.float16).astype(np.float64)
+        mag = (np.abs(A) @ np.abs(B)).reshape(-1)[_warp._C_IDX]          # per lane, per register
+        for acc, sim, gpu in (("f32", sim32, gpu32), ("f16", sim16, gpu16)):
+            u = tc.UNIT_ROUNDOFF[acc]
+            cin = np.abs(np.array(s["Cin"])) if acc == "f32" else np.abs(
+                np.array(s["Cin16"], np.uint32).view(np.float16).astype(np.float64))
+            bound = 2 * 17 * u * (mag + cin + np.abs(gpu)) + 1e-30
+            assert (np.abs(sim - gpu) <= bound).all(), (acc, float(np.abs(sim - gpu).max()))
+            worst[acc] = max(worst[acc], float((np.abs(sim - gpu) / bound).max()))
+    return worst

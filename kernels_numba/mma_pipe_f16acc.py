@@ -1,0 +1,10 @@
+"""Level 6: mma_pipe with f16 accumulation (mma ... .f16.f16.f16.f16) and f16 output — the seed's `unsigned c_reg[2]`.
+
+Each 16x8 accumulator tile is two .f16x2 registers per lane instead of four f32: half the accumulator registers, but
+every addition rounds to 11 significant bits, so the error grows 8192 times faster with K than with f32 accumulation
+(kernels_numba.infra.tc.error_bound; notebook 10 plots it).
+"""
+from .infra.tc import tiled_module
+
+tiled_module(globals(), "mma_pipe_f16acc", "mma_pipe, f16 누적 (mma .f16.f16.f16.f16) + f16 출력",
+             BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=2, acc="f16", out="f16")

@@ -1,0 +1,316 @@
+"""Generate notebooks/10_tensor_core_mma.ipynb (no outputs, fixed cell ids): python notebooks/src/nb10.py [--out PATH]."""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _nbgen import Notebook  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[1] / "10_tensor_core_mma.ipynb"
+NB = Notebook("nb10", OUT)
+cells, md, code = NB.cells, NB.md, NB.code
+
+md(r"""
+# 10. Level 6 — Tensor Core 로 행렬곱: `mma.sync m16n8k16` 워프 하나에서 확장된 커널까지
+
+> **마스터리 체크포인트 모듈**: 끝의 퀴즈 8문항 중 **6문항 이상** 맞히면 통과입니다.
+
+| | |
+|---|---|
+| **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 들고 있는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32 레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. `mma`·`ldmatrix`·`cp.async` 는 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다: 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU 에서는 레벨 6 커널이 이유를 밝힌 오류(`CourseInputError`)를 내므로 `SGEMM_DEVICE=sim` 으로 시뮬레이터에서 실행하세요. GPU 성능 수치는 H200 에서 **기록한 값**입니다. |
+| **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
+
+이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
+""")
+code(r"""
+import course; course.setup("10")
+import numpy as np
+from IPython.display import Markdown, display
+import kernels_numba as kn
+from course import lesson10 as L
+from sim import mma
+print("모드:", "시뮬레이터" if kn.device.SIMULATOR else "GPU", "| 레벨 6 커널:", [s.name for s in kn.by_level(6)])
+""")
+md(r"""
+## 1. 개요: 텐서 코어와 `mma.sync`
+
+지금까지의 커널은 스레드 하나가 FMA 명령으로 곱셈-덧셈을 하나씩 했습니다. 텐서 코어(Tensor Core)는 SM 안의 행렬 전용 연산기로, **워프(warp) 전체가 함께** 작은 행렬곱 하나를 한 명령으로 계산합니다. PTX 에서는
+
+```
+mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32  {d0,d1,d2,d3}, {a0,a1,a2,a3}, {b0,b1}, {c0,c1,c2,c3};
+```
+
+이 한 줄이 **D[16×8] = A[16×16] · B[16×8] + C[16×8]** 입니다. 이름의 뜻:
+
+* `m16n8k16`: M=16, N=8, K=16 (곱셈-덧셈 16·8·16 = 2048 번, FLOP 로는 4096).
+* `.row.col`: A 는 행 우선(row-major), B 는 열 우선(column-major) 배치로 **레지스터에** 들어 있다고 봅니다.
+* `.f32.f16.f16.f32`: D, A, B, C 의 타입. 입력은 반정밀도(f16), 누적과 출력은 f32. `.f16.f16.f16.f16` 이면 누적도 f16 입니다.
+* `.sync.aligned`: 워프의 32 레인이 **모두 같은 명령을 함께** 실행해야 합니다. 일부 레인만 도착하면 하드웨어에서는 정의되지 않은 동작(멈춤이나 쓰레기 값)입니다.
+
+각 레인은 A 원소 8개(32비트 레지스터 4개에 f16 두 개씩), B 원소 4개(레지스터 2개), C/D 원소 4개(f32 레지스터 4개)를 들고 옵니다. 어느 레인이 어느 원소를 드는지가 **프래그먼트 레이아웃**이고, 이것을 틀리면 결과가 조용히 틀립니다. 그래서 먼저 레이아웃을 확실히 합니다.
+
+이 강좌의 PTX 는 명령마다 `.ptx` 파일 하나에 한 번만 쓰여 있고, 커널은 거기서 명령 텍스트를 가져와 인라인으로 넣습니다 (함수 호출 없음, 4.4절의 SASS 로 확인).
+""")
+code(r"""
+for name in ("mma_m16n8k16_f32", "mma_m16n8k16_f16", "ldmatrix_x4", "ldmatrix_x2_trans"):
+    print(L.ptx_text(name))
+""")
+md(r"""
+## 2. 프래그먼트 레이아웃: 어느 레인이 무엇을 드는가
+
+PTX ISA("Matrix Fragments for mma.m16n8k16 with floating point type")의 규칙은 레인 번호를 두 부분으로 나눕니다: `groupID = laneid >> 2` (0–7), `threadID_in_group = laneid % 4` (0–3).
+
+* **C/D** (16×8): 원소 c_i 의 행은 `groupID` (i < 2) 또는 `groupID + 8` (i ≥ 2), 열은 `threadID_in_group·2 + (i & 1)`. 즉 네 레인이 한 그룹이 되어 두 행(g, g+8)을 나눠 갖고, 레인마다 붙어 있는 두 열을 갖습니다.
+* **A** (16×16, row): 원소 a_0..a_7. 행은 g 또는 g+8, 열은 `tid·2 + (i & 1)` 에 i ≥ 4 이면 +8.
+* **B** (16×8, col): 원소 b_0..b_3. 행(k)은 `tid·2 + (i & 1)` 에 i ≥ 2 이면 +8, 열은 `groupID`.
+
+이 규칙은 `sim/mma.py` 한 곳에만 있고, 시뮬레이터의 `mma`/`ldmatrix` 대체 함수와 아래 위젯이 **같은 코드**를 씁니다. 먼저 레인 5 가 드는 C 원소를 계산해 봅니다.
+""")
+code(r"""
+print("레인 5 의 C/D 원소:", mma.c_elements(5))
+print("레인 5 의 A 원소:", mma.a_elements(5))
+print("D[15][7] 의 주인 (레인, c 번호):", mma.owner("C", 15, 7))
+# 예상 출력: 레인 5 의 C/D 원소: [(1, 2), (1, 3), (9, 2), (9, 3)] ... D[15][7] 의 주인 (레인, c 번호): (31, 3)
+""")
+md(r"""
+### 2.1 직접 눌러 보기: 레인 ↔ 원소
+
+행렬(A, B, C/D)을 고르고 **레인** 슬라이더를 움직이면 그 레인이 든 원소가 주황색으로 칠해집니다 (칸의 숫자는 그 원소를 든 레인, 아래 첨자는 레인 안에서의 원소 번호). 반대로 **원소 행·열**을 고르면 그 원소를 든 레인으로 슬라이더가 옮겨 갑니다. 확인해 볼 것: A 에서 레인 0 이 든 8개 원소는 어떤 두 행, 어떤 네 열에 있나요? B 에서 같은 열(n)을 드는 레인들은 어떤 공통점이 있나요?
+""")
+code(r"""
+from course.widgets.mma import fragment_view
+fragment_view("C", 5)
+""")
+md(r"""
+### 2.2 하드웨어가 정답: GPU 에서 기록한 레이아웃과 비교
+
+문서만 믿지 않고 H200 에서 직접 기록했습니다 (`benchmarks/record_mma_layout.py`). 공유 메모리에 원소마다 다른 번호를 써 넣고 `ldmatrix` 여섯 가지(.x1/.x2/.x4, 각각 .trans 유무)로 읽은 뒤, 모든 레인이 자기 레지스터에 들어온 번호를 적어 냅니다. `mma` 는 모든 결과가 서로 다른 정수 행렬로 계산해, 레인의 d0..d3 이 D 의 어느 원소인지 값으로 알아냅니다. 아래 셀은 그 기록을 `sim/mma.py` 와 **원소 하나하나** 비교합니다 (CI 테스트 `tests/test_mma_layout.py` 도 같은 비교를 합니다).
+""")
+code(r"""
+res = L.compare_layout("h200")
+for what, (agree, total) in res.items():
+    print(f"{what:20s} {agree}/{total} 일치")
+assert all(a == t for a, t in res.values())
+print("PASS: GPU 기록 = sim/mma.py 레이아웃")
+# 예상 출력: ldmatrix.x1 64/64 일치 ... mma C 128/128 일치 / PASS: GPU 기록 = sim/mma.py 레이아웃
+""")
+md(r"""
+## 3. 출발점 `simple`: 워프 하나, mma 한 번
+
+`kernels_numba/mma_simple.py` 는 C[16×8] = A[16×16]·B[16×8] 를 워프 하나(32 스레드)로 계산합니다. 순서:
+
+1. 32 레인이 A(256원소), B(128원소)를 공유 메모리 `As`, `Bs` 로 나눠 복사합니다 (레인당 A 8개, B 4개).
+2. `syncthreads()`: 다른 레인이 쓴 행을 읽기 전에 기다립니다.
+3. `ldmatrix.x4` 로 A 의 프래그먼트를, `ldmatrix.x2.trans` 로 B 의 프래그먼트를 읽습니다. B 는 메모리에 행 우선(K×N)으로 있지만 mma 는 열 우선 B 를 원하므로, 읽으면서 전치(`.trans`)합니다.
+4. `mma` 한 번, 그리고 레인마다 자기 c0..c3 네 원소를 C 에 씁니다.
+
+`ldmatrix.x4` 에서 레인 l 은 `As[l % 16][8·(l // 16)]` 의 주소를 줍니다: 레인 0–7 이 첫 8×8 행렬(행 0–7, 열 0–7)의 여덟 행, 8–15 가 행 8–15, 16–31 이 열 8–15 쪽 두 행렬입니다. 그러면 레인이 받는 레지스터 네 개가 정확히 a0..a3 이 됩니다 (`tests/test_mma_model.py` 가 모든 레인에 대해 확인).
+""")
+code(r"""
+print(course.source(kn.get("mma_simple").kernel))
+""")
+md(r"""
+시뮬레이터에서 실행하고 float64 기준값과 비교합니다. 허용 오차는 고정값이 아니라 8절에서 유도하는 한계(K 와 누적 타입에 비례)입니다. 단위행렬 검사(A = I 이면 C 는 B 와 **정확히** 같아야 함)도 함께 합니다: 곱 하나에 0 만 더해지므로 반올림이 일어나지 않습니다.
+""")
+code(r"""
+r = L.check_kernel("mma_simple", 16, 8, 16)
+print(r)
+assert r["ok"] and r["identity"]
+print("PASS: mma_simple = float64 기준값 (한계 이내), 단위행렬 검사 정확")
+# 예상 출력: {'ok': True, 'worst': 0.0..., 'max_err': ..., 'identity': True} / PASS: ...
+""")
+md(r"""
+### 3.1 워프가 갈라지면: 시뮬레이터가 이름을 대고 멈춥니다
+
+`mma.sync`·`ldmatrix.sync` 는 워프의 32 레인이 모두 와야 합니다. `kernels_numba/demos/mma_divergent.py` 의 버그 커널은 `if lane < 16:` 안에서 mma 를 부릅니다. 하드웨어에서는 멈추거나 쓰레기 값이 나오는 정의되지 않은 동작이지만, 우리 시뮬레이터는 각 레인을 그 명령 앞에서 기다리게 하고(랑데부), 한 라운드가 끝났을 때 워프가 다 모이지 않았으면 **블록·워프·명령·안 온 레인**을 밝힌 오류를 냅니다. 같은 데모의 `kernel_ok` 는 mma 는 모두가 실행하고 저장만 조건문 안에 둡니다 — 이것이 올바른 형태입니다.
+""")
+code(r"""
+print(L.divergence_message("kernel"))
+print(L.divergence_message("kernel_early_return"))
+""")
+md(r"""
+## 4. `simple` → `large`: 임의 크기로
+
+`kernels_numba/mma_large.py` 는 두 방향으로 확장합니다.
+
+**M, N (공간 병렬화)**: 그리드를 (M/16) × (N/8) 블록으로 만들고, 블록 하나(워프 하나)가 C 의 16×8 타일 하나를 맡습니다: `tile_m = blockIdx.x·16`, `tile_n = blockIdx.y·8`.
+
+**K (반복 누적)**: mma 의 K 는 16 으로 고정이므로 K 를 16 씩 나눠 반복하고, 누적기 c0..c3 는 루프 내내 레지스터에 둡니다. 반복마다: (1) cp.async 로 A[tile_m:+16, k0:+16] 와 B[k0:+16, tile_n:+8] 를 공유 메모리로, (2) `wait_group 0` 과 배리어, (3) `ldmatrix`, (4) mma, (5) 다음 복사가 덮어쓰기 전에 모두 읽었음을 보장하는 배리어.
+
+크기 제약: M 은 16, N 은 8, K 는 16 의 배수여야 합니다. 어긋나면 무엇이 틀렸고 어떻게 고치는지 알려 주는 `CourseInputError` 가 나고, 0 으로 채워(padding) 계산하는 `course.lesson10.padded_launch` 도 있습니다 (0 인 행·열은 내적에 정확한 0 만 더하므로 결과가 같습니다; 테스트됨).
+""")
+code(r"""
+r = L.check_kernel("mma_large", 32, 16, 48)
+print(r)
+assert r["ok"] and r["identity"]
+print("PASS: mma_large 32×16×48 (블록 2×2, K 반복 3번)")
+# 예상 출력: {'ok': True, ...} / PASS: mma_large 32×16×48 (블록 2×2, K 반복 3번)
+""")
+code(r"""
+from kernels_numba.infra.errors import CourseInputError
+try:
+    kn.get("mma_large").launch(np.zeros((20, 16), np.float16), np.zeros((16, 8), np.float16), np.zeros((20, 8), np.float32))
+except CourseInputError as e:
+    print(str(e).splitlines()[0])
+""")
+md(r"""
+### 4.1 메모리 접근 패턴과 공유 메모리 크기
+
+K 한 단계에서 A 타일은 16행 × 16원소(f16) = 행마다 32바이트라 16바이트 cp.async 두 번, 모두 32번(레인마다 한 번)입니다. B 타일은 16행 × 8원소 = 행마다 16바이트, 각 행이 글로벌 메모리에서 N 만큼 떨어져 있으므로 행마다 따로 cp.async 한 번, 모두 16번(레인 0–15)입니다. 공유 메모리는 16·16·2 + 16·8·2 = **768 바이트**로 흔히 말하는 값이 맞고, H200 에 로드된 커널도 768 B 를 보고합니다. 16바이트 복사와 `ldmatrix` 는 주소가 16바이트 정렬이어야 해서 공유 배열을 `alignment=16` 으로 선언합니다.
+""")
+code(r"""
+print(L.copy_pattern())
+print("계산:", kn.get("mma_large").module.SMEM_BYTES, "B | H200 에 로드된 커널:", L.loaded_resources()["mma_large"]["shared_bytes"], "B")
+# 예상 출력: {'A 행 바이트': 32, 'A 행당 16B 복사': 2, 'A 복사 수': 32, 'B 행 바이트': 16, 'B 행당 16B 복사': 1, 'B 복사 수': 16} / 계산: 768 B | ... 768 B
+""")
+md(r"""
+### 4.2 성능 고려사항과 한계: 점유율, 그리고 '레이턴시 숨김'
+
+**점유율**: 블록당 워프가 하나뿐이면 SM 에 올라갈 수 있는 블록 수 한도(SM당 32블록)가 먼저 걸립니다. 레지스터(32개)나 공유 메모리(768 B + 예약 1 KB)는 한도에 한참 못 미칩니다. 결과는 64 워프 중 32 워프, **50 %** 입니다.
+
+⚠️ **'cp.async 로 레이턴시를 숨긴다'** 는 흔한 설명은 `large` 의 루프에는 맞지 않습니다: 복사를 내자마자 `wait_group 0` 으로 기다리므로 한 워프 안에서는 복사와 계산이 겹치지 않습니다. 겹침은 SM 의 다른 블록들이 번갈아 실행되며 생길 뿐입니다. 한 워프 안에서 겹치려면 다음 타일을 **먼저** 발행하는 다단 파이프라인이 필요합니다(5절). 측정: `mma_large` 는 H200 에서 약 20 TFLOP/s 로 cuBLAS HGEMM 의 3 % 입니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.occupancy_rows(), ["커널", "스레드/블록", "레지스터", "공유 메모리 B", "결과"])))
+""")
+md(r"""
+## 5. 더 큰 확장: 여러 워프, 여러 타일, 다단 cp.async
+
+`large` 는 mma 한 번마다 A 프래그먼트 4개와 B 프래그먼트 2개를 새로 읽습니다: 읽은 데이터의 재사용이 없습니다. 07·08 에서 한 것처럼 **한 스레드(여기서는 한 워프)가 더 큰 출력 타일**을 맡으면 재사용이 생깁니다. `kernels_numba/infra/tc.py` 의 `build_tiled` 로 만든 커널들:
+
+* `mma_warps`: 블록 타일 128×128, 워프 8개(2×4), 워프마다 64×32 = 16×8 mma 타일 4×4개. K 16 단계마다 A 프래그먼트 4개(`ldmatrix.x4`)와 B 프래그먼트 4쌍(`ldmatrix.x4.trans` 두 번)으로 mma 16번: A 하나를 4번, B 하나를 4번 씁니다. 단일 버퍼.
+* `mma_pipe`: 같은 타일에 2단 cp.async 파이프라인 (BK=32). 프롤로그에서 타일 0 을 발행하고, 반복마다 `wait_group(단계-2)` → 배리어 → 다음 타일 발행 → 계산.
+* `mma_pipe4`: BK=16, 4단 (타일 3개를 미리 발행). 공유 메모리 4·(128·24 + 16·136)·2 = 41 984 B 로 정적 한도 48 KB 안입니다 (BK=32 로 3단이면 56 832 B 라 동적 공유 메모리가 필요).
+* `mma_pipe_f16out` (f32 누적, f16 출력), `mma_pipe_f16acc` (f16 누적 + f16 출력: 누적기가 `.f16x2` 레지스터 2개).
+* `mma_pipe4_lb2`: `launch_bounds(256, 2)` 로 레지스터를 128개로 묶어 SM 에 블록 2개를 올립니다.
+
+행 끝에 8원소(16 B) 패딩을 둬서 `ldmatrix` 한 번의 여덟 행 주소가 서로 다른 뱅크에 떨어지고, 행 시작은 16 B 정렬을 유지합니다. 가장자리 블록의 범위 밖 16바이트 조각은 cp.async 대신 0 을 씁니다.
+""")
+code(r"""
+for name, shape in (("mma_warps", (48, 40, 48)), ("mma_pipe", (48, 40, 48)), ("mma_pipe_f16acc", (48, 40, 48))):
+    r = L.check_kernel(name, *shape, alpha=1.5, beta=-0.5)
+    print(name, r)
+    assert r["ok"] and r["identity"]
+print("PASS: 확장 커널 3개 (가장자리 블록, alpha/beta, 단위행렬)")
+# 예상 출력: mma_warps {'ok': True, ...} ... PASS: 확장 커널 3개 (가장자리 블록, alpha/beta, 단위행렬)
+""")
+md(r"""
+### 5.1 H200 에서 잰 결과 (기록)
+
+한 번의 실행에서 cuBLAS HGEMM 과 나란히 쟀습니다 (`benchmarks/record_level6.py`). 비교 대상은 `cublasGemmEx` 의 f16 × f16 → f32, `CUBLAS_COMPUTE_32F` 입니다: 입력 f16, 누적·출력 f32 로 우리 f32 출력 커널과 같은 계산입니다. 비율은 같은 실행의 cuBLAS 대비입니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.bench_rows(n=4096), ["커널", "n", "TFLOP/s", "cuBLAS 대비"])))
+""")
+md(r"""
+로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. 확장 커널들은 스레드당 레지스터가 200개를 넘어 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 가장 빠르지만(약 27 %), 일부 값이 로컬 메모리로 스필됩니다. 목표로 했던 cuBLAS 의 30 % 에는 닿지 못했습니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.resource_rows(), ["커널", "레지스터", "공유 B", "로컬 B", "블록/SM", "HMMA", "LDSM"])))
+""")
+md(r"""
+다른 블록·워프·단계 구성도 같은 커널 본문으로 시험했습니다. 출력 타일을 키우면(128×256, 워프당 64×64) 재사용은 늘지만 레지스터가 255개에서 넘쳐 스필이 커지고 오히려 느려졌습니다. Numba 로 쓴 커널에서 다음 단계는 스필 없이 레지스터를 줄이는 것(프래그먼트를 더 아껴 쓰기), 48 KB 를 넘는 동적 공유 메모리로 단계를 늘리는 것, 패딩 대신 스위즐(swizzle) 배치입니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.explore_rows(), ["BM×BN×BK", "워프", "단계", "launch_bounds", "레지스터", "로컬 B", "TFLOP/s", "cuBLAS 대비"])))
+""")
+md(r"""
+## 6. 다른 mma 모양: `ptxas` 에게 물어보기
+
+흔히 "더 큰 MMA 명령" 으로 `m16n8k8` 과 `m8n8k4` 를 들고, `m8n8k4` 를 TF32 용이라고 설명합니다. 두 가지 모두 틀렸습니다: 이 둘은 m16n8k16 보다 **작은** 명령이고, 아래 표처럼 `ptxas`(CUDA 13) 는 `m8n8k4` 를 f16(sm_70 시절 형식)과 f64 로만 받아들입니다. TF32 는 `m16n8k4`, `m16n8k8` 입니다. 표는 이 셀이 지금 `ptxas -arch=sm_80 / sm_90` 을 돌려서 만듭니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.mma_shape_table(), ["shape", "types", "sm_80", "sm_90", "error"])))
+""")
+md(r"""
+## 7. 컴파일과 실행
+
+`make` 나 `nvcc` 는 필요 없습니다: 커널은 Numba 로 쓰여 있고, `launch(A, B, C, alpha, beta)` 를 부르면 GPU(CC ≥ 8.0)에서는 Numba 가 컴파일하고, 그 밖에는 시뮬레이터가 실행합니다. PTX 명령은 `.ptx` 파일에서 읽어 llvmlite InlineAsm 으로 커널 안에 직접 넣으므로, SASS 에 명령 하나당 함수 호출이 생기지 않습니다. CI 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 SASS 를 읽고 `HMMA.16816`, `LDSM`, `LDGSTS` 가 있고 로컬 메모리가 없음을 확인합니다 (`tests/test_tc_kernels.py`). SASS 에 보이는 `CALL.REL.NOINC` 는 `ptxas` 가 배리어를 담은 루프의 출구에 쓰는 형태로, 바로 다음 명령으로 건너뛸 뿐 호출되는 함수(`RET`)가 없습니다.
+
+```python
+import numpy as np, kernels_numba as kn
+A = np.random.rand(256, 128).astype(np.float16); B = np.random.rand(128, 64).astype(np.float16)
+C = kn.get("mma_pipe").launch(A, B, np.zeros((256, 64), np.float32))
+```
+""")
+md(r"""
+## 8. 검증: 허용 오차를 유도하기
+
+⚠️ "허용 오차 1e-2 (FP16 정밀도)" 라는 고정값은 두 가지를 무시합니다: K 가 커질수록 반올림이 쌓이고, 누적 타입(f16 이냐 f32 냐)에 따라 그 속도가 8192 배 다릅니다.
+
+입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 오차는 더하기에서만 생깁니다. 단위 반올림 u 인 타입으로 K 개를 차례로 더하면 오차는 γ_K·Σ|a_ik·b_kj|, γ_K = K·u/(1−K·u) 이하입니다 (Higham, 3.1절). 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 안전 계수 2 를 둡니다 (H200 에서 f32 누적 커널의 오차는 이 한계의 5 % 이하였습니다; f16 출력은 결과 반올림 항이 거의 전부라 한계에 가깝습니다). f16 으로 출력하면 결과 반올림 u_f16·|C| 가 더해집니다. 그래서 한계는
+
+`|C − C_정확| ≤ 2·K·u_acc·(|A|·|B|) + u_out·|C| (+ 아주 작은 절댓값 항)` — `kernels_numba/infra/tc.py` 의 `error_bound`.
+
+모든 커널 테스트가 이 한계로 검사하며, K 단계 하나(16)를 빠뜨린 결과는 이 한계를 넘는다는 것도 테스트로 확인합니다. 아래 그림은 H200 에서 K 를 늘리며 잰 최대 상대 오차입니다: f32 누적은 K 에 비례해 자라지만 매우 작고(K=4096 에서 약 2.5e-5), f16 누적은 K=4096 에서 약 7e-3 까지 자랍니다. f32 누적 후 f16 으로 출력하면 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 멈춥니다.
+""")
+code(r"""
+fig = L.error_growth_plot()
+""")
+md(r"""
+시뮬레이터의 mma 대체 함수는 곱을 정확히 더한 뒤 누적 타입으로 한 번 반올림합니다. 하드웨어와 같은 입력으로 비교한 결과(`tests/test_mma_layout.py`)는 f32·f16 누적 모두 위 한계 안입니다. 아래 셀은 기록된 GPU 결과를 대체 함수로 다시 계산해 비교합니다.
+""")
+code(r"""
+worst = L.check_numerics(L.layout_record("h200"))
+print("시뮬레이터 대 GPU, 한계 대비 최대 비율:", {k: round(v, 3) for k, v in worst.items()})
+assert max(worst.values()) <= 1
+print("PASS: mma 대체 함수 = H200 결과 (한계 이내)")
+# 예상 출력: 시뮬레이터 대 GPU, 한계 대비 최대 비율: {'f32': 0.0..., 'f16': 0.0...} / PASS: ...
+""")
+md(r"""
+## 9. 직접 해보기
+
+1. **레인 찾기**: C/D 원소 (row, col) 를 드는 레인과 c 번호를 돌려주는 `c_owner(row, col)` 를 직접 써 보세요 (힌트: 행 g 와 g+8 은 같은 그룹, 열 두 개씩 한 레인). 아래 셀의 `c_owner` 를 채우고 실행하면 `sim/mma.py` 와 모든 원소를 비교합니다.
+2. **공유 메모리 계산**: `BM=128, BN=128, BK=32` 에서 3단 파이프라인이 48 KB 정적 한도를 넘는지 `smem_bytes` 로 계산해 보세요.
+
+정답과 해설: `answers/ex10_fragment.py` (CI 가 테스트합니다).
+""")
+code(r"""
+def c_owner(row, col):
+    g, t = row % 8, col // 2            # 여기를 직접 써 보세요 (정답: answers/ex10_fragment.py)
+    return 4 * g + t, (col % 2) + (2 if row >= 8 else 0)
+
+bad = [(r, c) for r in range(16) for c in range(8) if c_owner(r, c) != mma.owner("C", r, c)]
+print("틀린 원소:", bad[:5])
+assert not bad
+print("PASS: c_owner 가 128개 원소 모두 맞음")
+# 예상 출력: 틀린 원소: [] / PASS: c_owner 가 128개 원소 모두 맞음
+""")
+code(r"""
+from kernels_numba.infra.tc import smem_bytes
+print("BK=32, 3단:", smem_bytes(128, 128, 32, 3), "B (48 KB =", 48 * 1024, "B)")
+# 예상 출력: BK=32, 3단: 56832 B (48 KB = 49152 B)
+""")
+md(r"""
+## 10. 요약
+
+* `mma.sync.m16n8k16` 은 워프 전체의 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 듭니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
+* `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
+* `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(cuBLAS 의 3 %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 50 % 입니다.
+* 여러 워프·여러 타일·다단 cp.async·launch bounds 로 약 10배 빨라졌고(최고 약 198 TFLOP/s, cuBLAS HGEMM 의 27 %), 그다음 벽은 레지스터입니다.
+* 허용 오차는 K·u 에 비례하게 유도해야 하고, f16 누적은 f32 누적보다 8192 배 빨리 오차가 쌓입니다.
+
+## 11. 체크포인트 퀴즈
+""")
+code(r"""
+from course.quiz import show_quiz
+show_quiz("10")
+""")
+md(r"""
+## 12. 다음 단계
+
+* **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 cuBLAS 도 99 TFLOP/s(한 번에 약 22 µs)에 그쳐, 커널을 띄우는 비용이 측정에 섞인 것으로 보입니다: 비교는 4096³ 에서 하세요.
+* **최적화**: 레지스터를 줄여 스필 없이 SM당 2블록, 동적 공유 메모리(48 KB 초과)로 3–4단 BK=32, 스위즐 배치, 워프 특수화(warp specialization).
+* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있고, cuBLAS 는 H200 에서 이것들을 씁니다. 우리 `mma.sync` 커널과의 차이의 큰 부분이 여기서 옵니다.
+""")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=str(OUT))
+    print(NB.write(ap.parse_args().out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Fragment layouts of mma.sync.m16n8k16 (f16 inputs) and ldmatrix.m8n8: which lane holds which matrix element (pure).
+
+Source: PTX ISA (8.5), section 9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating point type"
+(figures "MMA .m16n8k16 fragment layout for matrix A / B / C/D with .f16/.bf16 type") and section 9.7.14.5.15
+"Warp-level matrix load instruction: ldmatrix". With groupID = laneid >> 2 and threadID_in_group = laneid % 4:
+
+* A (16x16, .row), four .b32 registers a0..a3 = eight f16 elements a_0..a_7 (two per register, low half first):
+  row = groupID for a_i with 0 <= i < 2 or 4 <= i < 6, else groupID + 8;
+  col = threadID_in_group * 2 + (i & 1) for i < 4, else threadID_in_group * 2 + (i & 1) + 8.
+* B (16x8, .col), two .b32 registers = four f16 elements b_0..b_3:
+  row (k) = threadID_in_group * 2 + (i & 1) for i < 2, else threadID_in_group * 2 + (i & 1) + 8; col = groupID.
+* C/D (16x8): four elements c_0..c_3 (four .f32 registers, or two .f16x2 registers for f16 accumulation):
+  row = groupID for i < 2, else groupID + 8; col = threadID_in_group * 2 + (i & 1).
+* ldmatrix .m8n8 .x1/.x2/.x4 (.b16): lanes 8*j .. 8*j+7 give the addresses of the 8 rows of matrix j (for .x1 only
+  lanes 0-7 matter, for .x2 lanes 0-15); every lane receives one .b32 register per matrix: row laneid/4, columns
+  2*(laneid%4) and +1 of that matrix. With .trans the matrix is transposed on the way: the register holds
+  elements (2*(laneid%4), laneid/4) and (2*(laneid%4)+1, laneid/4) of the rows as stored.
+
+These functions are the single source of truth: the simulator stand-ins (kernels_numba.infra._warp), the visualizer
+(course.widgets.mma) and the GPU layout check (tests/test_mma_layout.py vs course/recorded/mma_layout_*.json) use them.
+"""
+WARP = 32
+M, N, K = 16, 8, 16                       # mma.m16n8k16
+
+
+def group(lane):
+    """(groupID, threadID_in_group) of a lane."""
+    _check_lane(lane)
+    return lane >> 2, lane % 4
+
+
+def _check_lane(lane):
+    if not 0 <= int(lane) < WARP:
+        raise ValueError(f"lane must be 0..31, not {lane}")
+
+
+def a_elements(lane):
+    """[(row, col)] of the 8 f16 elements of A a lane holds, in order a_0..a_7 (register r holds a_2r, a_2r+1)."""
+    g, t = group(lane)
+    return [(g + (8 if i in (2, 3, 6, 7) else 0), t * 2 + (i & 1) + (8 if i >= 4 else 0)) for i in range(8)]
+
+
+def b_elements(lane):
+    """[(k, col)] of the 4 f16 elements of B a lane holds, in order b_0..b_3 (register r holds b_2r, b_2r+1)."""
+    g, t = group(lane)
+    return [(t * 2 + (i & 1) + (8 if i >= 2 else 0), g) for i in range(4)]
+
+
+def c_elements(lane):
+    """[(row, col)] of the 4 elements of C/D a lane holds, c_0..c_3 (f32: one register each; f16: c_0c_1, c_2c_3)."""
+    g, t = group(lane)
+    return [(g + (8 if i >= 2 else 0), t * 2 + (i & 1)) for i in range(4)]
+
+
+ELEMENTS = {"A": a_elements, "B": b_elements, "C": c_elements}
+SHAPES = {"A": (M, K), "B": (K, N), "C": (M, N)}
+
+
+def owner(matrix, row, col):
+    """(lane, element index i) that holds element (row, col) of fragment matrix 'A', 'B' or 'C'."""
+    for lane in range(WARP):
+        els = ELEMENTS[matrix](lane)
+        if (row, col) in els:
+            return lane, els.index((row, col))
+    raise ValueError(f"{matrix} is {SHAPES[matrix]}: no element ({row}, {col})")
+
+
+def lane_map(matrix):
+    """2-D list [row][col] -> lane holding it (for plots)."""
+    rows, cols = SHAPES[matrix]
+    out = [[None] * cols for _ in range(rows)]
+    for lane in range(WARP):
+        for r, c in ELEMENTS[matrix](lane):
+            out[r][c] = lane
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- ldmatrix
+
+def ldmatrix_count(num):
+    if num not in (1, 2, 4):
+        raise ValueError(f"ldmatrix takes .x1, .x2 or .x4, not .x{num}")
+    return num
+
+
+def ldmatrix_address_lanes(num):
+    """[(matrix j, row r)] indexed by lane for the lanes whose address is used; None for lanes whose address is ignored."""
+    ldmatrix_count(num)
+    return [(lane // 8, lane % 8) if lane < 8 * num else None for lane in range(WARP)]
+
+
+def ldmatrix_elements(lane, num, trans=False):
+    """For each of the lane's `num` registers: [(matrix j, row, col), (j, row, col+...)] of its low and high b16 half,
+    row/col counted in the 8x8 matrix as it is stored (row r = the row whose address lane 8*j + r gave)."""
+    _check_lane(lane)
+    ldmatrix_count(num)
+    r, c = lane // 4, 2 * (lane % 4)
+    if trans:
+        return [[(j, c, r), (j, c + 1, r)] for j in range(num)]
+    return [[(j, r, c), (j, r, c + 1)] for j in range(num)]
+
+
+def ldmatrix_receivers(num, j, row, col, trans=False):
+    """[(lane, register, half)] that receive stored element (row, col) of matrix j (exactly one)."""
+    out = []
+    for lane in range(WARP):
+        for reg, halves in enumerate(ldmatrix_elements(lane, num, trans)):
+            for h, e in enumerate(halves):
+                if e == (j, row, col):
+                    out.append((lane, reg, h))
+    return out
+
+
+def ldmatrix_gather(rows, num, trans=False):
+    """What ldmatrix delivers: rows[lane] = the 8 b16 values (ints) at lane's address, for lanes < 8*num.
+    Returns [[(lo, hi)] * num] per lane."""
+    out = []
+    for lane in range(WARP):
+        regs = []
+        for halves in ldmatrix_elements(lane, num, trans):
+            regs.append(tuple(rows[8 * j + rr][cc] for j, rr, cc in halves))
+        out.append(regs)
+    return out
+
+
+# ------------------------------------------------------------------------------------------- mma on whole tiles
+
+def fragments_from_tiles(A, B, C):
+    """Per lane: (a[8], b[4], c[4]) element lists cut from full tiles A (16x16), B (16x8), C (16x8) (any 2-D indexables)."""
+    return [([A[r][c] for r, c in a_elements(l)], [B[r][c] for r, c in b_elements(l)],
+             [C[r][c] for r, c in c_elements(l)]) for l in range(WARP)]
+
+
+def tiles_from_fragments(frags, matrix):
+    """Inverse of fragments_from_tiles for one matrix: frags[lane] = its element list -> full tile (nested lists)."""
+    rows, cols = SHAPES[matrix]
+    out = [[None] * cols for _ in range(rows)]
+    for lane in range(WARP):
+        for (r, c), v in zip(ELEMENTS[matrix](lane), frags[lane]):
+            out[r][c] = v
+    return out
+
+
+def ldmatrix_for_mma():
+    """How the course's kernels feed mma from shared memory (row-major As[16][16], row-major Bs[16][8]):
+    A: ldmatrix.x4, lane l gives the address of As[l % 16][8 * (l // 16)] -> a0..a3 exactly as mma wants;
+    B: ldmatrix.x2.trans, lane l (< 16) gives the address of Bs[l][0] -> b0, b1.
+    Returned as {'A': [(row, col) per lane], 'B': [...]} for the notebook and tests."""
+    return {"A": [(l % 16, 8 * (l // 16)) for l in range(WARP)], "B": [(l % 16, 0) for l in range(WARP)]}

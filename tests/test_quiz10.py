@@ -1,0 +1,64 @@
+"""Quiz 10: the shipped data is build output, keys are hidden, and every key agrees with the course's models/records."""
+import json
+from pathlib import Path
+
+from course import lesson10
+from course.quiz import build
+from course.quiz.engine import DATA_DIR, decode_key, grade, load_quiz
+from kernels_numba.infra import tc
+from sim import mma, occupancy
+
+ROOT = Path(__file__).resolve().parents[1]
+ANSWERS = json.loads((ROOT / "answers" / "quiz10.json").read_text(encoding="utf-8"))
+DATA_TEXT = (DATA_DIR / "quiz10.json").read_text(encoding="utf-8")
+DATA = json.loads(DATA_TEXT)
+QS = {q["id"]: q for q in ANSWERS["questions"]}
+
+
+def _choice(qid):
+    q = QS[qid]
+    return next(c["text"] for c in q["choices"] if c["id"] == q["key"])
+
+
+def test_data_file_is_build_output():
+    assert DATA_TEXT == build.dumps(build.build(ANSWERS)), \
+        "course/quiz/data/quiz10.json 이 낡았습니다: python -m course.quiz.build answers/quiz10.json"
+
+
+def test_shape_8_questions_pass_at_6():
+    quiz = load_quiz("10")
+    assert quiz.total == 8 and quiz.pass_at == 6
+    assert [q.id for q in quiz.questions] == [f"q{i}" for i in range(1, 9)]
+    assert {q.type for q in quiz.questions} == {"mc", "numeric", "explain"}
+
+
+def test_keys_hidden_and_decodable():
+    for a, d in zip(ANSWERS["questions"], DATA["questions"]):
+        assert not {"key", "model_answer", "explanation"} & set(d)
+        if a["type"] == "explain":
+            assert decode_key("10", a["id"], d["model_enc"], "model") == a["model_answer"]
+        else:
+            assert decode_key("10", a["id"], d["key_enc"]) == a["key"]
+
+
+def test_keys_agree_with_models():
+    assert _choice("q2") == ", ".join(f"({r},{c})" for r, c in mma.c_elements(5))
+    assert QS["q3"]["key"] == kn_smem("mma_large")
+    o = occupancy.occupancy("H200", 32, 32, 768)
+    assert "50 %" in _choice("q4") and o.percent == 50.0 and o.limiter == "blocks"
+    assert QS["q7"]["key"] == tc.UNIT_ROUNDOFF["f16"] / tc.UNIT_ROUNDOFF["f32"]
+    run = lesson10.level6_run()
+    tf = {(r["kernel"], r["n"]): r["tflops"] for r in run["benchmark"] if "tflops" in r}
+    assert tf[("mma_pipe", 4096)] > tf[("mma_warps", 4096)]          # q5: the 2-stage pipeline is what overlaps
+
+
+def kn_smem(name):
+    import kernels_numba as kn
+    return kn.get(name).module.SMEM_BYTES
+
+
+def test_grading_passes_with_keys():
+    quiz = load_quiz("10")
+    answers = {q["id"]: q.get("key", q.get("model_answer")) for q in ANSWERS["questions"]}
+    res = grade(quiz, answers)
+    assert res is not None
