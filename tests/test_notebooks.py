@@ -9,8 +9,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 MAX_LINES = 12          # a code cell a student reads does one thing
-# notebooks still being rewritten into the lesson form (issue 8); remove an entry when its notebook passes
-LESSON_FORM_PENDING = set()
 
 
 def _cells(path):
@@ -44,8 +42,6 @@ def test_chapter_template(path):
 def test_made_by_its_generator(path):
     """notebooks/NN_x.ipynb is exactly what notebooks/src/nbNN.py writes (edit the generator, not the ipynb)."""
     gen_path = ROOT / "notebooks" / "src" / f"nb{path.name[:2]}.py"
-    if not gen_path.exists():
-        _lesson_form(path)
     assert gen_path.exists(), f"{path.name} has no generator {gen_path.name}"
     spec = importlib.util.spec_from_file_location(f"{gen_path.stem}_generator", gen_path)
     gen = importlib.util.module_from_spec(spec)
@@ -53,14 +49,8 @@ def test_made_by_its_generator(path):
     assert path.read_text(encoding="utf-8") == gen.NB.text(), f"python notebooks/src/{gen_path.name} 로 노트북을 다시 만드세요"
 
 
-def _lesson_form(path):
-    if path.name in LESSON_FORM_PENDING:
-        pytest.xfail("being rewritten into the lesson form (issue 8)")
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_pass_cell_says_what_to_expect(path):
-    _lesson_form(path)
     missing = [i for i, c in enumerate(_cells(path)) if c["cell_type"] == "code"
                and re.search(r"PASS", _src(c)) and "# 예상 출력:" not in _src(c)]
     assert not missing, f"{path.name}: cells {missing} print PASS without '# 예상 출력:'"
@@ -68,7 +58,6 @@ def test_every_pass_cell_says_what_to_expect(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_cells_are_short_and_prose_outweighs_code(path):
-    _lesson_form(path)
     cells = _cells(path)
     long = [i for i, c in enumerate(cells) if c["cell_type"] == "code"
             and len([ln for ln in _src(c).splitlines() if ln.strip()]) > MAX_LINES]
@@ -80,7 +69,6 @@ def test_cells_are_short_and_prose_outweighs_code(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_text_stands_on_its_own(path):
-    _lesson_form(path)
     text = "\n".join(_src(c) for c in _cells(path))
     for word in ("교재",):
         assert word not in text, f"{path.name} refers to {word!r}: the student has only this notebook"

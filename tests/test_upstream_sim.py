@@ -69,3 +69,16 @@ def test_debug_division_by_zero_raises_naming_the_thread():
     _divide_plain[1, 4](r, x)           # without debug: inf, as before, and the caller's state is untouched
     assert np.isinf(r[2]) and r[3] == 0.25
     assert np.geterr()["divide"] == "warn"
+
+
+def test_subprocesses_of_the_upstream_suite_get_the_patch_too():
+    """test_print.py runs kernels in `python -c`: the runner's sitecustomize must patch the simulator there too."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    here = Path(__file__).resolve().parent / "upstream" / "subprocess_patch"
+    env = dict(os.environ, SGEMM_DEVICE="sim", SGEMM_UPSTREAM_PATCH="1", PYTHONPATH=str(here))
+    code = "from numba.cuda.simulator import kernel; print(getattr(kernel, '_sgemm_course_patched', False))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd="/")
+    assert out.stdout.strip() == "True", out.stderr[-2000:]

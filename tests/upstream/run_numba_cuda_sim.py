@@ -82,6 +82,10 @@ def main(argv):
         known = {}
     else:
         os.environ["SGEMM_DEVICE"] = "sim"
+        # test_print.py runs kernels in `python -c` subprocesses: give them the patch too (sitecustomize.py)
+        os.environ["SGEMM_UPSTREAM_PATCH"] = "1"
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE / "subprocess_patch"),
+                                                                 os.environ.get("PYTHONPATH")]))
         import kernels_numba                       # picks the simulator and installs our patch before any test
         from kernels_numba.infra import device    # module imports numba.cuda
         assert device.SIMULATOR
