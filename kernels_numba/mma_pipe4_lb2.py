@@ -8,3 +8,6 @@ from .infra.tc import tiled_module
 
 tiled_module(globals(), "mma_pipe4_lb2", "mma_pipe4 + launch_bounds(256, 2): SM당 2블록(레지스터 ≤128, 일부 스필)",
              BM=128, BN=128, BK=16, WARPS_M=2, WARPS_N=4, STAGES=4, MIN_BLOCKS=2)
+
+# on purpose: the register cap trades a few hundred bytes of local memory per thread for 2 blocks per SM
+SPILLS = "launch_bounds(256, 2) caps registers at 128; mma_pipe4 needs ~209, so ptxas spills (test_compile checks)"
