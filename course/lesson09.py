@@ -163,6 +163,24 @@ def recorded_ratios(run="gpu_h200_level5"):
     return rec, ratios, cublas
 
 
+def best_at(n=4096, run="gpu_h200_level5", level=5):
+    """(name, % of cuBLAS) of the fastest recorded kernel of `level` at size n, and {kernel: %} of every kernel at n."""
+    import kernels_numba as kn
+    _, ratios, _ = recorded_ratios(run)
+    at_n = {k: row[n] for k, row in ratios.items() if n in row}
+    mine = {k: v for k, v in at_n.items() if any(s.name == k for s in kn.by_level(level))}
+    best = max(mine, key=mine.get)
+    return best, mine[best], at_n
+
+
+def recorded_stalls(run="gpu_h200_level5", top=4):
+    """{kernel: [(stall reason, warp cycles per issued instruction)] largest first} from the recorded ncu run."""
+    import course
+    st = course.recorded(run)["ncu_stalls"]["kernels"]
+    return {k: sorted(((r, v) for r, v in d["cycles_per_issue"].items() if r != "selected"),
+                      key=lambda x: -x[1])[:top] for k, d in st.items()}
+
+
 def plot_sweep(run="gpu_h200_level5"):
     """Bar chart: % of cuBLAS per kernel and size (recorded GPU run); returns the figure."""
     from course import plots

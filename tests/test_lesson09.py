@@ -59,7 +59,9 @@ def test_check_and_demos():
 def test_recorded_and_plot():
     rec, ratios, cublas = L.recorded_ratios()
     assert rec["gpu"] == "NVIDIA H200" and set(cublas) == {1024, 2048, 4096}
-    assert max(ratios, key=lambda n: ratios[n][4096]) == "async_vec"
+    assert max(ratios, key=lambda n: ratios[n][4096]) == "async_bk16"
+    best, pct, at = L.best_at(4096)
+    assert best == "async_bk16" and pct == ratios["async_bk16"][4096] and "db_overlap" in at and "db_overlap" != best
     assert all(all(r["ok"] for r in rows) for rows in rec["correctness"].values())
     fig = L.plot_sweep()
     assert "레벨 5" in fig.axes[0].get_title() and "cuBLAS" in fig.axes[0].get_ylabel()
@@ -71,3 +73,15 @@ def test_sass_main_loop():
     assert "LDGSTS.E.BYPASS.128" in s["ldgsts_forms"]
     assert s["main_loop"]["LDGDEPBAR"] == 1 and s["main_loop"]["DEPBAR"] == 1 and s["main_loop"]["BAR"] == 1
     assert all("REL.NOINC" in c for c in s["calls"])
+
+
+def test_recorded_stalls_and_explore():
+    st = L.recorded_stalls()
+    rec = L.recorded_ratios()[0]
+    assert set(st) == {"async_vec", "async_bk16"}
+    for name, top in st.items():
+        vals = [v for _, v in top]
+        assert len(top) == 4 and vals == sorted(vals, reverse=True) and "selected" not in dict(top)
+        assert rec["ncu_stalls"]["kernels"][name]["cycles_per_issue"]["long_scoreboard"] < 0.1
+    assert rec["explore_bk16"]["table"][0].startswith("size") and len(rec["explore_bk16"]["table"]) == 4
+    assert rec["loaded"]["async_bk16"]["shared_bytes"] == 48 * 1024 and rec["loaded"]["async_bk16"]["blocks_per_sm"] == 2

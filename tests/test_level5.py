@@ -33,10 +33,27 @@ def _close(C, ref, K):
 
 
 def test_registered_level5():
-    assert LEVEL5 == ["async_copy", "async_vec_s2", "async_vec", "async_vec_s4"]
+    assert LEVEL5 == ["async_copy", "async_vec_s2", "async_vec", "async_vec_s4", "async_bk16"]
     for s in kn.by_level(5):
         assert s.min_cc == (8, 0)
-    assert [kn.get(n).module.NUM_STAGES for n in LEVEL5] == [3, 2, 3, 4]
+    assert [kn.get(n).module.NUM_STAGES for n in LEVEL5] == [3, 2, 3, 4, 3]
+    assert [kn.get(n).module.BK for n in LEVEL5] == [8, 8, 8, 8, 16]
+
+
+@needs_cp_async
+@pytest.mark.parametrize("K", [16, 32, 48, 64, 80, 17])   # BK = 16: 1 .. 5 K tiles, and a ragged last tile
+def test_bk16_tile_counts(K):
+    C, ref = _run(kn.get("async_bk16").launch, 12, 16, K)
+    assert _close(C, ref, K)
+
+
+def test_bk16_stages_fit_static_shared():
+    """3 stages of BK = 16 are exactly 48 KiB, the static limit; a 4th does not build, 2 stages do."""
+    from kernels_numba import async_bk16
+    m = async_bk16
+    assert m.NUM_STAGES * (m.BM * m.BK + m.BK * m.BN) * 4 == 48 * 1024
+    with pytest.raises(ValueError):
+        m.make_kernel(4)
 
 
 @needs_cp_async

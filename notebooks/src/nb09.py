@@ -253,7 +253,7 @@ print("PASS" if all(r["ok"] for r in results) else "FAIL")
 # 예상 출력: 세 모양 모두 NaN 0, 최대 오차 1e-06 정도, 맞음, 그리고 PASS
 """)
 md(r"""
-테스트(`tests/test_level5.py`)는 레벨 5 의 네 커널을 K 타일 1~5 개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/recorded/sanitize_level5_*.log`).
+테스트(`tests/test_level5.py`)는 레벨 5 의 다섯 커널을 K 타일 1~5 개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/recorded/sanitize_level5_*.log`; 9.1 절의 `async_bk16` 은 나중에 추가되어 따로 잰 기록 `course/recorded/sanitize_level5_bk16_*.log`).
 
 ## 8. SASS 확인
 
@@ -282,7 +282,7 @@ for S in (3, 4):
     print(f"BK=16, NUM_STAGES={S}: {n:,} B ->", "통과" if ok else msg)
 """)
 md(r"""
-48 KB(0xc000)를 넘는 정적 공유 메모리는 오류입니다. 넘기려면 동적 공유 메모리로 선언하고, 실행 전에 드라이버 API 로 커널의 "최대 동적 공유 메모리" 속성을 올려야 합니다 (numba-cuda 에는 그 API 가 없습니다). 이 노트북의 변형은 모두 16~32 KiB 라서 필요하지 않습니다.
+48 KB(0xc000)를 넘는 정적 공유 메모리는 오류입니다. 넘기려면 동적 공유 메모리로 선언하고, 실행 전에 드라이버 API 로 커널의 "최대 동적 공유 메모리" 속성을 올려야 합니다 (numba-cuda 에는 그 API 가 없습니다). BK = 8 변형은 16~32 KiB 이고, 9.1 절의 `async_bk16` (BK = 16, 3 단)은 정확히 48 KiB = 0xc000 으로 정적 선언의 최대입니다. 4 단은 동적 공유 메모리가 있어야 합니다.
 
 ## 9. GPU 측정: 변형과 NUM_STAGES
 
@@ -295,13 +295,49 @@ for name, row in ratios.items():
 print("cuBLAS TFLOP/s:", {n: round(v, 1) for n, v in sorted(cublas.items())})
 """)
 md(r"""
-* 4 바이트 복사(`async_copy`)는 37% 입니다. 패딩 배치의 스칼라 읽기와 복사 명령 8 개, 타일당 배리어 2 개 때문입니다 (8 절의 SASS 로 확인할 수 있습니다).
-* 16 바이트 + 정렬 배치 + 배리어 하나(`async_vec`)는 4096³ 에서 **78.2%** 로, 같은 실행의 `db_overlap` 76.8% 보다 조금 빠릅니다.
-* NUM_STAGES: 2 단 76.1%, 3 단 78.2%, 4 단 77.7%. 세 변형 모두 SM 당 2 블록(레지스터가 제한)이라 점유율은 같습니다. 3 단 이상에서 더 나아지지 않는 것은 지연이 이미 거의 다 숨겨졌다는 뜻으로 읽을 수 있습니다 (해석이며, 스톨 원인은 이 실행에서 재지 않았습니다).
+아래 셀은 같은 기록에서 4096³ 의 값만 골라 비교합니다. 이 절의 글에는 숫자를 옮겨 적지 않았습니다: 수치는 모두 셀의 출력입니다.
+""")
+code(r"""
+best, pct, at = L.best_at(4096)
+print(f"4096³ 최고 레벨 5 커널: {best} {pct:.1f}%   같은 실행의 db_overlap {at['db_overlap']:.1f}%")
+print("4 바이트 복사 async_copy:", f"{at['async_copy']:.1f}%")
+print("BK=8, NUM_STAGES 2/3/4:", " / ".join(f"{at[k]:.1f}%" for k in ("async_vec_s2", "async_vec", "async_vec_s4")))
+print("BK=16, NUM_STAGES 3 (async_bk16):", f"{at['async_bk16']:.1f}%")
+print("목표 85%:", "도달" if pct >= 85 else f"미도달 ({85 - pct:.1f}%p 모자람)")
+""")
+md(r"""
+* 4 바이트 복사(`async_copy`)가 가장 느립니다. 패딩 배치의 스칼라 읽기와 복사 명령 8 개, 타일당 배리어 2 개 때문입니다 (8 절의 SASS 로 확인할 수 있습니다).
+* 16 바이트 + 정렬 배치 + 배리어 하나(`async_vec`)는 같은 실행의 `db_overlap` 과 1%p 안팎으로 비슷합니다.
+* NUM_STAGES 를 2 → 3 → 4 로 바꿔도 1%p 안팎씩만 달라집니다. 세 변형 모두 SM 당 2 블록(레지스터가 제한)이라 점유율은 같습니다. 단을 늘려도 나아지지 않는 이유는 9.2 절의 스톨 측정이 보여 줍니다.
+* 가장 큰 차이는 단의 수가 아니라 **K 타일의 깊이**(BK)에서 나왔습니다: 다음 절의 `async_bk16` 입니다.
 
-### 9.1 왜 100% 가 아닌가
+### 9.1 BK = 16: `async_bk16`
 
-흔히 "cp.async + 트리플 버퍼링이면 cuBLAS 의 85~95%"라고 하지만, 여기서 측정한 최고는 78% 입니다. 흔히 드는 이유 중 "cuBLAS 는 FP32 에서도 TF32 텐서 코어를 쓴다"는 이 측정에는 해당하지 않습니다: TF32 를 끈 cuBLAS 와 비교했습니다. 남은 차이의 후보는 (1) 타일 모양 — cuBLAS 는 GPU 마다 더 큰 타일과 워프 배치를 고르고, (2) 명령 수 — 8 절의 루프에는 FFMA 512 개 외에 LDS 53 개, LDGSTS 22 개(경계 경로 포함)와 주소 계산이 있으며 A 읽기에 2-way 뱅크 충돌이 있고(6 절), (3) 128 레지스터 상한입니다. 어느 것이 얼마를 차지하는지는 이 노트북에서 재지 않았으므로 추정입니다. 목표 85% 는 이 노트북의 커널로는 아직 닿지 못했습니다.
+`kernels_numba/async_bk16.py` 는 `async_vec` 의 커널에서 BK 만 8 → 16 으로 바꿉니다. 스레드는 타일마다 A 와 B 에서 16 B 복사를 두 번씩(벡터 `tid` 와 `tid + 256`) 발행하고, 배리어 사이에 외적(outer product)을 8 번이 아니라 16 번 계산합니다. 그래서 FFMA 하나당 `wait_group`·배리어·루프 분기·고리 인덱스 계산이 절반입니다. 공유 메모리는 3 × (128×16 + 16×128) × 4 B = 48 KiB 로 정적 선언의 최대이고, 레지스터와 SM 당 블록 수는 그대로인지 H200 에 올린 값으로 확인합니다.
+""")
+code(r"""
+for name in ("async_vec", "async_bk16"):
+    r = rec["loaded"][name]
+    loop = {k: r["main_loop"].get(k, 0) for k in ("FFMA", "LDS", "LDGSTS", "BAR", "DEPBAR")}
+    print(f"{name:10s} 레지스터 {r['registers']}  공유 {r['shared_bytes']:,} B  SM당 블록 {r['blocks_per_sm']}  루프 {loop}")
+print("\n".join(rec["explore_bk16"]["table"]))
+""")
+md(r"""
+두 커널 모두 레지스터 128 개, SM 당 2 블록입니다. 루프 한 바퀴에 FFMA 가 두 배인데 배리어와 `DEPBAR` 는 한 개 그대로입니다 (`LDGSTS` 개수에는 경계 경로의 복사가 함께 세어집니다).
+
+아래 표는 같은 장치 세션에서 기록 직전에 잰 탐색(`benchmarks/explore_bk16.py`)입니다. 2048³ 와 4096³ 에서 BK = 16 의 2 단(`s2`)은 3 단보다 느렸고, `launch_bounds=(256, 1)` 로 레지스터 상한을 풀면(SM 당 1 블록) 역시 느렸습니다 (1024³ 는 블록 64 개뿐이라 SM 132 개를 다 채우지 못해 순위가 다릅니다): 48 KiB 로 3 단을 채우고 128 레지스터로 SM 당 2 블록을 지킨 것이 이 실행의 최선입니다.
+
+### 9.2 왜 100% 가 아닌가 — 스톨 측정
+
+흔히 "cp.async + 트리플 버퍼링이면 cuBLAS 의 85~95%"라고 하지만, 위 출력처럼 이 과정의 최고는 목표 85% 에 닿지 못했습니다. 흔히 드는 이유 중 "cuBLAS 는 FP32 에서도 TF32 텐서 코어를 쓴다"는 이 측정에는 해당하지 않습니다: TF32 를 끈 cuBLAS 와 비교했습니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
+""")
+code(r"""
+for name, top in L.recorded_stalls().items():
+    lsb = rec["ncu_stalls"]["kernels"][name]["cycles_per_issue"]["long_scoreboard"]
+    print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top), f"| long_scoreboard {lsb:.2f}")
+""")
+md(r"""
+전역 메모리를 기다리는 `long_scoreboard` 는 두 커널 모두 거의 0 입니다: cp.async 파이프라인이 로드 지연을 다 숨겼고, 단을 늘려도 얻을 것이 없다는 9 절의 결과와 맞습니다. 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 스케줄러가 거의 매 사이클 무언가를 발행하고 있다는 신호입니다. 곧 이 커널은 **명령 발행이 한계**입니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행된 명령이 실행 유닛으로 넘어가지 못한 사이클)이 그 다음입니다. BK = 16 에서는 FFMA 하나당 배리어·`DEPBAR`·루프 명령이 절반이고, 위 출력에서 `barrier` 스톨도 줄었습니다 (LDS 는 FFMA 에 비례해 그대로입니다). 더 가려면 스레드당 타일을 키워(예: 8×16) LDS 하나가 먹이는 FFMA 를 늘려야 하는데, 그러면 누산기만 128 개라 128 레지스터 상한(SM 당 2 블록)을 지킬 수 없습니다 — 이 과정에서 그 변형은 만들어 재지 않았으므로 추정입니다.
 
 ## 10. 왜 이렇게 동작하는가 — 네 가지 질문
 
@@ -317,7 +353,7 @@ md(r"""
 
 <details><summary>질문 3. 트리플 버퍼링이 더블 버퍼링보다 지연을 더 잘 숨기는 이유는?</summary>
 
-동시에 날아가는 타일 로드가 S-1 개라서, 로드 지연이 계산 시간의 S-1 배까지 숨겨집니다. 측정에서는 2 단 76.1% → 3 단 78.2% 로 효과가 작았습니다. SM 당 워프가 16 개(블록 2 × 8 워프)라 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
+동시에 날아가는 타일 로드가 S-1 개라서, 로드 지연이 계산 시간의 S-1 배까지 숨겨집니다. 9 절의 측정에서는 단을 늘린 효과가 1%p 안팎으로 작았고, 9.2 절의 스톨 측정에서 전역 메모리를 기다리는 스톨은 거의 0 이었습니다. SM 당 워프가 16 개(블록 2 × 8 워프)라 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
 </details>
 
 <details><summary>질문 4. LDGSTS 가 LDG + STS 보다 나은 하드웨어 이유는?</summary>
@@ -352,7 +388,7 @@ md(r"""
 * 명령 세 가지: `cp.async.{ca,cg}.shared.global` (`.cg` 는 16 B 만: `ptxas` 확인), `cp.async.commit_group` (빈 그룹도 셈), `cp.async.wait_group N` (즉시값, **내** 그룹만).
 * 파이프라인의 올바른 셈: **매 반복 commit** (타일이 없으면 빈 그룹) + `wait_group` + 배리어. 로드할 때만 commit 하면 마지막 S-1 타일이 보장 없이 읽힙니다.
 * 16 B 복사는 정렬이 필요합니다: 패딩 배치는 4 행 중 3 행이 어긋납니다. 정렬 배치의 대가는 A 읽기의 2-way 충돌뿐이었습니다.
-* 측정(H200, TF32 끈 cuBLAS 대비): `async_copy` 37%, `async_vec` 78.2% (NUM_STAGES 2/3/4: 76.1/78.2/77.7%), `db_overlap` 76.8%. 레지스터 수와 점유율은 같았습니다.
+* 측정(H200, TF32 끈 cuBLAS 대비, 9 절의 출력): 가장 빠른 레벨 5 커널은 BK = 16 의 `async_bk16` 이고, NUM_STAGES 의 효과는 작았으며, 목표 85% 에는 닿지 못했습니다. 스톨 측정으로 보면 한계는 메모리 지연이 아니라 명령 발행입니다.
 
 ## 14. 최종 체크포인트 퀴즈
 
