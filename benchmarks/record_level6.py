@@ -148,11 +148,16 @@ def benchmark(specs, sizes):
     return rows
 
 
-EXPLORE = [dict(BM=128, BN=128, BK=16, WARPS_M=2, WARPS_N=4, STAGES=3, MIN_BLOCKS=2),
-           dict(BM=128, BN=128, BK=16, WARPS_M=2, WARPS_N=4, STAGES=2, MIN_BLOCKS=2),
-           dict(BM=128, BN=64, BK=32, WARPS_M=2, WARPS_N=2, STAGES=3, MIN_BLOCKS=3)]
-# first exploration (course/recorded/gpu_h200_level6_explore.json): 128x128 BK32 S2 lb2, 128x128 BK16 S4 lb2,
-# 128x256 BK16 S3, 256x128 BK16 S2, 64x128 BK32 S3 lb3, 128x128 4 warps BK32 S2 / BK16 S4
+EXPLORE = [dict(BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=2, MIN_BLOCKS=2),
+           dict(BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=3, MIN_BLOCKS=2, SWIZZLE=True),
+           dict(BM=128, BN=128, BK=16, WARPS_M=2, WARPS_N=4, STAGES=4, MIN_BLOCKS=2, SWIZZLE=True),
+           dict(BM=128, BN=128, BK=32, WARPS_M=4, WARPS_N=2, STAGES=2, MIN_BLOCKS=2, SWIZZLE=True)]
+# mma_swizzle (128x128 BK32 S2 lb2, swizzled) beside: the same on padded rows, 3 stages (49 152 B, the static limit),
+# BK16 S4 swizzled (= mma_pipe4_lb2 swizzled), and 4x2 warps of 32x64.
+# Earlier runs: first exploration (course/recorded/gpu_h200_level6_explore.json): 128x128 BK32 S2 lb2, 128x128 BK16 S4
+# lb2, 128x256 BK16 S3, 256x128 BK16 S2, 64x128 BK32 S3 lb3, 128x128 4 warps BK32 S2 / BK16 S4; the level-6 record
+# before mma_swizzle: 128x128 BK16 S3 / S2 lb2, 128x64 BK32 S3 lb3 (padded); a swizzle trial run: BK16 S5 lb2 26 %,
+# BK16 S4 lb2 31 %, BK32 S2 lb2 34 %, BK32 S3 lb2 31 % (registered then), BK32 S3 without the cap 23 % of cuBLAS.
 
 
 def explore(sizes=(4096,)):
@@ -217,7 +222,8 @@ def main():
     dev = cuda.get_current_device()
     gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
     result = {"what": "benchmarks/record_level6.py (device tool)", "gpu": gpu, "cc": list(dev.compute_capability),
-              "date": datetime.date.today().isoformat()}
+              "date": datetime.date.today().isoformat(),
+              "baseline": "cuBLAS HGEMM: cublasGemmEx f16\u00d7f16\u2192f32, CUBLAS_COMPUTE_32F"}
     if args.only_explore:
         result["explore"] = explore()
         with open(args.out, "w") as f:

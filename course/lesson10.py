@@ -102,6 +102,31 @@ def bench_rows(run=None, n=None):
     return rows
 
 
+def best_kernel(n=4096, run=None):
+    """{kernel, n, tflops, ratio, cublas_tflops} of the fastest of our level-6 kernels in the recorded run at size n."""
+    run = run or level6_run()
+    rows = [r for r in run["benchmark"] if r["n"] == n and "tflops" in r]
+    base = next(r for r in rows if r["kernel"] == "cuBLAS")
+    best = max((r for r in rows if not r["kernel"].startswith("cuBLAS")), key=lambda r: r["tflops"])
+    return {"kernel": best["kernel"], "n": n, "tflops": round(best["tflops"], 1), "ratio": round(best["ratio"], 3),
+            "cublas_tflops": round(base["tflops"], 1)}
+
+
+def swizzle_demo(BN=128, BK=32, col=0):
+    """(wavefronts, conflict degree) from sim/banks of one ldmatrix phase on B (8 k rows at one n chunk): unpadded,
+    padded by 16 B, and XOR-swizzled rows (kernels_numba.infra.tc.swizzle_params)."""
+    from sim import banks
+    from kernels_numba.infra import tc
+    sh, mask = tc.swizzle_params(BN // 8)
+    layouts = {"패딩 없음": (2 * BN, lambda r, c: c), "패딩 +16 B": (2 * (BN + 8), lambda r, c: c),
+               "스위즐": (2 * BN, lambda r, c: c ^ (((r >> sh) & mask) << 3))}
+    out = {}
+    for name, (row_bytes, col_of) in layouts.items():
+        rep = banks.analyze_request([(r, r * row_bytes + 2 * col_of(r, col), 16) for r in range(8)], "load")
+        out[name] = (rep.wavefronts, rep.conflict_degree)
+    return out
+
+
 def error_growth_plot(run=None):
     """Max relative error vs K on the GPU (recorded) for f32 / f16 accumulation, with the K*u lines of the bound."""
     from course import plots
@@ -235,7 +260,8 @@ def explore_rows():
     for r in explore_run()["explore"] + level6_run().get("explore", []):
         if "tflops" in r:
             rows.append({"BM×BN×BK": f"{r['BM']}×{r['BN']}×{r['BK']}", "워프": r["WARPS_M"] * r["WARPS_N"],
-                         "단계": r["STAGES"], "launch_bounds": r.get("MIN_BLOCKS") or "-", "레지스터": r["registers"],
+                         "단계": r["STAGES"], "launch_bounds": r.get("MIN_BLOCKS") or "-",
+                         "배치": "스위즐" if r.get("SWIZZLE") else "패딩", "레지스터": r["registers"],
                          "로컬 B": r["local_bytes"], "TFLOP/s": f"{r['tflops']:.0f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
     return rows
 

@@ -61,4 +61,8 @@ def test_check_kernel_and_helpers():
     p = lesson10.copy_pattern()
     assert (p["A 복사 수"], p["B 복사 수"], p["B 행당 16B 복사"]) == (32, 16, 1)
     assert any(r["커널"] == "mma_pipe4_lb2" and r["로컬 B"] > 0 for r in lesson10.resource_rows())
-    assert len(lesson10.explore_rows()) >= 8
+    assert len(lesson10.explore_rows()) >= 8 and {r["배치"] for r in lesson10.explore_rows()} == {"스위즐", "패딩"}
+    run = lesson10.level6_run()
+    best = lesson10.best_kernel(4096)
+    ours = [r for r in run["benchmark"] if r["n"] == 4096 and not r["kernel"].startswith("cuBLAS") and "tflops" in r]
+    assert best["tflops"] == round(max(r["tflops"] for r in ours), 1) and 0 < best["ratio"] < 1

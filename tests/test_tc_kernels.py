@@ -26,6 +26,8 @@ def _shapes(spec):
         return [(32, 16, 48), (16, 8, 16)]
     if spec.name in ("mma_warps", "mma_pipe"):      # edge blocks (not multiples of BM, BN, BK), several blocks
         return [(48, 40, 48), (144, 136, 32), (16, 8, 16)]
+    if spec.name == "mma_swizzle":                  # + K tiles that wrap around the 2 stages, partial last K tile
+        return [(48, 40, 48), (144, 136, 112), (16, 8, 16)]
     return [(48, 40, 48)]
 
 
@@ -120,7 +122,10 @@ def _sass_calls_are_loop_exits(sass):
     assert not re.search(r"\bRET\b", sass)
 
 
-@pytest.mark.parametrize("name,cc", [(n, (8, 0)) for n in NAMES if n != "mma_pipe4_lb2"] + [("mma_pipe", (9, 0))])
+BOUNDED = [n for n in NAMES if kn.get(n).module.__dict__.get("CONFIG", {}).get("MIN_BLOCKS")]
+
+
+@pytest.mark.parametrize("name,cc", [(n, (8, 0)) for n in NAMES if n not in BOUNDED] + [("mma_pipe", (9, 0))])
 def test_sass_tensor_core_no_call(name, cc):
     from kernels_numba.infra import offline
     r = offline.compile_kernel(name, cc)
@@ -137,6 +142,60 @@ def test_sass_tensor_core_no_call(name, cc):
     spec = kn.get(name)
     # the module's computed bytes; an sm_90 cubin also counts the 1 KB per block the system reserves on 9.0
     assert r["usage"]["shared_bytes"] == getattr(spec.module, "SMEM_BYTES", 768) + (1024 if cc >= (9, 0) else 0)
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_sass_launch_bounded(name):
+    """launch_bounds(THREADS, MIN_BLOCKS): registers fit MIN_BLOCKS blocks per SM; the K loop holds every mma of a
+    tile, ldmatrix, cp.async, one barrier, and no function call. The spill the cap causes is nearly all in the
+    epilogue (64 accumulators stored in 32 steps): at most a few local loads/stores in the K loop (notebook 10 says
+    so); the GPU run records the loaded kernel's local bytes."""
+    from kernels_numba.infra import offline, resources
+    cfg = kn.get(name).module.CONFIG
+    r = offline.compile_kernel(name, (9, 0))
+    assert r["usage"]["registers"] <= 65536 // (cfg["THREADS"] * cfg["MIN_BLOCKS"])
+    loop = [i.op for i in resources.main_loop(r["sass"])]
+    assert loop.count("HMMA.16816.F32") == cfg["MI"] * cfg["NI"] * cfg["BK"] // 16
+    assert loop.count("LDSM.16.M88.4") == cfg["MI"] * cfg["BK"] // 16 and "LDSM.16.MT88.4" in loop
+    assert "LDGSTS.E.BYPASS.128" in loop and loop.count("BAR.SYNC.DEFER_BLOCKING") == 1
+    local = [op for op in loop if op.startswith(("LDL", "STL"))]
+    assert len(local) <= 8, local
+    if name == "mma_pipe4_lb2":
+        assert not local
+    _sass_calls_are_loop_exits(r["sass"])
+    assert r["usage"]["shared_bytes"] == kn.get(name).module.SMEM_BYTES + 1024
+
+
+def _ldmatrix_phase_wavefronts(row_bytes, col_of, rows, col):
+    """(wavefronts, conflict degree) of one ldmatrix phase: 8 lanes give the 16-byte row addresses rows[0..7], col."""
+    from sim import banks
+    acc = [(lane, r * row_bytes + 2 * col_of(r, col), 16) for lane, r in enumerate(rows)]
+    rep = banks.analyze_request(acc, "load")
+    return rep.wavefronts, rep.conflict_degree
+
+
+@pytest.mark.parametrize("BK,BN", [(16, 128), (32, 128), (64, 64)])
+def test_swizzle_keeps_ldmatrix_conflict_free(BK, BN):
+    """Unpadded rows with the XOR swizzle: every ldmatrix phase of A (8 rows at one k chunk) and of B (8 k rows at one
+    n chunk) is one wavefront (sim/banks.py); without the swizzle the same unpadded rows conflict."""
+    def xor(cpr):
+        sh, mask = tc.swizzle_params(cpr)
+        return lambda r, c: c ^ (((r >> sh) & mask) << 3)
+    plain = lambda r, c: c                                   # noqa: E731
+    for row_elems, starts in ((BK, range(0, 128, 8)), (BN, range(0, BK, 8))):
+        for r0 in starts:
+            for col in range(0, row_elems, 8):
+                rows = range(r0, r0 + 8)
+                assert _ldmatrix_phase_wavefronts(2 * row_elems, xor(row_elems // 8), rows, col) == (1, 1)
+    assert _ldmatrix_phase_wavefronts(2 * BN, plain, range(8), 0)[1] > 1
+
+
+def test_swizzle_is_a_permutation_of_each_row():
+    """The swizzle moves 16-byte chunks only within their row: no two chunks of a row share a slot."""
+    for cpr in (2, 4, 8, 16):
+        sh, mask = tc.swizzle_params(cpr)
+        for r in range(64):
+            assert sorted(c ^ ((r >> sh) & mask) for c in range(cpr)) == list(range(cpr))
 
 
 def test_old_gpu_gets_a_clear_error(monkeypatch):

@@ -126,12 +126,25 @@ def smem_bytes(BM, BN, BK, STAGES, pad=8):
     return STAGES * (BM * (BK + pad) + BK * (BN + pad)) * 2
 
 
-def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=8, MIN_BLOCKS=None):
+def swizzle_params(cpr):
+    """(shift, mask) of the XOR swizzle for rows of `cpr` 16-byte chunks: chunk' = chunk ^ ((row >> shift) & mask).
+
+    8 consecutive rows read at one logical chunk (one ldmatrix phase) then land in 8 different 16-byte bank groups:
+    a row of cpr < 8 chunks shares its 128 bytes of banks with 8 // cpr - 1 other rows, so the XOR changes every
+    8 // cpr rows; a row of cpr >= 8 chunks starts at bank 0, so the XOR is row % 8."""
+    assert cpr >= 1 and cpr & (cpr - 1) == 0, "XOR stays inside the row only for a power-of-two chunk count"
+    shift = max(0, 3 - (cpr.bit_length() - 1))
+    return shift, min(cpr, 8) - 1
+
+
+def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=8, MIN_BLOCKS=None, SWIZZLE=False):
     """Kernel for a BM x BN block tile: WARPS_M x WARPS_N warps, each (BM/WARPS_M) x (BN/WARPS_N) of C as a grid of
     16x8 mma tiles; K in steps of BK through STAGES shared-memory buffers filled by cp.async (STAGES=1: load, wait,
     compute, no overlap). Rows of As/Bs are padded by PAD halves (16 B) so the 8 row addresses of one ldmatrix phase
-    fall in different banks, and stay 16-byte aligned for cp.async and ldmatrix. MIN_BLOCKS: on the GPU,
-    launch_bounds=(THREADS, MIN_BLOCKS) asks ptxas to fit that many blocks per SM (caps registers per thread)."""
+    fall in different banks, and stay 16-byte aligned for cp.async and ldmatrix; SWIZZLE: unpadded rows whose 16-byte
+    chunks are XOR-permuted by the row (swizzle_params) instead, the same effect without the padding.
+    MIN_BLOCKS: on the GPU, launch_bounds=(THREADS, MIN_BLOCKS) asks ptxas to fit that many blocks per SM (caps
+    registers per thread)."""
     WM, WN = BM // WARPS_M, BN // WARPS_N
     MI, NI = WM // 16, WN // 8                 # mma tiles per warp
     KSTEPS = BK // 16
@@ -140,7 +153,11 @@ def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=
     B_CHUNKS = BK * BN // 8
     A_PER, B_PER = A_CHUNKS // THREADS, B_CHUNKS // THREADS
     A_CPR, B_CPR = BK // 8, BN // 8            # chunks per row
+    if SWIZZLE:                                # unpadded rows, 16-byte chunks XOR-permuted within a row instead
+        PAD = 0
     BKP, BNP = BK + PAD, BN + PAD
+    A_SH, A_MASK = swizzle_params(A_CPR)
+    B_SH, B_MASK = swizzle_params(B_CPR)
     assert A_PER * THREADS == A_CHUNKS and B_PER * THREADS == B_CHUNKS and NI % 2 == 0 and STAGES >= 1
     WAIT = WAIT_GROUP[max(STAGES - 2, 0)]
     F16ACC = acc == "f16"
@@ -150,6 +167,20 @@ def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=
     EPI_T = tuple(range(MI * NI * 2))
 
     @cuda.jit(device=True, inline=True)
+    def a_col(r, c):
+        """Stored column of As[r, c] (c a multiple of 8): c itself, or its chunk XOR-swizzled by the row."""
+        if SWIZZLE:
+            return c ^ (((r >> A_SH) & A_MASK) << 3)
+        return c
+
+    @cuda.jit(device=True, inline=True)
+    def b_col(r, c):
+        """Stored column of Bs[r, c] (c a multiple of 8)."""
+        if SWIZZLE:
+            return c ^ (((r >> B_SH) & B_MASK) << 3)
+        return c
+
+    @cuda.jit(device=True, inline=True)
     def load_tile(A, B, As, Bs, s, kt, bm, bn, tid, M, N, K):
         """Stage s <- A[bm:+BM, kt*BK:+BK] and B[kt*BK:+BK, bn:+BN] as 16-byte cp.async; zeros outside."""
         k0 = kt * BK
@@ -157,26 +188,28 @@ def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=
             ch = tid + i * THREADS
             r, c = ch // A_CPR, (ch % A_CPR) * 8
             if bm + r < M and k0 + c < K:
-                cp_async_16(As, s, r, c, A, bm + r, k0 + c)
+                cp_async_16(As, s, r, a_col(r, c), A, bm + r, k0 + c)
             else:
-                zero_16(As, s, r, c)
+                zero_16(As, s, r, a_col(r, c))
         for i in range(B_PER):
             ch = tid + i * THREADS
             r, c = ch // B_CPR, (ch % B_CPR) * 8
             if k0 + r < K and bn + c < N:
-                cp_async_16(Bs, s, r, c, B, k0 + r, bn + c)
+                cp_async_16(Bs, s, r, b_col(r, c), B, k0 + r, bn + c)
             else:
-                zero_16(Bs, s, r, c)
+                zero_16(Bs, s, r, b_col(r, c))
 
     @cuda.jit(device=True, inline=True)
     def compute(As, Bs, s, acc, aF, bF, wm, wn, lane):
         for kk in range(KSTEPS):
             for mi in range(MI):
+                # the swizzle repeats every 8 rows and wm + mi * 16 is a multiple of 8: the lane's row within the
+                # 16 picks it, so the column does not depend on mi (fewer distinct addresses live across the loop)
                 aF[mi, 0], aF[mi, 1], aF[mi, 2], aF[mi, 3] = ldsm_a(As, s, wm + mi * 16 + lane % 16,
-                                                                    kk * 16 + 8 * (lane // 16))
+                                                                    a_col(lane % 16, kk * 16 + 8 * (lane // 16)))
             for nj in range(NI // 2):
                 bF[2 * nj, 0], bF[2 * nj, 1], bF[2 * nj + 1, 0], bF[2 * nj + 1, 1] = ldsm_b(
-                    Bs, s, kk * 16 + lane % 16, wn + nj * 16 + 8 * (lane // 16))
+                    Bs, s, kk * 16 + lane % 16, b_col(lane % 16, wn + nj * 16 + 8 * (lane // 16)))
             for mi in range(MI):
                 for ni in range(NI):
                     if F16ACC:
@@ -260,14 +293,15 @@ def build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", PAD=
                 C[r, c + 1] = v1
 
     kernel.config = dict(BM=BM, BN=BN, BK=BK, WARPS_M=WARPS_M, WARPS_N=WARPS_N, STAGES=STAGES, acc=acc, out=out,
-                         MIN_BLOCKS=MIN_BLOCKS,
+                         MIN_BLOCKS=MIN_BLOCKS, SWIZZLE=SWIZZLE,
                          THREADS=THREADS, MI=MI, NI=NI, SMEM_BYTES=smem_bytes(BM, BN, BK, STAGES, PAD))
     return kernel
 
 
-def tiled_module(ns, name, description, BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", MIN_BLOCKS=None):
+def tiled_module(ns, name, description, BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc="f32", out="f32", MIN_BLOCKS=None,
+                 SWIZZLE=False):
     """Fill a level-6 kernel module's namespace (NAME, LEVEL, kernel, launch, ...) for one build_tiled configuration."""
-    k = build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc, out, MIN_BLOCKS=MIN_BLOCKS)
+    k = build_tiled(BM, BN, BK, WARPS_M, WARPS_N, STAGES, acc, out, MIN_BLOCKS=MIN_BLOCKS, SWIZZLE=SWIZZLE)
     c_dtype = np.float32 if out == "f32" else np.float16
     ns.update(NAME=name, LEVEL=6, MIN_CC=(8, 0), DTYPE=np.float16, DESCRIPTION=description, SIG=sig(c_dtype),
               kernel=k, CONFIG=k.config, SMEM_BYTES=k.config["SMEM_BYTES"], C_DTYPE=c_dtype,
