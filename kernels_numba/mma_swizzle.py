@@ -11,3 +11,6 @@ from .infra.tc import tiled_module
 
 tiled_module(globals(), "mma_swizzle", "BK=32·2단 + XOR 스위즐(swizzle) 공유 메모리 + launch_bounds(256, 2)",
              BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=2, MIN_BLOCKS=2, SWIZZLE=True)
+
+# on purpose: launch_bounds(256, 2) caps registers at 128; the epilogue's 64 accumulators spill ~520 B (test_compile checks)
+SPILLS = "launch_bounds(256, 2) caps registers at 128; the 64 accumulators of the epilogue spill about 520 B per thread"
