@@ -217,7 +217,14 @@ def check_kernel(name, M, N, K, alpha=1.0, beta=0.0, seed=0):
 
 
 def divergence_message(which="kernel"):
-    """The simulator's error for the split-warp demo (kernels_numba/demos/mma_divergent.py), first two lines."""
+    """The simulator's error for the split-warp demo (kernels_numba/demos/mma_divergent.py), first two lines.
+
+    On a GPU the demo is not launched: a split warp at mma.sync is undefined behaviour there (it may hang).
+    """
+    from kernels_numba.infra import device
+    if not device.SIMULATOR:
+        return ("GPU 모드: 워프가 갈라진 mma.sync 는 하드웨어에서 정의되지 않은 동작(멈출 수 있음)이라 실행하지 않습니다. "
+                "시뮬레이터(SGEMM_DEVICE=sim)에서 이 셀이 워프 0 의 오류를 보여 줍니다.")
     from kernels_numba.demos import mma_divergent as d
     from kernels_numba.infra import _warp
     A = np.zeros((16, 16), np.float16)

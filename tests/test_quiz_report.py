@@ -152,7 +152,7 @@ def test_unreadable_file_is_skipped(classdir, tmp_path):
         if not shutil.which("setpriv"):
             pytest.skip("root without setpriv (util-linux): cannot make a file unreadable for the test")
         cmd = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--inh-caps=-all", "--"] + cmd
-    env = dict(os.environ, PYTHONPATH=str(ROOT), SGEMM_DEVICE="sim", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), SGEMM_DEVICE="sim", PYTHONDONTWRITEBYTECODE="1")
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert "secret.json" in r.stderr and "PermissionError" in r.stderr

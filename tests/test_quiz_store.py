@@ -186,7 +186,7 @@ WRITER = textwrap.dedent("""
 
 
 def _writer(pfile, who, n):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), SGEMM_DEVICE="sim", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), SGEMM_DEVICE="sim", PYTHONDONTWRITEBYTECODE="1")
     return subprocess.Popen([sys.executable, "-c", WRITER, str(pfile), who, str(n)], env=env,
                             stdout=subprocess.PIPE, text=True)
 

@@ -78,7 +78,8 @@ def test_subprocesses_of_the_upstream_suite_get_the_patch_too():
     import sys
     from pathlib import Path
     here = Path(__file__).resolve().parent / "upstream" / "subprocess_patch"
-    env = dict(os.environ, SGEMM_DEVICE="sim", SGEMM_UPSTREAM_PATCH="1", PYTHONPATH=str(here))
+    path = [str(here), str(ROOT), os.environ.get("PYTHONPATH")]      # the GPU machine finds packages through PYTHONPATH
+    env = dict(os.environ, SGEMM_DEVICE="sim", SGEMM_UPSTREAM_PATCH="1", PYTHONPATH=os.pathsep.join(filter(None, path)))
     code = "from numba.cuda.simulator import kernel; print(getattr(kernel, '_sgemm_course_patched', False))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd="/")
     assert out.stdout.strip() == "True", out.stderr[-2000:]
