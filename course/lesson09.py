@@ -109,6 +109,52 @@ def compute_read_wavefronts():
     return out
 
 
+def wide_a_wavefronts(swizzle=True):
+    """Wavefronts per warp of async_wide's A loads (LDS.64, 8 per 2 k) over one K tile, both wide-access rules.
+
+    A thread reads rows ty + 16 m at column k ^ 8 where bit 1 of the row is set (swizzle), else k; a warp holds
+    4 consecutive ty. Returns {"requests": n, "phases": wavefronts, "words": wavefronts} (see sim.banks.count_wavefronts).
+    """
+    from kernels_numba import async_wide as W
+    from sim import banks
+    A = banks.Layout((W.BM, W.BK))
+    col = lambda row, k: k ^ (8 if swizzle and row & 2 else 0)             # noqa: E731  (the kernel's swz)
+    out = {"requests": 0}
+    for rule in ("phases", "words"):
+        total = 0
+        for m in range(W.TM):
+            for k in range(0, W.BK, W.KV):
+                reps = banks.analyze(A, lambda x, y, z, m=m, k=k: (y + W.ROW_STEP * m, col(y + W.ROW_STEP * m, k)),
+                                     W.BLOCK, width=8, wide_rule=rule)
+                total += max(r.wavefronts for r in reps)
+        out[rule] = total
+    out["requests"] = W.TM * W.BK // W.KV
+    return out
+
+
+def explore_wide(run="gpu_h200_level5"):
+    """{label: {n: % of cuBLAS}} of the recorded async_wide ablation (benchmarks/explore_wide.py), and its registers."""
+    import course
+    ew = course.recorded(run)["explore_wide"]
+    table = {}
+    for row in ew["rows"]:
+        for name, pct in row["percent"].items():
+            table.setdefault(name, {})[row["n"]] = pct
+    return table, ew["registers"]
+
+
+def first_use_stalls(run="gpu_h200_level5"):
+    """Shares (%) of async_wide-without-prefetch FFMAs, and of their dispatch / short-scoreboard stall samples, that
+    fall on an FFMA reading a value an LDS just loaded (its first reader), from the recorded ncu source view."""
+    import course
+    r = course.recorded(run)["ncu_source_no_prefetch"]
+    pct = lambda a, b: 100.0 * r[a] / r[b]                                 # noqa: E731
+    return {"ffma": pct("ffma_first_use", "ffma"),
+            "dispatch": pct("dispatch_samples_ffma_first_use", "dispatch_samples_ffma"),
+            "short_scoreboard": pct("short_scoreboard_samples_ffma_first_use", "short_scoreboard_samples_ffma"),
+            "top10_first_use": sum(t["first_use"] for t in r["top10_by_dispatch"])}
+
+
 # ------------------------------------------------------------------------------------ runs and SASS
 
 def check(name, M, N, K, seed=0):

@@ -59,9 +59,10 @@ def test_check_and_demos():
 def test_recorded_and_plot():
     rec, ratios, cublas = L.recorded_ratios()
     assert rec["gpu"] == "NVIDIA H200" and set(cublas) == {1024, 2048, 4096}
-    assert max(ratios, key=lambda n: ratios[n][4096]) == "async_bk16"
+    assert max(ratios, key=lambda n: ratios[n][4096]) == "async_wide"
     best, pct, at = L.best_at(4096)
-    assert best == "async_bk16" and pct == ratios["async_bk16"][4096] and "db_overlap" in at and "db_overlap" != best
+    assert best == "async_wide" and pct == ratios["async_wide"][4096] and "db_overlap" in at and "db_overlap" != best
+    assert pct >= 85 and at["async_bk16"] < pct
     assert all(all(r["ok"] for r in rows) for rows in rec["correctness"].values())
     fig = L.plot_sweep()
     assert "레벨 5" in fig.axes[0].get_title() and "cuBLAS" in fig.axes[0].get_ylabel()
@@ -78,10 +79,34 @@ def test_sass_main_loop():
 def test_recorded_stalls_and_explore():
     st = L.recorded_stalls()
     rec = L.recorded_ratios()[0]
-    assert set(st) == {"async_vec", "async_bk16"}
+    assert set(st) == {"async_vec", "async_bk16", "async_wide"}
     for name, top in st.items():
         vals = [v for _, v in top]
         assert len(top) == 4 and vals == sorted(vals, reverse=True) and "selected" not in dict(top)
         assert rec["ncu_stalls"]["kernels"][name]["cycles_per_issue"]["long_scoreboard"] < 0.1
     assert rec["explore_bk16"]["table"][0].startswith("size") and len(rec["explore_bk16"]["table"]) == 4
     assert rec["loaded"]["async_bk16"]["shared_bytes"] == 48 * 1024 and rec["loaded"]["async_bk16"]["blocks_per_sm"] == 2
+
+
+def test_wide_swizzle_bank_model():
+    """A rows of 64 B: rows r and r+2 share banks. Per warp and K tile, 64 LDS.64 requests; the whole-warp rule
+    counts 2 wavefronts each without the swizzle and 1 with it; the half-warp rule counts 2 either way."""
+    plain, sw = L.wide_a_wavefronts(False), L.wide_a_wavefronts(True)
+    assert plain == {"requests": 64, "phases": 128, "words": 128}
+    assert sw == {"requests": 64, "phases": 128, "words": 64}
+
+
+def test_wide_recorded_ablation_and_first_use():
+    table, regs = L.explore_wide()
+    assert set(table) == {"async_bk16", "async_wide", "wide, no prefetch", "wide, no prefetch, no swizzle",
+                          "wide, NUM_STAGES 2"}
+    assert all(regs[k] <= 255 for k in regs) and regs["async_bk16"] <= 128
+    for n in (2048, 4096):                  # what notebook 09 says: prefetch is the big step, swizzle a small one
+        assert table["async_wide"][n] > table["wide, no prefetch"][n] > table["wide, no prefetch, no swizzle"][n]
+        assert table["async_wide"][n] > table["async_bk16"][n]
+    rec = L.recorded_ratios()[0]
+    assert all(rec["explore_wide"]["correct"].values())
+    fu = L.first_use_stalls()
+    assert fu["ffma"] < 25 and fu["short_scoreboard"] > 90 and fu["dispatch"] > fu["ffma"] and fu["top10_first_use"] >= 8
+    w = rec["loaded"]["async_wide"]
+    assert w["threads"] == 128 and w["blocks_per_sm"] == 2 and w["local_bytes"] == 0 and w["shared_bytes"] == 48 * 1024

@@ -33,11 +33,11 @@ def _close(C, ref, K):
 
 
 def test_registered_level5():
-    assert LEVEL5 == ["async_copy", "async_vec_s2", "async_vec", "async_vec_s4", "async_bk16"]
+    assert LEVEL5 == ["async_copy", "async_vec_s2", "async_vec", "async_vec_s4", "async_bk16", "async_wide"]
     for s in kn.by_level(5):
         assert s.min_cc == (8, 0)
-    assert [kn.get(n).module.NUM_STAGES for n in LEVEL5] == [3, 2, 3, 4, 3]
-    assert [kn.get(n).module.BK for n in LEVEL5] == [8, 8, 8, 8, 16]
+    assert [kn.get(n).module.NUM_STAGES for n in LEVEL5] == [3, 2, 3, 4, 3, 3]
+    assert [kn.get(n).module.BK for n in LEVEL5] == [8, 8, 8, 8, 16, 16]
 
 
 @needs_cp_async
@@ -51,6 +51,33 @@ def test_bk16_stages_fit_static_shared():
     """3 stages of BK = 16 are exactly 48 KiB, the static limit; a 4th does not build, 2 stages do."""
     from kernels_numba import async_bk16
     m = async_bk16
+    assert m.NUM_STAGES * (m.BM * m.BK + m.BK * m.BN) * 4 == 48 * 1024
+    with pytest.raises(ValueError):
+        m.make_kernel(4)
+
+
+@needs_cp_async
+@pytest.mark.parametrize("K", [16, 32, 48, 64, 80, 17])   # async_wide, BK = 16: 1 .. 5 K tiles, a ragged last tile
+def test_wide_tile_counts(K):
+    C, ref = _run(kn.get("async_wide").launch, 12, 16, K)
+    assert _close(C, ref, K)
+
+
+@needs_cp_async
+@pytest.mark.parametrize("options", [{"prefetch": False}, {"prefetch": False, "swizzle": False}, {"NUM_STAGES": 2}],
+                         ids=["no_prefetch", "no_prefetch_no_swizzle", "stages2"])
+def test_wide_variants(options):
+    """The variants notebook 09 measures (one step undone each) compute the same product, ragged edges included."""
+    from kernels_numba import async_wide
+    launch = async_wide.make_kernel(**options)[1]
+    C, ref = _run(launch, 133, 70, 37)
+    assert _close(C, ref, 37)
+
+
+def test_wide_shape_and_limits():
+    """8x16 per thread: 128 threads cover the 128x128 tile; 3 stages are the 48 KiB static maximum, 4 are refused."""
+    from kernels_numba import async_wide as m
+    assert m.THREADS * m.TM * m.TN == m.BM * m.BN and m.THREADS == 128
     assert m.NUM_STAGES * (m.BM * m.BK + m.BK * m.BN) * 4 == 48 * 1024
     with pytest.raises(ValueError):
         m.make_kernel(4)
@@ -132,4 +159,6 @@ def test_sass_ldgsts_no_call(name, cc):
     for n, i in enumerate(body):
         if i.base == "CALL":
             assert "REL.NOINC" in i.text() and body[n + 1].base == "BRA" and n + 2 == len(body), i.text()
-    assert r["usage"]["local_bytes"] == 0 and r["usage"]["registers"] <= 128
+    # two blocks per SM: 256 threads x 128 registers, or async_wide's 128 threads x 255 (launch_bounds caps both)
+    threads = kn.get(name).module.BLOCK[0] * kn.get(name).module.BLOCK[1]
+    assert r["usage"]["local_bytes"] == 0 and 2 * threads * r["usage"]["registers"] <= 65536

@@ -253,7 +253,7 @@ print("PASS" if all(r["ok"] for r in results) else "FAIL")
 # 예상 출력: 세 모양 모두 NaN 0, 최대 오차 1e-06 정도, 맞음, 그리고 PASS
 """)
 md(r"""
-테스트(`tests/test_level5.py`)는 레벨 5 의 다섯 커널을 K 타일 1~5 개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/recorded/sanitize_level5_*.log`; 9.1 절의 `async_bk16` 은 나중에 추가되어 따로 잰 기록 `course/recorded/sanitize_level5_bk16_*.log`).
+테스트(`tests/test_level5.py`)는 레벨 5 의 여섯 커널을 K 타일 1~5 개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/recorded/sanitize_level5_*.log`; 9.1 절의 `async_bk16` 과 9.2 절의 `async_wide` 는 나중에 추가되어 따로 잰 기록 `course/recorded/sanitize_level5_bk16_*.log`, `sanitize_level5_wide_*.log`).
 
 ## 8. SASS 확인
 
@@ -282,7 +282,7 @@ for S in (3, 4):
     print(f"BK=16, NUM_STAGES={S}: {n:,} B ->", "통과" if ok else msg)
 """)
 md(r"""
-48 KB(0xc000)를 넘는 정적 공유 메모리는 오류입니다. 넘기려면 동적 공유 메모리로 선언하고, 실행 전에 드라이버 API 로 커널의 "최대 동적 공유 메모리" 속성을 올려야 합니다 (numba-cuda 에는 그 API 가 없습니다). BK = 8 변형은 16~32 KiB 이고, 9.1 절의 `async_bk16` (BK = 16, 3 단)은 정확히 48 KiB = 0xc000 으로 정적 선언의 최대입니다. 4 단은 동적 공유 메모리가 있어야 합니다.
+48 KB(0xc000)를 넘는 정적 공유 메모리는 오류입니다. 넘기려면 동적 공유 메모리로 선언하고, 실행 전에 드라이버 API 로 커널의 "최대 동적 공유 메모리" 속성을 올려야 합니다 (numba-cuda 에는 그 API 가 없습니다). BK = 8 변형은 16~32 KiB 이고, 9.1 절의 `async_bk16` 과 9.2 절의 `async_wide` (BK = 16, 3 단)는 정확히 48 KiB = 0xc000 으로 정적 선언의 최대입니다. 4 단은 동적 공유 메모리가 있어야 하지만, 9.2 절의 측정에서 2 단과 3 단이 같은 속도였으므로 4 단을 만들 이유가 없었습니다.
 
 ## 9. GPU 측정: 변형과 NUM_STAGES
 
@@ -308,8 +308,8 @@ print("목표 85%:", "도달" if pct >= 85 else f"미도달 ({85 - pct:.1f}%p �
 md(r"""
 * 4 바이트 복사(`async_copy`)가 가장 느립니다. 패딩 배치의 스칼라 읽기와 복사 명령 8 개, 타일당 배리어 2 개 때문입니다 (8 절의 SASS 로 확인할 수 있습니다).
 * 16 바이트 + 정렬 배치 + 배리어 하나(`async_vec`)는 같은 실행의 `db_overlap` 과 1%p 안팎으로 비슷합니다.
-* NUM_STAGES 를 2 → 3 → 4 로 바꿔도 1%p 안팎씩만 달라집니다. 세 변형 모두 SM 당 2 블록(레지스터가 제한)이라 점유율은 같습니다. 단을 늘려도 나아지지 않는 이유는 9.2 절의 스톨 측정이 보여 줍니다.
-* 가장 큰 차이는 단의 수가 아니라 **K 타일의 깊이**(BK)에서 나왔습니다: 다음 절의 `async_bk16` 입니다.
+* NUM_STAGES 를 2 → 3 → 4 로 바꿔도 1%p 안팎씩만 달라집니다. 세 변형 모두 SM 당 2 블록(레지스터가 제한)이라 점유율은 같습니다. 단을 늘려도 나아지지 않는 이유는 9.3 절의 스톨 측정이 보여 줍니다.
+* 큰 차이는 단의 수가 아니라 **K 타일의 깊이**(BK, 9.1 절의 `async_bk16`)와 **스레드당 타일의 크기**(9.2 절의 `async_wide`)에서 나왔습니다.
 
 ### 9.1 BK = 16: `async_bk16`
 
@@ -327,9 +327,72 @@ md(r"""
 
 아래 표는 같은 장치 세션에서 기록 직전에 잰 탐색(`benchmarks/explore_bk16.py`)입니다. 2048³ 와 4096³ 에서 BK = 16 의 2 단(`s2`)은 3 단보다 느렸고, `launch_bounds=(256, 1)` 로 레지스터 상한을 풀면(SM 당 1 블록) 역시 느렸습니다 (1024³ 는 블록 64 개뿐이라 SM 132 개를 다 채우지 못해 순위가 다릅니다): 48 KiB 로 3 단을 채우고 128 레지스터로 SM 당 2 블록을 지킨 것이 이 실행의 최선입니다.
 
-### 9.2 왜 100% 가 아닌가 — 스톨 측정
+### 9.2 스레드당 8×16: `async_wide`
 
-흔히 "cp.async + 트리플 버퍼링이면 cuBLAS 의 85~95%"라고 하지만, 위 출력처럼 이 과정의 최고는 목표 85% 에 닿지 못했습니다. 흔히 드는 이유 중 "cuBLAS 는 FP32 에서도 TF32 텐서 코어를 쓴다"는 이 측정에는 해당하지 않습니다: TF32 를 끈 cuBLAS 와 비교했습니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
+`async_bk16` 의 스레드는 k 하나마다 공유 메모리 값 16 개(A 8, B 8)를 읽어 FFMA 64 개를 합니다. `kernels_numba/async_wide.py` 는 같은 128×128×16 블록 타일을 스레드 **128 개**가 나눠, 스레드마다 8×16 = 128 개의 누산기를 둡니다. 그러면 k 하나에 값 24 개(A 8, B 16)로 FFMA 128 개를 하므로, 공유 메모리 로드 명령(LDS) 하나가 먹이는 FFMA 가 늘어납니다. 대가는 레지스터입니다: 누산기만 128 개라 `launch_bounds=(128, 2)` 로 스레드당 최대 255 개를 허용하고, SM 에는 2 블록 × 4 워프 = 8 워프(스케줄러당 2 워프)만 남습니다. 아래는 H200 에 올린 두 커널의 값입니다.
+""")
+code(r"""
+for name in ("async_bk16", "async_wide"):
+    r = rec["loaded"][name]
+    loop = {k: r["main_loop"].get(k, 0) for k in ("FFMA", "LDS", "BAR")}
+    print(f"{name:10s} 스레드 {r['threads']}  레지스터 {r['registers']}  공유 {r['shared_bytes']:,} B  "
+          f"SM당 블록 {r['blocks_per_sm']}  루프 {loop}  FFMA/LDS {loop['FFMA'] / loop['LDS']:.1f}")
+""")
+md(r"""
+(정적 SASS 의 LDS 수에는 경계 경로의 복사가 아니라 마이크로커널의 읽기만 들어 있지만, 펼쳐진 루프 한 바퀴의 값이라 실행 비율과 같습니다.)
+
+워프가 줄면 한 워프 안에서 지연을 숨겨야 합니다. `async_wide` 는 두 가지를 더 합니다.
+
+* **레지스터 이중 버퍼(prefetch)**: k 의 FFMA 128 개를 시작하기 **전에** k+1 이 쓸 A·B 값을 다른 레지스터 버퍼로 읽어 둡니다 (`_k_step`). 왜 필요한지는 아래 셀이 보여 줍니다.
+* **A 행의 swizzle**: A 타일의 행은 BK × 4 = 64 B 라서 행 r 과 r+2 가 같은 뱅크에서 시작합니다. 워프는 이웃한 4 행을 읽으므로, 비트 1 이 켜진 행은 32 B 반쪽 둘을 맞바꿔(`k ^ 8`) 저장하고 읽습니다. 16 B 단위로 바꾸므로 cp.async 의 정렬은 그대로입니다.
+
+아래 셀은 prefetch 를 끈 변형을 Nsight Compute 의 소스 보기(SASS 명령마다 스톨 표본)로 잰 기록입니다. LDS 가 방금 채운 레지스터를 처음 읽는 FFMA 가 전체 FFMA 중 몇 % 이고, 스톨 표본 중 몇 % 를 차지하는지 셉니다.
+""")
+code(r"""
+fu = L.first_use_stalls()
+print(f"처음 읽는 FFMA: FFMA 의 {fu['ffma']:.0f}%")
+print(f"그 FFMA 에 걸린 스톨: short scoreboard 의 {fu['short_scoreboard']:.0f}%, dispatch 의 {fu['dispatch']:.0f}%")
+print(f"dispatch 스톨이 가장 큰 FFMA 10 개 중 처음 읽는 것: {fu['top10_first_use']}")
+""")
+md(r"""
+로드를 기다리는 스톨(short scoreboard)은 거의 전부, 막 읽은 값을 처음 쓰는 FFMA 에 있습니다. 그래서 로드를 FFMA 128 개 앞으로 당겼습니다.
+
+아래 셀은 뱅크 모델(`sim.banks`)로 A 읽기의 웨이브프론트(wavefront)를 셉니다. 8 B 접근을 반 워프씩 처리한다는 규칙("phases")과 워프 전체를 한 번에 본다는 규칙("words")은 문서로 정해지지 않아 둘 다 보입니다.
+""")
+code(r"""
+for sw in (False, True):
+    w = L.wide_a_wavefronts(swizzle=sw)
+    print(f"swizzle {str(sw):5s}: 요청 {w['requests']}  웨이브프론트 phases {w['phases']}  words {w['words']}")
+""")
+md(r"""
+"phases" 규칙이면 swizzle 은 아무것도 바꾸지 않고, "words" 규칙이면 A 읽기의 웨이브프론트를 절반으로 줄입니다. 어느 쪽인지는 시간으로 잽니다. 아래 표는 같은 장치 세션에서 한 단계씩 끈 변형을 잰 값입니다 (`benchmarks/explore_wide.py`, cuBLAS 는 앞뒤로 두 번 재어 빠른 쪽).
+""")
+code(r"""
+table, regs = L.explore_wide()
+for name, row in table.items():
+    cells = "  ".join(f"{n}³ {v:5.1f}%" for n, v in sorted(row.items()))
+    print(f"{name:30s} {cells}   레지스터 {regs[name]}")
+""")
+md(r"""
+* 스레드당 타일을 키우기만 한 변형(prefetch 도 swizzle 도 없음)은 `async_bk16` 과 거의 같습니다: LDS 가 줄어든 만큼 워프 수가 줄어 지연이 드러났습니다.
+* swizzle 은 작지만 일정한 이득을 냈고, 가장 큰 이득은 레지스터 이중 버퍼에서 나왔습니다.
+* NUM_STAGES 2 와 3 은 차이가 없습니다. 등록된 `async_wide` 는 3 단입니다.
+* 9 절 그래프의 1024³ 에서는 `async_wide` 가 `async_bk16` 보다 느립니다: 128×128 타일이 (1024/128)² = 64 개뿐이라 SM 132 개를 다 채우지 못하고, 블록마다 워프가 절반(4 개)이라 일하는 워프가 더 적습니다. 큰 행렬에 맞춘 선택입니다.
+* 위의 9 절 그래프와 최고 커널 출력은 탐색 뒤의 기록 실행이라 수치가 조금 다릅니다. 같은 커널이 실행마다 1%p 안팎 움직인다는 뜻입니다.
+
+시뮬레이터에서도 같은 커널을 타일 배수가 아닌 모양으로 돌려 확인합니다 (C 는 NaN 으로 시작).
+""")
+code(r"""
+r = L.check("async_wide", 133, 70, 37)
+print(r["shape"], "최대 오차", f"{r['max_err']:.1e}", "NaN", r["nan"])
+assert r["ok"] and r["nan"] == 0
+print("PASS")
+# 예상 출력: (133, 70, 37) 최대 오차 1e-06 안팎 NaN 0, 마지막 줄 PASS
+""")
+md(r"""
+### 9.3 왜 100% 가 아닌가 — 스톨 측정
+
+흔히 "cp.async + 트리플 버퍼링이면 cuBLAS 의 85~95%"라고 하지만, 트리플 버퍼링만으로는 그렇게 되지 않았습니다: BK = 8 의 세 변형은 단의 수와 관계없이 `db_overlap` 근처였고, 85% 를 넘긴 것은 스레드당 타일과 레지스터 버퍼까지 바꾼 `async_wide` 뿐입니다. 흔히 드는 이유 중 "cuBLAS 는 FP32 에서도 TF32 텐서 코어를 쓴다"는 이 측정에는 해당하지 않습니다: TF32 를 끈 cuBLAS 와 비교했습니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
 """)
 code(r"""
 for name, top in L.recorded_stalls().items():
@@ -337,7 +400,9 @@ for name, top in L.recorded_stalls().items():
     print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top), f"| long_scoreboard {lsb:.2f}")
 """)
 md(r"""
-전역 메모리를 기다리는 `long_scoreboard` 는 두 커널 모두 거의 0 입니다: cp.async 파이프라인이 로드 지연을 다 숨겼고, 단을 늘려도 얻을 것이 없다는 9 절의 결과와 맞습니다. 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 스케줄러가 거의 매 사이클 무언가를 발행하고 있다는 신호입니다. 곧 이 커널은 **명령 발행이 한계**입니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행된 명령이 실행 유닛으로 넘어가지 못한 사이클)이 그 다음입니다. BK = 16 에서는 FFMA 하나당 배리어·`DEPBAR`·루프 명령이 절반이고, 위 출력에서 `barrier` 스톨도 줄었습니다 (LDS 는 FFMA 에 비례해 그대로입니다). 더 가려면 스레드당 타일을 키워(예: 8×16) LDS 하나가 먹이는 FFMA 를 늘려야 하는데, 그러면 누산기만 128 개라 128 레지스터 상한(SM 당 2 블록)을 지킬 수 없습니다 — 이 과정에서 그 변형은 만들어 재지 않았으므로 추정입니다.
+전역 메모리를 기다리는 `long_scoreboard` 는 세 커널 모두 거의 0 입니다: cp.async 파이프라인이 로드 지연을 다 숨겼고, 단을 늘려도 얻을 것이 없다는 9 절의 결과와 맞습니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 스케줄러가 거의 매 사이클 무언가를 발행하고 있다는 신호입니다. 곧 두 커널은 **명령 발행이 한계**입니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행된 명령이 실행 유닛으로 넘어가지 못한 사이클)이 그 다음입니다.
+
+`async_wide` 에서는 스케줄러당 워프가 2 개뿐이라 `not_selected` 가 작아졌고(고를 워프가 적음), LDS 가 줄고 값을 미리 읽어 두어 `dispatch_stall` 도 줄었습니다. 남은 차이는 이 과정이 고를 수 없는 곳에 있다고 해석합니다: 레지스터 배정과 명령 순서는 `ptxas` 가 정하고, cuBLAS 의 SGEMM 커널은 그 단계까지 조율되어 있습니다 (해석).
 
 ## 10. 왜 이렇게 동작하는가 — 네 가지 질문
 
@@ -353,7 +418,7 @@ md(r"""
 
 <details><summary>질문 3. 트리플 버퍼링이 더블 버퍼링보다 지연을 더 잘 숨기는 이유는?</summary>
 
-동시에 날아가는 타일 로드가 S-1 개라서, 로드 지연이 계산 시간의 S-1 배까지 숨겨집니다. 9 절의 측정에서는 단을 늘린 효과가 1%p 안팎으로 작았고, 9.2 절의 스톨 측정에서 전역 메모리를 기다리는 스톨은 거의 0 이었습니다. SM 당 워프가 16 개(블록 2 × 8 워프)라 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
+동시에 날아가는 타일 로드가 S-1 개라서, 로드 지연이 계산 시간의 S-1 배까지 숨겨집니다. 9 절의 측정에서는 단을 늘린 효과가 1%p 안팎으로 작았고, 9.3 절의 스톨 측정에서 전역 메모리를 기다리는 스톨은 거의 0 이었습니다. SM 당 워프가 16 개(블록 2 × 8 워프)라 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
 </details>
 
 <details><summary>질문 4. LDGSTS 가 LDG + STS 보다 나은 하드웨어 이유는?</summary>
@@ -388,7 +453,7 @@ md(r"""
 * 명령 세 가지: `cp.async.{ca,cg}.shared.global` (`.cg` 는 16 B 만: `ptxas` 확인), `cp.async.commit_group` (빈 그룹도 셈), `cp.async.wait_group N` (즉시값, **내** 그룹만).
 * 파이프라인의 올바른 셈: **매 반복 commit** (타일이 없으면 빈 그룹) + `wait_group` + 배리어. 로드할 때만 commit 하면 마지막 S-1 타일이 보장 없이 읽힙니다.
 * 16 B 복사는 정렬이 필요합니다: 패딩 배치는 4 행 중 3 행이 어긋납니다. 정렬 배치의 대가는 A 읽기의 2-way 충돌뿐이었습니다.
-* 측정(H200, TF32 끈 cuBLAS 대비, 9 절의 출력): 가장 빠른 레벨 5 커널은 BK = 16 의 `async_bk16` 이고, NUM_STAGES 의 효과는 작았으며, 목표 85% 에는 닿지 못했습니다. 스톨 측정으로 보면 한계는 메모리 지연이 아니라 명령 발행입니다.
+* 측정(H200, TF32 끈 cuBLAS 대비, 9 절의 출력): NUM_STAGES 의 효과는 작았습니다. BK = 16(`async_bk16`)이 BK = 8 보다 빨랐고, 목표 85% 는 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 swizzle 을 더한 `async_wide` 만 넘었습니다. 스톨 측정으로 보면 한계는 메모리 지연이 아니라 명령 발행입니다.
 
 ## 14. 최종 체크포인트 퀴즈
 
