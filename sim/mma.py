@@ -89,6 +89,24 @@ def ldmatrix_address_lanes(num):
     return [(lane // 8, lane % 8) if lane < 8 * num else None for lane in range(WARP)]
 
 
+def ldmatrix_address_lane(num, j, row):
+    """The lane whose address ldmatrix.x{num} uses for row `row` of 8x8 matrix j: lane 8*j + row (PTX ISA)."""
+    ldmatrix_count(num)
+    if not (0 <= j < num and 0 <= row < 8):
+        raise ValueError(f"ldmatrix.x{num} has matrices 0..{num - 1} of rows 0..7, not matrix {j} row {row}")
+    return 8 * j + row
+
+
+def ldmatrix_lane_map(num, trans=False):
+    """3-D list [j][row][col] -> (lane, register, half) that receives stored element (row, col) of matrix j."""
+    out = [[[None] * 8 for _ in range(8)] for _ in range(ldmatrix_count(num))]
+    for lane in range(WARP):
+        for reg, halves in enumerate(ldmatrix_elements(lane, num, trans)):
+            for h, (j, r, c) in enumerate(halves):
+                out[j][r][c] = (lane, reg, h)
+    return out
+
+
 def ldmatrix_elements(lane, num, trans=False):
     """For each of the lane's `num` registers: [(matrix j, row, col), (j, row, col+...)] of its low and high b16 half,
     row/col counted in the 8x8 matrix as it is stored (row r = the row whose address lane 8*j + r gave)."""

@@ -1,8 +1,13 @@
 """sim.mma: the fragment layouts are a bijection onto each tile, match the PTX ISA formulas, and ldmatrix feeds mma."""
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from sim import mma
+
+RECORD = Path(__file__).resolve().parents[1] / "course" / "recorded" / "mma_layout_h200.json"
 
 
 @pytest.mark.parametrize("matrix,count", [("A", 8), ("B", 4), ("C", 4)])
@@ -41,6 +46,57 @@ def test_ldmatrix_each_element_received_once(num, trans):
                 assert len(mma.ldmatrix_receivers(num, j, r, c, trans)) == 1
     with pytest.raises(ValueError):
         mma.ldmatrix_elements(0, 3)
+
+
+def test_ldmatrix_address_lanes_follow_ptx_rule():
+    """PTX ISA: threads 0-7 give the rows of matrix 0, 8-15 of matrix 1, ... (.x1 uses lanes 0-7, .x2 lanes 0-15)."""
+    assert mma.ldmatrix_address_lane(4, 1, 5) == 13
+    for num in (1, 2, 4):
+        lanes = mma.ldmatrix_address_lanes(num)
+        for j in range(num):
+            for r in range(8):
+                lane = mma.ldmatrix_address_lane(num, j, r)
+                assert lane < 8 * num and lanes[lane] == (j, r)
+        assert sum(x is not None for x in lanes) == 8 * num
+    for bad in ((2, 2, 0), (4, 0, 8), (3, 0, 0)):
+        with pytest.raises(ValueError):
+            mma.ldmatrix_address_lane(*bad)
+
+
+@pytest.mark.parametrize("num", [1, 2, 4])
+@pytest.mark.parametrize("trans", [False, True])
+def test_ldmatrix_lane_map_inverts_elements(num, trans):
+    """Each stored element's receiver, and the PTX rule: row r col c goes to lane 4r + c//2 (.trans: 4c + r//2)."""
+    m = mma.ldmatrix_lane_map(num, trans)
+    for j in range(num):
+        for r in range(8):
+            for c in range(8):
+                assert [m[j][r][c]] == mma.ldmatrix_receivers(num, j, r, c, trans)
+                lane, reg, half = m[j][r][c]
+                want = (4 * c + r // 2, j, r % 2) if trans else (4 * r + c // 2, j, c % 2)
+                assert (lane, reg, half) == want
+
+
+def _record():
+    if not RECORD.exists():
+        pytest.skip("no GPU layout record")
+    return json.loads(RECORD.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", ["x1", "x1.trans", "x2", "x2.trans", "x4", "x4.trans"])
+def test_ldmatrix_maps_match_gpu_record(name):
+    """On the H200, lane L gave S row L (x1: L % 8, x2: L % 16) and S[row][col] held code 8*row + col, recorded as
+    (j, r, c) = (row // 8, row % 8, col): so the S row that reached a register names the lane(s) whose address was
+    used for it, and the lane map says where each element went."""
+    rec = _record()
+    num, trans = int(name[1]), name.endswith("trans")
+    m = mma.ldmatrix_lane_map(num, trans)
+    gave = {lane: lane % (8 * num) for lane in range(32)}            # S row given by each lane in the recording
+    for lane, regs in enumerate(rec["ldmatrix"][name]):
+        for reg, halves in enumerate(regs):
+            for half, (j, r, c) in enumerate(halves):
+                assert m[j][r][c] == (lane, reg, half)
+                assert reg == j and gave[mma.ldmatrix_address_lane(num, j, r)] == 8 * j + r
 
 
 def test_ldmatrix_feeds_mma():
