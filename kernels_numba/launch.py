@@ -138,23 +138,27 @@ def ceil_div(a, b):
     return (a + b - 1) // b
 
 
+def run_kernel(kernel, grid, block, A, B, C, alpha, beta):
+    """Launch kernel[grid, block](A, B, C, alpha, beta) on checked inputs; host arrays go to the GPU and C comes back."""
+    if device.SIMULATOR:                # the simulator takes numpy arrays and its own device arrays as they are
+        kernel[grid, block](A, B, C, alpha, beta)
+        return C
+    from numba import cuda
+    dA, dB = (cuda.to_device(X) if isinstance(X, np.ndarray) else X for X in (A, B))
+    dC = cuda.to_device(C) if isinstance(C, np.ndarray) else C
+    kernel[grid, block](dA, dB, dC, alpha, beta)
+    if isinstance(C, np.ndarray):
+        dC.copy_to_host(C)
+    return C
+
+
 def make_launch(kernel, block, tile, dtype=np.float32):
     """Build launch(A, B, C, alpha=1.0, beta=0.0) -> C for a kernel whose blocks cover tile=(BM, BN) of C."""
     BM, BN = tile
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
         M, N, K, a32, b32, on_device = check_inputs(A, B, C, alpha, beta, dtype)
-        grid = (ceil_div(N, BN), ceil_div(M, BM))
-        if device.SIMULATOR:            # the simulator takes numpy arrays and its own device arrays as they are
-            kernel[grid, block](A, B, C, a32, b32)
-            return C
-        from numba import cuda
-        dA, dB = (cuda.to_device(X) if isinstance(X, np.ndarray) else X for X in (A, B))
-        dC = cuda.to_device(C) if isinstance(C, np.ndarray) else C
-        kernel[grid, block](dA, dB, dC, a32, b32)
-        if isinstance(C, np.ndarray):
-            dC.copy_to_host(C)
-        return C
+        return run_kernel(kernel, (ceil_div(N, BN), ceil_div(M, BM)), block, A, B, C, a32, b32)
 
     launch.kernel, launch.block, launch.tile = kernel, block, tile
     return launch

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import device
 from .errors import CourseInputError
-from ..launch import check_inputs
+from ..launch import check_inputs, run_kernel
 
 MMA_M, MMA_N, MMA_K = 16, 8, 16
 
@@ -41,16 +41,7 @@ def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32
                 f"{tuple(device.GPU[1])}.",
                 "SGEMM_DEVICE=sim 으로 시뮬레이터에서 실행하거나 레벨 1–4 커널을 쓰세요.",
                 "run under the simulator (SGEMM_DEVICE=sim) or use a level 1-4 kernel.")
-        if device.SIMULATOR:
-            kernel[grid, threads](A, B, C, a32, b32)
-            return C
-        from numba import cuda
-        dA, dB = (cuda.to_device(X) if isinstance(X, np.ndarray) else X for X in (A, B))
-        dC = cuda.to_device(C) if isinstance(C, np.ndarray) else C
-        kernel[grid, threads](dA, dB, dC, a32, b32)
-        if isinstance(C, np.ndarray):
-            dC.copy_to_host(C)
-        return C
+        return run_kernel(kernel, grid, threads, A, B, C, a32, b32)
 
     launch.kernel, launch.block, launch.grid_of = kernel, threads, grid_of
     return launch
