@@ -30,8 +30,10 @@ setup: $(STAMP)
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
 
+# -n auto: one pytest-xdist worker per core; each notebook stays whole on one worker (tests/conftest.py), and each
+# kernel is compiled offline once per run for all workers and notebook kernels ($$SGEMM_OFFLINE_CACHE, tests/conftest.py)
 test: $(STAMP) $(CLASS)
-	$(PY) -m pytest -q tests notebooks --nbval-lax --nbval-current-env -p no:randomly
+	$(PY) -m pytest -q -n auto tests notebooks --nbval-lax --nbval-current-env -p no:randomly
 	$(PY) tests/upstream/run_numba_cuda_sim.py
 
 # numba-cuda's numba.cuda.tests.cudapy under our simulator; differences on purpose: tests/upstream/known_differences.txt
@@ -39,7 +41,7 @@ test-upstream: $(STAMP)
 	$(PY) tests/upstream/run_numba_cuda_sim.py
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto tests
 
 bench-sim: $(STAMP)
 	$(PY) benchmarks/bench_sim.py

@@ -1,10 +1,13 @@
 """Compile registered kernels for sm_80/sm_90 without a GPU: PTX (NVVM), cubin (nvJitLink), SASS (cuobjdump).
 
 Runs in a subprocess with SGEMM_DEVICE=offline, so it works the same in simulator and GPU mode.
+With $SGEMM_OFFLINE_CACHE set to a folder (the test suite sets a fresh one per run), results are shared there by
+every process (pytest workers, notebook kernels), so each (kernel, cc) is compiled once.
 """
 import contextlib
 import functools
 import glob
+import hashlib
 import json
 import os
 import re
@@ -136,12 +139,74 @@ def _compile_here(name, cc):
     return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}
 
 
+CACHE_ENV = "SGEMM_OFFLINE_CACHE"
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_SOURCES = ("kernels_numba", "sim")         # what a compile subprocess imports from this checkout
+
+
+@functools.lru_cache(maxsize=None)
+def _toolchain_key():
+    """Hash of everything a compile depends on: kernels_numba's and sim's sources and PTX, the compiler packages,
+    NUMBA_* settings."""
+    import importlib.metadata
+    h = hashlib.sha256(sys.version.encode())
+    for top in _SOURCES:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(_ROOT, top)):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")     # os.walk visits in this order
+            for fn in sorted(filenames):
+                if fn.endswith((".py", ".ptx")):
+                    path = os.path.join(dirpath, fn)
+                    h.update(os.path.relpath(path, _ROOT).encode() + b"\0")
+                    with open(path, "rb") as f:
+                        h.update(hashlib.sha256(f.read()).digest())
+    dists = sorted({(d.metadata["Name"] or "").lower(): d.version for d in importlib.metadata.distributions()
+                    if (d.metadata["Name"] or "").lower().startswith(("numba", "llvmlite", "nvidia-", "cuda-"))}.items())
+    h.update(repr(dists).encode())
+    h.update(repr(sorted((k, v) for k, v in os.environ.items()
+                         if k.startswith("NUMBA_") and k not in ("NUMBA_ENABLE_CUDASIM", "NUMBA_CACHE_DIR"))).encode())
+    return h.hexdigest()
+
+
+def _cached(name, cc, compile_fn):
+    """compile_fn() through the $SGEMM_OFFLINE_CACHE folder (one file per kernel, cc and toolchain); uncached if unset or unusable."""
+    folder = os.environ.get(CACHE_ENV)
+    if not folder:
+        return compile_fn()
+    from filelock import FileLock
+    key = hashlib.sha256(f"{name}|{tuple(cc)}|{_toolchain_key()}".encode()).hexdigest()[:32]
+    path = os.path.join(folder, f"{name}-sm_{cc[0]}{cc[1]}-{key}.json")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        lock = FileLock(path + ".lock")
+        lock.acquire()
+    except OSError:
+        return compile_fn()                  # a read-only or missing place: compile as if there were no cache
+    try:                                     # the lock: another process compiling the same kernel finishes first
+        try:
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            pass
+        result = compile_fn()
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with contextlib.suppress(OSError):
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(result, f)
+            os.replace(tmp, path)
+        return result
+    finally:
+        lock.release()
+
+
 @functools.lru_cache(maxsize=None)
 def compile_kernel(name, cc=(8, 0)):
     """Compile kernel `name` (registered, or a module kernels_numba.demos.<name> with `kernel`) for cc without a GPU; dict with ptx, sass, usage."""
+    return _cached(name, tuple(cc), lambda: _compile_subprocess(name, cc))
+
+
+def _compile_subprocess(name, cc):
     env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
     code = ("import json, sys; from kernels_numba.infra import offline; "
             f"json.dump(offline._compile_here({name!r}, {tuple(cc)!r}), sys.stdout)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)

@@ -1,0 +1,77 @@
+"""$SGEMM_OFFLINE_CACHE (kernels_numba.infra.offline): one compile per (kernel, cc, sources, toolchain) and run, shared
+by processes; without it, or where it cannot write, every call compiles as before."""
+import json
+
+from kernels_numba.infra import offline
+
+
+class Compiler:
+    """A stand-in for the compile subprocess that counts its calls."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        return {"ptx": f".target sm_80 // compile {self.calls}", "sass": "", "usage": {"registers": self.calls}}
+
+
+def test_without_the_variable_every_call_compiles(monkeypatch):
+    monkeypatch.delenv(offline.CACHE_ENV, raising=False)
+    c = Compiler()
+    assert offline._cached("naive", (8, 0), c)["usage"]["registers"] == 1
+    assert offline._cached("naive", (8, 0), c)["usage"]["registers"] == 2
+
+
+def test_one_compile_per_kernel_and_cc(monkeypatch, tmp_path):
+    monkeypatch.setenv(offline.CACHE_ENV, str(tmp_path / "cache"))
+    c = Compiler()
+    first = offline._cached("naive", (8, 0), c)
+    assert offline._cached("naive", (8, 0), c) == first and c.calls == 1          # read back from the folder
+    assert offline._cached("naive", (9, 0), c)["usage"]["registers"] == 2         # another cc, another entry
+    assert offline._cached("tiled", (8, 0), c)["usage"]["registers"] == 3         # another kernel
+    files = sorted(p.name for p in (tmp_path / "cache").glob("*.json"))
+    assert len(files) == 3 and files[0].startswith("naive-sm_80-")
+    assert json.loads((tmp_path / "cache" / files[0]).read_text()) == first
+
+
+def test_a_torn_entry_is_compiled_again(monkeypatch, tmp_path):
+    monkeypatch.setenv(offline.CACHE_ENV, str(tmp_path))
+    c = Compiler()
+    offline._cached("naive", (8, 0), c)
+    entry = next(tmp_path.glob("naive-sm_80-*.json"))
+    entry.write_text('{"ptx": ')
+    assert offline._cached("naive", (8, 0), c)["usage"]["registers"] == 2
+    assert json.loads(entry.read_text())["usage"]["registers"] == 2
+
+
+def test_unusable_folder_compiles_without_cache(monkeypatch, tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setenv(offline.CACHE_ENV, str(tmp_path / "a-file" / "cache"))
+    c = Compiler()
+    offline._cached("naive", (8, 0), c)
+    offline._cached("naive", (8, 0), c)
+    assert c.calls == 2
+
+
+def test_key_follows_kernel_sources_and_ptx(monkeypatch, tmp_path):
+    for sub in ("kernels_numba/infra/ptx", "sim"):
+        (tmp_path / sub).mkdir(parents=True)
+    (tmp_path / "kernels_numba" / "naive.py").write_text("A = 1\n")
+    (tmp_path / "kernels_numba" / "infra" / "ptx" / "fma.ptx").write_text("fma.rn.f32 %0, %1, %2, %3;\n")
+    (tmp_path / "sim" / "mma.py").write_text("B = 1\n")
+    monkeypatch.setattr(offline, "_ROOT", str(tmp_path))
+    key = offline._toolchain_key.__wrapped__
+    k0 = key()
+    (tmp_path / "kernels_numba" / "__pycache__").mkdir()
+    (tmp_path / "kernels_numba" / "__pycache__" / "naive.cpython-311.pyc").write_bytes(b"\0")
+    (tmp_path / "kernels_numba" / "notes.txt").write_text("not a source")
+    assert key() == k0                                   # bytecode and other files do not matter
+    seen = {k0}
+    for path, text in (("kernels_numba/naive.py", "A = 2\n"), ("kernels_numba/infra/ptx/fma.ptx", "fma.rn.f32 %0;\n"),
+                       ("sim/mma.py", "B = 2\n"), ("kernels_numba/new.py", "")):
+        (tmp_path / path).write_text(text)
+        seen.add(key())
+    assert len(seen) == 5                                # every source edit gives a new key
+    monkeypatch.setenv("NUMBA_OPT", "0")
+    assert key() not in seen                             # so does a NUMBA_* setting
