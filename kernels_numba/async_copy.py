@@ -32,9 +32,10 @@ A_ROW_STRIDE = THREADS // BK   # 32
 B_ROW_STRIDE = THREADS // BN   # 2
 
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, inline=True)
 def cp_async_wait_group(n):
-    """cp.async.wait_group n for a compile-time n (PTX takes an immediate only, one .ptx file per n)."""
+    """cp.async.wait_group n for a compile-time n (PTX takes an immediate only, one .ptx file per n); every level-5
+    kernel uses this one."""
     if n == 0:
         ptx.cp_async_wait_group_0()
     elif n == 1:

@@ -19,6 +19,7 @@ NUM_STAGES is a module constant; async_vec_s2 and async_vec_s4 are the same kern
 """
 from numba import cuda, float32, uint32
 
+from .async_copy import cp_async_wait_group  # noqa: F401  (async_bk16, async_wide take it from here too)
 from .infra import device, ptx
 from .launch import make_launch
 
@@ -45,19 +46,6 @@ B_VECS_PER_ROW = BN // VEC     # 32: thread tid copies B tile row tid // 32, col
 # at most 128 registers, so 2 blocks of 256 threads fit an SM's 65536 (unbounded, ptxas took 130-158); the
 # simulator does not accept launch_bounds, and does not need it
 JIT_OPTIONS = {} if device.SIMULATOR else {"launch_bounds": (THREADS, 2)}
-
-
-@cuda.jit(device=True, inline=True)
-def cp_async_wait_group(n):
-    """cp.async.wait_group n for a compile-time n (an immediate in PTX: one .ptx file per n)."""
-    if n == 0:
-        ptx.cp_async_wait_group_0()
-    elif n == 1:
-        ptx.cp_async_wait_group_1()
-    elif n == 2:
-        ptx.cp_async_wait_group_2()
-    else:
-        ptx.cp_async_wait_group_3()
 
 
 @cuda.jit(device=True, inline=True)
