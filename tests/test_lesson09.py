@@ -110,3 +110,16 @@ def test_wide_recorded_ablation_and_first_use():
     assert fu["ffma"] < 25 and fu["short_scoreboard"] > 90 and fu["dispatch"] > fu["ffma"] and fu["top10_first_use"] >= 8
     w = rec["loaded"]["async_wide"]
     assert w["threads"] == 128 and w["blocks_per_sm"] == 2 and w["local_bytes"] == 0 and w["shared_bytes"] == 48 * 1024
+
+
+def test_first_use_summary_is_the_recorded_listing():
+    """The record's first-use figures come from the raw ncu listing kept beside it (benchmarks/ncu_first_use.py)."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("ncu_first_use", root / "benchmarks" / "ncu_first_use.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    s = mod.summarize(mod.read(str(root / "course" / "recorded" / "ncu_source_wide_no_prefetch.csv.gz")))
+    assert s == L.recorded_ratios()[0]["ncu_source_no_prefetch"]
+    assert 0 < s["ffma_first_use"] < s["ffma"] and s["short_scoreboard_samples_ffma_first_use"] <= s["short_scoreboard_samples_ffma"]
