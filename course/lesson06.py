@@ -15,6 +15,7 @@ from sim import occupancy as occ
 LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
 RACE_CASES = ("tiled", "no_sync1", "no_sync2")
 LD_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+ST_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 LD_INST = "smsp__inst_executed_op_shared_ld.sum"
 
 
@@ -266,14 +267,21 @@ def best(rows, kernel, n=None):
     return max(r["tflops"] for r in rows if r["kernel"] == kernel and (n is None or r["n"] == n))
 
 
-def shared_bound(rec, kernel):
-    """{wf_per_ffma, bound TFLOP/s, measured best, cuBLAS best}: the ceiling set by 1 shared wavefront per SM per cycle."""
+def shared_bound(rec, kernel, gpu=None):
+    """{wf_per_ffma, bound TFLOP/s, measured best, cuBLAS best}: the ceiling set by 1 shared wavefront per SM per cycle.
+
+    Wavefronts count loads and stores (the course's one convention, also in notebook 07), per warp-level FFMA of the
+    dot products, from the recorded ncu run. With `gpu` the same wavefronts-per-FFMA go into that GPU's SM count and
+    clock (sim.occupancy): a model of that GPU, not a measurement on it."""
     f, ns = rec["device_facts"], rec["ncu_shared"]
     ffma_warp = ns["n"] ** 3 / 32                              # warp-level FFMA of the dot products
-    wf_per_ffma = ns["metrics"][kernel][LD_WF] / ffma_warp
-    bound = f["sm_count"] * (1 / wf_per_ffma) * 32 * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
-    return {"wf_per_ffma": wf_per_ffma, "bound": bound, "measured": best(rec["benchmark"], kernel),
-            "cublas": best(rec["benchmark"], "cuBLAS")}
+    m = ns["metrics"][kernel]
+    wf_per_ffma = (m[LD_WF] + m[ST_WF]) / ffma_warp
+    sms, mhz = (f["sm_count"], f["max_sm_clock_mhz"]) if gpu is None else (occ.GPUS[gpu].sm_count,
+                                                                          occ.GPUS[gpu].boost_clock_mhz)
+    bound = sms * (1 / wf_per_ffma) * 32 * 2 * mhz * 1e6 / 1e12
+    return {"wf_per_ffma": wf_per_ffma, "load_only": m[LD_WF] / ffma_warp, "bound": bound,
+            "measured": best(rec["benchmark"], kernel), "cublas": best(rec["benchmark"], "cuBLAS")}
 
 
 def fp32_peak(rec):
@@ -282,9 +290,12 @@ def fp32_peak(rec):
     return f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
 
 
-def dram_roofs(ai, gpus=("A100", "H100", "H200")):
-    """[{gpu, peak, dram_gbps, ridge, roof}]: roof = min(peak, bandwidth × ai), the DRAM ceiling at intensity `ai`."""
-    return [{"gpu": g, "peak": roofline.peak_tflops(g), "dram_gbps": roofline.DRAM_GBPS[g],
+GPU_NAMES = {"A100": "A100 80GB SXM", "A100-40GB": "A100 40GB", "H100": "H100 SXM", "H200": "H200"}
+
+
+def dram_roofs(ai, gpus=("A100", "A100-40GB", "H100", "H200")):
+    """[{gpu, name, peak, dram_gbps, ridge, roof}]: roof = min(peak, bandwidth × ai), the DRAM ceiling at intensity `ai`."""
+    return [{"gpu": g, "name": GPU_NAMES[g], "peak": roofline.peak_tflops(g), "dram_gbps": roofline.DRAM_GBPS[g],
              "ridge": roofline.ridge_point(g), "roof": roofline.attainable_tflops(ai, g)} for g in gpus]
 
 

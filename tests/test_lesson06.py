@@ -164,12 +164,21 @@ def test_shared_sizes_and_the_reserved_kilobyte():
 def test_shared_bound_from_the_recorded_run():
     b = lesson06.shared_bound(REC, "tiled")
     f = REC["device_facts"]
-    wf = METRICS["tiled"][lesson06.LD_WF] / (N_NCU ** 3 / 32)
-    assert b["wf_per_ffma"] == pytest.approx(wf) and round(wf, 2) == 1.5
+    wf = (METRICS["tiled"][lesson06.LD_WF] + METRICS["tiled"][lesson06.ST_WF]) / (N_NCU ** 3 / 32)
+    assert b["wf_per_ffma"] == pytest.approx(wf) and round(b["load_only"], 2) == 1.5 and round(wf, 2) == 1.63
     assert b["bound"] == pytest.approx(f["sm_count"] * 64 / wf * f["max_sm_clock_mhz"] * 1e6 / 1e12)
     assert b["measured"] == max(r["tflops"] for r in REC["benchmark"] if r["kernel"] == "tiled")
     assert b["measured"] < b["bound"] < lesson06.fp32_peak(REC)
     assert lesson06.fp32_peak(REC) == pytest.approx(132 * 128 * 2 * 1.98e9 / 1e12)
+    assert round(b["bound"], 1) == 10.2 and round(lesson06.shared_bound(REC, "tiled_pad")["bound"], 1) == 7.4
+
+
+def test_a100_model_points_the_same_way_as_the_h200():
+    """Issue 18 item 17: on an A100 the shared-memory model bound is below even the worst-case DRAM roof."""
+    a100 = lesson06.shared_bound(REC, "tiled", gpu="A100")["bound"]
+    roofs = {r["gpu"]: r for r in lesson06.dram_roofs(4.0)}
+    assert a100 < roofs["A100"]["roof"] and a100 < roofs["A100-40GB"]["roof"]
+    assert round(roofs["A100"]["ridge"], 1) == 9.6 and round(roofs["A100-40GB"]["ridge"], 1) == 12.5
 
 
 def test_dram_roofs_use_sim_roofline():
