@@ -84,11 +84,13 @@ def misaligned_copy_error():
     return None
 
 
-def compute_read_wavefronts():
-    """Wavefronts per warp of the micro-kernel's shared loads, one K tile (BK=8), from sim.banks.
+def compute_read_wavefronts(wide_rule="words"):
+    """Requests and wavefronts per warp of the micro-kernel's shared loads over one K tile (BK=8), from sim.banks.
 
     'padded' is async_copy (As[m][k] pitch 9, Bs[k][n] pitch 129, scalar loads, thread_col = tx*8);
-    'aligned' is async_vec (As[m][k] pitch 8 read as 2 floats, Bs[k][n] pitch 128 read as 2x4 floats at tx*4, 64+tx*4).
+    'aligned' is async_vec as compiled (sass_main_loop: 32 LDS.128 in the loop, no LDS.64): As[m][k..k+3] and
+    As[m][k+4..k+7] as 16-byte loads (ptxas merges the source's 2-float reads of consecutive k), Bs[k][n] pitch 128
+    read as 2x4 floats at tx*4 and 64+tx*4. wide_rule: sim.banks.count_wavefronts's rule for 8/16-byte accesses.
     """
     from sim import banks
     block = (16, 16)
@@ -101,12 +103,135 @@ def compute_read_wavefronts():
     out["padded"] = {"A_requests": 64, "A_wavefronts": a, "B_requests": 64, "B_wavefronts": b}
     A = banks.Layout((128, 8))
     B = banks.Layout((8, 128))
-    a = sum(wf(banks.analyze(A, lambda x, y, z, m=m, k=k: (y * 8 + m, k), block, width=8))
-            for m in range(8) for k in range(0, 8, 2))
-    b = sum(wf(banks.analyze(B, lambda x, y, z, h=h, k=k: (k, h * 64 + x * 4), block, width=16))
+    a = sum(wf(banks.analyze(A, lambda x, y, z, m=m, k=k: (y * 8 + m, k), block, width=16, wide_rule=wide_rule))
+            for m in range(8) for k in (0, 4))
+    b = sum(wf(banks.analyze(B, lambda x, y, z, h=h, k=k: (k, h * 64 + x * 4), block, width=16, wide_rule=wide_rule))
             for h in range(2) for k in range(8))
-    out["aligned"] = {"A_requests": 32, "A_wavefronts": a, "B_requests": 16, "B_wavefronts": b}
+    out["aligned"] = {"A_requests": 16, "A_wavefronts": a, "B_requests": 16, "B_wavefronts": b}
     return out
+
+
+def warp_requests_per_tile(BM=128, BN=128, BK=8, threads=256):
+    """Warp-level copy instructions per block and K tile for 4-byte vs 16-byte cp.async, and the bytes they move.
+
+    A warp's 32 copies of 4 B cover 128 contiguous bytes (4 sectors); of 16 B, 512 B (16 sectors): the same
+    sectors of the tile are read either way, by 4x fewer warp instructions."""
+    tile_bytes = 4 * (BM * BK + BK * BN)
+    warps = threads // 32
+    return {width: {"copies_per_thread": tile_bytes // width // threads,
+                    "warp_instructions": tile_bytes // width // 32, "per_warp": tile_bytes // width // 32 // warps,
+                    "sectors": tile_bytes // 32}
+            for width in (4, 16)}
+
+
+def ncu_listing(run="gpu_h200_level5", name="ncu_source_wide_no_prefetch.csv.gz"):
+    """Per SASS form in the recorded ncu source listing (async_wide without prefetch): static count, instructions
+    executed, predicated-on thread instructions and L1 shared wavefronts. '@!PT' marks ptxas's never-true guard."""
+    import csv
+    import gzip
+    import io
+    from pathlib import Path
+    with gzip.open(Path(__file__).resolve().parent / "recorded" / name, "rt", encoding="utf-8") as f:
+        rows = list(csv.reader(io.StringIO(f.read())))
+    start = next(i for i, r in enumerate(rows) if "Source" in r and "stall_dispatch" in r)
+    col = {k: i for i, k in enumerate(rows[start])}
+    out = {}
+    for r in rows[start + 1:]:
+        if len(r) != len(rows[start]) or not r[col["Source"]].strip():
+            continue
+        words = r[col["Source"]].split()
+        form = words[1] if words[0].startswith("@") else words[0]
+        if words[0] == "@!PT":
+            form = "@!PT " + form
+        d = out.setdefault(form, {"static": 0, "executed": 0, "thread_executed": 0, "wavefronts": 0})
+        d["static"] += 1
+        d["executed"] += int(float(r[col["Instructions Executed"]] or 0))
+        d["thread_executed"] += int(float(r[col["Predicated-On Thread Instructions Executed"]] or 0))
+        d["wavefronts"] += int(float(r[col["L1 Wavefronts Shared"]] or 0))
+    return out
+
+
+def lds_ratio_rows(names=("async_vec", "async_bk16", "async_wide"), cc=(9, 0), run="gpu_h200_level5"):
+    """Per kernel: the recorded loop's LDS count (loaded on the H200), the offline sm_90 loop's real LDS and
+    '@!PT LDS' placeholders (never executed), FFMA, and FFMA per real LDS."""
+    import course
+    rec = course.recorded(run)["loaded"]
+    rows = []
+    for name in names:
+        s = sass_main_loop(name, cc)
+        real = sum(v for k, v in s["forms"].items() if k.startswith("LDS"))
+        rows.append({"name": name, "recorded_lds": rec[name]["main_loop"]["LDS"], "real_lds": real,
+                     "placeholders": s["placeholders"], "forms": {k: v for k, v in s["forms"].items() if k.startswith("LDS")},
+                     "ffma": s["main_loop"]["FFMA"], "ratio": s["main_loop"]["FFMA"] / real})
+    return rows
+
+
+def ptx_division_ops(name="async_copy", cc=(8, 0)):
+    """{opcode: count} of integer remainder/division (rem.*, div.*) and multiply-high (mul.hi.*) in kernel `name`'s PTX:
+    with a constant divisor NVVM replaces % by a multiply-high and shifts."""
+    from kernels_numba.infra import offline
+    text = offline.compile_kernel(name, cc)["ptx"]
+    counts = {"rem": 0, "div": 0, "mul.hi": 0}
+    for op in re.findall(r"^\s*(rem|div|mul\.hi)\.", text, re.M):
+        counts[op] += 1
+    return counts
+
+
+def registers_unbounded(name="async_vec", cc=(8, 0)):
+    """Registers of kernel `name` compiled offline WITHOUT its launch_bounds (what ptxas picks on its own)."""
+    import json
+    import sys
+    from kernels_numba.infra import offline
+
+    def compile_fn():
+        code = ("import json, sys; from numba import cuda; from kernels_numba.infra import offline as o; "
+                f"k = o._kernel_by_name({name!r});\n"
+                f"with o.offline_device({tuple(cc)!r}):\n    ptx, _ = cuda.compile_ptx(k.py_func, o.SIG, cc={tuple(cc)!r})\n"
+                f"json.dump(o.cubin_report(o.ptx_to_cubin(ptx, {tuple(cc)!r}))[1], sys.stdout)")
+        env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+        env["PYTHONPATH"] = offline._ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        if p.returncode != 0:
+            raise offline.OfflineCompileError(p.stderr[-2000:])
+        return {"usage": json.loads(p.stdout)}
+    return offline._cached(name + "-unbounded", tuple(cc), compile_fn)["usage"]["registers"]
+
+
+def ptx_inline_excerpt(name="async_vec", cc=(8, 0), opcode="cp.async.cg.shared.global"):
+    """The lines of kernel `name`'s PTX that compute one cp.async's shared address, and the inline instruction."""
+    from kernels_numba.infra import offline
+    lines = offline.compile_kernel(name, cc)["ptx"].splitlines()
+    i = next(n for n, line in enumerate(lines) if opcode in line)
+    start = max(j for j in range(i) if "smem" in lines[j] or j == 0)
+    return "\n".join(line.strip() for line in lines[start:i + 2])
+
+
+def bk16_runs(run="gpu_h200_level5", n=4096):
+    """async_bk16's % of cuBLAS at size n in each of the three runs the record holds, labelled, with cuBLAS TFLOP/s."""
+    import course
+    rec = course.recorded(run)
+    bench = {(r["kernel"], r["n"]): r for r in rec["benchmark"]}
+    out = [("기록 실행 (benchmark)", 100 * bench[("async_bk16", n)]["ratio"], bench[("cuBLAS", n)]["tflops"])]
+    for line in rec["explore_bk16"]["table"][1:]:
+        cells = line.split()
+        if int(cells[0]) == n:
+            out.append(("탐색 explore_bk16 (기록 전)", float(re.findall(r"([\d.]+)%", line)[1]), float(cells[-1])))
+    row = next(r for r in rec["explore_wide"]["rows"] if r["n"] == n)
+    out.append(("탐색 explore_wide (기록 전)", row["percent"]["async_bk16"], row["cublas_tflops"]))
+    return out
+
+
+def bk16_table(run="gpu_h200_level5"):
+    """The recorded explore_bk16 table as rows of short cells: [(size, {column: '% (TF)'}, cuBLAS TFLOP/s)]."""
+    import course
+    lines = course.recorded(run)["explore_bk16"]["table"]
+    cols = ["async_vec", "bk16 s3 lb(256,2)", "bk16 s2 lb(256,2)", "bk16 s3 lb(256,1)"]
+    rows = []
+    for line in lines[1:]:
+        cells = re.findall(r"([\d.]+)% \(\s*([\d.]+) TF\)", line)
+        rows.append((int(line.split()[0]), {c: f"{float(p):.1f}%" for c, (p, _) in zip(cols, cells)},
+                     float(line.split()[-1])))
+    return cols, rows
 
 
 def wide_a_wavefronts(swizzle=True):
@@ -192,8 +317,15 @@ def sass_main_loop(name, cc=(8, 0)):
             counts[i.base] = counts.get(i.base, 0) + 1
     ldgsts = sorted({m.group(0) for i in loop if i.base == "LDGSTS"
                      for m in [re.search(r"LDGSTS[\w.]*", i.text())] if m})
+    forms = {}
+    for i in loop:
+        if i.base in ("LDS", "FFMA") and i.pred != "@!PT":               # '@!PT': never executed (ptxas padding)
+            forms[i.op] = forms.get(i.op, 0) + 1
+    inner = [{"FFMA": sum(i.base == "FFMA" for i in b), "LDS": sum(i.base == "LDS" and i.pred != "@!PT" for i in b)}
+             for b in resources.inner_loops(r["sass"])]
     return {"name": name, "cc": f"sm_{cc[0]}{cc[1]}", "registers": r["usage"]["registers"], "main_loop": counts,
-            "ldgsts_forms": ldgsts, "calls": [i.text() for i in loop if i.base == "CALL"]}
+            "ldgsts_forms": ldgsts, "calls": [i.text() for i in loop if i.base == "CALL"], "forms": forms,
+            "placeholders": sum(i.base == "LDS" and i.pred == "@!PT" for i in loop), "inner_loops": inner}
 
 
 def recorded_ratios(run="gpu_h200_level5"):

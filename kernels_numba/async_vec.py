@@ -11,8 +11,9 @@ What changes against async_copy (the seed's 4-byte kernel):
 * the loop waits *before* it prefetches: wait_group(NUM_STAGES-2); barrier; prefetch into the buffer computed
   in the previous iteration; commit; compute. The barrier then serves both purposes (tile kt landed for every
   thread, and everyone finished reading the buffer about to be refilled): one barrier per tile instead of two;
-* the micro-kernel reads A along k: As[s][m][k..k+1] is 8 contiguous bytes, one LDS.64 for 2 values of k
-  (4 values with LDS.128 need 32 registers for A and pushed the kernel past 128 registers: 1 block per SM).
+* the micro-kernel reads A along k, 2 values of k per call (As[s][m][k..k+1], 8 contiguous bytes); the loop is
+  unrolled and ptxas merges the reads of two calls, so the compiled loop reads A with LDS.128 too: 32 LDS.128
+  per tile and no LDS.64 (offline SASS for sm_80/sm_90 and the SASS loaded on the H200; course.lesson09).
 
 NUM_STAGES is a module constant; async_vec_s2 and async_vec_s4 are the same kernel built with 2 and 4 stages
 (`make_kernel`), so each registered name is one module with one kernel.
@@ -35,15 +36,15 @@ BK = 8
 TM = 8
 TN = 8
 VEC = 4                        # floats per 16-byte copy / per LDS.128
-KV = 2                         # k values of A read at once: As[s][m][k..k+1] is one LDS.64
-A_FRAG = TM * KV               # a thread holds 8 rows x 2 k of the A tile at a time (4 k: 32 registers, > 128 in all)
+KV = 2                         # k values of A per _outer_products call: As[s][m][k..k+1] (ptxas merges 2 calls: LDS.128)
+A_FRAG = TM * KV               # 8 rows x 2 k of the A tile per call
 TN_HALF = TN // 2              # a thread's columns: 4 at tx*4 and 4 at BN/2 + tx*4
 BLOCK = (BN // TN, BM // TM)   # (16, 16)
 THREADS = BLOCK[0] * BLOCK[1]  # 256
 TILE = (BM, BN)
 A_VECS_PER_ROW = BK // VEC     # 2: thread tid copies A tile row tid // 2, columns (tid % 2) * 4 ..
 B_VECS_PER_ROW = BN // VEC     # 32: thread tid copies B tile row tid // 32, columns (tid % 32) * 4 ..
-# at most 128 registers, so 2 blocks of 256 threads fit an SM's 65536 (unbounded, ptxas took 130-158); the
+# at most 128 registers, so 2 blocks of 256 threads fit an SM's 65536 (unbounded, ptxas takes more: lesson09.registers_unbounded); the
 # simulator does not accept launch_bounds, and does not need it
 JIT_OPTIONS = {} if device.SIMULATOR else {"launch_bounds": (THREADS, 2)}
 
@@ -63,8 +64,8 @@ def copy_vec(S, stage, srow, scol, X, grow, gcol, rows, cols):
         ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, 0)        # src-size 0: reads nothing, writes 16 zeros
     else:
         # a partial vector (1-3 floats inside X) or a row start off 16 B: four 4-byte copies. A 16-byte copy with
-        # src-size 4..12 would do on paper, but compute-sanitizer memcheck reports it as a 16-byte read past the
-        # end of the array (measured on an H200), so the edge never uses one.
+        # src-size 4..12 is legal PTX too; the edge does not use one because this is the form the recorded
+        # compute-sanitizer runs checked (course/recorded/sanitize_level5_*.log), not because of a recorded error.
         for j in range(VEC):
             if j < n:
                 ptx.cp_async_ca_4_zfill(S, stage, srow, scol + j, X, r, c + j, 4)
@@ -74,7 +75,7 @@ def copy_vec(S, stage, srow, scol, X, grow, gcol, rows, cols):
 
 @cuda.jit(device=True, inline=True)
 def _outer_products(As, Bs, stage, a, rB, rC, thread_row, thread_col, k2):
-    """rC += 2 outer products, k = k2, k2+1: A read along k (one LDS.64 per row), B rows as 2x LDS.128."""
+    """rC += 2 outer products, k = k2, k2+1: A read along k (2 floats per row; ptxas merges 2 calls into LDS.128), B as 2x LDS.128."""
     for m in range(TM):
         for j in range(KV):
             a[m * KV + j] = As[stage, thread_row + m, k2 + j]
@@ -168,7 +169,8 @@ def make_kernel(NUM_STAGES):
             _outer_products(As, Bs, cur, a, rB, rC, thread_row, thread_col, 2)
             _outer_products(As, Bs, cur, a, rB, rC, thread_row, thread_col, 4)
             _outer_products(As, Bs, cur, a, rB, rC, thread_row, thread_col, 6)
-            # ring-buffer indexes advance by one, wrapping at NUM_STAGES (a % here costs a division subroutine)
+            # ring-buffer indexes advance by one, wrapping at NUM_STAGES (kt % NUM_STAGES with a constant NUM_STAGES
+            # would cost no division either: async_copy's PTX has no div/rem, only a multiply-high and shifts)
             cur = cur + 1 if cur + 1 < NUM_STAGES else uint32(0)
             nxt_stage = nxt_stage + 1 if nxt_stage + 1 < NUM_STAGES else uint32(0)
 

@@ -42,7 +42,8 @@ def test_alignment():
 def test_bank_counts():
     r = L.compute_read_wavefronts()
     assert r["padded"] == {"A_requests": 64, "A_wavefronts": 64, "B_requests": 64, "B_wavefronts": 256}
-    assert r["aligned"] == {"A_requests": 32, "A_wavefronts": 64, "B_requests": 16, "B_wavefronts": 64}
+    assert r["aligned"] == {"A_requests": 16, "A_wavefronts": 32, "B_requests": 16, "B_wavefronts": 32}
+    assert L.compute_read_wavefronts("phases")["aligned"]["A_wavefronts"] == 64
 
 
 def test_tail_table():
@@ -123,3 +124,42 @@ def test_first_use_summary_is_the_recorded_listing():
     s = mod.summarize(mod.read(str(root / "course" / "recorded" / "ncu_source_wide_no_prefetch.csv.gz")))
     assert s == L.recorded_ratios()[0]["ncu_source_no_prefetch"]
     assert 0 < s["ffma_first_use"] < s["ffma"] and s["short_scoreboard_samples_ffma_first_use"] <= s["short_scoreboard_samples_ffma"]
+
+
+def test_lds_placeholders_and_real_ratio():
+    """Issue 18 W1/W2: the loop's LDS count includes ptxas's never-executed '@!PT LDS'; async_vec reads A by LDS.128."""
+    rows = {r["name"]: r for r in L.lds_ratio_rows()}
+    for name, (real, ph) in {"async_vec": (32, 21), "async_bk16": (64, 39), "async_wide": (112, 21)}.items():
+        r = rows[name]
+        assert (r["real_lds"], r["placeholders"]) == (real, ph) and r["recorded_lds"] == real + ph
+    assert rows["async_vec"]["forms"] == {"LDS.128": 32} and rows["async_bk16"]["ratio"] == 16.0
+    assert round(rows["async_wide"]["ratio"], 1) == 18.3
+    for cc in ((8, 0), (9, 0)):
+        assert "LDS.64" not in L.sass_main_loop("async_vec", cc)["forms"]
+
+
+def test_ncu_listing_executed_ratio_and_words_rule():
+    nl = L.ncu_listing()
+    assert nl["@!PT LDS"]["thread_executed"] == 0 and nl["@!PT LDS"]["wavefronts"] == 0
+    real = [k for k in nl if k.startswith("LDS")]
+    ratio = nl["FFMA"]["executed"] / sum(nl[k]["executed"] for k in real)
+    assert abs(ratio - 2048 / 112) < 1e-9
+    assert nl["LDS.64"]["wavefronts"] == nl["LDS.64"]["executed"]        # 1.00 per LDS.64: the 'words' rule
+    assert L.wide_a_wavefronts(True)["words"] == L.wide_a_wavefronts(True)["requests"]
+
+
+def test_no_division_for_constant_modulo_and_inner_loop():
+    assert L.ptx_division_ops("async_copy") == {"rem": 0, "div": 0, "mul.hi": 2}
+    s = L.sass_main_loop("async_copy")
+    assert s["inner_loops"] == [{"FFMA": 64, "LDS": 16}] and s["main_loop"]["FFMA"] == 64
+
+
+def test_copy_requests_bk16_runs_and_unbounded_registers():
+    w = L.warp_requests_per_tile()
+    assert w[4]["sectors"] == w[16]["sectors"] and w[4]["warp_instructions"] == 4 * w[16]["warp_instructions"]
+    runs = L.bk16_runs()
+    assert [round(p, 1) for _, p, _ in runs] == [82.6, 81.4, 80.9]
+    cols, rows = L.bk16_table()
+    assert len(cols) == 4 and [n for n, _, _ in rows] == [1024, 2048, 4096]
+    assert L.registers_unbounded("async_vec", (8, 0)) > 128
+    assert "cp.async.cg.shared.global" in L.ptx_inline_excerpt() and "smem" in L.ptx_inline_excerpt()
