@@ -9,6 +9,7 @@ from kernels_numba.infra import offline, resources, trace
 from kernels_numba.registry import module_of
 from sim import occupancy, pipeline
 
+from .lesson06 import racy_demo
 from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
 
 CCS = ((8, 0), (9, 0))
@@ -87,7 +88,8 @@ def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, 
     ref = A.astype(np.float64) @ B
     res = {}
     for name in names:
-        C = module_of(name).launch(A, B, np.zeros((M, N), np.float32))
+        with racy_demo():
+            C = module_of(name).launch(A, B, np.zeros((M, N), np.float32))
         C = getattr(C, "_ary", C)
         res[name] = (close(C, ref, K), bool(np.isnan(C).any()))
     lines = [f"{n:20s} numpy 와 일치: {ok}, NaN 이 섞임: {nan}" for n, (ok, nan) in res.items()]
@@ -242,13 +244,18 @@ def bench_table(rec, live=None, names=None):
 
 
 def pair_ratios(rec):
-    """At the largest recorded size: each double-buffer kernel / its single-buffer kernel with the same shared layout."""
+    """At every recorded size: each double-buffer kernel / its single-buffer kernel with the same shared layout."""
     R = {(r["kernel"], r["n"]): r["ratio"] for r in rec["benchmark"]}
-    n = max(r["n"] for r in rec["benchmark"])
-    pair = {d: R[d, n] / R[s, n] for s, d in (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))}
-    lines = [f"{d:10s} ÷ 같은 배치의 싱글 버퍼 = {v:.3f}  ({n}³)" for d, v in pair.items()]
-    lines += [f"{k:10s} cuBLAS 의 {100 * R[k, n]:.1f}%" for k in ("db", "db_ptx", "db_overlap")]
-    return Report(lines, pair=pair, ratio={k: R[k, n] for k in ("db", "db_ptx", "db_overlap")}, n=n)
+    sizes = sorted({r["n"] for r in rec["benchmark"]})
+    pairs = (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))
+    by_n = {n: {d: R[d, n] / R[s, n] for s, d in pairs} for n in sizes}
+    lines = [f"{'':24s}" + "".join(f"{str(n) + '³':>9s}" for n in sizes)]
+    lines += [f"{d + ' ÷ ' + s:24s}" + "".join(f"{by_n[n][d]:9.3f}" for n in sizes) for s, d in pairs]
+    lines += [f"{k + ' (cuBLAS 대비)':24s}" + "".join(f"{100 * R[k, n]:8.1f}%" for n in sizes)
+              for k in ("db", "db_ptx", "db_overlap")]
+    n = sizes[-1]
+    return Report(lines, pair=by_n[n], by_n=by_n, ratio={k: R[k, n] for k in ("db", "db_ptx", "db_overlap")},
+                  ratios={(k, m): R[k, m] for k in ("db", "db_ptx", "db_overlap") for m in sizes}, n=n, sizes=sizes)
 
 
 def stall_shares(rec, names=STALL_KERNELS, reasons=STALLS):
@@ -291,13 +298,24 @@ def model_vs_formula(cases=((100, 10, 4), (80, 100, 4), (8, 2, 3), (400, 2048, 5
     return Report(lines, rows=rows)
 
 
-def hideable_latency(blocks, between):
-    """Per GPU: FFMA-only tile time with `blocks` blocks per SM (the least time a prefetch has before its use), and
-    which kernels keep the load in flight during that time (FFMAs between LDG and STS in their SASS)."""
+def issue_window(gpus=GPUS):
+    """Per GPU: the fewest cycles one warp needs to issue its tile's BK*TM*TN FFMAs (a warp FFMA occupies its scheduler's
+    FP32 lanes for 32 / lanes-per-scheduler cycles), i.e. the least time between a warp's prefetch and its use in a kernel
+    that puts the tile's FFMAs between them. Other warps sharing the scheduler only make the window longer."""
     DB = _db()
-    t = tile_compute_times(blocks)
+    fmas = DB.BK * DB.TM * DB.TN
+    cyc = {g: fmas * 32 // (occupancy.GPUS[g].fp32_lanes_per_sm // 4) for g in gpus}
+    ns = {g: cyc[g] / occupancy.GPUS[g].boost_clock_mhz * 1e3 for g in gpus}
+    lines = [f"{g}: 스케줄러당 FP32 레인 {occupancy.GPUS[g].fp32_lanes_per_sm // 4} → 워프 FFMA 하나에 "
+             f"{32 // (occupancy.GPUS[g].fp32_lanes_per_sm // 4)} 사이클 × {fmas} = {cyc[g]} 사이클 ({ns[g]:.0f} ns)"
+             for g in gpus]
+    return Report(lines, cycles=cyc, ns=ns, fmas=fmas)
+
+
+def hideable_latency(between):
+    """Per GPU: the per-warp issue window of issue_window(), and which kernels keep their load in flight during it
+    (FFMAs between LDG and STS in their SASS)."""
+    w = issue_window()
     overlapping = sorted({name for (name, cc), n in between.items() if n > 0})
-    lines = [f"{g}: SM당 {blocks}블록 → 블록의 타일 연산 ≥ {t['cycles'][g]} 사이클 ({t['ns'][g]:.0f} ns)" for g in GPUS]
-    lines.append(f"타일 시간 동안 로드가 워프 안에서 날아가고 있는 커널(SASS): {overlapping}; "
-                 f"나머지는 계산 전에 자기 로드를 기다림")
-    return Report(lines, cycles=t["cycles"], ns=t["ns"], overlapping=overlapping, fmas=DB.BK * DB.TM * DB.TN)
+    lines = [*w.lines, f"LDG 와 STS 사이에 FFMA 가 있는 커널(SASS): {overlapping}; 나머지는 계산 전에 자기 로드를 기다림"]
+    return Report(lines, cycles=w["cycles"], ns=w["ns"], overlapping=overlapping, fmas=w["fmas"])
