@@ -360,19 +360,23 @@ def recorded_stalls(run="gpu_h200_level5", top=4):
 
 
 def plot_sweep(run="gpu_h200_level5"):
-    """Bar chart: % of cuBLAS per kernel and size (recorded GPU run); returns the figure."""
+    """Bar chart: % of cuBLAS per kernel and size (recorded GPU run, named in the title); legend below the axes."""
     from course import plots
-    rec, ratios, _ = recorded_ratios(run)
+    rec, ratios, cublas = recorded_ratios(run)
     sizes = sorted(next(iter(ratios.values())))
-    fig, ax = plots.subplots(figsize=(8, 3.6))
+    fig, ax = plots.subplots(figsize=(9, 4.6))
     width = 0.8 / len(ratios)
     for i, (name, row) in enumerate(ratios.items()):
         ax.bar([j + i * width for j in range(len(sizes))], [row[n] for n in sizes], width, label=name)
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(sizes))], [f"{n}³" for n in sizes])
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(sizes))],
+                  [f"{n}³ (cuBLAS {cublas[n]:.1f} TFLOP/s)" for n in sizes])
     ax.axhline(85, color="gray", ls="--", lw=1, label="목표 85%")
     ax.set_ylabel("cuBLAS SGEMM 대비 (%)")
-    ax.set_title(f"레벨 5 변형과 NUM_STAGES 비교 ({rec['gpu']}, 기록된 측정)")
-    ax.legend(fontsize=8, ncol=3, loc="lower right")
+    ax.set_ylim(0, 100)
+    ax.set_title(f"레벨 5 변형과 NUM_STAGES 비교: {rec['gpu']}, {rec['date']} 기록, 같은 실행의 cuBLAS SGEMM(TF32 꺼짐) = 100%",
+                 fontsize=10)
+    ax.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
+    fig.tight_layout()
     return fig
 
 
@@ -406,3 +410,26 @@ def demo_results(names=("async_no_commit", "async_no_wait", "async_wait_too_litt
                         "async_overwrite_pending", "async_copy"), M=16, N=16, K=40):
     """check() for each bug demo and the correct kernel (5 K tiles)."""
     return [check(n, M, N, K) for n in names]
+
+
+def timeline(stages, n_tiles=6, t_load=6, t_comp=2):
+    """Text timeline (sim.pipeline) of a cp.async pipeline with `stages` buffers: stages-1 tile loads in flight.
+
+    One character per time unit, the tile number in each bar, one row per load slot; returns (lines, total)."""
+    import math
+    from sim import pipeline
+    tl = pipeline.schedule(n_tiles, t_load, t_comp, stages=stages, loads_in_flight=max(1, stages - 1))
+    width = math.ceil(tl.total)
+    lines = []
+    slots = sorted({e.lane for e in tl.of("load")})
+    for lane in slots:
+        row = [" "] * width
+        for e in tl.of("load"):
+            if e.lane == lane:
+                row[int(e.start):math.ceil(e.end)] = str(e.tile) * (math.ceil(e.end) - int(e.start))
+        lines.append(f"  로드{lane + 1} |{''.join(row)}|")
+    row = [" "] * width
+    for e in tl.of("compute"):
+        row[int(e.start):math.ceil(e.end)] = str(e.tile) * (math.ceil(e.end) - int(e.start))
+    lines.append(f"  연산  |{''.join(row)}|")
+    return lines, tl.total

@@ -78,3 +78,11 @@ def test_q10_bytes_and_ptxas():
     ok, msg = lesson09.ptxas_static_shared(n)
     assert not ok and "0x10000 bytes, 0xc000 max" in msg and "0x10000 bytes, 0xc000 max" in QS["q10"]["explanation"]
     assert lesson09.smem_bytes(3, BK=16, pad=0) == 49152 and lesson09.ptxas_static_shared(49152)[0]
+
+
+def test_intro_points_at_the_notebook_sections():
+    """The intro's section numbers are notebook 09's (§3 holds the three PTX instructions); 09 is not the last checkpoint."""
+    nb = (ROOT / "notebooks" / "src" / "nb09.py").read_text(encoding="utf-8")
+    assert "3절(PTX 명령 3가지)" in ANSWERS["intro"] and "## 3. cp.async" in nb and "세 가지 PTX 명령" in nb
+    assert "4절(상태 기계" in ANSWERS["intro"] and "## 4. 그룹 상태 기계" in nb
+    assert "최종" not in ANSWERS["title"] and "최종" not in nb
