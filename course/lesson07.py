@@ -98,7 +98,7 @@ def roofline_position():
     for row in roofline.table():
         g = row["gpu"]
         ridge[g] = roofline.ridge_point(g)
-        side = "  ".join(f"{'연산 쪽' if v >= ridge[g] else '메모리 쪽':>{len(k) + 9}s}" for k, v in ai.items())
+        side = "  ".join(f"{'리지 위' if v >= ridge[g] else '리지 아래':>{len(k) + 9}s}" for k, v in ai.items())
         lines.append(f"{g:9s} {row['peak_tflops']:7.1f} TF {row['dram_gbps']:7.0f} GB/s {ridge[g]:9.1f} FLOP/B  {side}")
     return Report(lines, ridge=ridge, ai=ai)
 
@@ -247,7 +247,7 @@ def stall_table(rec, names=None, keys=STALL_KEYS):
     """Recorded ncu warp-state shares (%) per kernel, and shared-memory waits = short_scoreboard + mio_throttle."""
     st = rec["ncu_stalls"]
     names = [n for n in (names or st["metrics"]) if n in st["metrics"]]
-    lines = [f"기록: {rec['gpu']} {rec['date']}, {st['n']}³, {st['tool']} — 워프 상태 샘플 중 비율(%)",
+    lines = [f"기록: {rec['gpu']} {rec['date']}, {st['n']}³, {st['tool']} — 이유별 대기 사이클의 비율(%)",
              f"{'':20s}" + "".join(f"{n:>13s}" for n in names)]
     share = {n: st["metrics"][n]["percent"] for n in names}
     for k in keys:
@@ -380,17 +380,21 @@ def vec_loop():
 
 
 def vec_wavefronts():
-    """Wavefronts per k step of regblock_vec's four LDS.128 requests under both 128-bit rules of sim.banks."""
+    """Wavefronts per warp FFMA of regblock_vec: its four LDS.128 requests per k step under both 128-bit rules of
+    sim.banks, plus the tile stores (traced on the simulator), the same load + store convention as wavefronts_per_ffma."""
     v = kn.get("regblock_vec").module
+    t = trace.shared_accesses("regblock_vec", M=v.BM, N=v.BN, K=v.BK)
+    stores = sum(r["total_wavefronts"] for (a, op), r in bank_rows(t).items() if op == "store") / warp_ffma_per_tile()
     layA, layB = banks.Layout((v.BK, v.BM_PAD)), banks.Layout((v.BK, v.BN))
     requests = [(layA, lambda x, y, z: (0, y * v.TM)), (layA, lambda x, y, z: (0, y * v.TM + 4)),
                 (layB, lambda x, y, z: (0, x * v.TN_HALF)), (layB, lambda x, y, z: (0, v.BN // 2 + x * v.TN_HALF))]
     per_ffma, lines = {}, []
     for rule in banks.WIDE_RULES:
         per_k = [max(r.wavefronts for r in banks.analyze(lay, fn, v.BLOCK, width=16, wide_rule=rule)) for lay, fn in requests]
-        per_ffma[f"regblock_vec ({rule})"] = sum(per_k) / (v.TM * v.TN)
-        lines.append(f"규칙 '{rule}': k 단계마다 LDS.128 웨이브프론트 {per_k} = {sum(per_k)} → FFMA당 {sum(per_k) / (v.TM * v.TN):.3f}")
-    return Report(lines, per_ffma=per_ffma)
+        per_ffma[f"regblock_vec ({rule})"] = sum(per_k) / (v.TM * v.TN) + stores
+        lines.append(f"규칙 '{rule}': k 단계마다 LDS.128 웨이브프론트 {per_k} = {sum(per_k)} → 읽기 FFMA당 "
+                     f"{sum(per_k) / (v.TM * v.TN):.3f} + 저장 {stores:.3f} = {per_ffma[f'regblock_vec ({rule})']:.3f}")
+    return Report(lines, per_ffma=per_ffma, stores=stores)
 
 
 def loaded_regblock_wavefronts(wf_regblock):

@@ -139,3 +139,66 @@ def test_asymmetric_answer():
     assert ex07_asym.asym_tile(4, 16) == {k: outer.intensity(4, 16)[k] for k in ("loads", "bytes", "fmas", "ai", "data_regs")}
     assert ex07_asym.asym_tile(4, 16)["ai"] == 1.6 and ex07_asym.best_split(64) == (8, 8)
     assert occ.GPUS["A100"].smem_reserved_per_block == 1024
+
+
+# ---- what notebook 07 used to assert in its cells (issue 18: asserts belong in the tests) --------------------------
+
+def test_order_compare_reuse_and_readers():
+    from kernels_numba.infra import trace
+    oc = L7.order_compare()
+    assert oc["outer"].loads * 8 == oc["dot"].loads
+    assert oc["outer"].a_uses[0] == (RB.TN,) * RB.TM and oc["outer"].b_uses[0] == (RB.TM,) * RB.TN
+    t = trace.shared_accesses("regblock", M=RB.BM, N=RB.BN, K=RB.BK)
+    assert all(set(c) == {RB.BLOCK[0]} for c in L7.readers_per_element(t["records"]).values())
+    amap = L7.load_map(RB.THREADS, RB.BM, RB.BK, RB.A_TILE_ROW_STRIDE)
+    assert L7.stored_map(t, "As") == amap
+
+
+def test_bank_rows_of_regblock_and_regblock_opt():
+    from kernels_numba.infra import trace
+    wf = {"regblock": L7.bank_rows(trace.shared_accesses("regblock", M=RB.BM, N=RB.BN, K=RB.BK)),
+          "regblock_opt": L7.bank_rows(trace.shared_accesses("regblock_opt", M=RB.BM, N=RB.BN, K=RB.BK))}
+    assert [wf["regblock"][(a, "load")]["max_wavefronts"] for a in ("As", "Bs")] == [2, 4]
+    assert [wf["regblock_opt"][(a, "load")]["max_wavefronts"] for a in ("As", "Bs")] == [1, 4]
+    assert wf["regblock"][("As", "store")]["max_wavefronts"] == 1 and wf["regblock_opt"][("As", "store")]["max_wavefronts"] == 2
+    assert all(v > 0.25 for v in L7.wavefronts_per_ffma(wf).values())     # both bound by shared memory
+
+
+def test_vec_wavefronts_count_stores_too():
+    """Issue 18 item 16: one convention (loads + stores); with stores the 'phases' rule gives 0.266 > 0.25."""
+    vw = L7.vec_wavefronts()
+    assert vw["stores"] == pytest.approx(64 / L7.warp_ffma_per_tile())
+    assert round(vw["per_ffma"]["regblock_vec (phases)"], 3) == 0.266
+    assert vw["per_ffma"]["regblock_vec (words)"] < 0.25
+    bt = L7.bench_table(L7.bench_rows(REC, course.recorded(), ("regblock_vec",)))
+    sb = L7.shared_bound_vs_measured(REC, vw["per_ffma"], bt["val"])
+    assert sb["bound"]["regblock_vec (words)"] == sb["peak"]
+    assert 0.93 < sb["bound"]["regblock_vec (phases)"] / sb["peak"] < 0.95
+
+
+def test_loaded_regblock_is_not_bound_by_shared_memory():
+    """Issue 18 item 18: the H200's regblock has a shared-memory ceiling far above its measured 20 TFLOP/s."""
+    from kernels_numba.infra import trace
+    wf = L7.bank_rows(trace.shared_accesses("regblock", M=RB.BM, N=RB.BN, K=RB.BK))
+    per = L7.loaded_regblock_wavefronts(wf)
+    bt = L7.bench_table(L7.bench_rows(REC, course.recorded(), ("regblock",)))
+    sb = L7.shared_bound_vs_measured(REC, per, bt["val"])
+    measured = max(v[0] for (k, n), v in bt["val"].items() if k == "regblock")
+    assert all(b > 1.5 * measured for b in sb["bound"].values())
+
+
+def test_stall_claims_of_section_3_6():
+    st = L7.stall_table(REC, ["regblock_opt", "regblock_vec"])
+    w, p = st["shared_wait"], st["share"]["regblock_opt"]
+    others = {k: v for k, v in p.items() if k not in ("selected", "not_selected", "short_scoreboard", "mio_throttle")}
+    assert w["regblock_opt"] > max(others.values()) and w["regblock_opt"] > 2 * w["regblock_vec"]
+
+
+def test_sizes_matter_for_the_performance_claims():
+    """Issue 18 item 15: regblock is >2x tiled only from 2048³; regblock_vec is 74-77 % only from 2048³."""
+    R = {(r["kernel"], r["n"]): r for r in REC["benchmark"]}
+    T6 = {(r["kernel"], r["n"]): r for r in course.recorded()["benchmark"]}
+    assert R["regblock", 1024]["tflops"] / T6["tiled", 1024]["tflops"] < 1.2
+    assert all(R["regblock", n]["tflops"] / T6["tiled", n]["tflops"] > 2 for n in (2048, 4096))
+    assert R["regblock_vec", 1024]["ratio"] < 0.5 and all(0.73 < R["regblock_vec", n]["ratio"] < 0.78 for n in (2048, 4096))
+    assert all(R["regblock_opt", n]["ratio"] < R["regblock", n]["ratio"] for n in (1024, 2048, 4096))

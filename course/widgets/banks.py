@@ -1,4 +1,7 @@
-"""Bank-conflict explorer: padding/column/access/warp controls wired to sim.banks, drawn as a bank map."""
+"""Bank-conflict explorer: padding/column/offset/access/warp controls wired to sim.banks, drawn as a bank map.
+
+Accesses cover notebook 06's 16x16 tiles and notebook 07's regblock tiles (As[128][8], Bs[8][128], thread tile 8x8,
+so the 4-way conflict of rB = Bs[k][8*tx + n] can be explored); the block is 16x16 threads in both."""
 import base64
 import io
 from collections import Counter
@@ -11,25 +14,31 @@ from sim import banks
 
 TILE = 16
 BLOCK = (TILE, TILE)
+RB_BM, RB_BK, RB_T = 128, 8, 8          # notebook 07's regblock: As[BM][BK], Bs[BK][BN = BM], thread tile 8x8
 EXERCISE = "가상의 요청: smem[ty][k] 를 ty=0..15 가 한 요청으로 읽는다고 가정"
-# label -> (kind, index_fn factory taking k, short name for the figure title)
+# label -> (kind, index_fn factory taking (k, n) or None, short name for the figure title, array shape, k range)
 ACCESSES = {
-    "As[ty][k] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (y, k), "As[ty][k] 읽기"),
-    "Bs[k][tx] 읽기 (내적)": ("load", lambda k: lambda x, y, z: (k, x), "Bs[k][tx] 읽기"),
-    "As[ty][tx] 쓰기 (협력 로드)": ("store", None, "As[ty][tx] 쓰기"),
-    "Bs[ty][tx] 쓰기 (협력 로드)": ("store", None, "Bs[ty][tx] 쓰기"),
-    EXERCISE: ("load", None, "가상의 요청 smem[ty][k] (ty=0..15 를 한 요청으로)"),
+    "As[ty][k] 읽기 (06 tiled 내적)": ("load", lambda k, n: lambda x, y, z: (y, k), "As[ty][k] 읽기", (TILE, TILE), TILE),
+    "Bs[k][tx] 읽기 (06 tiled 내적)": ("load", lambda k, n: lambda x, y, z: (k, x), "Bs[k][tx] 읽기", (TILE, TILE), TILE),
+    "As[ty][tx] 쓰기 (06 협력 로드)": ("store", None, "As[ty][tx] 쓰기", (TILE, TILE), TILE),
+    "Bs[ty][tx] 쓰기 (06 협력 로드)": ("store", None, "Bs[ty][tx] 쓰기", (TILE, TILE), TILE),
+    EXERCISE: ("load", None, "가상의 요청 smem[ty][k] (ty=0..15 를 한 요청으로)", (TILE, TILE), TILE),
+    "rA: As[8·ty+m][k] 읽기 (07 regblock, As[128][8])":
+        ("load", lambda k, n: lambda x, y, z: (RB_T * y + n, k), "rA: As[8·ty+m][k] 읽기", (RB_BM, RB_BK), RB_BK),
+    "rB: Bs[k][8·tx+n] 읽기 (07 regblock, Bs[8][128])":
+        ("load", lambda k, n: lambda x, y, z: (k, RB_T * x + n), "rB: Bs[k][8·tx+n] 읽기", (RB_BK, RB_BM), RB_BK),
 }
 
 
 class BankConflictExplorer:
     """Pick padding, column k, access and warp; see which bank every thread of that warp hits."""
 
-    def __init__(self, padding=0, column=5, access=EXERCISE, warp=0):
+    def __init__(self, padding=0, column=5, access=EXERCISE, warp=0, offset=0):
         style = {"description_width": "initial"}
         self.controls = {
             "padding": W.IntSlider(value=padding, min=0, max=4, description="패딩 (원소)", style=style),
-            "column": W.IntSlider(value=column, min=0, max=TILE - 1, description="열 k", style=style),
+            "column": W.IntSlider(value=column, min=0, max=TILE - 1, description="k", style=style),
+            "offset": W.IntSlider(value=offset, min=0, max=RB_T - 1, description="스레드 타일 안의 m·n", style=style),
             "access": W.Dropdown(options=list(ACCESSES), value=access, description="접근",
                                  style=style, layout=W.Layout(width="420px")),
             "warp": W.IntSlider(value=warp, min=0, max=len(banks.warps(BLOCK)) - 1,
@@ -40,7 +49,7 @@ class BankConflictExplorer:
         self.report = None
         self.threads = {}        # tid -> label of the thread in the current request
         c = self.controls
-        self.widget = W.VBox([W.HBox([c["access"], c["warp"]]), W.HBox([c["padding"], c["column"]]),
+        self.widget = W.VBox([W.HBox([c["access"], c["warp"]]), W.HBox([c["padding"], c["column"], c["offset"]]),
                               self.counts, self.plot])
         self.widget.add_class("sgemm-banks")     # lets the browser test find this widget
         for control in c.values():
@@ -53,12 +62,13 @@ class BankConflictExplorer:
     def compute(self):
         """Run the model for the current controls; returns (report, tid -> thread label)."""
         v = {name: control.value for name, control in self.controls.items()}
-        kind, make_index, _ = ACCESSES[v["access"]]
+        kind, make_index, _, shape, k_range = ACCESSES[v["access"]]
+        k = min(v["column"], k_range - 1)
         if v["access"] == EXERCISE:
-            _, report = banks.paper_exercise(v["padding"], col=v["column"])
+            _, report = banks.paper_exercise(v["padding"], col=k)
             return report, {ty: f"ty{ty}" for ty in report.lanes}
-        index_fn = make_index(v["column"]) if make_index else (lambda x, y, z: (y, x))
-        layout = banks.Layout((TILE, TILE), pad=v["padding"])
+        index_fn = make_index(k, v["offset"]) if make_index else (lambda x, y, z: (y, x))
+        layout = banks.Layout(shape, pad=v["padding"])
         report = banks.analyze(layout, index_fn, BLOCK, kind=kind)[v["warp"]]
         return report, {t: f"{t % TILE},{t // TILE}" for t in report.lanes}
 
@@ -67,6 +77,8 @@ class BankConflictExplorer:
         access = self.controls["access"].value
         self.controls["warp"].disabled = access == EXERCISE     # the exercise is not a real warp
         self.controls["column"].disabled = ACCESSES[access][0] == "store"
+        self.controls["column"].max = ACCESSES[access][4] - 1
+        self.controls["offset"].disabled = "regblock" not in access
         self.counts.value = self._counts_html()
         self._draw()
 
@@ -81,7 +93,7 @@ class BankConflictExplorer:
 
     def _element(self, word):
         """[row][col] of the tile element stored at byte address `word`."""
-        pitch = (TILE + self.controls["padding"].value) * 4
+        pitch = (ACCESSES[self.controls["access"].value][3][1] + self.controls["padding"].value) * 4
         return f"[{word // pitch}][{word % pitch // 4}]"
 
     def figure(self):
@@ -109,6 +121,7 @@ class BankConflictExplorer:
         c = self.controls
         where = "" if c["access"].value == EXERCISE else f", 워프 {c['warp'].value}"
         k = "" if ACCESSES[c["access"].value][0] == "store" else f", k={c['column'].value}"
+        k += f", m·n={c['offset'].value}" if "regblock" in c["access"].value else ""
         shared = "겹쳐 쓰기" if r.kind == "store" else "브로드캐스트"
         ax.set_title(f"{ACCESSES[c['access'].value][2]}: 패딩 {c['padding'].value}{k}{where} | "
                      f"웨이브프론트 {r.wavefronts}, {r.conflict_degree}-way, 뱅크 {len(r.per_bank)}개, "
