@@ -235,3 +235,12 @@ def test_device_helpers_compute_alpha_beta_and_bounds():
     C0 = rng.standard_normal((9, 10), dtype=np.float32)
     C = ex06_tile8.run(A, B, C0.copy(), 1.5, -0.5)
     np.testing.assert_allclose(C, 1.5 * (A.astype(np.float64) @ B) - 0.5 * C0, rtol=1e-4, atol=1e-4)
+
+
+def test_what_notebook_06_used_to_assert_in_its_cells():
+    """Issue 18: asserts moved out of notebook 06's cells (traced stores, FMA contraction, every level-2 kernel)."""
+    from kernels_numba.infra import trace
+    tr = trace.shared_accesses("tiled", M=16, N=16, K=32)
+    assert lesson06.stores_per_thread(tr["records"], tiles=2) == ({"As": {1}, "Bs": {1}}, 2 * 16 * 16)
+    ev = lesson06.fma_evidence(("tiled_pad", "tiled_fma"))
+    assert ev["tiled_pad"][1] == ev["tiled_fma"][1] and ev["tiled_pad"][0][0] > 0 and ev["tiled_pad"][0][1:] == (0, 0)
