@@ -18,7 +18,8 @@ SHAPES = [
     ("m16n8k8", "f32.tf32.tf32.f32", "{f0,f1,f2,f3}, {a0,a1,a2,a3}, {a4,a5}, {f4,f5,f6,f7}"),
     ("m16n8k4", "f32.tf32.tf32.f32", "{f0,f1,f2,f3}, {a0,a1}, {a4}, {f4,f5,f6,f7}"),
     ("m8n8k4", "f32.f16.f16.f32", "{f0,f1,f2,f3,f4,f5,f6,f7}, {a0,a1}, {a4,a5}, {f8,f9,f10,f11,f12,f13,f14,f15}"),
-    ("m8n8k4", "f32.tf32.tf32.f32", "{f0,f1}, {a0}, {a4}, {f4,f5}"),
+    # not in the PTX ISA's shape table for .tf32; with these operand vectors ptxas 13 still accepts it (see SASS)
+    ("m8n8k4", "f32.tf32.tf32.f32", "{f0,f1,f2,f3,f4,f5,f6,f7}, {a0,a1,a2,a3}, {a4,a5,a6,a7}, {f8,f9,f10,f11,f12,f13,f14,f15}"),
     ("m8n8k4", "f64.f64.f64.f64", "{d0,d1}, {d2}, {d3}, {d0,d1}"),
 ]
 
@@ -28,32 +29,134 @@ def _ptxas():
     return offline._tool("ptxas")
 
 
-def ptxas_check(instruction, arch):
-    """(ok, first error line) of ptxas -arch=arch on a module whose kernel holds `instruction`."""
-    text = (".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry probe()\n{\n"
-            "    .reg .b32 a<8>;\n    .reg .f32 f<16>;\n    .reg .f64 d<4>;\n    " + instruction + "\n    ret;\n}\n")
+def _probe(instruction, arch):
+    """(ok, first error line, SASS text) of ptxas -arch=arch on a kernel that runs `instruction` and stores every
+    register it may write, so nothing it computes is dead code."""
+    target = "sm_75" if arch == "sm_75" else "sm_80"          # .version 7.0: sm_80 code also assembles for sm_90
+    text = (f".version 7.0\n.target {target}\n.address_size 64\n.visible .entry probe(.param .u64 p)\n{{\n"
+            "    .reg .b32 a<8>;\n    .reg .f32 f<16>;\n    .reg .f64 d<4>;\n    .reg .b64 rd<2>;\n"
+            "    ld.param.u64 rd0, [p];\n    " + instruction + "\n"
+            + "".join(f"    st.global.f32 [rd0+{4 * i}], f{i};\n" for i in range(16))
+            + "".join(f"    st.global.b32 [rd0+{64 + 4 * i}], a{i};\n" for i in range(8))
+            + "".join(f"    st.global.f64 [rd0+{96 + 8 * i}], d{i};\n" for i in range(4)) + "    ret;\n}\n")
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "probe.ptx")
         Path(src).write_text(text)
-        p = subprocess.run([_ptxas(), f"-arch={arch}", src, "-o", os.path.join(tmp, "probe.cubin")],
-                           capture_output=True, text=True)
+        cubin = os.path.join(tmp, "probe.cubin")
+        p = subprocess.run([_ptxas(), f"-arch={arch}", src, "-o", cubin], capture_output=True, text=True)
+        sass = ""
+        if p.returncode == 0:
+            from kernels_numba.infra import offline
+            sass = subprocess.run([offline._tool("cuobjdump"), "-sass", cubin], capture_output=True, text=True).stdout
     err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
-    return p.returncode == 0, err
+    return p.returncode == 0, err, sass
+
+
+def ptxas_check(instruction, arch):
+    """(ok, first error line) of ptxas -arch=arch on a module whose kernel holds `instruction`."""
+    return _probe(instruction, arch)[:2]
+
+
+def _sass_ops(sass, prefixes=("HMMA", "DMMA", "LDSM", "LDGSTS")):
+    """The tensor-core / ldmatrix / cp.async SASS instructions in `sass`; without any, what the kernel does instead."""
+    import re
+    ops = re.findall(r"\b((?:" + "|".join(prefixes) + r")[A-Z0-9.]*)", sass)
+    if ops:
+        return ", ".join(sorted(set(ops)))
+    ffma, shfl = len(re.findall(r"\bFFMA\b", sass)), len(re.findall(r"\bSHFL\b", sass))
+    if re.search(r"\bCALL\b", sass):
+        return f"MMA 명령 없음: CALL 한 서브루틴(SHFL {shfl}, FFMA {ffma})"
+    return f"MMA 명령 없음, FFMA {ffma}"
 
 
 def mma_shape_table(archs=("sm_80", "sm_90")):
-    """[{shape, types, sm_80, sm_90, error}] for every mma form in SHAPES, as ptxas 13 judges it."""
+    """[{shape, types, sm_80, sm_90, SASS, error}] for every mma form in SHAPES: ptxas 13's verdict and the
+    tensor-core instruction it emits for sm_80 ('없음': accepted, but no MMA instruction in the SASS)."""
     rows = []
     for shape, types, regs in SHAPES:
         ins = f"mma.sync.aligned.{shape}.row.col.{types} {regs};"
         row = {"shape": shape, "types": types}
         for arch in archs:
-            ok, err = ptxas_check(ins, arch)
+            ok, err, sass = _probe(ins, arch)
             row[arch] = "✅" if ok else "❌"
+            if ok and arch == archs[0]:
+                row["SASS"] = _sass_ops(sass)
             if not ok:
                 row["error"] = err
         rows.append(row)
     return rows
+
+
+# the instructions of this notebook's kernels, to see which compute capability each needs (ptxas, not a table)
+FEATURES = [
+    ("ldmatrix.x4", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {a0,a1,a2,a3}, [a5];"),
+    ("mma m16n8k8 f16→f32", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {f0,f1,f2,f3}, {a0,a1}, {a4}, {f4,f5,f6,f7};"),
+    ("mma m16n8k16 f16→f32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                              "{f0,f1,f2,f3}, {a0,a1,a2,a3}, {a4,a5}, {f4,f5,f6,f7};"),
+    ("cp.async.cg 16 B", "cp.async.cg.shared.global [a5], [rd0], 16;"),
+]
+
+
+def feature_table(archs=("sm_75", "sm_80", "sm_90")):
+    """[{instruction, sm_75, sm_80, sm_90}]: the SASS instruction ptxas emits for each arch, or ❌ and its error."""
+    rows = []
+    for label, ins in FEATURES:
+        row = {"명령": label}
+        for arch in archs:
+            ok, err, sass = _probe(ins, arch)
+            row[arch] = _sass_ops(sass) if ok else f"❌ {err}"
+        rows.append(row)
+    return rows
+
+
+# Per-SM limits by compute capability, as CUDA 13's cuda_occupancy.h encodes them (cudaOccMaxBlocksPerMultiprocessor:
+# 32 on 8.0 and 9.0, 24 on 8.9, 16 on 8.6) and the CUDA C++ Programming Guide's per-CC table (max resident warps:
+# 64 on 8.0/9.0, 48 on 8.6/8.9). tests/test_lesson10.py checks the block limits against the header in the wheel.
+CC_LIMITS = {(8, 0): (32, 64), (8, 6): (16, 48), (8, 9): (24, 48), (9, 0): (32, 64)}
+
+
+def one_warp_occupancy(regs=32, smem=768):
+    """[(cc, Occupancy)] of a one-warp block (mma_large) on CC 8.0/8.6/8.9/9.0 with sim/occupancy's rules."""
+    from dataclasses import replace
+    from sim import occupancy
+    base = occupancy.GPUS["A100"]
+    out = []
+    for cc, (blocks, warps) in CC_LIMITS.items():
+        spec = replace(base, name=f"CC {cc[0]}.{cc[1]}", cc=cc, max_blocks_per_sm=blocks, max_warps_per_sm=warps)
+        out.append((cc, occupancy.occupancy(spec, regs, 32, smem)))
+    return out
+
+
+def loop_mma(name, cc=(9, 0)):
+    """[(HMMA, BAR) per loop] of kernel `name`'s offline SASS, and its total HMMA (why mma_large shows 5)."""
+    from kernels_numba.infra import offline, resources
+    ins = resources.parse_sass(offline.compile_kernel(name, cc)["sass"])
+    loops = [ins[a:b + 1] for a, b in resources._loops(ins)]
+    per = [(sum(i.base == "HMMA" for i in b), sum(i.base == "BAR" for i in b)) for b in loops]
+    return [p for p in per if p[0]], sum(i.base == "HMMA" for i in ins)
+
+
+def sass_iteration(name="mma_large", cc=(9, 0)):
+    """SASS of one K step of kernel `name`: from the first LDGSTS to the barrier after the first HMMA."""
+    from kernels_numba.infra import offline, resources
+    ins = resources.parse_sass(offline.compile_kernel(name, cc)["sass"])
+    a = next(n for n, i in enumerate(ins) if i.base == "LDGSTS")
+    h = next(n for n, i in enumerate(ins) if i.base == "HMMA")
+    b = next(n for n in range(h, len(ins)) if ins[n].base == "BAR")
+    keep = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDSM", "HMMA")
+    return "\n".join(i.text() for i in ins[a:b + 1] if i.base in keep)
+
+
+def error_growth_summary(run=None):
+    """{kernel: (max relative error at the largest K, log-log slope of error vs K)} and the f16/f32 ratio there."""
+    run = run or level6_run()
+    rows = run["error_vs_k"]
+    K = np.log([r["K"] for r in rows])
+    out = {}
+    for name in ("mma_pipe", "mma_pipe_f16out", "mma_pipe_f16acc"):
+        e = np.array([r[name] for r in rows])
+        out[name] = (float(e[-1]), float(np.polyfit(K, np.log(e), 1)[0]))
+    return out, rows[-1]["K"], out["mma_pipe_f16acc"][0] / out["mma_pipe"][0]
 
 
 def markdown(rows, columns):
@@ -262,14 +365,18 @@ def resource_rows():
 
 
 def explore_rows():
-    """The block/warp/stage configurations tried on the H200 at 4096^3 (both exploration runs)."""
+    """The block/warp/stage configurations tried on the H200 at 4096^3, each row naming its run and that run's cuBLAS
+    (the two runs measured cuBLAS separately: compare % only within one run)."""
     rows = []
-    for r in explore_run()["explore"] + level6_run().get("explore", []):
-        if "tflops" in r:
-            rows.append({"BM×BN×BK": f"{r['BM']}×{r['BN']}×{r['BK']}", "워프": r["WARPS_M"] * r["WARPS_N"],
-                         "단계": r["STAGES"], "launch_bounds": r.get("MIN_BLOCKS") or "-",
-                         "배치": "스위즐" if r.get("SWIZZLE") else "패딩", "레지스터": r["registers"],
-                         "로컬 B": r["local_bytes"], "TFLOP/s": f"{r['tflops']:.0f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
+    runs = (("탐색 실행", explore_run()["explore"]), ("기록 실행", level6_run().get("explore", [])))
+    for label, entries in runs:
+        for r in entries:
+            if "tflops" in r:
+                rows.append({"실행": label, "cuBLAS TFLOP/s": f"{r['tflops'] / r['ratio']:.0f}",
+                             "BM×BN×BK": f"{r['BM']}×{r['BN']}×{r['BK']}", "워프 (M×N)": f"{r['WARPS_M']}×{r['WARPS_N']}",
+                             "단": r["STAGES"], "launch_bounds": f"(256, {r['MIN_BLOCKS']})" if r.get("MIN_BLOCKS") else "-",
+                             "배치": "스위즐" if r.get("SWIZZLE") else "패딩", "레지스터": r["registers"],
+                             "로컬 B": r["local_bytes"], "TFLOP/s": f"{r['tflops']:.0f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
     return rows
 
 

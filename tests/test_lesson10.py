@@ -16,8 +16,10 @@ def test_shape_table_facts():
     assert ok("m16n8k16", "f32.f16.f16.f32") and ok("m16n8k16", "f16.f16.f16.f16") and ok("m16n8k8", "f32.f16.f16.f32")
     assert ok("m16n8k8", "f32.tf32.tf32.f32") and ok("m16n8k4", "f32.tf32.tf32.f32")
     assert ok("m8n8k4", "f64.f64.f64.f64") and ok("m8n8k4", "f32.f16.f16.f32")
-    bad = rows[("m8n8k4", "f32.tf32.tf32.f32")]           # the seed's 'm8n8k4 for TF32' does not exist
-    assert bad["sm_80"] == bad["sm_90"] == "❌" and bad["error"]
+    bad = rows[("m8n8k4", "f32.tf32.tf32.f32")]           # not in the ISA for tf32: ptxas accepts it and emits nothing
+    assert bad["sm_80"] == bad["sm_90"] == "✅" and bad["SASS"].startswith("MMA 명령 없음") and "FFMA 0" in bad["SASS"]
+    assert rows[("m8n8k4", "f64.f64.f64.f64")]["SASS"] == "DMMA.884"
+    assert rows[("m16n8k16", "f32.f16.f16.f32")]["SASS"] == "HMMA.16816.F32"
 
 
 def test_layout_agrees_everywhere():
@@ -66,3 +68,37 @@ def test_check_kernel_and_helpers():
     best = lesson10.best_kernel(4096)
     ours = [r for r in run["benchmark"] if r["n"] == 4096 and not r["kernel"].startswith("cuBLAS") and "tflops" in r]
     assert best["tflops"] == round(max(r["tflops"] for r in ours), 1) and 0 < best["ratio"] < 1
+
+
+def test_feature_table_sm75():
+    """Issue 18 I21: ldmatrix and m16n8k8 f16 assemble for sm_75; only m16n8k16 and cp.async need sm_80."""
+    rows = {r["명령"]: r for r in lesson10.feature_table()}
+    assert rows["ldmatrix.x4"]["sm_75"] == "LDSM.16.M88.4" and rows["mma m16n8k8 f16→f32"]["sm_75"] == "HMMA.1688.F32"
+    assert rows["mma m16n8k16 f16→f32"]["sm_75"].startswith("❌") and rows["cp.async.cg 16 B"]["sm_75"].startswith("❌")
+    assert all(not r["sm_80"].startswith("❌") and not r["sm_90"].startswith("❌") for r in rows.values())
+
+
+def test_one_warp_occupancy_per_cc_and_header():
+    import re
+    from pathlib import Path
+    import nvidia
+    occ = {cc: o for cc, o in lesson10.one_warp_occupancy()}
+    assert {cc: round(o.percent, 1) for cc, o in occ.items()} == {(8, 0): 50.0, (8, 6): 33.3, (8, 9): 50.0, (9, 0): 50.0}
+    assert all(o.limiter == "blocks" for o in occ.values())
+    header = next(h for p in nvidia.__path__ for h in Path(p).rglob("cuda_occupancy.h"))
+    text = header.read_text()
+    body = text[text.index("cudaOccMaxBlocksPerMultiprocessor("):][:1200]
+    assert re.search(r"computeMinor == 0\)\s*{\s*value = 32", body) and re.search(r"computeMinor == 9\)\s*{\s*value = 24", body)
+    assert re.search(r"else\s*{\s*value = 16", body) and re.search(r"case 9:\s*value = 32", body)
+
+
+def test_mma_large_sass_and_error_growth_and_explore_runs():
+    per_loop, total = lesson10.loop_mma("mma_large")
+    assert per_loop == [(4, 8), (1, 2)] and total == 5          # K loop unrolled 4x + a remainder loop
+    it = lesson10.sass_iteration()
+    assert "HMMA.16816.F32" in it and "LDSM.16.M88.4" in it and "DEPBAR.LE" in it
+    g, K, ratio = lesson10.error_growth_summary()
+    assert K == 4096 and 250 < ratio < 320 and 0.9 < g["mma_pipe"][1] < 1.2 and 0.4 < g["mma_pipe_f16acc"][1] < 0.7
+    rows = lesson10.explore_rows()
+    assert {r["실행"] for r in rows} == {"탐색 실행", "기록 실행"} and len({r["cuBLAS TFLOP/s"] for r in rows}) == 2
+    assert {r["단"] for r in rows} == {2, 3, 4} and {"2×4", "4×2"} <= {r["워프 (M×N)"] for r in rows}
