@@ -7,8 +7,8 @@ from .infra import device                      # must run before anything import
 
 if device.SIMULATOR:
     from numba import cuda as _cuda       # noqa: F401  (initialises the simulator)
-    from .infra import _simfast
-    _simfast.install()
+    from .infra import simulator as _simulator
+    _simulator.install()
 
 from .infra import errors                       # noqa: E402
 from .infra.errors import CourseInputError       # noqa: E402

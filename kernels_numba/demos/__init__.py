@@ -1,0 +1,25 @@
+"""Deliberately broken kernels for the bug demonstrations (not registered).
+
+Their launchers run the simulator's race detector in collect mode: the buggy kernel runs to the end and returns its
+(wrong) C, as the GPU would, and `launch.last_report` holds what the detector found (threads, lines, fix), so a
+lesson can show the wrong answer and the report side by side. On a GPU `last_report` is None.
+"""
+from ..infra import device
+from ..launch import make_launch
+
+
+def demo_launch(kernel, block, tile):
+    """make_launch for a bug demo: the race detector collects instead of raising; the report is launch.last_report."""
+    inner = make_launch(kernel, block, tile)
+
+    def launch(A, B, C, alpha=1.0, beta=0.0):
+        if not device.SIMULATOR:
+            return inner(A, B, C, alpha, beta)
+        from ..infra.simulator import racecheck
+        with racecheck.collect() as report:
+            out = inner(A, B, C, alpha, beta)
+        launch.last_report = report
+        return out
+
+    launch.kernel, launch.block, launch.tile, launch.last_report = kernel, block, tile, None
+    return launch

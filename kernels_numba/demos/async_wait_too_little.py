@@ -4,7 +4,7 @@ from numba import cuda, float32
 from ..async_copy import (BK, BLOCK, BM, BN, NUM_STAGES, TILE, TM, TN, compute_tile, cp_async_wait_group,
                           issue_tile, store_C)
 from ..infra import ptx
-from ..launch import make_launch
+from . import demo_launch
 
 NAME = "async_wait_too_little"
 MIN_CC = (8, 0)
@@ -45,4 +45,4 @@ def kernel(A, B, C, alpha, beta):
     store_C(C, rC, block_row, block_col, thread_row, thread_col, M, N, alpha, beta)
 
 
-launch = make_launch(kernel, BLOCK, TILE)
+launch = demo_launch(kernel, BLOCK, TILE)

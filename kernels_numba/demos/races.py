@@ -1,7 +1,7 @@
 """Deliberately broken copies of the `tiled` kernel, each missing one barrier (for the race demonstration; not registered)."""
 from numba import cuda, float32
 
-from ..launch import make_launch
+from . import demo_launch
 from ..tiled import BLOCK, TILE, TILE_SIZE
 
 
@@ -53,5 +53,5 @@ def no_sync2(A, B, C, alpha, beta):
         C[row, col] = alpha * acc + beta * C[row, col] if beta != 0 else alpha * acc
 
 
-launch_no_sync1 = make_launch(no_sync1, BLOCK, TILE)
-launch_no_sync2 = make_launch(no_sync2, BLOCK, TILE)
+launch_no_sync1 = demo_launch(no_sync1, BLOCK, TILE)
+launch_no_sync2 = demo_launch(no_sync2, BLOCK, TILE)

@@ -28,9 +28,8 @@ Calling convention, the same on GPU and in the simulator:
 
 Under the simulator (kernels_numba.device.SIMULATOR) the same names are Python functions with the
 hardware's semantics (STAND_INS): fma rounds once, st.global.v4 faults on a misaligned address, ...
-The cp.async family (cp_async_*.ptx: an immediate such as `wait_group 2` stays in the text, a function with no
-operand such as `commit_group` takes no argument) has its stand-ins in _async_sim.py, built on sim/cp_async.py:
-a copy lands in shared memory only at the wait_group that guarantees it.
+The stand-ins live in kernels_numba/infra/simulator/ (stand_ins.py; the cp.async family in async_copy.py, built on
+sim/cp_async.py: a copy lands in shared memory only at the wait_group that guarantees it; mma/ldmatrix in warp.py).
 """
 import os
 import re
@@ -55,10 +54,6 @@ _SIDE_EFFECT_PREFIXES = ("st.", "red.", "atom.", "cp.", "bar.", "barrier.", "fen
 
 class PtxFileError(ValueError):
     """A .ptx file does not have the shape this module reads (one .func per instruction, .reg parameters)."""
-
-
-class MisalignedAddressError(RuntimeError):
-    """The simulator's stand-in for the GPU fault 'misaligned address' (CUDA_ERROR_MISALIGNED_ADDRESS)."""
 
 
 @dataclass(frozen=True)
@@ -200,59 +195,10 @@ def load_all():
 
 
 # ------------------------------------------------------------------------------ simulator stand-ins
-
-def _host_array(arr):
-    """The numpy array behind an array argument as a simulated kernel sees it."""
-    inner = getattr(arr, "_item", arr)          # FakeWithinKernelCUDAArray -> FakeCUDAArray
-    return getattr(inner, "_ary", inner)         # FakeCUDAArray -> numpy
-
-
-def _element(arr, idx, width=1):
-    """(numpy array, index tuple, byte address) of arr[idx]; raises IndexError like a fault for bad indexes."""
-    a = _host_array(arr)
-    idx = tuple(int(i) for i in idx)
-    if len(idx) != a.ndim:
-        raise IndexError(f"{a.ndim}-D array needs {a.ndim} indexes, got {len(idx)}")
-    for axis, (i, n) in enumerate(zip(idx, a.shape)):
-        last = i + (width - 1 if axis == a.ndim - 1 else 0)
-        if i < 0 or last >= n:
-            raise IndexError(f"element {idx} (+{width - 1} along the last axis) is outside an array of shape "
-                             f"{a.shape}: on the GPU this reads/writes memory that is not the array's")
-    addr = a.__array_interface__["data"][0] + sum(i * s for i, s in zip(idx, a.strides))
-    return a, idx, addr
-
-
-def element_address(arr, *idx):
-    """Byte address of arr[idx] (simulator: the numpy buffer's address, so alignment behaves as on the GPU)."""
-    return np.uint64(_element(arr, idx)[2])
-
-
-from .._fp import fma_rn_f32 as _fma_rn_f32   # noqa: E402  (shared with the simulator's cuda.fma)
-
-
-def _ld_global_ca_f32(arr, *idx):
-    a, i, _ = _element(arr, idx)
-    return np.float32(a[i])
-
-
-def _st_global_v4_f32(arr, *args):
-    *idx, x, y, z, w = args
-    a, i, addr = _element(arr, idx, width=4)
-    if addr % 16:
-        raise MisalignedAddressError(
-            f"st.global.v4.f32: 주소 0x{addr:x} 가 16바이트 정렬이 아닙니다 (GPU에서는 'misaligned address' 오류로 "
-            f"커널이 멈춤). / address 0x{addr:x} of element {tuple(i)} is not 16-byte aligned "
-            "(CUDA_ERROR_MISALIGNED_ADDRESS on the GPU).")
-    a[i[:-1] + (slice(i[-1], i[-1] + 4),)] = np.array([x, y, z, w], dtype=np.float32)
-
-
-STAND_INS = {"fma_rn_f32": _fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
-             "st_global_v4_f32": _st_global_v4_f32}
-from .. import _warp  # noqa: E402  (mma.sync / ldmatrix: warp-collective stand-ins, f16 pack/unpack)
-STAND_INS.update(_warp.stand_ins())
-
-from ._async_sim import STAND_INS as _ASYNC_STAND_INS, AsyncCopyAlignmentError  # noqa: E402  (cp.async family)
-STAND_INS.update(_ASYNC_STAND_INS)
+# They live in the simulator package (kernels_numba/infra/simulator/stand_ins.py); the import runs one way.
+from ..simulator.errors import AsyncCopyAlignmentError, MisalignedAddressError  # noqa: E402
+from ..simulator.memory import element as _element, host_array as _host_array  # noqa: E402,F401
+from ..simulator.stand_ins import STAND_INS, element_address  # noqa: E402
 
 
 def _missing_stand_in(name):

@@ -1,0 +1,34 @@
+"""Python stand-ins with the hardware's semantics for every PTX instruction of the course (kernels_numba/infra/ptx)."""
+import numpy as np
+
+from .._fp import fma_rn_f32
+from . import async_copy, warp
+from .errors import MisalignedAddressError
+from .memory import element
+
+
+def _ld_global_ca_f32(arr, *idx):
+    a, i, _ = element(arr, idx)
+    return np.float32(a[i])
+
+
+def _st_global_v4_f32(arr, *args):
+    *idx, x, y, z, w = args
+    a, i, addr = element(arr, idx, width=4)
+    if addr % 16:
+        raise MisalignedAddressError(
+            f"st.global.v4.f32: 주소 0x{addr:x} 가 16바이트 정렬이 아닙니다 (GPU에서는 'misaligned address' 오류로 "
+            f"커널이 멈춤). / address 0x{addr:x} of element {tuple(i)} is not 16-byte aligned "
+            "(CUDA_ERROR_MISALIGNED_ADDRESS on the GPU).")
+    a[i[:-1] + (slice(i[-1], i[-1] + 4),)] = np.array([x, y, z, w], dtype=np.float32)
+
+
+def element_address(arr, *idx):
+    """Byte address of arr[idx] (simulator: the numpy buffer's address, so alignment behaves as on the GPU)."""
+    return np.uint64(element(arr, idx)[2])
+
+
+STAND_INS = {"fma_rn_f32": fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
+             "st_global_v4_f32": _st_global_v4_f32}
+STAND_INS.update(warp.stand_ins())
+STAND_INS.update(async_copy.STAND_INS)
