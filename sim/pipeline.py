@@ -210,6 +210,13 @@ def gantt_rows(timeline: Timeline) -> dict:
     return rows
 
 
+def gantt_window(timeline: Timeline, tiles: int):
+    """(start, end) of the time span holding every event of the first `tiles` tiles: the zoom of a long timeline."""
+    _check_int("tiles", tiles, 1)
+    ends = [e.end for e in timeline.events if e.tile < tiles]
+    return 0, max(ends, default=0)
+
+
 def fma_time_per_tile(BM, BN, BK, threads, fp32_lanes_per_sm, blocks_per_sm=1) -> FmaTime:
     """FFMA-throughput time of one K tile: BM*BN*BK FMAs over the SM's FP32 lanes (GPU numbers come from the caller)."""
     for name, v in (("BM", BM), ("BN", BN), ("BK", BK), ("threads", threads),

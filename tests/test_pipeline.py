@@ -5,6 +5,8 @@ from fractions import Fraction
 
 import pytest
 
+from sim import pipeline
+
 from kernels_numba.infra.errors import CourseInputError
 from sim.pipeline import (Event, closed_form_total, compute_bound, fma_time_per_tile, gantt_rows, schedule,
                           seed_fma_cycles, seed_formula, speedup, steady_period)
@@ -207,3 +209,10 @@ def test_fma_time_per_tile():
         fma_time_per_tile(128, 128, 8, 300, 128)         # 131072 FMAs do not split over 300 threads
     with pytest.raises(CourseInputError):
         fma_time_per_tile(128, 128, 8, 256, 0)
+
+
+def test_gantt_window_spans_the_first_tiles():
+    tl = pipeline.schedule(512, 400, 200, stages=2)
+    start, end = pipeline.gantt_window(tl, 12)
+    assert start == 0 and end == max(e.end for e in tl.events if e.tile < 12) == 12 * 400 + 200
+    assert pipeline.gantt_window(pipeline.schedule(3, 8, 2), 12)[1] == pipeline.schedule(3, 8, 2).total

@@ -85,3 +85,16 @@ def test_bad_constructor_arguments():
     with pytest.raises(CourseInputError):
         pipeline_explorer(t_comp=2.5)                      # sliders hold whole cycles
     assert pipeline_explorer(t_load=100.0, t_comp=5000).t_comp.max == 5000
+
+
+def test_long_timelines_zoom_on_the_first_tiles_with_readable_labels():
+    """Issue 18: N = 512 drawn whole was a smear and the labels ~6 px; the chart now shows the first tiles, labelled."""
+    from course.widgets import pipeline as widget
+    ex = pipeline_explorer(t_load=400, t_comp=200, n_tiles=512)
+    ax = ex.figure().axes[0]
+    assert ax.get_xlim()[1] < 0.05 * float(ex.timeline.total)
+    labels = [t for t in ax.texts if "|b" in t.get_text()]
+    assert labels and min(t.get_fontsize() for t in labels) >= widget.FONT >= 10
+    assert "확대" in ax.get_xlabel()
+    small = pipeline_explorer(t_load=100, t_comp=10, n_tiles=4).figure().axes[0]
+    assert small.get_xlim()[1] >= 410 and "확대" not in small.get_xlabel()

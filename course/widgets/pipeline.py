@@ -12,7 +12,9 @@ from kernels_numba.infra.errors import CourseInputError
 from sim import pipeline
 
 HATCHES = ("", "//", "..", "xx")         # one pattern per buffer (stages <= 4)
-LABEL_MAX_TILES = 16                     # above this the bars are too thin for text
+LABEL_MAX_TILES = 16                     # above this the chart zooms on the first ZOOM_TILES tiles
+ZOOM_TILES = 12                          # enough to see the prologue and the steady state
+FONT = 10                                # bar labels and ticks: readable at the widget's dpi
 DEFAULT_MAX = {"t_load": 2000, "t_comp": 4096, "n_tiles": 512, "t_sync": 200}
 
 
@@ -114,34 +116,44 @@ class PipelineExplorer:
         if rows["sync"]:
             names.append("배리어")
         y = {name: len(names) - 1 - i for i, name in enumerate(names)}     # first name on top
-        fig = Figure(figsize=(12, 1.4 + 0.55 * len(names)))
+        fig = Figure(figsize=(12, 1.8 + 0.65 * len(names)))
         ax = fig.add_subplot()
-        xmax = float(max(tl.total, self.single.total, 1)) * 1.02   # single-buffer scale: S=1 vs S=2 compare by eye
-        groups = {}                      # one bar collection per (row, color, hatch): fast for N = 512
+        zoom = tl.n_tiles > LABEL_MAX_TILES          # N = 512 drawn whole is a smear: show the first tiles instead
+        if zoom:
+            xmax = float(pipeline.gantt_window(tl, ZOOM_TILES)[1]) * 1.02
+        else:
+            xmax = float(max(tl.total, self.single.total, 1)) * 1.02   # single-buffer scale: S=1 vs S=2 by eye
+        groups = {}                      # one bar collection per (row, color, hatch)
         for unit, unit_rows in rows.items():
             for r in unit_rows:
+                if zoom and r["start"] >= xmax:
+                    continue
                 row = (f"로드 {r['lane']}" if lanes > 1 else "로드") if unit == "load" else {"compute": "연산", "sync": "배리어"}[unit]
                 color = "0.55" if unit == "sync" else f"C{r['tile'] % 10}"
                 groups.setdefault((row, color, HATCHES[r["buffer"] % len(HATCHES)]), []).append(
                     (float(r["start"]), float(r["width"])))
-                if (tl.n_tiles <= LABEL_MAX_TILES and unit != "sync" and r["width"] >= 0.03 * xmax):
+                if unit != "sync" and r["width"] >= 0.03 * xmax:
                     ax.text(float(r["start"] + r["width"] / 2), y[row], f"{r['tile']}|b{r['buffer']}",
-                            ha="center", va="center", fontsize=7,
+                            ha="center", va="center", fontsize=FONT,
                             bbox={"boxstyle": "round,pad=0.1", "fc": "white", "lw": 0})
         for (row, color, hatch), spans in groups.items():
             ax.broken_barh(spans, (y[row] - 0.35, 0.7), facecolors=color, edgecolor="black", linewidth=0.5,
                            hatch=hatch)
-        ax.axvline(float(tl.total), color="black", linestyle="--", linewidth=0.8)
-        ax.axvline(float(self.single.total), color="tab:red", linestyle=":", linewidth=0.8)
-        ax.set_yticks([y[n] for n in names], names)
+        if not zoom:
+            ax.axvline(float(tl.total), color="black", linestyle="--", linewidth=0.8)
+            ax.axvline(float(self.single.total), color="tab:red", linestyle=":", linewidth=0.8)
+        ax.set_yticks([y[n] for n in names], names, fontsize=FONT + 1)
+        ax.tick_params(axis="x", labelsize=FONT)
         ax.set_ylim(-0.6, len(names) - 0.4)
         ax.set_xlim(0, xmax)
-        ax.set_xlabel("시간 (표시: 타일|버퍼, 빗금 = 버퍼, 검은 점선 = 총 시간, 빨간 점선 = 싱글 버퍼 총 시간)")
+        ax.set_xlabel(f"처음 {ZOOM_TILES}개 타일만 확대 (전체 {tl.n_tiles}개의 총 시간은 제목과 요약) · 표시: 타일|버퍼, 빗금 = 버퍼"
+                      if zoom else "시간 (표시: 타일|버퍼, 빗금 = 버퍼, 검은 점선 = 총 시간, 빨간 점선 = 싱글 버퍼 총 시간)",
+                      fontsize=FONT)
         ratio = self.single.total / tl.total if tl.total else 1.0
         ax.set_title(f"버퍼 {tl.stages}개, 동시 로드 {tl.loads_in_flight}개, 로드 L={_num(tl.t_load)}, "
                      f"연산 C={_num(tl.t_comp)}, 배리어={_num(tl.t_sync)}, 타일 N={tl.n_tiles} | 총 {_num(tl.total)}, "
                      f"싱글 버퍼 {_num(self.single.total)}, 속도 향상(speedup) {ratio:.3f}, "
-                     f"연산 활용률 {tl.compute_utilisation:.1%}", fontsize=9)
+                     f"연산 활용률 {tl.compute_utilisation:.1%}", fontsize=FONT)
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         return fig
@@ -149,7 +161,7 @@ class PipelineExplorer:
     def _draw(self):
         # set the Output's data directly: no pyplot, no backend switch, nothing printed outside a kernel
         buf = io.BytesIO()
-        self.figure().savefig(buf, format="png", dpi=80)
+        self.figure().savefig(buf, format="png", dpi=90)
         png = base64.b64encode(buf.getvalue()).decode("ascii")
         text = f"total {_num(self.timeline.total)}, single-buffer {_num(self.single.total)}"
         self.plot.outputs = ({"output_type": "display_data", "metadata": {},
