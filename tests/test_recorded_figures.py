@@ -1,0 +1,118 @@
+"""No measured figure is typed into the prose of notebooks 06-08: each comes from course/recorded/ through the
+generator's fill() ({{name}} fields). The test collects every figure the records hold (TFLOP/s, % of cuBLAS, ratios
+between kernels, stall shares, shared-memory bounds) in the forms prose would print it, and looks for them in the
+generators' markdown *source* (before fill): a hit is a typed measurement."""
+import json
+import re
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATORS = [ROOT / "notebooks" / "src" / f"nb0{i}.py" for i in (6, 7, 8)]
+RECORDS = ("gpu_h200_2026-11-21", "gpu_h200_levels34")
+MD = re.compile(r'\bmd\(r?"""(.*?)"""\)', re.S)
+# a model figure that happens to print like a measured one, with where it comes from
+NOT_MEASURED = {("nb08.py", "1.19"): "the pipeline model's speedup 1 + L/C for L = 400, C = 2048 (practice task 1)"}
+
+
+def _record(name):
+    return json.loads((ROOT / "course" / "recorded" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def measured_figures():
+    """Strings a measured figure of the records would print as (3+ significant digits, to avoid small integers)."""
+    out = set()
+
+    def add(x, *fmts):
+        for f in fmts:
+            s = format(x, f)
+            if len(re.sub(r"\D", "", s).lstrip("0")) >= 3 and float(s) not in (1.0, 100.0):   # 1.00 = "the same"
+                out.add(s)
+
+    for name in RECORDS:
+        rec = _record(name)
+        rows = rec["benchmark"]
+        for r in rows:
+            add(r["tflops"], ".1f", ".2f")
+            add(100 * r["ratio"], ".1f")
+        by_n = {}
+        for r in rows:
+            by_n.setdefault(r["n"], {})[r["kernel"]] = r
+        for n, ks in by_n.items():
+            for a, b in combinations(ks, 2):
+                if "cuBLAS" not in (a, b):
+                    add(ks[a]["ratio"] / ks[b]["ratio"], ".3f", ".2f")
+                    add(ks[b]["ratio"] / ks[a]["ratio"], ".3f", ".2f")
+        for k, m in rec.get("ncu_stalls", {}).get("metrics", {}).items():
+            for v in m["percent"].values():
+                add(v, ".1f")
+        ns = rec.get("ncu_shared")
+        if ns:
+            f = rec["device_facts"]
+            for k, m in ns["metrics"].items():
+                ld = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+                st = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
+                for wf in (ld, ld + st):
+                    if wf:
+                        add(f["sm_count"] * 64 * f["max_sm_clock_mhz"] * 1e6 / 1e12 / (wf / (ns["n"] ** 3 / 32)), ".1f")
+    return out
+
+
+def measured_percents():
+    """Rounded % figures of the records (share of cuBLAS, stall shares >= 1 %) as prose prints them: "15%"."""
+    out = set()
+    for name in RECORDS:
+        rec = _record(name)
+        out |= {f"{100 * r['ratio']:.0f}" for r in rec["benchmark"] if r["kernel"] != "cuBLAS"}
+        for m in rec.get("ncu_stalls", {}).get("metrics", {}).values():
+            out |= {f"{v:.0f}" for v in m["percent"].values() if v >= 1}
+    return out
+
+
+def typed_percents(text, percents):
+    """Rounded recorded percentages typed as "NN%" (a quoted range "40–50%" is someone else's claim, not ours)."""
+    return sorted({p for p in percents if re.search(rf"(?<![\d.–-]){p}\s?%", text)
+                   and not re.search(rf"(?<![\d.]){p}\s?[–-]\s?\d", text)})
+
+
+def prose_sources(path):
+    """The markdown strings of a generator as written in its source (fields not filled)."""
+    return MD.findall(path.read_text(encoding="utf-8"))
+
+
+def typed_figures(text, figures):
+    return sorted({f for f in figures if re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", text)})
+
+
+def test_the_collector_finds_a_typed_figure():
+    figures = measured_figures()
+    assert "37.6" in figures or "37.61" in figures            # regblock_vec 4096³ TFLOP/s
+    assert typed_figures("측정 37.61 TFLOP/s", figures) and not typed_figures("측정 {{tf}} TFLOP/s", figures)
+    percents = measured_percents()
+    assert typed_percents("db 는 12% 입니다", percents) == ["12"]
+    assert not typed_percents('"Long Scoreboard 40–50% → 20–30%" 같은 숫자', percents)
+
+
+@pytest.mark.parametrize("path", GENERATORS, ids=lambda p: p.name)
+def test_no_typed_measurement_in_prose(path):
+    figures = measured_figures()
+    hits = {i: [f for f in typed_figures(t, figures) if (path.name, f) not in NOT_MEASURED]
+            for i, t in enumerate(prose_sources(path))}
+    hits = {i: h for i, h in hits.items() if h}
+    percents = measured_percents()
+    for i, t in enumerate(prose_sources(path)):
+        if typed_percents(t, percents):
+            hits.setdefault(i, []).extend(f + "%" for f in typed_percents(t, percents))
+    assert not hits, (f"{path.name}: markdown cells {sorted(hits)} type measured figures {hits}: fill them in from "
+                      "the record with {{name}} fields (notebooks/src/_records.py)")
+
+
+@pytest.mark.parametrize("path", GENERATORS, ids=lambda p: p.name)
+def test_every_field_is_filled(path):
+    """The built notebook has no {{name}} left (fill() raises on an unknown name; this catches a cell written
+    without md())."""
+    nb = json.loads((ROOT / "notebooks" / {6: "06_shared_memory_tiling.ipynb", 7: "07_register_blocking.ipynb",
+                                           8: "08_double_buffering.ipynb"}[int(path.stem[-1])]).read_text("utf-8"))
+    assert not [c for c in nb["cells"] if "{{" in "".join(c["source"])]
