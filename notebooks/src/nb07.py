@@ -164,7 +164,7 @@ code(r"""
 th = L7.tile_hierarchy()
 print(th)
 print("PASS: 세 계층이 맞음" if th["ok"] else "FAIL")
-# 예상 출력: 블록 = 16×16 = 256 스레드 … = 16,384 = 블록 타일 128×128 … 스레드당 4 + 4 개 로드, FMA 512번 / PASS: 세 계층이 맞음
+# 예상 출력: 블록 = 16×16 = 256 스레드 … = 16,384 = 블록 타일 128×128 … 스레드당 4 + 4개 로드, FMA 512번 / PASS: 세 계층이 맞음
 """)
 md(r"""
 ### 3.3 외적(outer product) vs 내적(dot product)
