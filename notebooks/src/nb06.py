@@ -172,9 +172,13 @@ md(r"""
 DRAM 수준에서는 값이 전혀 다릅니다: 같은 원소를 여러 블록이 요청해도 L2 캐시가 재사용을 잡아 주기 때문입니다. 행렬곱 전체로 보면 A·B를 DRAM에서 한 번씩 읽고 C를 한 번 쓰는 것이 최소 트래픽입니다. 이 구분은 4.8절에서 루프라인(roofline)을 볼 때 다시 중요해집니다.
 """)
 code(r"""
-ai = lesson06.request_intensity(K=4096, tile=TILE)
+K = 4096
+flops = 2 * K                                               # C 원소 하나: FMA K번
+ai = {"naive": flops / (2 * K * 4),                         # A 의 행과 B 의 열을 K개씩, 4 B 씩 요청
+      "tiled": flops / (2 * K * 4 / TILE)}                  # 타일링: 요청 1/TILE
 print(f"글로벌 로드 요청 기준 AI: 나이브 {ai['naive']:.2f}, 타일링 {ai['tiled']:.2f} FLOP/B (×{ai['tiled'] / ai['naive']:.0f})")
-print(f"참고: 4096³ 행렬곱의 DRAM 최소 트래픽(A, B 한 번 읽기 + C 한 번 쓰기)이면 AI = {ai['dram_min']:.0f} FLOP/B")
+dram_min = 2 * K ** 3 / (3 * K * K * 4)                     # 행렬곱 전체: A, B 한 번 읽기 + C 한 번 쓰기
+print(f"참고: {K}³ 행렬곱의 DRAM 최소 트래픽이면 AI = {dram_min:.0f} FLOP/B")
 # 예상 출력: 글로벌 로드 요청 기준 AI: 나이브 0.25, 타일링 4.00 FLOP/B (×16) / ... AI = 683 FLOP/B
 """)
 md(r"""

@@ -161,10 +161,13 @@ B[K×N] ──(협력 로드)──► Bs[8×128] ──(rB[n] = Bs[k, thread_co
 세 계층이 서로 맞아야 합니다: 블록의 스레드 수 × 스레드 타일 = 블록 타일, 그리고 K 타일의 원소 수가 스레드 수로 나누어떨어져야 모든 스레드가 같은 횟수만큼 로드합니다. 모듈 상수로 확인합니다.
 """)
 code(r"""
-th = L7.tile_hierarchy()
-print(th)
-print("PASS: 세 계층이 맞음" if th["ok"] else "FAIL")
-# 예상 출력: 블록 = 16×16 = 256 스레드 … = 16,384 = 블록 타일 128×128 … 스레드당 4 + 4개 로드, FMA 512번 / PASS: 세 계층이 맞음
+threads = rb.BLOCK[0] * rb.BLOCK[1]
+print(f"블록 {rb.BLOCK[0]}×{rb.BLOCK[1]} = {threads} 스레드 × 스레드 타일 {rb.TM}×{rb.TN} = {threads * rb.TM * rb.TN:,} "
+      f"= 블록 타일 {rb.BM}×{rb.BN} = {rb.BM * rb.BN:,}")
+for name, elems in (("As", rb.BM * rb.BK), ("Bs", rb.BK * rb.BN)):
+    print(f"K 타일의 {name}: {elems} 원소 ÷ {threads} 스레드 = 스레드당 {elems // threads}개 (나머지 {elems % threads})")
+print(f"스레드의 K 타일 하나: FMA {rb.BK}×{rb.TM}×{rb.TN} = {rb.BK * rb.TM * rb.TN}번")
+# 예상 출력: … 16,384 = 블록 타일 128×128 = 16,384 / As: 1024 ÷ 256 = 4개 (나머지 0) / Bs: 4개 (나머지 0) / FMA 512번
 """)
 md(r"""
 ### 3.3 외적(outer product) vs 내적(dot product)
