@@ -5,6 +5,7 @@ import importlib
 import json
 import math
 import os
+import re
 import threading
 import zlib
 from dataclasses import dataclass, field
@@ -134,15 +135,19 @@ def load_answers(quiz_id):
         return None
 
 
+# a byte count may carry its unit ('768 B', '768 bytes', '768바이트'); other units (KB, KiB, ...) are not guessed
+_BYTE_UNIT = re.compile(r"\s*(?:B|[Bb]ytes?|바이트)\s*$")
+
+
 def parse_number(text):
-    """float from user text ('8192', '8,192', ' 1e3 '), or None when it is not a finite number."""
+    """float from user text ('8192', '8,192', ' 1e3 ', '768 B'), or None when it is not a finite number."""
     if isinstance(text, bool):
         return None
     if isinstance(text, (int, float)):
         v = float(text)
     else:
         try:
-            v = float(str(text).replace(",", "").replace(" ", ""))
+            v = float(_BYTE_UNIT.sub("", str(text)).replace(",", "").replace(" ", ""))
         except ValueError:
             return None
     return v if math.isfinite(v) else None
