@@ -46,7 +46,9 @@ def test_keys_agree_with_models():
     assert QS["q3"]["key"] == kn_smem("mma_large")
     o = occupancy.occupancy("H200", 32, 32, 768)
     assert "50 %" in _choice("q4") and o.percent == 50.0 and o.limiter == "blocks"
-    assert QS["q7"]["key"] == tc.UNIT_ROUNDOFF["f16"] / tc.UNIT_ROUNDOFF["f32"]
+    growth, K, ratio = lesson10.error_growth_summary()                   # q7: the recorded errors, not the bounds
+    assert K == 4096 and QS["q7"]["key"] == round(ratio) and "8192" in QS["q7"]["prompt"]
+    assert tc.UNIT_ROUNDOFF["f16"] / tc.UNIT_ROUNDOFF["f32"] == 8192
     run = lesson10.level6_run()
     tf = {(r["kernel"], r["n"]): r["tflops"] for r in run["benchmark"] if "tflops" in r}
     assert tf[("mma_pipe", 4096)] > tf[("mma_warps", 4096)]          # q5: the 2-stage pipeline is what overlaps
@@ -62,3 +64,23 @@ def test_grading_passes_with_keys():
     answers = {q["id"]: q.get("key", q.get("model_answer")) for q in ANSWERS["questions"]}
     res = grade(quiz, answers)
     assert res is not None
+
+
+def test_numeric_answers_may_carry_a_byte_unit():
+    """quiz10 q3 (768 B): '768 B', '768 bytes', '768바이트' are right; KB is not guessed (not a number)."""
+    from course.quiz.engine import NOT_A_NUMBER, grade_question, parse_number
+    quiz = load_quiz("10")
+    q3 = quiz.question("q3")
+    for text in ("768", "768 B", "768B", " 768 bytes", "768바이트", "768 Bytes"):
+        assert grade_question(quiz, q3, text) == (True, "정답"), text
+    assert grade_question(quiz, q3, "0.75 KB") == (False, NOT_A_NUMBER)
+    assert parse_number("768 b") is None and parse_number("B") is None and parse_number("1e3") == 1000.0
+
+
+def test_q6_matches_ptxas_and_q8_names_the_measured_kernel():
+    rows = {(r["shape"], r["types"]): r for r in lesson10.mma_shape_table()}
+    tf32 = rows[("m8n8k4", "f32.tf32.tf32.f32")]
+    assert tf32["sm_80"] == "✅" and tf32["SASS"].startswith("MMA 명령 없음")      # accepted, no MMA: key b says so
+    assert "받아들이지만" in _choice("q6") and "MMA 명령이 없다" in _choice("q6")
+    res = lesson10.loaded_resources()
+    assert "mma_pipe4_lb2" in QS["q8"]["model_answer"] and str(res["mma_pipe4_lb2"]["local_bytes"]) in QS["q8"]["model_answer"]
