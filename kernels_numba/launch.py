@@ -60,11 +60,31 @@ def _check_scalar(name, v):
             f"{name} 는 실수 스칼라여야 하는데 {_describe(v)} 가 들어왔습니다.",
             f"{name} must be a real scalar, got {_describe(v)}.",
             f"{name}=1.0 처럼 숫자를 넘기세요.", f"pass a number such as {name}=1.0.")
-    if not math.isfinite(float(v)):
+    try:
+        f = float(v)
+    except OverflowError:                       # a Python int beyond float64, e.g. 10**400
+        f = math.inf
+    if not math.isfinite(f):
         raise CourseInputError(
-            f"{name} = {v} 는 유한한 값이 아닙니다.", f"{name} = {v} is not finite.",
+            f"{name} = {_short(v)} 는 유한한 값이 아닙니다.", f"{name} = {_short(v)} is not finite.",
             f"유한한 실수를 넘기세요.", f"pass a finite number.")
-    return np.float32(v)
+    if abs(f) > F32_MAX:
+        raise CourseInputError(
+            f"{name} = {_short(v)} 는 float32 로 나타낼 수 없습니다 (최대 {F32_MAX:.4g}): 커널이 float32 로 계산하므로 "
+            "C 전체가 inf/NaN 이 됩니다.",
+            f"{name} = {_short(v)} does not fit in float32 (max {F32_MAX:.4g}): the kernel computes in float32, "
+            "so all of C would become inf/NaN.",
+            f"|{name}| ≤ {F32_MAX:.4g} 인 값을 넘기세요 (행렬을 미리 축척하는 것이 보통입니다).",
+            f"pass |{name}| <= {F32_MAX:.4g} (scale the matrices instead).")
+    return np.float32(f)
+
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _short(v):
+    text = repr(v)
+    return text if len(text) <= 40 else text[:20] + "…" + text[-8:]
 
 
 def check_inputs(A, B, C, alpha, beta, dtype=np.float32):
@@ -122,25 +142,63 @@ def check_inputs(A, B, C, alpha, beta, dtype=np.float32):
                 "use a separate output array.")
     alpha32, beta32 = _check_scalar("alpha", alpha), _check_scalar("beta", beta)
     on_device = any(m[1] for m in metas.values())
-    if device.SIMULATOR:
-        limit = sim_max_mnk()
-        if M * N * K > limit:
-            raise CourseInputError(
-                f"시뮬레이터에서 M·N·K = {M}·{N}·{K} = {M*N*K:,} 는 너무 큽니다 (한도 {limit:,}); "
-                "CPU가 스레드 하나하나를 흉내 내므로 몇 시간이 걸릴 수 있습니다.",
-                f"M*N*K = {M*N*K:,} is too large for the simulator (limit {limit:,}); it could take hours.",
-                f"한 변 128 이하의 작은 행렬을 쓰거나 GPU에서 실행하세요 (정말 필요하면 {SIM_MAX_MNK_ENV} 로 한도를 올림).",
-                f"use matrices of side <= 128, run on a GPU, or raise {SIM_MAX_MNK_ENV}.")
+    if device.SIMULATOR:                  # a first, cheap bound; run_kernel checks the work the grid really does
+        check_sim_work(M * N * K, M, N, K)
     return M, N, K, alpha32, beta32, on_device
+
+
+def check_sim_work(work, M, N, K, what=None):
+    """CourseInputError if simulating `work` multiply-adds (C elements the grid computes x K) is too slow."""
+    limit = sim_max_mnk()
+    if work <= limit:
+        return
+    secs = work / SIM_FMA_PER_S
+    what = what or f"M·N·K = {M}·{N}·{K}"
+    raise CourseInputError(
+        f"시뮬레이터에서 {what} = {work:,} 번의 곱셈-덧셈은 너무 많습니다 (한도 {limit:,}; 이 CPU에서 약 "
+        f"{_duration(secs)} 걸릴 것으로 추정). CPU가 스레드 하나하나를 흉내 냅니다.",
+        f"{what} = {work:,} multiply-adds is too much for the simulator (limit {limit:,}; an estimated "
+        f"{_duration(secs, 'en')} on this CPU).",
+        f"한 변 128 이하의 작은 행렬을 쓰거나 GPU에서 실행하세요 (정말 필요하면 {SIM_MAX_MNK_ENV} 로 한도를 올림).",
+        f"use matrices of side <= 128, run on a GPU, or raise {SIM_MAX_MNK_ENV}.")
+
+
+SIM_FMA_PER_S = 300_000          # simulated multiply-adds per second, measured for tiled/regblock (benchmarks/bench_sim.py)
+
+
+def _duration(secs, lang="ko"):
+    if secs < 120:
+        return f"{secs:.0f}초" if lang == "ko" else f"{secs:.0f} s"
+    if secs < 7200:
+        return f"{secs / 60:.0f}분" if lang == "ko" else f"{secs / 60:.0f} min"
+    return f"{secs / 3600:.1f}시간" if lang == "ko" else f"{secs / 3600:.1f} h"
 
 
 def ceil_div(a, b):
     return (a + b - 1) // b
 
 
-def run_kernel(kernel, grid, block, A, B, C, alpha, beta):
-    """Launch kernel[grid, block](A, B, C, alpha, beta) on checked inputs; host arrays go to the GPU and C comes back."""
+def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
+    """Launch kernel[grid, block](A, B, C, alpha, beta) on checked inputs; host arrays go to the GPU and C comes back.
+
+    tile=(BM, BN): the C tile one block computes, for the simulator's work estimate (default: one C element per
+    thread)."""
+    if device.MODE == "offline":
+        raise CourseInputError(
+            f"{device.ENV}=offline 은 컴파일 전용 모드라 커널을 실행할 수 없습니다.",
+            f"{device.ENV}=offline only compiles (kernels_numba.infra.offline); it cannot launch kernels.",
+            f"실행하려면 {device.ENV}=sim (GPU 없이) 또는 {device.ENV}=gpu 로 바꾸고 커널을 재시작하세요.",
+            f"set {device.ENV}=sim (no GPU) or {device.ENV}=gpu and restart to run kernels.")
     if device.SIMULATOR:                # the simulator takes numpy arrays and its own device arrays as they are
+        M, K = A.shape
+        N = B.shape[1]
+        blocks = int(np.prod(grid))
+        per_block = tile[0] * tile[1] if tile else int(np.prod(block))
+        covered = max(blocks * per_block, M * N)
+        check_sim_work(covered * K, M, N, K, f"(격자가 계산하는 C 원소 {covered:,}) × K {K}")
+        # read-only inputs (np.broadcast_to, arrays with writeable=False): the GPU only reads A and B, but the
+        # simulator copies every argument back after the launch; give it a copy, as cuda.to_device would
+        A, B = (np.array(X) if isinstance(X, np.ndarray) and not X.flags.writeable else X for X in (A, B))
         kernel[grid, block](A, B, C, alpha, beta)
         return C
     from numba import cuda
@@ -158,7 +216,7 @@ def make_launch(kernel, block, tile, dtype=np.float32):
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
         M, N, K, a32, b32, on_device = check_inputs(A, B, C, alpha, beta, dtype)
-        return run_kernel(kernel, (ceil_div(N, BN), ceil_div(M, BM)), block, A, B, C, a32, b32)
+        return run_kernel(kernel, (ceil_div(N, BN), ceil_div(M, BM)), block, A, B, C, a32, b32, tile=tile)
 
     launch.kernel, launch.block, launch.tile = kernel, block, tile
     return launch

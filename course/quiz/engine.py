@@ -128,8 +128,9 @@ def answers_dir():
 
 def load_answers(quiz_id):
     """The readable answers/quiz<id>.json as a dict qid -> question, or None when absent/unreadable."""
+    folder = answers_dir()             # a bad $SGEMM_ANSWERS_DIR is the student's to fix: its error must show
     try:
-        d = json.loads((answers_dir() / f"quiz{quiz_id}.json").read_text(encoding="utf-8"))
+        d = json.loads((folder / f"quiz{quiz_id}.json").read_text(encoding="utf-8"))
         return {q["id"]: q for q in d["questions"]}
     except (OSError, ValueError, KeyError, TypeError):
         return None

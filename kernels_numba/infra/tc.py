@@ -10,13 +10,14 @@ MMA_M, MMA_N, MMA_K = 16, 8, 16
 
 def check_multiples(M, N, K, bm, bn, bk, name):
     """CourseInputError unless M % bm == N % bn == K % bk == 0 (the kernel has no edge handling)."""
-    bad = [f"{d}={v} (배수여야 할 값 / multiple of {m})" for d, v, m in (("M", M, bm), ("N", N, bn), ("K", K, bk))
-           if v % m]
-    if bad:
+    dims = [(d, v, m) for d, v, m in (("M", M, bm), ("N", N, bn), ("K", K, bk)) if v % m]
+    if dims:
+        bad_ko = ", ".join(f"{d}={v} ({m}의 배수가 아님)" for d, v, m in dims)
+        bad_en = ", ".join(f"{d}={v} (not a multiple of {m})" for d, v, m in dims)
         pad = (-(-M // bm) * bm, -(-N // bn) * bn, -(-K // bk) * bk)
         raise CourseInputError(
-            f"{name} 커널은 M 이 {bm}, N 이 {bn}, K 가 {bk} 의 배수여야 합니다: " + ", ".join(bad) + ".",
-            f"kernel {name} needs M % {bm} == 0, N % {bn} == 0, K % {bk} == 0: " + ", ".join(bad) + ".",
+            f"{name} 커널은 M 이 {bm}, N 이 {bn}, K 가 {bk} 의 배수여야 합니다: {bad_ko}.",
+            f"kernel {name} needs M % {bm} == 0, N % {bn} == 0, K % {bk} == 0: {bad_en}.",
             f"0으로 채워(pad) 크기를 {pad} 로 맞추거나 course.lesson10.padded_launch 를 쓰세요.",
             f"zero-pad to {pad} (course.lesson10.padded_launch does it) or use another shape.")
 

@@ -232,13 +232,14 @@ def _kernel_line():
     return f", {f.f_code.co_filename}:{f.f_lineno}" if f is not None else ""
 
 
-def require_space(arr, want, name, role):
+def require_space(arr, want, name, role, thread=None, site=None):
     """StateSpaceError unless arr lives in state space `want` ('shared' or 'global')."""
     got = space_of(arr)
     if got == want:
         return
-    t = running()
-    who = f" ({describe(t)}{_kernel_line()})" if t is not None else ""
+    t = thread or running()
+    where = f", {site[0]}:{site[1]}" if site else _kernel_line()
+    who = f" ({describe(t)}{where})" if t is not None else ""
     ko = {"shared": "공유 메모리(cuda.shared.array)", "global": "전역 메모리(커널 인자)",
           "local": "로컬 메모리(cuda.local.array)"}
     raise StateSpaceError(

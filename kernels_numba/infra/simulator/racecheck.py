@@ -24,6 +24,7 @@ import contextlib
 import linecache
 import os
 import sys
+import weakref
 
 from ..errors import CourseInputError
 from .errors import SimulatorFault
@@ -62,7 +63,7 @@ ON = MODE != "off"
 _epoch = [0]                   # barrier interval number; a new block starts a new interval
 _found = []                    # hazards found in collect mode
 _seen = {}                     # (kind, array, site, site) -> Hazard, to count repeats in collect mode
-_decls = []                    # declarations attached to the current kernel, to clear pending copies per block
+_decls = weakref.WeakSet()     # live shared declarations, to clear pending copies per block
 
 
 def set_mode(mode):
@@ -134,7 +135,7 @@ def attach(decl):
     decl.r2_thr, decl.r2_site = [NONE] * n, [NONE] * n
     decl.w_via = [NONE] * n              # for a landed cp.async: the wait's site
     decl.pend = {}                       # flat element -> (thread, issue site, copy token)
-    _decls.append(decl)
+    _decls.add(decl)
 
 
 def begin_block():

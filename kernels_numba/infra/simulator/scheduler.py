@@ -105,6 +105,16 @@ class BlockManager:
                     t.site = None
                 racecheck.barrier()                        # a new barrier interval begins
         finally:
+            # A launch that stops early (an error in one thread) leaves the other threads suspended, some inside a
+            # device function whose `with swapped_cuda_module(...)` still holds this launch's fake `cuda` in the
+            # module's globals: unwind them now, or the next launch of a kernel from that module would see this
+            # launch's shared arrays.
+            for t in threads:
+                if not t.done and t.glet is not None and not t.glet.dead:
+                    try:
+                        t.glet.throw()
+                    except greenlet.GreenletExit:
+                        pass
             _state["thread"] = None
             warp.reset()
 

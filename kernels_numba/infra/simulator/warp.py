@@ -94,7 +94,7 @@ def ldmatrix_warp(lane_rows, num, trans):
 def _row_at(name, arr, idx, thread=None, site=None):
     """The 16 bytes (8 x b16) at the address of arr[idx]: shared memory, 16-byte aligned by declaration."""
     if thread is not None or type(arr) is SharedArray:
-        require_space(arr, "shared", name, "행 주소(row address) / row address")
+        require_space(arr, "shared", name, "행 주소(row address) / row address", thread, site)
         check_shared_alignment(arr, idx, 16, name, "행 주소 / row address", thread=thread, site=site)
     a, i, addr = element(arr, idx)
     base = a.__array_interface__["data"][0]
