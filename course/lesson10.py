@@ -194,14 +194,17 @@ def level6_run():
 
 
 def bench_rows(run=None, n=None):
-    """[{kernel, n, TFLOP/s, % of cuBLAS HGEMM}] of the recorded level-6 run."""
+    """[{kernel, n, output, TFLOP/s, % of cuBLAS HGEMM (f32 out), % of the cuBLAS with the same output type}] of the
+    recorded level-6 run; 'cuBLAS_f16out' is cuBLAS with f16 output, the baseline of the f16-output kernels."""
     run = run or level6_run()
     rows = []
     for r in run["benchmark"]:
         if n is not None and r["n"] != n or "tflops" not in r:
             continue
-        rows.append({"커널": r["kernel"], "n": r["n"], "TFLOP/s": f"{r['tflops']:.1f}",
-                     "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
+        same = r.get("ratio_same_output")
+        rows.append({"커널": r["kernel"], "n": r["n"], "출력": r.get("output", "f16" if r["kernel"] == "cuBLAS_f16out" else "f32"),
+                     "TFLOP/s": f"{r['tflops']:.1f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%",
+                     "같은 출력 cuBLAS 대비": f"{100 * same:.1f}%" if same is not None else "-"})
     return rows
 
 
@@ -401,3 +404,42 @@ def check_numerics(rec):
             assert (np.abs(sim - gpu) <= bound).all(), (acc, float(np.abs(sim - gpu).max()))
             worst[acc] = max(worst[acc], float((np.abs(sim - gpu) / bound).max()))
     return worst
+
+
+def warp_tiling_plot():
+    """Two panels: a 32x16 block tile of 2 warps (each 16x16 = 2 mma tiles), and build_tiled's 128x128 block tile of
+    8 warps (2x4, each 64x32 = 4x4 mma tiles of 16x8). Warps in colour, mma tiles outlined; returns the figure."""
+    from matplotlib.patches import Rectangle
+    from course import plots
+    fig, axes = plots.subplots(1, 2, figsize=(10, 4.6), gridspec_kw={"width_ratios": [1, 2.2]})
+    cases = ((axes[0], 32, 16, 2, 1, "블록 32×16, 워프 2개 (2×1)\n워프마다 16×16 = mma 타일 1×2"),
+             (axes[1], 128, 128, 2, 4, "블록 128×128, 워프 8개 (2×4)\n워프마다 64×32 = mma 타일 4×4"))
+    colors = ["#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5"]
+    for ax, BM, BN, WM_, WN_, title in cases:
+        wm, wn = BM // WM_, BN // WN_
+        for w in range(WM_ * WN_):
+            r0, c0 = (w // WN_) * wm, (w % WN_) * wn
+            ax.add_patch(Rectangle((c0, r0), wn, wm, facecolor=colors[w], edgecolor="black", lw=1.5))
+            ax.text(c0 + wn / 2, r0 + wm / 2, f"워프 {w}", ha="center", va="center", fontsize=10)
+            for mi in range(wm // 16):
+                for ni in range(wn // 8):
+                    ax.add_patch(Rectangle((c0 + ni * 8, r0 + mi * 16), 8, 16, fill=False, lw=0.4, ls=":"))
+        ax.set_xlim(0, BN)
+        ax.set_ylim(BM, 0)
+        ax.set_aspect("equal")
+        ax.set_xlabel("N (열)")
+        ax.set_ylabel("M (행)")
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def tiling_source():
+    """The lines of kernels_numba.infra.tc.build_tiled that place a warp and its mma tiles (warp tile, compute loop)."""
+    import inspect
+    from kernels_numba.infra import tc
+    lines = inspect.getsource(tc.build_tiled).splitlines()
+    keep = [l for l in lines if l.strip().startswith(("WM, WN =", "MI, NI =", "lane, warp =", "wm, wn ="))]
+    a = next(n for n, l in enumerate(lines) if l.strip().startswith("def compute("))
+    b = next(n for n in range(a + 1, len(lines)) if lines[n].strip().startswith("@cuda.jit"))
+    return "\n".join(keep + [""] + [l for l in lines[a:b] if l.strip()])

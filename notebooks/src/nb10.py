@@ -1,14 +1,55 @@
 """Generate notebooks/10_tensor_core_mma.ipynb (no outputs, fixed cell ids): python notebooks/src/nb10.py [--out PATH]."""
 import argparse
+import json
+import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[2]
+REC = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6.json").read_text(encoding="utf-8"))
+EXP = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6_explore.json").read_text(encoding="utf-8"))
+_B = {(r["kernel"], r["n"]): r for r in REC["benchmark"] if "tflops" in r}
+_OURS = [r for (k, n), r in _B.items() if n == 4096 and not k.startswith("cuBLAS")]
+_BEST = max(_OURS, key=lambda r: r["tflops"])
+_ERR = REC["error_vs_k"][-1]
+_EXPANDED = ("mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc")
+_F32OUT = ("mma_simple", "mma_large", "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe4_lb2", "mma_swizzle")
+_CUB = {"탐색": EXP["explore"][0]["tflops"] / EXP["explore"][0]["ratio"], "기록": REC["explore"][0]["tflops"] / REC["explore"][0]["ratio"]}
+# figures stated in prose: filled in from the records here, never typed
+FIG = {
+    "gpu": REC["gpu"], "date": REC["date"],
+    "large_tf": f"{_B[('mma_large', 4096)]['tflops']:.0f}", "large_pct": f"{100 * _B[('mma_large', 4096)]['ratio']:.1f}",
+    "best": _BEST["kernel"], "best_x": f"{_BEST['tflops'] / _B[('mma_large', 4096)]['tflops']:.0f}",
+    "err32": f"{_ERR['mma_pipe']:.2e}", "err16": f"{_ERR['mma_pipe_f16acc']:.2e}", "err_k": _ERR["K"],
+    "err_ratio": f"{_ERR['mma_pipe_f16acc'] / _ERR['mma_pipe']:.0f}",
+    "regs_min": min(REC["resources"][k]["registers"] for k in _EXPANDED),
+    "f32_bound_pct": f"{100 * max(c['worst_err_over_bound'] for k in _F32OUT for c in REC['correctness'][k]):.0f}",
+    "cub_explore": f"{_CUB['탐색']:.0f}", "cub_record": f"{_CUB['기록']:.0f}",
+    "cub_bench": f"{_B[('cuBLAS', 4096)]['tflops']:.0f}",
+    "swz_tf": f"{_B[('mma_swizzle', 4096)]['tflops']:.0f}", "swz_pct": f"{100 * _B[('mma_swizzle', 4096)]['ratio']:.1f}",
+    "pad_tf": f"{REC['explore'][0]['tflops']:.0f}", "pad_pct": f"{100 * REC['explore'][0]['ratio']:.1f}",
+    "pad_explore_pct": f"{100 * EXP['explore'][0]['ratio']:.1f}",
+    "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)]['tflops']:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
+}
+_FIELD = re.compile(r"\{\{(\w+)\}\}")
+
+
+def fill(text):
+    """Replace each {{name}} by FIG[name] (an unknown name is an error)."""
+    return _FIELD.sub(lambda m: str(FIG[m.group(1)]), text)
+
+
+
 OUT = Path(__file__).resolve().parents[1] / "10_tensor_core_mma.ipynb"
 NB = Notebook("nb10", OUT)
-cells, md, code = NB.cells, NB.md, NB.code
+cells, code = NB.cells, NB.code
+
+
+def md(text):
+    NB.md(fill(text))
 
 md(r"""
 # 10. Level 6 — Tensor Core 로 행렬곱: `mma.sync m16n8k16` 워프 하나에서 확장된 커널까지
@@ -17,8 +58,8 @@ md(r"""
 
 | | |
 |---|---|
-| **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 들고 있는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32 레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. `mma`·`ldmatrix`·`cp.async` 는 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다: 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU 에서는 레벨 6 커널이 이유를 밝힌 오류(`CourseInputError`)를 내므로 `SGEMM_DEVICE=sim` 으로 시뮬레이터에서 실행하세요. GPU 성능 수치는 H200 에서 **기록한 값**입니다. |
+| **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 맡는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU 에서는 레벨 6 커널이 이유를 밝힌 오류(`CourseInputError`)를 내므로 `SGEMM_DEVICE=sim` 으로 시뮬레이터에서 실행하세요. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})입니다. |
 | **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
@@ -43,21 +84,21 @@ mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32  {d0,d1,d2,d3}, {a0,a1,a2,a3},
 
 이 한 줄이 **D[16×8] = A[16×16] · B[16×8] + C[16×8]** 입니다. 이름의 뜻:
 
-* `m16n8k16`: M=16, N=8, K=16 (곱셈-덧셈 16·8·16 = 2048 번, FLOP 로는 4096).
-* `.row.col`: A 는 행 우선(row-major), B 는 열 우선(column-major) 배치로 **레지스터에** 들어 있다고 봅니다.
+* `m16n8k16`: M=16, N=8, K=16 (곱셈-덧셈 16·8·16 = 2048번, FLOP 로는 4096).
+* `.row.col`: A 는 행 우선(row-major), B 는 열 우선(column-major)배치로 **레지스터에** 들어 있다고 봅니다.
 * `.f32.f16.f16.f32`: D, A, B, C 의 타입. 입력은 반정밀도(f16), 누적과 출력은 f32. `.f16.f16.f16.f16` 이면 누적도 f16 입니다.
-* `.sync.aligned`: 워프의 32 레인이 **모두 같은 명령을 함께** 실행해야 합니다. 일부 레인만 도착하면 하드웨어에서는 정의되지 않은 동작(멈춤이나 쓰레기 값)입니다.
+* `.sync.aligned`: 워프의 32레인이 **모두 같은 명령을 함께** 실행해야 합니다. 일부 레인만 도착하면 하드웨어에서는 정의되지 않은 동작(멈춤이나 쓰레기 값)입니다.
 
-각 레인은 A 원소 8개(32비트 레지스터 4개에 f16 두 개씩), B 원소 4개(레지스터 2개), C/D 원소 4개(f32 레지스터 4개)를 들고 옵니다. 어느 레인이 어느 원소를 드는지가 **프래그먼트 레이아웃**이고, 이것을 틀리면 결과가 조용히 틀립니다. 그래서 먼저 레이아웃을 확실히 합니다.
+각 레인은 A 원소 8개(32비트 레지스터 4개에 f16 두 개씩), B 원소 4개(레지스터 2개), C/D 원소 4개(f32 레지스터 4개)를 레지스터에 가집니다. 어느 레인이 어느 원소를 맡는지가 **프래그먼트 레이아웃**이고, 이것을 틀리면 결과가 조용히 틀립니다. 그래서 먼저 레이아웃을 확실히 합니다.
 
-이 강좌의 PTX 는 명령마다 `.ptx` 파일 하나에 한 번만 쓰여 있고, 커널은 거기서 명령 텍스트를 가져와 인라인으로 넣습니다 (함수 호출 없음, 4.4절의 SASS 로 확인).
+이 강좌의 PTX 는 명령마다 `.ptx` 파일 하나에 한 번만 쓰여 있고, 커널은 거기서 명령 텍스트를 가져와 인라인으로 넣습니다 (노트북 09 의 3.2절; 함수 호출이 없다는 것은 4.3절의 SASS 로 확인).
 """)
 code(r"""
 for name in ("mma_m16n8k16_f32", "mma_m16n8k16_f16", "ldmatrix_x4", "ldmatrix_x2_trans"):
     print(L.ptx_text(name))
 """)
 md(r"""
-## 2. 프래그먼트 레이아웃: 어느 레인이 무엇을 드는가
+## 2. 프래그먼트 레이아웃: 어느 레인이 무엇을 맡는가
 
 PTX ISA("Matrix Fragments for mma.m16n8k16 with floating point type")의 규칙은 레인 번호를 두 부분으로 나눕니다: `groupID = laneid >> 2` (0–7), `threadID_in_group = laneid % 4` (0–3).
 
@@ -65,7 +106,7 @@ PTX ISA("Matrix Fragments for mma.m16n8k16 with floating point type")의 규칙�
 * **A** (16×16, row): 원소 a_0..a_7. 행은 g 또는 g+8, 열은 `tid·2 + (i & 1)` 에 i ≥ 4 이면 +8.
 * **B** (16×8, col): 원소 b_0..b_3. 행(k)은 `tid·2 + (i & 1)` 에 i ≥ 2 이면 +8, 열은 `groupID`.
 
-이 규칙은 `sim/mma.py` 한 곳에만 있고, 시뮬레이터의 `mma`/`ldmatrix` 대체 함수와 아래 위젯이 **같은 코드**를 씁니다. 먼저 레인 5 가 드는 C 원소를 계산해 봅니다.
+이 규칙은 `sim/mma.py` 한 곳에만 있고, 시뮬레이터의 `mma`/`ldmatrix` 대체 함수와 아래 위젯이 **같은 코드**를 씁니다. 먼저 레인 5 가 맡는 C 원소를 계산해 봅니다.
 """)
 code(r"""
 print("레인 5 의 C/D 원소:", mma.c_elements(5))
@@ -76,7 +117,7 @@ print("D[15][7] 의 주인 (레인, c 번호):", mma.owner("C", 15, 7))
 md(r"""
 ### 2.1 직접 눌러 보기: 레인 ↔ 원소
 
-행렬(A, B, C/D)을 고르고 **레인** 슬라이더를 움직이면 그 레인이 든 원소가 주황색으로 칠해집니다 (칸의 숫자는 그 원소를 든 레인, 아래 첨자는 레인 안에서의 원소 번호). 반대로 **원소 행·열**을 고르면 그 원소를 든 레인으로 슬라이더가 옮겨 갑니다. 확인해 볼 것: A 에서 레인 0 이 든 8개 원소는 어떤 두 행, 어떤 네 열에 있나요? B 에서 같은 열(n)을 드는 레인들은 어떤 공통점이 있나요?
+행렬(A, B, C/D)을 고르고 **레인** 슬라이더를 움직이면 그 레인이 맡은 원소가 주황색으로 칠해집니다 (칸의 숫자는 그 원소를 맡은 레인, 아래 첨자는 레인 안에서의 원소 번호). 반대로 **원소 행·열**을 고르면 그 원소를 맡은 레인으로 슬라이더가 옮겨 갑니다. 확인해 볼 것: A 에서 레인 0 이 맡은 8개 원소는 어떤 두 행, 어떤 네 열에 있나요? B 에서 같은 열(n)을 맡는 레인들은 어떤 공통점이 있나요?
 """)
 code(r"""
 from course.widgets.mma import fragment_view
@@ -100,7 +141,7 @@ md(r"""
 
 `kernels_numba/mma_simple.py` 는 C[16×8] = A[16×16]·B[16×8] 를 워프 하나(32 스레드)로 계산합니다. 순서:
 
-1. 32 레인이 A(256원소), B(128원소)를 공유 메모리 `As`, `Bs` 로 나눠 복사합니다 (레인당 A 8개, B 4개).
+1. 32레인이 A(256원소), B(128원소)를 공유 메모리 `As`, `Bs` 로 나눠 복사합니다 (레인당 A 8개, B 4개).
 2. `syncthreads()`: 다른 레인이 쓴 행을 읽기 전에 기다립니다.
 3. `ldmatrix.x4` 로 A 의 프래그먼트를, `ldmatrix.x2.trans` 로 B 의 프래그먼트를 읽습니다. B 는 메모리에 행 우선(K×N)으로 있지만 mma 는 열 우선 B 를 원하므로, 읽으면서 전치(`.trans`)합니다.
 4. `mma` 한 번, 그리고 레인마다 자기 c0..c3 네 원소를 C 에 씁니다.
@@ -123,7 +164,7 @@ code(r"""
 print(course.source(kn.get("mma_simple").kernel))
 """)
 md(r"""
-시뮬레이터에서 실행하고 float64 기준값과 비교합니다. 허용 오차는 고정값이 아니라 8절에서 유도하는 한계(K 와 누적 타입에 비례)입니다. 단위행렬 검사(A = I 이면 C 는 B 와 **정확히** 같아야 함)도 함께 합니다: 곱 하나에 0 만 더해지므로 반올림이 일어나지 않습니다.
+시뮬레이터에서 실행하고 float64 기준값과 비교합니다. 허용 오차는 고정값이 아니라 8절에서 유도하는 한계(K 와 누적 타입에 비례)입니다. 단위행렬 검사(A = I 이면 C 는 B 와 **정확히** 같아야 함)도 함께 합니다: 곱 하나에 0 만 더해지므로 반올림이 일어나지 않습니다. 결과의 키: `ok` (모든 원소가 한계 안이고 NaN 이 없음), `worst` (원소마다 오차 ÷ 한계의 최댓값: 1 이하면 한계 안, 0 에 가까울수록 여유가 큼), `max_err` (가장 큰 절대 오차), `identity` (단위행렬 검사).
 """)
 code(r"""
 r = L.check_kernel("mma_simple", 16, 8, 16)
@@ -133,9 +174,9 @@ print("PASS: mma_simple = float64 기준값 (한계 이내), 단위행렬 검사
 # 예상 출력: {'ok': True, 'worst': 0.0..., 'max_err': ..., 'identity': True} / PASS: ...
 """)
 md(r"""
-### 3.1 워프가 갈라지면: 시뮬레이터가 이름을 대고 멈춥니다
+### 3.1워프가 갈라지면: 시뮬레이터가 이름을 대고 멈춥니다
 
-`mma.sync`·`ldmatrix.sync` 는 워프의 32 레인이 모두 와야 합니다. `kernels_numba/demos/mma_divergent.py` 의 버그 커널은 `if lane < 16:` 안에서 mma 를 부릅니다. 하드웨어에서는 멈추거나 쓰레기 값이 나오는 정의되지 않은 동작이지만, 우리 시뮬레이터는 각 레인을 그 명령 앞에서 기다리게 하고(랑데부), 한 라운드가 끝났을 때 워프가 다 모이지 않았으면 **블록·워프·명령·안 온 레인**을 밝힌 오류를 냅니다. 같은 데모의 `kernel_ok` 는 mma 는 모두가 실행하고 저장만 조건문 안에 둡니다 — 이것이 올바른 형태입니다.
+`mma.sync`·`ldmatrix.sync` 는 워프의 32레인이 모두 와야 합니다. `kernels_numba/demos/mma_divergent.py` 의 버그 커널은 `if lane < 16:` 안에서 mma 를 부릅니다. 하드웨어에서는 멈추거나 쓰레기 값이 나오는 정의되지 않은 동작이지만, 우리 시뮬레이터는 각 레인을 그 명령 앞에서 기다리게 하고(랑데부), 한 라운드가 끝났을 때 워프가 다 모이지 않았으면 **블록·워프·명령·안 온 레인**을 밝힌 오류를 냅니다. 같은 데모의 `kernel_ok` 는 mma 는 모두가 실행하고 저장만 조건문 안에 둡니다 — 이것이 올바른 형태입니다.
 """)
 code(r"""
 print(L.divergence_message("kernel"))
@@ -146,10 +187,16 @@ md(r"""
 
 `kernels_numba/mma_large.py` 는 두 방향으로 확장합니다.
 
-**M, N (공간 병렬화)**: 그리드를 (M/16) × (N/8) 블록으로 만들고, 블록 하나(워프 하나)가 C 의 16×8 타일 하나를 맡습니다: `tile_m = blockIdx.x·16`, `tile_n = blockIdx.y·8`.
+**M, N (공간 병렬화)**: 그리드를 (M/16) × (N/8)블록으로 만들고, 블록 하나(워프 하나)가 C 의 16×8 타일 하나를 맡습니다: `tile_m = blockIdx.x·16`, `tile_n = blockIdx.y·8`.
 
 **K (반복 누적)**: mma 의 K 는 16 으로 고정이므로 K 를 16 씩 나눠 반복하고, 누적기 c0..c3 는 루프 내내 레지스터에 둡니다. 반복마다: (1) cp.async 로 A[tile_m:+16, k0:+16] 와 B[k0:+16, tile_n:+8] 를 공유 메모리로, (2) `wait_group 0` 과 배리어, (3) `ldmatrix`, (4) mma, (5) 다음 복사가 덮어쓰기 전에 모두 읽었음을 보장하는 배리어.
 
+아래 셀이 커널 전체입니다. 루프 한 바퀴가 위의 (1)~(5) 입니다.
+""")
+code(r"""
+print(course.source(kn.get("mma_large").kernel))
+""")
+md(r"""
 크기 제약: M 은 16, N 은 8, K 는 16 의 배수여야 합니다. 어긋나면 무엇이 틀렸고 어떻게 고치는지 알려 주는 `CourseInputError` 가 나고, 0 으로 채워(padding) 계산하는 `course.lesson10.padded_launch` 도 있습니다 (0 인 행·열은 내적에 정확한 0 만 더하므로 결과가 같습니다; 테스트됨).
 """)
 code(r"""
@@ -169,7 +216,7 @@ except CourseInputError as e:
 md(r"""
 ### 4.1 메모리 접근 패턴과 공유 메모리 크기
 
-K 한 단계에서 A 타일은 16행 × 16원소(f16) = 행마다 32바이트라 16바이트 cp.async 두 번, 모두 32번(레인마다 한 번)입니다. B 타일은 16행 × 8원소 = 행마다 16바이트, 각 행이 글로벌 메모리에서 N 만큼 떨어져 있으므로 행마다 따로 cp.async 한 번, 모두 16번(레인 0–15)입니다. 공유 메모리는 16·16·2 + 16·8·2 = **768 바이트**로 흔히 말하는 값이 맞고, H200 에 로드된 커널도 768 B 를 보고합니다. 16바이트 복사와 `ldmatrix` 는 주소가 16바이트 정렬이어야 해서 공유 배열을 `alignment=16` 으로 선언합니다.
+K 스텝 하나에서 A 타일은 16행 × 16원소(f16) = 행마다 32바이트라 16바이트 cp.async 두 번, 모두 32번(레인마다 한 번)입니다. B 타일은 16행 × 8원소 = 행마다 16바이트, 각 행이 글로벌 메모리에서 N 만큼 떨어져 있으므로 행마다 따로 cp.async 한 번, 모두 16번(레인 0–15)입니다. 공유 메모리는 16·16·2 + 16·8·2 = **768바이트**로 흔히 말하는 값이 맞고, H200 에 로드된 커널도 768 B 를 보고합니다. 16바이트 복사와 `ldmatrix` 는 주소가 16바이트 정렬이어야 해서 공유 배열을 `alignment=16` 으로 선언합니다.
 """)
 code(r"""
 print(L.copy_pattern())
@@ -179,21 +226,55 @@ print("계산:", kn.get("mma_large").module.SMEM_BYTES, "B | H200 에 로드된 
 md(r"""
 ### 4.2 성능 고려사항과 한계: 점유율, 그리고 '레이턴시 숨김'
 
-**점유율**: 블록당 워프가 하나뿐이면 SM 에 올라갈 수 있는 블록 수 한도(SM당 32블록)가 먼저 걸립니다. 레지스터(32개)나 공유 메모리(768 B + 예약 1 KB)는 한도에 한참 못 미칩니다. 결과는 64 워프 중 32 워프, **50 %** 입니다.
+**점유율**: 블록당 워프가 하나뿐이면 SM 에 올라갈 수 있는 블록 수 한도가 먼저 걸립니다. 레지스터(32개)나 공유 메모리(768 B + 예약 1 KB)는 한도에 한참 못 미칩니다. 블록 수 한도와 SM 의 최대 워프 수는 compute capability 마다 다릅니다. 아래 셀은 점유율 모델(`sim/occupancy.py`)에 CUDA 13 의 `cuda_occupancy.h` 가 정한 SM당 블록 한도(8.0·9.0: 32, 8.9: 24, 8.6: 16)와 프로그래밍 가이드의 SM당 최대 워프(8.0·9.0: 64, 8.6·8.9: 48)를 넣어 계산합니다.
+""")
+code(r"""
+for cc, o in L.one_warp_occupancy():
+    print(o.summary())
+""")
+md(r"""
+H200(9.0)과 A100(8.0)에서는 64워프 중 32워프, **50 %** 입니다. 8.6 에서는 블록 한도가 16 이라 더 낮습니다.
 
-⚠️ **'cp.async 로 레이턴시를 숨긴다'** 는 흔한 설명은 `large` 의 루프에는 맞지 않습니다: 복사를 내자마자 `wait_group 0` 으로 기다리므로 한 워프 안에서는 복사와 계산이 겹치지 않습니다. 겹침은 SM 의 다른 블록들이 번갈아 실행되며 생길 뿐입니다. 한 워프 안에서 겹치려면 다음 타일을 **먼저** 발행하는 다단 파이프라인이 필요합니다(5절). 측정: `mma_large` 는 H200 에서 약 20 TFLOP/s 로 cuBLAS HGEMM 의 3 % 입니다.
+⚠️ **'cp.async 로 레이턴시를 숨긴다'** 는 흔한 설명은 `large` 의 루프에는 맞지 않습니다: 복사를 내자마자 `wait_group 0` 으로 기다리므로 한 워프 안에서는 복사와 계산이 겹치지 않습니다. 겹침은 SM 의 다른 블록들이 번갈아 실행되며 생길 뿐입니다. 한 워프 안에서 겹치려면 다음 타일을 **먼저** 발행하는 다단 파이프라인이 필요합니다(5절). 측정: `mma_large` 는 {{gpu}} 에서 4096³ 에 {{large_tf}} TFLOP/s 로 같은 실행의 cuBLAS HGEMM 의 {{large_pct}} % 입니다.
 """)
 code(r"""
 display(Markdown(L.markdown(L.occupancy_rows(), ["커널", "스레드/블록", "레지스터", "공유 메모리 B", "결과"])))
 """)
 md(r"""
+### 4.3 SASS: 명령이 그대로 들어갔는가
+
+GPU 없이 sm_90 용으로 컴파일한 `mma_large` 의 SASS 에서 K 스텝 하나를 잘라 봅니다 (복사부터 mma 뒤의 배리어까지, 관련 명령만).
+""")
+code(r"""
+print(L.sass_iteration("mma_large"))
+per_loop, total = L.loop_mma("mma_large")
+print("루프마다 (HMMA, BAR):", per_loop, "| 커널 전체 HMMA:", total)
+""")
+md(r"""
+`LDGSTS.E.BYPASS.128` (cp.async 16 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `LDSM.16.M88.4` (`ldmatrix.x4`), `HMMA.16816.F32` (mma) 가 소스의 순서 그대로이고 `CALL` 이 없습니다. 기록된 H200 커널의 SASS 에 HMMA 가 5개인 것도 이것으로 설명됩니다: 컴파일러가 K 루프를 4번씩 펼친 루프(HMMA 4개)와, 남은 K 스텝(K/16 을 4 로 나눈 나머지)을 하나씩 도는 루프(HMMA 1개)로 나눴습니다. K 스텝마다 실행되는 HMMA 는 하나입니다.
+""")
+md(r"""
 ## 5. 더 큰 확장: 여러 워프, 여러 타일, 다단 cp.async
 
-`large` 는 mma 한 번마다 A 프래그먼트 4개와 B 프래그먼트 2개를 새로 읽습니다: 읽은 데이터의 재사용이 없습니다. 07·08 에서 한 것처럼 **한 스레드(여기서는 한 워프)가 더 큰 출력 타일**을 맡으면 재사용이 생깁니다. `kernels_numba/infra/tc.py` 의 `build_tiled` 로 만든 커널들:
+`large` 는 mma 한 번마다 A 프래그먼트 4개와 B 프래그먼트 2개를 새로 읽습니다: 읽은 데이터의 재사용이 없습니다. 07·08 에서 한 것처럼 **한 스레드(여기서는 한 워프)가 더 큰 출력 타일**을 맡으면 재사용이 생깁니다.
 
-* `mma_warps`: 블록 타일 128×128, 워프 8개(2×4), 워프마다 64×32 = 16×8 mma 타일 4×4개. K 16 단계마다 A 프래그먼트 4개(`ldmatrix.x4`)와 B 프래그먼트 4쌍(`ldmatrix.x4.trans` 두 번)으로 mma 16번: A 하나를 4번, B 하나를 4번 씁니다. 단일 버퍼.
-* `mma_pipe`: 같은 타일에 2단 cp.async 파이프라인 (BK=32). 프롤로그에서 타일 0 을 발행하고, 반복마다 `wait_group(단계-2)` → 배리어 → 다음 타일 발행 → 계산.
-* `mma_pipe4`: BK=16, 4단 (타일 3개를 미리 발행). 공유 메모리 4·(128·24 + 16·136)·2 = 41 984 B 로 정적 한도 48 KB 안입니다 (BK=32 로 3단이면 56 832 B 라 동적 공유 메모리가 필요).
+**워프 하나에서 워프 여럿으로.** 한 걸음씩 키워 봅니다. 먼저 블록 타일 32×16 을 워프 2개가 위아래로 나누면, 워프마다 16×16 = mma 타일(16×8) 2개를 맡습니다: A 프래그먼트 하나를 읽어 mma 두 번에 씁니다. 같은 생각을 128×128 블록 타일로 넓히면, 워프 8개를 2행 × 4열로 놓고 워프마다 64×32 = mma 타일 4×4개를 맡깁니다. 그림에서 색이 워프, 점선 칸이 mma 타일 하나입니다.
+""")
+code(r"""
+fig = L.warp_tiling_plot()
+""")
+md(r"""
+`build_tiled` 의 코드에서는 워프 번호 `warp = tid // 32` 가 워프 타일의 시작 `(wm, wn)` 을 정하고, `compute` 가 K 스텝(16)마다 A 프래그먼트 MI개와 B 프래그먼트 NI개를 `ldmatrix` 로 읽은 뒤 mma 를 MI × NI번 합니다 (`MI, NI` = 워프 타일 안의 mma 타일 수).
+""")
+code(r"""
+print(L.tiling_source())
+""")
+md(r"""
+`kernels_numba/infra/tc.py` 의 `build_tiled` 로 만든 커널들:
+
+* `mma_warps`: 블록 타일 128×128, 워프 8개(2×4), 워프마다 64×32 = 16×8 mma 타일 4×4개. K 스텝(16)마다 A 프래그먼트 4개(`ldmatrix.x4`)와 B 프래그먼트 4쌍(`ldmatrix.x4.trans` 두 번)으로 mma 16번: A 하나를 4번, B 하나를 4번 씁니다. 단일 버퍼.
+* `mma_pipe`: 같은 타일에 2단 cp.async 파이프라인 (BK=32). 프롤로그에서 타일 0 을 발행하고, 반복마다 `wait_group(단 수 - 2)`, 배리어, 다음 타일 발행, 계산 순서입니다.
+* `mma_pipe4`: BK=16, 4단 (타일 3개를 미리 발행). 공유 메모리 4·(128·24 + 16·136)·2 = 41 984 B 로 정적 한도 48 KiB 안입니다 (BK=32 로 3단이면 56 832 B 라 동적 공유 메모리가 필요).
 * `mma_pipe_f16out` (f32 누적, f16 출력), `mma_pipe_f16acc` (f16 누적 + f16 출력: 누적기가 `.f16x2` 레지스터 2개).
 * `mma_pipe4_lb2`: `launch_bounds(256, 2)` 로 레지스터를 128개로 묶어 SM 에 블록 2개를 올립니다.
 * `mma_swizzle`: 같은 타일·같은 `launch_bounds(256, 2)` 에 BK=32, 2단, 그리고 패딩 대신 **스위즐(swizzle)** 배치 (아래 5.2절).
@@ -211,35 +292,38 @@ print("PASS: 확장 커널 3개 (가장자리 블록, alpha/beta, 단위행렬)"
 md(r"""
 ### 5.1 H200 에서 잰 결과 (기록)
 
-한 번의 실행에서 cuBLAS HGEMM 과 나란히 쟀습니다 (`benchmarks/record_level6.py`). 비교 대상은 `cublasGemmEx` 의 f16 × f16 → f32, `CUBLAS_COMPUTE_32F` 입니다: 입력 f16, 누적·출력 f32 로 우리 f32 출력 커널과 같은 계산입니다. 비율은 같은 실행의 cuBLAS 대비입니다.
+한 번의 실행({{gpu}}, {{date}})에서 cuBLAS HGEMM 과 나란히 쟀습니다 (`benchmarks/record_level6.py`). 비교 대상 `cuBLAS` 는 `cublasGemmEx` 의 f16 × f16 → f32, `CUBLAS_COMPUTE_32F` 입니다: 입력 f16, 누적·출력 f32 로 우리 f32 출력 커널과 같은 계산입니다. `cuBLAS_f16out` 행은 같은 실행에서 출력만 f16 인 cuBLAS(`cupy.matmul` f16 → f16, 누적은 f32)로, f16 으로 출력하는 `mma_pipe_f16out`·`mma_pipe_f16acc` 의 비교 대상입니다 ('같은 출력 cuBLAS 대비' 열). 비율은 모두 같은 실행의 cuBLAS 대비입니다.
 """)
 code(r"""
-display(Markdown(L.markdown(L.bench_rows(n=4096), ["커널", "n", "TFLOP/s", "cuBLAS 대비"])))
+display(Markdown(L.markdown(L.bench_rows(n=4096), ["커널", "n", "출력", "TFLOP/s", "cuBLAS 대비", "같은 출력 cuBLAS 대비"])))
 """)
 md(r"""
-로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. 확장 커널들은 스레드당 레지스터가 200개를 넘어 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누적기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
+로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누적기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
 """)
 code(r"""
 display(Markdown(L.markdown(L.resource_rows(), ["커널", "레지스터", "공유 B", "로컬 B", "블록/SM", "HMMA", "LDSM"])))
 """)
 md(r"""
-다른 블록·워프·단계 구성도 같은 커널 본문으로 시험했습니다. 출력 타일을 키우면(128×256, 워프당 64×64) 재사용은 늘지만 레지스터가 255개에서 넘쳐 스필이 커지고 오히려 느려졌습니다. 단계를 늘린다고 늘 빨라지지도 않습니다: 표에서 같은 타일의 2단·3단·4단·5단을 비교해 보세요. '배치' 열은 공유 메모리의 행을 패딩했는지, 스위즐했는지입니다.
+다른 블록·워프·단 구성도 같은 커널 본문으로 시험했습니다 (4096³). 표에는 **두 실행**이 있습니다: 기록 전의 탐색 실행과 기록 실행의 탐색 부분이고, 실행마다 cuBLAS 를 따로 쟀습니다 (cuBLAS {{cub_explore}} 대 {{cub_record}} TFLOP/s). 그래서 같은 구성(128×128×32, 워프 2×4, 2단, `launch_bounds(256, 2)`, 패딩)이 {{pad_explore_pct}} % 와 {{pad_pct}} % 로 두 번 나옵니다: % 는 같은 실행 안에서만 비교하세요. '워프' 열은 워프 배치(M 방향 × N 방향), '단' 은 NUM_STAGES, '배치' 는 공유 메모리의 행을 패딩했는지 스위즐했는지입니다.
 """)
 code(r"""
-cols = ["BM×BN×BK", "워프", "단계", "launch_bounds", "배치", "레지스터", "로컬 B", "TFLOP/s", "cuBLAS 대비"]
+cols = ["실행", "cuBLAS TFLOP/s", "BM×BN×BK", "워프 (M×N)", "단", "launch_bounds", "배치", "레지스터", "로컬 B", "TFLOP/s", "cuBLAS 대비"]
 display(Markdown(L.markdown(L.explore_rows(), cols)))
+""")
+md(r"""
+출력 타일을 키우면(128×256, 워프당 64×64) 재사용은 늘지만 레지스터가 255개에서 넘쳐 스필이 커지고 오히려 느려졌습니다. 단을 늘린다고 늘 빨라지지도 않습니다: 같은 실행 안에서 2단·3단·4단을 비교해 보세요. 워프를 2×2 로 줄인 행(워프당 64×64)도 레지스터가 넘쳐 느렸습니다.
 """)
 md(r"""
 ### 5.2 패딩 대신 스위즐(swizzle)
 
-`ldmatrix` 의 한 단계(phase)는 레인 8개가 준 **여덟 행**의 16바이트씩을 읽습니다. 행을 패딩 없이 두면 B 타일의 한 행은 128 원소 = 256 바이트라, 여덟 행의 같은 열이 모두 같은 뱅크 묶음에 떨어져 8-way 충돌이 납니다. 패딩(행마다 +16 B)은 행 시작을 한 칸씩 밀어 충돌을 없애지만 공유 메모리를 더 씁니다. 스위즐은 크기를 그대로 두고, 한 행 안의 16바이트 조각 순서를 행 번호의 비트로 XOR 해서 바꿉니다: `조각' = 조각 ^ ((행 >> shift) & mask)`. 쓰는 쪽(cp.async)과 읽는 쪽(ldmatrix)이 같은 식을 쓰면 값은 그대로이고, 여덟 행은 서로 다른 뱅크 묶음에 떨어집니다. 아래 셀은 `sim/banks.py` 모델로 두 배치를 비교합니다.
+`ldmatrix` 의 한 페이즈(phase)는 레인 8개가 준 **여덟 행**의 16바이트씩을 읽습니다. 행을 패딩 없이 두면 B 타일의 한 행은 128 원소 = 256바이트라, 여덟 행의 같은 열이 모두 같은 뱅크 묶음에 떨어져 8-way 충돌이 납니다. 패딩(행마다 +16 B)은 행 시작을 한 칸씩 밀어 충돌을 없애지만 공유 메모리를 더 씁니다. 스위즐은 크기를 그대로 두고, 한 행 안의 16바이트 조각 순서를 행 번호의 비트로 XOR 해서 바꿉니다: `조각' = 조각 ^ ((행 >> shift) & mask)`. 쓰는 쪽(cp.async)과 읽는 쪽(ldmatrix)이 같은 식을 쓰면 값은 그대로이고, 여덟 행은 서로 다른 뱅크 묶음에 떨어집니다. 아래 셀은 `sim/banks.py` 모델로 두 배치를 비교합니다.
 """)
 code(r"""
 print(L.swizzle_demo())
 # 예상 출력: {'패딩 없음': (8, 8), '패딩 +16 B': (1, 1), '스위즐': (1, 1)}  (웨이브프론트, 충돌 정도)
 """)
 md(r"""
-XOR 는 행마다 조각의 순열이라 조각이 행 밖으로 나가거나 겹치지 않습니다 (`tests/test_tc_kernels.py` 가 확인). 또 8행마다 되풀이되므로 한 레인의 `ldmatrix` 열은 mma 타일 번호와 무관하고, 타일마다 주소가 상수만큼만 다릅니다. 두 배치 모두 충돌이 없는데도 속도는 같지 않았습니다: 5.1절 표의 `mma_swizzle` 과, 탐색 표에서 같은 구성(128×128×32, 2단, launch_bounds 2)을 패딩으로 둔 행을 비교해 보세요 (같은 실행에서 잰 값). 기록된 실행에서 가장 빠른 커널과 cuBLAS 대비 비율은 아래 셀이 기록 파일에서 읽습니다.
+XOR 는 행마다 조각의 순열이라 조각이 행 밖으로 나가거나 겹치지 않습니다 (`tests/test_tc_kernels.py` 가 확인). 또 8행마다 되풀이되므로 한 레인의 `ldmatrix` 열은 mma 타일 번호와 무관하고, 타일마다 주소가 상수만큼만 다릅니다. 속도는 어떨까요? 5.1절 표의 `mma_swizzle` 은 {{swz_tf}} TFLOP/s, 탐색 표의 기록 실행에서 같은 구성을 패딩으로 둔 행은 {{pad_tf}} TFLOP/s 로 TFLOP/s 는 다릅니다. 그러나 둘은 cuBLAS 를 따로 잰 측정이고(5.1절 표 {{cub_bench}}, 탐색 {{cub_record}} TFLOP/s), 각자의 cuBLAS 대비로는 {{swz_pct}} % 와 {{pad_pct}} % 로 같은 수준입니다. TFLOP/s 의 차이가 cuBLAS 자신의 흔들림과 비슷한 크기라, 이 기록으로는 스위즐과 패딩의 속도 차이를 말할 수 없습니다. 두 배치 모두 모델에서 충돌이 없다는 것과 맞습니다. 기록된 실행에서 가장 빠른 커널과 cuBLAS 대비 비율은 아래 셀이 기록 파일에서 읽습니다.
 """)
 code(r"""
 best = L.best_kernel(4096)
@@ -252,15 +336,26 @@ print("PASS: 기록된 최고 커널", best["kernel"], "이 시뮬레이터에�
 md(r"""
 ## 6. 다른 mma 모양: `ptxas` 에게 물어보기
 
-흔히 "더 큰 MMA 명령" 으로 `m16n8k8` 과 `m8n8k4` 를 들고, `m8n8k4` 를 TF32 용이라고 설명합니다. 두 가지 모두 틀렸습니다: 이 둘은 m16n8k16 보다 **작은** 명령이고, 아래 표처럼 `ptxas`(CUDA 13) 는 `m8n8k4` 를 f16(sm_70 시절 형식)과 f64 로만 받아들입니다. TF32 는 `m16n8k4`, `m16n8k8` 입니다. 표는 이 셀이 지금 `ptxas -arch=sm_80 / sm_90` 을 돌려서 만듭니다.
+`m16n8k8` 과 `m8n8k4` 는 m16n8k16 보다 **작은** 명령입니다 (곱셈-덧셈 수 16·8·8, 8·8·4). PTX ISA 의 mma 모양 표에서 TF32 입력의 모양은 `m16n8k4` 와 `m16n8k8` 이고, `m8n8k4` 는 f16(sm_70 시절 형식)과 f64 에만 있습니다. 아래 표는 이 셀이 지금 `ptxas -arch=sm_80 / sm_90` 을 돌려서 만듭니다. 결과를 모두 저장하는 커널에 명령을 넣어 어셈블하고, sm_80 용 SASS 에서 텐서 코어 명령(HMMA, DMMA)을 찾습니다.
 """)
 code(r"""
-display(Markdown(L.markdown(L.mma_shape_table(), ["shape", "types", "sm_80", "sm_90", "error"])))
+display(Markdown(L.markdown(L.mma_shape_table(), ["shape", "types", "sm_80", "sm_90", "SASS", "error"])))
+""")
+md(r"""
+`ptxas` 가 받아들였다고 그 명령이 있는 것은 아닙니다. 표에 없는 `m8n8k4.tf32` 를 `ptxas` 13 은 오류 없이 받지만, SASS 에 텐서 코어 명령도 계산도 없습니다: 결과 레지스터에 아무 값도 쓰지 않습니다. 그래서 "m8n8k4 는 TF32 용이 아니다"의 근거는 ptxas 의 오류가 아니라 ISA 의 모양 표와 이 SASS 입니다. f16 의 `m8n8k4` 는 sm_80 에서 HMMA 가 아니라 SHFL·FFMA 로 흉내 내는 서브루틴 호출이 되어, 역시 텐서 코어를 쓰지 않습니다. 표의 나머지 모양은 각자의 HMMA/DMMA 명령 하나가 됩니다.
+
+**어느 compute capability 가 필요한가.** 같은 방법으로 이 노트북의 커널이 쓰는 명령을 sm_75(Turing)용으로도 어셈블해 봅니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.feature_table(), ["명령", "sm_75", "sm_80", "sm_90"])))
+""")
+md(r"""
+`ldmatrix` 와 `mma.m16n8k8` (f16) 은 sm_75 에서도 LDSM·HMMA 가 되고, sm_80 이 필요한 것은 `mma.m16n8k16` 과 `cp.async` 입니다. 우리 레벨 6 커널은 둘 다 쓰므로 8.0 이상에서만 돕니다.
 """)
 md(r"""
 ## 7. 컴파일과 실행
 
-`make` 나 `nvcc` 는 필요 없습니다: 커널은 Numba 로 쓰여 있고, `launch(A, B, C, alpha, beta)` 를 부르면 GPU(CC ≥ 8.0)에서는 Numba 가 컴파일하고, 그 밖에는 시뮬레이터가 실행합니다. PTX 명령은 `.ptx` 파일에서 읽어 llvmlite InlineAsm 으로 커널 안에 직접 넣으므로, SASS 에 명령 하나당 함수 호출이 생기지 않습니다. CI 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 SASS 를 읽고 `HMMA.16816`, `LDSM`, `LDGSTS` 가 있고 로컬 메모리가 없음을 확인합니다 (`tests/test_tc_kernels.py`). SASS 에 보이는 `CALL.REL.NOINC` 는 `ptxas` 가 배리어를 담은 루프의 출구에 쓰는 형태로, 바로 다음 명령으로 건너뛸 뿐 호출되는 함수(`RET`)가 없습니다.
+`make` 나 `nvcc` 는 필요 없습니다: 커널은 Numba 로 쓰여 있고, `launch(A, B, C, alpha, beta)` 를 부르면 GPU(CC ≥ 8.0)에서는 Numba 가 컴파일하고, 그 밖에는 시뮬레이터가 실행합니다. PTX 명령은 `.ptx` 파일에서 읽어 llvmlite InlineAsm 으로 커널 안에 직접 넣으므로, SASS 에 명령 하나당 함수 호출이 생기지 않습니다. CI 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 SASS 를 읽고 `HMMA.16816`, `LDSM`, `LDGSTS` 가 있음을 확인합니다 (`tests/test_tc_kernels.py`). 로컬 메모리가 없음은 레지스터 상한이 없는 커널에서만 확인합니다: `launch_bounds` 로 128개에 묶은 `mma_pipe4_lb2`·`mma_swizzle` 은 일부러 스필하므로, K 루프 안의 로컬 메모리 접근이 없거나(`mma_pipe4_lb2`) 몇 개 이하인지(`mma_swizzle`)를 봅니다. SASS 에 보이는 `CALL.REL.NOINC` 는 `ptxas` 가 루프의 출구에 쓰는 형태로, 바로 다음 명령으로 건너뛸 뿐 호출되는 함수(`RET`)가 없습니다 (테스트가 그 위치를 확인합니다).
 
 ```python
 import numpy as np, kernels_numba as kn
@@ -271,16 +366,23 @@ C = kn.get("mma_pipe").launch(A, B, np.zeros((256, 64), np.float32))
 md(r"""
 ## 8. 검증: 허용 오차를 유도하기
 
-⚠️ "허용 오차 1e-2 (FP16 정밀도)" 라는 고정값은 두 가지를 무시합니다: K 가 커질수록 반올림이 쌓이고, 누적 타입(f16 이냐 f32 냐)에 따라 그 속도가 8192 배 다릅니다.
+⚠️ "허용 오차 1e-2 (FP16 정밀도)" 라는 고정값은 두 가지를 무시합니다: K 가 커질수록 반올림이 쌓이고, 그 크기가 누적 타입(f16 이냐 f32 냐)에 따라 크게 다릅니다.
 
-입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 오차는 더하기에서만 생깁니다. 단위 반올림 u 인 타입으로 K 개를 차례로 더하면 오차는 γ_K·Σ|a_ik·b_kj|, γ_K = K·u/(1−K·u) 이하입니다 (Higham, 3.1절). 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 안전 계수 2 를 둡니다 (H200 에서 f32 누적 커널의 오차는 이 한계의 5 % 이하였습니다; f16 출력은 결과 반올림 항이 거의 전부라 한계에 가깝습니다). f16 으로 출력하면 결과 반올림 u_f16·|C| 가 더해집니다. 그래서 한계는
+입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 오차는 더하기에서만 생깁니다. 단위 반올림 u 인 타입으로 K개를 차례로 더하면 오차는 γ_K·Σ|a_ik·b_kj|, γ_K = K·u/(1−K·u) 이하입니다 (Higham, 3.1절). 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 안전 계수 2 를 둡니다 (H200 에서 f32 누적·f32 출력 커널의 오차는 이 한계의 {{f32_bound_pct}} % 이하였습니다; f16 출력은 결과 반올림 항이 거의 전부라 한계에 가깝습니다). f16 으로 출력하면 결과 반올림 u_f16·|C| 가 더해집니다. 그래서 한계는
 
 `|C − C_정확| ≤ 2·K·u_acc·(|A|·|B|) + u_out·|C| (+ 아주 작은 절댓값 항)` — `kernels_numba/infra/tc.py` 의 `error_bound`.
 
-모든 커널 테스트가 이 한계로 검사하며, K 단계 하나(16)를 빠뜨린 결과는 이 한계를 넘는다는 것도 테스트로 확인합니다. 아래 그림은 H200 에서 K 를 늘리며 잰 최대 상대 오차입니다: f32 누적은 K 에 비례해 자라지만 매우 작고(K=4096 에서 약 2.5e-5), f16 누적은 K=4096 에서 약 7e-3 까지 자랍니다. f32 누적 후 f16 으로 출력하면 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 멈춥니다.
+모든 커널 테스트가 이 한계로 검사하며, K 스텝 하나(16)를 빠뜨린 결과는 이 한계를 넘는다는 것도 테스트로 확인합니다. 두 누적 타입의 **한계**의 비는 u_f16 / u_f32 = 2⁻¹¹ / 2⁻²⁴ = 8192 입니다. 실제 오차도 그만큼 다를까요? 아래 그림과 셀은 H200 에서 K 를 늘리며 잰 최대 상대 오차와, log-log 기울기(오차 ∝ K^기울기)입니다.
 """)
 code(r"""
 fig = L.error_growth_plot()
+growth, K, ratio = L.error_growth_summary()
+for name, (err, slope) in growth.items():
+    print(f"{name:16s} K={K} 오차 {err:.2e}  기울기 {slope:.2f}")
+print(f"K={K} 에서 f16 누적 / f32 누적 = {ratio:.0f} 배 (한계의 비는 8192)")
+""")
+md(r"""
+f32 누적의 오차는 K 에 거의 비례해(기울기 약 1) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. 그 비는 {{err_ratio}} 배로 한계의 비 8192 보다 훨씬 작습니다: f16 누적의 오차는 √K 에 가깝게(기울기 약 0.5) 자랍니다. 반올림 오차의 부호가 섞여 서로 일부 상쇄되면 이렇게 자라는 것이 보통이고(해석), 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
 """)
 md(r"""
 시뮬레이터의 mma 대체 함수는 곱을 정확히 더한 뒤 누적 타입으로 한 번 반올림합니다. 하드웨어와 같은 입력으로 비교한 결과(`tests/test_mma_layout.py`)는 f32·f16 누적 모두 위 한계 안입니다. 아래 셀은 기록된 GPU 결과를 대체 함수로 다시 계산해 비교합니다.
@@ -295,8 +397,8 @@ print("PASS: mma 대체 함수 = H200 결과 (한계 이내)")
 md(r"""
 ## 9. 직접 해보기
 
-1. **레인 찾기**: C/D 원소 (row, col) 를 드는 레인과 c 번호를 돌려주는 `c_owner(row, col)` 를 직접 써 보세요 (힌트: 행 g 와 g+8 은 같은 그룹, 열 두 개씩 한 레인). 아래 셀의 `c_owner` 를 채우고 실행하면 `sim/mma.py` 와 모든 원소를 비교합니다.
-2. **공유 메모리 계산**: `BM=128, BN=128, BK=32` 에서 3단 파이프라인이 48 KB 정적 한도를 넘는지 `smem_bytes` 로 계산해 보세요.
+1. **레인 찾기**: C/D 원소 (row, col) 를 맡는 레인과 c 번호를 돌려주는 `c_owner(row, col)` 를 직접 써 보세요 (힌트: 행 g 와 g+8 은 같은 그룹, 열 두 개씩 한 레인). 아래 셀의 `c_owner` 를 채우고 실행하면 `sim/mma.py` 와 모든 원소를 비교합니다.
+2. **공유 메모리 계산**: `BM=128, BN=128, BK=32` 에서 3단 파이프라인이 48 KiB 정적 한도를 넘는지 `smem_bytes` 로 계산해 보세요.
 
 정답과 해설: `answers/ex10_fragment.py` (CI 가 테스트합니다).
 """)
@@ -313,17 +415,17 @@ print("PASS: c_owner 가 128개 원소 모두 맞음")
 """)
 code(r"""
 from kernels_numba.infra.tc import smem_bytes
-print("BK=32, 3단:", smem_bytes(128, 128, 32, 3), "B (48 KB =", 48 * 1024, "B)")
-# 예상 출력: BK=32, 3단: 56832 B (48 KB = 49152 B)
+print("BK=32, 3단:", smem_bytes(128, 128, 32, 3), "B (48 KiB =", 48 * 1024, "B)")
+# 예상 출력: BK=32, 3단: 56832 B (48 KiB = 49152 B)
 """)
 md(r"""
 ## 10. 요약
 
-* `mma.sync.m16n8k16` 은 워프 전체의 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 듭니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
+* `mma.sync.m16n8k16` 은 워프 전체의 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
-* `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(cuBLAS 의 3 %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 50 % 입니다.
-* 여러 워프·여러 타일·다단 cp.async·launch bounds·스위즐로 `large` 보다 약 10배 빨라졌습니다 (최고 커널과 cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)와 `mma.sync` 자체입니다: cuBLAS 는 Hopper 의 `wgmma` 를 씁니다.
-* 허용 오차는 K·u 에 비례하게 유도해야 하고, f16 누적은 f32 누적보다 8192 배 빨리 오차가 쌓입니다.
+* `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds 로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)입니다. cuBLAS 가 H200 에서 어떤 명령을 쓰는지는 이 과정에서 프로파일하지 않았습니다.
+* 허용 오차는 K·u 에 비례하게 유도해야 합니다. 한계의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차는 K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
 ## 11. 체크포인트 퀴즈
 """)
@@ -335,8 +437,8 @@ md(r"""
 ## 12. 다음 단계
 
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 cuBLAS 도 4096³ 속도의 몇 분의 일에 그쳐(한 번에 수십 µs), 커널을 띄우는 비용이 측정에 섞인 것으로 보입니다: 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
-* **최적화**: 에필로그의 스필을 없애 128 레지스터 안에 맞추기, 동적 공유 메모리(48 KB 초과; numba-cuda 에는 API 가 없어 드라이버의 함수 속성을 직접 설정)로 더 큰 타일, 워프 특수화(warp specialization).
-* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있고, cuBLAS 는 H200 에서 이것들을 씁니다. 우리 `mma.sync` 커널과의 차이의 큰 부분이 여기서 옵니다.
+* **최적화**: 에필로그의 스필을 없애 128 레지스터 안에 맞추기, 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 드라이버의 함수 속성을 직접 설정)로 더 큰 타일, 워프 특수화(warp specialization).
+* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드)단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. cuBLAS 의 H200 커널이 이것들을 쓰는지, 우리 `mma.sync` 커널과의 차이가 얼마나 여기서 오는지는 이 과정의 기록에 프로파일이 없어 확인하지 않았습니다 (Nsight Compute 로 cuBLAS 커널의 SASS 를 보면 확인할 수 있습니다).
 """)
 
 
