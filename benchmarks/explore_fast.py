@@ -1,0 +1,174 @@
+"""Ablation sweep of kernels_numba/mma_fast.py on the GPU, cuBLAS HGEMM timed in the same run.
+
+Each variant is make_kernel(**switches): the default configuration with one switch changed, plus larger tiles; the
+previous best (mma_swizzle) is timed beside them. Per variant: a ragged-size check against float64 with the derived
+tolerance (alpha, beta, NaN-poisoned C), relative error at each size, TFLOP/s and % of cuBLAS at 2048^3 and 4096^3,
+registers / local / shared bytes of the loaded kernel and blocks per SM from the occupancy API.
+Run (device tool): python benchmarks/explore_fast.py --out $OUT/explore_fast.json
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import numpy as np                                # noqa: E402
+
+import kernels_numba as kn                        # noqa: E402
+from kernels_numba import mma_fast                # noqa: E402
+from kernels_numba.infra import tc                # noqa: E402
+from record_level6 import _cublas_f32out, _timeit  # noqa: E402
+
+# name -> make_kernel switches (default: 128x128x32, 64x64 per warp, 3 stages, swizzle, prefetch, GROUP_M=8, lb(128,2))
+VARIANTS = {
+    "fast": {},                                                   # pipelined, late copies, 3 stages, GROUP_M 8
+    "barrier_at_tile_start": dict(pipelined=False),               # wait + barrier before the tile's first ldmatrix
+    "barrier_start_early_copy": dict(pipelined=False, late_copy=False),   # = the first measured mma_fast
+    "no_prefetch": dict(prefetch=False, pipelined=False),         # vs barrier_at_tile_start
+    "no_swizzle": dict(swizzle=False),
+    "no_raster": dict(GROUP_M=0),
+    "group4": dict(GROUP_M=4),
+    "group16": dict(GROUP_M=16),
+    "stages2": dict(STAGES=2),
+    "stages4_dyn": dict(STAGES=4),
+    "no_launch_bounds": dict(min_blocks=None),
+    "warp64x32_lb2": dict(WN=32, pipelined=False),              # mma_swizzle's warp tile, 8 warps
+    "bk64_s2_dyn": dict(BK=64, STAGES=2),
+    "bk64_s3_dyn": dict(BK=64, pipelined=False),
+    "128x256_dyn": dict(BN=256, min_blocks=1),
+}
+
+
+def resources(kernel, threads, dyn_smem):
+    from numba import cuda
+    ov = next(iter(kernel.overloads.values()))
+    func = ov._codelibrary.get_cufunc()
+    blocks = int(cuda.current_context().get_active_blocks_per_multiprocessor(func, threads, dyn_smem))
+    return {"registers": ov.regs_per_thread, "local_bytes": ov.local_mem_per_thread,
+            "shared_bytes": ov.shared_mem_per_block + dyn_smem, "blocks_per_sm": blocks}
+
+
+def check_ragged(launch, M=400, N=264, K=208, seed=1):
+    """alpha=1.5, beta=-0.5 and beta=0 with NaN-poisoned C at a size that is no multiple of the block tile."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    C0 = rng.standard_normal((M, N)).astype(np.float32)
+    C = C0.copy()
+    launch(A, B, C, 1.5, -0.5)
+    ok = bool((np.abs(C - tc.reference(A, B, 1.5, -0.5, C0)) <= tc.error_bound(A, B, 1.5, -0.5, C0)).all())
+    C = np.full((M, N), np.nan, np.float32)
+    launch(A, B, C)
+    ok0 = bool(np.isfinite(C).all() and (np.abs(C - tc.reference(A, B)) <= tc.error_bound(A, B)).all())
+    I = np.zeros((M, N), np.float32)
+    launch(np.eye(M, K, dtype=np.float16), B, I)
+    ident = bool(np.array_equal(I[:K], B[:min(M, K)].astype(np.float32)[:K]) and not I[K:].any())
+    return ok and ok0 and ident
+
+
+def sweep(names, sizes, rounds=3):
+    """Rows per (variant, size): median of `rounds` interleaved timings, cuBLAS in every round."""
+    import cupy as cp
+    from numba import cuda
+    built = {}
+    for name in names:
+        try:
+            if name == "mma_swizzle":
+                spec = kn.get(name)
+                built[name] = (spec.kernel, spec.launch, spec.launch.kernel, None,
+                               {"config": "tc.build_tiled 128x128x32, 2x4 warps of 64x32, 2 stages, lb(256,2)"})
+            else:
+                k, launch, conf = mma_fast.make_kernel(**VARIANTS[name])
+                built[name] = (k, launch, launch.launcher, conf, {"switches": VARIANTS[name]})
+            built[name][4]["ragged_ok"] = check_ragged(built[name][1])
+        except Exception:                             # noqa: BLE001
+            built[name] = None
+            print(name, "BUILD/CHECK FAILED", traceback.format_exc()[-1500:], flush=True)
+    rows = []
+    for n in sizes:
+        rng = cp.random.default_rng(n)
+        A = rng.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
+        B = rng.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
+        ref = A.astype(cp.float64) @ B.astype(cp.float64)
+        C = cp.zeros((n, n), cp.float32)
+        flops = 2.0 * n ** 3
+        dA, dB, dC = cuda.as_cuda_array(A), cuda.as_cuda_array(B), cuda.as_cuda_array(C)
+        calls, found = {"cuBLAS": lambda: _cublas_f32out(A, B, C)}, {}
+        for name in names:
+            if built[name] is None:
+                continue
+            k, launch, launcher, conf, info = built[name]
+            try:
+                threads = launch.block if isinstance(launch.block, int) else int(np.prod(launch.block))
+                kk = launcher[launch.grid_of(n, n), launch.block]
+                C.fill(cp.nan)
+                kk(dA, dB, dC, np.float32(1), np.float32(0))
+                cuda.synchronize()
+                err = float(cp.abs(C - ref).max() / cp.abs(ref).max())     # NaN if any element was not written
+                dyn = conf["SMEM_BYTES"] if conf and conf["DYNAMIC"] else 0
+                found[name] = dict(info, variant=name, n=n, rel_err=err, **resources(k, threads, dyn))
+                calls[name] = (lambda kk=kk: kk(dA, dB, dC, np.float32(1), np.float32(0)))
+            except Exception as e:                    # noqa: BLE001
+                rows.append(dict(variant=name, n=n, error=repr(e)[:800]))
+                print(rows[-1], flush=True)
+        # warm-up: one second of cuBLAS, so the first variant timed does not meet a cold (down-clocked) GPU
+        _timeit(calls["cuBLAS"], min_ms=1000.0, groups=1)
+        times = {name: [] for name in calls}
+        for _ in range(rounds):               # interleaved rounds: a clock change hits every variant alike
+            for name, fn in calls.items():
+                times[name].append(_timeit(fn, min_ms=60.0, groups=3))
+        med = {name: float(np.median(t)) for name, t in times.items()}
+        base = flops / med["cuBLAS"] / 1e9
+        for name, r in found.items():
+            tf = flops / med[name] / 1e9
+            rows.append(dict(r, ms=med[name], ms_rounds=times[name], tflops=tf, ratio=tf / base))
+            print({k: v for k, v in rows[-1].items() if k in ("variant", "n", "tflops", "ratio", "rel_err")}, flush=True)
+        rows.append({"variant": "cuBLAS", "n": n, "tflops": base, "ms": med["cuBLAS"], "ms_rounds": times["cuBLAS"],
+                     "ratio": 1.0, "path": "cublasGemmEx f16 x f16 -> f32, CUBLAS_COMPUTE_32F"})
+    return rows
+
+
+def table(rows, sizes):
+    names = list(dict.fromkeys(r["variant"] for r in rows))
+    lines = [f"{'variant':18s} {'regs':>4s} {'local':>5s} {'smem':>6s} {'blk/SM':>6s} " +
+             " ".join(f"{'TF@' + str(n):>8s} {'%cuBLAS':>7s}" for n in sizes)]
+    for name in names:
+        rs = {r["n"]: r for r in rows if r["variant"] == name}
+        any_r = next(iter(rs.values()))
+        head = f"{name:18s} {any_r.get('registers', ''):>4} {any_r.get('local_bytes', ''):>5} " \
+               f"{any_r.get('shared_bytes', ''):>6} {any_r.get('blocks_per_sm', ''):>6} "
+        cells = []
+        for n in sizes:
+            r = rs.get(n, {})
+            cells.append(f"{r.get('tflops', float('nan')):8.1f} {100 * r.get('ratio', float('nan')):6.1f}%")
+        lines.append(head + " ".join(cells) + ("" if all("error" not in r for r in rs.values()) else "  ERROR"))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2048, 4096])
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS) + ["mma_swizzle"])
+    args = ap.parse_args()
+    from numba import cuda
+    dev = cuda.get_current_device()
+    gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    result = {"what": "benchmarks/explore_fast.py (device tool)", "gpu": gpu, "cc": list(dev.compute_capability),
+              "date": datetime.date.today().isoformat(),
+              "baseline": "cuBLAS HGEMM: cublasGemmEx f16\u00d7f16\u2192f32, CUBLAS_COMPUTE_32F"}
+    result["rows"] = sweep(args.variants, args.sizes)
+    result["table"] = table(result["rows"], args.sizes)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=1)
+    print(gpu, result["date"])
+    print(result["table"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,332 @@
+"""Level 6, the fast Tensor Core kernel: 64x64 of C per warp, 3-stage cp.async, ldmatrix.x4, no local memory.
+
+Read it top to bottom; every choice is a switch of make_kernel so each one can be measured alone
+(benchmarks/explore_fast.py):
+* block tile BM x BN = 128 x 128, BK = 32; 4 warps (128 threads), each owning WM x WN = 64 x 64 of C as
+  MI x NI = 4 x 8 mma tiles of 16 x 8: 128 f32 accumulators rC per thread. Per k16 step a warp issues 4 ldmatrix.x4
+  for A, 4 ldmatrix.x4.trans for B and 32 mma: 4 mma per shared-memory load (mma_swizzle's 32 x 64 warps: 2.7);
+* STAGES = 3 shared buffers of As[BM][BK] + Bs[BK][BN] f16 = 3 x 16 KiB = 48 KiB, the static limit;
+  launch_bounds(128, 2): 2 blocks (8 warps) per SM, so up to 255 registers per thread;
+* rows unpadded, their 16-byte chunks XOR-swizzled by the row (tc.swizzle_params): every ldmatrix phase reads
+  8 different bank groups, and the swizzle of a lane does not depend on the mma tile (computed once);
+* fragments double-buffered in registers (PREFETCH): the ldmatrix of k step kk+1 is issued before the mma of kk;
+* PIPELINED main loop (as CUTLASS's multistage GEMM): the wait and the barrier for tile kt+1 come before the mma of
+  tile kt's last k step, and tile kt+1's first fragments are loaded there too, so the tensor pipe still holds the
+  earlier mma while a warp waits at the barrier; the next tile's cp.async (LATE) follow the mma they must not delay;
+* blocks rasterized in groups of GROUP_M block rows (GROUP_M = 8): consecutive blocks share A and B tiles in L2;
+* all indexes are uint32: a signed (int64) index makes Numba add a negative-index wrap-around (setp.lt.s64 /
+  selp.b64 in the PTX) to every array access.
+
+Why mma_swizzle spills (SASS of build_tiled at sm_90, offline: 128 registers, 528 B stack, 351 LDL/STL) and this
+kernel does not. The PTX of mma_swizzle has no local memory at all (no .local, no __local_depot): NVVM promoted aF,
+bF and acc to registers. The spill is made by ptxas, and 338 of the 351 LDL/STL lie after the K loop, in the
+epilogue. Its `for q in literal_unroll(EPI_T)` over a tuple of 32 equal-typed ints is NOT unrolled: it compiles to
+a run-time loop whose body is a chain of `setp.eq.s64 %rd1407, q; @%p bra` (one case per tuple element, SASS:
+ISETP.NE ... 0x3 / BRA repeated). LLVM hoists the loop-invariant work of all 32 cases in front of that loop:
+64 products alpha * acc (mul.f32 %f193 ..), 64 C addresses as 64-bit registers (%rd122 ..) with their negative-index
+wrap-around selects, and 64 predicates, all live at once across the loop. Under the 128-register cap ptxas stores
+all 64 accumulators right after the last HMMA (64 STL [R1+0x130 .. 0x20c]) and reloads them case by case (LDL.LU).
+Here the epilogue indexes rC only with constants: store_C calls store_rows once per mma row tile mi, and the
+loops over ni and h inside are small enough for NVVM to unroll. A plain `for mi in range(MI)` around them is left
+rolled (its body is over NVVM's unroll threshold): rC is then indexed at run time and all of it goes to local memory
+(measured: a 512-byte __local_depot and ld.local.v2.f32 in the epilogue). Its indexes are uint32, so no wrap-around
+code either. tests/test_mma_fast.py checks both kernels' PTX and SASS.
+"""
+import numpy as np
+from numba import cuda, float32, uint32
+from numba.types import float16
+
+from .infra import device, ptx, tc
+
+NAME = "mma_fast"
+LEVEL = 6
+MIN_CC = (8, 0)
+DTYPE = np.float16
+C_DTYPE = np.float32
+SIG = tc.sig(np.float32)
+DESCRIPTION = "워프당 64x64 (누산기 128개), 128x128x32 블록, 3단 cp.async, ldmatrix.x4, 레지스터 이중 버퍼, 스위즐, 래스터화"
+STATIC_SMEM_LIMIT = 48 * 1024      # above it: dynamic shared memory and the function attribute (set_max_dynamic_smem)
+
+
+def set_max_dynamic_smem(kernel_obj, nbytes):
+    """Allow a loaded kernel nbytes of dynamic shared memory (cuKernelSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES):
+    numba-cuda has no API for it (numba-cuda issue #94), and a launch asking for more than 48 KiB fails without it."""
+    from numba.cuda.cudadrv.driver import binding, driver
+    func = kernel_obj._codelibrary.get_cufunc()
+    attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    driver.cuKernelSetAttribute(attr, int(nbytes), func.handle, func.device.id)
+
+
+def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, prefetch=True, GROUP_M=8,
+                min_blocks=2, late_copy=True, pipelined=True):
+    """(kernel, launch, config) for one configuration. swizzle=False: unpadded rows, no XOR (ldmatrix bank conflicts);
+    prefetch=False: fragments loaded right before their mma; GROUP_M=0: blocks in plain row-major order;
+    min_blocks=None: no launch_bounds (no register cap); late_copy=False: the next tile's copies are issued right
+    after the barrier, before the first mma of the tile."""
+    WARPS_M, WARPS_N = BM // WM, BN // WN
+    THREADS = 32 * WARPS_M * WARPS_N
+    MI, NI = WM // 16, WN // 8                # mma tiles (16 x 8) per warp
+    KSTEPS = BK // 16                         # mma k steps per shared tile
+    A_STAGE, B_STAGE = BM * BK, BK * BN       # f16 elements of one stage
+    SMEM_ELEMS = STAGES * (A_STAGE + B_STAGE)
+    SMEM_BYTES = 2 * SMEM_ELEMS
+    A_CPR, B_CPR = BK // 8, BN // 8           # 16-byte chunks (8 f16) per row of As / Bs
+    A_COPIES, B_COPIES = BM * A_CPR // THREADS, BK * B_CPR // THREADS   # cp.async per thread per tile
+    A_ROWS_STEP, B_ROWS_STEP = THREADS // A_CPR, THREADS // B_CPR       # rows between a thread's copies
+    A_SH, A_MASK = tc.swizzle_params(A_CPR)
+    B_SH, B_MASK = tc.swizzle_params(B_CPR)
+    assert A_COPIES * THREADS == BM * A_CPR and B_COPIES * THREADS == BK * B_CPR, "copies must divide evenly"
+    # the swizzle repeats every 8 rows: a thread's copies, 8k rows apart, share one swizzled column
+    assert A_ROWS_STEP % 8 == 0 and B_ROWS_STEP % 8 == 0 and NI % 2 == 0 and MI in (1, 2, 3, 4, 8) and STAGES >= 2
+    WAIT = tc.WAIT_GROUP[STAGES - 2]          # the immediate of wait_group is in the function's name
+    DYNAMIC = SMEM_BYTES > STATIC_SMEM_LIMIT
+    SW, PF, GM, LATE, PIPE = bool(swizzle), bool(prefetch), int(GROUP_M), bool(late_copy), bool(pipelined)
+    assert not PIPE or (PF and KSTEPS % 2 == 0), "pipelined needs prefetch and an even number of k steps per tile"
+    WAIT_FIRST = tc.WAIT_GROUP[STAGES - 1]
+    jit_options = {} if device.SIMULATOR or min_blocks is None else {"launch_bounds": (THREADS, min_blocks)}
+
+    @cuda.jit(device=True, inline=True)
+    def a_at(stage, r, chunk):
+        """Index in smem of As[stage][r][8 * chunk]: the chunk XORed with bits of the row."""
+        if SW:
+            chunk ^= (r >> A_SH) & A_MASK
+        return stage * A_STAGE + r * BK + chunk * 8
+
+    @cuda.jit(device=True, inline=True)
+    def b_at(stage, r, chunk):
+        """Index in smem of Bs[stage][r][8 * chunk] (Bs follows all STAGES As)."""
+        if SW:
+            chunk ^= (r >> B_SH) & B_MASK
+        return STAGES * A_STAGE + stage * B_STAGE + r * BN + chunk * 8
+
+    @cuda.jit(device=True, inline=True)
+    def copy_16(smem, dst, X, row, col, rows, cols):
+        """smem[dst:dst+8] <- X[row, col:col+8] by cp.async (16 B, bypassing L1); a chunk outside X arrives as
+        zeros: src-size 0 reads nothing (its address, X[0, 0], is only a valid placeholder)."""
+        if row < rows and col < cols:
+            ptx.cp_async_cg_16(smem, dst, X, row, col)
+        else:
+            ptx.cp_async_cg_16_zfill(smem, dst, X, uint32(0), uint32(0), uint32(0))
+
+    @cuda.jit(device=True, inline=True)
+    def load_tile(smem, A, B, stage, k0, bm, bn, tid, M, N, K, inside):
+        """Stage `stage` <- A[bm:+BM, k0:+BK] and B[k0:+BK, bn:+BN]: A_COPIES + B_COPIES cp.async per thread.
+        inside: the whole tile lies in A and B, so no copy needs a bounds check (every tile but the edges)."""
+        ar, ac = tid // A_CPR, tid % A_CPR
+        br, bc = tid // B_CPR, tid % B_CPR
+        if inside:
+            for i in range(A_COPIES):
+                r = ar + i * A_ROWS_STEP
+                ptx.cp_async_cg_16(smem, a_at(stage, r, ac), A, bm + r, k0 + ac * 8)
+            for i in range(B_COPIES):
+                r = br + i * B_ROWS_STEP
+                ptx.cp_async_cg_16(smem, b_at(stage, r, bc), B, k0 + r, bn + bc * 8)
+        else:
+            for i in range(A_COPIES):
+                r = ar + i * A_ROWS_STEP
+                copy_16(smem, a_at(stage, r, ac), A, bm + r, k0 + ac * 8, M, K)
+            for i in range(B_COPIES):
+                r = br + i * B_ROWS_STEP
+                copy_16(smem, b_at(stage, r, bc), B, k0 + r, bn + bc * 8, K, N)
+
+    @cuda.jit(device=True, inline=True)
+    def load_frags(smem, rA, rB, buf, stage, kk, wm, wn, lane):
+        """rA[buf], rB[buf] <- the warp's fragments of k step kk: MI ldmatrix.x4 (A, 16 x 16 each) and NI / 2
+        ldmatrix.x4.trans (B, 16 k x 16 n each = two 16 x 8 mma tiles). Lane l gives the address of row l % 16,
+        chunk l // 16 of its 16 x 16 piece."""
+        for mi in range(MI):
+            rA[buf, mi, 0], rA[buf, mi, 1], rA[buf, mi, 2], rA[buf, mi, 3] = ptx.ldmatrix_x4(
+                smem, a_at(stage, wm + mi * 16 + lane % 16, kk * 2 + lane // 16))
+        for nj in range(NI // 2):
+            rB[buf, 2 * nj, 0], rB[buf, 2 * nj, 1], rB[buf, 2 * nj + 1, 0], rB[buf, 2 * nj + 1, 1] = \
+                ptx.ldmatrix_x4_trans(smem, b_at(stage, kk * 16 + lane % 16, (wn // 8) + nj * 2 + lane // 16))
+
+    @cuda.jit(device=True, inline=True)
+    def mma_all(rA, rB, rC, buf):
+        """rC += the warp's MI x NI mma tiles for the fragments in buffer buf."""
+        for mi in range(MI):
+            for ni in range(NI):
+                rC[mi, ni, 0], rC[mi, ni, 1], rC[mi, ni, 2], rC[mi, ni, 3] = ptx.mma_m16n8k16_f32(
+                    rA[buf, mi, 0], rA[buf, mi, 1], rA[buf, mi, 2], rA[buf, mi, 3], rB[buf, ni, 0], rB[buf, ni, 1],
+                    rC[mi, ni, 0], rC[mi, ni, 1], rC[mi, ni, 2], rC[mi, ni, 3])
+
+    @cuda.jit(device=True, inline=True)
+    def refill(smem, A, B, nxt, stage, ntiles, bm, bn, tid, M, N, K, block_inside):
+        """Issue the copies of tile nxt into `stage` and commit them as one group; past the last tile the group is
+        empty, so that the wait_group count of the main loop holds to the end."""
+        if nxt < ntiles:
+            load_tile(smem, A, B, stage, nxt * BK, bm, bn, tid, M, N, K, block_inside and (nxt + 1) * BK <= K)
+        ptx.cp_async_commit_group()
+
+    @cuda.jit(device=True, inline=True)
+    def block_origin(pid, M, N):
+        """(bm, bn): the C tile of block pid. GROUP_M > 0: pids run down GROUP_M block rows before moving right,
+        so the blocks resident together read GROUP_M tiles of A and few tiles of B (L2 reuse)."""
+        u = uint32                      # unsigned 32-bit throughout: a signed 64-bit division is a subroutine call
+        grid_m = (M + u(BM - 1)) // u(BM)
+        grid_n = (N + u(BN - 1)) // u(BN)
+        if GM == 0:
+            return (pid // grid_n) * u(BM), (pid % grid_n) * u(BN)
+        per_group = u(GM) * grid_n
+        first_m = (pid // per_group) * u(GM)
+        rows = min(grid_m - first_m, u(GM))            # the last group may have fewer block rows
+        pm = first_m + (pid % per_group) % rows
+        pn = (pid % per_group) // rows
+        return pm * u(BM), pn * u(BN)
+
+    @cuda.jit(device=True, inline=True)
+    def store_rows(C, rC, mi, r0, c0, M, N, alpha, beta):
+        """C = alpha * rC + beta * C for mma row tile mi (a constant) of the warp (beta == 0: C is output only and
+        may hold NaN). Lane (g, t) = (lane / 4, lane % 4) holds rows g, g + 8 and columns 2t, 2t + 1 of each
+        16 x 8 tile; r0, c0 are the lane's first row and column in C."""
+        for ni in range(NI):
+            for h in range(2):
+                r = uint32(r0 + mi * 16 + h * 8)       # unsigned: no negative-index wrap-around code
+                c = uint32(c0 + ni * 8)
+                if r < M and c < N:                  # N % 8 == 0, so c + 1 < N too
+                    v0 = alpha * rC[mi, ni, 2 * h]
+                    v1 = alpha * rC[mi, ni, 2 * h + 1]
+                    if beta != 0:
+                        v0 += beta * C[r, c]
+                        v1 += beta * C[r, c + 1]
+                    C[r, c] = v0
+                    C[r, c + 1] = v1
+
+    @cuda.jit(device=True, inline=True)
+    def store_C(C, rC, r0, c0, M, N, alpha, beta):
+        """The MI row tiles one call each, mi a constant: NVVM leaves a loop over mi rolled (its body, 2 NI
+        stores with their checks, is over the unroll threshold), then rC is indexed at run time and all 128
+        accumulators go to local memory (measured: 512-byte __local_depot, ld.local.v2.f32 in the epilogue)."""
+        store_rows(C, rC, 0, r0, c0, M, N, alpha, beta)
+        if MI > 1:
+            store_rows(C, rC, 1, r0, c0, M, N, alpha, beta)
+        if MI > 2:
+            store_rows(C, rC, 2, r0, c0, M, N, alpha, beta)
+        if MI > 3:
+            store_rows(C, rC, 3, r0, c0, M, N, alpha, beta)
+        if MI > 4:
+            store_rows(C, rC, 4, r0, c0, M, N, alpha, beta)
+            store_rows(C, rC, 5, r0, c0, M, N, alpha, beta)
+            store_rows(C, rC, 6, r0, c0, M, N, alpha, beta)
+            store_rows(C, rC, 7, r0, c0, M, N, alpha, beta)
+
+    @cuda.jit(**jit_options)
+    def kernel(A, B, C, alpha, beta):
+        # one flat f16 array: STAGES As tiles, then STAGES Bs tiles; 16-byte aligned for cp.async and ldmatrix
+        if DYNAMIC:
+            smem = cuda.shared.array(0, float16, alignment=16)
+        else:
+            smem = cuda.shared.array(SMEM_ELEMS, float16, alignment=16)
+        rA = cuda.local.array((2, MI, 4), uint32)     # [buffer][mi]: 8 f16 of A per lane, as 4 x b32
+        rB = cuda.local.array((2, NI, 2), uint32)     # [buffer][ni]: 4 f16 of B per lane
+        rC = cuda.local.array((MI, NI, 4), float32)   # 4 f32 accumulators per 16 x 8 tile
+        M, K, N = uint32(A.shape[0]), uint32(A.shape[1]), uint32(B.shape[1])
+        tid = uint32(cuda.threadIdx.x)
+        lane, warp = tid % 32, tid // 32
+        wm, wn = (warp // WARPS_N) * WM, (warp % WARPS_N) * WN
+        bm, bn = block_origin(uint32(cuda.blockIdx.x), M, N)
+        for mi in range(MI):
+            for ni in range(NI):
+                for e in range(4):
+                    rC[mi, ni, e] = float32(0.0)
+        ntiles = (K + BK - 1) // BK
+        block_inside = bm + BM <= M and bn + BN <= N      # only the K edge can still need zero-filled copies
+
+        # prologue: tiles 0 .. STAGES-2 in flight, one commit group each (empty when K has fewer tiles)
+        for s in range(STAGES - 1):
+            if s < ntiles:
+                load_tile(smem, A, B, uint32(s), uint32(s * BK), bm, bn, tid, M, N, K,
+                          block_inside and (s + 1) * BK <= K)
+            ptx.cp_async_commit_group()
+
+        cur = uint32(0)                     # == kt % STAGES: the stage computed now
+        if PIPE:
+            # one more tile in flight: tiles 0 .. STAGES-1 fill every stage (empty groups past the last tile)
+            refill(smem, A, B, uint32(STAGES - 1), uint32(STAGES - 1), ntiles, bm, bn, tid, M, N, K, block_inside)
+            # wait: STAGES groups committed, at most STAGES-1 pending => tile 0 (this thread's copies) has landed
+            WAIT_FIRST()
+            # barrier: every thread's copies of tile 0 are visible before the first ldmatrix
+            cuda.syncthreads()
+            load_frags(smem, rA, rB, 0, cur, 0, wm, wn, lane)
+            for kt in range(ntiles):
+                nxt_stage = cur + 1 if cur + 1 < STAGES else uint32(0)      # the stage of tile kt+1
+                for kk in range(KSTEPS):
+                    if kk + 1 < KSTEPS:
+                        load_frags(smem, rA, rB, (kk + 1) % 2, cur, kk + 1, wm, wn, lane)
+                    else:
+                        # wait: STAGES+kt groups committed, at most STAGES-2 pending => tile kt+1 has landed
+                        WAIT()
+                        # barrier: (1) every thread's copies of tile kt+1 are visible; (2) every warp has issued
+                        # its last ldmatrix of tile kt (its fragments for this k step came one step earlier), so
+                        # stage cur may be refilled below. The mma of the steps before are still in the tensor
+                        # pipe while the warp waits here.
+                        cuda.syncthreads()
+                        if kt + 1 < ntiles:          # the next tile's first fragments, before this step's mma
+                            load_frags(smem, rA, rB, 0, nxt_stage, 0, wm, wn, lane)
+                    mma_all(rA, rB, rC, kk % 2)
+                # tile kt+STAGES into the stage tile kt leaves (free since the barrier above)
+                refill(smem, A, B, kt + STAGES, cur, ntiles, bm, bn, tid, M, N, K, block_inside)
+                cur = nxt_stage
+        else:
+            nxt_stage = uint32(STAGES - 1)      # == (kt + STAGES - 1) % STAGES: the stage refilled now
+            for kt in range(ntiles):
+                # wait: STAGES-1+kt groups are committed; at most STAGES-2 still pending => tile kt (this thread's
+                # copies) has landed
+                WAIT()
+                # barrier: (1) every thread's copies of tile kt have landed; (2) every warp has finished its
+                # ldmatrix of tile kt-1, whose stage (== nxt_stage) the copies below overwrite
+                cuda.syncthreads()
+                nxt = kt + STAGES - 1
+                if not LATE:
+                    refill(smem, A, B, nxt, nxt_stage, ntiles, bm, bn, tid, M, N, K, block_inside)
+                # the KSTEPS k steps of tile kt; PREFETCH: the fragments of kk+1 go into the other register buffer
+                # before the mma of kk
+                if PF:
+                    load_frags(smem, rA, rB, 0, cur, 0, wm, wn, lane)
+                for kk in range(KSTEPS):
+                    if PF:
+                        if kk + 1 < KSTEPS:
+                            load_frags(smem, rA, rB, (kk + 1) % 2, cur, kk + 1, wm, wn, lane)
+                        mma_all(rA, rB, rC, kk % 2)
+                    else:
+                        load_frags(smem, rA, rB, 0, cur, kk, wm, wn, lane)
+                        mma_all(rA, rB, rC, 0)
+                    if LATE and kk == 0:
+                        # LATE: the copies go out after the first MI x NI mma are issued, so the tensor pipe has
+                        # work while their address arithmetic issues; nxt_stage is free since the barrier
+                        refill(smem, A, B, nxt, nxt_stage, ntiles, bm, bn, tid, M, N, K, block_inside)
+                # ring indexes advance by one, wrapping at STAGES (no % : STAGES = 3 would cost a division)
+                cur = cur + 1 if cur + 1 < STAGES else uint32(0)
+                nxt_stage = nxt_stage + 1 if nxt_stage + 1 < STAGES else uint32(0)
+
+        store_C(C, rC, bm + wm + lane // 4, bn + wn + (lane % 4) * 2, M, N, alpha, beta)
+
+    config = dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, STAGES=STAGES, swizzle=SW, prefetch=PF, GROUP_M=GM,
+                  min_blocks=min_blocks, late_copy=LATE, pipelined=PIPE,
+                  THREADS=THREADS, MI=MI, NI=NI, SMEM_BYTES=SMEM_BYTES, DYNAMIC=DYNAMIC)
+
+    def grid_of(M, N):
+        return (-(-M // BM) * -(-N // BN),)        # 1-D: block_origin maps the block index to its tile
+
+    launcher = _DynamicSmem(kernel, SMEM_BYTES) if DYNAMIC else kernel
+    launch = tc.make_tc_launch(launcher, grid_of, THREADS, (tc.MMA_M, tc.MMA_N, tc.MMA_K), NAME)
+    launch.kernel, launch.launcher = kernel, launcher      # launcher[grid, block]: with the dynamic shared bytes
+    return kernel, launch, config
+
+
+class _DynamicSmem:
+    """kernel[grid, block] that launches with SMEM_BYTES of dynamic shared memory, raising the kernel's limit first."""
+
+    def __init__(self, kernel, nbytes):
+        self.kernel, self.nbytes, self.ready = kernel, nbytes, False
+
+    def __getitem__(self, cfg):
+        grid, block = cfg
+        if not device.SIMULATOR and not self.ready:
+            set_max_dynamic_smem(self.kernel.compile(SIG), self.nbytes)
+            self.ready = True
+        return self.kernel[grid, block, 0, self.nbytes]
+
+
+kernel, launch, CONFIG = make_kernel()
+SMEM_BYTES = CONFIG["SMEM_BYTES"]

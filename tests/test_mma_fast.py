@@ -1,0 +1,88 @@
+"""mma_fast: why mma_swizzle spills and mma_fast does not (PTX/SASS offline), and mma_fast's switches in the simulator."""
+import re
+
+import numpy as np
+import pytest
+
+import kernels_numba as kn
+from kernels_numba import mma_fast
+from kernels_numba.infra import offline, resources, tc
+
+CFG = mma_fast.CONFIG
+
+
+def _local_ops(sass):
+    return [i for i in resources.parse_sass(sass) if i.base in ("LDL", "STL")]
+
+
+def test_mma_swizzle_spills_in_ptxas_not_in_ptx():
+    """mma_swizzle's PTX keeps everything in registers (no .local): the spill is ptxas's, under launch_bounds' 128
+    registers, and nearly all of it lies after the last HMMA, in the epilogue. There literal_unroll over a tuple
+    of equal-typed ints is a run-time loop whose body is a chain of compares with the iteration index
+    (setp.eq.s64 ..., q), with the work of every case hoisted in front of the loop."""
+    r = offline.compile_kernel("mma_swizzle", (9, 0))
+    assert ".local" not in r["ptx"]
+    assert r["usage"]["stack_bytes"] + r["usage"]["local_bytes"] > 0
+    ins = resources.parse_sass(r["sass"])
+    last_hmma = max(k for k, i in enumerate(ins) if i.base == "HMMA")
+    local = [k for k, i in enumerate(ins) if i.base in ("LDL", "STL")]
+    assert sum(k > last_hmma for k in local) >= 0.9 * len(local)
+    epilogue = r["ptx"][r["ptx"].rindex("mma.sync"):]
+    assert len(re.findall(r"setp\.eq\.s64\s+%p\d+, %rd\d+, \d+;", epilogue)) >= 16
+
+
+@pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
+def test_mma_fast_has_no_local_memory(cc):
+    r = offline.compile_kernel("mma_fast", cc)
+    assert ".local" not in r["ptx"] and r["usage"]["local_bytes"] == r["usage"]["stack_bytes"] == 0
+    assert not _local_ops(r["sass"])
+    # launch_bounds(128, 2): 2 blocks of 128 threads fit 65536 registers with up to 255 each
+    assert r["usage"]["registers"] <= 255
+    assert r["usage"]["shared_bytes"] == CFG["SMEM_BYTES"] + (1024 if cc >= (9, 0) else 0) == 49152 + (
+        1024 if cc >= (9, 0) else 0)
+    loop = [i.op for i in resources.main_loop(r["sass"])]
+    ksteps = CFG["BK"] // 16
+    assert loop.count("HMMA.16816.F32") == CFG["MI"] * CFG["NI"] * ksteps          # 64: fully unrolled
+    assert loop.count("LDSM.16.M88.4") == CFG["MI"] * ksteps                       # ldmatrix.x4 for A
+    assert loop.count("LDSM.16.MT88.4") == CFG["NI"] // 2 * ksteps                 # ldmatrix.x4.trans for B
+    assert any(op.startswith("LDGSTS") for op in loop) and loop.count("BAR.SYNC.DEFER_BLOCKING") == 1
+    assert offline.ptx_counts(r["ptx"])["call"] == 0
+
+
+def _check(launch, M, N, K, alpha=1.0, beta=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    C0 = rng.standard_normal((M, N)).astype(np.float32)
+    C = C0.copy() if beta != 0 else np.full((M, N), np.nan, np.float32)     # beta = 0: C is never read
+    launch(A, B, C, alpha, beta)
+    assert np.isfinite(C).all()
+    err = np.abs(C.astype(np.float64) - tc.reference(A, B, alpha, beta, C0))
+    assert (err <= tc.error_bound(A, B, alpha, beta, C0)).all(), float((err / tc.error_bound(A, B)).max())
+
+
+def test_default_edges_and_stage_ring():
+    """2 x 2 blocks, both ragged at the far edge (M, N no multiple of 128), 4 K tiles with a half last one: the
+    3-stage ring wraps around and the zero-filled copies at every edge are exercised."""
+    _check(kn.get("mma_fast").launch, 144, 136, 112)
+
+
+@pytest.mark.parametrize("switches,shape", [
+    (dict(GROUP_M=2), (272, 136, 16)),                # 3 block rows: the last raster group has one row
+    (dict(prefetch=False, pipelined=False, late_copy=False, swizzle=False, GROUP_M=0, STAGES=2), (48, 40, 80)),
+    (dict(pipelined=False), (48, 40, 80)),
+])
+def test_switches_compute_the_same_product(switches, shape):
+    _check(mma_fast.make_kernel(**switches)[1], *shape, alpha=1.5, beta=-0.5, seed=2)
+
+
+def test_block_order_covers_every_tile_once():
+    """block_origin with GROUP_M: a permutation of the block tiles (here the host mirror of its arithmetic)."""
+    def origin(pid, gm, gn, G):
+        per = G * gn
+        first = (pid // per) * G
+        rows = min(gm - first, G)
+        return first + (pid % per) % rows, (pid % per) // rows
+    for gm, gn, G in ((3, 2, 2), (17, 5, 8), (8, 8, 8), (1, 7, 8)):
+        tiles = {origin(p, gm, gn, G) for p in range(gm * gn)}
+        assert tiles == {(m, n) for m in range(gm) for n in range(gn)}
