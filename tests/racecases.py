@@ -124,12 +124,13 @@ from numba import cuda, float32
 from numba.types import float16
 from kernels_numba.infra import ptx
 W = {W}
+BN = {BN}
 
 
 @cuda.jit
 def kernel(A, B, C):
     As = cuda.shared.array((16, 16), float16, alignment=16)
-    Bs = cuda.shared.array((16, 8 * W), float16, alignment=16)
+    Bs = cuda.shared.array((16, BN), float16, alignment=16)
     tid = cuda.threadIdx.x
     lane = tid % 32
     warp = tid // 32
@@ -198,6 +199,7 @@ class Case:
             s = {"W": 2, "STORES": False, "COMMIT": "ptx.cp_async_commit_group()",
                  "WAIT": "ptx.cp_async_wait_group_0()", "SYNC1": SYNC, "SYNC2": SYNC}
             s.update(self.slots)
+            s["BN"] = 8 * s["W"]                 # a shared array's shape must be literal constants on the GPU
             s["COPY_A"], s["COPY_B"] = MMA_ST if s["STORES"] else MMA_CP
             if s["STORES"]:
                 s["COMMIT"] = s["WAIT"] = "pass"
@@ -272,9 +274,12 @@ CASES = [
 ]
 
 
-def build(case, tmp_path):
-    """(launch(rng) -> (C, reference), lines) for a case; the kernel lives in a real file under tmp_path."""
+def build(case, tmp_path, lineinfo=False):
+    """(launch(rng) -> (C, reference), lines) for a case; the kernel lives in a real file under tmp_path.
+    lineinfo=True: compile with line information (compute-sanitizer then names the source lines on a GPU)."""
     src = case.source()
+    if lineinfo:
+        src = src.replace("@cuda.jit\n", "@cuda.jit(lineinfo=True)\n")
     path = tmp_path / f"race_{case.name}.py"
     path.write_text(src, encoding="utf-8")
     lines = {}
@@ -292,5 +297,7 @@ def build(case, tmp_path):
         C = np.full((M, N), np.nan, np.float32)
         mod.kernel[grid, block](A, B, C)
         return C, A.astype(np.float64) @ B.astype(np.float64)
+
+    launch.module = mod
 
     return launch, lines

@@ -1,0 +1,43 @@
+"""compute-sanitizer racecheck on an H100 (course/recorded/racecheck_h100.json, benchmarks/racecheck_gpu.py) against
+the simulator's race detector: every kernel racecheck flags, the simulator flags too, on the same pairs of lines."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels_numba.infra.simulator import racecheck
+
+import racecases
+from racecases import build
+
+REC = json.loads((Path(__file__).resolve().parents[1] / "course/recorded/racecheck_h100.json").read_text())
+CASES = {c.name: c for c in racecases.CASES}
+pytestmark = pytest.mark.sim_only("compares the simulator's detector with the recorded GPU racecheck")
+
+
+def test_record_is_from_a_gpu_and_covers_the_cases():
+    assert REC["gpu"].startswith("NVIDIA") and REC["tool"].startswith("compute-sanitizer --tool racecheck")
+    missing = [c.name for c in racecases.CASES if not c.error and c.name not in REC["cases"]]
+    assert not missing, f"re-record with benchmarks/racecheck_gpu.py: {missing}"
+
+
+def test_racecheck_flags_every_buggy_case_and_no_correct_one():
+    for name, case in CASES.items():
+        if case.error or name not in REC["cases"]:
+            continue
+        flagged = REC["cases"][name]["race_reports"] > 0
+        assert flagged == bool(case.expect), (name, REC["cases"][name])
+
+
+@pytest.mark.parametrize("name", [n for n, r in REC["cases"].items() if n in CASES and r["race_reports"]])
+def test_simulator_finds_every_line_pair_racecheck_reports(name, tmp_path):
+    launch, lines = build(CASES[name], tmp_path)
+    with racecheck.collect() as report:
+        launch(np.random.default_rng(0))
+    sim_pairs = {frozenset((h.first_site[1], h.second_site[1])) for h in report.hazards}
+    gpu_pairs = {frozenset((h["first"][1], h["second"][1])) for h in REC["cases"][name]["hazards"]}
+    assert gpu_pairs, REC["cases"][name]
+    missed = gpu_pairs - sim_pairs
+    assert not missed, (f"{name}: racecheck reports line pairs {sorted(map(sorted, missed))} the simulator does not "
+                        f"(simulator: {sorted(map(sorted, sim_pairs))})\n{report.summary()}")
