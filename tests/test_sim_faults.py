@@ -206,3 +206,31 @@ def test_bad_answers_dir_is_not_swallowed(monkeypatch, tmp_path):
     monkeypatch.setenv(engine.ANSWERS_ENV, str(tmp_path / "nope"))
     with pytest.raises(kn.CourseInputError, match=engine.ANSWERS_ENV):
         engine.load_answers("06")
+
+
+TILE = 8
+TILE_PAD = TILE + 1
+
+
+@cuda.jit
+def _shape_arith(out):
+    S = cuda.shared.array((TILE, TILE + 1), float32)        # BUG on the GPU: TILE + 1 is not a literal
+    S[0, 0] = 1.0
+    out[0] = S[0, 0]
+
+
+@cuda.jit
+def _shape_module_constant(out):
+    S = cuda.shared.array((TILE, TILE_PAD), float32)        # fine: module-level constants
+    S[0, 0] = 1.0
+    out[0] = S[0, 0]
+
+
+@sim_only
+def test_shared_shape_must_be_compile_time_constants_as_on_the_gpu():
+    from kernels_numba.infra.simulator.memory import SharedShapeError
+    with pytest.raises(SharedShapeError, match="TILE \\+ 1"):
+        _shape_arith[1, 1](np.zeros(1, np.float32))
+    out = np.zeros(1, np.float32)
+    _shape_module_constant[1, 1](out)
+    assert out[0] == 1.0

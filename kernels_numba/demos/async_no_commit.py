@@ -1,8 +1,8 @@
 """Bug demo: async_copy without cp.async.commit_group. The copies belong to no group, wait_group never waits for them: the tiles are read before they land (NaN in the simulator, stale data on a GPU)."""
 from numba import cuda, float32
 
-from ..async_copy import (BK, BLOCK, BM, BN, NUM_STAGES, TILE, TM, TN, compute_tile, cp_async_wait_group,
-                          issue_tile, store_C)
+from ..async_copy import (BK, BK_PAD, BLOCK, BM, BN, BN_PAD, NUM_STAGES, TILE, TM, TN, compute_tile,
+                          cp_async_wait_group, issue_tile, store_C)
 from ..infra import ptx
 from . import demo_launch
 
@@ -12,8 +12,8 @@ MIN_CC = (8, 0)
 
 @cuda.jit
 def kernel(A, B, C, alpha, beta):
-    As = cuda.shared.array((NUM_STAGES, BM, BK + 1), float32)
-    Bs = cuda.shared.array((NUM_STAGES, BK, BN + 1), float32)
+    As = cuda.shared.array((NUM_STAGES, BM, BK_PAD), float32)
+    Bs = cuda.shared.array((NUM_STAGES, BK, BN_PAD), float32)
     rC = cuda.local.array((TM, TN), float32)
     rA = cuda.local.array(TM, float32)
     rB = cuda.local.array(TN, float32)

@@ -1,8 +1,8 @@
 """The seed's loop as written: commit_group only inside the load (prologue 's < num_k_tiles', loop 'if prefetch_tile < num_k_tiles'). In the last NUM_STAGES-1 iterations no group is committed, so wait_group(NUM_STAGES-1) no longer covers tile kt: those tiles are computed before PTX guarantees them (async_copy commits an empty group instead)."""
 from numba import cuda, float32
 
-from ..async_copy import (BK, BLOCK, BM, BN, NUM_STAGES, TILE, TM, TN, compute_tile, cp_async_wait_group,
-                          issue_tile, store_C)
+from ..async_copy import (BK, BK_PAD, BLOCK, BM, BN, BN_PAD, NUM_STAGES, TILE, TM, TN, compute_tile,
+                          cp_async_wait_group, issue_tile, store_C)
 from ..infra import ptx
 from . import demo_launch
 
@@ -12,8 +12,8 @@ MIN_CC = (8, 0)
 
 @cuda.jit
 def kernel(A, B, C, alpha, beta):
-    As = cuda.shared.array((NUM_STAGES, BM, BK + 1), float32)
-    Bs = cuda.shared.array((NUM_STAGES, BK, BN + 1), float32)
+    As = cuda.shared.array((NUM_STAGES, BM, BK_PAD), float32)
+    Bs = cuda.shared.array((NUM_STAGES, BK, BN_PAD), float32)
     rC = cuda.local.array((TM, TN), float32)
     rA = cuda.local.array(TM, float32)
     rB = cuda.local.array(TN, float32)

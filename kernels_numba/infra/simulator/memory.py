@@ -4,6 +4,7 @@ Kernel code gets a ``SharedArray`` view: indexing it reads and writes the numpy 
 (racecheck) which thread touched which element at which line. PTX stand-ins take the buffer with ``host_array`` and
 report their own accesses (cp.async writes, ldmatrix reads), so nothing is counted twice.
 """
+import ast
 import linecache
 import re
 import sys
@@ -11,7 +12,7 @@ import sys
 import numpy as np
 
 from . import racecheck
-from .errors import MisalignedAddressError, StateSpaceError
+from .errors import MisalignedAddressError, SimulatorFault, StateSpaceError
 from .racecheck import _epoch
 from .state import _state, describe, running
 
@@ -261,12 +262,43 @@ def _decl_name(filename, lineno, nth):
     return names[nth] if nth < len(names) else f"{names[0]}#{nth}"
 
 
+class SharedShapeError(SimulatorFault, TypeError):
+    """A shared array's shape is not made of compile-time constants (the GPU compiler rejects it)."""
+
+
+def check_literal_shape(frame):
+    """SharedShapeError if the declaration's shape uses arithmetic, calls or local variables: Numba on the GPU needs
+    integer literals or module-level constants there (`(BM, BK + 1)` fails with a TypingError on the GPU)."""
+    text = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    try:
+        tree = ast.parse(text if not text.endswith((",", "(")) else "")
+    except SyntaxError:                        # a declaration over several lines: not checked
+        return
+    local = set(frame.f_code.co_varnames)
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("shared.array")):
+        if not call.args:
+            continue
+        shape = call.args[0]
+        bad = [n for n in ast.walk(shape) if isinstance(n, (ast.BinOp, ast.Call, ast.Subscript, ast.Attribute))
+               or isinstance(n, ast.Name) and n.id in local]
+        if bad:
+            what = ast.unparse(bad[0])
+            raise SharedShapeError(
+                f"{frame.f_code.co_filename}:{frame.f_lineno}: cuda.shared.array 의 모양 `{ast.unparse(shape)}` 에 "
+                f"컴파일 시점 상수가 아닌 `{what}` 가 있습니다. GPU의 Numba 는 이 커널을 컴파일하지 못합니다 (TypingError). "
+                f"모듈 수준 상수를 쓰세요, 예: `X_PAD = {what}` 를 모듈에 두고 그 이름을 쓰기.\n"
+                f"the shape `{ast.unparse(shape)}` of cuda.shared.array uses `{what}`, which is not a compile-time "
+                "constant: Numba on the GPU rejects it (TypingError). Use integer literals or module-level "
+                f"constants, e.g. define `X_PAD = {what}` at module level and use X_PAD.")
+
+
 def alloc(shared, shape, dtype, alignment, frame):
     """The block's shared array declared at `frame`'s call site: one per declaration, even two on one line."""
     site = (frame.f_code.co_filename, frame.f_code.co_firstlineno, frame.f_lineno, frame.f_lasti)
     decls = shared.__dict__.setdefault("_sgemm_decls", {})
     decl = decls.get(site)
     if decl is None:
+        check_literal_shape(frame)
         raw = poison(np.empty(shape, dtype))
         nth = sum(1 for s in decls if s[:3] == site[:3])
         decl = SharedDecl(raw, _decl_name(site[0], site[2], nth), max(alignment or 1, raw.itemsize), site[::2])
