@@ -239,16 +239,18 @@ def error_growth_plot(run=None):
     run = run or level6_run()
     rows = run["error_vs_k"]
     K = np.array([r["K"] for r in rows], float)
-    fig, ax = plots.subplots(figsize=(6.4, 3.8))
+    fig, ax = plots.subplots(figsize=(9.5, 4))
     labels = {"mma_pipe": "f32 누적·f32 출력", "mma_pipe_f16out": "f32 누적·f16 출력", "mma_pipe_f16acc": "f16 누적·f16 출력"}
     for name, label in labels.items():
         ax.loglog(K, [r[name] for r in rows], "o-", label=label)
     ax.loglog(K, K * 2.0 ** -24, "k:", label="K·2⁻²⁴ (f32 단위 반올림)")
     ax.loglog(K, K * 2.0 ** -11, "k--", label="K·2⁻¹¹ (f16 단위 반올림)")
+    f16 = rows[0]["mma_pipe_f16acc"]
+    ax.loglog(K, f16 * np.sqrt(K / K[0]), "-.", color="gray", label="√K 에 비례 (f16 누적의 첫 점 기준)")
     ax.set_xlabel("K (누적 길이)")
     ax.set_ylabel("최대 상대 오차 (최대 |C| 기준)")
-    ax.set_title("K 가 커질수록 커지는 오차 (H200 기록, 입력 U(0,1))")
-    ax.legend(fontsize=8)
+    ax.set_title(f"K 가 커질수록 커지는 오차 ({run.get('gpu', 'H200')}, {run.get('date', '')} 기록, 입력 U(0,1))", fontsize=10)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
 

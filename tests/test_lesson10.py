@@ -52,7 +52,7 @@ def test_bench_and_occupancy_rows():
 
 def test_error_plot():
     fig = lesson10.error_growth_plot()
-    assert len(fig.axes[0].lines) == 5
+    assert len(fig.axes[0].lines) == 6 and "2026" in fig.axes[0].get_title()
 
 
 def test_check_kernel_and_helpers():

@@ -339,7 +339,9 @@ md(r"""
 `m16n8k8` 과 `m8n8k4` 는 m16n8k16 보다 **작은** 명령입니다 (곱셈-덧셈 수 16·8·8, 8·8·4). PTX ISA 의 mma 모양 표에서 TF32 입력의 모양은 `m16n8k4` 와 `m16n8k8` 이고, `m8n8k4` 는 f16(sm_70 시절 형식)과 f64 에만 있습니다. 아래 표는 이 셀이 지금 `ptxas -arch=sm_80 / sm_90` 을 돌려서 만듭니다. 결과를 모두 저장하는 커널에 명령을 넣어 어셈블하고, sm_80 용 SASS 에서 텐서 코어 명령(HMMA, DMMA)을 찾습니다.
 """)
 code(r"""
-display(Markdown(L.markdown(L.mma_shape_table(), ["shape", "types", "sm_80", "sm_90", "SASS", "error"])))
+rows = L.mma_shape_table()
+cols = ["shape", "types", "sm_80", "sm_90", "SASS"] + (["error"] if any("error" in r for r in rows) else [])
+display(Markdown(L.markdown(rows, cols)))
 """)
 md(r"""
 `ptxas` 가 받아들였다고 그 명령이 있는 것은 아닙니다. 표에 없는 `m8n8k4.tf32` 를 `ptxas` 13 은 오류 없이 받지만, SASS 에 텐서 코어 명령도 계산도 없습니다: 결과 레지스터에 아무 값도 쓰지 않습니다. 그래서 "m8n8k4 는 TF32 용이 아니다"의 근거는 ptxas 의 오류가 아니라 ISA 의 모양 표와 이 SASS 입니다. f16 의 `m8n8k4` 는 sm_80 에서 HMMA 가 아니라 SHFL·FFMA 로 흉내 내는 서브루틴 호출이 되어, 역시 텐서 코어를 쓰지 않습니다. 표의 나머지 모양은 각자의 HMMA/DMMA 명령 하나가 됩니다.
