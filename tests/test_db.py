@@ -72,8 +72,10 @@ def _source_variant(name, old, new, count=1):
 
 
 def _load_variant(src, label):
+    import linecache
     mod = types.ModuleType(f"kernels_numba._{label}")
     mod.__package__ = "kernels_numba"
+    linecache.cache[f"<{label}>"] = (len(src), None, src.splitlines(True), f"<{label}>")   # source for reports
     exec(compile(src, f"<{label}>", "exec"), mod.__dict__)
     return mod
 
@@ -90,10 +92,14 @@ def _without_loop_barrier(name):
 @sim_only
 @pytest.mark.parametrize("name", NAMES)
 def test_the_one_barrier_is_needed(name):
-    """Without it the first thread to reach iteration 1 computes on buffer 1 before the others filled it."""
+    """Without it the first thread to reach iteration 1 computes on buffer 1 before the others filled it: a wrong C,
+    and the race detector names the hazard (collect mode lets the kernel run to its end)."""
+    from kernels_numba.infra.simulator import racecheck
     launch = _without_loop_barrier(name).launch
-    C, ref = _run(launch, 24, 20, 24)              # 3 K tiles
+    with racecheck.collect() as report:
+        C, ref = _run(launch, 24, 20, 24)          # 3 K tiles
     assert not _close(C, ref, 24)
+    assert report and {"As", "Bs"} & {h.array for h in report.hazards}, report.summary()
     C, ref = _run(kn.get(name).launch, 24, 20, 24)
     assert _close(C, ref, 24)
 
