@@ -251,7 +251,7 @@ per_loop, total = L.loop_mma("mma_large")
 print("루프마다 (HMMA, BAR):", per_loop, "| 커널 전체 HMMA:", total)
 """)
 md(r"""
-`LDGSTS.E.BYPASS.128` (cp.async 16 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `LDSM.16.M88.4` (`ldmatrix.x4`), `HMMA.16816.F32` (mma) 가 소스의 순서 그대로이고 `CALL` 이 없습니다. 기록된 H200 커널의 SASS 에 HMMA 가 5개인 것도 이것으로 설명됩니다: 컴파일러가 K 루프를 4번씩 펼친 루프(HMMA 4개)와, 남은 K 스텝(K/16 을 4 로 나눈 나머지)을 하나씩 도는 루프(HMMA 1개)로 나눴습니다. K 스텝마다 실행되는 HMMA 는 하나입니다.
+`LDGSTS.E.BYPASS.128` (cp.async 16 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `LDSM.16.M88.4` (`ldmatrix.x4`), `HMMA.16816.F32` (mma) 가 한 줄씩 들어 있고 `CALL` 이 없습니다 (두 `ldmatrix` 의 순서는 컴파일러가 바꿨습니다). 기록된 H200 커널의 SASS 에 HMMA 가 5개인 것도 이것으로 설명됩니다: 컴파일러가 K 루프를 4번씩 펼친 루프(HMMA 4개)와, 남은 K 스텝(K/16 을 4 로 나눈 나머지)을 하나씩 도는 루프(HMMA 1개)로 나눴습니다. K 스텝마다 실행되는 HMMA 는 하나입니다.
 """)
 md(r"""
 ## 5. 더 큰 확장: 여러 워프, 여러 타일, 다단 cp.async
