@@ -163,3 +163,23 @@ def test_copy_requests_bk16_runs_and_unbounded_registers():
     assert len(cols) == 4 and [n for n, _, _ in rows] == [1024, 2048, 4096]
     assert L.registers_unbounded("async_vec", (8, 0)) > 128
     assert "cp.async.cg.shared.global" in L.ptx_inline_excerpt() and "smem" in L.ptx_inline_excerpt()
+
+
+def _generator(name):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "src" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_gen_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_prose_figures_are_filled_from_the_record():
+    """nb09's prose states measured figures only through FIG (filled from course/recorded), none left unfilled."""
+    gen = _generator("nb09")
+    rec, ratios, cublas = L.recorded_ratios()
+    assert gen.FIG["regs_db"] == rec["loaded"]["db_overlap"]["registers"] and gen.FIG["vec_4096"] == f"{ratios['async_vec'][4096]:.1f}"
+    assert gen.FIG["cublas_4096"] == f"{cublas[4096]:.1f}"
+    text = gen.NB.text()
+    assert "{{" not in text and "130~141" not in text and "나눗셈 서브루틴" not in text and "최종" not in text

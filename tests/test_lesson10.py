@@ -102,3 +102,17 @@ def test_mma_large_sass_and_error_growth_and_explore_runs():
     rows = lesson10.explore_rows()
     assert {r["실행"] for r in rows} == {"탐색 실행", "기록 실행"} and len({r["cuBLAS TFLOP/s"] for r in rows}) == 2
     assert {r["단"] for r in rows} == {2, 3, 4} and {"2×4", "4×2"} <= {r["워프 (M×N)"] for r in rows}
+
+
+def test_prose_figures_are_filled_from_the_record():
+    """nb10's prose states measured figures only through FIG (filled from course/recorded), none left unfilled."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "src" / "nb10.py"
+    spec = importlib.util.spec_from_file_location("_gen_nb10", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    growth, K, ratio = lesson10.error_growth_summary()
+    assert gen.FIG["err_ratio"] == f"{ratio:.0f}" and gen.FIG["best"] == lesson10.best_kernel(4096)["kernel"]
+    text = gen.NB.text()
+    assert "{{" not in text and "8192 배 빨리" not in text and "4.4절" not in text and "5단을 비교" not in text
