@@ -21,8 +21,8 @@ import explore_fast                               # noqa: E402
 import record_level6                              # noqa: E402
 
 # the ablation: the final configuration, each switch turned back alone, and the previous best
-ABLATION = ["fast", "barrier_at_tile_start", "barrier_start_early_copy", "no_prefetch", "no_swizzle", "no_raster",
-            "stages2", "stages4_dyn", "no_launch_bounds", "warp64x32_lb2", "bk64_s2_dyn", "128x256_dyn", "mma_swizzle"]
+ABLATION = ["fast", "barrier_at_tile_start", "barrier_start_early_copy", "no_prefetch", "no_swizzle", "raster_g8",
+            "stages2", "stages4_dyn", "no_launch_bounds", "warp64x32_lb2", "128x256_dyn", "mma_swizzle"]
 
 
 def main():

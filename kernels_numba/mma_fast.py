@@ -13,7 +13,9 @@ Read it top to bottom; every choice is a switch of make_kernel so each one can b
 * PIPELINED main loop (as CUTLASS's multistage GEMM): the wait and the barrier for tile kt+1 come before the mma of
   tile kt's last k step, and tile kt+1's first fragments are loaded there too, so the tensor pipe still holds the
   earlier mma while a warp waits at the barrier; the next tile's cp.async (LATE) follow the mma they must not delay;
-* blocks rasterized in groups of GROUP_M block rows (GROUP_M = 8): consecutive blocks share A and B tiles in L2;
+* blocks in row-major order (GROUP_M = 0). Rasterizing them in groups of GROUP_M block rows, so that blocks
+  resident together share A and B tiles in L2, did not pay on the H100 at 2048^3 and 4096^3 (measured: GROUP_M = 8
+  was slower in both recorded runs): its 50 MB L2 holds all of B and the rows of A that 2 x 132 resident blocks read;
 * all indexes are uint32: a signed (int64) index makes Numba add a negative-index wrap-around (setp.lt.s64 /
   selp.b64 in the PTX) to every array access.
 
@@ -44,7 +46,7 @@ MIN_CC = (8, 0)
 DTYPE = np.float16
 C_DTYPE = np.float32
 SIG = tc.sig(np.float32)
-DESCRIPTION = "워프당 64x64 (누산기 128개), 128x128x32 블록, 3단 cp.async, ldmatrix.x4, 레지스터 이중 버퍼, 스위즐, 래스터화"
+DESCRIPTION = "워프당 64x64 (누산기 128개), 128x128x32 블록, 3단 cp.async, ldmatrix.x4, 레지스터 이중 버퍼, 스위즐, 배리어 파이프라인"
 STATIC_SMEM_LIMIT = 48 * 1024      # above it: dynamic shared memory and the function attribute (set_max_dynamic_smem)
 
 
@@ -57,10 +59,11 @@ def set_max_dynamic_smem(kernel_obj, nbytes):
     driver.cuKernelSetAttribute(attr, int(nbytes), func.handle, func.device.id)
 
 
-def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, prefetch=True, GROUP_M=8,
+def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, prefetch=True, GROUP_M=0,
                 min_blocks=2, late_copy=True, pipelined=True):
     """(kernel, launch, config) for one configuration. swizzle=False: unpadded rows, no XOR (ldmatrix bank conflicts);
-    prefetch=False: fragments loaded right before their mma; GROUP_M=0: blocks in plain row-major order;
+    prefetch=False: fragments loaded right before their mma; GROUP_M=g > 0: blocks rasterized in groups of g block
+    rows (default 0: plain row-major order);
     min_blocks=None: no launch_bounds (no register cap); late_copy=False: the next tile's copies are issued right
     after the barrier, before the first mma of the tile."""
     WARPS_M, WARPS_N = BM // WM, BN // WN
