@@ -68,7 +68,7 @@ def test_q3_q8_numbers_are_the_recorded_run():
     expl = QS["q8"]["explanation"]
     assert f"{s2}%" in expl and f"{s3}%" in expl and f"{s4}%" in expl
     key = next(c["text"] for c in QS["q8"]["choices"] if c["id"] == QS["q8"]["key"])
-    assert abs(s3 - s2) < 2 and abs(s4 - s3) < 2 and "한 단계마다 2%p 이내" in key and s2 != max(s2, s3, s4)    # not "d"
+    assert abs(s3 - s2) < 2 and abs(s4 - s3) < 2 and "한 번 바꿀 때마다 2%p 이내" in key and s2 != max(s2, s3, s4)    # not "d"
     assert f"db_overlap {round(ratios['db_overlap'][4096], 1)}%" in QS["q9"]["explanation"]
 
 
