@@ -90,7 +90,7 @@ def _race_outcomes(n, runs, seed, names, tol):
 
 def schedule_outcomes(n=32, orders=("forward", "reverse", "random"), seed=1, names=RACE_CASES):
     """Simulator only: {kernel: True if every thread order gives bit-identical C} for one input."""
-    from kernels_numba.infra import _simfast
+    from kernels_numba.infra.simulator import scheduler as _simfast
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((n, n), dtype=np.float32)
     B = rng.standard_normal((n, n), dtype=np.float32)

@@ -8,7 +8,7 @@ import pytest
 
 from course import lesson09
 from kernels_numba.infra import offline, ptx
-from kernels_numba.infra.ptx import _async_sim
+from kernels_numba.infra.simulator import async_copy as _async_sim
 
 from test_ptx import _assemble
 

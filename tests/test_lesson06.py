@@ -112,7 +112,7 @@ def test_race_outcomes_in_the_simulator():
 def test_schedule_outcomes_in_the_simulator():
     if not kn.device.SIMULATOR:
         pytest.skip("thread order can be chosen only in the simulator")
-    from kernels_numba.infra import _simfast
+    from kernels_numba.infra.simulator import scheduler as _simfast
     assert lesson06.schedule_outcomes(n=32) == {"tiled": True, "no_sync1": False, "no_sync2": False}
     assert _simfast.get_schedule()[0] == "forward"         # restored
 

@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from kernels_numba.infra import _warp, tc
+from kernels_numba.infra import tc
+from kernels_numba.infra.simulator import warp as _warp
 from sim import mma as layout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

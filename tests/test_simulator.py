@@ -6,7 +6,8 @@ import pytest
 from numba import cuda, float32
 
 import kernels_numba as kn
-from kernels_numba.infra import _simfast, device
+from kernels_numba.infra import device
+from kernels_numba.infra.simulator import errors as _errors, scheduler as _simfast
 from kernels_numba.demos import races
 
 pytestmark = pytest.mark.sim_only("tests of the course's simulator patch (kernels_numba.infra._simfast)")
@@ -73,7 +74,7 @@ def _reads_unwritten(out):
 
 
 def test_divergent_barrier_raises():
-    with pytest.raises(_simfast.DivergentBarrierError, match="syncthreads"):
+    with pytest.raises(_errors.DivergentBarrierError, match="syncthreads"):
         _divergent[1, 32](np.zeros(32, np.float32))
 
 

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import _warp, ptx
+from kernels_numba.infra import ptx
+from kernels_numba.infra.simulator import errors as _errors, warp as _warp
 from sim import mma as layout
 
 pytestmark = pytest.mark.skipif(not kn.device.SIMULATOR, reason="simulator stand-ins")
@@ -67,7 +68,7 @@ def test_ok_kernel_runs():
 def test_split_warp_is_a_clear_error(which, instr, lane):
     from kernels_numba.demos import mma_divergent as d
     A, B, C = _inputs()
-    with pytest.raises(_warp.WarpCollectiveError) as e:
+    with pytest.raises(_errors.WarpCollectiveError) as e:
         d.launch(A, B, C, which=which)
     msg = str(e.value)
     assert "워프 0" in msg and "warp 0" in msg and instr in msg and lane in msg

@@ -54,7 +54,7 @@ def _array_name(filename, lineno):
 
 def _trace_here(kernel_name, M, N, K, block):
     from numba.cuda.simulator import kernelapi as api
-    from . import _simfast
+    from .simulator import scheduler as _simfast
     from .. import registry
     from ..demos import races
     launch = getattr(races, "launch_" + kernel_name, None) or registry.get(kernel_name).launch
@@ -68,7 +68,7 @@ def _trace_here(kernel_name, M, N, K, block):
         frame = sys._getframe(1)
         if shape == 0:
             return stock(self, shape, dtype, alignment)
-        _simfast._check_alignment(alignment, dtype)
+        _simfast.check_alignment(alignment, dtype)
         arr = _simfast.shared_alloc(self, shape, dtype, (frame.f_code.co_filename, frame.f_lineno))
         name = _array_name(frame.f_code.co_filename, frame.f_lineno)
         shapes[name] = list(arr.shape)

@@ -4,7 +4,7 @@
     python tests/upstream/run_numba_cuda_sim.py --stock    # numba-cuda's own simulator, for comparison
     extra arguments go to pytest, e.g. -k test_sync -x
 
-kernels_numba.infra._simfast replaces the simulator's thread scheduler, so the tests numba-cuda ships for its
+kernels_numba.infra.simulator (scheduler, race detector) replaces the simulator's thread scheduler, so the tests numba-cuda ships for its
 simulator are the reference our patch must keep passing. The tests need `filecheck` and `ml_dtypes` (project
 dependencies) and a pytest fixture that ships only in numba-cuda's repository (its root conftest.py); the
 plugin below provides it. Where our simulator differs from numba-cuda's on purpose, the test is listed in

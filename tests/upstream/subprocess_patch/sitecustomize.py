@@ -3,4 +3,4 @@ PYTHONPATH and SGEMM_UPSTREAM_PATCH=1 that subprocess runs on the course's patch
 import os
 
 if os.environ.get("SGEMM_UPSTREAM_PATCH") == "1":
-    import kernels_numba  # noqa: F401  (SGEMM_DEVICE=sim: chooses the simulator and installs infra._simfast)
+    import kernels_numba  # noqa: F401  (SGEMM_DEVICE=sim: chooses the simulator and installs infra.simulator)
