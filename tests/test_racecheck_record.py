@@ -41,3 +41,12 @@ def test_simulator_finds_every_line_pair_racecheck_reports(name, tmp_path):
     missed = gpu_pairs - sim_pairs
     assert not missed, (f"{name}: racecheck reports line pairs {sorted(map(sorted, missed))} the simulator does not "
                         f"(simulator: {sorted(map(sorted, sim_pairs))})\n{report.summary()}")
+
+
+def test_readme_figures_come_from_the_record():
+    import re
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    buggy = [n for n, r in REC["cases"].items() if n in CASES and r["race_reports"]]
+    lucky = [n for n in buggy if REC["cases"][n]["wrong_runs"] == 0]
+    figs = dict(re.findall(r"<!-- racecheck:(\w+) -->(\d+)<!-- /racecheck -->", readme))
+    assert figs == {"buggy": str(len(buggy)), "lucky": str(len(lucky))}, figs
