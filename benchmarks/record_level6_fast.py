@@ -67,5 +67,44 @@ def main():
     print(result["table"])
 
 
+def assemble(runs, ncu, sanitizer_logs, earlier, out, notes=None):
+    """The record course/recorded/gpu_h100_level6_fast.json from the device runs' files (kept whole under "runs").
+
+    runs / ncu: {run name: path} of this script's JSON and ncu_fast.py --summarize JSON; sanitizer_logs:
+    {tool: path}; earlier: {run name: path} of explore_fast.py JSON made by earlier versions of the kernel."""
+    import re
+
+    def load(path):
+        with open(path) as f:
+            return json.load(f)
+    raw = {name: load(path) for name, path in runs.items()}
+    prof = {name: load(path) for name, path in ncu.items()}
+    last = raw[list(raw)[-1]]
+    rec = {"what": "mma_fast on the GPU: benchmarks/record_level6_fast.py + benchmarks/ncu_fast.py + "
+                   "benchmarks/sanitize_fast.py (device tool), assembled by record_level6_fast.assemble",
+           "gpu": last["gpu"], "cc": last["cc"], "date": last["date"], "baseline": last["baseline"],
+           "kernel": "mma_fast", "config": last["config"], "goal": {"2048": 0.45, "4096": 0.50},
+           "final": last["resources"]["mma_fast"], "previous_best": last["resources"]["mma_swizzle"],
+           "correctness": last["correctness"], "ragged_nan_identity_ok": last["ragged_nan_identity_ok"]}
+    rec.update(notes or {})
+    rec["ncu"] = prof
+    rec["ratio_from_ncu_durations_4096"] = {
+        run: {k: round(p["cublas"]["duration_ns"] / p[k]["duration_ns"], 4) for k in ("mma_fast", "mma_swizzle")}
+        for run, p in prof.items()}
+    rec["sanitizer"] = {}
+    for tool, path in sanitizer_logs.items():
+        with open(path) as f:
+            text = f.read()
+        rec["sanitizer"][tool] = re.findall(r"(ERROR SUMMARY: .*|RACECHECK SUMMARY: .*)", text)[-1:]
+    rec["runs"] = raw
+    rec["earlier_runs"] = {name: {k: v for k, v in load(path).items() if k != "rows"} | {
+        "rows": [{k: r.get(k) for k in ("variant", "n", "tflops", "ratio", "registers", "local_bytes",
+                                         "shared_bytes", "blocks_per_sm", "switches") if k in r}
+                 for r in load(path)["rows"]]} for name, path in earlier.items()}
+    with open(out, "w") as f:
+        json.dump(rec, f, indent=1)
+    return rec
+
+
 if __name__ == "__main__":
     main()

@@ -86,3 +86,28 @@ def test_block_order_covers_every_tile_once():
     for gm, gn, G in ((3, 2, 2), (17, 5, 8), (8, 8, 8), (1, 7, 8)):
         tiles = {origin(p, gm, gn, G) for p in range(gm * gn)}
         assert tiles == {(m, n) for m in range(gm) for n in range(gn)}
+
+
+def test_h100_record_is_consistent():
+    """course/recorded/gpu_h100_level6_fast.json: the loaded kernel has no local memory and 2 blocks per SM, the
+    sanitizers found nothing, and the ratios it states follow from the numbers it keeps."""
+    import json
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "course", "recorded",
+                        "gpu_h100_level6_fast.json")
+    with open(path) as f:
+        rec = json.load(f)
+    assert "H100" in rec["gpu"] and rec["config"]["GROUP_M"] == CFG["GROUP_M"] and rec["config"]["BM"] == CFG["BM"]
+    assert rec["final"]["local_bytes"] == 0 and rec["final"]["blocks_per_sm"] == 2
+    assert rec["final"]["shared_bytes"] == CFG["SMEM_BYTES"] and rec["previous_best"]["local_bytes"] > 0
+    assert rec["ragged_nan_identity_ok"] and all(r["ok"] and r["identity_exact"] for r in rec["correctness"]["mma_fast"])
+    assert rec["sanitizer"]["memcheck"] == ["ERROR SUMMARY: 0 errors"] == rec["sanitizer"]["synccheck"]
+    assert "0 hazards" in rec["sanitizer"]["racecheck"][0]
+    for run, prof in rec["ncu"].items():
+        assert rec["ratio_from_ncu_durations_4096"][run]["mma_fast"] == round(
+            prof["cublas"]["duration_ns"] / prof["mma_fast"]["duration_ns"], 4)
+        assert prof["cublas"]["kernel_name"].startswith("nvjet_sm90")
+    for r in rec["results"]:
+        row = next(x for x in rec["runs"][r["run"]]["ablation"] if x["variant"] == r["measured_as"] and x["n"] == r["n"])
+        cub = next(x for x in rec["runs"][r["run"]]["ablation"] if x["variant"] == "cuBLAS" and x["n"] == r["n"])
+        assert abs(row["tflops"] / cub["tflops"] - r["ratio"]) < 1e-4
