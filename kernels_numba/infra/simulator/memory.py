@@ -267,20 +267,19 @@ class SharedShapeError(SimulatorFault, TypeError):
 
 
 def check_literal_shape(frame):
-    """SharedShapeError if the declaration's shape uses arithmetic, calls or local variables: Numba on the GPU needs
-    integer literals or module-level constants there (`(BM, BK + 1)` fails with a TypingError on the GPU)."""
+    """SharedShapeError if the declaration's shape computes something (arithmetic, a call, an index, an attribute):
+    Numba on the GPU needs constants there — literals, module-level constants, a local assigned a literal — and
+    does not fold `(BM, BK + 1)` (a TypingError on the GPU, measured on the H100)."""
     text = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     try:
         tree = ast.parse(text if not text.endswith((",", "(")) else "")
     except SyntaxError:                        # a declaration over several lines: not checked
         return
-    local = set(frame.f_code.co_varnames)
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("shared.array")):
         if not call.args:
             continue
         shape = call.args[0]
-        bad = [n for n in ast.walk(shape) if isinstance(n, (ast.BinOp, ast.Call, ast.Subscript, ast.Attribute))
-               or isinstance(n, ast.Name) and n.id in local]
+        bad = [n for n in ast.walk(shape) if isinstance(n, (ast.BinOp, ast.Call, ast.Subscript, ast.Attribute))]
         if bad:
             what = ast.unparse(bad[0])
             raise SharedShapeError(
