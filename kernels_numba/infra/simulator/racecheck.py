@@ -253,23 +253,39 @@ def _line(site):
 _WHAT_KO = {"read": "읽음", "write": "씀", "cp.async": "cp.async 로 복사 시작(issue)"}
 
 
-def _k_tile(t):
-    """'kt=3' from the kernel frame of thread t where the kernel names its tile loop kt (or t), else ''."""
+def _kernel_frames(t):
+    """Frames of thread t from the innermost kernel-code frame out to the kernel itself (simulator frames skipped)."""
     g = getattr(t, "glet", None)
     f = getattr(g, "gr_frame", None) if g is not None and not g.dead else None
-    here = __file__.rsplit("/", 1)[0]
     if f is None and t is running():
         f = sys._getframe(1)
+    here = __file__.rsplit("/", 1)[0]
+    out = []
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(here) and "/infra/ptx/" not in fn:
-            for name in ("kt", "k_tile", "tile", "t"):
-                v = f.f_locals.get(name)
-                if isinstance(v, int):
-                    return f"{name}={v}"
-            return ""
+        if fn.startswith(here):
+            if out and fn.endswith("scheduler.py"):       # the scheduler called the kernel: done
+                break
+        elif "/infra/ptx/" not in fn:
+            out.append(f)
         f = f.f_back
+    return out
+
+
+def _k_tile(t):
+    """'kt=3' from the frames of thread t, innermost first, where a frame names its tile loop kt (or t)."""
+    for f in _kernel_frames(t):
+        for name in ("kt", "k_tile", "tile", "t"):
+            v = f.f_locals.get(name)
+            if isinstance(v, int):
+                return f"{name}={v}"
     return ""
+
+
+def _call_site(t):
+    """(file, line) of the kernel's own line for thread t's current access, when it is inside a device function."""
+    frames = _kernel_frames(t)
+    return (frames[-1].f_code.co_filename, frames[-1].f_lineno) if len(frames) > 1 else None
 
 
 class Hazard:
@@ -285,6 +301,7 @@ class Hazard:
             self.second_what = "cp.async"
         self.epoch, self.count = _epoch[0], 1
         self.k_tile = _k_tile(self.second_thread)
+        self.call_site = _call_site(self.second_thread)
         self.fix_ko, self.fix_en = _fix(self, token)
         self.ko, self.en = self._texts()
 
@@ -307,7 +324,8 @@ class Hazard:
               f"    먼저 / first : {describe(self.first_thread)} — {_WHAT_KO[self.first_what]}{via1}\n"
               f"                   {_line(self.first_site)}\n"
               f"    나중 / second: {describe(self.second_thread)} — {_WHAT_KO[self.second_what]}{via2}\n"
-              f"                   {_line(self.second_site)}")
+              f"                   {_line(self.second_site)}"
+              + (f"\n                   (커널에서 / called from {_line(self.call_site)})" if self.call_site else ""))
         en = (f"shared-memory {self.kind} hazard ({kind_en}) on {el}: {self.first_what} at line "
               f"{self.first_site[1]} and {self.second_what} at line {self.second_site[1]} by two threads with no "
               "barrier between them (the GPU may run them in either order).")
