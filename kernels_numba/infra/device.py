@@ -2,7 +2,7 @@
 
 The hardware rule, stated the same in the banner and the README ("장치 선택"):
 GPU mode is chosen for an NVIDIA GPU of compute capability >= 7.5, otherwise the simulator. Levels 1-4 run on
-any such GPU. cp.async (level 5, notebook 09) and mma.m16n8k16/ldmatrix (notebook 10) need CC >= 8.0 (sm_80,
+any such GPU. Kernels using cp.async (level 5, notebook 09) or mma.m16n8k16 (notebook 10) need CC >= 8.0 (sm_80,
 Ampere): their modules set MIN_CC = (8, 0), the registry carries it (KernelSpec.min_cc, runs_here()), and on a
 7.x GPU the course skips them with a message. Offline compiles and SASS checks target sm_80 and sm_90
 (kernels_numba.infra.offline.ARCHS).
@@ -132,9 +132,9 @@ def _cc(cc):
 def rule_text():
     """The hardware rule in one Korean sentence (the same words as the README's "장치 선택")."""
     return (f"GPU 모드는 compute capability(CC) ≥ {_cc(MIN_CC)} 인 NVIDIA GPU에서 선택되고, 아니면 시뮬레이터입니다. "
-            f"레벨 1–4 커널은 그런 GPU 어디서나 실행되고, cp.async(레벨 5, 노트북 09)와 mma.m16n8k16/ldmatrix"
-            f"(노트북 10) 커널은 CC ≥ {_cc(ASYNC_MIN_CC)} (sm_{ASYNC_MIN_CC[0]}{ASYNC_MIN_CC[1]}, Ampere) 이 "
-            "필요합니다 (레지스트리의 KernelSpec.min_cc / runs_here()).")
+            f"레벨 1–4 커널은 그런 GPU 어디서나 실행되고, cp.async(레벨 5, 노트북 09)나 mma.m16n8k16(노트북 10)을 "
+            f"쓰는 커널은 CC ≥ {_cc(ASYNC_MIN_CC)} (sm_{ASYNC_MIN_CC[0]}{ASYNC_MIN_CC[1]}, Ampere) 이 "
+            "필요합니다 (레지스트리의 KernelSpec.min_cc / runs_here(); ldmatrix 와 mma.m16n8k8 은 sm_75 에도 있음).")
 
 
 def banner_text():
