@@ -134,7 +134,8 @@ def sweep(names, sizes, rounds=3):
         for name, r in found.items():
             tf = flops / med[name] / 1e9
             rows.append(dict(r, ms=med[name], ms_rounds=times[name], tflops=tf, ratio=tf / base))
-            print({k: v for k, v in rows[-1].items() if k in ("variant", "n", "tflops", "ratio", "rel_err")}, flush=True)
+            print({k: v for k, v in rows[-1].items() if k in ("variant", "n", "tflops", "ratio", "rel_err")},
+                  flush=True)
         rows.append({"variant": "cuBLAS", "n": n, "tflops": base, "ms": med["cuBLAS"], "ms_rounds": times["cuBLAS"],
                      "ratio": 1.0, "path": "cublasGemmEx f16 x f16 -> f32, CUBLAS_COMPUTE_32F"})
     return rows

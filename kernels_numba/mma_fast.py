@@ -4,7 +4,7 @@ Read it top to bottom; every choice is a switch of make_kernel so each one can b
 (benchmarks/explore_fast.py):
 * block tile BM x BN = 128 x 128, BK = 32; 4 warps (128 threads), each owning WM x WN = 64 x 64 of C as
   MI x NI = 4 x 8 mma tiles of 16 x 8: 128 f32 accumulators rC per thread. Per k16 step a warp issues 4 ldmatrix.x4
-  for A, 4 ldmatrix.x4.trans for B and 32 mma: 4 mma per shared-memory load (mma_swizzle's 32 x 64 warps: 2.7);
+  for A, 4 ldmatrix.x4.trans for B and 32 mma: 4 mma per shared-memory load (mma_swizzle's 64 x 32 warps: 2.7);
 * STAGES = 3 shared buffers of As[BM][BK] + Bs[BK][BN] f16 = 3 x 16 KiB = 48 KiB, the static limit;
   launch_bounds(128, 2): 2 blocks (8 warps) per SM, so up to 255 registers per thread;
 * rows unpadded, their 16-byte chunks XOR-swizzled by the row (tc.swizzle_params): every ldmatrix phase reads
