@@ -17,6 +17,8 @@ _BEST = max(_OURS, key=lambda r: r["tflops"])
 _ERR = REC["error_vs_k"][-1]
 _EXPANDED = ("mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc")
 _F32OUT = ("mma_simple", "mma_large", "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe4_lb2", "mma_swizzle")
+H100 = json.loads((ROOT / "course" / "recorded" / "gpu_h100_level6_fast.json").read_text(encoding="utf-8"))
+_NCU = H100["ncu"]["run4"]
 _CUB = {"탐색": EXP["explore"][0]["tflops"] / EXP["explore"][0]["ratio"], "기록": REC["explore"][0]["tflops"] / REC["explore"][0]["ratio"]}
 # figures stated in prose: filled in from the records here, never typed
 FIG = {
@@ -32,6 +34,9 @@ FIG = {
     "swz_tf": f"{_B[('mma_swizzle', 4096)]['tflops']:.0f}", "swz_pct": f"{100 * _B[('mma_swizzle', 4096)]['ratio']:.1f}",
     "pad_tf": f"{REC['explore'][0]['tflops']:.0f}", "pad_pct": f"{100 * REC['explore'][0]['ratio']:.1f}",
     "pad_explore_pct": f"{100 * EXP['explore'][0]['ratio']:.1f}",
+    "h100_gpu": H100["gpu"], "h100_date": H100["date"], "cublas_kernel": _NCU["cublas"]["kernel_name"],
+    "gmma": f"{_NCU['cublas']['stalls_per_issue']['gmma']:.2f}",
+    "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
     "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)]['tflops']:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
 }
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
@@ -426,7 +431,7 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 전체의 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds 로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)입니다. cuBLAS 가 H200 에서 어떤 명령을 쓰는지는 이 과정에서 프로파일하지 않았습니다.
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds 로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)입니다. cuBLAS 는 H100 의 기록에서 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (12절).
 * 허용 오차는 K·u 에 비례하게 유도해야 합니다. 한계의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차는 K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
 ## 11. 체크포인트 퀴즈
@@ -440,7 +445,7 @@ md(r"""
 
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 cuBLAS 도 4096³ 속도의 몇 분의 일에 그쳐(한 번에 수십 µs), 커널을 띄우는 비용이 측정에 섞인 것으로 보입니다: 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
 * **최적화**: 에필로그의 스필을 없애 128 레지스터 안에 맞추기, 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 드라이버의 함수 속성을 직접 설정)로 더 큰 타일, 워프 특수화(warp specialization).
-* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. cuBLAS 의 H200 커널이 이것들을 쓰는지, 우리 `mma.sync` 커널과의 차이가 얼마나 여기서 오는지는 이 과정의 기록에 프로파일이 없어 확인하지 않았습니다 (Nsight Compute 로 cuBLAS 커널의 SASS 를 보면 확인할 수 있습니다).
+* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없습니다. {{h100_gpu}} 에서 기록한 Nsight Compute 측정({{h100_date}}, `course/recorded/gpu_h100_level6_fast.json`)에서는 cuBLAS 의 HGEMM 커널 `{{cublas_kernel}}` 의 워프가 `wgmma` 를 기다리는 'gmma' 스톨에 명령당 {{gmma}} 사이클을 썼고, `mma_swizzle` 에는 그 스톨이 없었습니다({{swz_gmma}} 사이클): 그 GPU 에서 cuBLAS 는 `wgmma` 를 씁니다. 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 
