@@ -94,6 +94,31 @@ def _precheck_load(codes, A, B):
     return None
 
 
+def _races():
+    """The simulator's race detector in collect mode (the kernel runs to its end; hazards are listed), or nothing."""
+    import contextlib
+    from kernels_numba.infra import device
+    if not device.SIMULATOR:
+        return contextlib.nullcontext(None)
+    from kernels_numba.infra.simulator import racecheck
+    return racecheck.collect()
+
+
+def _register_source(name, src):
+    """Let tracebacks and race reports show the lines of code compiled from a string."""
+    import linecache
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+
+
+def _race_note(report):
+    """' 공유 메모리 경쟁: …' naming the first hazard the detector found, or ''."""
+    if not report:
+        return ""
+    h = report.hazards[0]
+    return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {h.array}{list(h.index)} 를 "
+            f"{h.first_site[1]}행과 {h.second_site[1]}행에서 서로 다른 스레드가 건드립니다 — {h.fix_ko}")
+
+
 def tiled_load_blanks(blanks):
     """Run the 16x16 tiled kernel with the 4 blanks filled in on a 20x18x21 problem; (ok, message)."""
     import kernels_numba  # noqa: F401  (chooses GPU or simulator before numba is imported)
@@ -112,8 +137,9 @@ def tiled_load_blanks(blanks):
     ns = {"cuda": cuda, "float32": float32, "TILE_SIZE": TILE}
     src = kernel_template().format(*(b.strip() for b in blanks))
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _races() as report:
             warnings.simplefilter("ignore")     # NumbaPerformanceWarning (grid of 4) would leak into the cell
+            _register_source("<퀴즈 06 문제 4 커널>", src)
             exec(compile(src, "<퀴즈 06 문제 4 커널>", "exec"), ns)
             kernel = cuda.jit(ns["kernel"])
             dA, dB = cuda.to_device(A), cuda.to_device(B)
@@ -128,7 +154,7 @@ def tiled_load_blanks(blanks):
         return True, f"커널을 실행해 보니 C = A @ B 와 일치합니다 (M, N, K = {M}, {N}, {K})."
     bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
     return False, (f"커널은 실행되었지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
-                   f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님).")
+                   f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님)." + _race_note(report))
 
 
 # ---- quiz 08, question 7: the epilogue of a double-buffered K loop (pure numpy model, no kernel) ----
@@ -293,8 +319,9 @@ def regblock_load_blanks(blanks):
     ns = {k: v for k, v in vars(regblock).items() if not k.startswith("__") and k not in ("kernel", "launch")}
     src = regblock_kernel_template().format(*(b.strip() for b in blanks))
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _races() as report:
             warnings.simplefilter("ignore")     # NumbaPerformanceWarning (small grid) would leak into the cell
+            _register_source("<퀴즈 07 문제 4 커널>", src)
             exec(compile(src, "<퀴즈 07 문제 4 커널>", "exec"), ns)
             kernel = cuda.jit(ns["kernel"])
             dA, dB = cuda.to_device(A), cuda.to_device(B)
@@ -310,4 +337,4 @@ def regblock_load_blanks(blanks):
                       f"일치합니다 (M, N, K = {M}, {N}, {K}).")
     bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
     return False, (f"타일은 한 번씩 채우지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
-                   f"(M, N, K = {M}, {N}, {K}). 행·열을 바꿔 쓰지 않았는지 보세요.")
+                   f"(M, N, K = {M}, {N}, {K}). 행·열을 바꿔 쓰지 않았는지 보세요." + _race_note(report))
