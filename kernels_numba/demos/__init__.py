@@ -10,7 +10,11 @@ from ..launch import make_launch
 
 def demo_launch(kernel, block, tile):
     """make_launch for a bug demo: the race detector collects instead of raising; the report is launch.last_report."""
-    inner = make_launch(kernel, block, tile)
+    return collecting(make_launch(kernel, block, tile))
+
+
+def collecting(inner):
+    """A launch whose simulator runs collect races instead of raising them (the report is launch.last_report)."""
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
         if not device.SIMULATOR:
@@ -21,5 +25,7 @@ def demo_launch(kernel, block, tile):
         launch.last_report = report
         return out
 
-    launch.kernel, launch.block, launch.tile, launch.last_report = kernel, block, tile, None
+    launch.kernel, launch.block = inner.kernel, inner.block
+    launch.tile = getattr(inner, "tile", None)
+    launch.last_report = None
     return launch

@@ -273,9 +273,9 @@ def _kernel_frames(t):
 
 
 def _k_tile(t):
-    """'kt=3' from the frames of thread t, innermost first, where a frame names its tile loop kt (or t)."""
+    """'kt=3' from the frames of thread t, innermost first, where a frame names its tile loop kt (or t, or k0)."""
     for f in _kernel_frames(t):
-        for name in ("kt", "k_tile", "tile", "t"):
+        for name in ("kt", "k_tile", "tile", "t", "k0"):
             v = f.f_locals.get(name)
             if isinstance(v, int):
                 return f"{name}={v}"
