@@ -445,3 +445,107 @@ def tiling_source():
     a = next(n for n, l in enumerate(lines) if l.strip().startswith("def compute("))
     b = next(n for n in range(a + 1, len(lines)) if lines[n].strip().startswith("@cuda.jit"))
     return "\n".join(keep + [""] + [l for l in lines[a:b] if l.strip()])
+
+
+# ---- mma_swizzle -> mma_fast (H100 record course/recorded/gpu_h100_level6_fast.json) ----
+FAST_REF = {"run3": "no_raster", "run4": "raster_g8"}     # the final kernel, in a run position not right after cuBLAS
+REF = "기준"
+# (what the step adds, the variant without it, the variant with it; REF = the run's final kernel in FAST_REF)
+FAST_STEPS = [
+    ("스필 없는 본문 (워프 타일은 같은 64×32)", "mma_swizzle", "warp64x32_lb2"),
+    ("워프 타일 64×32 → 64×64 (워프 8 → 4개)", "warp64x32_lb2", "barrier_at_tile_start"),
+    ("프래그먼트 이중 버퍼 (prefetch)", "no_prefetch", "barrier_at_tile_start"),
+    ("다음 타일 복사를 첫 mma 뒤로", "barrier_start_early_copy", "barrier_at_tile_start"),
+    ("배리어 파이프라인", "barrier_at_tile_start", REF),
+    ("스위즐 (패딩 없는 행)", "no_swizzle", REF),
+    ("3단 (2단 대신)", "stages2", REF),
+    ("launch_bounds(128, 2)", "no_launch_bounds", REF),
+]
+
+
+def fast_record():
+    with open(RECORDED / "gpu_h100_level6_fast.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def fast_tflops(run="run4", rec=None):
+    """{(variant, n): TFLOP/s} of one recorded H100 run; REF is the run's final kernel (FAST_REF)."""
+    rows = (rec or fast_record())["runs"][run]["ablation"]
+    tf = {(r["variant"], r["n"]): r["tflops"] for r in rows if "tflops" in r}
+    for n in {n for _, n in tf}:
+        tf[(REF, n)] = tf[(FAST_REF[run], n)]
+    return tf
+
+
+def fast_steps(run="run4", sizes=(2048, 4096), rec=None):
+    """[{step, without, with, TFLOP/s without/with and gain per size}] of one run's ablation (FAST_STEPS)."""
+    tf = fast_tflops(run, rec)
+    rows = []
+    for step, without, with_ in FAST_STEPS:
+        row = {"단계": step, "없는 변형": without, "있는 변형": FAST_REF[run] + " (최종)" if with_ == REF else with_}
+        for n in sizes:
+            row[f"{n}³ TFLOP/s"] = f"{tf[(without, n)]:.0f} → {tf[(with_, n)]:.0f}"
+            row[f"{n}³ 배"] = f"×{tf[(with_, n)] / tf[(without, n)]:.2f}"
+        rows.append(row)
+    return rows
+
+
+def fast_gain(without, with_=REF, n=2048, run="run4", rec=None):
+    """TFLOP/s of `with_` over `without` in one recorded run at size n."""
+    tf = fast_tflops(run, rec)
+    return tf[(with_, n)] / tf[(without, n)]
+
+
+def largest_step(n=2048, run="run4", rec=None):
+    """(step, gain) of the largest gain in the run's ablation at size n."""
+    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in FAST_STEPS]
+    return max(gains, key=lambda g: g[1])
+
+
+def spill_rows(cc=(9, 0), names=("mma_swizzle", "mma_fast")):
+    """Offline (no GPU) PTX/SASS facts of each kernel for sm_<cc>: registers, stack + local bytes, LDL/STL count and
+    how many lie after the last HMMA (the epilogue), .local in the PTX, setp.eq.s64 compares after the last mma."""
+    import re
+    from concurrent.futures import ThreadPoolExecutor
+    from kernels_numba.infra import offline, resources
+    with ThreadPoolExecutor(len(names)) as pool:          # each compile is a subprocess: both at once
+        compiled = list(pool.map(lambda n: offline.compile_kernel(n, cc), names))
+    rows = []
+    for name, r in zip(names, compiled):
+        ins = resources.parse_sass(r["sass"])
+        last = max(k for k, i in enumerate(ins) if i.base == "HMMA")
+        local = [k for k, i in enumerate(ins) if i.base in ("LDL", "STL")]
+        epi = r["ptx"][r["ptx"].rindex("mma.sync"):]
+        rows.append({"커널": name, "레지스터": r["usage"]["registers"],
+                     "스택+로컬 B": r["usage"]["stack_bytes"] + r["usage"]["local_bytes"],
+                     "LDL/STL": len(local), "그중 마지막 HMMA 뒤": sum(k > last for k in local),
+                     "PTX 의 .local": ".local" in r["ptx"],
+                     "에필로그 setp.eq.s64": len(re.findall(r"setp\.eq\.s64\s+%p\d+, %rd\d+, \d+;", epi))})
+    return rows
+
+
+NCU_STALLS = ("wait", "short_scoreboard", "barrier", "math_pipe_throttle", "long_scoreboard", "gmma")
+
+
+def ncu_rows(run="run4", rec=None):
+    """One row per kernel of a recorded ncu profile at 4096^3 (benchmarks/ncu_fast.py): tensor pipe, occupancy, L2,
+    duration and the issue-stall reasons (cycles per issued instruction)."""
+    prof = (rec or fast_record())["ncu"][run]
+    rows = []
+    for name in ("mma_swizzle", "mma_fast", "cublas"):
+        p = prof[name]
+        row = {"커널": name if name != "cublas" else "cuBLAS", "텐서 파이프 %": p["tensor_pipe_pct"],
+               "점유율 %": p["achieved_occupancy_pct"], "L2 적중 %": p["l2_hit_pct"],
+               "시간 µs": round(p["duration_ns"] / 1000, 1)}
+        row.update({f"스톨 {s}": p["stalls_per_issue"].get(s, 0) for s in NCU_STALLS})
+        rows.append(row)
+    return rows
+
+
+def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier",
+                    "mma_w2_no_barrier_after_wait", "mma_w2_no_trailing_barrier")):
+    """[{case, racecheck hazards, wrong plain runs}] from compute-sanitizer racecheck on the GPU (racecheck_h100.json)."""
+    with open(RECORDED / "racecheck_h100.json", encoding="utf-8") as f:
+        rec = json.load(f)
+    return [{"경우": n, "워프": int(n[5]), "racecheck 보고": rec["cases"][n]["race_reports"],
+             "검사 없이 틀린 실행": f"{rec['cases'][n]['wrong_runs']}/{rec['runs']}"} for n in names]
