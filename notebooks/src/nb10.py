@@ -39,6 +39,63 @@ FIG = {
     "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
     "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)]['tflops']:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
 }
+# mma_swizzle -> mma_fast on the H100 (5.3-5.6): every figure from gpu_h100_level6_fast.json
+RACE = json.loads((ROOT / "course" / "recorded" / "racecheck_h100.json").read_text(encoding="utf-8"))
+_R = {run: {(r["variant"], r["n"]): r for r in H100["runs"][run]["ablation"] if "tflops" in r} for run in ("run3", "run4")}
+_REF = {"run3": "no_raster", "run4": "raster_g8"}          # = course.lesson10.FAST_REF (tests check)
+_RES = {(r["run"], r["n"], r["measured_as"]): r for r in H100["results"]}
+
+
+def _gain(run, without, n, with_=None):
+    return f"{_R[run][(with_ or _REF[run], n)]['tflops'] / _R[run][(without, n)]['tflops']:.1f}"
+
+
+def _pct(x):
+    return f"{100 * x:.1f}"
+
+
+FIG.update({
+    "fast_regs": H100["final"]["registers"], "fast_local": H100["final"]["local_bytes"],
+    "fast_smem": H100["final"]["shared_bytes"], "fast_blocks": H100["final"]["blocks_per_sm"],
+    "fast_threads": H100["final"]["threads"],
+    "swz_regs": H100["previous_best"]["registers"], "swz_local": H100["previous_best"]["local_bytes"],
+    "swz_stl": H100["previous_best"]["sass"]["STL"] + H100["previous_best"]["sass"]["STL.64"],
+    "swz_blocks": H100["previous_best"]["blocks_per_sm"],
+    "r4_cub2048": f"{_R['run4'][('cuBLAS', 2048)]['tflops']:.0f}", "r4_cub4096": f"{_R['run4'][('cuBLAS', 4096)]['tflops']:.0f}",
+    "r3_cub2048": f"{_R['run3'][('cuBLAS', 2048)]['tflops']:.0f}", "r3_cub4096": f"{_R['run3'][('cuBLAS', 4096)]['tflops']:.0f}",
+    "r4_swz_pct": _pct(_R["run4"][("mma_swizzle", 4096)]["ratio"]),
+    "swz_gain_r4_2048": _gain("run4", "no_swizzle", 2048), "swz_gain_r4_4096": _gain("run4", "no_swizzle", 4096),
+    "swz_gain_r3_2048": _gain("run3", "no_swizzle", 2048), "swz_gain_r3_4096": _gain("run3", "no_swizzle", 4096),
+    "spill_gain_4096": _gain("run4", "mma_swizzle", 4096, "warp64x32_lb2"),
+    "spill_gain_2048": _gain("run4", "mma_swizzle", 2048, "warp64x32_lb2"),
+    "pipe_gain_4096": _gain("run4", "barrier_at_tile_start", 4096),
+    "r3_slot": _pct(_R["run3"][("fast", 4096)]["ratio"]), "r3_twin": _pct(_R["run3"][("no_raster", 4096)]["ratio"]),
+    "r4_slot": _pct(_R["run4"][("fast", 4096)]["ratio"]), "r4_twin": _pct(_R["run4"][("raster_g8", 4096)]["ratio"]),
+    "r4_slot_2048": _pct(_R["run4"][("fast", 2048)]["ratio"]),
+    "goal4096": _pct(H100["goal"]["4096"])[:-2], "goal2048": _pct(H100["goal"]["2048"])[:-2],
+    "best3_4096": _pct(_RES[("run3", 4096, "no_raster")]["ratio"]), "best4_4096": _pct(_RES[("run4", 4096, "raster_g8")]["ratio"]),
+    "best3_2048": _pct(_RES[("run3", 2048, "no_raster")]["ratio"]), "best4_2048": _pct(_RES[("run4", 2048, "raster_g8")]["ratio"]),
+    "best4_tf": f"{_RES[('run4', 4096, 'raster_g8')]['tflops']:.0f}",
+    "ncu_ratio3": _pct(H100["ratio_from_ncu_durations_4096"]["run3"]["mma_fast"]),
+    "ncu_ratio4": _pct(H100["ratio_from_ncu_durations_4096"]["run4"]["mma_fast"]),
+    "tp_fast": f"{_NCU['mma_fast']['tensor_pipe_pct']:.0f}", "tp_swz": f"{_NCU['mma_swizzle']['tensor_pipe_pct']:.0f}",
+    "tp_cub": f"{_NCU['cublas']['tensor_pipe_pct']:.0f}",
+    "wait_swz": _NCU["mma_swizzle"]["stalls_per_issue"]["wait"], "wait_fast": _NCU["mma_fast"]["stalls_per_issue"]["wait"],
+    "ssb_swz": _NCU["mma_swizzle"]["stalls_per_issue"]["short_scoreboard"],
+    "ssb_fast": _NCU["mma_fast"]["stalls_per_issue"]["short_scoreboard"],
+    "bar_swz": _NCU["mma_swizzle"]["stalls_per_issue"]["barrier"], "bar_fast": _NCU["mma_fast"]["stalls_per_issue"]["barrier"],
+    "mpt_fast": _NCU["mma_fast"]["stalls_per_issue"]["math_pipe_throttle"],
+    "occ_fast": f"{_NCU['mma_fast']['achieved_occupancy_pct']:.1f}", "occ_swz": f"{_NCU['mma_swizzle']['achieved_occupancy_pct']:.1f}",
+    "slot_slow": f"{100 * max(1 - _R[r][('fast', 4096)]['tflops'] / _R[r][(_REF[r], 4096)]['tflops'] for r in _R):.0f}",
+    "order_ncu": f"{100 * (H100['ncu']['run3']['mma_fast']['duration_ns'] / H100['ncu']['run4']['mma_fast']['duration_ns'] - 1):.1f}",
+    "swz_warps": H100["previous_best"]["threads"] // 32 * H100["previous_best"]["blocks_per_sm"],
+    "fast_warps": H100["final"]["threads"] // 32 * H100["final"]["blocks_per_sm"],
+    "race_gpu": RACE["gpu"], "race_date": RACE["date"], "race_runs": RACE["runs"],
+    "w1_wait_wrong": RACE["cases"]["mma_w1_no_barrier_after_wait"]["wrong_runs"],
+    "w1_trail_wrong": RACE["cases"]["mma_w1_no_trailing_barrier"]["wrong_runs"],
+    "w2_wait_wrong": RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"],
+    "w2_trail_wrong": RACE["cases"]["mma_w2_no_trailing_barrier"]["wrong_runs"],
+})
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -59,15 +116,15 @@ def md(text):
 md(r"""
 # 10. Level 6 — Tensor Core 로 행렬곱: `mma.sync m16n8k16` 워프 하나에서 확장된 커널까지
 
-> **마스터리 체크포인트 모듈**: 끝의 퀴즈 8문항 중 **6문항 이상** 맞히면 통과입니다.
+> **마스터리 체크포인트 모듈**: 끝의 퀴즈 9문항 중 **7문항 이상** 맞히면 통과입니다.
 
 | | |
 |---|---|
 | **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 맡는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU 에서는 레벨 6 커널이 이유를 밝힌 오류(`CourseInputError`)를 내므로 `SGEMM_DEVICE=sim` 으로 시뮬레이터에서 실행하세요. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})입니다. |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU 에서는 레벨 6 커널이 이유를 밝힌 오류(`CourseInputError`)를 내므로 `SGEMM_DEVICE=sim` 으로 시뮬레이터에서 실행하세요. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록입니다. |
 | **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
 
-이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
+이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200·H100 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
 """)
 code(r"""
 import course; course.setup("10")
@@ -259,6 +316,37 @@ md(r"""
 `LDGSTS.E.BYPASS.128` (cp.async 16 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `LDSM.16.M88.4` (`ldmatrix.x4`), `HMMA.16816.F32` (mma) 가 한 줄씩 들어 있고 `CALL` 이 없습니다 (두 `ldmatrix` 의 순서는 컴파일러가 바꿨습니다). 기록된 H200 커널의 SASS 에 HMMA 가 5개인 것도 이것으로 설명됩니다: 컴파일러가 K 루프를 4번씩 펼친 루프(HMMA 4개)와, 남은 K 스텝(K/16 을 4 로 나눈 나머지)을 하나씩 도는 루프(HMMA 1개)로 나눴습니다. K 스텝마다 실행되는 HMMA 는 하나입니다.
 """)
 md(r"""
+### 4.4 배리어 하나를 빼면: 답은 맞는데 경쟁(race)이 있다
+
+`mma_large` 의 K 루프에는 배리어가 두 개 있습니다. `kernels_numba/demos/mma_barriers.py` 는 그중 하나씩을 지운 버그 커널입니다:
+
+* `no_barrier_after_wait`: `wait_group 0` 뒤의 배리어가 없습니다. `wait` 는 **자기 레인이 낸** 복사의 도착만 보장하므로, 다른 레인이 복사한 행을 `ldmatrix` 로 읽는 것은 쓰기 후 읽기(RAW) 경쟁입니다.
+* `no_trailing_barrier`: mma 뒤의 배리어가 없습니다. 다음 반복의 cp.async 가 다른 레인이 아직 `ldmatrix` 로 읽는 행을 덮어쓸 수 있습니다: 읽기 후 쓰기(WAR) 경쟁입니다.
+
+아래 셀은 각 데모를 시뮬레이터에서 실행해 **결과**(numpy 와 일치하는가)와 **경쟁 검출기(race detector)의 보고**를 나란히 보여 줍니다. 검출기는 GPU 의 `compute-sanitizer --tool racecheck` 에 해당합니다. GPU 에서 실행하면 검출기가 없으므로 보고 대신 안내 한 줄이 나옵니다.
+""")
+code(r"""
+from course.racereport import run_demo, show
+from kernels_numba.demos import mma_barriers
+show(run_demo(mma_barriers.launch_no_barrier_after_wait, 32, 16, 64, dtype=np.float16))
+""")
+code(r"""
+show(run_demo(mma_barriers.launch_no_trailing_barrier, 32, 16, 64, dtype=np.float16))
+""")
+md(r"""
+두 데모 모두 시뮬레이터에서는 **답이 맞습니다** (`numpy 와 일치: True`). 그런데도 경쟁입니다. 왜 답이 맞는지 정확히 보면:
+
+* 시뮬레이터는 정해진 한 가지 순서(결정적 스케줄, deterministic schedule)로 스레드를 돌립니다. `ldmatrix`·`mma` 같은 워프 전체의 명령(warp-collective)은 워프의 32레인이 모두 그 명령 앞에 모였을 때 한 번에 실행됩니다. 그때 블록의 다른 스레드는 모두 멈춰(parked) 있고, 그 전에 각 레인의 `wait_group` 이 자기 복사를 도착시켰습니다. 그래서 `ldmatrix` 는 늘 모든 복사가 끝난 공유 메모리를 읽고, 다음 반복의 복사는 늘 `ldmatrix` 뒤에 발행됩니다.
+* 하드웨어에는 그런 약속이 없습니다. 배리어가 없으면 다른 워프의 복사가 아직 도착하지 않았을 수도, 다음 타일의 복사가 읽기보다 먼저 도착할 수도 있습니다.
+
+한 가지 실행 순서로는 모든 경쟁을 드러낼 수 없습니다. 그래서 검출기는 순서와 상관없이, 배리어와 배리어 사이에서 일어난 **모든 접근의 쌍**을 판정합니다: 서로 다른 두 스레드가 같은 원소를 건드리고 하나가 쓰기이면 경쟁이고, cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 '날아가는 중'으로 봅니다. 보고는 원소, 배리어 구간, `k0`, 두 커널 줄과 고치는 법을 말합니다.
+
+GPU 에서는 어떨까요? {{race_gpu}} 에서({{race_date}}) 같은 모양의 커널(워프 1개, 그리고 A 타일을 나눠 쓰는 워프 2개)을 `compute-sanitizer --tool racecheck` 로 돌린 기록(`course/recorded/racecheck_h100.json`)입니다. racecheck 는 네 경우 모두 경쟁을 보고했지만, 검사 없이 {{race_runs}}번씩 실행하면 워프 1개의 두 경우는 각각 {{w1_wait_wrong}}번과 {{w1_trail_wrong}}번 틀렸습니다: 매번 **맞는 답**입니다. 워프 2개이면 wait 뒤 배리어가 없는 경우가 {{w2_wait_wrong}}/{{race_runs}}번 틀렸고, 뒤 배리어가 없는 경우는 {{w2_trail_wrong}}/{{race_runs}}번이었습니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.race_gpu(), ["경우", "워프", "racecheck 보고", "검사 없이 틀린 실행"])))
+""")
+md(r"""
 ## 5. 더 큰 확장: 여러 워프, 여러 타일, 다단 cp.async
 
 `large` 는 mma 한 번마다 A 프래그먼트 4개와 B 프래그먼트 2개를 새로 읽습니다: 읽은 데이터의 재사용이 없습니다. 07·08 에서 한 것처럼 **한 스레드(여기서는 한 워프)가 더 큰 출력 타일**을 맡으면 재사용이 생깁니다.
@@ -337,6 +425,80 @@ r = L.check_kernel(best["kernel"], 144, 136, 112)
 assert r["ok"] and r["identity"]
 print("PASS: 기록된 최고 커널", best["kernel"], "이 시뮬레이터에서도 맞음 (가장자리 블록)")
 # 예상 출력: {'kernel': 'mma_swizzle', 'n': 4096, 'tflops': ..., 'ratio': 0.3..., ...} / PASS: 기록된 최고 커널 mma_swizzle ...
+""")
+md(r"""
+### 5.3 `mma_swizzle` → `mma_fast`: 스필부터 없앤다
+
+여기부터는 {{h100_gpu}} 에서 기록한 값입니다 ({{h100_date}}, `course/recorded/gpu_h100_level6_fast.json`; 비교 대상은 5.1절과 같은 `cublasGemmEx` f16 × f16 → f32). 그 GPU 의 같은 실행에서 `mma_swizzle` 은 4096³ 에 cuBLAS 의 {{r4_swz_pct}} % 였습니다. 목표는 **4096³ 에서 {{goal4096}} %, 2048³ 에서 {{goal2048}} %** 였습니다.
+
+새 커널 `kernels_numba/mma_fast.py` 는 위에서 아래로 읽는 한 모듈이고, 모든 선택이 `make_kernel` 의 스위치라 하나씩 따로 잴 수 있습니다. 출발점은 5.1절 표의 두 숫자입니다: `mma_swizzle` 은 `launch_bounds(256, 2)` 때문에 레지스터가 128개로 묶이고, GPU 에 로드된 커널은 스레드당 로컬 메모리(local memory) {{swz_local}} B 를 썼습니다. 레지스터에 다 들어가지 못한 값을 로컬 메모리(실제로는 L1/L2 를 거치는 글로벌 메모리)로 내보내는 것이 **스필(spill)** 입니다.
+
+어디서 스필하는지는 GPU 없이 알 수 있습니다. 아래 셀은 두 커널을 sm_90 용으로 오프라인 컴파일해(NVVM → PTX → nvJitLink → SASS) 레지스터, 스택 바이트, SASS 의 로컬 메모리 명령(`LDL`/`STL`)과 그중 마지막 `HMMA` 뒤, 곧 K 루프가 끝난 뒤의 에필로그(epilogue)에 있는 수를 셉니다. 두 커널을 동시에 컴파일해도 시간이 좀 걸립니다.
+""")
+code(r"""
+cols = ["커널", "레지스터", "스택+로컬 B", "LDL/STL", "그중 마지막 HMMA 뒤", "PTX 의 .local", "에필로그 setp.eq.s64"]
+display(Markdown(L.markdown(L.spill_rows((9, 0)), cols)))
+""")
+md(r"""
+표가 말하는 것:
+
+1. `mma_swizzle` 의 PTX 에는 `.local` 이 없습니다. NVVM(LLVM)은 프래그먼트와 누적기 배열을 모두 레지스터로 바꿨습니다. 스필은 레지스터를 128개 안에 맞추려는 `ptxas` 가 만든 것입니다.
+2. 로컬 메모리 명령의 거의 전부가 마지막 `HMMA` 뒤, 곧 **에필로그**에 있습니다. K 루프가 아니라 결과를 C 에 쓰는 곳입니다.
+3. 원인은 에필로그의 `for q in literal_unroll(EPI_T)` 입니다. 같은 타입 정수 32개의 튜플에 대한 이 루프는 펼쳐지지 **않고**, 반복마다 `setp.eq.s64 ..., q` 비교 32개로 '지금이 몇 번째 경우인가'를 고르는 실행 시간 루프가 됩니다 (표의 마지막 열). LLVM 은 32가지 경우의 일(alpha × 누적기 64개, C 주소 64개, 조건 64개)을 루프 앞으로 끌어내고, 그 값이 루프 내내 살아 있으니 `ptxas` 는 마지막 HMMA 직후 누적기 64개를 로컬 메모리에 저장(`STL`)했다가 경우마다 다시 읽습니다(`LDL.LU`).
+
+`mma_fast` 의 에필로그는 누적기 배열 `rC` 를 **상수 인덱스로만** 읽습니다: mma 행 타일 `mi` 마다 `store_rows` 를 한 번씩 따로 부르고, 그 안의 작은 루프는 NVVM 이 펼칩니다. `for mi in range(MI)` 로 감싸면 펼쳐지지 않아 `rC` 가 실행 시간 인덱스로 읽히고, 그러면 `rC` 전체가 로컬 메모리로 갑니다. 인덱스는 모두 `uint32` 라 음수 인덱스 처리 코드도 없습니다. GPU 에 로드된 커널의 기록도 같습니다: `mma_swizzle` 레지스터 {{swz_regs}}개·로컬 {{swz_local}} B·STL {{swz_stl}}개, `mma_fast` 레지스터 {{fast_regs}}개·로컬 {{fast_local}} B (위 표는 이 컴퓨터의 컴파일러로 만든 값이라 수가 조금 다를 수 있습니다).
+
+`mma_fast` 의 나머지 구성: 블록 타일 128×128×32 에 워프 4개({{fast_threads}} 스레드), 워프마다 64×64 = mma 타일 4×8개 (누적기 128개). K 스텝마다 `ldmatrix.x4` 를 A 에 4번, B 에 4번(`.trans`) 내고 mma 를 32번 합니다: 공유 메모리 읽기 한 번에 mma 4번 (`mma_swizzle` 의 64×32 워프는 약 2.7번). 3단 cp.async 로 공유 메모리 {{fast_smem}} B (정적 한도 48 KiB), `launch_bounds(128, 2)` 로 SM 에 블록 {{fast_blocks}}개이니 스레드당 레지스터는 255개까지 쓸 수 있습니다.
+
+먼저 맞는지부터 봅니다. 시뮬레이터에서 가장자리가 잘린 블록 하나(48×24)와 K 타일 4개(마지막은 절반, 3단 링이 한 바퀴 돎)로, 3절과 같은 float64 기준값과 유도한 한계로 검사합니다 (몇 초).
+""")
+code(r"""
+r = L.check_kernel("mma_fast", 48, 24, 112, alpha=1.5, beta=-0.5)
+print(r)
+assert r["ok"] and r["identity"]
+print("PASS: mma_fast = float64 기준값 (한계 이내, 가장자리·alpha/beta·단위행렬)")
+# 예상 출력: {'ok': True, 'worst': 0.00..., 'max_err': ..., 'identity': True} / PASS: mma_fast = float64 기준값 ...
+""")
+md(r"""
+### 5.4 단계마다 얼마나: 절제 실험(ablation)
+
+`benchmarks/record_level6_fast.py` 는 최종 구성에서 **스위치 하나만 되돌린 변형**들을 cuBLAS 와 같은 실행에서 잽니다 (라운드 3번을 섞어서, 중앙값). 아래 표는 그중 한 실행(**run 4**: {{h100_gpu}}, {{h100_date}}, cuBLAS {{r4_cub2048}} TFLOP/s @2048³, {{r4_cub4096}} TFLOP/s @4096³)만 씁니다. '배' 는 같은 실행 안에서 (그 단계가 있는 변형 ÷ 없는 변형)의 TFLOP/s 비입니다.
+
+⚠️ 측정의 함정 하나: 두 실행 모두 라운드마다 cuBLAS 바로 다음에 잰 변형이 4096³ 에서 약 {{slot_slow}} % 느리게 나왔습니다. 어느 변형이 그 자리에 있든 그랬습니다: run 3 에서 그 자리의 변형은 {{r3_slot}} %, 블록 순서만 다른 쌍둥이는 {{r3_twin}} %, run 4 에서는 {{r4_slot}} % 대 {{r4_twin}} % 입니다 (단독으로 잰 ncu 에서 두 블록 순서의 시간 차이는 {{order_ncu}} %). run 4 에서 그 자리는 최종 커널 `fast` 였으므로, 표의 '최종' 은 블록 순서만 다른 쌍둥이 `raster_g8` (블록을 8행씩 묶어 도는 래스터화(rasterization))의 측정입니다. 다른 변형들은 `fast` 와 같은 행 우선 블록 순서입니다.
+""")
+code(r"""
+cols = ["단계", "없는 변형", "있는 변형", "2048³ TFLOP/s", "2048³ 배", "4096³ TFLOP/s", "4096³ 배"]
+display(Markdown(L.markdown(L.fast_steps("run4"), cols)))
+print("가장 큰 단계 (2048³):", L.largest_step(2048, "run4"))
+""")
+md(r"""
+읽는 법:
+
+* **스위즐이 가장 큰 단계입니다**: 행을 패딩도 스위즐도 없이 두면 2048³ 에서 ×{{swz_gain_r4_2048}}, 4096³ 에서 ×{{swz_gain_r4_4096}} 느립니다 (run 3 에서도 ×{{swz_gain_r3_2048}}, ×{{swz_gain_r3_4096}}). 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 8-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다.
+* **스필을 없앤 본문**은 같은 64×32 워프 타일에서 4096³ ×{{spill_gain_4096}}, 2048³ ×{{spill_gain_2048}} 입니다. 다만 이 행의 `warp64x32_lb2` 는 `mma_fast` 의 본문이라 3단·이중 버퍼·`uint32` 인덱스도 함께 다릅니다: 스필만의 효과로 읽지 마세요.
+* **배리어 파이프라인**(다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽음)은 4096³ 에서 ×{{pipe_gain_4096}} 입니다. 워프가 배리어에서 기다리는 동안에도 텐서 파이프에는 앞선 mma 가 남아 있습니다.
+* 워프 타일 64×64, 이중 버퍼, 3단, `launch_bounds` 는 이보다 작은 단계이고, 2048³ 에서는 거의 효과가 없는 것도 있습니다. '복사를 첫 mma 뒤로' 는 파이프라인 전 구성에서 오히려 느렸습니다 (배 < 1): 그래서 최종 커널에서는 복사를 타일의 모든 mma 뒤에 냅니다.
+""")
+md(r"""
+### 5.5 ncu 가 본 것: 텐서 파이프와 스톨
+
+같은 날 Nsight Compute(ncu)로 4096³ 를 한 번씩 단독 실행해 프로파일했습니다 (run 4, 최종 구성). **텐서 파이프(tensor pipe) 활성률**은 SM 의 텐서 코어가 일한 시간의 비율, **스톨(stall)** 열은 워프가 명령 하나를 내는 데 평균 몇 사이클을 그 이유로 기다렸는지(issue-stall reasons)입니다.
+""")
+code(r"""
+cols = ["커널", "텐서 파이프 %", "점유율 %", "L2 적중 %", "시간 µs"] + [f"스톨 {s}" for s in L.NCU_STALLS]
+display(Markdown(L.markdown(L.ncu_rows("run4"), cols)))
+""")
+md(r"""
+* 텐서 파이프는 `mma_swizzle` {{tp_swz}} % → `mma_fast` {{tp_fast}} % 입니다. cuBLAS 는 {{tp_cub}} % 입니다.
+* 줄어든 스톨: `short_scoreboard` (공유·로컬 메모리 결과를 기다림) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. 로컬 메모리 재로드와 배리어 대기가 거의 사라졌습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 텐서 파이프가 바빠서 기다린 것입니다.
+* 점유율은 오히려 낮습니다 ({{occ_swz}} % → {{occ_fast}} %: SM 에 워프 {{swz_warps}}개 → {{fast_warps}}개). 해석: 워프 수 대신 워프마다 서로 독립인 mma 가 많아져(누적기 128개) 지연이 가려졌습니다.
+""")
+md(r"""
+### 5.6 cuBLAS 와 남은 차이, 그리고 목표
+
+**목표는 이루지 못했습니다.** 4096³ 에서 `mma_fast` 는 run 3 에서 {{best3_4096}} %, run 4 에서 {{best4_4096}} % ({{best4_tf}} TFLOP/s, 쌍둥이 `raster_g8`) 로 {{goal4096}} % 에 못 미쳤고, ncu 의 단독 실행 시간으로는 두 실행 모두 {{ncu_ratio4}} % 입니다. 2048³ 에서는 {{best3_2048}} % 와 {{best4_2048}} % 로 {{goal2048}} % 를 넘었습니다 (cuBLAS 바로 다음 자리에서 잰 최종 커널은 {{r4_slot_2048}} %).
+
+남은 차이의 큰 부분은 명령 자체입니다. 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 이고, 그 워프는 `gmma` 스톨(워프 그룹 행렬곱 `wgmma` 의 완료를 기다림)에 명령당 {{gmma}} 사이클을 썼습니다. 우리 두 커널에는 그 스톨이 없습니다({{swz_gmma}}). `wgmma` 는 Hopper(sm_90)에만 있는 명령으로, 워프 4개(워프 그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B(와 A)를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다. 그래서 `ldmatrix` 로 레지스터를 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 이 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
 """)
 md(r"""
 ## 6. 다른 mma 모양: `ptxas` 에게 물어보기
@@ -431,7 +593,8 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 전체의 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds 로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)입니다. cuBLAS 는 H100 의 기록에서 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (12절).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds 로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누적기를 상수 인덱스로만 읽음) 워프당 64×64·3단·배리어 파이프라인으로 {{h100_gpu}} 에서 4096³ 에 cuBLAS 의 {{best3_4096}}–{{best4_4096}} % 까지 왔습니다: 가장 큰 단계는 스위즐(2048³ 에서 ×{{swz_gain_r4_2048}})이었고, 목표 {{goal4096}} % 에는 못 미쳤습니다. cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 접근 순서와 상관없이 보고하고, GPU 에서는 racecheck 가 보고합니다 (4.4절).
 * 허용 오차는 K·u 에 비례하게 유도해야 합니다. 한계의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차는 K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
 ## 11. 체크포인트 퀴즈
@@ -444,8 +607,8 @@ md(r"""
 ## 12. 다음 단계
 
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 cuBLAS 도 4096³ 속도의 몇 분의 일에 그쳐(한 번에 수십 µs), 커널을 띄우는 비용이 측정에 섞인 것으로 보입니다: 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
-* **최적화**: 에필로그의 스필을 없애 128 레지스터 안에 맞추기, 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 드라이버의 함수 속성을 직접 설정)로 더 큰 타일, 워프 특수화(warp specialization).
-* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없습니다. {{h100_gpu}} 에서 기록한 Nsight Compute 측정({{h100_date}}, `course/recorded/gpu_h100_level6_fast.json`)에서는 cuBLAS 의 HGEMM 커널 `{{cublas_kernel}}` 의 워프가 `wgmma` 를 기다리는 'gmma' 스톨에 명령당 {{gmma}} 사이클을 썼고, `mma_swizzle` 에는 그 스톨이 없었습니다({{swz_gmma}} 사이클): 그 GPU 에서 cuBLAS 는 `wgmma` 를 씁니다. 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
+* **최적화**: 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 `mma_fast.set_max_dynamic_smem` 이 드라이버의 함수 속성을 직접 설정)로 4단과 128×256 타일을 시험했지만, 기록된 두 H100 실행 모두에서 최종 구성(3단, 48 KiB)보다 빠르지 않았습니다 (`L.fast_tflops("run4")` 의 `stages4_dyn`, `128x256_dyn`). 남은 후보는 워프 특수화(warp specialization)와, Hopper 에서는 `wgmma`.
+* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 
