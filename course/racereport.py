@@ -15,15 +15,15 @@ def run_demo(launch, M=32, N=32, K=64, seed=0, dtype=np.float32):
     return {"C": C, "ok": ok, "nan": bool(np.isnan(C).any()), "report": getattr(launch, "last_report", None)}
 
 
-def show(outcome, full=1):
-    """Print the result's verdict, the detector's summary, and the full report of the first `full` hazards."""
+def show(outcome, full=1, limit=3):
+    """Print the result's verdict, the detector's summary (`limit` lines), and the full report of `full` hazards."""
     print(f"numpy 와 일치: {outcome['ok']} | NaN 이 섞임: {outcome['nan']}")
     rep = outcome["report"]
     if rep is None:
         print("GPU 모드: 경쟁 검출기는 시뮬레이터에만 있습니다 (GPU에서는 compute-sanitizer --tool racecheck)."
               if not device.SIMULATOR else "검출기가 꺼져 있습니다 (SGEMM_RACECHECK=off).")
         return
-    print(rep.summary())
+    print(rep.summary(limit))
     for h in rep.hazards[:full]:
         print()
         print(h.ko)

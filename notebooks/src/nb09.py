@@ -27,6 +27,16 @@ FIG = {
     "vec_db_gap_big": f"{max(abs(_PCT[('async_vec', n)] - _PCT[('db_overlap', n)]) for n in (2048, 4096)):.1f}",
     "stage_step_big": f"{max(abs(_PCT[(a, n)] - _PCT[(b, n)]) for n in (2048, 4096) for a, b in (('async_vec_s2', 'async_vec'), ('async_vec', 'async_vec_s4'))):.1f}",
 }
+# compute-sanitizer racecheck on the GPU over the same demos (benchmarks/racecheck_gpu.py)
+RACE = json.loads((ROOT / "course" / "recorded" / "racecheck_h100.json").read_text(encoding="utf-8"))
+_ASYNC_DEMOS = ["demo_" + n for n in ("async_no_commit", "async_no_wait", "async_wait_too_little",
+                                      "async_no_barrier_after_wait", "async_overwrite_pending")]  # §4.1's five
+FIG.update({
+    "race_gpu": RACE["gpu"], "race_date": RACE["date"], "race_runs": RACE["runs"],
+    "race_demos": len(_ASYNC_DEMOS),
+    "race_flagged": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["race_reports"]),
+    "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
+})
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -189,6 +199,17 @@ if SIM:                                 # GPU 에서는 버그가 운 좋게 맞
         print(f"{r['name']:28s} NaN {r['nan']:3d}/{r['size']}  {'맞음' if r['ok'] else '틀림'}")
     print("PASS" if [r["ok"] for r in L.demo_results(("async_copy",))] == [True] else "FAIL")
 # 예상 출력: 버그 데모 다섯 개는 NaN 256/256 틀림, async_copy 는 NaN 0/256 맞음, 마지막 줄 PASS
+""")
+md(fill(r"""
+틀린 답은 "무언가 틀렸다"만 알려 줍니다. 시뮬레이터는 **경쟁 검출기**(race detector, GPU의 `compute-sanitizer --tool racecheck` 에 해당)도 함께 돌립니다. 배리어와 배리어 사이의 한 구간에서 서로 다른 두 스레드가 같은 공유 메모리 원소를 건드리고 그중 하나가 쓰기이면 경쟁입니다. cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 "날아가는 중"이라, 그 사이의 접근은 (복사한 스레드 자신의 접근이라도) 경쟁이고, wait 뒤라도 배리어 전의 다른 스레드의 접근은 경쟁입니다. 스레드를 어떤 순서로 돌렸는지와 상관없이 판정하므로, 한 가지 실행 순서로는 틀린 답이 나오지 않는 경쟁도 잡습니다. 보고는 두 스레드, 두 커널 줄, K 타일 `kt`, 고치는 법을 말합니다. 버그 데모는 검출기를 "모으기" 모드로 돌려, 커널이 끝까지 돌아 틀린 답을 내고 보고도 남깁니다 (평소 커널은 첫 경쟁에서 오류로 멈춤).
+
+GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문입니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+"""))
+code(r"""
+from course import racereport
+from kernels_numba.demos import async_no_barrier_after_wait as demo
+racereport.show(racereport.run_demo(demo.launch, 16, 16, 40))
+# 예상 출력 (시뮬레이터): 틀린 답, RAW 경쟁 요약, 그리고 첫 경쟁의 두 스레드·두 줄·kt·해결 (GPU 에서는 안내 한 줄)
 """)
 md(r"""
 ### 4.2 트리플 버퍼링: 버퍼 3개를 링 버퍼로

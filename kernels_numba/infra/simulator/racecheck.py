@@ -99,13 +99,16 @@ class Report:
     def kinds(self):
         return sorted({h.kind for h in self.hazards})
 
-    def summary(self):
+    def summary(self, limit=None):
+        """One line per distinct hazard (kind, array, the two lines, how often, the fix); at most `limit` lines."""
         if not self.hazards:
             return "공유 메모리 경쟁 없음 / no shared-memory hazard found"
         lines = [f"공유 메모리 경쟁 {len(self.hazards)}종 / {len(self.hazards)} distinct hazard(s):"]
-        for h in self.hazards:
+        for h in self.hazards[:limit]:
             lines.append(f"- {h.kind} {h.array}: {h.first_site[1]}행 ↔ {h.second_site[1]}행 "
                          f"(×{h.count}) — {h.fix_ko}")
+        if limit is not None and len(self.hazards) > limit:
+            lines.append(f"- … 외 {len(self.hazards) - limit}종 (report.summary() 로 모두 보기)")
         return "\n".join(lines)
 
 
