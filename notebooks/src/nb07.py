@@ -25,6 +25,10 @@ for _n in _SIZES:
 _P = REC34["ncu_stalls"]["metrics"]
 FIG["opt_shared_wait"] = f"{_P['regblock_opt']['percent']['short_scoreboard'] + _P['regblock_opt']['percent']['mio_throttle']:.1f}"
 FIG["vec_shared_wait"] = f"{_P['regblock_vec']['percent']['short_scoreboard'] + _P['regblock_vec']['percent']['mio_throttle']:.1f}"
+for _why in ("long_scoreboard", "barrier", "dispatch_stall", "not_selected"):
+    FIG[f"vec_{_why}"] = f"{_P['regblock_vec']['percent'][_why]:.1f}"
+FIG["ncu_n"] = REC34["ncu_stalls"]["n"]
+FIG["vec_issue"] = f"{100 * 4 / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
 
 
 def md(s):
@@ -564,7 +568,7 @@ print(sb)
 md(r"""
 * `regblock_opt` 의 측정은 공유 메모리 상한 아래에 있고, 3.6절의 기록에서 대기의 가장 큰 몫이 공유 메모리 대기입니다: 이 커널은 공유 메모리 읽기에 묶여 있습니다.
 * H200 에 올라간 `regblock` 의 상한(두 가정에 따라 위 셀의 두 줄)은 측정({{n_big}}³ 에서 {{tf_regblock_4096}} TFLOP/s)보다 한참 높습니다. `regblock` 의 한계는 공유 메모리 웨이브프론트가 아니라 다른 곳(펼쳐지지 않은 k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등)에 있다는 뜻이고, 이 기록에는 `regblock` 의 스톨 측정이 없어 어느 것인지는 말할 수 없습니다. 모델은 상한일 뿐 예측이 아닙니다.
-* `regblock_vec` 의 공유 메모리 상한은 `words` 가정이면 FP32 피크, `phases` 가정이면 피크의 약 94% 입니다(4.8절). 측정은 그보다 훨씬 아래라 남은 차이는 다른 곳(3.6절: 글로벌 메모리 대기 `long_scoreboard`, 배리어)에 있고, 그것이 다음 노트북(더블 버퍼링)의 주제입니다.
+* `regblock_vec` 의 공유 메모리 상한은 `words` 가정이면 FP32 피크, `phases` 가정이면 피크의 약 94% 입니다(4.8절). 측정은 그보다 훨씬 아래라 남은 차이는 다른 곳에 있습니다. 3.6절의 기록({{ncu_n}}³)에서 `regblock_vec` 의 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다(`dispatch_stall` 은 위 표에 없는 이유로, 노트북 08 4.9절에서 설명합니다). 노트북 08 4.9절의 어림으로 스케줄러는 사이클의 약 {{vec_issue}}% 에 명령을 냈습니다. 글로벌 메모리 대기를 연산 뒤에 숨기는 것이 다음 노트북(더블 버퍼링)의 주제입니다.
 
 <details><summary>심화: 오프라인 SASS 와 GPU 에 올라간 SASS 는 왜 다른가</summary>
 

@@ -27,6 +27,7 @@ for _k in ("db", "db_ptx", "db_overlap", "regblock_opt", "regblock_vec"):
     FIG[f"use_{_k}"] = f"{100 * _USE[_k]:.0f}"
     for _why, _v in _ST[_k]["percent"].items():
         FIG[f"st_{_k}_{_why}"] = f"{_v:.1f}"
+FIG["regs_db"] = REC34["resources"]["db"]["registers"]
 FIG["max_math_pipe"] = f"{max(v['percent']['math_pipe_throttle'] for v in _ST.values()):.1f}"
 FIG["idle_db_overlap"] = f"{100 - 100 * _USE['db_overlap']:.0f}"
 
@@ -255,7 +256,7 @@ print("PASS: 모델 = CUDA 점유율 API" if all(api["agree"].values()) else "FA
 # 예상 출력: db, db_overlap, db_ptx 모두 API 2블록/SM = 모델 2블록/SM ✓ / PASS: 모델 = CUDA 점유율 API
 """)
 md(r"""
-* 공유 메모리만 보면 A100 에 9블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터 약 128개 × 256 스레드라 SM 에 **2블록**(16워프, 점유율 25%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다.
+* 공유 메모리만 보면 A100 에 9블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 126개·sm_90 127개, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 SM 에 **2블록**(16워프, 점유율 25%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다.
 * 그래서 이 커널에서 더블 버퍼링의 공유 메모리 비용은 점유율로는 **공짜**입니다. 버퍼를 늘려 점유율이 떨어지는 것은 공유 메모리가 한도인 커널의 이야기입니다.
 * 그 대신 SM 에 워프가 16개뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
 
@@ -378,7 +379,7 @@ md(r"""
 
 * 기본 구조 그대로인 `db` 는 어느 크기에서도 같은 배치의 싱글 버퍼 `regblock_opt` 보다 빠르지 않습니다({{n_big}}³ 에서 {{pair_db_4096}}). 4.4절의 SASS 가 이유입니다: 워프는 여전히 자기 로드를 기다린 뒤에 계산하고, 그 시간을 SM 의 다른 워프가 메우는 것은 싱글 버퍼 커널도 마찬가지입니다.
 * {{n_big}}³ 에서는 `db_ptx` ({{pair_db_ptx_4096}}) 와 `db_overlap` ({{pair_db_overlap_4096}}) 둘 다 짝보다 몇 % 빠르고, {{n_mid}}³ 에서는 `db_overlap` 의 이득이 {{pair_db_overlap_2048}} 로 작습니다. 크기마다 한 번씩 잰 기록이라 실행 사이의 흔들림을 모르므로, 몇 % 차이로 두 커널의 순위를 정하지 않습니다. 이 기록으로 말할 수 있는 것은 "더블 버퍼링만으로 얻은 몫은 크기에 따라 몇 % 안팎"이라는 것입니다.
-* cuBLAS 대비로는 `db_overlap` 이 {{n_mid}}³·{{n_big}}³ 에서 {{pct_db_overlap_2048}}%·{{pct_db_overlap_4096}}% 이고 {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다. 그 성능의 대부분은 노트북 07 에서 얻은 배치(`regblock_vec` 가 이미 {{pct_regblock_vec_4096}}%) 덕분입니다. 더블 버퍼링이 "cuBLAS 의 70–85%" 에 이른다는 소개를 보기도 하는데, 우리 기록에서 그 범위에 드는 것은 큰 행렬({{n_mid}}³ 이상)의 `db_overlap` 뿐이고, 기본 구조 `db` 는 {{pct_db_4096}}% 입니다.
+* cuBLAS 대비로는 `db_overlap` 이 {{n_mid}}³·{{n_big}}³ 에서 {{pct_db_overlap_2048}}%·{{pct_db_overlap_4096}}% 이고 {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다. 그 성능의 대부분은 노트북 07 에서 얻은 배치(`regblock_vec` 가 이미 {{pct_regblock_vec_4096}}%) 덕분입니다. 더블 버퍼링이 "cuBLAS 의 70–85%" 에 이른다는 소개를 보기도 하는데, 우리 기록에서 그 범위에 드는 레벨 4 커널은 큰 행렬({{n_mid}}³ 이상)의 `db_overlap` 뿐이고(싱글 버퍼 `regblock_vec` 도 이미 그 범위입니다), 기본 구조 `db` 는 {{pct_db_4096}}% 입니다.
 * `db_ptx` 와 `db` 의 차이는 세 가지(로드 명령, C 의 벡터 저장, 그에 따라 컴파일러가 바꾼 레지스터·명령 배치)가 한꺼번에 바뀐 결과라 원인을 하나로 돌릴 수 없습니다.
 
 ### 4.9 워프 스톨: 기록한 ncu
