@@ -109,8 +109,8 @@ def make_kernel(NUM_STAGES, jit_options=JIT_OPTIONS):
             _outer_products(As, Bs, cur, a, rB, rC, thread_row, thread_col, 10)
             _outer_products(As, Bs, cur, a, rB, rC, thread_row, thread_col, 12)
             _outer_products(As, Bs, cur, a, rB, rC, thread_row, thread_col, 14)
-            # ring-buffer indexes advance by one, wrapping at NUM_STAGES (a % with the constant NUM_STAGES would
-            # compile to a multiply and shift, not a division: async_copy's PTX has no rem/div; this is just shorter)
+            # ring-buffer indexes advance by one, wrapping at NUM_STAGES (kt % NUM_STAGES would work too: with a
+            # constant NUM_STAGES it compiles to a multiply and shift, not a division; async_copy's PTX has no rem/div)
             cur = cur + 1 if cur + 1 < NUM_STAGES else uint32(0)
             nxt_stage = nxt_stage + 1 if nxt_stage + 1 < NUM_STAGES else uint32(0)
 

@@ -221,8 +221,8 @@ def make_kernel(NUM_STAGES=NUM_STAGES, swizzle=SWIZZLE, prefetch=PREFETCH, jit_o
             _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 13, PF)
             _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 14, PF)
             _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 15, PF)
-            # ring-buffer indexes advance by one, wrapping at NUM_STAGES (a % with the constant NUM_STAGES would
-            # compile to a multiply and shift, not a division: async_copy's PTX has no rem/div; this is just shorter)
+            # ring-buffer indexes advance by one, wrapping at NUM_STAGES (kt % NUM_STAGES would work too: with a
+            # constant NUM_STAGES it compiles to a multiply and shift, not a division; async_copy's PTX has no rem/div)
             cur = cur + 1 if cur + 1 < NUM_STAGES else uint32(0)
             nxt_stage = nxt_stage + 1 if nxt_stage + 1 < NUM_STAGES else uint32(0)
 
