@@ -106,11 +106,12 @@ def test_bad_sim_max_mnk_at_launch(monkeypatch):
     """A launch with a bad limit in the environment fails with the variable's error, and then works once it is fixed."""
     monkeypatch.setenv("SGEMM_SIM_MAX_MNK", "abc")
     _expect(ok(), "SGEMM_SIM_MAX_MNK", "'abc'")
-    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", " 60 ")            # 4*5*3 = 60: exactly at the limit
+    # the work the grid does: one 16x16 tile of C (covering the 4x5 result) times K = 3 -> 768 multiply-adds
+    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", " 768 ")           # exactly at the limit
     A, B, C = ok()
     assert (launch(A, B, C) == 3).all()
-    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", "59")
-    _expect(ok(), "simulator", "59")
+    monkeypatch.setenv("SGEMM_SIM_MAX_MNK", "767")
+    _expect(ok(), "simulator", "767")
     monkeypatch.setenv("SGEMM_SIM_MAX_MNK", "")                # empty counts as unset: the default
     A, B, C = ok()
     assert (launch(A, B, C) == 3).all()
