@@ -115,4 +115,107 @@ def test_prose_figures_are_filled_from_the_record():
     growth, K, ratio = lesson10.error_growth_summary()
     assert gen.FIG["err_ratio"] == f"{ratio:.0f}" and gen.FIG["best"] == lesson10.best_kernel(4096)["kernel"]
     text = gen.NB.text()
-    assert "{{" not in text and "8192 배 빨리" not in text and "4.4절" not in text and "5단을 비교" not in text
+    assert "{{" not in text and "8192 배 빨리" not in text and "5단을 비교" not in text
+    import re
+    heads = set(re.findall(r"#{2,4} (\d+(?:\.\d+)?)[ .]", text))          # every section a cell refers to exists
+    own = re.sub(r"노트북 \d+ 의 [\d.]+절", "", text)                    # another notebook's section
+    refs = set(re.findall(r"(\d+(?:\.\d+)?)절", own)) - {"3.1"}        # Higham's 3.1절 is a book's section
+    assert refs <= heads, sorted(refs - heads)
+
+
+def test_fast_steps_follow_the_record():
+    """5.4's ablation: the reference of each run is the final kernel not timed right after cuBLAS, same block tile."""
+    rec = lesson10.fast_record()
+    for run, ref in lesson10.FAST_REF.items():
+        raw = rec["runs"][run]
+        rows = {(r["variant"], r["n"]): r for r in raw["ablation"] if "tflops" in r}
+        # run 3's default was GROUP_M=8 (no_raster = the final GROUP_M=0); run 4's default is the final kernel
+        assert raw["config"]["GROUP_M"] == (8 if ref == "no_raster" else 0) and rec["config"]["GROUP_M"] == 0
+        for n in (2048, 4096):
+            assert rows[("fast", n)]["tflops"] < rows[(ref, n)]["tflops"]     # the slot right after cuBLAS
+            assert rows[(ref, n)]["registers"] > 0 and rows[(ref, n)]["local_bytes"] == 0
+    steps = lesson10.fast_steps("run4")
+    assert len(steps) == len(lesson10.FAST_STEPS) and all(r["4096³ 배"].startswith("×") for r in steps)
+    assert lesson10.largest_step(2048, "run4")[0].startswith("스위즐")
+    res = {(r["run"], r["n"], r["measured_as"]): r for r in rec["results"]}
+    assert ("run3", 4096, lesson10.FAST_REF["run3"]) in res and ("run4", 4096, lesson10.FAST_REF["run4"]) in res
+
+
+def test_dynamic_smem_variants_were_not_faster():
+    """nb10 12: 4 stages and 128x256 (dynamic shared memory) were slower than the final kernel in both H100 runs."""
+    for run in lesson10.FAST_REF:
+        tf = lesson10.fast_tflops(run)
+        for v in ("stages4_dyn", "128x256_dyn"):
+            for n in (2048, 4096):
+                assert tf[(v, n)] < tf[(lesson10.REF, n)], (run, v, n)
+
+
+def test_ncu_and_race_rows():
+    rows = {r["커널"]: r for r in lesson10.ncu_rows("run4")}
+    assert rows["mma_fast"]["텐서 파이프 %"] > rows["mma_swizzle"]["텐서 파이프 %"]
+    assert rows["cuBLAS"]["스톨 gmma"] > 0 == rows["mma_fast"]["스톨 gmma"] == rows["mma_swizzle"]["스톨 gmma"]
+    for s in ("short_scoreboard", "barrier", "wait"):                  # 5.5: the stalls that went down
+        assert rows["mma_fast"][f"스톨 {s}"] < rows["mma_swizzle"][f"스톨 {s}"]
+    race = {r["경우"]: r for r in lesson10.race_gpu()}
+    assert all(r["racecheck 보고"] > 0 for r in race.values())
+    # 4.4 says: one warp right in every plain run; two warps without the barrier after the wait wrong
+    assert race["mma_w1_no_barrier_after_wait"]["검사 없이 틀린 실행"].startswith("0/")
+    assert race["mma_w1_no_trailing_barrier"]["검사 없이 틀린 실행"].startswith("0/")
+    assert not race["mma_w2_no_barrier_after_wait"]["검사 없이 틀린 실행"].startswith("0/")
+
+
+def test_spill_rows_offline():
+    """5.3: mma_swizzle spills in ptxas (no .local in its PTX), nearly all after the last HMMA; mma_fast not at all."""
+    rows = {r["커널"]: r for r in lesson10.spill_rows((9, 0))}
+    s, f = rows["mma_swizzle"], rows["mma_fast"]
+    assert not s["PTX 의 .local"] and s["스택+로컬 B"] > 0 and s["그중 마지막 HMMA 뒤"] >= 0.9 * s["LDL/STL"] > 0
+    assert s["에필로그 setp.eq.s64"] >= 16 and s["레지스터"] <= 128
+    assert f["스택+로컬 B"] == f["LDL/STL"] == f["에필로그 setp.eq.s64"] == 0 and f["레지스터"] <= 255
+
+
+def test_race_demos_right_answer_but_reported():
+    """4.4: on the simulator both barrier demos give the right C and the detector reports the race."""
+    from course.racereport import run_demo
+    from kernels_numba.demos import mma_barriers
+    from kernels_numba.infra import device
+    if not device.SIMULATOR:
+        pytest.skip("the race detector is the simulator's")
+    for launch, kind in ((mma_barriers.launch_no_barrier_after_wait, "RAW"),
+                         (mma_barriers.launch_no_trailing_barrier, "WAR")):
+        out = run_demo(launch, 32, 16, 64, dtype=np.float16)
+        assert out["ok"] and not out["nan"] and out["report"] is not None and out["report"].hazards
+        assert kind in out["report"].summary(5)
+
+
+def _gen():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "src" / "nb10.py"
+    spec = importlib.util.spec_from_file_location("_gen_nb10b", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen, path.read_text(encoding="utf-8")
+
+
+def test_fast_section_figures_are_filled_not_typed():
+    """5.3-5.6 and 4.4 state H100 figures only through FIG: none of them appears typed in the generator's cells."""
+    import re
+    gen, src = _gen()
+    assert gen._REF == lesson10.FAST_REF
+    cells = "\n".join(re.findall(r'md\(r"""(.*?)"""\)', src[src.index("NB = Notebook("):], re.S))    # the prose
+    assert "5.4 단계마다" in cells and "{{r4_twin}}" in cells
+    keys = [k for k in gen.FIG if k.startswith(("r3_", "r4_", "best", "swz_gain", "spill_gain", "pipe_gain", "tp_",
+                                                 "wait_", "ssb_", "bar_", "mpt_", "occ_", "ncu_ratio", "slot_",
+                                                 "order_", "fast_", "swz_", "w1_", "w2_"))
+            and k not in ("fast_smem", "fast_threads", "swz_regs")]        # set by the configuration, not measured
+    assert len(keys) > 30
+    for k in keys:
+        v = str(gen.FIG[k])
+        if any(ch.isdigit() for ch in v) and (len(v) >= 3 or "." in v):
+            hits = re.findall(r"(?<![\d.])" + re.escape(v) + r"(?![\d.])", cells)
+            assert not hits, (k, v)
+    text = gen.NB.text()
+    assert "{{" not in text and gen.FIG["cublas_kernel"] in text
+    assert float(gen.FIG["best4_4096"]) < 100 * lesson10.fast_record()["goal"]["4096"]     # 'not reached' holds
+    assert float(gen.FIG["best3_4096"]) < 100 * lesson10.fast_record()["goal"]["4096"]
+    assert "목표는 이루지 못했습니다" in text

@@ -25,10 +25,10 @@ def test_data_file_is_build_output():
         "course/quiz/data/quiz10.json 이 낡았습니다: python -m course.quiz.build answers/quiz10.json"
 
 
-def test_shape_8_questions_pass_at_6():
+def test_shape_9_questions_pass_at_7():
     quiz = load_quiz("10")
-    assert quiz.total == 8 and quiz.pass_at == 6
-    assert [q.id for q in quiz.questions] == [f"q{i}" for i in range(1, 9)]
+    assert quiz.total == 9 and quiz.pass_at == 7 and "9문항 중 7문항" in ANSWERS["intro"]
+    assert [q.id for q in quiz.questions] == [f"q{i}" for i in range(1, 10)]
     assert {q.type for q in quiz.questions} == {"mc", "numeric", "explain"}
 
 
@@ -84,3 +84,21 @@ def test_q6_matches_ptxas_and_q8_names_the_measured_kernel():
     assert "받아들이지만" in _choice("q6") and "MMA 명령이 없다" in _choice("q6")
     res = lesson10.loaded_resources()
     assert "mma_pipe4_lb2" in QS["q8"]["model_answer"] and str(res["mma_pipe4_lb2"]["local_bytes"]) in QS["q8"]["model_answer"]
+
+
+def test_q9_is_the_largest_step_of_the_recorded_ablation():
+    """q9: in run 4 at 2048^3 the swizzle is the largest step; key and explanation figures from the H100 record."""
+    step, gain = lesson10.largest_step(2048, "run4")
+    assert step.startswith("스위즐") and QS["q9"]["key"] == round(gain, 1)
+    assert lesson10.largest_step(4096, "run4")[0] == lesson10.largest_step(2048, "run3")[0] == step
+    tf = lesson10.fast_tflops("run4")
+    expl = QS["q9"]["explanation"]
+    assert f" {tf[('no_swizzle', 2048)]:.0f} TFLOP/s" in expl and f" {tf[(lesson10.REF, 2048)]:.0f} TFLOP/s" in expl
+    assert lesson10.FAST_REF["run4"] in expl and "run 4" in QS["q9"]["prompt"]
+    for n, run in ((4096, "run4"), (2048, "run3"), (4096, "run3")):
+        assert f"{lesson10.fast_gain('no_swizzle', n=n, run=run):.1f} 배" in expl, (n, run)
+    others = [lesson10.fast_gain(w, v, n, r) for _, w, v in lesson10.FAST_STEPS if w != "no_swizzle"
+              for n in (2048, 4096) for r in ("run3", "run4")]
+    assert round(max(others), 1) <= 1.5 and "약 1.5 배 이하" in expl
+    # the final kernel timed right after cuBLAS is the slow one: the explanation uses its twin
+    assert tf[("fast", 2048)] < tf[(lesson10.REF, 2048)]
