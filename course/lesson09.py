@@ -70,7 +70,7 @@ def misaligned_copy_error():
     """The simulator's error for one 16-byte cp.async into the padded layout As[BM][BK+1] (row 1 starts at 36 B)."""
     import numpy as np
     from kernels_numba.infra import ptx
-    from kernels_numba.infra.ptx import _async_sim
+    from kernels_numba.infra.simulator import async_copy as _async_sim
     As = np.full((128, 9), np.nan, np.float32)
     buf = np.zeros(64, np.float32)
     start = (-(buf.ctypes.data // 4)) % 4
