@@ -31,11 +31,22 @@ FIG = {
 RACE = json.loads((ROOT / "course" / "recorded" / "racecheck_h100.json").read_text(encoding="utf-8"))
 _ASYNC_DEMOS = ["demo_" + n for n in ("async_no_commit", "async_no_wait", "async_wait_too_little",
                                       "async_no_barrier_after_wait", "async_overwrite_pending")]  # §4.1's five
+R34 = json.loads((ROOT / "course" / "recorded" / "gpu_h200_levels34.json").read_text(encoding="utf-8"))
+_DBS = R34["ncu_stalls"]["metrics"]["db_overlap"]
+_B16 = {int(l.split()[0]): [float(x) for x in re.findall(r"([\d.]+)%", l)] for l in REC["explore_bk16"]["table"][1:]}
 FIG.update({
+    "db_lsb": f"{_DBS['cycles_per_issue']['long_scoreboard']:.2f}", "db_lsb_pct": f"{_DBS['percent']['long_scoreboard']:.1f}",
+    "db_ncu_n": R34["ncu_stalls"]["n"], "db_date": R34["date"],
+    # 08's estimate: warps per scheduler (256 threads x 2 blocks / 4 schedulers = 4) / sum of cycles per issue
+    **{f"issue_{k.split('_')[1]}": f"{400 / sum(REC['ncu_stalls']['kernels'][k]['cycles_per_issue'].values()):.0f}"
+       for k in ("async_vec", "async_bk16")},
+    "bk16_gain": "–".join(f"{g:.1f}" for g in sorted({round(_B16[n][1] - _B16[n][2], 1) for n in (2048, 4096)})),
     "race_gpu": RACE["gpu"], "race_date": RACE["date"], "race_runs": RACE["runs"],
     "race_demos": len(_ASYNC_DEMOS),
     "race_flagged": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["race_reports"]),
     "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
+    "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
+    "race_seed_wrong": RACE["cases"]["demo_async_seed_tail"]["wrong_runs"],
 })
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 
@@ -200,11 +211,11 @@ if SIM:                                 # GPU 에서는 버그가 운 좋게 맞
     print("PASS" if [r["ok"] for r in L.demo_results(("async_copy",))] == [True] else "FAIL")
 # 예상 출력: 버그 데모 다섯 개는 NaN 256/256 틀림, async_copy 는 NaN 0/256 맞음, 마지막 줄 PASS
 """)
-md(fill(r"""
+md(r"""
 틀린 답은 "무언가 틀렸다"만 알려 줍니다. 시뮬레이터는 **경쟁 검출기**(race detector, GPU의 `compute-sanitizer --tool racecheck` 에 해당)도 함께 돌립니다. 배리어와 배리어 사이의 한 구간에서 서로 다른 두 스레드가 같은 공유 메모리 원소를 건드리고 그중 하나가 쓰기이면 경쟁입니다. cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 "날아가는 중"이라, 그 사이의 접근은 (복사한 스레드 자신의 접근이라도) 경쟁이고, wait 뒤라도 배리어 전의 다른 스레드의 접근은 경쟁입니다. 스레드를 어떤 순서로 돌렸는지와 상관없이 판정하므로, 한 가지 실행 순서로는 틀린 답이 나오지 않는 경쟁도 잡습니다. 보고는 두 스레드, 두 커널 줄, K 타일 `kt`, 고치는 법을 말합니다. 버그 데모는 검출기를 "모으기" 모드로 돌려, 커널이 끝까지 돌아 틀린 답을 내고 보고도 남깁니다 (평소 커널은 첫 경쟁에서 오류로 멈춤).
 
-GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문입니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
-"""))
+GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_seed_tail`)도 racecheck 는 경쟁 {{race_seed_reports}}건을 보고했지만 {{race_runs}}번 실행 중 {{race_seed_wrong}}번 틀렸습니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+""")
 code(r"""
 from course import racereport
 from kernels_numba.demos import async_no_barrier_after_wait as demo
@@ -256,7 +267,7 @@ for S, T, seed, ours in L.tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8))
     print(f"{S}  {T:5d}  {str(seed):>22s}  {str(ours):>9s}")
 """)
 md(r"""
-타일 수와 상관없이 **마지막 S-1개 타일**이 보장 없이 읽힙니다 (타일이 1개면 그 하나). GPU 에서는 복사가 대개 제때 끝나서 맞는 답이 나올 때가 많지만, PTX 는 그것을 약속하지 않습니다. 시뮬레이터는 약속된 것만 하므로 이 루프(`demos/async_seed_tail.py`)는 틀린 답을 냅니다: 타일 5개면 타일 3, 4 자리에 버퍼에 남아 있던 타일 0, 1 이 다시 더해집니다.
+타일 수와 상관없이 **마지막 S-1개 타일**이 보장 없이 읽힙니다 (타일이 S-1개 이하이면 모든 타일). GPU 에서는 복사가 대개 제때 끝나서 맞는 답이 나올 때가 많지만, PTX 는 그것을 약속하지 않습니다. 시뮬레이터는 약속된 것만 하므로 이 루프(`demos/async_seed_tail.py`)는 틀린 답을 냅니다: 타일 5개면 타일 3, 4 자리에 버퍼에 남아 있던 타일 0, 1 이 다시 더해집니다.
 
 **고치는 법**: commit 을 로드 조건 밖으로 빼서 **매 반복 그룹을 하나씩** (타일이 없으면 빈 그룹) commit 합니다. 그러면 반복 kt 의 wait 직전에 항상 S + kt개의 그룹이 commit 되어 있고, `wait_group(S-1)` 은 언제나 그룹 0 … kt, 즉 타일 kt 를 끝냅니다. 프롤로그도 타일이 모자라면 빈 그룹을 commit 합니다. CUTLASS 의 multistage 메인 루프도 같은 방법을 씁니다: CUTLASS 에서 `commit_group` 을 감싼 함수의 이름이 `cp_async_fence()` 이고, 그 루프는 매 반복 그것을 부릅니다. 다른 방법은 꼬리에서 `wait_group 0` 으로 바꾸는 것입니다 (위젯의 세 번째 선택).
 """)
@@ -290,20 +301,18 @@ for cc in ((8, 0), (9, 0)):
     print(f"sm_{cc[0]}{cc[1]}: launch_bounds 없이 레지스터 {n}개 -> 256 스레드 블록이 SM당 {65536 // (256 * -(-n // 8) * 8)}개")
 """)
 md(r"""
-상한 없이는 128개를 넘어 SM당 1블록이 됩니다. 그러니 cp.async 의 차이는 점유율이 아니라 **루프의 명령**에 있습니다: `db_overlap` 의 루프에는 `LDG` 16 + `STS` 8개가, `async_vec` 에는 `LDGSTS` 와 `LDGDEPBAR`·`DEPBAR` 가 있습니다. 기다림이 없어지는 것은 아닙니다: `db_overlap` 은 `STS` 가 `LDG` 의 결과 레지스터를 기다리고, `async_vec` 은 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. `db_overlap` 의 스톨은 Nsight Compute 로 재지 않았고(9.3절의 측정은 레벨 5 커널만), 같은 실행의 속도는 4096³ 에서 `db_overlap` {{db_4096}} %, `async_vec` {{vec_4096}} % 로 같은 수준입니다.
+상한 없이는 128개를 넘어 SM당 1블록이 됩니다. 그러니 cp.async 의 차이는 점유율이 아니라 **루프의 명령**에 있습니다: `db_overlap` 의 루프에는 `LDG` 16 + `STS` 8개가, `async_vec` 에는 `LDGSTS` 와 `LDGDEPBAR`·`DEPBAR` 가 있습니다. 기다림이 없어지는 것은 아닙니다: `db_overlap` 은 `STS` 가 `LDG` 의 결과 레지스터를 기다리고, `async_vec` 은 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. `db_overlap` 의 스톨은 노트북 08 4.9절의 다른 기록({{db_date}}, {{db_ncu_n}}³)에서 쟀습니다: `long_scoreboard` 는 명령당 {{db_lsb}} 사이클({{db_lsb_pct}}%)로 거의 없습니다 (크기·날짜가 달라 9.3절과 나란히 비교하지 않습니다). 같은 실행의 속도는 4096³ 에서 `db_overlap` {{db_4096}} %, `async_vec` {{vec_4096}} % 로 같은 수준입니다.
 
 ## 6. 벡터화: 16바이트 복사와 정렬된 배치
 
-4바이트 복사(`async_copy`)는 스레드가 타일마다 8번 복사를 발행합니다. 16바이트(`cp.async.cg ... 16`)면 A 한 번, B 한 번입니다: A 타일 128×8 은 256 스레드가 `tid // 2` 행, `(tid % 2) * 4` 열의 float4 하나씩, B 타일 8×128 은 `tid // 32` 행, `(tid % 32) * 4` 열. 읽는 바이트와 섹터(sector, 32 B)는 그대로이고 워프 단위 명령 수가 4분의 1 로 줄어듭니다.
-
-**정렬 규칙**: 16바이트 복사는 원본과 목적지가 모두 16바이트 정렬이어야 합니다. 이전 레벨의 패딩 배치 `As[..][BK+1]` 은 행 간격이 36 B, `Bs[..][BN+1]` 은 516 B 라서 행 시작이 16 의 배수가 아닙니다. 타일당 256번 복사 중 몇 번이 어긋나는지 세어 봅시다.
+4바이트 복사(`async_copy`)는 스레드가 타일마다 8번 복사를 발행합니다. 16바이트(`cp.async.cg ... 16`)면 A 한 번, B 한 번입니다: A 타일 128×8 은 256 스레드가 `tid // 2` 행, `(tid % 2) * 4` 열의 float4 하나씩, B 타일 8×128 은 `tid // 32` 행, `(tid % 32) * 4` 열. 읽는 바이트와 섹터(sector, 32 B)는 그대로이고 워프 단위 명령 수가 4분의 1 로 줄어듭니다. 아래 셀이 두 폭의 명령·섹터 수를 셉니다.
 """)
 code(r"""
 for width, w in L.warp_requests_per_tile().items():
     print(f"{width:2d} B 복사: 스레드당 {w['copies_per_thread']}번, 블록의 워프 명령 {w['warp_instructions']}개, 읽는 섹터 {w['sectors']}개")
 """)
 md(r"""
-그런데 16바이트 복사에는 조건이 있습니다.
+**정렬 규칙**: 그런데 16바이트 복사에는 조건이 있습니다. 원본과 목적지가 모두 16바이트 정렬이어야 합니다. 이전 레벨의 패딩 배치 `As[..][BK+1]` 은 행 간격이 36 B, `Bs[..][BN+1]` 은 516 B 라서 행 시작이 16 의 배수가 아닙니다. 타일당 256번 복사 중 몇 번이 어긋나는지 세어 봅시다.
 """)
 code(r"""
 print("패딩 배치 (BK+1, BN+1):", L.misaligned_copies(pad_k=1, pad_n=1))
@@ -394,7 +403,7 @@ print("PASS" if ok and s["main_loop"]["FFMA"] == 512 else "FAIL")
 # 예상 출력: 레지스터 128, 루프에 LDGSTS·LDGDEPBAR 1·DEPBAR 1·BAR 1·FFMA 512, LDGSTS.E.BYPASS.128 포함, PASS
 """)
 md(r"""
-`LDGSTS.E.BYPASS.128` (우리 16 B 복사), `LDGDEPBAR` (commit), `DEPBAR.LE` (wait), 배리어 1개, FFMA 512개(= 256 스레드가 아니라 한 스레드의 8×8×8). `LDG` + `STS` 쌍은 루프에 없습니다. 루프의 `LDS` 개수에는 `@!PT LDS RZ, [RZ]` 라는 줄이 섞여 있습니다: 술어(predicate) `!PT` 는 "항상 거짓"이라 **한 번도 실행되지 않는** 자리 채움 명령으로, `ptxas` 가 넣은 것입니다 (9.2절의 Nsight Compute 기록에서 이 줄들은 실행된 스레드 0, 웨이브프론트 0). 그래서 LDS 를 셀 때는 이것을 빼야 합니다. 함수 호출도 없습니다: sm_80 에서 보이는 `CALL.REL.NOINC` 하나는 루프 끝의 분기 바로 다음 주소로 뛰는 것으로, `ptxas` 가 루프를 빠져나갈 때 쓰는 형태이지 PTX 함수 호출이 아닙니다 (테스트가 그 위치를 확인합니다). 모든 cp.async 명령은 `.ptx` 파일의 텍스트가 인라인 어셈블리로 커널 안에 들어갑니다.
+`LDGSTS.E.BYPASS.128` (우리 16 B 복사), `LDGDEPBAR` (commit), `DEPBAR.LE` (wait), 배리어 1개, FFMA 512개(= 256 스레드가 아니라 한 스레드의 8×8×8). `LDG` + `STS` 쌍은 루프에 없습니다. 루프의 `LDS` 개수에는 `@!PT LDS RZ, [RZ]` 라는 줄이 섞여 있습니다: 술어(predicate) `!PT` 는 "항상 거짓"이라 **어떤 스레드에서도 실행되지 않는**(켜진 스레드 0) 자리 채움 명령으로, `ptxas` 가 넣은 것입니다 (9.2절의 Nsight Compute 기록에서 이 줄들은 실행된 스레드 0, 웨이브프론트 0). 그래서 LDS 를 셀 때는 이것을 빼야 합니다. 함수 호출도 없습니다: sm_80 에서 보이는 `CALL.REL.NOINC` 하나는 루프 끝의 분기 바로 다음 주소로 뛰는 것으로, `ptxas` 가 루프를 빠져나갈 때 쓰는 형태이지 PTX 함수 호출이 아닙니다 (테스트가 그 위치를 확인합니다). 모든 cp.async 명령은 `.ptx` 파일의 텍스트가 인라인 어셈블리로 커널 안에 들어갑니다.
 
 `async_copy` 의 루프는 모양이 다릅니다: FFMA 가 64개뿐입니다. 아래 셀이 그 이유를 보여 줍니다.
 """)
@@ -574,7 +583,7 @@ for name, top in L.recorded_stalls().items():
     print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top), f"| long_scoreboard {lsb:.2f}")
 """)
 md(r"""
-전역 메모리 로드(`LDG`)의 결과를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 루프에 `LDG` 가 없으니 당연한 결과이고, 기다림이 사라졌다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. 이 기록은 그 대기를 따로 나눠 보여 주지 않지만, 단을 늘려도 크게 나아지지 않았다는 9절의 결과는 그 대기가 작다는 쪽과 맞습니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 스케줄러가 거의 매 사이클 무언가를 발행하고 있다는 신호입니다 (08 노트북의 추정대로 스케줄러당 워프 수 ÷ 명령당 사이클 합으로 어림할 수 있습니다). 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
+전역 메모리 로드(`LDG`)의 결과를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 루프에 `LDG` 가 없으니 당연한 결과이고, 기다림이 사라졌다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. 이 기록은 그 대기를 따로 나눠 보여 주지 않지만, 단을 늘려도 크게 나아지지 않았다는 9절의 결과는 그 대기가 작다는 쪽과 맞습니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
 
 `async_wide` 에서는 스케줄러당 워프가 2개뿐이라 `not_selected` 가 작아졌고(고를 워프가 적음), 명령당 `dispatch_stall` 사이클도 줄었습니다. 발행하는 명령 중 FFMA 의 몫이 커져서 같은 발행 속도로 더 많이 계산한다고 해석합니다 (해석). 남은 차이는 이 과정이 고를 수 없는 곳에 있다고 해석합니다: 레지스터 배정과 명령 순서는 `ptxas` 가 정하고, cuBLAS 의 SGEMM 커널은 그 단계까지 조율되어 있습니다 (해석).
 
@@ -628,7 +637,7 @@ md(r"""
 * 파이프라인의 올바른 셈: **매 반복 commit** (타일이 없으면 빈 그룹) + `wait_group` + 배리어. 로드할 때만 commit 하면 마지막 S-1 타일이 보장 없이 읽힙니다.
 * 16 B 복사는 정렬이 필요합니다: 패딩 배치는 4행 중 3행이 어긋납니다. 16 B 복사는 같은 섹터를 4분의 1 의 워프 명령으로 읽습니다. 컴파일된 `async_vec` 은 A 도 B 도 `LDS.128` 로 읽고, 뱅크 모델로 정렬 배치의 대가는 A 읽기의 2-way 충돌("words" 규칙)이었습니다.
 * SASS 의 `@!PT LDS` 는 실행되지 않는 자리 채움입니다: LDS 를 셀 때 빼야 합니다.
-* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2단 → 3단이 3%p 남짓이었습니다. 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정으로 보면 한계는 메모리 지연이 아니라 명령 발행입니다.
+* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2048³·4096³ 에서 2단 → 3단이 {{bk16_gain}}%p 였습니다 (9.1절 탐색; 1024³ 에서는 2단이 조금 빨랐음). 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정으로 보면 한계는 메모리 지연이 아니라 명령 발행입니다.
 
 ## 14. 체크포인트 퀴즈
 
