@@ -16,7 +16,7 @@ Source: PTX ISA (8.5), section 9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 wit
   2*(laneid%4) and +1 of that matrix. With .trans the matrix is transposed on the way: the register holds
   elements (2*(laneid%4), laneid/4) and (2*(laneid%4)+1, laneid/4) of the rows as stored.
 
-These functions are the single source of truth: the simulator stand-ins (kernels_numba.infra._warp), the visualizer
+These functions are the single source of truth: the simulator stand-ins (kernels_numba.infra.simulator.warp), the visualizer
 (course.widgets.mma) and the GPU layout check (tests/test_mma_layout.py vs course/recorded/mma_layout_*.json) use them.
 """
 WARP = 32

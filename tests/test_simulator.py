@@ -10,7 +10,7 @@ from kernels_numba.infra import device
 from kernels_numba.infra.simulator import errors as _errors, scheduler as _simfast
 from kernels_numba.demos import races
 
-pytestmark = pytest.mark.sim_only("tests of the course's simulator patch (kernels_numba.infra._simfast)")
+pytestmark = pytest.mark.sim_only("tests of the course's simulator patch (kernels_numba.infra.simulator)")
 
 
 def test_simulator_chosen_without_gpu():

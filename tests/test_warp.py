@@ -1,4 +1,4 @@
-"""kernels_numba.infra._warp: warp-collective stand-ins (mma.sync, ldmatrix) in the simulator."""
+"""kernels_numba.infra.simulator.warp: warp-collective stand-ins (mma.sync, ldmatrix) in the simulator."""
 import numpy as np
 import pytest
 
