@@ -334,12 +334,12 @@ def divergence_message(which="kernel"):
         return ("GPU 모드: 워프가 갈라진 mma.sync 는 하드웨어에서 정의되지 않은 동작(멈출 수 있음)이라 실행하지 않습니다. "
                 "시뮬레이터(SGEMM_DEVICE=sim)에서 이 셀이 워프 0 의 오류를 보여 줍니다.")
     from kernels_numba.demos import mma_divergent as d
-    from kernels_numba.infra import _warp
+    from kernels_numba.infra.simulator import errors as _errors, warp as _warp
     A = np.zeros((16, 16), np.float16)
     B = np.zeros((16, 8), np.float16)
     try:
         d.launch(A, B, np.zeros((16, 8), np.float32), which=which)
-    except _warp.WarpCollectiveError as e:
+    except _errors.WarpCollectiveError as e:
         return "\n".join(str(e).splitlines()[:2])
     return "(오류 없음)"
 
@@ -387,7 +387,8 @@ def explore_rows():
 
 def check_numerics(rec):
     """Stand-in vs GPU on the recorded inputs: f32 accumulation within 2 ulp-of-|A||B| bound, f16 within its bound."""
-    from kernels_numba.infra import _warp, tc
+    from kernels_numba.infra import tc
+    from kernels_numba.infra.simulator import warp as _warp
     worst = {"f32": 0.0, "f16": 0.0}
     for s in rec["numerics"]:
         A, B = np.array(s["A"]), np.array(s["B"])
