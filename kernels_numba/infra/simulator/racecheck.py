@@ -42,7 +42,9 @@ class SharedMemoryRaceError(CourseInputError, SimulatorFault):
 
     def __init__(self, hazard):
         self.hazard = hazard
-        CourseInputError.__init__(self, hazard.ko, hazard.en, hazard.fix_ko, hazard.fix_en)
+        self.ko, self.en, self.fix_ko, self.fix_en = hazard.ko, hazard.en, hazard.fix_ko, hazard.fix_en
+        Exception.__init__(self, f"[경쟁 / race] {hazard.ko}\n  → 해결: {hazard.fix_ko}\n"
+                                 f"[Race] {hazard.en}\n  → Fix: {hazard.fix_en}")
 
 
 def _mode_from_env():
@@ -329,9 +331,15 @@ class Hazard:
               f"    나중 / second: {describe(self.second_thread)} — {_WHAT_KO[self.second_what]}{via2}\n"
               f"                   {_line(self.second_site)}"
               + (f"\n                   (커널에서 / called from {_line(self.call_site)})" if self.call_site else ""))
-        en = (f"shared-memory {self.kind} hazard ({kind_en}) on {el}: {self.first_what} at line "
-              f"{self.first_site[1]} and {self.second_what} at line {self.second_site[1]} by two threads with no "
-              "barrier between them (the GPU may run them in either order).")
+        if self.kind == "IN_FLIGHT":
+            en = (f"shared-memory {self.kind} hazard on {el}: the {self.second_what} at line {self.second_site[1]} "
+                  f"touches the destination of the cp.async issued at line {self.first_site[1]}"
+                  f"{' by the same thread' if self.first_thread is self.second_thread else ' by another thread'}, "
+                  "which no wait has guaranteed yet.")
+        else:
+            en = (f"shared-memory {self.kind} hazard ({kind_en}) on {el}: {self.first_what} at line "
+                  f"{self.first_site[1]} and {self.second_what} at line {self.second_site[1]} by two threads with no "
+                  "barrier between them (the GPU may run them in either order).")
         return ko, en
 
     def __str__(self):
@@ -351,7 +359,8 @@ def _fix(h, token):
                     f"before line {l2}.")
         if same:
             need = f" (이 복사보다 나중 그룹이 {waits}개이므로 wait_group({waits}) 이하)" if isinstance(waits, int) else ""
-            need_en = f" (there are {waits} newer groups: wait_group({waits}) or less)" if isinstance(waits, int) else ""
+            need_en = (f" ({waits} newer group{'' if waits == 1 else 's'} committed after it: wait_group({waits}) or less)"
+                       if isinstance(waits, int) else "")
             return (f"{l1}행에서 시작한 복사가 {l2}행에서 쓰일 때 아직 보장되지 않았습니다: 그 전에 이 복사를 덮는 "
                     f"wait_group 이 필요합니다{need}.",
                     f"the copy issued at line {l1} is not guaranteed when line {l2} uses it: wait for it first"
