@@ -379,7 +379,7 @@ def explore_rows():
             if "tflops" in r:
                 rows.append({"실행": label, "cuBLAS TFLOP/s": f"{r['tflops'] / r['ratio']:.0f}",
                              "BM×BN×BK": f"{r['BM']}×{r['BN']}×{r['BK']}", "워프 (M×N)": f"{r['WARPS_M']}×{r['WARPS_N']}",
-                             "단": r["STAGES"], "launch_bounds": f"(256, {r['MIN_BLOCKS']})" if r.get("MIN_BLOCKS") else "-",
+                             "단": r["STAGES"], "launch_bounds": f"({32 * r['WARPS_M'] * r['WARPS_N']}, {r['MIN_BLOCKS']})" if r.get("MIN_BLOCKS") else "-",
                              "배치": "스위즐" if r.get("SWIZZLE") else "패딩", "레지스터": r["registers"],
                              "로컬 B": r["local_bytes"], "TFLOP/s": f"{r['tflops']:.0f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%"})
     return rows

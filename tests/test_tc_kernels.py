@@ -209,3 +209,15 @@ def test_old_gpu_gets_a_clear_error(monkeypatch):
         kn.get("mma_large").launch(np.zeros((16, 16), np.float16), np.zeros((16, 8), np.float16),
                                    np.zeros((16, 8), np.float32))
     assert not kn.get("mma_large").runs_here()
+
+
+def test_error_bound_refuses_f16_accumulation_beyond_its_range():
+    """gamma_K = K u / (1 - K u) needs K u < 1: for f16 accumulation K < 2048 (found by the notebook-10 review: K = 2048
+    divided by zero, K = 4096 gave a negative bound that every check would fail)."""
+    import kernels_numba as kn
+    A = np.ones((2, 2048), np.float16)
+    B = np.ones((2048, 2), np.float16)
+    with pytest.raises(kn.CourseInputError, match="K = 2048"):
+        tc.error_bound(A, B, acc="f16")
+    assert (tc.error_bound(A[:, :2047], B[:2047], acc="f16") > 0).all()
+    assert (tc.error_bound(A, B, acc="f32") > 0).all()

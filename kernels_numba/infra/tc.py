@@ -71,6 +71,12 @@ def error_bound(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety
     A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
     K = A64.shape[1]
     u = UNIT_ROUNDOFF[acc]
+    if K * u >= 1:          # gamma_K is defined only for K*u < 1 (f16: K < 2048); beyond it there is no bound
+        raise CourseInputError(
+            f"K = {K} 에서는 {acc} 누적의 오차 한계가 성립하지 않습니다 (K·u = {K * u:g} ≥ 1; {acc} 의 u = {u:g}).",
+            f"no error bound for {acc} accumulation at K = {K}: K*u = {K * u:g} >= 1 (u = {u:g}).",
+            "f32 누적 커널을 쓰거나 K 를 2048 보다 작은 조각으로 나눠 확인하세요.",
+            "use an f32-accumulating kernel, or check K in pieces shorter than 2048.")
     gamma = K * u / (1 - K * u)
     mag = abs(alpha) * (np.abs(A64) @ np.abs(B64))
     exact = alpha * (A64 @ B64)

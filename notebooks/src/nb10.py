@@ -78,6 +78,8 @@ FIG.update({
     "best4_tf": f"{_RES[('run4', 4096, 'raster_g8')]['tflops']:.0f}",
     "ncu_ratio3": _pct(H100["ratio_from_ncu_durations_4096"]["run3"]["mma_fast"]),
     "ncu_ratio4": _pct(H100["ratio_from_ncu_durations_4096"]["run4"]["mma_fast"]),
+    "lsb_swz": f"{_NCU['mma_swizzle']['stalls_per_issue']['long_scoreboard']:.2f}",
+    "lsb_fast": f"{_NCU['mma_fast']['stalls_per_issue']['long_scoreboard']:.2f}",
     "tp_fast": f"{_NCU['mma_fast']['tensor_pipe_pct']:.0f}", "tp_swz": f"{_NCU['mma_swizzle']['tensor_pipe_pct']:.0f}",
     "tp_cub": f"{_NCU['cublas']['tensor_pipe_pct']:.0f}",
     "wait_swz": _NCU["mma_swizzle"]["stalls_per_issue"]["wait"], "wait_fast": _NCU["mma_fast"]["stalls_per_issue"]["wait"],
@@ -490,7 +492,7 @@ display(Markdown(L.markdown(L.ncu_rows("run4"), cols)))
 """)
 md(r"""
 * 텐서 파이프는 `mma_swizzle` {{tp_swz}} % → `mma_fast` {{tp_fast}} % 입니다. cuBLAS 는 {{tp_cub}} % 입니다.
-* 줄어든 스톨: `short_scoreboard` (공유·로컬 메모리 결과를 기다림) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. 해석: 에필로그의 로컬 메모리 재로드와 배리어 대기가 거의 사라졌습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 텐서 파이프가 바빠서 기다린 것입니다.
+* 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령, 여기서는 주로 `ldmatrix` 의 결과를 기다림) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. 로컬 메모리(스필)를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 k 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 텐서 파이프가 바빠서 기다린 것입니다.
 * 점유율은 오히려 낮습니다 ({{occ_swz}} % → {{occ_fast}} %: SM 에 워프 {{swz_warps}}개 → {{fast_warps}}개). 해석: 워프 수 대신 워프마다 서로 독립인 mma 가 많아져(누적기 128개) 지연이 가려졌습니다.
 """)
 md(r"""
