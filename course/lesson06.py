@@ -397,8 +397,28 @@ def store_c(C, row, col, acc, alpha, beta):
             C[row, col] = alpha * acc + beta * C[row, col]
 
 
+LAST_RACES = []          # what the race detector found in the last launch_square (simulator), for race_hint()
+
+
 def launch_square(kernel, A, B, C, tile, alpha=1.0, beta=0.0):
-    """Launch a square-tile kernel on a grid that covers C; returns C."""
+    """Launch a square-tile kernel on a grid that covers C; returns C. On the simulator the race detector collects
+    (an unfinished exercise runs to its end and gives a wrong C) and race_hint() says what it found."""
     M, N = C.shape
-    kernel[((N + tile - 1) // tile, (M + tile - 1) // tile), (tile, tile)](A, B, C, np.float32(alpha), np.float32(beta))
+    grid = ((N + tile - 1) // tile, (M + tile - 1) // tile)
+    LAST_RACES.clear()
+    if not kn.device.SIMULATOR:
+        kernel[grid, (tile, tile)](A, B, C, np.float32(alpha), np.float32(beta))
+        return C
+    from kernels_numba.infra.simulator import racecheck
+    with racecheck.collect() as report:
+        kernel[grid, (tile, tile)](A, B, C, np.float32(alpha), np.float32(beta))
+    LAST_RACES.extend(report.hazards)
     return C
+
+
+def race_hint():
+    """Print the first race the detector found in the last launch_square, with its fix (nothing if none)."""
+    if LAST_RACES:
+        h = LAST_RACES[0]
+        print(f"경쟁 검출기: {len(LAST_RACES)}종 — 예: {h.kind} {h.array}{list(h.index)}, "
+              f"{h.first_site[1]}행 ↔ {h.second_site[1]}행. 해결: {h.fix_ko}")

@@ -40,6 +40,7 @@ NB_STATE = """() => {
   }));
   const kernel = w.sessionContext.session.kernel;
   return {code: code.length, done: code.filter(c => c.executionCount !== null).length,
+          pending: code.map((c, i) => c.executionCount === null ? i : -1).filter(i => i >= 0).slice(0, 5),
           errors, status: kernel ? kernel.status : 'none'};
 }"""
 
@@ -103,7 +104,11 @@ def test_notebook_06_in_a_real_browser(lab):
                 state.update(page.evaluate(NB_STATE) or {})
                 return state.get("errors") or (state.get("done") == state.get("code") and state["status"] == "idle")
 
-            wait_for(finished, RUN_ALL_TIMEOUT_S, "all cells to run", interval=2)
+            try:
+                wait_for(finished, RUN_ALL_TIMEOUT_S, "all cells to run", interval=2)
+            except AssertionError as e:        # say where it stopped: which code cells never ran, kernel status
+                page.screenshot(path=str(ARTIFACTS / "notebook06_timeout.png"))
+                raise AssertionError(f"{e}; state: {state}") from None
             page.screenshot(path=str(ARTIFACTS / "notebook06_after_run_all.png"))
             assert not state["errors"], state["errors"]
             assert state["done"] == state["code"] > 10

@@ -244,3 +244,42 @@ def test_what_notebook_06_used_to_assert_in_its_cells():
     assert lesson06.stores_per_thread(tr["records"], tiles=2) == ({"As": {1}, "Bs": {1}}, 2 * 16 * 16)
     ev = lesson06.fma_evidence(("tiled_pad", "tiled_fma"))
     assert ev["tiled_pad"][1] == ev["tiled_fma"][1] and ev["tiled_pad"][0][0] > 0 and ev["tiled_pad"][0][1:] == (0, 0)
+
+
+@pytest.mark.sim_only("the race detector is the simulator's")
+def test_exercise_runner_collects_races_and_hints(capsys):
+    """An unfinished exercise (barriers missing) runs to its end and the hint names the race and the fix."""
+    from kernels_numba.demos import races
+    A = np.ones((20, 13), np.float32)
+    B = np.ones((13, 11), np.float32)
+    C = lesson06.launch_square(races.no_sync1, A, B, np.full((20, 11), np.nan, np.float32), 16)
+    assert C.shape == (20, 11) and lesson06.LAST_RACES
+    lesson06.race_hint()
+    out = capsys.readouterr().out
+    assert "경쟁 검출기" in out and "syncthreads" in out
+    lesson06.launch_square(kn.get("tiled").kernel, A, B, np.zeros((20, 11), np.float32), 16)
+    assert not lesson06.LAST_RACES
+
+
+def test_course_input_errors_are_error_outputs_in_ipython():
+    """The brief display of a CourseInputError is still an error (red, stops run-all, fails nbval), just short."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from kernels_numba.infra import errors
+    shell = InteractiveShell.instance()
+    seen = []
+    shell._showtraceback = lambda etype, value, stb: seen.append((etype.__name__, stb))
+    import IPython.core.getipython as g
+    orig = g.get_ipython
+    try:
+        g.get_ipython = lambda: shell
+        import IPython
+        IPython.get_ipython = lambda: shell
+        assert errors.show_briefly_in_ipython()
+        res = shell.run_cell("from kernels_numba.infra.errors import CourseInputError\n"
+                             "raise CourseInputError('한국어', 'english', '고침', 'fix')")
+    finally:
+        g.get_ipython = orig
+        IPython.get_ipython = orig
+        shell.set_custom_exc((), None)
+    assert res.error_in_exec is not None
+    assert seen and seen[0][0] == "CourseInputError" and "english" in seen[0][1][0]

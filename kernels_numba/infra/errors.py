@@ -26,7 +26,9 @@ def show_briefly_in_ipython():
         return False
 
     def handler(shell, etype, value, tb, tb_offset=None):
-        print(str(value))
+        # an error output whose "traceback" is just the message: shown in red, it stops "run all" as any error does,
+        # and a test runner (nbval) sees the cell failed. Printing it instead would hide the failure from both.
+        shell._showtraceback(etype, value, [str(value)])
         return None
 
     ip.set_custom_exc((CourseInputError,), handler)

@@ -679,13 +679,14 @@ def my_tiled8(A, B, C, alpha, beta):
     store_c(C, row, col, acc, alpha, beta)
 """)
 md(r"""
-타일 배수가 아닌 모양(20×13 · 13×11)으로 numpy와 비교합니다. 시뮬레이터에서는 배리어를 하나라도 빠뜨리면 로드를 맞게 채워도 틀립니다(3.3절).
+타일 배수가 아닌 모양(20×13 · 13×11)으로 numpy와 비교합니다. 시뮬레이터에서는 배리어를 하나라도 빠뜨리면 로드를 맞게 채워도 틀리고, 경쟁 검출기(race detector)가 어느 두 줄 사이에 배리어가 없는지 알려 줍니다(3.3절).
 """)
 code(r"""
 A = np.random.default_rng(1).standard_normal((20, 13), dtype=np.float32)
 B = np.random.default_rng(2).standard_normal((13, 11), dtype=np.float32)
 C = lesson06.launch_square(my_tiled8, A, B, np.full((20, 11), np.nan, np.float32), T8)
 print("정답입니다!" if lesson06.rel_error(C, A, B) < 1e-5 else "아직입니다: TODO 를 채우세요.")
+lesson06.race_hint()                  # 시뮬레이터의 경쟁 검출기가 찾은 것 (있으면)
 """)
 md(r"""
 ## 7. 핵심 정리
