@@ -10,7 +10,6 @@ once plainly (runs per case, wrong answers counted), then joins both into one JS
 import argparse
 import datetime
 import json
-import os
 import re
 import subprocess
 import sys
@@ -130,7 +129,7 @@ def main():
     plain = subprocess.run([sys.executable, __file__, "--child", "plain", "--runs", str(a.runs)],
                            capture_output=True, text=True)
     wrong = json.loads(plain.stdout.strip().splitlines()[-1]) if plain.returncode == 0 else {}
-    import kernels_numba as kn
+    import kernels_numba  # noqa: F401  (picks the device before numba is imported)
     from numba import cuda
     dev = cuda.get_current_device()
     gpu = dev.name.decode() if isinstance(dev.name, bytes) else dev.name

@@ -28,7 +28,7 @@ from sim import mma as layout
 from . import racecheck
 from .errors import MisalignedAddressError, WarpCollectiveError
 from .memory import SharedArray, check_shared_alignment, element, require_space, shared_elements
-from .state import current, describe
+from .state import current
 
 _pending = {}          # simulated thread -> operands it brought to the instruction
 _results = {}          # simulated thread -> what the instruction returns to it
