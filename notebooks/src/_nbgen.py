@@ -1,7 +1,10 @@
 """Shared part of the notebook generators: collect cells, write the ipynb with fixed cell ids and no outputs."""
+import sys
 from pathlib import Path
 
 import nbformat as nbf
+
+ROOT = Path(__file__).resolve().parents[2]
 
 METADATA = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"}}
@@ -18,6 +21,25 @@ class Notebook:
 
     def code(self, s):
         self.cells.append(nbf.v4.new_code_cell(s.strip("\n")))
+
+    def exercise(self, ex_id, intro):
+        """A "직접 해보기" block from the exercise registry (course/exercises): task, starter cell(s), check cell.
+
+        The starter code is the registry's template, so the notebook, the tests and nbgrader share one source.
+        """
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        from course.exercises import core
+        ex = core.get(ex_id)
+        self.md(f"**직접 해보기 {ex.id} — {ex.title}** ({ex.section})\n\n{intro.strip()}\n\n"
+                f"다 채웠으면 아래 확인 셀을 실행하세요. 틀리면 무엇이 틀렸는지 알려 줍니다. 막히면 "
+                f"`hint(\"{ex.id}\")` 를 실행하세요 (실행할 때마다 한 단계씩, 두 단계 다음에는 풀이 파일 위치).")
+        if ex.preamble:
+            self.code(ex.preamble)
+        self.code(ex.template)
+        self.code(f"from course.exercises import check, hint\n"
+                  f"check(\"{ex.id}\", {ex.name})\n"
+                  f"# 예상 출력 (다 풀었을 때): [{ex.id}] PASS — …")
 
     def build(self):
         nb = nbf.v4.new_notebook(cells=[nbf.from_dict(c) for c in self.cells], metadata=METADATA)

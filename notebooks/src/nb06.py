@@ -399,6 +399,9 @@ print("ty·17 mod 32 의 서로 다른 값 개수:", len({(ty * 17) % 32 for ty 
 print("ty·16 mod 32 의 서로 다른 값 개수:", len({(ty * 16) % 32 for ty in range(32)}), "/ gcd(16, 32) =", math.gcd(16, 32))
 # 예상 출력: 32 / gcd 1, 그리고 2 / gcd 16
 """)
+NB.exercise("06-1", r"""
+패딩 `p = 0..4` 마다 `As[ty][tx]` 저장과 `As[ty][k]` 읽기(k = 0)의 워프별 최대 웨이브프론트를 `banks.analyze` 로 세고, **둘 다 1인 `p` 를 모두** 돌려주는 함수를 쓰세요. `banks.analyze(banks.Layout((16, 16), pad=p), lambda x, y, z: (y, x), (16, 16), kind="store")` 는 워프마다 보고서 하나를 돌려주고, 보고서의 `.wavefronts` 가 웨이브프론트 수입니다. 답을 짐작하지 말고 세어 보세요: 확인 셀은 답만이 아니라, 넣거나 뺀 `p` 마다 어느 접근이 몇-way 충돌인지 알려 줍니다.
+""")
 md(r"""
 ### 3.5 FMA: `fma.rn.f32` 와 `FFMA`
 
@@ -507,6 +510,14 @@ md(r"""
 
 **4.6 결과 기록.** 모든 타일의 부분합이 `acc` 에 모인 뒤, 경계 안(`row < M and col < N`)이면 `C = alpha·acc + beta·C` 를 씁니다. 단, `beta == 0` 이면 C를 **읽지 않습니다.** BLAS 규약상 이때 C는 출력 전용이라 NaN이 들어 있어도 됩니다. 흔한 한 줄짜리 `alpha·sum + beta·C` 는 `0·NaN = NaN` 을 내므로 이 규약을 어깁니다. 아래 검증은 C를 NaN으로 채워 이것을 확인합니다.
 
+""")
+NB.exercise("06-2", r"""
+`TILE = 8`(블록당 64 스레드)인 타일 커널의 **협력적 로딩 두 줄**과 **배리어 두 개**를 스스로 넣고, 배리어마다 **왜** 필요한지 주석으로 적으세요. 셀이 짧도록 세 가지 도우미를 씁니다(`course/lesson06.py`): `thread_coords(T8)` 는 `(tx, ty, row, col)` 을(4.3절), `load_or_zero(X, r, c)` 는 행렬 안이면 `X[r, c]`, 밖이면 0 을(4.5절의 경계 검사), `store_c(...)` 는 4.6절의 결과 기록을 합니다. 확인 셀은 타일 배수가 아닌 두 모양으로 numpy 와 비교하고, 시뮬레이터의 경쟁 검출기(race detector)가 찾은 것(두 스레드, 두 줄, 고치는 법)과 틀린 원소의 지도를 보여 줍니다.
+""")
+NB.exercise("06-3", r"""
+이번에는 `load_or_zero` 를 직접 씁니다: 행렬 안이면 `X[r, c]`, 밖이면 0. 확인 셀은 여러분의 함수를 06-2 의 커널에 끼워 넣어 타일 배수가 아닌 모양으로 실행합니다. 검사가 빠지면 배열 밖을 읽고, 0 이 아닌 값을 채우면 K 가 타일 배수가 아닐 때만 틀리는데, 확인 셀이 그 차이를 알려 줍니다.
+""")
+md(r"""
 ### 4.7 실행하고 검증하기
 
 Level 1–2 커널을 모두, 타일 배수가 **아닌** 모양을 포함해 numpy(float64)와 비교합니다. C를 NaN으로 채우고 `beta = 0` 으로 세 모양, `alpha, beta = 1.5, −0.5` 로 한 번. 결과에 NaN이나 inf가 하나라도 있으면 실패입니다.
@@ -597,7 +608,7 @@ md(r"""
 
 "한 열을 여러 행이 한 요청으로 읽는" 접근이라면, 행 간격(워드 수)이 32와 서로소일 때 모든 행이 다른 뱅크에서 시작하므로 16 + 1 = 17 로 충분합니다. 행 폭이 31이면 31 + 1 = 32 가 되어 모든 행이 같은 뱅크에서 시작하므로 +2(33, 32와 서로소)가 필요합니다. 일반적으로 `(행 폭 + 패딩)` 과 32가 서로소가 되게 고릅니다.
 
-하지만 **우리 커널에는 그 접근이 없고**, +1 패딩은 저장에 2-way 충돌을 만들며 128비트 읽기를 막았습니다(3.4절). 패딩은 접근 패턴을 워프 단위로 분석한 뒤에 결정해야 합니다 (직접 해보기 1).
+하지만 **우리 커널에는 그 접근이 없고**, +1 패딩은 저장에 2-way 충돌을 만들며 128비트 읽기를 막았습니다(3.4절). 패딩은 접근 패턴을 워프 단위로 분석한 뒤에 결정해야 합니다 (직접 해보기 06-1).
 </details>
 
 <details><summary>질문 4: 타일링만으로는 왜 cuBLAS에 한참 못 미치는가?</summary>
@@ -642,51 +653,6 @@ code(r"""
 from course.widgets.banks import bank_explorer
 explorer = bank_explorer()
 explorer.widget
-""")
-md(r"""
-## 직접 해보기
-
-**직접 해보기 1 — 패딩 고르기.** 패딩 `p = 0..4` 각각에 대해 `As[ty][tx]` 저장과 `As[ty][k]` 읽기(k = 0)의 워프별 최대 웨이브프론트를 `banks.analyze` 로 계산하고, 둘 다 1인 `p` 를 모두 찾으세요. `banks.analyze(banks.Layout((16, 16), pad=p), lambda x, y, z: (y, x), (16, 16), kind="store")` 는 워프마다 보고서 하나를 돌려주고, 보고서의 `.wavefronts` 가 웨이브프론트 수입니다. (풀이: `answers/ex06_padding.py`)
-""")
-code(r"""
-def my_conflict_free_pads(max_pad=4):
-    # TODO: banks.Layout((16, 16), pad=p) 와 banks.analyze(...) 로 저장·읽기 웨이브프론트를 계산하세요
-    return []
-
-answer = my_conflict_free_pads()
-print("내 답:", answer, "→", "정답입니다!" if answer == [0] else "아직입니다. 힌트: p=1 의 저장을 3.4절 표와 비교해 보세요.")
-""")
-md(r"""
-**직접 해보기 2 — 8×8 타일 커널.** `TILE = 8`(블록당 64 스레드)인 타일 커널을 완성하세요. 빈 로드 두 줄을 채우고, **두 배리어의 자리를 스스로 정해** 넣은 뒤 주석으로 **왜** 필요한지 적으세요. 셀이 짧도록 세 가지 도우미를 씁니다(`course/lesson06.py`): `thread_coords(T8)` 는 `(tx, ty, row, col)` 을(4.3절), `load_or_zero(X, r, c)` 는 행렬 안이면 `X[r, c]`, 밖이면 0 을(4.5절의 경계 검사), `store_c(...)` 는 4.6절의 결과 기록을 합니다. (풀이: `answers/ex06_tile8.py`)
-""")
-code(r"""
-from numba import cuda, float32
-from course.lesson06 import load_or_zero, store_c, thread_coords
-T8 = 8
-""")
-code(r"""
-@cuda.jit
-def my_tiled8(A, B, C, alpha, beta):
-    As = cuda.shared.array((T8, T8), float32)
-    Bs = cuda.shared.array((T8, T8), float32)
-    tx, ty, row, col = thread_coords(T8)
-    acc = float32(0.0)
-    for t in range((A.shape[1] + T8 - 1) // T8):
-        As[ty, tx] = float32(0.0)    # TODO: load_or_zero(A, 행, 열) — 이 타일에서 이 스레드가 맡은 A 원소
-        Bs[ty, tx] = float32(0.0)    # TODO: load_or_zero(B, 행, 열) — 이 타일에서 이 스레드가 맡은 B 원소
-        for k in range(T8):          # TODO: 이 루프의 앞과 뒤에 cuda.syncthreads() 를 넣고, 이유를 주석으로
-            acc += As[ty, k] * Bs[k, tx]
-    store_c(C, row, col, acc, alpha, beta)
-""")
-md(r"""
-타일 배수가 아닌 모양(20×13 · 13×11)으로 numpy와 비교합니다. 시뮬레이터에서는 배리어를 하나라도 빠뜨리면 로드를 맞게 채워도 틀리고, 경쟁 검출기(race detector)가 어느 두 줄 사이에 배리어가 없는지 알려 줍니다(3.3절).
-""")
-code(r"""
-A = np.random.default_rng(1).standard_normal((20, 13), dtype=np.float32)
-B = np.random.default_rng(2).standard_normal((13, 11), dtype=np.float32)
-C = lesson06.launch_square(my_tiled8, A, B, np.full((20, 11), np.nan, np.float32), T8)
-print("정답입니다!" if lesson06.rel_error(C, A, B) < 1e-5 else "아직입니다: TODO 를 채우세요.")
-lesson06.race_hint()                  # 시뮬레이터의 경쟁 검출기가 찾은 것 (있으면)
 """)
 md(r"""
 ## 7. 핵심 정리

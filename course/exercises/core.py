@@ -1,0 +1,206 @@
+"""The exercise registry, `check` (run + diagnose + save), and hints on request."""
+import importlib
+import importlib.util
+import inspect
+import sys
+import traceback
+from dataclasses import dataclass, field
+
+from kernels_numba.infra.errors import CourseInputError
+
+EXERCISES = {}                       # "06-2" -> Exercise (filled when course.exercises.exNN is imported)
+NOTEBOOKS = ("06", "07", "08", "09", "10")
+_next_hint = {}                      # exercise id -> next hint level asked for in this kernel session
+
+
+@dataclass
+class Exercise:
+    """One exercise: id, title, the section that teaches it, its runner, two hints, the solution file, the template."""
+    id: str
+    title: str
+    section: str
+    run: object
+    hints: tuple
+    solution: str
+    template: str = ""
+    name: str = ""                   # the name the template defines (what the student passes to check)
+    preamble: str = ""               # the setup cell before the template (imports, constants)
+
+    @property
+    def solution_file(self):
+        return self.solution.split("::")[0]
+
+    @property
+    def solution_name(self):
+        return self.solution.split("::")[1] if "::" in self.solution else self.name
+
+
+@dataclass
+class Result:
+    """What `check` found: ok, a stable diagnosis code (tests assert it), the Korean explanation, extra lines."""
+    exercise: str
+    ok: bool
+    code: str
+    message: str
+    details: list = field(default_factory=list)
+    saved: object = None
+
+    def __str__(self):
+        head = f"[{self.exercise}] PASS — {self.message}" if self.ok else f"[{self.exercise}] 아직입니다 — {self.message}"
+        tail = [] if self.ok else [f"(힌트: hint(\"{self.exercise}\"))"]
+        return "\n".join([head, *self.details, *tail])
+
+    __repr__ = __str__
+
+
+def exercise(id, title, section, hints, solution, template="", name="", preamble=""):
+    """Register the decorated function `run(student) -> Result` as exercise `id` (solution: 'answers/f.py::name')."""
+    if len(hints) != 2:
+        raise ValueError(f"exercise {id}: two hint levels expected")
+
+    def deco(run):
+        EXERCISES[id] = Exercise(id, title, section, run, tuple(hints), solution, template.strip("\n"), name,
+                                 preamble.strip("\n"))
+        return run
+    return deco
+
+
+def _load(nb):
+    name = f"course.exercises.ex{nb}"
+    if importlib.util.find_spec(name) is not None:     # a notebook without exercises has no module
+        importlib.import_module(name)
+
+
+def get(ex_id):
+    """The Exercise with this id ("06-2"); a clear error for an unknown id."""
+    ex_id = str(ex_id).strip()
+    nb = ex_id.split("-")[0]
+    if nb in NOTEBOOKS:
+        _load(nb)
+    if ex_id not in EXERCISES:
+        for n in NOTEBOOKS:
+            _load(n)
+        known = ", ".join(sorted(EXERCISES))
+        raise CourseInputError(f"'{ex_id}' 라는 연습 문제는 없습니다.", f"no exercise '{ex_id}'.",
+                               f"다음 중 하나를 쓰세요: {known}", f"use one of: {known}")
+    return EXERCISES[ex_id]
+
+
+def template(ex_id):
+    """The starter code of an exercise (the notebook cell shows exactly this)."""
+    return get(ex_id).template
+
+
+def fail(ex_id, code, message, *details):
+    """A failed Result."""
+    return Result(ex_id, False, code, message, [d for d in details if d])
+
+
+def passed(ex_id, message="정답입니다.", *details):
+    """A passing Result."""
+    return Result(ex_id, True, "pass", message, [d for d in details if d])
+
+
+def _student_line(tb, student):
+    """'파일:행: 코드' of the deepest traceback frame in the student's code (None if not found)."""
+    fn = getattr(student, "py_func", student)
+    files = {getattr(getattr(fn, "__code__", None), "co_filename", None)}
+    hit = None
+    for fr in traceback.extract_tb(tb):
+        if fr.filename in files:
+            hit = fr
+    return f"{hit.lineno}행: {(hit.line or '').strip()}" if hit else None
+
+
+def explain_exception(ex_id, exc, student):
+    """Turn an exception raised while running the student's code into a diagnosis."""
+    from kernels_numba.infra.simulator import errors as simerr
+    where = _student_line(exc.__traceback__, student)
+    at = f"  위치: {where}" if where else ""
+    if isinstance(exc, NotImplementedError):
+        msg = str(exc) or "TODO 를 채우세요."
+        return fail(ex_id, "not_implemented", f"아직 구현하지 않았습니다 (NotImplementedError): {msg}")
+    if isinstance(exc, simerr.MisalignedAddressError):
+        return fail(ex_id, "misaligned", "정렬되지 않은 주소입니다 (misaligned address).", str(exc), at)
+    if isinstance(exc, simerr.DivergentBarrierError):
+        return fail(ex_id, "divergent_barrier", "블록의 일부 스레드만 배리어에 도달합니다 (divergent barrier).",
+                    str(exc), at)
+    if isinstance(exc, simerr.SimulatorFault):
+        return fail(ex_id, "simulator_fault", "시뮬레이터가 하드웨어 규칙 위반을 찾았습니다.", str(exc), at)
+    if isinstance(exc, IndexError):
+        return fail(ex_id, "out_of_bounds",
+                    "배열 밖을 읽거나 썼습니다 (index out of bounds): 경계 검사(행 < M, 열 < N, k < K)를 확인하세요.",
+                    f"  {type(exc).__name__}: {exc}", at)
+    if isinstance(exc, CourseInputError):
+        return fail(ex_id, "input", "입력이 맞지 않습니다.", str(exc), at)
+    return fail(ex_id, "error", f"실행 중 오류가 났습니다: {type(exc).__name__}: {exc}", at)
+
+
+def _unfinished(ex, student):
+    """A not_implemented Result when the student's source still raises NotImplementedError (GPU kernels ignore raise)."""
+    fn = getattr(student, "py_func", student)
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return None
+    for line in src.splitlines():
+        code = line.split("#")[0]
+        if "NotImplementedError" in code:
+            hint_text = code.split("NotImplementedError", 1)[1].strip(" ()\"'")
+            return fail(ex.id, "not_implemented", "아직 구현하지 않았습니다: `raise NotImplementedError` 줄을 지우고 "
+                        "TODO 를 채우세요." + (f" ({hint_text})" if hint_text else ""))
+    return None
+
+
+def _save(res):
+    try:
+        from course.quiz import store
+        saver = getattr(store, "save_exercise", None)
+        if saver is not None:
+            res.saved = saver(res.exercise, res.ok, res.code)
+    except Exception as e:           # saving must never hide the diagnosis
+        res.details.append(f"(결과를 저장하지 못했습니다: {e})")
+
+
+def check(ex_id, student=None, save=True):
+    """Run your answer to exercise `ex_id` and return PASS or a diagnosis of what is wrong (saved to your progress)."""
+    ex = get(ex_id)
+    if student is None:
+        caller = inspect.currentframe().f_back.f_globals
+        student = caller.get(ex.name) if ex.name else None
+        if student is None:
+            raise CourseInputError(f"{ex.id}: 채점할 함수를 넘기세요.", f"{ex.id}: pass the function to check.",
+                                   f"예: check(\"{ex.id}\", {ex.name or '내_함수'})",
+                                   f"e.g. check(\"{ex.id}\", {ex.name or 'my_function'})")
+    try:
+        res = _unfinished(ex, student) or ex.run(student)
+    except Exception as exc:         # the student's code may fail in any way: explain, never crash the cell
+        res = explain_exception(ex.id, exc, student)
+    if save:
+        _save(res)
+    return res
+
+
+def hint(ex_id, level=None):
+    """Hint level 1, then 2, then where the solution is (each call goes one level further unless `level` is given)."""
+    ex = get(ex_id)
+    if level is None:
+        level = _next_hint.get(ex.id, 1)
+        _next_hint[ex.id] = min(level + 1, 3)
+    if level not in (1, 2, 3):
+        raise CourseInputError(f"힌트 단계는 1, 2, 3 입니다 (받은 값: {level!r}).",
+                               f"hint level is 1, 2 or 3 (got {level!r}).")
+    if level == 3:
+        text = (f"풀이는 `{ex.solution_file}` 에 있습니다. 먼저 {ex.section} 을 다시 읽고 스스로 풀어 본 뒤에 여세요.")
+    else:
+        text = ex.hints[level - 1] + ("  (더 필요하면 hint 를 한 번 더)" if level == 1 else "")
+    print(f"[{ex.id} 힌트 {level}] {text}")
+
+
+def catalog():
+    """All exercises of all notebooks, in order."""
+    for n in NOTEBOOKS:
+        _load(n)
+    return [EXERCISES[k] for k in sorted(EXERCISES, key=lambda s: tuple(int(p) for p in s.split("-")))]
+
+

@@ -1,0 +1,182 @@
+"""Diagnose a GEMM result: which elements of C are wrong, what that pattern says, and the race detector's report."""
+import numpy as np
+
+from kernels_numba.infra import device
+
+from .core import fail, passed
+
+SENTINEL = np.float32(-1234.5)       # C starts as this (beta = 0): an element still equal to it was never written
+U = 2.0 ** -24                       # unit roundoff of float32
+
+
+def reference(A, B, C0, alpha, beta, k_cols=None):
+    """alpha·A[:, ks]·B[ks, :] + beta·C0 in float64, and its rounding-error bound (≈ 2·K·u·|alpha|·|A||B|)."""
+    A64, B64 = A.astype(np.float64), B.astype(np.float64)
+    if k_cols is not None:
+        A64, B64 = A64[:, k_cols], B64[k_cols, :]
+    K = max(A64.shape[1], 1)
+    ref = alpha * (A64 @ B64) + (beta * C0.astype(np.float64) if beta != 0 else 0.0)
+    bound = 2.0 * (K + 2) * U * abs(alpha) * (np.abs(A64) @ np.abs(B64)) + 4 * U * abs(beta * C0.astype(np.float64))
+    return ref, bound + 1e-30
+
+
+def close(C, ref, bound):
+    """Boolean map of elements within the bound (NaN and inf are never close)."""
+    C = np.asarray(C, np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(C) & (np.abs(C - ref) <= bound)
+
+
+def heatmap(bad, tile=None, max_side=40):
+    """Text picture of the wrong elements of C (■ wrong, · right), with block-tile boundaries when they fit."""
+    M, N = bad.shape
+    sy, sx = max(1, -(-M // max_side)), max(1, -(-N // max_side))
+    rows = []
+    for i in range(0, M, sy):
+        line = ""
+        for j in range(0, N, sx):
+            if tile and sx == 1 and j and j % tile[1] == 0:
+                line += "|"
+            line += "■" if bad[i:i + sy, j:j + sx].any() else "·"
+        if tile and sy == 1 and i and i % tile[0] == 0:
+            rows.append("-" * len(line))
+        rows.append("  " + line)
+    scale = "" if sx == sy == 1 else f" (한 칸 = {sy}×{sx} 원소)"
+    return f"  C 의 틀린 원소 ■ / 맞은 원소 ·{scale}:\n" + "\n".join(rows)
+
+
+def _tile_masks(bad, tile):
+    """Wrong-element masks of the full BM×BN tiles (a list) and, per tile, 'none' / 'all' / 'some'."""
+    BM, BN = tile
+    M, N = bad.shape
+    full = [bad[i:i + BM, j:j + BN] for i in range(0, M - BM + 1, BM) for j in range(0, N - BN + 1, BN)]
+    kinds = []
+    for i in range(0, M, BM):
+        for j in range(0, N, BN):
+            t = bad[i:i + BM, j:j + BN]
+            kinds.append("none" if not t.any() else "all" if t.all() else "some")
+    return full, kinds
+
+
+def race_lines(report, limit=2):
+    """The detector's summary and the first hazard in full (threads, lines, fix)."""
+    if not report:
+        return []
+    out = [report.summary(limit)]
+    h = report.hazards[0]
+    out += ["", h.ko, f"  → 해결: {h.fix_ko}"]
+    return out
+
+
+def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=None):
+    """PASS, or the diagnosis of a wrong C: race, NaN, unwritten, missing K tile, edges, whole tiles, per thread."""
+    C = np.asarray(C)
+    ref, bound = reference(A, B, C0, alpha, beta)
+    bad = ~close(C, ref, bound)
+    races = race_lines(report)
+    if not bad.any():
+        if races:
+            return fail(ex_id, "race", "값은 맞지만 공유 메모리 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀립니다.",
+                        *races)
+        return passed(ex_id, "numpy(float64) 결과와 일치합니다" +
+                      (" (경쟁 검출기: 경쟁 없음)." if device.SIMULATOR else "."))
+    M, N = C.shape
+    K = A.shape[1]
+    picture = heatmap(bad, tile)
+    worst = f"  틀린 원소 {int(bad.sum())}/{bad.size}개"
+    if races:
+        return fail(ex_id, "race", "공유 메모리 경쟁(race) 때문에 결과가 틀립니다. 검출기가 찾은 두 줄 사이에 배리어가 "
+                    "필요합니다.", *races, "", picture)
+    nan = np.isnan(C) & np.isfinite(ref)
+    unwritten = (C == SENTINEL) if beta == 0 else np.zeros_like(bad)
+    if nan.all():
+        return fail(ex_id, "nan", "C 가 모두 NaN 입니다: 공유 메모리를 쓰기 전에 읽었거나(시뮬레이터는 공유 메모리를 NaN "
+                    "으로 채웁니다) 타일의 일부만 채웠습니다.", worst)
+    if unwritten.any():
+        BM, BN = tile or (M, N)
+        edge = np.zeros_like(bad)
+        edge[(M // BM) * BM:, :] = True
+        edge[:, (N // BN) * BN:] = True
+        if (unwritten <= edge).all() and M % BM + N % BN:
+            return fail(ex_id, "edges_unwritten", "가장자리(타일 배수가 아닌 부분)의 C 원소를 쓰지 않았습니다: 그리드가 "
+                        "C 를 다 덮도록 올림 나눗셈을 하고, 저장의 경계 검사(행 < M, 열 < N)가 너무 엄격하지 않은지 "
+                        "보세요.", worst, picture)
+        return fail(ex_id, "unwritten", "어떤 C 원소는 아무도 쓰지 않았습니다(■ 자리의 값이 처음 그대로): 스레드→원소 "
+                    "매핑이나 그리드 크기를 확인하세요.", worst, picture)
+    if nan.any():
+        return fail(ex_id, "nan", "일부 C 원소가 NaN 입니다: 그 원소를 계산할 때 아직 쓰지 않은 공유 메모리를 읽었습니다 "
+                    "(시뮬레이터는 공유 메모리를 NaN 으로 채웁니다). 타일을 채우는 로드가 빠졌거나 경계 밖에서 0 을 쓰지 "
+                    "않았는지 보세요.", worst, picture)
+    if BK and K > BK:
+        Kf = (K // BK) * BK
+        for ks, code, msg in (
+                (slice(0, Kf), "last_k_tile", f"마지막 K 타일(k = {Kf}…{K - 1})이 빠졌습니다: K 루프 횟수를 올림 나눗셈 "
+                 "(K + BK - 1) // BK 로 하고, 그 타일의 범위 밖 원소는 0 으로 채우세요."),
+                (slice(0, BK), "first_k_tile_only", "첫 K 타일만 더해졌습니다: K 루프가 한 번만 돌거나 일찍 끝납니다."),
+                (slice(Kf if K % BK else K - BK, K), "acc_reset", "마지막 K 타일만 남았습니다: 누적값(acc)을 K 루프 "
+                 "안에서 0 으로 되돌리고 있습니다. 루프 밖에서 한 번만 초기화하세요.")):
+            r2, b2 = reference(A, B, C0, alpha, beta, ks)
+            if ks.stop - ks.start < K and close(C, r2, b2).all():
+                return fail(ex_id, code, msg, picture)
+    if tile:
+        full, kinds = _tile_masks(bad, tile)
+        BM, BN = tile
+        edge = np.zeros_like(bad)
+        edge[(M // BM) * BM:, :] = True
+        edge[:, (N // BN) * BN:] = True
+        if (bad <= edge).all() and M % BM + N % BN:
+            return fail(ex_id, "edges", "가장자리 타일(타일 배수가 아닌 부분)만 틀립니다: 행렬 밖 원소를 0 으로 채우는 경계 "
+                        "검사(로드)나 저장의 경계 검사를 확인하세요.", worst, picture)
+        if bad.all():
+            pass
+        elif "some" not in kinds:
+            return fail(ex_id, "tiles", "어떤 블록 타일은 통째로 맞고 어떤 타일은 통째로 틀립니다: blockIdx → 타일 위치 "
+                        "매핑(행은 blockIdx.y, 열은 blockIdx.x)이나 타일 오프셋을 확인하세요.", worst, picture)
+        elif full and all((m == full[0]).all() for m in full) and full[0].any() and not full[0].all():
+            return fail(ex_id, "per_thread", "모든 블록에서 같은 자리의 원소가 틀립니다: 블록 안의 스레드 → 원소 인덱스 "
+                        "계산(threadIdx 와 행/열의 대응, TM·TN 오프셋)을 확인하세요.", worst, picture)
+    if bad.all():
+        rel = float(np.nanmax(np.abs(C - ref)) / max(np.abs(ref).max(), 1e-30)) if np.isfinite(C).any() else float("nan")
+        return fail(ex_id, "all_wrong", f"모든 원소가 틀립니다 (최대 상대 오차 {rel:.2g}): 곱하는 A·B 원소의 인덱스"
+                    "(As[ty, k]·Bs[k, tx] 처럼 k 가 A 의 열, B 의 행인지)를 확인하세요.", worst)
+    return fail(ex_id, "wrong_values", "일부 원소가 틀립니다.", worst, picture)
+
+
+def run_gemm(ex_id, launch, M, N, K, alpha=1.0, beta=0.0, seed=0, tile=None, BK=None, dtype=np.float32):
+    """Run launch(A, B, C, alpha, beta) on random inputs (C starts as SENTINEL when beta = 0) and diagnose it."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)).astype(dtype)
+    B = rng.standard_normal((K, N)).astype(dtype)
+    C0 = np.full((M, N), SENTINEL, np.float32) if beta == 0 else rng.standard_normal((M, N)).astype(np.float32)
+    report = None
+    if device.SIMULATOR:
+        from kernels_numba.infra.simulator import racecheck
+        with racecheck.collect() as report:
+            out = launch(A, B, C0.copy(), alpha, beta)
+    else:
+        out = launch(A, B, C0.copy(), alpha, beta)
+    return gemm(ex_id, out, A, B, C0, alpha, beta, tile, BK, report)
+
+
+def run_shapes(ex_id, launch, shapes, tile=None, BK=None):
+    """run_gemm over shapes (M, N, K, alpha, beta); the first failure is the diagnosis, refined by comparing shapes:
+    wrong only where K is not a multiple of BK means the last K tile is padded with something other than 0."""
+    results = []
+    for M, N, K, alpha, beta in shapes:
+        res = run_gemm(ex_id, launch, M, N, K, alpha, beta, tile=tile, BK=BK)
+        res.details.insert(0, f"  (M, N, K) = ({M}, {N}, {K}), alpha = {alpha}, beta = {beta}"
+                           + (f", 블록 타일 {tile[0]}×{tile[1]}" if tile else ""))
+        results.append(((M, N, K), res))
+    failed = [(s, r) for s, r in results if not r.ok]
+    if not failed:
+        return passed(ex_id, f"{len(shapes)}가지 모양(타일 배수가 아닌 것 포함)에서 numpy 와 일치"
+                      + ("하고, 경쟁 검출기도 조용합니다." if device.SIMULATOR else "합니다."))
+    shape, res = failed[0]
+    if BK and res.code in ("all_wrong", "wrong_values", "edges"):
+        ragged_k = [r for s, r in failed if s[2] % BK]
+        even_k_ok = [r for s, r in results if r.ok and s[2] % BK == 0]
+        if ragged_k and even_k_ok and len(ragged_k) == len(failed):
+            return fail(ex_id, "k_padding", f"K 가 {BK} 의 배수일 때는 맞고, 아닐 때만 틀립니다: 마지막 K 타일에서 "
+                        "행렬 밖(k ≥ K) 원소를 0 으로 채우지 않아, 그 자리의 곱이 C 에 더해집니다.",
+                        *res.details)
+    return res

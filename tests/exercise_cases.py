@@ -1,0 +1,31 @@
+"""Typical wrong answers of every exercise: edits of the solution's source and the diagnosis each must get.
+
+Each case is (label, [(old, new), ...], expected diagnosis code). The test applies the edits to the solution file
+named by the exercise (answers/...), imports it from a temporary folder, and runs course.exercises.check on it.
+"""
+CASES = {
+    "06-1": [
+        ("keeps_p1", [("if wavefronts(p) == (1, 1)]", "if wavefronts(p)[1] == 1]")], "extra_pad"),
+        ("store_only", [("if wavefronts(p) == (1, 1)]", "if wavefronts(p)[0] == 1 and p > 0]")], "missing_pad"),
+        ("off_by_one_range", [("range(max_pad + 1)", "range(max_pad + 2)"),
+                              ("if wavefronts(p) == (1, 1)]", "if p > max_pad or wavefronts(p) == (1, 1)]")], "range"),
+        ("not_a_list", [("return [p for", "return {p: 1 for"), ("if wavefronts(p) == (1, 1)]", "if wavefronts(p) == (1, 1)}")],
+         "input"),
+    ],
+    "06-2": [
+        ("no_barrier_1", [("        cuda.syncthreads()          # barrier 1", "        pass  # barrier 1")], "race"),
+        ("no_barrier_2", [("        cuda.syncthreads()          # barrier 2", "        pass  # barrier 2")], "race"),
+        ("k_loop_rounds_down", [("range((A.shape[1] + T8 - 1) // T8)", "range(A.shape[1] // T8)")], "last_k_tile"),
+        ("swapped_b_index", [("load_or_zero(B, t * T8 + ty, col)", "load_or_zero(B, t * T8 + tx, col)")], "all_wrong"),
+        ("acc_reset_in_loop", [("        As[ty, tx] = load_or_zero", "        acc = float32(0.0)\n        As[ty, tx] = load_or_zero")],
+         "acc_reset"),
+    ],
+    "06-3": [
+        ("no_check", [("    if r < X.shape[0] and c < X.shape[1]:\n        return X[r, c]", "    return X[r, c]")],
+         "out_of_bounds"),
+        ("less_equal", [("r < X.shape[0] and c < X.shape[1]", "r <= X.shape[0] and c <= X.shape[1]")], "out_of_bounds"),
+        ("rows_only", [("if r < X.shape[0] and c < X.shape[1]:", "if r < X.shape[0] and c < X.shape[0] + 100:")],
+         "out_of_bounds"),
+        ("one_outside", [("return float32(0.0)", "return float32(1.0)")], "k_padding"),
+    ],
+}

@@ -1,0 +1,87 @@
+"""Every exercise: the blank template says "not implemented", the solution in answers/ passes, and each typical wrong
+answer (tests/exercise_cases.py) gets its own diagnosis."""
+import importlib.util
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from course import exercises
+from course.exercises import core
+from exercise_cases import CASES
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = core.catalog()
+
+
+def _import(src, tmp_path):
+    """Import source text as a module from a file (the simulator's race reports need real source lines)."""
+    name = f"ex_{uuid.uuid4().hex[:8]}"
+    f = tmp_path / f"{name}.py"
+    f.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, f)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _solution_src(ex):
+    return (ROOT / ex.solution_file).read_text(encoding="utf-8")
+
+
+def test_every_notebook_has_three_exercises_with_cases():
+    by_nb = {}
+    for ex in ALL:
+        by_nb.setdefault(ex.id.split("-")[0], []).append(ex.id)
+    assert sorted(by_nb) == list(core.NOTEBOOKS), by_nb
+    assert all(3 <= len(v) <= 5 for v in by_nb.values()), by_nb
+    for ex in ALL:
+        assert len(CASES.get(ex.id, [])) >= 3, f"{ex.id}: at least three typical wrong answers"
+        assert ex.template and ex.name and "NotImplementedError" in ex.template, ex.id
+
+
+@pytest.mark.parametrize("ex", ALL, ids=lambda e: e.id)
+def test_template_is_not_implemented(ex, tmp_path):
+    mod = _import(ex.preamble + "\n" + ex.template + "\n", tmp_path)
+    res = exercises.check(ex.id, getattr(mod, ex.name), save=False)
+    assert not res.ok and res.code == "not_implemented", str(res)
+
+
+@pytest.mark.parametrize("ex", ALL, ids=lambda e: e.id)
+def test_solution_passes(ex, tmp_path):
+    mod = _import(_solution_src(ex), tmp_path)
+    res = exercises.check(ex.id, getattr(mod, ex.solution_name), save=False)
+    assert res.ok and res.code == "pass", str(res)
+    assert "PASS" in str(res)
+
+
+@pytest.mark.parametrize("ex_id,label,edits,code",
+                         [(k, lab, ed, c) for k, cases in CASES.items() for lab, ed, c in cases],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_wrong_answer_gets_its_diagnosis(ex_id, label, edits, code, tmp_path):
+    ex = core.get(ex_id)
+    src = _solution_src(ex)
+    for old, new in edits:
+        assert old in src, f"{ex_id}/{label}: the edit no longer matches the solution: {old!r}"
+        src = src.replace(old, new)
+    mod = _import(src, tmp_path)
+    res = exercises.check(ex_id, getattr(mod, ex.solution_name), save=False)
+    assert not res.ok, f"{ex_id}/{label} passed"
+    assert res.code == code, f"{ex_id}/{label}: {res.code} != {code}\n{res}"
+    assert len(res.message) > 20 and "힌트" in str(res)
+
+
+def test_unknown_exercise_is_a_clear_error():
+    from kernels_numba.infra.errors import CourseInputError
+    with pytest.raises(CourseInputError, match="06-9"):
+        exercises.check("06-9", print)
+
+
+def test_hints_go_two_levels_then_name_the_solution(capsys):
+    for level in (1, 2, 3):
+        exercises.hint("06-2", level)
+    out = capsys.readouterr().out
+    assert out.count("[06-2 힌트") == 3 and "answers/ex06_tile8.py" in out
+    assert "answers/" not in out.split("[06-2 힌트 3]")[0]
