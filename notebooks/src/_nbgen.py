@@ -39,7 +39,7 @@ class Notebook:
         self.code(ex.template)
         self.code(f"from course.exercises import check, hint\n"
                   f"check(\"{ex.id}\", {ex.name})\n"
-                  f"# 예상 출력 (다 풀었을 때): [{ex.id}] PASS — …")
+                  f"# 예상 출력: (다 풀었을 때) [{ex.id}] PASS — …")
 
     def build(self):
         nb = nbf.v4.new_notebook(cells=[nbf.from_dict(c) for c in self.cells], metadata=METADATA)
