@@ -118,6 +118,16 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
             r2, b2 = reference(A, B, C0, alpha, beta, ks)
             if ks.stop - ks.start < K and close(C, r2, b2).all():
                 return fail(ex_id, code, msg, picture)
+    counts = k_tile_counts(C, A, B, C0, alpha, beta, BK) if BK else None
+    if counts and counts != [1] * len(counts):
+        n = len(counts)
+        if counts == [1] * (n - 1) + [0]:
+            return fail(ex_id, "last_k_tile", f"마지막 K 타일(타일 {n - 1}, k = {(n - 1) * BK}…{K - 1})이 C 에 더해지지 "
+                        "않았습니다: K 루프 횟수(올림 나눗셈)와, 루프 뒤에서 마지막 타일을 따로 계산하는 구조라면 그 "
+                        "계산(에필로그)이 있는지 확인하세요.", picture)
+        return fail(ex_id, "k_tile_counts", "K 타일마다 C 에 더해진 횟수가 1 이 아닙니다: "
+                    + ", ".join(f"타일 {t}: {c}번" for t, c in enumerate(counts)) + ". 두 번 더해진 타일은 같은 데이터를 "
+                    "다시 계산했다는 뜻이고(버퍼 번호나 읽어 오는 타일 번호), 0번인 타일은 빠졌습니다.", picture)
     if tile:
         full, kinds = _tile_masks(bad, tile)
         BM, BN = tile
@@ -140,6 +150,27 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
         return fail(ex_id, "all_wrong", f"모든 원소가 틀립니다 (최대 상대 오차 {rel:.2g}): 곱하는 A·B 원소의 인덱스"
                     "(As[ty, k]·Bs[k, tx] 처럼 k 가 A 의 열, B 의 행인지)를 확인하세요.", worst)
     return fail(ex_id, "wrong_values", "일부 원소가 틀립니다.", worst, picture)
+
+
+def k_tile_counts(C, A, B, C0, alpha, beta, BK, max_tiles=16):
+    """How many times each K tile (BK columns of A / rows of B) went into C, when C is alpha·Σ w_t·A_t·B_t + beta·C0
+    with whole numbers w_t (the same for every element); None when C is not such a sum or alpha == 0."""
+    K = A.shape[1]
+    n = -(-K // BK)
+    C = np.asarray(C, np.float64)
+    if not 2 <= n <= max_tiles or alpha == 0 or not np.isfinite(C).all() or C.size < n:
+        return None
+    A64, B64 = A.astype(np.float64), B.astype(np.float64)
+    parts = [A64[:, t * BK:(t + 1) * BK] @ B64[t * BK:(t + 1) * BK, :] for t in range(n)]
+    rest = (C - (beta * C0.astype(np.float64) if beta != 0 else 0.0)) / alpha
+    w = np.linalg.lstsq(np.stack([p.ravel() for p in parts], 1), rest.ravel(), rcond=None)[0]
+    counts = np.rint(w)
+    if np.abs(w - counts).max() > 0.01 or counts.min() < 0:
+        return None
+    ref = alpha * sum(c * p for c, p in zip(counts, parts)) + (beta * C0.astype(np.float64) if beta != 0 else 0.0)
+    bound = 2.0 * (K + 2) * max(counts.max(), 1) * U * abs(alpha) * (np.abs(A64) @ np.abs(B64)) \
+        + 4 * U * abs(beta * C0.astype(np.float64)) + 1e-30
+    return [int(c) for c in counts] if close(C, ref, bound).all() else None
 
 
 def run_gemm(ex_id, launch, M, N, K, alpha=1.0, beta=0.0, seed=0, tile=None, BK=None, dtype=np.float32):
