@@ -59,7 +59,8 @@ def test_locations(monkeypatch, tmp_path):
     monkeypatch.setenv("SGEMM_STUDENT", "lee")
     assert store.student_id() == "lee"
     monkeypatch.delenv("SGEMM_STUDENT")
-    assert store.student_id()
+    monkeypatch.setenv("SGEMM_SHARED_LOGIN", "0")             # a personal login: the login name is the student
+    assert store.student_id() == store.login_name()
 
 
 def test_progress_env_pointing_at_a_folder_uses_it_and_moves_nothing(tmp_path, monkeypatch):
@@ -164,11 +165,40 @@ def test_crash_mid_write_reports_not_saved_and_keeps_old(pfile, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(store, "_append_line", crash)
+    monkeypatch.setattr(store, "atomic_write_json", crash)
     s = store.save_attempt(attempt(score=8), pfile)
     monkeypatch.undo()
-    assert not s.ok and "저장하지 못했습니다" in s.messages[-1] and "Could not save" in s.messages[-1]
+    assert not s.ok and s.copies == 0
+    assert "저장하지 못했습니다" in s.messages[-1] and "Could not save" in s.messages[-1]
     assert kept(pfile) == 2
     assert not [p for p in pfile.parent.rglob("*.tmp")]
+
+
+@pytest.mark.parametrize("broken", ["_append_line", "atomic_write_json"])
+def test_a_save_that_lands_in_one_place_says_which(pfile, monkeypatch, broken):
+    save_n(pfile, 2)
+
+    def crash(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, broken, crash)
+    s = store.save_attempt(attempt(score=8), pfile)
+    monkeypatch.undo()
+    assert s.ok and s.copies == 1 and len(s.messages) == 1
+    failed, landed = ((pfile.with_suffix(".jsonl"), pfile.with_suffix(".d")) if broken == "_append_line"
+                      else (pfile.with_suffix(".d"), pfile.with_suffix(".jsonl")))
+    msg = s.messages[0]
+    assert "한 곳에만" in msg and "one place only" in msg and "disk full" in msg
+    assert f"{landed} 에는 저장했지만 {failed} 에는 쓰지 못했습니다" in msg     # says which, truthfully
+    assert kept(pfile) == 3                                  # and it really reads back
+
+
+def test_copies_folder_that_is_a_file_is_reported(pfile):
+    pfile.parent.mkdir(parents=True)
+    pfile.with_suffix(".d").write_text("in the way")
+    s = store.save_attempt(attempt(), pfile)
+    assert s.ok and s.copies == 1 and "progress.d" in s.messages[0]
+    assert kept(pfile) == 1 and pfile.with_suffix(".d").read_text() == "in the way"
 
 
 WRITER = textwrap.dedent("""
@@ -259,3 +289,205 @@ def test_bad_student_env_still_grades_and_says_what_to_fix(tmp_path, monkeypatch
     assert kept(tmp_path / "p") == 0
     monkeypatch.setenv("SGEMM_STUDENT", "kim01")
     assert submit("06", {"q1": "32"})[1].ok and kept(tmp_path / "p") == 1
+
+
+# --- what the progress path may name ---
+
+@pytest.mark.parametrize("name, content", [("notes.txt", "my notes\n"), ("06_shared_memory_tiling.ipynb", None),
+                                           ("empty-file", "")])
+def test_progress_path_naming_a_file_that_is_not_ours_is_refused(tmp_path, monkeypatch, name, content):
+    f = tmp_path / name
+    if content is None:
+        content = (ROOT / "notebooks" / "06_shared_memory_tiling.ipynb").read_text(encoding="utf-8")
+    f.write_text(content, encoding="utf-8")
+    with pytest.raises(CourseInputError) as e:
+        store.locate(f)
+    msg = str(e.value)
+    assert "진행 기록이 아님" in msg and "not a progress log" in msg and "left untouched" in msg and "Fix" in msg
+    monkeypatch.setenv("SGEMM_PROGRESS", str(f))
+    s = store.save_attempt(attempt())                        # the save says so; the file is not touched
+    assert not s.ok and "진행 기록이 아님" in s.messages[-1]
+    assert f.read_text(encoding="utf-8") == content and not list(tmp_path.glob(name + ".*"))
+
+
+def test_an_existing_log_of_ours_without_suffix_is_still_used(tmp_path):
+    f = tmp_path / "my-progress"
+    f.write_text(json.dumps(attempt(score=3)) + "\n", encoding="utf-8")
+    assert store.locate(f).log == f
+    assert store.save_attempt(attempt(score=7), f).ok and kept(f) == 2
+
+
+def test_symlink_loop_and_dangling_link_are_named(tmp_path, monkeypatch):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.symlink_to(b)
+    b.symlink_to(a)
+    with pytest.raises(CourseInputError) as e:
+        store.locate(a)
+    assert "순환" in str(e.value) and "symbolic link loop" in str(e.value)
+    s = store.save_attempt(attempt(), a)
+    assert not s.ok and "symbolic link loop" in s.messages[-1] and "File exists" not in s.messages[-1]
+    dangling = tmp_path / "gone"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(CourseInputError, match="symbolic link to nothing"):
+        store.locate(dangling)
+
+
+# --- reading: BOM, a log over 32 MiB ---
+
+def test_old_progress_json_with_a_bom_reads_its_attempts(pfile):
+    pfile.parent.mkdir(parents=True)
+    old = {"schema": 1, "attempts": [attempt(score=s, time=f"2026-11-19T10:00:0{s}Z") for s in (2, 5, 7)]}
+    pfile.write_bytes(b"\xef\xbb\xbf" + json.dumps(old, ensure_ascii=False).encode("utf-8"))
+    assert kept(pfile) == 3                                  # before: 0 (the BOM made it "not JSON")
+    log = pfile.with_suffix(".jsonl")
+    log.write_bytes(b"\xef\xbb\xbf" + json.dumps(attempt(score=1)).encode() + b"\n")
+    assert kept(pfile) == 4 and store.load(pfile).messages == []
+
+
+def test_a_log_over_32_mib_stays_readable_and_saves_append_one_line(tmp_path):
+    folder = tmp_path / "big"
+    folder.mkdir()
+    log = folder / "attempts.jsonl"
+    pad = "x" * (200 * 1024)
+    n = store.MAX_FILE_BYTES // len(pad) + 8
+    with open(log, "w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps(attempt(score=i % 9, answers={"pad": pad}, id=f"big{i}")) + "\n")
+    assert log.stat().st_size > store.MAX_FILE_BYTES
+    r = store.load(folder)
+    assert len(r.data["attempts"]) == n and r.messages == []          # before: 0 and "too large"
+    lines_before = log.read_bytes().count(b"\n")
+    s = store.save_attempt(attempt(score=8), folder)
+    assert s.ok and s.messages == []
+    assert log.read_bytes().count(b"\n") == lines_before + 1           # the history is not appended again
+    assert kept(folder) == n + 1
+
+
+def test_a_log_too_large_to_read_is_not_copied_again(tmp_path, monkeypatch):
+    folder = tmp_path / "p"
+    for i in range(3):
+        assert store.save_attempt(attempt(score=i), folder).ok
+    monkeypatch.setattr(store, "MAX_LOG_BYTES", 10)                   # the log now counts as unreadable
+    monkeypatch.setattr(store, "MAX_FILE_BYTES", 5)
+    before = (folder / "attempts.jsonl").read_bytes().count(b"\n")
+    s = store.save_attempt(attempt(score=8), folder)
+    assert s.ok and "too large" in s.messages[0]
+    assert (folder / "attempts.jsonl").read_bytes().count(b"\n") == before + 1
+
+
+def test_stream_lines_skips_an_overlong_line_without_keeping_it(tmp_path, monkeypatch):
+    import io
+    monkeypatch.setattr(store, "CHUNK_BYTES", 7)
+    data = b"ab\n" + b"y" * (store.MAX_LINE_BYTES + 50) + b"\ncd\nef"
+    assert list(store._stream_lines(io.BytesIO(data))) == [(1, b"ab"), (2, None), (3, b"cd"), (4, b"ef")]
+
+
+# --- exercise results ---
+
+def test_save_exercise_records_and_reads_back(tmp_path):
+    import numpy as np
+    p = tmp_path / "p"
+    s = store.save_exercise("06-2", False, "race", student="kim", path=p)
+    assert s.ok and s.attempts == 1 and s.copies == 2
+    assert store.save_exercise("06-2", np.bool_(True), "pass", student="kim", path=p).attempts == 2
+    assert store.save_exercise("07-1", True, "pass", student="kim", path=p).attempts == 1
+    recs = sorted(store.exercises(p), key=lambda r: (r["exercise"], r["ok"]))      # same second: order by content
+    assert [(r["kind"], r["exercise"], r["ok"], r["diagnosis"], r["student"]) for r in recs] == [
+        ("exercise", "06-2", False, "race", "kim"), ("exercise", "06-2", True, "pass", "kim"),
+        ("exercise", "07-1", True, "pass", "kim")]
+    assert store.TIME_RE.match(recs[0]["time"]) and len({r["id"] for r in recs}) == 3
+    assert store.attempts(p) == [] and store.exercises(p, "07-1")[0]["ok"] is True
+    assert store.save_attempt(attempt(), p).attempts == 1               # exercises are not checkpoint attempts
+
+
+@pytest.mark.parametrize("args", [("6-2", True, "pass"), ("06-2", "yes", "pass"), ("06-2", True, "a\nb"),
+                                  ("06-2", True, "x" * 300), ("06_2", True, "pass")])
+def test_save_exercise_never_raises_on_bad_input(tmp_path, args):
+    s = store.save_exercise(*args, student="kim", path=tmp_path / "p")
+    assert not s.ok and isinstance(s, store.Saved) and "저장하지 못했습니다" in s.messages[-1]
+    assert store.exercises(tmp_path / "p") == []
+
+
+def test_save_exercise_unwritable_or_no_student_never_raises(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    s = store.save_exercise("06-1", True, "pass", student="kim", path=blocker / "p")
+    assert not s.ok and "Could not save" in s.messages[-1]
+    monkeypatch.delenv("SGEMM_STUDENT", raising=False)
+    monkeypatch.setattr(store, "login_name", lambda: "jovyan")
+    s = store.save_exercise("06-1", True, "pass", path=tmp_path / "q")
+    assert not s.ok and "student ID" in s.messages[-1]
+
+
+@pytest.mark.parametrize("bad", [dict(exercise="6-1"), dict(ok=1), dict(diagnosis=None), dict(kind="grade"),
+                                 dict(time="yesterday"), dict(student="")])
+def test_exercise_records_are_checked_on_read(tmp_path, bad):
+    rec = dict({"kind": "exercise", "exercise": "06-1", "ok": True, "diagnosis": "pass", "student": "kim",
+                "time": "2026-11-21T05:00:00Z"}, **bad)
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "attempts.jsonl").write_text(json.dumps(rec) + "\n")
+    r = store.load(folder)
+    assert r.data["exercises"] == [] and "건너뛰" in r.messages[0]
+
+
+# --- counts per checkpoint, shared logins ---
+
+def test_attempt_count_is_per_checkpoint(tmp_path):
+    p = tmp_path / "p"
+    assert store.save_attempt(attempt(quiz="06", score=3), p).attempts == 1
+    assert store.save_attempt(attempt(quiz="06", score=4), p).attempts == 2
+    assert store.save_attempt(attempt(quiz="07", score=4), p).attempts == 1        # before: 3
+    assert store.save_attempt(attempt(quiz="06", score=4, student="lee"), p).attempts == 1
+
+
+@pytest.fixture
+def shared(tmp_path, monkeypatch):
+    monkeypatch.delenv("SGEMM_STUDENT", raising=False)
+    monkeypatch.delenv("SGEMM_SHARED_LOGIN", raising=False)
+    monkeypatch.setattr(store, "login_name", lambda: "jovyan")
+    monkeypatch.setenv("SGEMM_PROGRESS", str(tmp_path / "p"))
+    return tmp_path / "p"
+
+
+def test_shared_login_asks_once_for_a_student_id_and_reuses_it(shared):
+    from course.quiz import submit
+    r, s = submit("06", {"q1": "32"})
+    assert r.score == 1 and not s.ok                          # graded, not saved without an ID
+    assert "학생 ID" in s.messages[-1] and "student ID" in s.messages[-1] and "jovyan" in s.messages[-1]
+    assert kept(shared) == 0
+    r, s = submit("06", {"q1": "32"}, student="2026123")
+    assert s.ok and json.loads((shared / "student.json").read_text())["student"] == "2026123"
+    r, s = submit("06", {"q1": "16"})                       # asked once: the remembered ID is used
+    assert s.ok and [a["student"] for a in store.attempts()] == ["2026123", "2026123"]
+    assert store.student_id() == "2026123"
+
+
+@pytest.mark.parametrize("login, flag, asks", [("root", None, True), ("jovyan", "0", False), ("kim", "1", True),
+                                               ("kim", None, False)])
+def test_which_logins_are_shared(shared, monkeypatch, login, flag, asks):
+    monkeypatch.setattr(store, "login_name", lambda: login)
+    if flag is not None:
+        monkeypatch.setenv("SGEMM_SHARED_LOGIN", flag)
+    if asks:
+        with pytest.raises(CourseInputError, match="shared by several students"):
+            store.student_id()
+    else:
+        assert store.student_id() == login
+
+
+def test_shared_login_flag_in_class_json_and_bad_values(shared, monkeypatch):
+    monkeypatch.setattr(store, "login_name", lambda: "kim")
+    shared.mkdir()
+    (shared / "class.json").write_text('{"shared_login": true, "reveal_after": 3}')
+    assert store.class_settings() == store.Settings(3, True, str(shared / "class.json") + ", "
+                                                    + str(shared / "class.json"))
+    assert store.shared_login()
+    monkeypatch.setenv("SGEMM_REVEAL_AFTER", "zero")
+    with pytest.raises(CourseInputError) as e:
+        store.class_settings()
+    assert "SGEMM_REVEAL_AFTER" in str(e.value) and "integer >= 1" in str(e.value) and "해결" in str(e.value)
+    monkeypatch.delenv("SGEMM_REVEAL_AFTER")
+    (shared / "class.json").write_text("{not json")
+    with pytest.raises(CourseInputError, match="class.json"):
+        store.class_settings()
