@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .engine import DATA_DIR, TYPES, encode_key
 
-PUBLIC_FIELDS = ("id", "bloom", "type", "prompt", "choices", "tolerance", "template", "checker")
+PUBLIC_FIELDS = ("id", "bloom", "type", "section", "prompt", "choices", "tolerance", "template", "checker")
 
 
 def build(answers):

@@ -20,6 +20,8 @@ CHECK_TIMEOUT_S = 60.0
 UNANSWERED = "미응답"
 NOT_A_NUMBER = "숫자를 입력하세요"
 NO_ANSWERS_NOTE = "해설은 answers/ 폴더가 있을 때 표시됩니다"
+KEYS_AFTER_PASS_NOTE = ("정답과 해설은 통과한 뒤에 보입니다. 틀린 문항의 '다시 읽을 곳' 을 읽고 다시 도전하세요 "
+                        "(Keys and explanations appear after you pass; reread the sections named above and try again)")
 
 
 def _keystream(quiz_id, qid, purpose, n):
@@ -58,6 +60,7 @@ class Question:
     checker: str = ""            # code: "course.quiz.checks:function"
     key_enc: str = ""
     model_enc: str = ""          # explain: obfuscated model answer
+    section: str = ""            # the notebook section to reread when it is wrong, e.g. "3.4 뱅크 충돌 (핵심)"
 
     @property
     def blanks(self):
@@ -97,7 +100,7 @@ def quiz_from_dict(d):
                            choices=tuple((c["id"], c["text"]) for c in q.get("choices", ())),
                            tolerance=dict(q.get("tolerance", {})), template=q.get("template", ""),
                            checker=q.get("checker", ""), key_enc=q.get("key_enc", ""),
-                           model_enc=q.get("model_enc", "")))
+                           model_enc=q.get("model_enc", ""), section=q.get("section", "")))
     if len({q.id for q in qs}) != len(qs):
         raise ValueError("duplicate question ids")
     return Quiz(id=str(d["quiz"]), title=d.get("title", ""), pass_at=int(d["pass_at"]),
@@ -228,7 +231,8 @@ class QuestionResult:
     qid: str
     correct: bool
     feedback: str
-    explanation: str = None      # shown only when answers/ is present
+    explanation: str = None      # shown only when answers/ is present and the keys may be shown (see grade)
+    section: str = ""            # where to reread (the question's notebook section)
 
 
 @dataclass
@@ -242,6 +246,7 @@ class QuizResult:
     results: list
     answers: dict
     has_explanations: bool
+    revealed: bool = True        # keys and explanations may be shown (a pass, or the instructor's setting)
 
     def correct_map(self):
         return {r.qid: r.correct for r in self.results}
@@ -265,8 +270,17 @@ def _explanation(q, entry):
     return "\n\n".join(parts) or None
 
 
-def grade(quiz, answers, answer_key="auto"):
-    """Grade answers {qid: value} against the obfuscated keys; explanations from answers/ if present."""
+def may_reveal(passed, failed_before=0, passed_before=False, reveal_after=None):
+    """Keys are shown after a pass (now or before), or once failures reach the instructor's `reveal_after`."""
+    return bool(passed or passed_before or (reveal_after is not None and failed_before + 1 >= reveal_after))
+
+
+def grade(quiz, answers, answer_key="auto", failed_before=0, passed_before=False, reveal_after=None):
+    """Grade answers {qid: value} against the obfuscated keys.
+
+    Explanations (with the key) from answers/ only when may_reveal(...): a failed attempt gets which questions
+    were wrong and the section to reread, never the key.
+    """
     answers = dict(answers or {})
     entries = load_answers(quiz.id) if answer_key == "auto" else answer_key
     results = []
@@ -275,8 +289,11 @@ def grade(quiz, answers, answer_key="auto"):
             ok, msg = grade_question(quiz, q, answers.get(q.id))
         except Exception as e:          # noqa: BLE001 - corrupt data or odd input: wrong, not a crash
             ok, msg = False, f"채점 오류: {type(e).__name__}: {e}"
-        expl = _explanation(q, entries.get(q.id)) if entries else None
-        results.append(QuestionResult(q.id, bool(ok), msg, expl))
+        results.append(QuestionResult(q.id, bool(ok), msg, None, q.section))
     score = sum(r.correct for r in results)
-    return QuizResult(quiz.id, score, quiz.total, quiz.pass_at, score >= quiz.pass_at, results,
-                      answers, bool(entries))
+    passed = score >= quiz.pass_at
+    revealed = may_reveal(passed, failed_before, passed_before, reveal_after)
+    if entries and revealed:
+        for r, q in zip(results, quiz.questions):
+            r.explanation = _explanation(q, entries.get(q.id))
+    return QuizResult(quiz.id, score, quiz.total, quiz.pass_at, passed, results, answers, bool(entries), revealed)
