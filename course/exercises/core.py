@@ -11,6 +11,7 @@ from kernels_numba.infra.errors import CourseInputError
 EXERCISES = {}                       # "06-2" -> Exercise (filled when course.exercises.exNN is imported)
 NOTEBOOKS = ("06", "07", "08", "09", "10")
 _next_hint = {}                      # exercise id -> next hint level asked for in this kernel session
+VARIANT = [0]                        # added to every random seed: check(..., variant=n) draws other inputs (hidden tests)
 
 
 @dataclass
@@ -162,8 +163,10 @@ def _save(res):
         res.details.append(f"(결과를 저장하지 못했습니다: {e})")
 
 
-def check(ex_id, student=None, save=True):
-    """Run your answer to exercise `ex_id` and return PASS or a diagnosis of what is wrong (saved to your progress)."""
+def check(ex_id, student=None, save=True, variant=0):
+    """Run your answer to exercise `ex_id` and return PASS or a diagnosis of what is wrong (saved to your progress).
+
+    `variant` draws other random inputs (the graders' hidden tests use it)."""
     ex = get(ex_id)
     if student is None:
         caller = inspect.currentframe().f_back.f_globals
@@ -172,10 +175,13 @@ def check(ex_id, student=None, save=True):
             raise CourseInputError(f"{ex.id}: 채점할 함수를 넘기세요.", f"{ex.id}: pass the function to check.",
                                    f"예: check(\"{ex.id}\", {ex.name or '내_함수'})",
                                    f"e.g. check(\"{ex.id}\", {ex.name or 'my_function'})")
+    VARIANT[0] = int(variant)
     try:
         res = _unfinished(ex, student) or ex.run(student)
     except Exception as exc:         # the student's code may fail in any way: explain, never crash the cell
         res = explain_exception(ex.id, exc, student)
+    finally:
+        VARIANT[0] = 0
     if save:
         _save(res)
     return res
