@@ -433,3 +433,44 @@ def timeline(stages, n_tiles=6, t_load=6, t_comp=2):
         row[int(e.start):math.ceil(e.end)] = str(e.tile) * (math.ceil(e.end) - int(e.start))
     lines.append(f"  연산  |{''.join(row)}|")
     return lines, tl.total
+
+
+# ------------------------------------------------------------------------------------ exercise helpers
+# The small 3-stage kernel of 직접 해보기 09-1: 8×8 threads, one C element each, BK = 8, two 4-byte cp.async per
+# thread per K tile. Device functions, so the student's kernel calls them on the GPU and in the simulator alike.
+import kernels_numba  # noqa: E402,F401,I001  (picks GPU or simulator before numba is imported)
+from numba import cuda, float32  # noqa: E402
+from kernels_numba.infra import ptx  # noqa: E402
+
+S3 = 3                                  # stages of the exercise kernel
+T8 = 8                                  # its tile side (BM = BN = BK = 8)
+
+
+@cuda.jit(device=True)
+def issue_tile(A, B, As, Bs, stage, tile_no):
+    """This thread's two 4-byte cp.async of K tile `tile_no` into buffer `stage` (0 outside A, B); no commit."""
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    r, c = cuda.blockIdx.y * T8 + ty, tile_no * T8 + tx
+    ok = r < A.shape[0] and c < A.shape[1]          # outside: read nothing (src-size 0) from an address inside A
+    ptx.cp_async_ca_4_zfill(As, stage, ty, tx, A, r if ok else 0, c if ok else 0, 4 if ok else 0)
+    r, c = tile_no * T8 + ty, cuda.blockIdx.x * T8 + tx
+    ok = r < B.shape[0] and c < B.shape[1]
+    ptx.cp_async_ca_4_zfill(Bs, stage, ty, tx, B, r if ok else 0, c if ok else 0, 4 if ok else 0)
+
+
+@cuda.jit(device=True)
+def prologue(A, B, As, Bs, n_tiles):
+    """Tiles 0 .. S3-2 into buffers 0 .. S3-2, one group each (an empty group when K has fewer tiles)."""
+    for s in range(S3 - 1):
+        if s < n_tiles:
+            issue_tile(A, B, As, Bs, s, s)
+        ptx.cp_async_commit_group()
+
+
+@cuda.jit(device=True)
+def compute_tile(As, Bs, stage, acc):
+    """acc + the BK products of buffer `stage` for this thread's C element (row ty, column tx of the tile)."""
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    for k in range(T8):
+        acc += As[stage, ty, k] * Bs[stage, k, tx]
+    return acc
