@@ -465,7 +465,7 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
             issue(p, -1, "prologue")
         if has_commit and (p < nk or spec.tail == "always"):
             commit()
-        snap(-1, "prologue", f"타일 {p} -> 단 {p % S} 복사 발행" if p < nk else "복사 없음")
+        snap(-1, "prologue", f"타일 {p} 복사 발행 (단 {p % S})" if p < nk else "복사 없음")
     for kt in range(nk):
         nxt = kt + D
         loading = nxt < nk
@@ -473,11 +473,11 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
             if step == "prefetch":
                 if loading:
                     issue(nxt, kt, "prefetch")
-                text = f"타일 {nxt} -> 단 {nxt % S} 복사 발행" if loading else "복사할 타일 없음"
+                text = f"타일 {nxt} 복사 발행 (단 {nxt % S})" if loading else "복사할 타일 없음"
             elif step == "commit":
                 if loading or spec.tail == "always":
                     commit()
-                    text = f"commit -> G{ngroups[0] - 1}" + ("" if groups[-1][1] else " (빈 그룹)")
+                    text = f"commit: G{ngroups[0] - 1}" + ("" if groups[-1][1] else " (빈 그룹)")
                 else:
                     text = "commit 안 함 (로드 없음)"
             elif step == "wait":
@@ -489,7 +489,7 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
                 text = "__syncthreads()"
             else:
                 compute(kt)
-                text = f"단 {kt % S} 로 타일 {kt} 계산"
+                text = f"타일 {kt} 계산 (단 {kt % S})"
             snap(kt, step, text)
     return run
 
