@@ -79,3 +79,15 @@ def test_build_rejects_malformed(breakage):
         a["pass_at"] = 9
     with pytest.raises(ValueError):
         build.build(a)
+
+
+@pytest.mark.parametrize("qid", ["06", "07", "08", "09", "10"])
+def test_every_question_names_a_section_of_its_notebook(qid):
+    """The section a failed attempt sends the student to is a heading of that notebook (shipped in the data)."""
+    import re
+    nb = json.loads(next((ROOT / "notebooks").glob(f"{qid}_*.ipynb")).read_text(encoding="utf-8"))
+    heads = {line.lstrip("#").strip() for c in nb["cells"] if c["cell_type"] == "markdown"
+             for line in "".join(c["source"]).splitlines() if re.match(r"^#{2,4} ", line)}
+    quiz = load_quiz(qid)
+    missing = [(q.id, q.section) for q in quiz.questions if q.section not in heads]
+    assert not missing, f"quiz{qid}: 노트북에 없는 절 / sections not in the notebook: {missing}"

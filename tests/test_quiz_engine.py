@@ -206,3 +206,25 @@ def test_answers_dir_env_that_is_not_a_folder_gives_a_clear_error(monkeypatch, t
     monkeypatch.setenv(engine.ANSWERS_ENV, str(tmp_path))
     assert engine.answers_dir() == tmp_path
     assert engine.load_answers("06") is None          # a folder without quiz06.json: no answers, no error
+
+
+def test_failed_grade_withholds_keys_even_with_answers_dir(quiz):
+    r = grade(quiz, dict(CORRECT, q1="31", q3="1", q8="2"))
+    assert not r.passed and r.has_explanations and not r.revealed
+    assert all(x.explanation is None for x in r.results)
+    assert [x.qid for x in r.results if not x.correct] == ["q1", "q3", "q8"]
+    assert all(x.section for x in r.results)                       # every question says where to reread
+
+
+@pytest.mark.parametrize("passed, failed_before, passed_before, after, shown", [
+    (True, 0, False, None, True), (False, 5, False, None, False), (False, 0, True, None, True),
+    (False, 0, False, 1, True), (False, 1, False, 3, False), (False, 2, False, 3, True)])
+def test_when_keys_may_be_shown(passed, failed_before, passed_before, after, shown):
+    assert engine.may_reveal(passed, failed_before, passed_before, after) is shown
+
+
+def test_failed_grade_after_an_earlier_pass_or_n_failures_shows_keys(quiz):
+    wrong = dict(CORRECT, q1="31", q3="1", q8="2")
+    assert grade(quiz, wrong, passed_before=True).results[0].explanation
+    assert grade(quiz, wrong, failed_before=2, reveal_after=3).revealed
+    assert not grade(quiz, wrong, failed_before=1, reveal_after=3).revealed

@@ -5,6 +5,8 @@ import pytest
 from course.quiz import QuizWidget, show_quiz, store
 from course.quiz.engine import NO_ANSWERS_NOTE
 
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
 RIGHT = {"q1": "32", "q3": "8192", "q6": "c", "q7": "b", "q8": "16", "q4": ["ty", "tx", "row", "a_col"]}
 WRONG = {"q1": "16", "q3": "4096", "q6": "b", "q7": "c", "q8": "2", "q4": ["tx", "ty", "row", "a_col"]}
 
@@ -139,3 +141,124 @@ def test_bad_student_env_shows_the_fix_and_keeps_the_grade(env, monkeypatch):
     r = w.submit()
     assert r.score == 8 and not w.saved.ok
     assert "SGEMM_STUDENT" in w.output.value and "8/8" in w.output.value
+
+
+# --- a failed attempt keeps the keys; where to reread instead ---
+
+def _readable():
+    import json
+    from course.quiz.engine import answers_dir
+    return json.loads((answers_dir() / "quiz06.json").read_text(encoding="utf-8"))["questions"]
+
+
+def _leaks(html):
+    """Pieces of keys or explanations of quiz 06 found in `html`."""
+    found = []
+    for q in _readable():
+        for text in (q.get("explanation"), q.get("model_answer")):
+            if text and text[:30] in html:
+                found.append(q["id"])
+    return found + [m for m in ("정답 예", "정답:", "모범 답안:") if m in html]
+
+
+def test_failed_attempt_shows_wrong_questions_and_sections_not_keys(env):
+    w = QuizWidget("06")
+    fill(w, dict(RIGHT, q1="1", q3="2", q8="3"), True)           # 5/8: fails, with answers/ present
+    r = w.submit()
+    html = w.output.value
+    assert not r.passed and not r.revealed and r.has_explanations
+    assert all(x.explanation is None for x in r.results)
+    assert _leaks(html) == []
+    sections = {q["id"]: q["section"] for q in _readable()}
+    for qid in ("q1", "q3", "q8"):
+        assert f"다시 읽을 곳 / reread: 노트북 06 §{sections[qid]}" in html.replace("&#x27;", "'")
+    assert html.count("다시 읽을 곳 / reread") == 3 and "통과한 뒤에 보입니다" in html and "appear after you pass" in html
+    assert "체크포인트 06 시도 1회" in html
+    w.inputs["q8"].value = "16"
+    w.submit()                                                     # 6/8: passed, now the keys
+    assert w.result.revealed and "정답 예" in w.output.value and "통과한 뒤에" not in w.output.value
+    w.inputs["q8"].value = "3"
+    w.submit()                                                     # failing again after a pass: keys already seen
+    assert w.result.revealed and "정답 예" in w.output.value
+    assert "체크포인트 06 시도 3회" in w.output.value
+
+
+def test_attempt_count_per_checkpoint_in_the_result(env):
+    from course.quiz import submit
+    submit("07", {}, student="tester")
+    submit("07", {}, student="tester")
+    w = QuizWidget("06")
+    fill(w, WRONG, False)
+    w.submit()
+    assert "체크포인트 06 시도 1회" in w.output.value                 # before: 시도 3회 (all checkpoints)
+
+
+@pytest.mark.parametrize("where", ["env", "class.json"])
+def test_instructor_may_show_keys_after_n_failed_attempts(env, monkeypatch, where):
+    if where == "env":
+        monkeypatch.setenv("SGEMM_REVEAL_AFTER", "2")
+    else:
+        (env / "progress.d").mkdir(exist_ok=True)
+        (env / "class.json").write_text('{"reveal_after": 2}', encoding="utf-8")
+    w = QuizWidget("06")
+    fill(w, WRONG, False)
+    w.submit()
+    assert not w.result.revealed and _leaks(w.output.value) == []
+    w.submit()                                                     # the 2nd failed attempt
+    assert w.result.revealed and "정답 예" in w.output.value and not w.result.passed
+
+
+def test_bad_instructor_setting_is_shown_and_keys_stay_hidden(env, monkeypatch):
+    monkeypatch.setenv("SGEMM_REVEAL_AFTER", "-1")
+    w = QuizWidget("06")
+    fill(w, WRONG, False)
+    w.submit()
+    html = w.output.value
+    assert "SGEMM_REVEAL_AFTER" in html and "integer &gt;= 1" in html and _leaks(html) == []
+    assert w.saved.ok                                              # the attempt is still saved
+
+
+def test_shared_login_widget_asks_for_the_id_once(env, monkeypatch):
+    monkeypatch.delenv("SGEMM_STUDENT")
+    monkeypatch.setattr(store, "login_name", lambda: "jovyan")
+    w = QuizWidget("06")
+    assert w.student.value == "" and "학번" in "".join(c.value for c in w.widget.children if isinstance(c, W.HTML))
+    fill(w, RIGHT, True)
+    w.submit()
+    assert not w.saved.ok and "student ID" in w.output.value and "8/8" in w.output.value
+    w.student.value = "2026123"
+    w.submit()
+    assert w.saved.ok
+    again = QuizWidget("06")
+    assert again.student.value == "2026123" and "이전 시도 1회" in again.output.value
+
+
+# --- reopening a saved notebook ---
+
+def test_show_quiz_displays_the_widget_and_a_rerun_note(env, monkeypatch):
+    import IPython.display
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *objs, **kw: shown.extend(objs))
+    show_quiz("06")
+    widget, note = shown
+    bundle = widget._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "다시 실행하세요" in bundle["text/plain"] and "re-run this cell" in bundle["text/plain"]
+    html = note._repr_html_()
+    assert 'class="sgemm-quiz-note"' in html and "Error displaying widget" in html and "다시 실행하세요" in html
+    assert ":has(.sgemm-quiz) + .jp-OutputArea-child .sgemm-quiz-note" in html      # hidden while the widget lives
+
+
+def test_saved_notebook_keeps_the_rerun_hint(env, tmp_path):
+    """Run the checkpoint cell in a real kernel, save, reopen: without widget state the saved outputs still say what to do."""
+    import nbformat
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('from course.quiz import show_quiz\nshow_quiz("06")')])
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    path = tmp_path / "saved.ipynb"
+    nbformat.write(nb, path)
+    outs = nbformat.read(path, as_version=4).cells[0].outputs
+    assert [o["output_type"] for o in outs] == ["display_data", "display_data"], outs
+    assert "application/vnd.jupyter.widget-view+json" in outs[0]["data"]
+    assert "다시 실행하세요" in outs[0]["data"]["text/plain"]                        # viewers without widgets
+    assert "sgemm-quiz-note" in outs[1]["data"]["text/html"]                         # JupyterLab: beside the error

@@ -1,14 +1,24 @@
 """ipywidgets view of a checkpoint quiz: inputs per question, 제출 button, result HTML (no print)."""
 import html
+import os
 
 import ipywidgets as W
 
 from . import store
-from .engine import NO_ANSWERS_NOTE, load_quiz
+from .engine import KEYS_AFTER_PASS_NOTE, NO_ANSWERS_NOTE, load_quiz
 from .text import md, numbered_template  # noqa: F401 (re-exported: widget.md, widget.numbered_template)
 
 BLOOM_KO = {"Remember": "기억", "Understand": "이해", "Apply": "적용", "Analyze": "분석",
             "Evaluate": "평가", "Create": "창조"}
+RERUN_KO = "체크포인트 퀴즈가 보이지 않거나 'Error displaying widget' 이 보이면 이 셀을 다시 실행하세요"
+RERUN_EN = "If the checkpoint quiz is missing or shows 'Error displaying widget', re-run this cell"
+# Shown below the widget; hidden by CSS while the live widget is right above it. A reopened notebook has no widget
+# model (JupyterLab prints "Error displaying widget: model not found"), so the note stays and says what to do.
+RERUN_NOTE = ("<style>.jp-OutputArea-child:has(.sgemm-quiz) + .jp-OutputArea-child .sgemm-quiz-note,"
+              ".output_area:has(.sgemm-quiz) + .output_area .sgemm-quiz-note{display:none}</style>"
+              '<div class="sgemm-quiz-note" style="border-left:4px solid #e94;padding:4px 10px">'
+              f"ℹ {RERUN_KO} (노트북을 다시 열면 위젯은 셀을 실행해야 다시 만들어집니다; 기록은 그대로입니다).<br>"
+              f"<small>{RERUN_EN}: a reopened notebook has no live widget; your saved attempts are kept.</small></div>")
 
 
 class QuizWidget:
@@ -19,13 +29,20 @@ class QuizWidget:
         self.progress_path = progress_path
         self.inputs, self.reveal_buttons, self.model_views = {}, {}, {}
         self.result = self.saved = None
+        ask = ""
         try:
-            default_student = student or store.student_id()
-        except store.CourseInputError:             # bad $SGEMM_STUDENT: the message shows on submit
+            default_student = student or store.student_id(progress_path)
+        except store.CourseInputError:             # bad $SGEMM_STUDENT or a shared login without an ID yet
             default_student = ""
-        self.student = W.Text(value=default_student, description="학생 ID",
+            if not os.environ.get(store.STUDENT_ENV, "").strip():
+                ask = (f"<small>📝 이 로그인({html.escape(store.login_name())})은 여러 학생이 함께 씁니다: "
+                       "<b>학생 ID</b> 칸에 학번을 쓰세요 (한 번만 묻고 기억합니다). / Shared login: type your "
+                       "student ID once.</small>")
+        self.student = W.Text(value=default_student, description="학생 ID", placeholder="학번 / student ID",
                               layout=W.Layout(width="320px"))
         rows = [W.HTML(f"<h3>{html.escape(self.quiz.title)}</h3>{md(self.quiz.intro)}"), self.student]
+        if ask:
+            rows.append(W.HTML(ask))
         for i, q in enumerate(self.quiz.questions, 1):
             head = f"<b>문제 {i}</b> <small>({BLOOM_KO.get(q.bloom, q.bloom)}, {q.bloom})</small>"
             rows.append(W.HTML(head + md(q.prompt)))
@@ -101,7 +118,7 @@ class QuizWidget:
 
     def _history_html(self):
         try:
-            me = self.student.value.strip() or store.student_id()
+            me = self.student.value.strip() or store.student_id(self.progress_path)
         except store.CourseInputError:
             me = self.student.value.strip()
         mine = [a for a in store.attempts(self.progress_path, self.quiz.id) if a.get("student") == me]
@@ -111,11 +128,17 @@ class QuizWidget:
         return f"<small>이전 시도 {len(mine)}회, 최고 점수 {best}/{self.quiz.total}</small>"
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The widget view, with a plain-text hint for viewers that cannot show widgets."""
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = f"[{self.quiz.title}] {RERUN_KO}. / {RERUN_EN}."
+        return bundle
 
 
 def render_result(quiz, result, saved=None):
-    """HTML for a graded submission: score, 통과/미통과, per-question feedback, explanations, save status."""
+    """HTML for a graded submission: score, 통과/미통과, per-question feedback, where to reread, save status.
+
+    Keys and explanations only when result.revealed (a pass, or the instructor's setting).
+    """
     verdict = ('<span style="color:#080">통과 ✅</span>' if result.passed
                else '<span style="color:#b00">미통과 ❌</span>')
     parts = [f"<h4>점수: {result.score}/{result.total} — {verdict} "
@@ -124,22 +147,31 @@ def render_result(quiz, result, saved=None):
         mark = "✔" if r.correct else "✘"
         color = "#080" if r.correct else "#b00"
         item = f'<span style="color:{color}">{mark}</span> {html.escape(r.feedback)}'
-        if r.explanation:
+        if not r.correct and r.section:
+            item += (f' <small>— 다시 읽을 곳 / reread: 노트북 {html.escape(quiz.id)} '
+                     f'§{html.escape(r.section)}</small>')
+        if r.explanation and result.revealed:
             item += f'<div style="margin:4px 0 8px 16px;color:#333">{md(r.explanation)}</div>'
         parts.append(f"<li>{item}</li>")
     parts.append("</ol>")
-    if not result.has_explanations:
+    if not result.revealed:
+        parts.append(f"<p><i>{html.escape(KEYS_AFTER_PASS_NOTE)}.</i></p>")
+    elif not result.has_explanations:
         parts.append(f"<p><i>{NO_ANSWERS_NOTE}.</i></p>")
     if saved is not None:
         for m in saved.messages:
             parts.append(f'<p style="color:#a60">{html.escape(m).replace(chr(10), "<br>")}</p>')
         if saved.ok:
             parts.append(f"<p><small>진행 기록을 저장했습니다: {html.escape(str(saved.path))} "
-                         f"(시도 {saved.attempts}회)</small></p>")
+                         f"(체크포인트 {html.escape(quiz.id)} 시도 {saved.attempts}회)</small></p>")
     return "".join(parts)
 
 
 def show_quiz(quiz_id="06", student=None, progress_path=None):
-    """Display the checkpoint quiz `quiz_id` in the notebook (returns nothing, so it shows once)."""
-    from IPython.display import display
-    display(QuizWidget(quiz_id, student, progress_path).widget)
+    """Display the checkpoint quiz `quiz_id` and, below it, a note that shows only where the widget cannot.
+
+    Returns nothing, so it shows once.
+    """
+    from IPython.display import HTML, display
+    display(QuizWidget(quiz_id, student, progress_path))
+    display(HTML(RERUN_NOTE))
