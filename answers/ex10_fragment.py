@@ -1,4 +1,11 @@
-"""Solution of notebook 10's exercise: which lane (and which of its four registers) holds C/D element (row, col)."""
+"""Solutions, notebook 10: which C/D element each lane holds (10-1), and the inverse lookup and shared-memory size."""
+
+
+def c_elements(lane):
+    """[(row, col)] of the C/D elements c0..c3 that `lane` holds for mma.m16n8k16 (one f32 register each)."""
+    g, t = lane >> 2, lane % 4              # groupID: row pair (g, g + 8); threadID_in_group: column pair
+    return [(g, 2 * t), (g, 2 * t + 1),     # c0, c1: row g
+            (g + 8, 2 * t), (g + 8, 2 * t + 1)]   # c2, c3: row g + 8
 
 
 def c_owner(row, col):

@@ -550,3 +550,33 @@ def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier"
         rec = json.load(f)
     return [{"경우": n, "워프": int(n[5]), "racecheck 보고": rec["cases"][n]["race_reports"],
              "검사 없이 틀린 실행": f"{rec['cases'][n]['wrong_runs']}/{rec['runs']}"} for n in names]
+
+
+# ------------------------------------------------------------- 직접 해보기 10-5: the one-warp kernel's copy and store
+import kernels_numba  # noqa: E402,F401  (device choice before numba)
+from numba import cuda  # noqa: E402
+
+
+@cuda.jit(device=True)
+def copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane):
+    """As <- A[tile_m:+16, k0:+16], Bs <- B[k0:+16, tile_n:+8]: each of the 32 lanes copies 8 A and 4 B elements."""
+    for i in range(8):
+        e = lane * 8 + i
+        As[e // 16, e % 16] = A[tile_m + e // 16, k0 + e % 16]
+    for i in range(4):
+        e = lane * 4 + i
+        Bs[e // 8, e % 8] = B[k0 + e // 8, tile_n + e % 8]
+
+
+@cuda.jit(device=True)
+def store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta):
+    """C <- alpha·D + beta·C for the lane's four D elements (c0, c1: row g; c2, c3: row g + 8; columns 2t, 2t + 1)."""
+    g, t = lane // 4, lane % 4
+    r, c = tile_m + g, tile_n + 2 * t
+    if beta == 0:                            # C is not read when beta == 0 (BLAS)
+        C[r, c], C[r, c + 1], C[r + 8, c], C[r + 8, c + 1] = alpha * c0, alpha * c1, alpha * c2, alpha * c3
+    else:
+        C[r, c] = alpha * c0 + beta * C[r, c]
+        C[r, c + 1] = alpha * c1 + beta * C[r, c + 1]
+        C[r + 8, c] = alpha * c2 + beta * C[r + 8, c]
+        C[r + 8, c + 1] = alpha * c3 + beta * C[r + 8, c + 1]
