@@ -294,9 +294,9 @@ class Hazard:
 
     def __str__(self):
         (k1, s1), (k2, s2) = self.steps
-        where = "프롤로그" if k1 < 0 else f"kt={k1}"
-        return (f"kt={self.kt} 단 {self.stage}: {self.title} [{self.kind}] — {STEP_KO[s1]}({where}) ↔ "
-                f"{STEP_KO[s2]}(kt={k2}). 해결: {self.fix}")
+        w1, w2, at = (("프롤로그" if k < 0 else f"kt={k}") for k in (k1, k2, self.kt))
+        return (f"{at} 단 {self.stage}: {self.title} [{self.kind}] — {STEP_KO[s1]}({w1}) ↔ "
+                f"{STEP_KO[s2]}({w2}). 해결: {self.fix}")
 
 
 @dataclass

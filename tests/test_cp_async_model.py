@@ -192,6 +192,10 @@ BUGGY = {   # name: (spec, {cause: kts} the model must report, 6 tiles)
     "seed_tail": (PRESETS["seed"].spec, {"tail": [4, 5]}),
     "prefetch_s_ahead": (LoopSpec(SEED_ORDER, 3, 3, ahead=3),
                          {"overwrite_pending": [0, 1, 2], "overwritten": [0, 1, 2]}),
+    "single_buffer_prefetch_next": (LoopSpec(("wait",) + VEC_ORDER[1:] + ("barrier",), 0, 1, ahead=1),   # racecases
+                                    {"overwritten": [0, 1, 2, 3, 4]}),
+    "prefetch_too_far_in_the_prologue": (LoopSpec(SEED_ORDER, 0, 2, ahead=4),
+                                         {"overwrite_pending": [-1, 0], "wrong_tile": [0, 1, 2, 3]}),
     "single_stage_compute_first": (LoopSpec(("compute", "barrier", "prefetch", "commit", "wait", "barrier"), 0, 1),
                                    {"not_copied": [0], "wrong_tile": [1, 2, 3, 4, 5]}),
 }

@@ -108,7 +108,7 @@ class CpAsyncSandbox:
         self.widget = W.VBox([self.preset, W.HTML("<b>한 반복의 순서</b> (— 는 비움)"),
                               W.HBox(self.slots[:3]), W.HBox(self.slots[3:]),
                               W.HBox([self.wait_n, self.stages]), W.HBox([self.ahead, self.num_tiles]), self.tail,
-                              self.summary, W.HBox([self.code, self.table])])
+                              self.summary, self.code, self.table])
         self.preset.observe(self._on_preset, names="value")
         self.stages.observe(self._on_stages, names="value")
         for c in (*self.slots, self.wait_n, self.ahead, self.tail, self.num_tiles):
