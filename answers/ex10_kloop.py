@@ -12,8 +12,7 @@ def kloop(A, B, C, alpha, beta):
     """One warp per 16x8 tile of C; K in steps of 16 through shared memory; f16 inputs, f32 accumulation."""
     As = cuda.shared.array((16, 16), float16, alignment=16)
     Bs = cuda.shared.array((16, 8), float16, alignment=16)
-    lane = cuda.threadIdx.x
-    tile_m, tile_n = cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
+    lane, tile_m, tile_n = cuda.threadIdx.x, cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
     c0 = c1 = c2 = c3 = float32(0.0)
     for k0 in range(0, A.shape[1], 16):
         copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane)

@@ -473,8 +473,7 @@ def my_kloop(A, B, C, alpha, beta):
     """워프 하나가 C 의 16×8 타일 하나: K 를 16씩 공유 메모리로 복사하고, 프래그먼트를 읽어 mma 로 누적 (f16 입력, f32 누적)."""
     As = cuda.shared.array((16, 16), float16, alignment=16)
     Bs = cuda.shared.array((16, 8), float16, alignment=16)
-    lane = cuda.threadIdx.x
-    tile_m, tile_n = cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
+    lane, tile_m, tile_n = cuda.threadIdx.x, cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
     c0 = c1 = c2 = c3 = float32(0.0)
     for k0 in range(0, A.shape[1], 16):
         copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane)   # 레인마다 A 8개, B 4개를 As, Bs 로
