@@ -184,7 +184,7 @@ def first_unsafe_tile(num_stages, num_tiles, tail="seed"):
 # the next barrier on, a copy issued at the same step only later, so every hazard of the store is one of the copy.
 
 STEP_NAMES = ("wait", "barrier", "prefetch", "commit", "compute")
-STEP_KO = {"wait": "wait_group", "barrier": "배리어", "prefetch": "prefetch", "commit": "commit",
+STEP_KO = {"wait": "wait_group", "barrier": "배리어", "prefetch": "미리 읽기", "commit": "commit",
            "compute": "계산", "prologue": "프롤로그 복사"}
 TAIL_RULES = ("load_only", "always", "wait0_tail")
 TAIL_KO = {"load_only": "로드할 때만 commit", "always": "매 반복 commit (타일이 없으면 빈 그룹)",
@@ -257,13 +257,13 @@ PRESETS = {p.key: p for p in (
     Preset("seed", "흔히 가르치는 루프 — 데모 async_seed_tail (로드할 때만 commit)",
            "kernels_numba/demos/async_seed_tail.py",
            LoopSpec(("prefetch", "commit", "wait", "barrier", "compute", "barrier"), 2, 3, "load_only"),
-           "prefetch+commit, wait_group(S-1), 배리어, 계산, 배리어. commit 이 로드 조건 안에 있습니다."),
+           "미리 읽기+commit, wait_group(S-1), 배리어, 계산, 배리어. commit 이 로드 조건 안에 있습니다."),
     Preset("async_copy", "async_copy (4바이트 cp.async, 배리어 2번)", "kernels_numba/async_copy.py",
            LoopSpec(("prefetch", "commit", "wait", "barrier", "compute", "barrier"), 2, 3, "always"),
            "흔한 루프와 같은 순서에 매 반복 commit (꼬리에서는 빈 그룹). 경계 밖 원소는 0 을 직접 저장합니다."),
     Preset("async_vec", "async_vec (16바이트 cp.async, 배리어 1번)", "kernels_numba/async_vec.py",
            LoopSpec(("wait", "barrier", "prefetch", "commit", "compute"), 1, 3, "always"),
-           "wait_group(S-2), 배리어, prefetch, commit, 계산. async_vec_s2/_s4, async_bk16, async_wide 도 같은 순서입니다."),
+           "wait_group(S-2), 배리어, 미리 읽기, commit, 계산. async_vec_s2/_s4, async_bk16, async_wide 도 같은 순서입니다."),
 )}
 
 
@@ -295,7 +295,7 @@ class Hazard:
     def __str__(self):
         (k1, s1), (k2, s2) = self.steps
         w1, w2, at = (("프롤로그" if k < 0 else f"kt={k}") for k in (k1, k2, self.kt))
-        return (f"{at} 단 {self.stage}: {self.title} [{self.kind}] — {STEP_KO[s1]}({w1}) ↔ "
+        return (f"{at} 버퍼 {self.stage}: {self.title} [{self.kind}] — {STEP_KO[s1]}({w1}) ↔ "
                 f"{STEP_KO[s2]}({w2}). 해결: {self.fix}")
 
 
@@ -341,13 +341,13 @@ TITLES = {
     "issued_after_wait": "wait 뒤에 발행한 복사를 계산",
     "wait_too_large": "wait_group N 이 너무 큼: 도착 전에 계산",
     "tail": "꼬리에서 그룹이 모자람: 도착 전에 계산",
-    "overwritten": "계산 전에 같은 단을 다음 타일로 덮음",
+    "overwritten": "계산 전에 같은 버퍼를 다음 타일로 덮음",
     "compute_before_copy": "타일을 발행하기 전에 계산",
     "no_barrier_after_wait": "wait 뒤 배리어 없음: 다른 스레드의 복사가 안 보임",
-    "war": "배리어 없이 읽는 중인 단을 덮어씀",
-    "overwrite_pending": "날아가는 중인 단에 또 복사",
+    "war": "배리어 없이 읽는 중인 버퍼를 덮어씀",
+    "overwrite_pending": "날아가는 중인 버퍼에 또 복사",
     "not_copied": "타일을 복사한 적이 없음",
-    "wrong_tile": "단에 다른 타일이 들어 있음",
+    "wrong_tile": "버퍼에 다른 타일이 들어 있음",
 }
 
 
@@ -378,17 +378,17 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
         stage = tile % S
         prev = last[stage]
         if prev is not None and prev.landed is None:
-            fix = (f"prefetch 가 앞서 읽는 거리(지금 {D})를 S-1 = {S - 1} 이하로 줄이세요." if D >= S else
+            fix = (f"미리 읽기의 거리(지금 {D})를 S-1 = {S - 1} 이하로 줄이세요." if D >= S else
                    "다시 복사하기 전에 wait_group 으로 이전 복사를 끝내세요 (이전 타일을 계산하기 전에 기다리면 됩니다).")
             hazard("WAW", "overwrite_pending", kt, stage, tile, ((prev.kt, prev.step), (kt, step)),
-                   f"단 {stage} 의 이전 복사(타일 {prev.tile})가 아직 도착하지 않았는데 같은 단에 타일 {tile} "
+                   f"버퍼 {stage} 의 이전 복사(타일 {prev.tile})가 아직 도착하지 않았는데 같은 버퍼에 타일 {tile} "
                    f"복사를 또 발행해 두 복사의 도착 순서가 정해지지 않습니다: {fix}", Copy(tile, stage, kt, step, epoch[0]))
         same = [r for r in reads[stage] if r[1] == epoch[0]]
         if same:
             rk = same[-1][0]
             hazard("WAR", "war", kt, stage, tile, ((rk, "compute"), (kt, step)),
-                   f"kt={rk} 의 계산이 읽는 단 {stage} 의 데이터를 같은 배리어 구간의 타일 {tile} 복사가 덮어씁니다: "
-                   "계산과 이 prefetch 사이에 __syncthreads() 를 두세요 (계산 뒤, 또는 다음 반복의 prefetch 앞).",
+                   f"kt={rk} 의 계산이 읽는 버퍼 {stage} 의 데이터를 같은 배리어 구간의 타일 {tile} 복사가 덮어씁니다: "
+                   "계산과 이 미리 읽기 사이에 __syncthreads() 를 두세요 (계산 뒤, 또는 다음 반복의 미리 읽기 앞).",
                    Copy(tile, stage, kt, step, epoch[0]))
         c = Copy(tile, stage, kt, step, epoch[0])
         last[stage] = c
@@ -410,27 +410,27 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
     def in_flight_cause(c, kt):
         """Why the copy of tile kt is still in flight when kt is computed: (cause, fix)."""
         if c.tile < kt:
-            return "compute_before_copy", (f"계산 때 단 {c.stage} 에는 이전 타일 {c.tile} 의 복사가 아직 날아가는 중이고 "
-                                           f"타일 {kt} 는 발행되지도 않았습니다: prefetch, commit, wait 를 계산 앞에 두세요.")
+            return "compute_before_copy", (f"계산 때 버퍼 {c.stage} 에는 이전 타일 {c.tile} 의 복사가 아직 날아가는 중이고 "
+                                           f"타일 {kt} 는 발행되지도 않았습니다: 미리 읽기, commit, wait 를 계산 앞에 두세요.")
         if c.tile > kt:
-            return "overwritten", (f"prefetch 가 계산보다 먼저 단 {c.stage} 에 타일 {c.tile} 복사를 발행해 타일 {kt} 의 데이터를 덮었습니다: "
-                                   f"앞서 읽는 거리를 S-1 = {S - 1} 이하로 하세요.")
+            return "overwritten", (f"미리 읽기가 계산보다 먼저 버퍼 {c.stage} 에 타일 {c.tile} 복사를 발행해 타일 {kt} 의 데이터를 덮었습니다: "
+                                   f"미리 읽기의 거리를 S-1 = {S - 1} 이하로 하세요.")
         if "wait" not in order:
             return "no_wait", ("반복에 wait_group 이 없습니다: 계산 앞에 cp_async_wait_group(N) 을 두세요 "
                                "(배리어는 스레드를 맞출 뿐 복사를 기다리지 않습니다).")
         if not has_commit:
             return "no_commit", ("commit 하지 않은 복사는 어떤 wait_group 도 기다리지 않습니다: "
-                                 "prefetch 바로 뒤에 cp_async_commit_group() 을 두세요.")
+                                 "미리 읽기 바로 뒤에 cp_async_commit_group() 을 두세요.")
         if c.group is None:
             return "uncommitted", (f"타일 {kt} 의 복사가 계산 때까지 commit 되지 않아 wait 가 기다리지 않습니다: "
-                                   "commit 을 prefetch 바로 뒤, wait 앞으로 옮기세요.")
+                                   "commit 을 미리 읽기 바로 뒤, wait 앞으로 옮기세요.")
         if i_of["wait"] > i_of["compute"]:
             return "wait_after_compute", ("wait_group 이 계산 뒤에 있어 이번 타일을 지켜 주지 못합니다: "
                                           "wait 를 계산 앞으로 옮기세요.")
         n, before = wait_seen.get(kt, (N, []))
         if not any(c in cs for _, cs in before):
             return "issued_after_wait", (f"타일 {kt} 의 복사가 이번 wait 뒤에 발행·commit 되어 wait 가 기다리지 "
-                                         "않았습니다: prefetch 와 commit 을 wait 앞으로 옮기세요.")
+                                         "않았습니다: 미리 읽기와 commit 을 wait 앞으로 옮기세요.")
         newer = len(before) - 1 - next(k for k, (_, cs) in enumerate(before) if c in cs)
         if _diagnose and spec.tail != "always":
             fixed = run_loop(LoopSpec(order, N, S, "always", D), nk, _diagnose=False)
@@ -446,7 +446,7 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
         run.in_flight[kt] = sorted(x.tile for _, cs in groups for x in cs) + sorted(x.tile for x in uncommitted)
         if c is None:
             hazard("STALE", "not_copied", kt, stage, kt, ((kt, "prefetch"), (kt, "compute")),
-                   f"타일 {kt} 의 복사가 계산 전에 없습니다: prefetch 를 넣고 계산보다 앞에 두세요.")
+                   f"타일 {kt} 의 복사가 계산 전에 없습니다: 미리 읽기를 넣고 계산보다 앞에 두세요.")
         elif c.landed is None:
             cause, fix = in_flight_cause(c, kt)
             hazard("IN_FLIGHT", cause, kt, stage, c.tile, ((c.kt, c.step), (kt, "compute")), fix, c)
@@ -456,8 +456,9 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
                    "다른 스레드(워프)의 복사도 보이게 하세요.", c)
         elif c.tile != kt:
             hazard("STALE", "wrong_tile", kt, stage, c.tile, ((c.kt, c.step), (kt, "compute")),
-                   f"계산할 때 단 {stage} 에 들어 있는 것은 타일 {c.tile} 의 데이터입니다 (필요한 것은 타일 {kt}): "
-                   "prefetch 를 계산 앞에 두고 앞서 읽는 거리를 확인하세요.", c)
+                   f"계산할 때 버퍼 {stage} 에 들어 있는 것은 타일 {c.tile} 의 데이터입니다 (필요한 것은 타일 {kt}): "
+                   + (f"미리 읽기의 거리(지금 {D})를 S-1 = {S - 1} 이하로 줄이세요." if c.tile > kt else
+                      "미리 읽기를 계산 앞에 두세요."), c)
         reads[stage].append((kt, epoch[0]))
 
     for p in range(D):
@@ -465,7 +466,7 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
             issue(p, -1, "prologue")
         if has_commit and (p < nk or spec.tail == "always"):
             commit()
-        snap(-1, "prologue", f"타일 {p} 복사 발행 (단 {p % S})" if p < nk else "복사 없음")
+        snap(-1, "prologue", f"타일 {p} 복사 발행 (버퍼 {p % S})" if p < nk else "복사 없음")
     for kt in range(nk):
         nxt = kt + D
         loading = nxt < nk
@@ -473,7 +474,7 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
             if step == "prefetch":
                 if loading:
                     issue(nxt, kt, "prefetch")
-                text = f"타일 {nxt} 복사 발행 (단 {nxt % S})" if loading else "복사할 타일 없음"
+                text = f"타일 {nxt} 복사 발행 (버퍼 {nxt % S})" if loading else "복사할 타일 없음"
             elif step == "commit":
                 if loading or spec.tail == "always":
                     commit()
@@ -489,7 +490,7 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
                 text = "__syncthreads()"
             else:
                 compute(kt)
-                text = f"타일 {kt} 계산 (단 {kt % S})"
+                text = f"타일 {kt} 계산 (버퍼 {kt % S})"
             snap(kt, step, text)
     return run
 
@@ -498,7 +499,7 @@ def loop_code(spec):
     """The composed loop as short Numba-style code lines (prologue, then one iteration)."""
     S, D, N = spec.stages, spec.ahead, spec.wait_n
     cond = spec.tail != "always"
-    lines = [f"# S = {S}, 앞서 읽는 거리 {D}, 꼬리: {TAIL_KO[spec.tail]}",
+    lines = [f"# S = {S}, 미리 읽기 거리 D = {D}, 꼬리: {TAIL_KO[spec.tail]}",
              f"for p in range({D}):                  # 프롤로그",
              "    if p < num_k_tiles:", "        issue_tile(p, stage=p % S)"]
     if "commit" in spec.order:

@@ -157,7 +157,7 @@ def test_seed_preset_names_kt_stage_steps_and_fix():
     h6, h7 = run_loop(PRESETS["seed"].spec, 8).hazards
     assert (h6.kt, h6.stage, h6.tile, h6.steps) == (6, 0, 6, ((4, "prefetch"), (6, "compute")))
     assert (h7.kt, h7.stage) == (7, 1)
-    assert "빈 그룹" in h6.fix and "kt=6 단 0" in str(h6) and "prefetch(kt=4)" in str(h6)
+    assert "빈 그룹" in h6.fix and "kt=6 버퍼 0" in str(h6) and "미리 읽기(kt=4)" in str(h6)
 
 
 def test_pending_groups_per_step():
@@ -210,7 +210,7 @@ def test_buggy_composition_reports_its_hazard(name):
         (k1, _), (k2, _) = h.steps
         assert k1 <= k2 == h.kt or h.cause == "war"
         assert 0 <= h.stage < spec.stages and h.fix.endswith(".") and h.title == cp_async.TITLES[h.cause]
-        assert any(w in h.fix for w in ("wait", "commit", "__syncthreads()", "prefetch")), h.fix   # names a step
+        assert any(w in h.fix for w in ("wait", "commit", "__syncthreads()", "미리 읽기")), h.fix   # names a step
 
 
 def test_fixes_name_the_right_n():

@@ -22,7 +22,7 @@ def test_starts_from_the_seed_loop(box):
     assert box.spec == cp_async.PRESETS["seed"].spec and box.run.num_tiles == 6
     assert "위험 2건" in box.summary.value and "꼬리에서 그룹이 모자람" in box.summary.value
     assert "kt=4, 5" in box.summary.value and "빈 그룹" in box.summary.value
-    assert "kt=4 단 1" in box.summary.value and "prefetch(kt=2)" in box.summary.value
+    assert "kt=4 버퍼 1" in box.summary.value and "미리 읽기(kt=2)" in box.summary.value
     assert "cp_async_wait_group(2)" in box.code.value and box.table.value.count("<tr>") == 1 + 1 + 6
     assert box.table.value.count("#ffd6d6") == 2                   # the two computes of the tail in red
     assert "G0[t0] G1[t1]" in box.table.value                      # pending groups after the prologue
@@ -50,7 +50,7 @@ def test_controls_recompose_and_name_the_hazard(box, capsys):
     box.slots[1].value = "prefetch"                                 # prefetch before the barrier: WAR
     box.slots[2].value = "barrier"
     assert order(box)[:3] == ("wait", "prefetch", "barrier")
-    assert "배리어 없이 읽는 중인 단을 덮어씀" in box.summary.value and "[WAR]" in box.summary.value
+    assert "배리어 없이 읽는 중인 버퍼를 덮어씀" in box.summary.value and "[WAR]" in box.summary.value
     box.preset.value = "async_copy"
     box.slots[3].value = ""                                         # async_copy without the barrier after the wait
     assert "wait 뒤 배리어 없음" in box.summary.value and "__syncthreads()" in box.summary.value
@@ -70,7 +70,7 @@ def test_stages_carry_the_distance_and_tiles(box):
     box.wait_n.value = 3
     assert box.run.ok and "최대 3개 타일" in box.summary.value
     box.ahead.value = 4                                             # prefetching S tiles ahead
-    assert "날아가는 중인 단에 또 복사" in box.summary.value
+    assert "날아가는 중인 버퍼에 또 복사" in box.summary.value
     box.num_tiles.value = 12
     assert box.run.num_tiles == 12 and box.table.value.count("<tr>") == 1 + 1 + 12
 

@@ -10,7 +10,7 @@ from sim import cp_async
 
 SLOTS = 6                      # step slots of one iteration (async_copy uses all six)
 STEP_LABELS = (("—", ""), ("wait_group N", "wait"), ("배리어 (__syncthreads)", "barrier"),
-               ("prefetch (타일 kt+D 복사 발행)", "prefetch"), ("commit_group", "commit"), ("계산 (compute)", "compute"))
+               ("미리 읽기 (prefetch): 타일 kt+D 복사 발행", "prefetch"), ("commit_group", "commit"), ("계산 (compute)", "compute"))
 TAIL_RULE_LABELS = (("로드할 때만 commit (흔한 루프)", "load_only"),
                     ("매 반복 commit, 타일이 없으면 빈 그룹 (async_copy, async_vec)", "always"),
                     ("로드할 때만 commit + 꼬리에서 wait_group 0", "wait0_tail"))
@@ -66,7 +66,7 @@ def summary_html(run):
     if run.ok:
         most = max((len(v) for v in run.in_flight.values()), default=0)
         return (f'<b style="color:{GREEN}">위험(hazard) 없음</b>: 모든 타일이 도착이 보장되고 모든 스레드에게 보인 뒤 '
-                f"계산되고, 읽는 중인 단을 덮어쓰는 복사도 없습니다. 계산하는 동안 최대 {most}개 타일이 날아갑니다.")
+                f"계산되고, 읽는 중인 버퍼를 덮어쓰는 복사도 없습니다. 계산하는 동안 최대 {most}개 타일이 날아갑니다.")
     out = [f'<b style="color:{RED}">위험 {len(run.hazards)}건</b> (경쟁 검출기와 같은 규칙)<ul>']
     seen = {}
     for h in run.hazards:
@@ -94,10 +94,10 @@ class CpAsyncSandbox:
                                  layout=W.Layout(width="250px")) for i in range(SLOTS)]
         self.wait_n = W.IntSlider(min=0, max=cp_async.MAX_WAIT_N, description="wait_group N", style=style,
                                   continuous_update=False)
-        self.stages = W.IntSlider(value=3, min=1, max=cp_async.MAX_STAGES, description="단 수 S (stages)",
+        self.stages = W.IntSlider(value=3, min=1, max=cp_async.MAX_STAGES, description="단 수 S (NUM_STAGES)",
                                   style=style, continuous_update=False)
         self.ahead = W.IntSlider(value=2, min=0, max=cp_async.MAX_STAGES, style=style, continuous_update=False,
-                                 description="앞서 읽는 거리 D (prefetch distance)")
+                                 description="미리 읽기 거리 D (prefetch distance)")
         self.tail = W.Dropdown(options=TAIL_RULE_LABELS, description="꼬리 처리 (tail)", style=style,
                                layout=W.Layout(width="560px"))
         self.num_tiles = W.IntSlider(value=num_tiles, min=1, max=12, description="K 타일 수", style=style,
@@ -183,7 +183,7 @@ def cp_async_sandbox(preset="seed", num_tiles=6):
 
 COLORS = {cp_async.IDLE: "#eeeeee", cp_async.LOADING: "#ffe7a8", cp_async.READY: "#c8f0c8",
           cp_async.COMPUTING: "#a8d0ff"}
-TAIL_LABELS = (("본문 그대로 (로드할 때만 commit)", "seed"), ("빈 그룹 commit (async_copy, async_vec)", "empty_commit"),
+TAIL_LABELS = (("흔한 루프 (로드할 때만 commit)", "seed"), ("빈 그룹 commit (async_copy, async_vec)", "empty_commit"),
                ("꼬리에서 wait_group 0", "wait_all_tail"))
 
 
