@@ -157,3 +157,139 @@ def test_unreadable_file_is_skipped(classdir, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "secret.json" in r.stderr and "PermissionError" in r.stderr
     assert "kim" in r.stdout and "sec " not in r.stdout
+
+
+# --- who the student is: the folder's account, the typed name beside it, clashes listed ---
+
+def ex(student, exercise, ok, diagnosis, time):
+    return {"kind": "exercise", "exercise": exercise, "ok": ok, "diagnosis": diagnosis, "student": student,
+            "time": time}
+
+
+def test_a_record_placed_in_another_students_folder_does_not_pass_that_student(tmp_path):
+    d = tmp_path / "class"
+    store.save_attempt(attempt("kim", 7, "2026-11-21T09:00:00Z"), d / "kim" / ".sgemm-course")
+    store.save_attempt(attempt("lee", 2, "2026-11-21T09:00:00Z"), d / "lee" / ".sgemm-course")
+    store.save_attempt(attempt("lee", 8, "2026-11-21T10:00:00Z"), d / "kim" / ".sgemm-course")   # "lee passed"
+    records = report.collect([d])
+    rows = report.class_report(records=records)
+    assert [(r["account"], r["student"], r["best_score"], r["passed"]) for r in rows] == [
+        ("kim", "kim, lee", 8, True), ("lee", "lee", 2, False)]            # before: lee passed
+    (c,) = report.clashes(records)
+    assert (c["account"], c["student"], c["item"]) == ("kim", "lee", "06") and "kim" in c["file"]
+
+
+def test_a_copied_record_counts_for_its_own_student_once(tmp_path):
+    d = tmp_path / "class"
+    kim = d / "kim" / ".sgemm-course"
+    store.save_attempt(attempt("kim", 8, "2026-11-21T09:00:00Z"), kim)
+    shutil.copytree(kim, d / "mallory" / ".sgemm-course")                   # the same attempt (same id) copied
+    records = report.collect([d])
+    assert [(r["account"], r["passed"]) for r in report.class_report(records=records)] == [("kim", True)]
+    assert report.clashes(records) == []
+    alone = report.collect([d / "mallory"])                                 # without kim's folder: listed
+    assert [r["account"] for r in report.class_report(records=alone)] == ["mallory"]
+    assert [(c["account"], c["student"]) for c in report.clashes(alone)] == [("mallory", "kim")]
+
+
+def test_two_accounts_typing_the_same_name_are_two_students(tmp_path, capsys):
+    d = tmp_path / "homes"
+    store.save_attempt(attempt("kim", 8, "2026-11-21T09:00:00Z"), d / "alice" / ".sgemm-course")
+    store.save_attempt(attempt("kim", 2, "2026-11-21T09:05:00Z"), d / "bob" / ".sgemm-course")
+    out = tmp_path / "r"
+    assert report.main(["--all-homes", "--homes-glob", str(d / "*" / ".sgemm-course"), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "학생 2명" in text and "통과율 pass rate 50%" in text                # before: 1 student, passed
+    assert "계정 account 'alice' 의 폴더에 이름 name 'kim'" in text and "'bob'" in text
+    with open(out / "results.csv", encoding="utf-8-sig") as f:
+        assert [(r["account"], r["student"], r["passed"]) for r in csv.DictReader(f)] == [
+            ("alice", "kim", "yes"), ("bob", "kim", "no")]
+    with open(out / "clashes.csv", encoding="utf-8-sig") as f:
+        assert sorted((r["account"], r["student"]) for r in csv.DictReader(f)) == [("alice", "kim"), ("bob", "kim")]
+
+
+def test_shared_login_students_are_told_apart_by_their_id(tmp_path, capsys):
+    d = tmp_path / "homes"
+    store.save_attempt(attempt("s1", 8, "2026-11-21T09:00:00Z"), d / "jovyan" / ".sgemm-course")
+    store.save_attempt(attempt("s2", 3, "2026-11-21T09:01:00Z"), d / "jovyan" / ".sgemm-course")
+    store.save_attempt(attempt("s3", 7, "2026-11-21T09:02:00Z"), d / "lab" / ".sgemm-course")
+    store.save_attempt(attempt("s4", 7, "2026-11-21T09:03:00Z"), d / "lab" / ".sgemm-course")
+    records = report.collect([d])
+    assert [r["account"] for r in report.class_report(records=records)] == ["jovyan:s1", "jovyan:s2", "lab"]
+    assert [c["account"] for c in report.clashes(records)] == ["lab", "lab"]
+    rows = report.class_report(records=records, shared=store.SHARED_LOGINS + ("lab",))
+    assert [r["account"] for r in rows] == ["jovyan:s1", "jovyan:s2", "lab:s3", "lab:s4"]
+    assert report.main([str(d), "--shared", "lab", "--out", str(tmp_path / "r")]) == 0
+    assert "학생 4명" in capsys.readouterr().out
+
+
+def test_account_from_the_file_owner(tmp_path):
+    """Read in place (not collected): the owner of the files is the student, whatever the folder is called."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give files to another account")
+    import pwd
+    nobody = pwd.getpwnam("nobody")
+    d = tmp_path / "srv"
+    store.save_attempt(attempt("kim", 8, "2026-11-21T09:00:00Z"), d / "whatever")
+    for p in [d / "whatever", *(d / "whatever").rglob("*")]:
+        os.chown(p, nobody.pw_uid, nobody.pw_gid)
+    records = report.collect([d])
+    assert {r["_account"] for r in records} == {"nobody"} and report.clashes(records)[0]["student"] == "kim"
+    problems = []
+    report.collect([d / "whatever"], problems, homes={str(d / "whatever"): "kim"})   # --all-homes: kim's home
+    assert any("owned by nobody in kim's home" in p for p in problems)
+
+
+def test_first_attempt_and_best_per_question(tmp_path, capsys):
+    d = tmp_path / "class"
+    store.save_attempt(attempt("kim", 3, "2026-11-21T09:00:00Z"), d / "kim")              # missed q4..q8 first
+    store.save_attempt(attempt("kim", 8, "2026-11-21T10:00:00Z"), d / "kim")
+    store.save_attempt(attempt("lee", 8, "2026-11-21T10:00:00Z"), d / "lee")
+    s = report.quiz_summary([d])["06"]
+    assert s["question_rates"]["q5"] == 1.0 and s["first_rates"]["q5"] == 0.5      # before: only the 100 %
+    assert s["first_rates"]["q1"] == 1.0
+    out = tmp_path / "r"
+    assert report.main([str(d), "--out", str(out)]) == 0
+    assert "q5: 50%→100%" in capsys.readouterr().out
+    with open(out / "results.csv", encoding="utf-8-sig") as f:
+        assert [(r["account"], r["first_score"], r["best_score"]) for r in csv.DictReader(f)] == [
+            ("kim", "3", "8"), ("lee", "8", "8")]
+    with open(out / "questions.csv", encoding="utf-8-sig") as f:
+        q5 = next(r for r in csv.DictReader(f) if r["question"] == "q5")
+    assert (q5["first_rate"], q5["best_rate"]) == ("0.500", "1.000") and q5["section"]
+
+
+def test_exercise_results_per_student(tmp_path, capsys):
+    d = tmp_path / "class"
+    for rec in (ex("kim", "06-1", False, "race", "2026-11-21T09:00:00Z"), ex("kim", "06-1", True, "pass",
+                "2026-11-21T09:05:00Z"), ex("kim", "06-2", False, "not_implemented", "2026-11-21T09:06:00Z"),
+                ex("lee", "06-1", False, "edges_wrong", "2026-11-21T09:07:00Z")):
+        assert store._save(rec, d / rec["student"]).ok
+    store.save_attempt(attempt("kim", 8, "2026-11-21T10:00:00Z"), d / "kim")
+    records = report.collect([d])
+    rows = report.exercise_report(records)
+    assert [(r["account"], r["exercise"], r["tries"], r["passed"], r["last_diagnosis"]) for r in rows] == [
+        ("kim", "06-1", 2, True, "pass"), ("lee", "06-1", 1, False, "edges_wrong"),
+        ("kim", "06-2", 1, False, "not_implemented")]
+    assert [r["attempts"] for r in report.class_report(records=records)] == [1]        # exercises are not attempts
+    out = tmp_path / "r"
+    assert report.main([str(d), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "연습 문제 / exercises" in text and "06-1 ✔(2회)  06-2 ✘ not_implemented(1회)" in text
+    with open(out / "exercises.csv", encoding="utf-8-sig") as f:
+        assert len(list(csv.DictReader(f))) == 3
+
+
+def test_a_folder_tree_1000_levels_deep_is_read(tmp_path, capsys):
+    d = tmp_path / "deep"
+    p = str(d)
+    os.mkdir(p)
+    for _ in range(1000):                         # os.makedirs itself recurses: one level at a time
+        p = os.path.join(p, "d")
+        os.mkdir(p)
+    store.save_attempt(attempt("kim", 8, "2026-11-21T09:00:00Z"), Path(p) / "kim.jsonl")
+    problems = []
+    records = report.collect([d], problems)       # before: RecursionError, no output
+    assert len(records) == 1 and problems == []
+    assert report.main([str(d), "--out", str(tmp_path / "r")]) == 0
+    assert "학생 1명" in capsys.readouterr().out
