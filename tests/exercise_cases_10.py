@@ -52,3 +52,7 @@ CASES = {
         ("trans_for_a", [("ptx.ldmatrix_x4(As", "ptx.ldmatrix_x4_trans(As")], "a_transposed"),
     ],
 }
+
+# an alias of the model's function is caught too (not only `mma.c_elements`)
+CASES["10-2"].append(("alias_of_model", [('"""Solution, 10', 'from sim.mma import a_elements as frag_a\n"""Solution, 10'),
+                                         ("    out = []\n", "    return frag_a(lane)\n")], "uses_model"))

@@ -77,8 +77,8 @@ def uses_model(fn):
         todo += [k for k in c.co_consts if hasattr(k, "co_names")]
     if names & MODEL_NAMES:
         return True
-    glb = getattr(fn, "__globals__", {})
-    return any(getattr(glb.get(n), "__name__", None) == "sim.mma" or getattr(glb.get(n), "__module__", None) == "sim.mma"
+    glb = getattr(fn, "__globals__", {})          # an alias: from sim.mma import c_elements as f
+    return any(getattr(glb.get(n), "__module__", None) == "sim.mma" and getattr(glb.get(n), "__name__", "") in MODEL_NAMES
                for n in names)
 
 
