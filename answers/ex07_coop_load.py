@@ -1,5 +1,17 @@
-"""Solution, 07 직접 해보기 1: which (row, col) of a shared tile each thread stores, pass by pass (cooperative load)."""
+"""Solution, 07 직접 해보기 07-2: which (row, col) of a shared tile each thread stores, pass by pass (cooperative load)."""
 from collections import Counter
+
+import kernels_numba  # noqa: F401  (device choice before numba)
+from numba import cuda
+
+from course.exercises.ex07 import THREADS
+
+
+@cuda.jit(device=True)
+def load_coords(tid, p, rows, cols):
+    """(row, col) of the rows x cols shared tile that thread tid stores in pass p (THREADS threads per pass)."""
+    stride = THREADS // cols                   # rows one pass covers: cols consecutive threads fill one row
+    return tid // cols + p * stride, tid % cols
 
 
 def load_map(threads, rows, cols):
