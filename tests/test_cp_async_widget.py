@@ -63,12 +63,17 @@ def test_controls_recompose_and_name_the_hazard(box, capsys):
 
 
 def test_stages_carry_the_distance_and_tiles(box):
+    box.stages.value = 4                                            # the seed loop, S = 4: N and D follow S
+    assert (box.ahead.value, box.wait_n.value) == (3, 3) and box.run.causes() == {"tail": [3, 4, 5]}
+    box.preset.value = "async_vec"
+    box.stages.value = 2
+    assert (box.ahead.value, box.wait_n.value) == (1, 0) and box.run.ok        # async_vec_s2
     box.preset.value = "async_copy"
     box.stages.value = 4
-    assert box.ahead.value == 3 and box.spec.stages == 4
+    assert box.ahead.value == 3 and box.spec.stages == 4 and box.run.ok and "최대 3개 타일" in box.summary.value
+    box.wait_n.value = 2
     assert box.run.ok and "최대 2개 타일" in box.summary.value     # N = 2 < S-1 is safe, it just overlaps less
     box.wait_n.value = 3
-    assert box.run.ok and "최대 3개 타일" in box.summary.value
     box.ahead.value = 4                                             # prefetching S tiles ahead
     assert "날아가는 중인 버퍼에 또 복사" in box.summary.value
     box.num_tiles.value = 12

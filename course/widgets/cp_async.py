@@ -130,8 +130,14 @@ class CpAsyncSandbox:
         self._update()
 
     def _on_stages(self, change):
-        if not self._applying and self.ahead.value == change["old"] - 1:
-            self.ahead.value = change["new"] - 1         # the distance followed S: keep it at S-1
+        old, new = change["old"], change["new"]
+        if not self._applying:
+            if self.ahead.value == old - 1:               # the distance followed S: keep it at S-1
+                self.ahead.value = new - 1
+            for lag in (1, 2):                            # N followed S as S-1 (async_copy) or S-2 (async_vec)
+                if self.wait_n.value == old - lag and 0 <= new - lag <= cp_async.MAX_WAIT_N:
+                    self.wait_n.value = new - lag
+                    break
         self._update()
 
     def compose(self):
