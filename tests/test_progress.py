@@ -73,3 +73,25 @@ def test_progress_overview(home):
     html = ov._repr_html_()
     assert "통과 ✅" in html and "8/8" in html and "아직 안 풂" in html and str(home) in html
     assert "06" in str(ov) and [r.quiz for r in ov.rows][:5] == ["06", "07", "08", "09", "10"]
+
+
+def test_progress_shows_exercises_per_notebook(home):
+    for ex_id, ok, diag in (("06-1", False, "race"), ("06-1", True, "pass"), ("06-2", False, "not_implemented"),
+                            ("06-3", False, "edges_wrong"), ("06-3", False, "last_k_tile"), ("08-1", True, "pass")):
+        assert store.save_exercise(ex_id, ok, diag, student="kim").ok
+    store.save_attempt(attempt("06", 5), home)
+    ov = course.progress()
+    r6, r7, r8 = ov.row("06"), ov.row("07"), ov.row("08")
+    assert (r6.ex_passed, r6.ex_tried) == (1, 3) and r6.attempts == 1          # exercises are not attempts
+    assert r6.ex_failing == (("06-2", "not_implemented"), ("06-3", "last_k_tile"))
+    assert (r7.ex_passed, r7.ex_tried) == (0, 0) and (r8.ex_passed, r8.ex_tried, r8.attempts) == (1, 1, 0)
+    text = str(ov)
+    assert "연습 통과/시도" in text and "1/3 (06-2: not_implemented, 06-3: last_k_tile)" in text
+    assert "1/3" in ov._repr_html_() and progress.banner("07").startswith("📌")
+
+
+def test_exercises_alone_do_not_break_the_overview_or_banner(home):
+    assert store.save_exercise("11-1", True, "pass", student="kim").ok          # a notebook without a checkpoint
+    ov = course.progress()
+    assert [r.quiz for r in ov.rows] == ["06", "07", "08", "09", "10", "11"] and ov.row("11").ex_passed == 1
+    assert "아직 시도 기록이 없습니다" in progress.banner("07")

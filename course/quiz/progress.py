@@ -34,6 +34,9 @@ class Checkpoint:
     total: int = None
     passed: bool = False
     last_time: str = ""
+    ex_passed: int = 0           # exercises of this notebook passed at least once
+    ex_tried: int = 0            # exercises of this notebook checked at least once
+    ex_failing: tuple = ()       # tried, not passed yet: ((id, last diagnosis), ...)
 
 
 @dataclass
@@ -49,9 +52,12 @@ class Overview:
     def _cells(self, r):
         best = f"{r.best}/{r.total}" if r.attempts else "-"
         state = "통과 ✅" if r.passed else ("미통과" if r.attempts else "아직 안 풂")
-        return [r.quiz, TOPIC.get(r.quiz, ""), state, best, str(r.attempts), r.last_time or "-"]
+        ex = f"{r.ex_passed}/{r.ex_tried}" if r.ex_tried else "-"
+        if r.ex_failing:
+            ex += " (" + ", ".join(f"{i}: {d or '?'}" for i, d in r.ex_failing) + ")"
+        return [r.quiz, TOPIC.get(r.quiz, ""), state, best, str(r.attempts), ex, r.last_time or "-"]
 
-    HEAD = ("체크포인트", "주제", "상태", "최고 점수", "시도", "마지막 시도 (UTC)")
+    HEAD = ("체크포인트", "주제", "상태", "최고 점수", "시도", "연습 통과/시도", "마지막 시도 (UTC)")
 
     def __str__(self):
         lines = ["  ".join(self.HEAD)] + ["  ".join(self._cells(r)) for r in self.rows]
@@ -70,23 +76,34 @@ class Overview:
 
 
 def overview(path=None):
-    """The learner's checkpoints (passed, best score, attempts); never raises (problems become notices)."""
-    notices, where, records = [], str(path or "~/.sgemm-course"), []
+    """The learner's checkpoints (passed, best score, attempts) and exercises per notebook (passed / tried).
+
+    Never raises (problems become notices).
+    """
+    notices, where, records, exercises = [], str(path or "~/.sgemm-course"), [], []
     try:
         loc = store.locate(path)
         where = str(loc.folder)
         read = store.read_all(loc)
-        records = read.records
+        records, exercises = read.attempts, read.exercises
         if read.problems:
             notices.append(f"⚠ 진행 기록에서 읽을 수 없는 항목 {len(read.problems)}개를 건너뛰었습니다 "
                            f"(파일은 그대로 둡니다) / skipped {len(read.problems)} unreadable entr(ies)")
     except Exception as e:      # noqa: BLE001 - an overview must never stop a notebook
         notices.append(f"⚠ 진행 기록을 읽지 못했습니다 / could not read progress: {e}")
-    quizzes = list(ORDER) + sorted({r["quiz"] for r in records} - set(ORDER))
+    notebooks = {r["quiz"] for r in records} | {e["exercise"].split("-")[0] for e in exercises}
+    quizzes = list(ORDER) + sorted(notebooks - set(ORDER))
     rows = []
     for q in quizzes:
         mine = [r for r in records if r["quiz"] == q]
         c = Checkpoint(q, len(mine))
+        ex = {}
+        for e in exercises:                   # oldest first: the last diagnosis wins
+            if e["exercise"].split("-")[0] == q:
+                ok, _ = ex.get(e["exercise"], (False, ""))
+                ex[e["exercise"]] = (ok or e["ok"], e["diagnosis"])
+        c.ex_tried, c.ex_passed = len(ex), sum(ok for ok, _ in ex.values())
+        c.ex_failing = tuple((i, d) for i, (ok, d) in sorted(ex.items(), key=lambda kv: _ex_order(kv[0])) if not ok)
         if mine:
             best = max(mine, key=lambda r: (r["score"], r["time"]))
             c.best, c.total = best["score"], best.get("total", len(best["correct"]))
@@ -94,6 +111,10 @@ def overview(path=None):
             c.last_time = max(r["time"] for r in mine)
         rows.append(c)
     return Overview(rows, notices, where)
+
+
+def _ex_order(ex_id):
+    return tuple(int(x) for x in ex_id.split("-"))
 
 
 def banner(module, path=None):
