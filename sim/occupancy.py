@@ -15,8 +15,15 @@ compares it with the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor):
          NVIDIA H100 Tensor Core GPU Architecture whitepaper / H100 and H200 datasheets (SXM: 132 SMs,
          128 FP32 cores/SM, 67 TFLOPS FP32). The H200 clock (1980 MHz) was read with nvidia-smi on the course's
          H200 (course/recorded/gpu_h200_2026-11-21.json, device_facts).
+  [SPEC] NVIDIA product pages / datasheets for the other boards (SM count = CUDA cores / FP32 lanes per SM; boost
+         clock): T4 datasheet (2,560 cores, 1,590 MHz, 8.1 TFLOPS FP32), GeForce RTX 3060 (3,584 cores, 1,777 MHz),
+         RTX 3090 (10,496, 1,695 MHz), RTX 4090 (16,384, 2,520 MHz), L4 datasheet (7,424 cores, 2,040 MHz, 30.3 TFLOPS),
+         RTX 5090 (21,760, 2,407 MHz). Each GpuSpec names the source of every figure in its `source` field.
+  [REC]  the course's own records (course/recorded/).
 Checked on an H200 against the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor by benchmarks/occupancy_check.py:
 12610 of 12610 configurations agree (course/recorded/occupancy_check_h200.json; tests/test_occupancy.py replays it).
+The other compute capabilities use the same rules with their own limits (ARCH_LIMITS); no GPU of CC 7.5, 8.6, 8.9 or
+12.0 was available to the course, so those rows are checked against the two sources only, not against a driver.
 """
 from __future__ import annotations
 
@@ -54,7 +61,8 @@ class GpuSpec:
     max_threads_per_block: int = 1024     # [PG]
     smem_per_block_default: int = 48 * KB  # [PG] without opt-in (and the hard limit for static __shared__ arrays)
     smem_reserved_per_block: int = 1 * KB  # [PG]/[OCC] reservedSharedMemPerBlock: 1 KB per block kept by the system
-    smem_alloc_unit: int = 128            # [OCC] cudaOccSMemAllocationGranularity: 128 B on 8.x/9.x
+    smem_alloc_unit: int = 128            # [OCC] cudaOccSMemAllocationGranularity: 128 B on 8.x/9.x (256 on 7.x)
+    source: dict = field(default_factory=dict, compare=False, repr=False)   # figure -> where it comes from
 
     @property
     def max_threads_per_sm(self) -> int:
@@ -71,25 +79,95 @@ class GpuSpec:
 
 
 # [OCC] cudaOccAlignUpShmemSizeVoltaPlus; [AMP] "A100 supports shared memory capacity of 0, 8, 16, 32, 64, 100, 132 or
-# 164 KB per SM"; [HOP] "... 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB per SM"; 8.6/8.9/12.x stop at 100 KB.
+# 164 KB per SM"; [HOP] "... 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB per SM"; 8.6/8.9/12.x stop at 100 KB;
+# Turing (7.5) has only 32 or 64 KB.
+_STEPS_7_5 = (32, 64)
 _STEPS_8_0 = (0, 8, 16, 32, 64, 100, 132, 164)
 _STEPS_9_0 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 _STEPS_SMALL = (0, 8, 16, 32, 64, 100)
 
-GPUS = {
-    # A100 SXM4: 192 KB L1+shared per SM, up to 164 KB shared per SM, 163 KB per block [AMP]; 64 FP32 lanes per SM [WP]
-    "A100": GpuSpec("A100", (8, 0), sm_count=108, boost_clock_mhz=1410, fp32_lanes_per_sm=64,
-                    smem_per_sm=164 * KB, smem_per_block_optin=163 * KB, l1_smem_total=192 * KB,
-                    carveout_steps_kb=_STEPS_8_0),
-    # H100 SXM5: 256 KB L1+shared per SM, up to 228 KB shared per SM, 227 KB per block [HOP]; 128 FP32 lanes [WP]
-    "H100": GpuSpec("H100", (9, 0), sm_count=132, boost_clock_mhz=1980, fp32_lanes_per_sm=128,
-                    smem_per_sm=228 * KB, smem_per_block_optin=227 * KB, l1_smem_total=256 * KB,
-                    carveout_steps_kb=_STEPS_9_0),
-    # H200: the same GH100 SM and SM count as H100 SXM; clock measured on the course's H200
-    "H200": GpuSpec("H200", (9, 0), sm_count=132, boost_clock_mhz=1980, fp32_lanes_per_sm=128,
-                    smem_per_sm=228 * KB, smem_per_block_optin=227 * KB, l1_smem_total=256 * KB,
-                    carveout_steps_kb=_STEPS_9_0),
+_PG = "[PG] Technical Specifications per Compute Capability"
+_OCC_BLOCKS = "[OCC] cudaOccMaxBlocksPerMultiprocessor"
+_OCC_STEPS = "[OCC] cudaOccAlignUpShmemSizeVoltaPlus"
+_OCC_SMEM_UNIT = "[OCC] cudaOccSMemAllocationGranularity"
+
+
+def _limits(max_warps, max_blocks, smem_kb, optin_kb, l1_kb, steps, lanes, reserved, unit, extra=""):
+    """One compute capability's per-SM limits, with the source of each figure."""
+    values = dict(max_warps_per_sm=max_warps, max_blocks_per_sm=max_blocks, smem_per_sm=smem_kb * KB,
+                  smem_per_block_optin=optin_kb * KB, l1_smem_total=l1_kb * KB, carveout_steps_kb=steps,
+                  fp32_lanes_per_sm=lanes, smem_reserved_per_block=reserved, smem_alloc_unit=unit)
+    source = dict(max_warps_per_sm=f"{_PG}: maximum number of resident warps per SM",
+                  max_blocks_per_sm=f"{_OCC_BLOCKS} (= {_PG}: maximum number of resident blocks per SM)",
+                  smem_per_sm=f"{_PG}: maximum amount of shared memory per SM; {_OCC_STEPS} (largest step)",
+                  smem_per_block_optin=f"{_PG}: maximum amount of shared memory per thread block (opt-in)",
+                  l1_smem_total=f"{_PG}: unified data cache size per SM{extra}",
+                  carveout_steps_kb=_OCC_STEPS,
+                  fp32_lanes_per_sm=f"{_PG}: arithmetic instructions, 32-bit floating-point add/multiply/FMA per "
+                                    "clock per SM",
+                  smem_reserved_per_block=(f"{_PG}: shared memory reserved by CUDA per thread block (1 KB from "
+                                           "8.0 on; none on 7.x: per-block maximum = per-SM maximum)"),
+                  smem_alloc_unit=_OCC_SMEM_UNIT,
+                  regs_per_sm=f"{_PG}: number of 32-bit registers per SM (64 K)",
+                  regs_per_block=f"{_PG}: maximum number of 32-bit registers per thread block (64 K)",
+                  max_regs_per_thread=f"{_PG}: maximum number of 32-bit registers per thread (255)",
+                  max_threads_per_block=f"{_PG}: maximum number of threads per block (1024)",
+                  smem_per_block_default=(f"{_PG}: 48 KB per block without opt-in (the static __shared__ limit)"),
+                  reg_alloc_unit="[OCC] cudaOccRegAllocationGranularity (256 per warp)",
+                  sub_partitions="[OCC] cudaOccSubPartitionsPerMultiprocessor (4)")
+    return values, source
+
+
+# Per-SM limits of each compute capability the course targets: [PG] figures, block limits and carveout steps as
+# cuda_occupancy.h (CUDA 13) encodes them. Products of one compute capability share these; only SM count and clock differ.
+ARCH_LIMITS = {
+    (7, 5): _limits(32, 16, 64, 64, 96, _STEPS_7_5, 64, 0, 256, " (96 KB on Turing)"),
+    (8, 0): _limits(64, 32, 164, 163, 192, _STEPS_8_0, 64, KB, 128, "; [AMP] 192 KB"),
+    (8, 6): _limits(48, 16, 100, 99, 128, _STEPS_SMALL, 128, KB, 128, "; [AMP] 128 KB on GA10x"),
+    (8, 9): _limits(48, 24, 100, 99, 128, _STEPS_SMALL, 128, KB, 128),
+    (9, 0): _limits(64, 32, 228, 227, 256, _STEPS_9_0, 128, KB, 128, "; [HOP] 256 KB"),
+    (12, 0): _limits(48, 24, 100, 99, 128, _STEPS_SMALL, 128, KB, 128),
 }
+
+
+def arch_spec(cc, name=None) -> GpuSpec:
+    """The per-SM limits of compute capability cc as a GpuSpec (no SM count or clock: 0)."""
+    cc = tuple(cc)
+    if cc not in ARCH_LIMITS:
+        known = ", ".join(f"{a}.{b}" for a, b in ARCH_LIMITS)
+        raise _error(f"compute capability {cc} 의 한도를 모릅니다.", f"no limits recorded for compute capability {cc}.",
+                     f"{known} 중 하나를 쓰세요.", f"use one of {known}.")
+    values, source = ARCH_LIMITS[cc]
+    return GpuSpec(name or f"CC {cc[0]}.{cc[1]}", cc, sm_count=0, boost_clock_mhz=0, source=dict(source), **values)
+
+
+def _product(name, cc, sm_count, clock_mhz, source):
+    """A board: its compute capability's limits plus its SM count and boost clock (source: where those two are from)."""
+    spec = arch_spec(cc, name)
+    return replace(spec, sm_count=sm_count, boost_clock_mhz=clock_mhz,
+                   source={**spec.source, "sm_count": source, "boost_clock_mhz": source})
+
+
+_WP_A100 = "[WP] A100 whitepaper: 108 SMs, 1410 MHz"
+_WP_H100 = "[WP] H100 whitepaper / datasheet (SXM5): 132 SMs, 1980 MHz"
+_H200 = "[WP] GH100 as H100 SXM (132 SMs); [REC] 1980 MHz read with nvidia-smi on the course's H200 (gpu_h200_2026-11-21.json)"
+
+# the first three are the GPUs of the course's records (A100 SXM4, H100 SXM5, H200); the others are the boards students have
+GPUS = {g.name: g for g in (
+    _product("A100", (8, 0), 108, 1410, _WP_A100),
+    _product("H100", (9, 0), 132, 1980, _WP_H100),
+    _product("H200", (9, 0), 132, 1980, _H200),
+    _product("T4", (7, 5), 40, 1590, "[SPEC] NVIDIA T4 datasheet: 2,560 CUDA cores / 64 = 40 SMs, 1590 MHz boost"),
+    _product("RTX 3060", (8, 6), 28, 1777, "[SPEC] GeForce RTX 3060 (12 GB) specs: 3,584 CUDA cores / 128 = 28 SMs, "
+                                           "1.78 GHz boost"),
+    _product("RTX 3090", (8, 6), 82, 1695, "[SPEC] GeForce RTX 3090 specs: 10,496 CUDA cores / 128 = 82 SMs, "
+                                           "1.70 GHz boost"),
+    _product("RTX 4090", (8, 9), 128, 2520, "[SPEC] GeForce RTX 4090 specs: 16,384 CUDA cores / 128 = 128 SMs, "
+                                            "2.52 GHz boost"),
+    _product("L4", (8, 9), 58, 2040, "[SPEC] NVIDIA L4 datasheet: 7,424 CUDA cores / 128 = 58 SMs, 2040 MHz boost"),
+    _product("RTX 5090", (12, 0), 170, 2407, "[SPEC] GeForce RTX 5090 specs: 21,760 CUDA cores / 128 = 170 SMs, "
+                                             "2.41 GHz boost"),
+)}
 
 
 @dataclass(frozen=True)
@@ -285,7 +363,7 @@ def occupancy(spec, regs_per_thread, threads_per_block, smem_per_block=0, carveo
     smem_alloc = _round_up(smem + spec.smem_reserved_per_block, spec.smem_alloc_unit)
     preferred = spec.smem_per_sm if carveout is None else carveout_step(spec, carveout * spec.smem_per_sm // 100)
     capacity = preferred if preferred >= smem_alloc else carveout_step(spec, smem_alloc)
-    smem_blocks = capacity // smem_alloc
+    smem_blocks = capacity // smem_alloc if smem_alloc else UNLIMITED     # [OCC]: no shared memory, no limit (7.x)
     steps.append(f"공유 메모리: {smem} B + 시스템 예약 {spec.smem_reserved_per_block} B = "
                  f"{smem + spec.smem_reserved_per_block} B → {spec.smem_alloc_unit} B 단위 올림 {smem_alloc} B"
                  + (" (48 KB 초과: 커널별 opt-in 필요)" if smem > spec.smem_per_block_default else ""))
@@ -297,7 +375,8 @@ def occupancy(spec, regs_per_thread, threads_per_block, smem_per_block=0, carveo
     else:
         how = (f"카브아웃 {carveout}% → {preferred // KB} KB 는 블록 하나({smem_alloc} B)도 못 담으므로 "
                f"블록 하나가 들어가는 가장 작은 크기 {capacity // KB} KB 사용")
-    steps.append(f"{how}: {capacity} // {smem_alloc} = {smem_blocks}블록")
+    steps.append(f"{how}: {capacity} // {smem_alloc} = {smem_blocks}블록" if smem_alloc else
+                 "공유 메모리 0 B (시스템 예약도 없음) → 공유 메모리 제한 없음")
 
     limits = {"registers": reg_blocks, "shared memory": smem_blocks, "warps": warp_blocks, "blocks": block_blocks}
     blocks = min(limits.values())
@@ -354,10 +433,9 @@ def occupancy_of_kernel(kernel_resources, spec) -> Occupancy:
     return occupancy(spec, r["registers"], threads, smem, r.get("carveout"))
 
 
-_FP32_LANES = {(8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128, (9, 0): 128}
-
-
 def _steps_for(cc):
+    if tuple(cc) in ARCH_LIMITS:
+        return ARCH_LIMITS[tuple(cc)][0]["carveout_steps_kb"]
     if cc in ((8, 0), (8, 7)):
         return _STEPS_8_0
     if cc[0] in (9, 10, 11):
@@ -370,7 +448,7 @@ def spec_from_attributes(name, cc, attrs, template=None) -> GpuSpec:
     cc = tuple(int(c) for c in cc)
     base = template or next((g for g in GPUS.values() if g.cc == cc), None)
     clock = attrs.get("CLOCK_RATE")
-    lanes = _FP32_LANES.get(cc, base.fp32_lanes_per_sm if base else 0)
+    lanes = base.fp32_lanes_per_sm if base else 0
     fields = dict(
         name=name, cc=cc, sm_count=attrs["MULTIPROCESSOR_COUNT"],
         boost_clock_mhz=clock // 1000 if clock else (base.boost_clock_mhz if base else 0),
@@ -387,6 +465,11 @@ def spec_from_attributes(name, cc, attrs, template=None) -> GpuSpec:
         smem_per_block_default=attrs["MAX_SHARED_MEMORY_PER_BLOCK"],
         smem_reserved_per_block=attrs["RESERVED_SHARED_MEMORY_PER_BLOCK"],
     )
+    fields["source"] = {**(base.source if base else {}),
+                        **{f: "CUDA device attribute (this GPU)" for f in fields if f not in ("name", "cc")}}
+    for f, why in (("fp32_lanes_per_sm", "per-CC table"), ("l1_smem_total", "per-CC table")):
+        if base:
+            fields["source"][f] = base.source.get(f, why)
     return replace(base, **fields) if base else GpuSpec(**fields)
 
 
@@ -419,3 +502,36 @@ def current_gpu():
     dev = cuda.get_current_device()
     name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
     return spec_from_attributes(name, tuple(dev.compute_capability), device_attributes())
+
+
+def _kernel_spec(name):
+    import kernels_numba as kn                # lazy: importing kernels_numba picks the device
+    return kn.registry.get(name)
+
+
+def kernel_occupancy(name, gpu) -> Occupancy:
+    """Occupancy of registered kernel `name` on `gpu` (a name in GPUS or a GpuSpec) from the offline kernel x target
+    matrix (kernels_numba/infra/targets.json: registers and shared memory compiled for that compute capability).
+    None where the kernel cannot exist on that GPU (the matrix row says why)."""
+    from kernels_numba.infra import table
+    spec, ks = get_spec(gpu), _kernel_spec(name)
+    row = next((r for r in table.load_targets()["rows"] if r["kernel"] == ks.name and r["target"] == spec.arch), None)
+    if row is None:
+        raise _error(f"{spec.arch} 대상의 오프라인 컴파일 기록이 없습니다.", f"no offline compile recorded for {spec.arch}.",
+                     "make targets 로 표를 다시 만드세요.", "regenerate the matrix with make targets.")
+    if not row["compiles"]:
+        return None
+    return occupancy(spec, row["registers"], row["threads"], row["smem_static"] + row["smem_dynamic"])
+
+
+def occupancy_here(name):
+    """Occupancy of registered kernel `name` on the GPU in use, from the kernel as compiled for it (registers and shared
+    memory of the loaded kernel, the device's own limits). None without a GPU or where the kernel cannot run here."""
+    spec = current_gpu()
+    ks = _kernel_spec(name)
+    if spec is None or not ks.runs_here():
+        return None
+    from kernels_numba.infra import offline
+    from kernels_numba.registry import module_of
+    k = ks.kernel.compile(getattr(module_of(ks.name), "SIG", offline.SIG))
+    return occupancy(spec, k.regs_per_thread, ks.threads, k.shared_mem_per_block + ks.dynamic_smem)

@@ -215,3 +215,135 @@ def test_model_replays_the_occupancy_api_recorded_on_h200():
     assert any(r[6] == 0 for r in rows) and max(r[0] for r in rows) == 255
     for regs, static, block, dyn, carveout, optin, api in rows:
         assert occupancy(H200, regs, block, static + dyn, carveout).blocks_per_sm == api, (regs, static, block, dyn)
+
+
+# ------------------------------------------------------------------ the GPUs students have (issue 17)
+STUDENT_GPUS = ("T4", "RTX 3060", "RTX 3090", "RTX 4090", "L4", "RTX 5090")
+
+
+@pytest.mark.parametrize("gpu, cc, sms, tflops", [
+    ("T4", (7, 5), 40, 8.1), ("RTX 3060", (8, 6), 28, 12.7), ("RTX 3090", (8, 6), 82, 35.6),
+    ("RTX 4090", (8, 9), 128, 82.6), ("L4", (8, 9), 58, 30.3), ("RTX 5090", (12, 0), 170, 104.8),
+    ("A100", (8, 0), 108, 19.5), ("H100", (9, 0), 132, 66.9),
+])
+def test_product_figures_give_the_datasheet_fp32_peak(gpu, cc, sms, tflops):
+    """SM count x FP32 lanes x 2 x boost clock reproduces each board's published FP32 TFLOPS (to 0.1)."""
+    g = GPUS[gpu]
+    assert (g.cc, g.sm_count) == (cc, sms)
+    assert round(g.fp32_peak_tflops, 1) == tflops
+
+
+@pytest.mark.parametrize("cc, warps, blocks, smem_kb, optin_kb, reserved", [
+    ((7, 5), 32, 16, 64, 64, 0),       # T4: 1024 threads, 16 blocks, 64 KB, no reservation
+    ((8, 0), 64, 32, 164, 163, KB),
+    ((8, 6), 48, 16, 100, 99, KB),     # RTX 30xx: 1536 threads, 16 blocks, 100 KB (the issue's figures)
+    ((8, 9), 48, 24, 100, 99, KB),
+    ((9, 0), 64, 32, 228, 227, KB),
+    ((12, 0), 48, 24, 100, 99, KB),
+])
+def test_arch_limits(cc, warps, blocks, smem_kb, optin_kb, reserved):
+    a = occ.arch_spec(cc)
+    assert (a.max_warps_per_sm, a.max_blocks_per_sm, a.smem_per_sm, a.smem_per_block_optin,
+            a.smem_reserved_per_block) == (warps, blocks, smem_kb * KB, optin_kb * KB, reserved)
+    assert (a.regs_per_sm, a.regs_per_block, a.max_regs_per_thread, a.max_threads_per_block) == (65536, 65536, 255, 1024)
+    assert a.carveout_steps_kb[-1] == smem_kb and a.smem_alloc_unit == (256 if cc[0] == 7 else 128)
+
+
+def test_every_figure_names_its_source():
+    for g in GPUS.values():
+        for f in ("sm_count", "boost_clock_mhz", "fp32_lanes_per_sm", "smem_per_sm", "smem_per_block_optin",
+                  "max_warps_per_sm", "max_blocks_per_sm", "regs_per_sm", "smem_reserved_per_block",
+                  "smem_alloc_unit", "carveout_steps_kb", "l1_smem_total"):
+            assert g.source.get(f, "").startswith("["), (g.name, f)
+    with pytest.raises(CourseInputError):
+        occ.arch_spec((7, 0))
+
+
+def test_same_compute_capability_same_rules():
+    for a, b in (("RTX 3060", "RTX 3090"), ("RTX 4090", "L4"), ("H100", "H200")):
+        assert replace(GPUS[a], name=b, sm_count=0, boost_clock_mhz=0) == replace(GPUS[b], sm_count=0, boost_clock_mhz=0)
+
+
+def test_one_warp_blocks_per_compute_capability():
+    """A one-warp block (mma_large: 32 threads) is limited by the block count: 16 (7.5, 8.6), 24 (8.9, 12.0), 32 (8.0,
+    9.0) of 32/48/64 warps; notebook 10's table (course/lesson10.CC_LIMITS) uses the same figures."""
+    from course import lesson10
+    got = {cc: occupancy(occ.arch_spec(cc), 32, 32, 768).blocks_per_sm for cc in occ.ARCH_LIMITS}
+    assert got == {(7, 5): 16, (8, 0): 32, (8, 6): 16, (8, 9): 24, (9, 0): 32, (12, 0): 24}
+    for cc, (blocks, warps) in lesson10.CC_LIMITS.items():
+        assert (occ.arch_spec(cc).max_blocks_per_sm, occ.arch_spec(cc).max_warps_per_sm) == (blocks, warps)
+
+
+def test_turing_carveout_and_no_reservation():
+    t4 = GPUS["T4"]
+    assert occupancy(t4, 32, 128, 0).limits["shared memory"] == occ.UNLIMITED      # no shared memory, no reservation
+    assert occupancy(t4, 32, 128, 0, carveout=0).smem_capacity == 32 * KB          # Turing's smallest carveout
+    assert occupancy(t4, 32, 256, 48 * KB).blocks_per_sm == 1                        # 48 KB blocks: one per 64 KB SM
+    assert occupancy(t4, 32, 128, 16 * KB).blocks_per_sm == 4
+    assert occupancy(t4, 32, 32, 0).blocks_per_sm == 16 and occupancy(t4, 32, 1024, 0).percent == 100.0
+
+
+_HARNESS = r"""
+#include <cstdio>
+#include "cuda_occupancy.h"
+int main() {   // D major minor threads/SM smem/SM optin reserved, then Q regs threads smem carveout -> blocks per SM
+    char kind; cudaOccDeviceProp p; cudaOccDeviceState st;
+    while (scanf(" %c", &kind) == 1) {
+        if (kind == 'D') {
+            long smsm, optin, res;
+            if (scanf("%d %d %d %ld %ld %ld", &p.computeMajor, &p.computeMinor, &p.maxThreadsPerMultiprocessor,
+                      &smsm, &optin, &res) != 6) return 2;
+            p.maxThreadsPerBlock = 1024; p.regsPerBlock = 65536; p.regsPerMultiprocessor = 65536; p.warpSize = 32;
+            p.sharedMemPerBlock = 48 * 1024; p.sharedMemPerMultiprocessor = smsm; p.numSms = 1;
+            p.sharedMemPerBlockOptin = optin; p.reservedSharedMemPerBlock = res;
+        } else {
+            int regs, threads, carve; long smem;
+            if (scanf("%d %d %ld %d", &regs, &threads, &smem, &carve) != 4) return 2;
+            cudaOccFuncAttributes a; a.maxThreadsPerBlock = 1024; a.numRegs = regs; a.sharedSizeBytes = 0;
+            a.partitionedGCConfig = PARTITIONED_GC_OFF; a.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+            a.maxDynamicSharedSizeBytes = p.sharedMemPerBlockOptin; a.numBlockBarriers = 1;
+            st.carveoutConfig = carve;
+            cudaOccResult r;
+            cudaOccError e = cudaOccMaxActiveBlocksPerMultiprocessor(&r, &p, &a, &st, threads, smem);
+            if (e != CUDA_OCC_SUCCESS) printf("E%d\n", (int)e); else printf("%d\n", r.activeBlocksPerMultiprocessor);
+        }
+    }
+    return 0;
+}
+"""
+
+
+def test_model_equals_cuda_occupancy_h_for_every_compute_capability(tmp_path):
+    """NVIDIA's own calculator (cuda_occupancy.h of the installed CUDA 13 runtime wheel, compiled with g++) and the model
+    agree for every compute capability in ARCH_LIMITS over a grid of registers, threads, shared memory and carveouts.
+    (The H200 row is also checked against the driver itself: test_model_replays_the_occupancy_api_recorded_on_h200.)"""
+    import glob
+    import shutil
+    import subprocess
+    import nvidia
+    headers = [h for root in nvidia.__path__ for h in glob.glob(f"{root}/**/include/cuda_occupancy.h", recursive=True)]
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not headers or not cxx:
+        pytest.skip("g++ 또는 cuda_occupancy.h 가 없습니다 / no g++ or cuda_occupancy.h (nvidia-cuda-runtime wheel)")
+    (tmp_path / "h.cpp").write_text(_HARNESS)
+    exe = tmp_path / "h"
+    subprocess.run([cxx, "-O1", "-w", "-I", str(pathlib.Path(headers[0]).parent), "-o", str(exe), str(tmp_path / "h.cpp")],
+                   check=True, capture_output=True)
+    lines, expect = [], []
+    for cc in occ.ARCH_LIMITS:
+        a = occ.arch_spec(cc)
+        lines.append(f"D {cc[0]} {cc[1]} {a.max_threads_per_sm} {a.smem_per_sm} {a.smem_per_block_optin} "
+                     f"{a.smem_reserved_per_block}")
+        for regs in (1, 24, 32, 40, 64, 65, 96, 128, 168, 200, 255):
+            for threads in (32, 96, 128, 200, 256, 512, 768, 1024):
+                for smem in (0, 1, 2048, 8736, 17472, 41 * KB, 48 * KB, 64 * KB, 99 * KB, 163 * KB, 227 * KB):
+                    if smem > a.smem_per_block_optin:
+                        continue
+                    for carveout in (-1, 0, 25, 50, 100):
+                        lines.append(f"Q {regs} {threads} {smem} {carveout}")
+                        o = occupancy(a, regs, threads, smem, None if carveout == -1 else carveout)
+                        expect.append((cc, regs, threads, smem, carveout, o.blocks_per_sm))
+    out = subprocess.run([str(exe)], input="\n".join(lines), capture_output=True, text=True, check=True).stdout.split()
+    assert len(out) == len(expect) > 10000
+    wrong = [(e, got) for e, got in zip(expect, out) if str(e[-1]) != got]
+    assert wrong == [], wrong[:10]
