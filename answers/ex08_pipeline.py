@@ -1,4 +1,4 @@
-"""Solution, 08 직접 해보기 1: pipeline totals by hand (single buffer and double buffer), to be checked with sim/pipeline."""
+"""Solution, 08 직접 해보기 08-3: pipeline totals by hand (single buffer and double buffer), to be checked with sim/pipeline."""
 
 
 def single_total(t_load, t_comp, n_tiles):
@@ -14,3 +14,8 @@ def double_total(t_load, t_comp, n_tiles):
 
 def speedup(t_load, t_comp, n_tiles):
     return single_total(t_load, t_comp, n_tiles) / double_total(t_load, t_comp, n_tiles)
+
+
+def totals(t_load, t_comp, n_tiles):
+    """08-3: (single-buffer total, double-buffer total)."""
+    return single_total(t_load, t_comp, n_tiles), double_total(t_load, t_comp, n_tiles)

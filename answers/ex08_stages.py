@@ -1,4 +1,4 @@
-"""Solution, 08 직접 해보기 2: the kt/buffer table and the shared-memory bytes of an S-stage pipeline (S = 2: double, 3: triple)."""
+"""Solution, 08 직접 해보기 08-1: the kt/buffer table and the shared-memory bytes of an S-stage pipeline (S = 2: double, 3: triple)."""
 
 
 def stage_table(n_tiles, stages):
