@@ -44,3 +44,26 @@ CASES = {
         ("two_barrier_order_seed_tail", _two_barrier(commit_in_if=True), "tail_not_waited"),
     ],
 }
+
+_A_MAP = "a_row, a_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC"
+_B_MAP = "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * VEC"
+CASES["09-2"] = [
+    # the column counted in float4 instead of floats: a copy starts 4 B into a row
+    ("column_not_times_vec", [(_A_MAP, "a_row, a_col = tid // (BK // VEC), tid % (BK // VEC)")], "misaligned"),
+    # A divided by B's float4 per row: rows 0..7 only, every float4 there copied by four threads
+    ("a_rows_with_b_count", [(_A_MAP, "a_row, a_col = tid // (BN // VEC), (tid % (BK // VEC)) * VEC")], "overlap"),
+    ("no_k_offset", [("kt * BK + a_col)", "a_col)")], "misplaced"),
+    ("b_with_a_map", [(_B_MAP, "b_row, b_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC")], "out_of_bounds"),
+    ("b_half_the_columns", [(_B_MAP, "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * 2")], "misaligned"),
+]
+
+CASES["09-3"] = [
+    ("always_16_bytes", [("X, r, c, 4 * n)", "X, r, c, 16)")], "edge_overread"),
+    ("src_size_in_floats", [("X, r, c, 4 * n)", "X, r, c, n)")], "src_size_units"),
+    ("no_address_clamp", [("r = grow if n > 0 else 0", "r = grow"), ("c = gcol if n > 0 else 0", "c = gcol")],
+     "out_of_bounds"),
+    ("partial_vector_dropped", [("n = min(4, cols - gcol)", "n = 4 if gcol + 4 <= cols else 0")], "edge_zeroed"),
+    ("bounds_from_x_shape", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
+                              "if grow < X.shape[0] and gcol < X.shape[1]:\n        n = min(4, X.shape[1] - gcol)")],
+     "edge_overread"),
+]

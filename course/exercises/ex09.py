@@ -139,3 +139,239 @@ def my_pipeline3(A, B, C, alpha, beta):
 ''')
 def check_pipeline(student):
     return _run_pipeline("09-1", student, ((16, 12, 40, 1.0, 0.0), (9, 8, 16, 1.0, 0.0), (8, 9, 5, 0.5, 2.0)))
+
+
+# ------------------------------------------------------------------------------------ copy-back checks (09-2, 09-3)
+
+def _simulated(launch):
+    """Run launch() with the race detector collecting (simulator); returns its report (None on the GPU)."""
+    if not device.SIMULATOR:
+        launch()
+        return None
+    from kernels_numba.infra.simulator import racecheck
+    with racecheck.collect() as report:
+        launch()
+    return report
+
+
+def _misaligned(ex_id, exc, what):
+    """The simulator's misaligned-address fault, with the thread it names, and what it means for this copy."""
+    text = str(exc)
+    thread = text.split(":", 1)[0] if text.startswith("tid=") else ""
+    return fail(ex_id, "misaligned", f"16바이트 복사의 주소가 16바이트 정렬이 아닙니다"
+                + (f" ({thread})" if thread else "") + f": {what}", "  " + text.splitlines()[0][:400])
+
+
+def _where(arr, value):
+    """(row, col) of `value` in a 2-D array of distinct random values, or None."""
+    hits = np.argwhere(arr == value)
+    return tuple(int(i) for i in hits[0]) if len(hits) else None
+
+
+# ------------------------------------------------------------------------------------ 09-2: thread -> float4
+
+VBM, VBN, VBK, VEC, VTHREADS = 32, 32, 8, 4, 64
+
+
+def _vec_kernel(issue, stages):
+    """Each block issues tiles 0..stages-1 into buffers 0..stages-1 with the student's function, waits for all,
+    and writes its shared tiles out, so the check sees exactly what landed where."""
+    from kernels_numba.infra import ptx
+
+    @cuda.jit
+    def kernel(A, B, Aout, Bout):
+        As = cuda.shared.array((stages, VBM, VBK), float32, alignment=16)
+        Bs = cuda.shared.array((stages, VBK, VBN), float32, alignment=16)
+        tid = cuda.threadIdx.x
+        by, bx = cuda.blockIdx.y, cuda.blockIdx.x
+        for s in range(stages):
+            issue(As, Bs, s, A, B, s, tid, by * VBM, bx * VBN)
+            ptx.cp_async_commit_group()
+        ptx.cp_async_wait_group_0()
+        cuda.syncthreads()
+        for i in range(tid, stages * VBM * VBK, VTHREADS):
+            s, m, k = i // (VBM * VBK), (i // VBK) % VBM, i % VBK
+            Aout[by, bx, s, m, k] = As[s, m, k]
+        for i in range(tid, stages * VBK * VBN, VTHREADS):
+            s, k, n = i // (VBK * VBN), (i // VBN) % VBK, i % VBN
+            Bout[by, bx, s, k, n] = Bs[s, k, n]
+    return kernel
+
+
+def _tile_diagnosis(ex_id, name, got, want, X, coords):
+    """Holes (NaN: no copy landed there) or values from the wrong place of X (with one example)."""
+    holes = np.isnan(got)
+    wrong = ~holes & (got != want)
+    if holes.any():
+        rows = sorted({int(i) for i in np.argwhere(holes)[:, -2]})
+        return fail(ex_id, "holes", f"{name} 타일의 일부 원소에 아무 복사도 도착하지 않았습니다 (NaN {int(holes.sum())}개, "
+                    f"타일 행 {rows[:8]}{' …' if len(rows) > 8 else ''}): 64 스레드의 float4 가 타일을 빈틈없이 덮는지, "
+                    "한 행의 float4 개수로 tid 를 나눴는지 보세요.")
+    if wrong.any():
+        idx = tuple(int(i) for i in np.argwhere(wrong)[0])
+        src = _where(X, got[idx])
+        exp = coords(idx)
+        came = f"{name}{list(src)}" if src else "행렬에 없는 값"
+        return fail(ex_id, "misplaced", f"{name} 타일의 원소가 엉뚱한 곳에서 왔습니다: 블록 {idx[:2]}, 버퍼 {idx[2]}, 타일 "
+                    f"({idx[3]}, {idx[4]}) 에는 {name}{list(exp)} 가 와야 하는데 {came} 가 왔습니다. 전역 주소의 행·열 "
+                    "(블록 오프셋 block_row / block_col, K 타일 오프셋 kt * BK)을 확인하세요.")
+    return None
+
+
+@exercise("09-2", "16바이트 복사: 스레드 → float4 매핑", "6절, 정렬 규칙",
+          hints=("A 타일은 32행 × 8열이라 한 행에 float4 가 BK // VEC = 2개, B 타일은 8행 × 32열이라 한 행에 8개입니다. "
+                 "64 스레드가 각 타일의 float4 64개를 하나씩 맡습니다. 열은 float 단위이고 4 의 배수(16 B)여야 합니다.",
+                 "a_row, a_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC 로 ptx.cp_async_cg_16(As, stage, a_row, "
+                 "a_col, A, block_row + a_row, kt * BK + a_col). B 는 BN // VEC 로 나누고 전역 행은 kt * BK + b_row, "
+                 "열은 block_col + b_col."),
+          solution="answers/ex09_vec_map.py::issue_vec", name="my_issue_vec",
+          preamble='''
+from numba import cuda
+from kernels_numba.infra import ptx
+BM, BN, BK, VEC = 32, 32, 8, 4          # 블록 타일 32×32, K 타일 8, 복사 하나에 float 4개 (16 B); 스레드 64개
+''', template='''
+@cuda.jit(device=True)
+def my_issue_vec(As, Bs, stage, A, B, kt, tid, block_row, block_col):
+    """스레드 tid(0..63)의 16바이트 cp.async 두 개: A 타일(BM×BK)의 float4 하나, B 타일(BK×BN)의 float4 하나."""
+    raise NotImplementedError("tid 를 타일의 (행, 열)로 나누고 ptx.cp_async_cg_16(As, stage, 행, 열, A, 전역 행, 전역 열) 을 부르세요")
+''')
+def check_vec_map(student, M=64, N=64, K=24):
+    from kernels_numba.infra.simulator.errors import MisalignedAddressError
+    stages = K // VBK
+    rng = np.random.default_rng(9)
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    gy, gx = M // VBM, N // VBN
+    Aout = np.full((gy, gx, stages, VBM, VBK), np.nan, np.float32)
+    Bout = np.full((gy, gx, stages, VBK, VBN), np.nan, np.float32)
+    kernel = _vec_kernel(student, stages)
+    try:
+        report = _simulated(lambda: kernel[(gx, gy), VTHREADS](A, B, Aout, Bout))
+    except MisalignedAddressError as exc:
+        return _misaligned("09-2", exc, "열 인덱스가 float 4개(16 B)의 배수인지 보세요. 타일의 열은 (tid % 한 행의 "
+                           "float4 개수) 에 VEC 를 곱한 값입니다.")
+    except IndexError as exc:
+        side = "목적지(공유 메모리 타일)" if "목적지" in str(exc) else "원본(전역 행렬)"
+        return fail("09-2", "out_of_bounds", f"복사의 {side} 위치가 배열 밖입니다: A 타일은 BM×BK = 32×8, B 타일은 "
+                    "BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).",
+                    "  " + str(exc).splitlines()[0][:400])
+    if report:
+        h = report.hazards[0]
+        if h.kind in ("WAW", "IN_FLIGHT") and h.first_what == "cp.async" and h.second_what == "cp.async":
+            return fail("09-2", "overlap", f"두 스레드가 같은 float4 ({h.array}{list(h.index)}) 를 복사합니다: 매핑이 겹치면 "
+                        "어떤 float4 는 아무도 복사하지 않습니다. tid 를 나누는 수가 그 타일 한 행의 float4 개수인지 보세요 "
+                        "(A 와 B 가 다릅니다).", "", h.ko)
+        return fail("09-2", "race", "공유 메모리 경쟁(race)이 있습니다.", *diagnose.race_lines(report))
+    want_a = np.stack([np.stack([np.stack([A[y * VBM:(y + 1) * VBM, s * VBK:(s + 1) * VBK] for s in range(stages)])
+                                 for x in range(gx)]) for y in range(gy)])
+    want_b = np.stack([np.stack([np.stack([B[s * VBK:(s + 1) * VBK, x * VBN:(x + 1) * VBN] for s in range(stages)])
+                                 for x in range(gx)]) for y in range(gy)])
+    res = (_tile_diagnosis("09-2", "A", Aout, want_a, A, lambda i: (i[0] * VBM + i[3], i[2] * VBK + i[4]))
+           or _tile_diagnosis("09-2", "B", Bout, want_b, B, lambda i: (i[2] * VBK + i[3], i[1] * VBN + i[4])))
+    return res or passed("09-2", f"블록 {gy * gx}개 × K 타일 {stages}개의 A·B 타일이 모두 제자리에 도착했습니다"
+                         + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "."))
+
+
+# ------------------------------------------------------------------------------------ 09-3: zero-fill edges
+
+ZR, ZC = 8, 16                           # the copy kernel's tile: 8 rows × 16 floats, 32 threads, one float4 each
+PAD = np.float32(7777.0)                 # what X holds past its logical edge (the copy must never read it)
+
+
+def _picture(mask):
+    """diagnose.heatmap, labelled for a copied tile rather than C."""
+    return diagnose.heatmap(mask).replace("C 의 틀린 원소", "복사된 타일의 틀린 원소", 1)
+
+
+def _zfill_kernel(copy):
+    """Each thread copies one float4 of its block's 8×16 tile with the student's function into buffer 1, waits,
+    and writes that buffer out (the whole tile, inside X or not)."""
+    from kernels_numba.infra import ptx
+
+    @cuda.jit
+    def kernel(X, out, rows, cols):
+        S = cuda.shared.array((2, ZR, ZC), float32, alignment=16)
+        tid = cuda.threadIdx.x
+        srow, scol = tid // (ZC // 4), (tid % (ZC // 4)) * 4
+        grow, gcol = cuda.blockIdx.y * ZR + srow, cuda.blockIdx.x * ZC + scol
+        copy(S, 1, srow, scol, X, grow, gcol, rows, cols)
+        ptx.cp_async_commit_group()
+        ptx.cp_async_wait_group_0()
+        cuda.syncthreads()
+        for j in range(4):
+            out[grow, gcol + j] = S[1, srow, scol + j]
+    return kernel
+
+
+def _zfill_case(student, rows, cols, seed=3):
+    """(out, want, X) for one logical shape: X's rows are padded to a multiple of 4 floats (+4) filled with PAD."""
+    ld = -(-cols // 4) * 4 + 4
+    rng = np.random.default_rng(seed)
+    X = np.full((rows, ld), PAD, np.float32)
+    X[:, :cols] = rng.uniform(1.0, 2.0, (rows, cols)).astype(np.float32)     # never 0, never PAD
+    gy, gx = -(-rows // ZR), -(-cols // ZC)
+    out = np.full((gy * ZR, gx * ZC), np.nan, np.float32)
+    want = np.zeros_like(out)
+    want[:rows, :cols] = X[:, :cols]
+    kernel = _zfill_kernel(student)
+    _simulated(lambda: kernel[(gx, gy), ZR * ZC // 4](X, out, np.int32(rows), np.int32(cols)))
+    return out, want
+
+
+@exercise("09-3", "16바이트 복사의 zero-fill 경계 (src-size)", "6절, 경계",
+          hints=("행렬 안에 있는 float 의 개수 n 을 세세요: 행이 밖이거나(grow ≥ rows) 시작 열이 밖이면(gcol ≥ cols) 0, "
+                 "아니면 cols - gcol 과 4 중 작은 값. src-size 는 바이트 단위라 4·n 입니다. X 의 행은 cols 보다 길 수 "
+                 "있으니 경계는 rows, cols 로만 판단하세요.",
+                 "n = 0 이면 읽지 않지만 주소는 여전히 X 안이어야 합니다: (0, 0) 을 쓰세요. 마지막 줄은 "
+                 "ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, 4 * n) 입니다."),
+          solution="answers/ex09_zfill.py::copy16", name="my_copy16",
+          preamble='''
+from numba import cuda
+from kernels_numba.infra import ptx
+''', template='''
+@cuda.jit(device=True)
+def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
+    """S[stage, srow, scol:scol+4] <- X[grow, gcol:gcol+4], 16바이트 cp.async 하나; 행렬(rows × cols) 밖은 0."""
+    raise NotImplementedError("행렬 안의 float 개수 n(0..4)을 세고 ptx.cp_async_cg_16_zfill(..., src-size) 를 부르세요")
+''')
+def check_zfill(student):
+    from kernels_numba.infra.simulator.errors import MisalignedAddressError
+    shapes = ((10, 13), (7, 6), (9, 32))
+    for rows, cols in shapes:
+        shape = f"  행렬 rows × cols = {rows} × {cols} (X 의 행 길이 {-(-cols // 4) * 4 + 4}: 그 뒤는 행렬 밖)"
+        try:
+            out, want = _zfill_case(student, rows, cols)
+        except MisalignedAddressError as exc:
+            return _misaligned("09-3", exc, "16바이트 복사는 시작 열을 옮기면 안 됩니다: 경계에서도 (grow, gcol) "
+                               "또는 (0, 0) 에서 시작하고, 읽을 바이트 수만 src-size 로 줄이세요.")
+        except ValueError as exc:
+            if "src_size" not in str(exc):
+                raise
+            return fail("09-3", "src_size_units", "src-size 는 float 개수가 아니라 바이트 수입니다 (0, 4, 8, 12, 16): "
+                        "4·n 을 넘기세요.", shape, "  " + str(exc).splitlines()[0])
+        except IndexError as exc:
+            return fail("09-3", "out_of_bounds", "복사의 원본 주소가 X 밖입니다: 벡터가 통째로 행렬 밖(n = 0)이어도 "
+                        "주소는 X 안이어야 합니다 ((0, 0) 을 쓰세요). 행(grow < rows)도 검사했는지 보세요.", shape,
+                        "  " + str(exc).splitlines()[0][:300])
+        over = out == PAD
+        inside = np.zeros_like(over)
+        inside[:rows, :cols] = True
+        zeroed = inside & (out == 0)
+        bad = ~np.isclose(out, want, equal_nan=False)
+        if over.any():
+            r, c = (int(i) for i in np.argwhere(over)[0])
+            side = "행(grow ≥ rows)" if r >= rows else "열(gcol + j ≥ cols)"
+            return fail("09-3", "edge_overread", f"행렬 밖을 읽었습니다: 출력 ({r}, {c}) 는 0 이어야 하는데 X 의 행렬 밖 값 "
+                        f"{PAD} 가 왔습니다 ({side} 경계). src-size 를 행렬 안의 float 개수 × 4 바이트로 줄이세요 "
+                        "(X.shape 가 아니라 rows, cols 로 판단).", shape, _picture(over))
+        if zeroed.any():
+            return fail("09-3", "edge_zeroed", f"행렬 안의 원소 {int(zeroed.sum())}개가 0 이 되었습니다: 일부만 행렬 안인 "
+                        "벡터(경계에 걸친 float4)에서도 행렬 안쪽의 float 는 모두 읽어야 합니다: src-size 는 0 이나 16 만이 아니라 "
+                        "4·(안쪽 float 개수) 입니다.",
+                        shape, _picture(zeroed))
+        if bad.any():
+            return fail("09-3", "wrong_values", f"틀린 원소 {int(bad.sum())}개 (NaN 은 복사가 도착하지 않은 자리): "
+                        "목적지 (stage, srow, scol) 와 원본 (grow, gcol) 을 그대로 넘겼는지 보세요.", shape,
+                        _picture(bad))
+    return passed("09-3", f"{len(shapes)}가지 모양(경계에 걸친 float4, 통째로 밖인 float4 포함)에서 행렬 안은 그대로, "
+                  "밖은 0 입니다.")
