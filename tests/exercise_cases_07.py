@@ -18,6 +18,8 @@ CASES = {
          "pass_repeat"),
         ("row_col_swapped", [("return tid // cols + p * stride, tid % cols", "return tid % cols + p * stride, tid // cols")],
          "out_of_tile"),
+        ("calls_load_map", [("return tid // cols + p * stride, tid % cols",
+                             "return L7.load_map(THREADS, rows, cols, stride)[(tid, p)]")], "host_helper"),
         ("divides_by_rows", [("return tid // cols + p * stride, tid % cols", "return tid // rows + p * stride, tid % rows")],
          "out_of_tile"),
     ],
