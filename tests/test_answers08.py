@@ -10,6 +10,7 @@ from course.quiz import checks
 from sim import pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "answers"))
+import ex08_db8  # noqa: E402
 import ex08_pipeline  # noqa: E402
 import ex08_stages  # noqa: E402
 import q7_epilogue  # noqa: E402
@@ -22,6 +23,34 @@ def test_ex08_pipeline_by_hand_equals_the_model(L, C, N):
     assert ex08_pipeline.single_total(L, C, N) == pipeline.schedule(N, L, C, stages=1).total
     assert ex08_pipeline.double_total(L, C, N) == pipeline.schedule(N, L, C, stages=2).total
     assert ex08_pipeline.speedup(L, C, N) == pytest.approx(pipeline.speedup(N, L, C))
+
+
+def test_ex08_totals_is_the_pair_of_totals():
+    for L, C, N in CASES:
+        assert ex08_pipeline.totals(L, C, N) == (pipeline.schedule(N, L, C, 1).total, pipeline.schedule(N, L, C, 2).total)
+
+
+@pytest.mark.parametrize("M, N, K", [(3, 5, 1), (8, 8, 8), (9, 10, 17)])
+def test_ex08_db8_matches_numpy(M, N, K):
+    rng = np.random.default_rng(K)
+    A = rng.standard_normal((M, K), dtype=np.float32)
+    B = rng.standard_normal((K, N), dtype=np.float32)
+    C = ex08_db8.run(A, B, np.full((M, N), np.nan, np.float32))
+    assert np.allclose(C, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
+
+
+def test_ex08_db8_stores_after_the_math():
+    from course.exercises import ex08
+    assert not ex08.store_before_compute(ex08_db8.db8)
+
+
+def test_notebook08_exercises_are_not_presolved():
+    import json
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "08_double_buffering.ipynb").read_text("utf-8"))["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    starters = [s for s in code if "def my_" in s]
+    assert len(starters) == 3 and all("NotImplementedError" in s for s in starters)
+    assert not [s for s in code if "expected" in s or "정답입니다" in s or "my_single" in s]
 
 
 def test_ex08_pipeline_notebook_exercise_values():

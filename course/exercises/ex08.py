@@ -163,11 +163,12 @@ def store_before_compute(kernel):
 
 
 @exercise("08-2", "레지스터 프리페치 더블 버퍼 루프 (프롤로그·루프·에필로그)", "4.4절",
-          hints=("루프 한 번(반복 kt): ① 타일 kt+1 의 내 원소를 load_or_zero 로 레지스터 a, b 에 읽고, ② 버퍼 kt % 2 "
-                 "로 계산하고(acc += tile_dot(...)), ③ a, b 를 다른 버퍼에 저장하고, ④ 배리어. 루프는 n_tiles − 1 번만 "
-                 "도니, 마지막 타일은 루프 뒤에서 계산합니다.",
+          hints=("반복 kt 는 타일 kt 를 계산하고 타일 kt+1 을 준비합니다. 버퍼 번호는 3.2절의 표 그대로(kt % 2 와 "
+                 "(kt + 1) % 2)이고, 배리어는 3.3절의 두 위험을 막는 자리에 하나면 됩니다. 루프가 n_tiles − 1 번만 돌면 "
+                 "마지막 타일은 누가 계산할까요?",
                  "프롤로그와 같은 인덱스에 (kt + 1) * T8 을 더합니다: A 는 열 (kt + 1) * T8 + tx, B 는 행 "
-                 "(kt + 1) * T8 + ty. 저장은 As[(kt + 1) % 2, ty, tx] = a (Bs 도 같음), 배리어 하나. 에필로그는 "
+                 "(kt + 1) * T8 + ty. 그다음 acc += tile_dot(As, Bs, kt % 2, ty, tx), 그 뒤에 As[(kt + 1) % 2, ty, tx] = a "
+                 "(Bs 도 같음), 마지막에 배리어 하나. 에필로그는 "
                  "acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)."),
           solution="answers/ex08_db8.py::db8", name="my_db8",
           preamble='''
