@@ -27,7 +27,12 @@ from record_level6 import _cublas_f32out, _timeit  # noqa: E402
 # name -> make_kernel switches (default: 128x128x32, 64x64 per warp, 3 stages, swizzle, prefetch, pipelined,
 # GROUP_M=0, lb(128,2)); run 2 and 3 of the record had GROUP_M=8 as the default ('no_raster' there = 'fast' now)
 VARIANTS = {
-    "fast": {},                                                   # pipelined, late copies, 3 stages, GROUP_M 0
+    "fast": {},                                                   # lean addresses, pipelined, 3 stages, GROUP_M 0
+    "no_lean": dict(lean=False),                                  # addresses from (row, col) in every tile
+    "bk64_lean_dyn": dict(BK=64),                                 # 3 x 32 KiB stages, 4 k steps per barrier
+    "stages4_lean_dyn": dict(STAGES=4),
+    "128x256_s4_dyn": dict(BN=256, STAGES=4, min_blocks=1),       # 8 warps of 64 x 64, 96 KiB
+    "128x256x64_dyn": dict(BN=256, BK=64, min_blocks=1),          # Triton's usual f16 tile, 144 KiB
     "barrier_at_tile_start": dict(pipelined=False),               # wait + barrier before the tile's first ldmatrix
     "barrier_start_early_copy": dict(pipelined=False, late_copy=False),   # = the first measured mma_fast
     "no_prefetch": dict(prefetch=False, pipelined=False),         # vs barrier_at_tile_start
@@ -72,8 +77,60 @@ def check_ragged(launch, M=400, N=264, K=208, seed=1):
     return ok and ok0 and ident
 
 
-def sweep(names, sizes, rounds=3):
-    """Rows per (variant, size): median of `rounds` interleaved timings, cuBLAS in every round."""
+class ClockLog:
+    """nvidia-smi sampling SM clock, power and temperature every 20 ms in its own process (no GIL shared with the
+    launches); window(t0, t1) -> median clock / power over a timed window. Reads the card, changes nothing."""
+
+    def __init__(self, path):
+        import subprocess
+        self.path, self.proc = path, None
+        try:
+            self.proc = subprocess.Popen(
+                ["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu",
+                 "--format=csv,noheader,nounits", "-lms", "20"], stdout=open(path, "w"), stderr=subprocess.DEVNULL)
+        except OSError:
+            self.proc = None
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait()
+        self.samples = []
+        try:
+            with open(self.path) as f:
+                for line in f:
+                    parts = [p.strip() for p in line.split(",")]
+                    try:
+                        t = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
+                        self.samples.append((t, float(parts[1]), float(parts[2]), float(parts[3])))
+                    except (ValueError, IndexError):
+                        pass
+        except OSError:
+            pass
+
+    def window(self, t0, t1):
+        inside = [s for s in self.samples if t0 <= s[0] <= t1]
+        if not inside:
+            return {}
+        return {"sm_mhz": float(np.median([s[1] for s in inside])), "power_w": float(np.median([s[2] for s in inside])),
+                "temp_c": float(np.median([s[3] for s in inside])), "samples": len(inside)}
+
+
+def _timed(fn, burst_ms, min_ms, groups):
+    """A burst of fn (the GPU settles at this kernel's own clock), then _timeit; (ms, wall t0, wall t1)."""
+    import time
+    _timeit(fn, min_ms=burst_ms, groups=1)
+    t0 = time.time()
+    ms = _timeit(fn, min_ms=min_ms, groups=groups)
+    return ms, t0, time.time()
+
+
+def sweep(names, sizes, rounds=5, clock_log=None):
+    """Rows per (variant, size): median of `rounds` interleaved timings, cuBLAS in every round.
+
+    Each round times every entry once, in a rotated order (no variant always follows cuBLAS); each timing is a
+    100 ms burst of that kernel alone, then ~60 ms timed in 3 groups (median). Per entry: the median over rounds,
+    every round's figure, and where nvidia-smi could be read, the median SM clock and power of its timed windows."""
     import cupy as cp
     from numba import cuda
     built = {}
@@ -117,27 +174,43 @@ def sweep(names, sizes, rounds=3):
             except Exception as e:                    # noqa: BLE001
                 rows.append(dict(variant=name, n=n, error=repr(e)[:800]))
                 print(rows[-1], flush=True)
-        # warm-up: one second of cuBLAS, so the first variant timed does not meet a cold (down-clocked) GPU
+        # warm-up: one second of cuBLAS, then every entry once, so no first timing meets a cold GPU
         _timeit(calls["cuBLAS"], min_ms=1000.0, groups=1)
+        for name in calls:
+            _timeit(calls[name], min_ms=50.0, groups=1)
         times = {name: [] for name in calls}
+        windows = {name: [] for name in calls}
         order = list(calls)
         for r in range(rounds):
-            # interleaved rounds, each in a rotated order: the variant timed right after cuBLAS ran ~20 % slower at
-            # 4096^3 in both recorded H100 runs (whichever it was; isolated ncu launches disagree), so no variant
-            # may always take that place; a 20 ms burst of the variant itself first, then the timing
+            # rotated order: earlier runs timed cuBLAS first in every round and the variant right after it ran
+            # ~20 % slow at 4096^3, whichever it was; here every entry takes every place in turn
             shift = (r * len(order)) // max(rounds, 1)
             for name in order[shift:] + order[:shift]:
-                _timeit(calls[name], min_ms=20.0, groups=1)
-                times[name].append(_timeit(calls[name], min_ms=60.0, groups=3))
+                ms, t0, t1 = _timed(calls[name], 100.0, 60.0, 3)
+                times[name].append(ms)
+                windows[name].append((t0, t1))
         med = {name: float(np.median(t)) for name, t in times.items()}
         base = flops / med["cuBLAS"] / 1e9
-        for name, r in found.items():
+        for name in calls:
             tf = flops / med[name] / 1e9
-            rows.append(dict(r, ms=med[name], ms_rounds=times[name], tflops=tf, ratio=tf / base))
-            print({k: v for k, v in rows[-1].items() if k in ("variant", "n", "tflops", "ratio", "rel_err")},
-                  flush=True)
-        rows.append({"variant": "cuBLAS", "n": n, "tflops": base, "ms": med["cuBLAS"], "ms_rounds": times["cuBLAS"],
-                     "ratio": 1.0, "path": "cublasGemmEx f16 x f16 -> f32, CUBLAS_COMPUTE_32F"})
+            extra = {"ms": med[name], "ms_rounds": times[name], "tflops": tf, "ratio": tf / base,
+                     "tflops_rounds": [flops / t / 1e9 for t in times[name]],
+                     "windows": windows[name]}
+            row = dict(found[name], **extra) if name in found else dict(
+                variant="cuBLAS", n=n, path="cublasGemmEx f16 x f16 -> f32, CUBLAS_COMPUTE_32F", **extra)
+            rows.append(row)
+            print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()
+                   if k in ("variant", "n", "tflops", "ratio", "rel_err")},
+                  "rounds", [round(x, 1) for x in row["tflops_rounds"]], flush=True)
+    if clock_log is not None:
+        clock_log.stop()
+        for row in rows:
+            if "windows" in row:
+                per = [clock_log.window(a, b) for a, b in row["windows"]]
+                per = [p for p in per if p]
+                if per:
+                    row["clock"] = {k: float(np.median([p[k] for p in per])) for k in ("sm_mhz", "power_w", "temp_c")}
+                    row["clock_rounds_mhz"] = [p["sm_mhz"] for p in per]
     return rows
 
 
@@ -147,6 +220,8 @@ def table(rows, sizes):
              " ".join(f"{'TF@' + str(n):>8s} {'%cuBLAS':>7s}" for n in sizes)]
     for name in names:
         rs = {r["n"]: r for r in rows if r["variant"] == name}
+        if not rs:
+            continue
         any_r = next(iter(rs.values()))
         head = f"{name:18s} {any_r.get('registers', ''):>4} {any_r.get('local_bytes', ''):>5} " \
                f"{any_r.get('shared_bytes', ''):>6} {any_r.get('blocks_per_sm', ''):>6} "
@@ -154,7 +229,9 @@ def table(rows, sizes):
         for n in sizes:
             r = rs.get(n, {})
             cells.append(f"{r.get('tflops', float('nan')):8.1f} {100 * r.get('ratio', float('nan')):6.1f}%")
-        lines.append(head + " ".join(cells) + ("" if all("error" not in r for r in rs.values()) else "  ERROR"))
+        clk = "/".join(str(int(r["clock"]["sm_mhz"])) for r in rs.values() if "clock" in r)
+        lines.append(head + " ".join(cells) + (f"  {clk} MHz" if clk else "") +
+                     ("" if all("error" not in r for r in rs.values()) else "  ERROR"))
     return "\n".join(lines)
 
 
@@ -170,7 +247,7 @@ def main():
     result = {"what": "benchmarks/explore_fast.py (device tool)", "gpu": gpu, "cc": list(dev.compute_capability),
               "date": datetime.date.today().isoformat(),
               "baseline": "cuBLAS HGEMM: cublasGemmEx f16\u00d7f16\u2192f32, CUBLAS_COMPUTE_32F"}
-    result["rows"] = sweep(args.variants, args.sizes)
+    result["rows"] = sweep(args.variants, args.sizes, clock_log=ClockLog(args.out + ".clocks.csv"))
     result["table"] = table(result["rows"], args.sizes)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)

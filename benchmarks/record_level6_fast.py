@@ -20,16 +20,17 @@ import kernels_numba as kn                        # noqa: E402
 import explore_fast                               # noqa: E402
 import record_level6                              # noqa: E402
 
-# the ablation: the final configuration, each switch turned back alone, and the previous best
-ABLATION = ["fast", "barrier_at_tile_start", "barrier_start_early_copy", "no_prefetch", "no_swizzle", "raster_g8",
-            "stages2", "stages4_dyn", "no_launch_bounds", "warp64x32_lb2", "128x256_dyn", "mma_swizzle"]
+# the ablation: the final configuration, each switch turned back alone, larger tiles, and the previous best
+ABLATION = ["fast", "no_lean", "barrier_at_tile_start", "no_prefetch", "no_swizzle", "raster_g8", "stages2",
+            "stages4_lean_dyn", "bk64_lean_dyn", "128x256_s4_dyn", "128x256x64_dyn", "no_launch_bounds", "mma_swizzle"]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--sizes", type=int, nargs="+", default=[2048, 4096])
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--variants", nargs="+", default=ABLATION)
     args = ap.parse_args()
     import cupy
     import numba_cuda
@@ -45,7 +46,8 @@ def main():
     parts = (("correctness", lambda: record_level6.correctness(specs)),
              ("ragged_nan_identity_ok", lambda: explore_fast.check_ragged(specs[0].launch)),
              ("resources", lambda: record_level6.resources(specs)),
-             ("ablation", lambda: explore_fast.sweep(ABLATION, args.sizes, args.rounds)))
+             ("ablation", lambda: explore_fast.sweep(args.variants, args.sizes, args.rounds,
+                                                     explore_fast.ClockLog(args.out + ".clocks.csv"))))
     for part, fn in parts:
         try:
             result[part] = fn()

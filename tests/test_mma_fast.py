@@ -71,6 +71,8 @@ def test_default_edges_and_stage_ring():
     (dict(GROUP_M=2), (272, 136, 16)),                # 3 block rows: the last raster group has one row
     (dict(prefetch=False, pipelined=False, late_copy=False, swizzle=False, GROUP_M=0, STAGES=2), (48, 40, 80)),
     (dict(pipelined=False), (48, 40, 80)),
+    (dict(lean=False), (48, 40, 80)),                 # addresses from (row, column) in every tile
+    (dict(BK=64), (128, 128, 208)),                   # lean copies in a whole block, 4 k steps, ragged last K tile
 ])
 def test_switches_compute_the_same_product(switches, shape):
     _check(mma_fast.make_kernel(**switches)[1], *shape, alpha=1.5, beta=-0.5, seed=2)
