@@ -25,6 +25,8 @@ CELL = textwrap.dedent("""
     from course.quiz import submit
     result, saved = submit("06", {answers!r})
     print("RESULT", result.score, result.passed, saved.ok, saved.path)
+    result, saved = submit("06", {answers!r}, student="kim")      # both users type the same name
+    print("TYPED", result.score, result.passed, saved.ok, saved.attempts)
     print(course.progress())
 """)
 
@@ -117,11 +119,12 @@ def test_two_users_on_a_real_jupyterhub(tmp_path):
             assert requests.get(f"{base}/user/{other}/api/kernels", headers=uh, timeout=10,
                                 allow_redirects=False).status_code in (302, 403, 404)
         assert "RESULT 8 True True" in results["alice"] and "RESULT 2 False True" in results["bob"]
+        assert "TYPED 8 True True 1" in results["alice"] and "TYPED 2 False True 1" in results["bob"]
         assert "통과 ✅" in results["alice"] and "미통과" in results["bob"]
         home = tmp / "home"
         for user, score in (("alice", 8), ("bob", 2)):
             recs = [json.loads(x) for x in (home / user / ".sgemm-course" / "attempts.jsonl").read_text().splitlines()]
-            assert [(r["student"], r["score"]) for r in recs] == [(user, score)]      # separate, named by login
+            assert sorted((r["student"], r["score"]) for r in recs) == sorted([("kim", score), (user, score)])
             assert (home / user / "sgemm-course" / "06_shared_memory_tiling.ipynb").exists() or \
                 list((home / user / "sgemm-course").glob("06_*.ipynb"))
         # the instructor's report over every home, one command
@@ -129,10 +132,16 @@ def test_two_users_on_a_real_jupyterhub(tmp_path):
                               str(home / "*" / ".sgemm-course"), "--out", str(tmp / "report")],
                              env=dict(env, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=120)
         assert rep.returncode == 0, rep.stderr
-        assert "2개" in rep.stdout and "통과율 pass rate 50%" in rep.stdout
+        assert "2개" in rep.stdout and "학생 2명" in rep.stdout and "통과율 pass rate 50%" in rep.stdout
+        for user in ("alice", "bob"):            # the same typed name in two accounts: two students, the clash listed
+            assert f"계정 account {user!r} 의 폴더에 이름 name 'kim' 기록 1개" in rep.stdout
+        with open(tmp / "report" / "clashes.csv", encoding="utf-8-sig") as f:
+            assert sorted((r["account"], r["student"]) for r in csv.DictReader(f)) == [("alice", "kim"), ("bob", "kim")]
         with open(tmp / "report" / "results.csv", encoding="utf-8-sig") as f:
             rows = [(r["student"], r["best_score"], r["passed"]) for r in csv.DictReader(f)]
-        assert rows == [("alice", "8", "yes"), ("bob", "2", "no")]
+        assert rows == [("alice, kim", "8", "yes"), ("bob, kim", "2", "no")]
+        with open(tmp / "report" / "results.csv", encoding="utf-8-sig") as f:
+            assert [r["account"] for r in csv.DictReader(f)] == ["alice", "bob"]
         for user in ("alice", "bob"):
             assert requests.delete(f"{api}/users/{user}/server", headers=admin, timeout=60).status_code in (202, 204)
     finally:
