@@ -10,7 +10,8 @@ The instructor makes the class report with: python -m course.quiz.report --all-h
 Knobs (environment of the hub process): SGEMM_COURSE_DIR (default /opt/sgemm-course, holds notebooks/),
 SGEMM_PROGRESS_ROOT (optional shared progress root, one folder per user, writable by that user),
 SGEMM_HUB_ADMINS (comma-separated instructor logins), SGEMM_HUB_GROUP (Unix group allowed to log in; default:
-every account that can log in).
+every account that can log in), SGEMM_REVEAL_AFTER (show checkpoint keys after N failed attempts; default: only
+after a pass).
 """
 import os
 import pwd
@@ -59,6 +60,8 @@ c.Spawner.environment = {
     "NUMBA_CACHE_DIR": lambda spawner: str(user_home(spawner) / ".cache" / "numba"),
     "MPLCONFIGDIR": lambda spawner: str(user_home(spawner) / ".cache" / "matplotlib"),
     "SGEMM_DEVICE": os.environ.get("SGEMM_DEVICE", "auto"),
+    # instructor setting: keys and explanations after N failed attempts of a checkpoint (empty: only after a pass)
+    "SGEMM_REVEAL_AFTER": os.environ.get("SGEMM_REVEAL_AFTER", ""),
 }
 
 
