@@ -63,6 +63,8 @@ CASES["09-3"] = [
     ("no_address_clamp", [("r = grow if n > 0 else 0", "r = grow"), ("c = gcol if n > 0 else 0", "c = gcol")],
      "out_of_bounds"),
     ("partial_vector_dropped", [("n = min(4, cols - gcol)", "n = 4 if gcol + 4 <= cols else 0")], "edge_zeroed"),
+    # "fit the float4 inside the matrix" by moving its start: the source is then off a 16-byte boundary
+    ("shift_start_to_fit", [("c = gcol if n > 0 else 0", "c = min(gcol, cols - 4) if n > 0 else 0")], "misaligned"),
     ("bounds_from_x_shape", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
                               "if grow < X.shape[0] and gcol < X.shape[1]:\n        n = min(4, X.shape[1] - gcol)")],
      "edge_overread"),

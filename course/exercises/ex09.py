@@ -106,7 +106,7 @@ def _run_pipeline(ex_id, kernel, shapes, tile=8, stages=3):
             res.details.insert(0, f"  (M, N, K) = ({M}, {N}, {K}), K 타일 {n_tiles}개, alpha = {alpha}, beta = {beta}")
             return res
     return passed(ex_id, f"{len(shapes)}가지 모양(K 타일 1·2·5개, 타일 배수가 아닌 모양)에서 numpy 와 일치"
-                  + ("하고, 경쟁 검출기도 조용합니다." if device.SIMULATOR else "합니다."))
+                  + ("하고, 경쟁 검출기도 조용합니다." if device.SIMULATOR else "합니다." + _gpu_note()))
 
 
 @exercise("09-1", "3단 파이프라인의 K 루프: wait_group N · 배리어 · 미리 읽기 · commit · 꼬리", "4.3절",
@@ -155,11 +155,34 @@ def _simulated(launch):
 
 
 def _misaligned(ex_id, exc, what):
-    """The simulator's misaligned-address fault, with the thread it names, and what it means for this copy."""
+    """The misaligned-address fault (the simulator names the thread; the GPU's CUDA error does not), and what it
+    means for this copy."""
     text = str(exc)
     thread = text.split(":", 1)[0] if text.startswith("tid=") else ""
+    gpu = "" if device.SIMULATOR else ("  (GPU 는 어느 스레드인지 알려 주지 않고, 이 오류 뒤에는 CUDA 컨텍스트를 쓸 수 "
+                                       "없습니다: 커널을 다시 시작하세요. 시뮬레이터에서는 스레드와 줄을 밝힙니다.)")
     return fail(ex_id, "misaligned", f"16바이트 복사의 주소가 16바이트 정렬이 아닙니다"
-                + (f" ({thread})" if thread else "") + f": {what}", "  " + text.splitlines()[0][:400])
+                + (f" ({thread})" if thread else "") + f": {what}", "  " + text.splitlines()[0][:400], gpu)
+
+
+def _is_misaligned(exc):
+    """The simulator's fault or the GPU's CUDA_ERROR_MISALIGNED_ADDRESS."""
+    from kernels_numba.infra.simulator.errors import MisalignedAddressError
+    return isinstance(exc, MisalignedAddressError) or "MISALIGNED_ADDRESS" in str(exc)
+
+
+def _gpu_note():
+    return "" if device.SIMULATOR else (" (GPU 에는 경쟁 검출기가 없어, 타이밍에 따라 맞게 나오는 경쟁은 여기서 보이지 "
+                                        "않습니다: GPU 없는 환경의 시뮬레이터에서도 확인해 보세요.)")
+
+
+def _aligned(a):
+    """A copy of a whose data starts on a 64-byte boundary (16-byte copies read it; numpy promises less)."""
+    buf = np.empty(a.nbytes + 64, np.uint8)
+    off = -buf.__array_interface__["data"][0] % 64
+    out = buf[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
 
 
 def _where(arr, value):
@@ -236,25 +259,26 @@ def my_issue_vec(As, Bs, stage, A, B, kt, tid, block_row, block_col):
     raise NotImplementedError("tid 를 타일의 (행, 열)로 나누고 ptx.cp_async_cg_16(As, stage, 행, 열, A, 전역 행, 전역 열) 을 부르세요")
 ''')
 def check_vec_map(student, M=64, N=64, K=24):
-    from kernels_numba.infra.simulator.errors import MisalignedAddressError
     stages = K // VBK
     rng = np.random.default_rng(9)
-    A = rng.standard_normal((M, K)).astype(np.float32)
-    B = rng.standard_normal((K, N)).astype(np.float32)
+    A = _aligned(rng.standard_normal((M, K)).astype(np.float32))
+    B = _aligned(rng.standard_normal((K, N)).astype(np.float32))
     gy, gx = M // VBM, N // VBN
     Aout = np.full((gy, gx, stages, VBM, VBK), np.nan, np.float32)
     Bout = np.full((gy, gx, stages, VBK, VBN), np.nan, np.float32)
     kernel = _vec_kernel(student, stages)
     try:
         report = _simulated(lambda: kernel[(gx, gy), VTHREADS](A, B, Aout, Bout))
-    except MisalignedAddressError as exc:
-        return _misaligned("09-2", exc, "열 인덱스가 float 4개(16 B)의 배수인지 보세요. 타일의 열은 (tid % 한 행의 "
-                           "float4 개수) 에 VEC 를 곱한 값입니다.")
     except IndexError as exc:
         side = "목적지(공유 메모리 타일)" if "목적지" in str(exc) else "원본(전역 행렬)"
         return fail("09-2", "out_of_bounds", f"복사의 {side} 위치가 배열 밖입니다: A 타일은 BM×BK = 32×8, B 타일은 "
                     "BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).",
                     "  " + str(exc).splitlines()[0][:400])
+    except Exception as exc:
+        if not _is_misaligned(exc):
+            raise
+        return _misaligned("09-2", exc, "열 인덱스가 float 4개(16 B)의 배수인지 보세요. 타일의 열은 (tid % 한 행의 "
+                           "float4 개수) 에 VEC 를 곱한 값입니다.")
     if report:
         h = report.hazards[0]
         if h.kind in ("WAW", "IN_FLIGHT") and h.first_what == "cp.async" and h.second_what == "cp.async":
@@ -269,7 +293,7 @@ def check_vec_map(student, M=64, N=64, K=24):
     res = (_tile_diagnosis("09-2", "A", Aout, want_a, A, lambda i: (i[0] * VBM + i[3], i[2] * VBK + i[4]))
            or _tile_diagnosis("09-2", "B", Bout, want_b, B, lambda i: (i[2] * VBK + i[3], i[1] * VBN + i[4])))
     return res or passed("09-2", f"블록 {gy * gx}개 × K 타일 {stages}개의 A·B 타일이 모두 제자리에 도착했습니다"
-                         + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "."))
+                         + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "." + _gpu_note()))
 
 
 # ------------------------------------------------------------------------------------ 09-3: zero-fill edges
@@ -307,7 +331,7 @@ def _zfill_case(student, rows, cols, seed=3):
     """(out, want, X) for one logical shape: X's rows are padded to a multiple of 4 floats (+4) filled with PAD."""
     ld = -(-cols // 4) * 4 + 4
     rng = np.random.default_rng(seed)
-    X = np.full((rows, ld), PAD, np.float32)
+    X = _aligned(np.full((rows, ld), PAD, np.float32))
     X[:, :cols] = rng.uniform(1.0, 2.0, (rows, cols)).astype(np.float32)     # never 0, never PAD
     gy, gx = -(-rows // ZR), -(-cols // ZC)
     out = np.full((gy * ZR, gx * ZC), np.nan, np.float32)
@@ -335,24 +359,27 @@ def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
     raise NotImplementedError("행렬 안의 float 개수 n(0..4)을 세고 ptx.cp_async_cg_16_zfill(..., src-size) 를 부르세요")
 ''')
 def check_zfill(student):
-    from kernels_numba.infra.simulator.errors import MisalignedAddressError
     shapes = ((10, 13), (7, 6), (9, 32))
     for rows, cols in shapes:
         shape = f"  행렬 rows × cols = {rows} × {cols} (X 의 행 길이 {-(-cols // 4) * 4 + 4}: 그 뒤는 행렬 밖)"
         try:
             out, want = _zfill_case(student, rows, cols)
-        except MisalignedAddressError as exc:
-            return _misaligned("09-3", exc, "16바이트 복사는 시작 열을 옮기면 안 됩니다: 경계에서도 (grow, gcol) "
-                               "또는 (0, 0) 에서 시작하고, 읽을 바이트 수만 src-size 로 줄이세요.")
         except ValueError as exc:
             if "src_size" not in str(exc):
                 raise
             return fail("09-3", "src_size_units", "src-size 는 float 개수가 아니라 바이트 수입니다 (0, 4, 8, 12, 16): "
                         "4·n 을 넘기세요.", shape, "  " + str(exc).splitlines()[0])
         except IndexError as exc:
-            return fail("09-3", "out_of_bounds", "복사의 원본 주소가 X 밖입니다: 벡터가 통째로 행렬 밖(n = 0)이어도 "
-                        "주소는 X 안이어야 합니다 ((0, 0) 을 쓰세요). 행(grow < rows)도 검사했는지 보세요.", shape,
+            return fail("09-3", "out_of_bounds", "복사의 원본 주소가 X 밖입니다. 읽는 바이트가 있는(n > 0) 복사라면 행 검사"
+                        "(grow < rows)가 빠졌습니다. 통째로 밖인 벡터(n = 0)라면: 하드웨어는 src-size 0 이면 아무것도 "
+                        "읽지 않아 GPU 에서는 지나갈 수 있지만, 이 과정은 async_vec 처럼 그런 복사의 주소도 X 안 "
+                        "((0, 0) 등)에 두고, 시뮬레이터가 그것을 검사합니다.", shape,
                         "  " + str(exc).splitlines()[0][:300])
+        except Exception as exc:
+            if not _is_misaligned(exc):
+                raise
+            return _misaligned("09-3", exc, "16바이트 복사는 시작 열을 옮기면 안 됩니다: 경계에서도 (grow, gcol) "
+                               "또는 (0, 0) 에서 시작하고, 읽을 바이트 수만 src-size 로 줄이세요.")
         over = out == PAD
         inside = np.zeros_like(over)
         inside[:rows, :cols] = True
