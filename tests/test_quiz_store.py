@@ -491,3 +491,28 @@ def test_shared_login_flag_in_class_json_and_bad_values(shared, monkeypatch):
     (shared / "class.json").write_text("{not json")
     with pytest.raises(CourseInputError, match="class.json"):
         store.class_settings()
+
+
+def test_default_progress_folder_that_is_a_link_loop_is_named(tmp_path, monkeypatch):
+    monkeypatch.delenv("SGEMM_PROGRESS", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".sgemm-course").symlink_to(tmp_path / ".sgemm-course")
+    with pytest.raises(CourseInputError) as e:
+        store.locate()
+    assert "symbolic link loop" in str(e.value) and "SGEMM_PROGRESS" in str(e.value)
+    s = store.save_attempt(attempt())
+    assert not s.ok and "순환" in s.messages[-1]
+
+
+def test_class_config_file_from_the_environment(shared, tmp_path, monkeypatch):
+    cfg = tmp_path / "class-wide.json"
+    cfg.write_text('{"reveal_after": 2, "shared_login": false}', encoding="utf-8")
+    monkeypatch.setenv("SGEMM_CLASS_CONFIG", str(cfg))
+    shared.mkdir()
+    (shared / "class.json").write_text('{"reveal_after": 9}')        # the class-wide file comes first
+    assert store.class_settings().reveal_after == 2 and not store.shared_login()
+    monkeypatch.setenv("SGEMM_REVEAL_AFTER", "4")                      # the environment comes before both
+    assert store.class_settings().reveal_after == 4
+    monkeypatch.setenv("SGEMM_CLASS_CONFIG", str(tmp_path / "missing.json"))
+    with pytest.raises(CourseInputError, match="SGEMM_CLASS_CONFIG"):
+        store.class_settings()

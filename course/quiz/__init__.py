@@ -7,7 +7,8 @@ __all__ = ["show_quiz", "QuizWidget", "load_quiz", "grade", "QuizResult", "submi
 def submit(quiz_id, answers, student=None, progress_path=None):
     """Grade `answers` {qid: value} for checkpoint `quiz_id` and save the attempt, as the 제출 button does.
 
-    Returns (QuizResult, store.Saved); saving problems are in saved.messages, never raised.
+    Returns (QuizResult, store.Saved); saving problems are in saved.messages, never raised. Keys and
+    explanations are in the result only after a pass (or the instructor's SGEMM_REVEAL_AFTER failures).
     """
     from .store import grade_and_save
     return grade_and_save(load_quiz(quiz_id), answers, student, progress_path)

@@ -85,20 +85,23 @@ def locate(path=None):
     raw = path if path is not None else os.environ.get(PROGRESS_ENV)
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         folder = Path.home() / ".sgemm-course"
+        problem = _link_problem(folder)
+        if problem:
+            raise CourseInputError(f"진행 기록 폴더 {folder}: {problem[0]}", f"progress folder {folder}: {problem[1]}",
+                                   f"{folder} 링크를 지우거나 고치세요. 또는 {PROGRESS_ENV} 로 쓸 수 있는 폴더를 지정하세요",
+                                   f"remove or fix the link {folder}, or set {PROGRESS_ENV} to a writable folder")
         return Location(folder / LOG_NAME, folder / COPIES_NAME, folder / LEGACY_NAME)
     text = str(raw)
     if "\x00" in text or any(ord(ch) < 32 for ch in text):
         raise _bad_progress(raw, "경로에 제어 문자가 있습니다", "the path contains control characters")
     p = Path(text.strip()).expanduser()
+    problem = _link_problem(p)
+    if problem:
+        raise _bad_progress(raw, *problem)
     try:
         st = p.stat()
-    except OSError as e:
+    except OSError:
         st = None
-        if e.errno == errno.ELOOP:
-            raise _bad_progress(raw, "심볼릭 링크가 돌고 돌아 자기 자신을 가리킵니다 (링크 순환)",
-                                "it is a symbolic link loop (the link points back to itself)") from None
-        if p.is_symlink():
-            raise _bad_progress(raw, "가리키는 곳이 없는 심볼릭 링크입니다", "it is a symbolic link to nothing") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
         return Location(p / LOG_NAME, p / COPIES_NAME, p / LEGACY_NAME)
     if st is not None and not stat.S_ISREG(st.st_mode):
@@ -118,6 +121,19 @@ def locate(path=None):
                                 "it is an existing file that is not a progress log; it is left untouched")
         return Location(p, p.with_name(p.name + ".d"), p.with_name(p.name + ".legacy.json"))
     return Location(p / LOG_NAME, p / COPIES_NAME, p / LEGACY_NAME)
+
+
+def _link_problem(p):
+    """(ko, en) when `p` is a symbolic link loop or a link to nothing, else None."""
+    try:
+        p.stat()
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return ("심볼릭 링크가 돌고 돌아 자기 자신을 가리킵니다 (링크 순환)",
+                    "it is a symbolic link loop (the link points back to itself)")
+        if p.is_symlink():
+            return "가리키는 곳이 없는 심볼릭 링크입니다", "it is a symbolic link to nothing"
+    return None
 
 
 def _looks_like_log(path):
@@ -564,7 +580,7 @@ def read_all(loc=None, quiz_info=None):
         read_file(f, out, quiz_info)
     for f in (loc.legacy, loc.legacy.with_name(loc.legacy.name + ".bak")):
         read_file(f, out, quiz_info)
-    out.records.sort(key=lambda r: (r["time"], r["id"]))
+    out.records.sort(key=lambda r: r["time"])     # stable: within one second, the log's (append) order
     return out
 
 
