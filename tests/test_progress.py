@@ -95,3 +95,15 @@ def test_exercises_alone_do_not_break_the_overview_or_banner(home):
     ov = course.progress()
     assert [r.quiz for r in ov.rows] == ["06", "07", "08", "09", "10", "11"] and ov.row("11").ex_passed == 1
     assert "아직 시도 기록이 없습니다" in progress.banner("07")
+
+
+def test_shared_login_overview_shows_only_this_students_rows(home, monkeypatch):
+    monkeypatch.setattr(store, "login_name", lambda: "jovyan")
+    other = dict(attempt("06", 8), student="s2")
+    store.save_attempt(other, home)                                   # another student on the same login passed
+    store.save_attempt(dict(attempt("06", 2), student="s1"), home)
+    assert store.save_exercise("06-1", True, "pass", student="s2").ok
+    assert store.remember_student("s1")
+    r6 = course.progress().row("06")
+    assert (r6.attempts, r6.best, r6.passed, r6.ex_tried) == (1, 2, False, 0)
+    assert "통과하지 않았습니다" in progress.banner("07")

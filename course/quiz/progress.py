@@ -86,6 +86,10 @@ def overview(path=None):
         where = str(loc.folder)
         read = store.read_all(loc)
         records, exercises = read.attempts, read.exercises
+        me = _me_on_a_shared_login(path)
+        if me is not None:                    # several students in one folder: only this student's rows
+            records = [r for r in records if r["student"] == me]
+            exercises = [e for e in exercises if e["student"] == me]
         if read.problems:
             notices.append(f"⚠ 진행 기록에서 읽을 수 없는 항목 {len(read.problems)}개를 건너뛰었습니다 "
                            f"(파일은 그대로 둡니다) / skipped {len(read.problems)} unreadable entr(ies)")
@@ -111,6 +115,14 @@ def overview(path=None):
             c.last_time = max(r["time"] for r in mine)
         rows.append(c)
     return Overview(rows, notices, where)
+
+
+def _me_on_a_shared_login(path):
+    """This student's ID on a shared login (jovyan, root, the instructor's flag), else None."""
+    try:
+        return store.student_id(path) if store.shared_login(store.class_settings(path)) else None
+    except store.CourseInputError:
+        return None
 
 
 def _ex_order(ex_id):
