@@ -287,9 +287,31 @@ def test_a_folder_tree_1000_levels_deep_is_read(tmp_path, capsys):
     for _ in range(1000):                         # os.makedirs itself recurses: one level at a time
         p = os.path.join(p, "d")
         os.mkdir(p)
-    store.save_attempt(attempt("kim", 8, "2026-11-21T09:00:00Z"), Path(p) / "kim.jsonl")
-    problems = []
-    records = report.collect([d], problems)       # before: RecursionError, no output
-    assert len(records) == 1 and problems == []
-    assert report.main([str(d), "--out", str(tmp_path / "r")]) == 0
-    assert "학생 1명" in capsys.readouterr().out
+    try:
+        store.save_attempt(attempt("kim", 8, "2026-11-21T09:00:00Z"), Path(p) / "kim.jsonl")
+        problems = []
+        records = report.collect([d], problems)       # before: RecursionError, no output
+        assert len(records) == 1 and problems == []
+        assert report.main([str(d), "--out", str(tmp_path / "r")]) == 0
+        assert "학생 1명" in capsys.readouterr().out
+    finally:                                          # shutil.rmtree (pytest's cleanup) recurses too: bottom up
+        _remove_deep(d)
+
+
+def _remove_deep(top):
+    for root, dirs, files in list(_walk_bottom_up(str(top))):
+        for f in files:
+            os.unlink(os.path.join(root, f))
+        os.rmdir(root)
+
+
+def _walk_bottom_up(top):
+    order, stack = [], [top]
+    while stack:
+        d = stack.pop()
+        with os.scandir(d) as it:
+            entries = list(it)
+        dirs = [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        order.append((d, dirs, [e.name for e in entries if not e.is_dir(follow_symlinks=False)]))
+        stack.extend(dirs)
+    return reversed(order)

@@ -413,10 +413,22 @@ def test_save_exercise_unwritable_or_no_student_never_raises(tmp_path, monkeypat
     blocker.write_text("x")
     s = store.save_exercise("06-1", True, "pass", student="kim", path=blocker / "p")
     assert not s.ok and "Could not save" in s.messages[-1]
-    monkeypatch.delenv("SGEMM_STUDENT", raising=False)
-    monkeypatch.setattr(store, "login_name", lambda: "jovyan")
+    monkeypatch.setenv("SGEMM_STUDENT", "a\nb")
     s = store.save_exercise("06-1", True, "pass", path=tmp_path / "q")
-    assert not s.ok and "student ID" in s.messages[-1]
+    assert not s.ok and "SGEMM_STUDENT" in s.messages[-1]
+
+
+def test_exercise_on_a_shared_login_before_any_id_is_kept_under_the_login(tmp_path, monkeypatch):
+    monkeypatch.delenv("SGEMM_STUDENT", raising=False)
+    monkeypatch.delenv("SGEMM_SHARED_LOGIN", raising=False)
+    monkeypatch.setattr(store, "login_name", lambda: "jovyan")
+    p = tmp_path / "q"
+    s = store.save_exercise("06-1", True, "pass", path=p)
+    assert s.ok and "No student ID yet" in s.messages[-1]
+    assert store.remember_student("2026123", p)
+    s = store.save_exercise("06-2", False, "race", path=p)
+    assert s.ok and s.messages == []
+    assert [e["student"] for e in store.exercises(p)] == ["jovyan", "2026123"]
 
 
 @pytest.mark.parametrize("bad", [dict(exercise="6-1"), dict(ok=1), dict(diagnosis=None), dict(kind="grade"),

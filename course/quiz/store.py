@@ -728,18 +728,32 @@ def save_exercise(exercise_id, ok, diagnosis, student=None, path=None):
 
     Never raises: a bad id, an unknown student or an unwritable folder comes back as Saved(ok=False, messages).
     """
+    notes = []
     try:
         if type(ok).__module__ == "numpy" and type(ok).__name__ in ("bool", "bool_"):   # a checker's numpy bool
             ok = bool(ok)
+        if student:
+            who = check_student(student)
+        else:
+            try:
+                who = student_id(path)
+            except CourseInputError:
+                if os.environ.get(STUDENT_ENV, "").strip():
+                    raise                       # a bad $SGEMM_STUDENT: say what to fix
+                who = login_name()              # a shared login before its first checkpoint: keep the result
+                notes.append(f"ℹ 학생 ID 가 아직 없어 로그인 이름({who})으로 저장했습니다. 체크포인트에서 학생 ID 를 "
+                             f"한 번 쓰면 그다음부터 그 ID 로 저장합니다.\nℹ No student ID yet: saved under the login "
+                             f"name {who!r}; once you give your ID at a checkpoint, results are saved under it.")
         rec = {"id": uuid.uuid4().hex, "kind": "exercise", "exercise": str(exercise_id), "ok": ok,
-               "diagnosis": "" if diagnosis is None else diagnosis, "student": check_student(student) if student else student_id(path),
-               "time": utc_now()}
+               "diagnosis": "" if diagnosis is None else diagnosis, "student": who, "time": utc_now()}
     except CourseInputError as e:
         return Saved(False, Path(str(path or os.environ.get(PROGRESS_ENV, "~/.sgemm-course"))), [str(e)])
     except Exception as e:      # noqa: BLE001 - an exercise check must never fail on saving
         return Saved(False, Path(str(path or "")), [f"⚠ 연습 결과를 저장하지 못했습니다 / could not save the "
                                                     f"exercise result ({type(e).__name__}: {e})"])
-    return _save(rec, path)
+    saved = _save(rec, path)
+    saved.messages += notes
+    return saved
 
 
 def grade_and_save(quiz, answers, student=None, path=None):
