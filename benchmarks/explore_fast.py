@@ -125,7 +125,54 @@ def _timed(fn, burst_ms, min_ms, groups):
     return ms, t0, time.time()
 
 
-def sweep(names, sizes, rounds=5, clock_log=None):
+def host_us_per_launch(fn, n=200):
+    """Host time of one call (launches queued without waiting): above the kernel's own time, the GPU idles between
+    launches and event timing measures Python, not the kernel."""
+    import time
+    import cupy as cp
+    fn()
+    cp.cuda.Device().synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    host = (time.perf_counter() - t) / n * 1e6
+    cp.cuda.Device().synchronize()
+    return host
+
+
+def graph_ms(fn_on, stream, per_graph=20, replays=5):
+    """Per-call GPU time of fn_on(stream) from a CUDA graph of per_graph calls captured on `stream` and replayed
+    (median of `replays`): no Python launch cost between kernels, for cuBLAS and the Numba kernels alike."""
+    import cupy as cp
+    fn_on(stream)                         # outside the capture: lazy set-up (cuBLAS workspace, module load)
+    stream.synchronize()
+    stream.begin_capture()
+    try:
+        for _ in range(per_graph):
+            fn_on(stream)
+    finally:
+        graph = stream.end_capture()
+    graph.launch(stream)
+    stream.synchronize()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    out = []
+    for _ in range(replays):
+        start.record(stream)
+        graph.launch(stream)
+        end.record(stream)
+        end.synchronize()
+        out.append(cp.cuda.get_elapsed_time(start, end) / per_graph)
+    return float(np.median(out))
+
+
+def _cublas_on(A, B, C, stream):
+    from cupy_backends.cuda.libs import cublas
+    import cupy as cp
+    cublas.setStream(cp.cuda.device.get_cublas_handle(), stream.ptr)
+    _cublas_f32out(A, B, C)
+
+
+def sweep(names, sizes, rounds=5, clock_log=None, graphs=False):
     """Rows per (variant, size): median of `rounds` interleaved timings, cuBLAS in every round.
 
     Each round times every entry once, in a rotated order (no variant always follows cuBLAS); each timing is a
@@ -157,6 +204,7 @@ def sweep(names, sizes, rounds=5, clock_log=None):
         flops = 2.0 * n ** 3
         dA, dB, dC = cuda.as_cuda_array(A), cuda.as_cuda_array(B), cuda.as_cuda_array(C)
         calls, found = {"cuBLAS": lambda: _cublas_f32out(A, B, C)}, {}
+        on_stream = {"cuBLAS": lambda st: _cublas_on(A, B, C, st)}
         for name in names:
             if built[name] is None:
                 continue
@@ -171,6 +219,8 @@ def sweep(names, sizes, rounds=5, clock_log=None):
                 dyn = conf["SMEM_BYTES"] if conf and conf["DYNAMIC"] else 0
                 found[name] = dict(info, variant=name, n=n, rel_err=err, **resources(k, threads, dyn))
                 calls[name] = (lambda kk=kk: kk(dA, dB, dC, np.float32(1), np.float32(0)))
+                on_stream[name] = (lambda st, g=launch.grid_of(n, n), b=launch.block, lr=launcher: lr[
+                    g, b, cuda.external_stream(st.ptr)](dA, dB, dC, np.float32(1), np.float32(0)))
             except Exception as e:                    # noqa: BLE001
                 rows.append(dict(variant=name, n=n, error=repr(e)[:800]))
                 print(rows[-1], flush=True)
@@ -191,17 +241,46 @@ def sweep(names, sizes, rounds=5, clock_log=None):
                 windows[name].append((t0, t1))
         med = {name: float(np.median(t)) for name, t in times.items()}
         base = flops / med["cuBLAS"] / 1e9
+        host = {}
+        for name in calls:
+            try:
+                host[name] = host_us_per_launch(calls[name])
+            except Exception as e:                    # noqa: BLE001
+                host[name] = repr(e)[:200]
+        gtimes = {name: [] for name in calls}
+        if graphs:
+            # CUDA-graph rounds (rotated like the plain ones): the kernels' GPU time without launch gaps
+            stream = cp.cuda.Stream(non_blocking=True)
+            for r in range(rounds):
+                shift = (r * len(order)) // max(rounds, 1)
+                for name in order[shift:] + order[:shift]:
+                    try:
+                        _timeit(calls[name], min_ms=50.0, groups=1)
+                        gtimes[name].append(graph_ms(on_stream[name], stream))
+                    except Exception as e:            # noqa: BLE001
+                        gtimes[name].append(repr(e)[:300])
+            cp.cuda.device.get_cublas_handle()
+            from cupy_backends.cuda.libs import cublas
+            cublas.setStream(cp.cuda.device.get_cublas_handle(), cp.cuda.get_current_stream().ptr)
+        gmed = {name: float(np.median(t)) for name, t in gtimes.items() if t and all(isinstance(x, float) for x in t)}
         for name in calls:
             tf = flops / med[name] / 1e9
             extra = {"ms": med[name], "ms_rounds": times[name], "tflops": tf, "ratio": tf / base,
                      "tflops_rounds": [flops / t / 1e9 for t in times[name]],
-                     "windows": windows[name]}
+                     "windows": windows[name], "host_us_per_launch": host[name]}
+            if name in gmed and "cuBLAS" in gmed:
+                extra.update(graph_ms=gmed[name], graph_ms_rounds=gtimes[name], graph_tflops=flops / gmed[name] / 1e9,
+                             graph_ratio=gmed["cuBLAS"] / gmed[name])
+            elif graphs:
+                extra.update(graph_error=str(gtimes[name])[:300])
             row = dict(found[name], **extra) if name in found else dict(
                 variant="cuBLAS", n=n, path="cublasGemmEx f16 x f16 -> f32, CUBLAS_COMPUTE_32F", **extra)
             rows.append(row)
             print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()
                    if k in ("variant", "n", "tflops", "ratio", "rel_err")},
-                  "rounds", [round(x, 1) for x in row["tflops_rounds"]], flush=True)
+                  "rounds", [round(x, 1) for x in row["tflops_rounds"]], "host us", host[name],
+                  "graph", round(row.get("graph_tflops", float("nan")), 1), round(row.get("graph_ratio", float("nan")), 4),
+                  flush=True)
     if clock_log is not None:
         clock_log.stop()
         for row in rows:

@@ -31,6 +31,7 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[2048, 4096])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--variants", nargs="+", default=ABLATION)
+    ap.add_argument("--graphs", action="store_true", help="also time every entry from CUDA graphs (no launch gaps)")
     args = ap.parse_args()
     import cupy
     import numba_cuda
@@ -47,7 +48,8 @@ def main():
              ("ragged_nan_identity_ok", lambda: explore_fast.check_ragged(specs[0].launch)),
              ("resources", lambda: record_level6.resources(specs)),
              ("ablation", lambda: explore_fast.sweep(args.variants, args.sizes, args.rounds,
-                                                     explore_fast.ClockLog(args.out + ".clocks.csv"))))
+                                                     explore_fast.ClockLog(args.out + ".clocks.csv"),
+                                                     graphs=args.graphs)))
     for part, fn in parts:
         try:
             result[part] = fn()
@@ -57,7 +59,8 @@ def main():
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)
     rows = result.get("ablation", [])
-    result["summary"] = {str(n): {r["variant"]: {"tflops": round(r["tflops"], 1), "ratio": round(r["ratio"], 4)}
+    result["summary"] = {str(n): {r["variant"]: {k: round(r[k], 4) for k in ("tflops", "ratio", "graph_tflops",
+                                                                          "graph_ratio") if k in r}
                                   for r in rows if r["n"] == n and r["variant"] in ("cuBLAS", "fast", "mma_swizzle")
                                   and "tflops" in r} for n in args.sizes}
     result["table"] = explore_fast.table(rows, args.sizes) if rows else ""

@@ -422,17 +422,18 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
 
 
 class _DynamicSmem:
-    """kernel[grid, block] that launches with SMEM_BYTES of dynamic shared memory, raising the kernel's limit first."""
+    """kernel[grid, block(, stream)] that launches with SMEM_BYTES of dynamic shared memory, raising the kernel's
+    limit first."""
 
     def __init__(self, kernel, nbytes):
         self.kernel, self.nbytes, self.ready = kernel, nbytes, False
 
     def __getitem__(self, cfg):
-        grid, block = cfg
+        grid, block, stream = cfg if len(cfg) == 3 else (*cfg, 0)
         if not device.SIMULATOR and not self.ready:
             set_max_dynamic_smem(self.kernel.compile(SIG), self.nbytes)
             self.ready = True
-        return self.kernel[grid, block, 0, self.nbytes]
+        return self.kernel[grid, block, stream, self.nbytes]
 
 
 kernel, launch, CONFIG = make_kernel()
