@@ -104,6 +104,10 @@ def _run_pipeline(ex_id, kernel, shapes, tile=8, stages=3):
                or diagnose.gemm(ex_id, out, A, B, C0, alpha, beta, (tile, tile), tile, None))
         if not res.ok:
             res.details.insert(0, f"  (M, N, K) = ({M}, {N}, {K}), K 타일 {n_tiles}개, alpha = {alpha}, beta = {beta}")
+            if not device.SIMULATOR:
+                res.details.append("  GPU 에는 경쟁 검출기가 없어 위 진단은 틀린 값의 모양만 봅니다. cp.async 루프에서 값이 "
+                                   "틀리는 흔한 원인은 wait_group 의 N, wait 뒤의 배리어, 꼬리의 빈 commit, 미리 읽는 버퍼 "
+                                   "번호입니다: GPU 없는 환경(시뮬레이터)에서 돌리면 어느 것인지 짚어 줍니다.")
             return res
     return passed(ex_id, f"{len(shapes)}가지 모양(K 타일 1·2·5개, 타일 배수가 아닌 모양)에서 numpy 와 일치"
                   + ("하고, 경쟁 검출기도 조용합니다." if device.SIMULATOR else "합니다." + _gpu_note()))
@@ -159,8 +163,8 @@ def _misaligned(ex_id, exc, what):
     means for this copy."""
     text = str(exc)
     thread = text.split(":", 1)[0] if text.startswith("tid=") else ""
-    gpu = "" if device.SIMULATOR else ("  (GPU 는 어느 스레드인지 알려 주지 않고, 이 오류 뒤에는 CUDA 컨텍스트를 쓸 수 "
-                                       "없습니다: 커널을 다시 시작하세요. 시뮬레이터에서는 스레드와 줄을 밝힙니다.)")
+    gpu = "" if device.SIMULATOR else ("  GPU 는 어느 스레드인지 알려 주지 않습니다 (시뮬레이터는 스레드와 줄을 밝힙니다)."
+                                       + _DEAD_CONTEXT)
     return fail(ex_id, "misaligned", f"16바이트 복사의 주소가 16바이트 정렬이 아닙니다"
                 + (f" ({thread})" if thread else "") + f": {what}", "  " + text.splitlines()[0][:400], gpu)
 
@@ -169,6 +173,9 @@ def _is_misaligned(exc):
     """The simulator's fault or the GPU's CUDA_ERROR_MISALIGNED_ADDRESS."""
     from kernels_numba.infra.simulator.errors import MisalignedAddressError
     return isinstance(exc, MisalignedAddressError) or "MISALIGNED_ADDRESS" in str(exc)
+
+
+_DEAD_CONTEXT = " (이 오류 뒤에는 CUDA 컨텍스트를 쓸 수 없습니다: 노트북 커널을 다시 시작하세요.)"
 
 
 def _gpu_note():
@@ -275,6 +282,9 @@ def check_vec_map(student, M=64, N=64, K=24):
                     "BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).",
                     "  " + str(exc).splitlines()[0][:400])
     except Exception as exc:
+        if "ILLEGAL_ADDRESS" in str(exc):
+            return fail("09-2", "out_of_bounds", "GPU 가 잘못된 주소(illegal address)에 접근했습니다: 복사의 목적지나 원본이 "
+                        "배열 밖입니다. A 타일은 32×8, B 타일은 8×32 입니다." + _DEAD_CONTEXT)
         if not _is_misaligned(exc):
             raise
         return _misaligned("09-2", exc, "열 인덱스가 float 4개(16 B)의 배수인지 보세요. 타일의 열은 (tid % 한 행의 "
@@ -376,6 +386,9 @@ def check_zfill(student):
                         "((0, 0) 등)에 두고, 시뮬레이터가 그것을 검사합니다.", shape,
                         "  " + str(exc).splitlines()[0][:300])
         except Exception as exc:
+            if "ILLEGAL_ADDRESS" in str(exc):
+                return fail("09-3", "out_of_bounds", "GPU 가 잘못된 주소(illegal address)에 접근했습니다: 복사의 원본이 X "
+                            "밖입니다. 행 검사(grow < rows)를 확인하세요." + _DEAD_CONTEXT, shape)
             if not _is_misaligned(exc):
                 raise
             return _misaligned("09-3", exc, "16바이트 복사는 시작 열을 옮기면 안 됩니다: 경계에서도 (grow, gcol) "
