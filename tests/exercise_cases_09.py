@@ -2,7 +2,6 @@
 _WAIT = "        ptx.cp_async_wait_group_1()  "
 _BAR = "        cuda.syncthreads()           "
 _COMMIT = "        ptx.cp_async_commit_group()  "
-_LOOP = _WAIT + "        # S-2"          # placeholder, replaced below by the loop body of the solution
 
 # the whole loop body of answers/ex09_pipeline.py, to rewrite it in the other (two-barrier) order
 _BODY = """        ptx.cp_async_wait_group_1()          # S-2 = 1: S-1+kt groups committed, so groups 0..kt (tile kt) are mine
@@ -39,6 +38,13 @@ CASES = {
         # the seed's tail: commit only when a tile was issued
         ("commit_only_when_loading", [(_COMMIT, "            ptx.cp_async_commit_group()  ")], "tail_not_waited"),
         ("no_commit", [(_COMMIT, "        pass                         ")], "no_commit"),
+        # commit before the issue: this iteration's copies join the next iteration's group, one group late
+        ("commit_before_issue", [(_BODY, _BODY.replace(_COMMIT, "        pass                         ")
+                                  .replace("        if kt + S3 - 1", "        ptx.cp_async_commit_group()\n        if kt + S3 - 1"))],
+         "commit_before_issue"),
+        ("compute_before_wait", [(_BODY, "        acc = compute_tile(As, Bs, kt % S3, acc)\n"
+                                  + _BODY.replace("        acc = compute_tile(As, Bs, kt % S3, acc)\n", ""))],
+         "compute_before_wait"),
         # the two-barrier order without its second barrier (WAR), and with the seed's tail
         ("two_barrier_order_missing_second", _two_barrier(second_barrier=False), "overwrite_stage"),
         ("two_barrier_order_seed_tail", _two_barrier(commit_in_if=True), "tail_not_waited"),

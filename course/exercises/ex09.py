@@ -42,6 +42,29 @@ def _code_of(student):
     return "\n".join(line.split("#")[0] for line in src.splitlines())
 
 
+_STEPS = {"wait": "wait_group", "barrier": "syncthreads", "issue": "issue_tile", "commit": "commit_group",
+          "compute": "compute_tile"}
+
+
+def _loop_order(student):
+    """{step: line number of its first call inside the K loop} of the student's kernel (steps it does not call are
+    missing): enough to name an order mistake the race report alone cannot tell apart from a wrong N."""
+    code = _code_of(student).splitlines()
+    start = next((i for i, line in enumerate(code) if line.strip().startswith("for kt")), None)
+    if start is None:
+        return {}
+    indent = len(code[start]) - len(code[start].lstrip())
+    order = {}
+    for i in range(start + 1, len(code)):
+        line = code[i]
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break                                   # the loop body ended
+        for step, name in _STEPS.items():
+            if name in line and step not in order:
+                order[step] = i
+    return order
+
+
 def _newer_groups(h):
     """How many groups the copy's thread committed after the copy's own, when the hazard happened (None: unknown)."""
     m = re.search(r"\((\d+) newer group", h.fix_en)
@@ -66,13 +89,21 @@ def _pipeline_race(ex_id, report, n_tiles, student, stages=3):
             return fail(ex_id, "tail_not_waited", f"마지막 타일을 기다리지 않고 계산합니다{where}: 꼬리에서 commit 을 "
                         "건너뛰면 그룹 수가 모자라 wait_group 이 현재 타일을 덮지 못합니다. 미리 읽을 타일이 없어도 매 "
                         "반복 commit 하세요 (빈 그룹).", *lines)
+        order = _loop_order(student)
+        if "compute" in order and "wait" in order and order["compute"] < order["wait"]:
+            return fail(ex_id, "compute_before_wait", f"타일을 기다리기 전에 계산합니다{where}: 반복 안에서 compute_tile 이 "
+                        "wait_group 보다 앞에 있습니다. 타일 kt 는 wait 와 배리어를 지난 뒤에야 읽을 수 있습니다.", *lines)
+        if "commit" in order and "issue" in order and order["commit"] < order["issue"]:
+            return fail(ex_id, "commit_before_issue", f"commit 이 발행보다 앞에 있습니다{where}: 이 반복에 발행한 복사는 "
+                        "다음 반복의 commit 에 묶여 한 그룹 늦어지므로, wait_group 의 셈(그룹 하나 = 타일 하나)이 맞지 "
+                        "않습니다. 발행한 뒤에 commit 하세요.", *lines)
         if _newer_groups(h) == 0:
             return fail(ex_id, "overwrite_stage", f"지금 계산하는 버퍼에 다음 타일을 복사합니다{where}: 이 반복에 발행한 "
                         "복사가 계산 중인 버퍼를 덮어씁니다. 미리 읽을 타일 kt + S - 1 은 버퍼 (kt + S - 1) % S 로 "
                         "보내세요 (지난 반복에 계산한 버퍼).", *lines)
         return fail(ex_id, "wait_too_large", f"wait_group 이 없거나 N 이 너무 큽니다{where}: 계산하려는 타일의 그룹이 아직 대기 "
                     "중인 채로 wait 를 통과합니다. 이 반복의 wait 직전까지 commit 한 그룹 수를 세어, 타일 kt 의 그룹까지 "
-                    "끝나게 하는 N 을 고르세요. (아래 검출기의 'wait_group(n) 이하'는 읽는 순간의 그룹 수입니다: wait 를 "
+                    "끝나게 하는 N 을 고르세요 (미리 읽는 타일이 kt + 2 인지도 보세요: 그래야 그룹 하나가 타일 하나입니다). (아래 검출기의 'wait_group(n) 이하'는 읽는 순간의 그룹 수입니다: wait 를 "
                     "commit 앞에 두었다면 그 사이에 commit 한 그룹만큼 작아야 합니다.)", *lines)
     if (h.kind == "IN_FLIGHT" and h.second_what == "read") or (h.kind == "RAW" and h.first_what == "cp.async"):
         return fail(ex_id, "no_barrier_after_wait", f"wait 뒤에 배리어가 없습니다{where}: wait_group 은 **내** 복사만 "
@@ -110,8 +141,12 @@ def _run_pipeline(ex_id, kernel, shapes, tile=8, stages=3):
                                    "틀리는 흔한 원인은 wait_group 의 N, wait 뒤의 배리어, 꼬리의 빈 commit, 미리 읽는 버퍼 "
                                    "번호입니다: GPU 없는 환경(시뮬레이터)에서 돌리면 어느 것인지 짚어 줍니다.")
             return res
+    code = _code_of(kernel)
+    drains = "wait_group_0" in code or "wait_all" in code
     return passed(ex_id, f"{len(shapes)}가지 모양(K 타일 1·2·5개, 타일 배수가 아닌 모양)에서 numpy 와 일치"
-                  + ("하고, 경쟁 검출기도 조용합니다." if device.SIMULATOR else "합니다." + _gpu_note()))
+                  + ("하고, 경쟁 검출기도 조용합니다." if device.SIMULATOR else "합니다." + _gpu_note()),
+                  "  참고: wait_group(0) 은 맞지만 미리 읽은 타일까지 모두 기다리므로 복사와 계산이 겹치지 않습니다. "
+                  "타일 kt 의 그룹만 끝나게 하는 가장 큰 N 을 찾아보세요." if drains else "")
 
 
 @exercise("09-1", "3단 파이프라인의 K 루프: wait_group N · 배리어 · 미리 읽기 · commit · 꼬리", "4.3절",
