@@ -113,3 +113,45 @@ def assemble(runs, ncu, sanitizer_logs, earlier, out, notes=None):
 
 if __name__ == "__main__":
     main()
+
+
+def add_runs(record, runs, ncu, sanitizer_logs, notes):
+    """Add device runs of the final kernel to the record (earlier runs and their keys stay as they are).
+
+    runs / ncu: {run name: path} of this script's JSON and ncu_fast.py --summarize JSON; sanitizer_logs: {tool: path}
+    (compute-sanitizer on benchmarks/sanitize_fast.py); notes: keys to set. Each run's fast rows become "results"
+    entries (measured_as 'fast'); the last run gives config and final resources."""
+    import re
+    with open(record) as f:
+        rec = json.load(f)
+    for name, path in runs.items():
+        with open(path) as f:
+            raw = json.load(f)
+        rec["runs"][name] = raw
+        rows = raw["ablation"]
+        for n in sorted({r["n"] for r in rows}):
+            row = next(r for r in rows if r["variant"] == "fast" and r["n"] == n)
+            cub = next(r for r in rows if r["variant"] == "cuBLAS" and r["n"] == n)
+            rec["results"].append({
+                "run": name, "n": n, "measured_as": "fast", "tflops": round(row["tflops"], 1),
+                "ratio": round(row["tflops"] / cub["tflops"], 4), "cublas_tflops": round(cub["tflops"], 1),
+                "ratio_rounds": [round(a / b, 4) for a, b in zip(row["tflops_rounds"], cub["tflops_rounds"])],
+                "host_us_per_launch": {k: round(r["host_us_per_launch"], 1) for k, r in (("fast", row), ("cuBLAS", cub))
+                                       if isinstance(r.get("host_us_per_launch"), float)},
+                "clock_mhz": {"fast": row.get("clock", {}).get("sm_mhz"), "cuBLAS": cub.get("clock", {}).get("sm_mhz")},
+                "note": "the final kernel (lean addresses); 5 rotated rounds, median"})
+        rec["config"], rec["final"] = raw["config"], raw["resources"]["mma_fast"]
+        rec["correctness"], rec["ragged_nan_identity_ok"] = raw["correctness"], raw["ragged_nan_identity_ok"]
+    for name, path in ncu.items():
+        with open(path) as f:
+            prof = json.load(f)
+        rec["ncu"][name] = prof
+        rec["ratio_from_ncu_durations_4096"][name] = {
+            k: round(prof["cublas"]["duration_ns"] / prof[k]["duration_ns"], 4) for k in ("mma_fast", "mma_swizzle")}
+    for tool, path in sanitizer_logs.items():
+        with open(path) as f:
+            rec["sanitizer"][tool] = re.findall(r"(ERROR SUMMARY: .*|RACECHECK SUMMARY: .*)", f.read())[-1:]
+    rec.update(notes)
+    with open(record, "w") as f:
+        json.dump(rec, f, indent=1)
+    return rec

@@ -115,3 +115,23 @@ def test_h100_record_is_consistent():
         row = next(x for x in rows if x["variant"] == r["measured_as"] and x["n"] == r["n"])
         cub = next(x for x in rows if x["variant"] == "cuBLAS" and x["n"] == r["n"])
         assert abs(row["tflops"] / cub["tflops"] - r["ratio"]) < 1e-4
+
+
+def test_h100_final_runs_meet_the_goal():
+    """The record's final runs time the registered kernel (its configuration) and each holds the goal at both sizes,
+    each ratio to cuBLAS of the same run; the timed rows come from 5 rotated rounds."""
+    import json
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "course", "recorded",
+                        "gpu_h100_level6_fast.json")
+    with open(path) as f:
+        rec = json.load(f)
+    assert len(rec["final_runs"]) == 2
+    for run in rec["final_runs"]:
+        raw = rec["runs"][run]
+        assert raw["config"] == CFG and "H100" in raw["gpu"]
+        for n, goal in rec["goal"].items():
+            r = next(x for x in rec["results"] if x["run"] == run and x["n"] == int(n) and x["measured_as"] == "fast")
+            assert r["ratio"] >= goal
+            fast = next(x for x in raw["ablation"] if x["variant"] == "fast" and x["n"] == int(n))
+            assert len(fast["tflops_rounds"]) == 5 and fast["local_bytes"] == 0 and fast["ragged_ok"]
