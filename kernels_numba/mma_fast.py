@@ -17,8 +17,17 @@ Read it top to bottom; every choice is a switch of make_kernel so each one can b
   resident together share A and B tiles in L2, made no measurable difference on the H100 at 2048^3 and 4096^3
   (recorded: the same kernel with GROUP_M = 8 ran within 1.4 % in isolated ncu launches, L2 hit rate 86-87 % either
   way): the 50 MB L2 holds all of B and the rows of A that 2 x 132 resident blocks read;
+* LEAN addresses: every address the K loop needs is computed once, before it. A thread's cp.async sources are
+  flat element offsets of tile 0 (A[0, f] on the GPU; the simulator checks f against the whole matrix, see `flat`),
+  and a tile adds kt * BK (A) or kt * BK * N (B); a copy's shared index, and a lane's ldmatrix index, is a
+  per-thread offset in stage 0 plus the stage and a constant (ptxas folds the constant into the instruction:
+  LDSM [R + 0x400]). Indexing A and B by (row, column) in every tile recomputed (k0 + r) * N in 64 bits for every B
+  copy: ~110 instructions per tile for 8 copies, ~45 now; the main loop has 357 SASS instructions for its 64 HMMA
+  instead of 440 (offline sm_90, benchmarks/offline_fast.py), and ran 1.06-1.09x faster at 4096^3 (H100 record,
+  runs 5 and 6: 'no_lean' vs 'fast');
 * all indexes are uint32: a signed (int64) index makes Numba add a negative-index wrap-around (setp.lt.s64 /
-  selp.b64 in the PTX) to every array access.
+  selp.b64 in the PTX) to every array access. Every term must stay unsigned, constants too (u(16)): Numba types
+  uint64 + int64 as float64, and one such sum put I2F.F64 / DADD / F2I into the loop's address arithmetic.
 
 Why mma_swizzle spills (SASS of build_tiled at sm_90, offline: 128 registers, 528 B stack, 351 LDL/STL) and this
 kernel does not. The PTX of mma_swizzle has no local memory at all (no .local, no __local_depot): NVVM promoted aF,
