@@ -269,7 +269,7 @@ for S, T, seed, ours in L.tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8))
 md(r"""
 타일 수와 상관없이 **마지막 S-1개 타일**이 보장 없이 읽힙니다 (타일이 S-1개 이하이면 모든 타일). GPU 에서는 복사가 대개 제때 끝나서 맞는 답이 나올 때가 많지만, PTX 는 그것을 약속하지 않습니다. 시뮬레이터는 약속된 것만 하므로 이 루프(`demos/async_seed_tail.py`)는 틀린 답을 냅니다: 타일 5개면 타일 3, 4 자리에 버퍼에 남아 있던 타일 0, 1 이 다시 더해집니다.
 
-**고치는 법**: commit 을 로드 조건 밖으로 빼서 **매 반복 그룹을 하나씩** (타일이 없으면 빈 그룹) commit 합니다. 그러면 반복 kt 의 wait 직전에 항상 S + kt개의 그룹이 commit 되어 있고, `wait_group(S-1)` 은 언제나 그룹 0 … kt, 즉 타일 kt 를 끝냅니다. 프롤로그도 타일이 모자라면 빈 그룹을 commit 합니다. CUTLASS 의 multistage 메인 루프도 같은 방법을 씁니다: CUTLASS 에서 `commit_group` 을 감싼 함수의 이름이 `cp_async_fence()` 이고, 그 루프는 매 반복 그것을 부릅니다. 다른 방법은 꼬리에서 `wait_group 0` 으로 바꾸는 것입니다 (위젯의 세 번째 선택).
+**고치는 법**: commit 을 로드 조건 밖으로 빼서 **매 반복 그룹을 하나씩** (타일이 없으면 빈 그룹) commit 합니다. 그러면 반복 kt 의 wait 직전에 항상 S + kt개의 그룹이 commit 되어 있고, `wait_group(S-1)` 은 언제나 그룹 0 … kt, 즉 타일 kt 를 끝냅니다. 프롤로그도 타일이 모자라면 빈 그룹을 commit 합니다. CUTLASS 의 multistage 메인 루프도 같은 방법을 씁니다: CUTLASS 에서 `commit_group` 을 감싼 함수의 이름이 `cp_async_fence()` 이고, 그 루프는 매 반복 그것을 부릅니다. 다른 방법은 꼬리에서 `wait_group 0` 으로 바꾸는 것입니다 (11절 샌드박스의 꼬리 처리 세 번째 선택).
 """)
 code(r"""
 if SIM:
@@ -626,15 +626,33 @@ md(r"""
 명령 하나(발행 대역폭), 결과 레지스터가 없으니 그것을 기다리는 롱 스코어보드 의존성도 없음, 데이터가 레지스터 파일을 거치지 않음 (주소 레지스터는 읽습니다). 레지스터 **개수**가 줄어 점유율이 오른다는 것은 5절에서 본 대로 이 커널에서는 측정되지 않았습니다.
 </details>
 
-## 11. 시뮬레이션 9: 파이프라인 상태 기계
+## 11. 시뮬레이션 9: cp.async 루프 샌드박스
 
-NUM_STAGES 와 K 타일 수를 바꾸고 "단계" 슬라이더로 프롤로그 → 메인 루프 → 꼬리를 한 걸음씩 따라가 보세요. 버퍼 색: 회색 Idle, 노랑 Loading, 초록 Ready, 파랑 Computing, **빨강**: 완료가 보장되지 않은 버퍼를 계산이 읽음. "꼬리 처리"를 바꿔 흔한 루프와 우리 루프를 비교하세요.
+K 루프의 **한 반복**을 직접 짜 봅니다. 단계는 다섯 가지입니다: `wait_group N`, 배리어(`syncthreads`), 미리 읽기(prefetch: 타일 kt+D 의 복사 발행), `commit_group`, 계산. 단 수 S(NUM_STAGES), N, 미리 읽기 거리 D, 꼬리 처리(tail)도 고릅니다. 그러면 모델(`sim/cp_async.py` 의 `run_loop`)이 프롤로그와 모든 반복을 돌려, 단계마다 대기 중 그룹(pending group)을 표로 보여 주고 위험(hazard)을 빠짐없이 알려 줍니다: 반복 kt, 버퍼, 관련된 두 단계, 고치는 법. 판정 규칙은 4.1절 경쟁 검출기의 규칙과 같고, 테스트가 프리셋과 여러 순서를 실제 커널로 만들어 검출기의 판정과 비교합니다.
+
+"출발점"의 세 루프는 실제 코드 그대로입니다: 흔히 가르치는 루프(4.3절, 데모 `async_seed_tail`), `async_copy`, `async_vec`(7절; `async_bk16`, `async_wide` 도 같은 순서). 먼저 `async_vec` 의 순서에 흔한 루프의 N(= S-1)을 쓰면 어떻게 되는지 봅시다.
 """)
 code(r"""
-from course.widgets.cp_async import cp_async_stepper
-stepper = cp_async_stepper(num_stages=3, num_tiles=8, tail="seed")
-print(len(stepper.trace.errors), "개의 보장 없는 읽기 (흔한 루프, S=3, 타일 8)")
-stepper
+from sim.cp_async import PRESETS, LoopSpec, run_loop
+vec = PRESETS["async_vec"].spec
+print(PRESETS["async_vec"].label, "|", vec.order, "N =", vec.wait_n, "|", "위험 없음" if run_loop(vec, 6).ok else "위험")
+wrong = LoopSpec(vec.order, wait_n=2, stages=3, tail=vec.tail)    # wait 를 앞으로 옮기고 N 은 그대로 S-1
+for h in run_loop(wrong, 6).hazards[:2]:
+    print(h)
+# 예상 출력: async_vec … 위험 없음, 그다음 kt=0 버퍼 0 과 kt=1 버퍼 1 의 "wait_group N 이 너무 큼 … 맞는 값은 wait_group 1 입니다"
+""")
+md(r"""
+wait 를 미리 읽기 앞으로 옮기면 wait 시점에 commit 된 그룹이 하나 적어서, 같은 타일을 끝내려면 N 이 S-2 여야 합니다. 이제 위젯에서 바꿔 보세요:
+
+1. `async_copy` 에서 계산 뒤의 배리어(6번 칸)를 "—" 로 비우면?
+2. `async_vec` 에서 미리 읽기를 배리어 앞으로 옮기면?
+3. 흔한 루프에서 꼬리 처리만 "매 반복 commit" 으로 바꾸면?
+4. `async_copy` 를 S = 4 로 두고 N 을 3, 2, 0 으로 줄이면? 위험은 없지만 "계산 중 날아가는 타일" 열이 줄어듭니다: 로드와 계산의 겹침(overlap)이 줄어듭니다.
+""")
+code(r"""
+from course.widgets.cp_async import cp_async_sandbox
+sandbox = cp_async_sandbox("async_copy", num_tiles=6)
+sandbox
 """)
 md(r"""
 ## 12. 직접 해보기 — 정리
