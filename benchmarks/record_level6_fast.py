@@ -115,15 +115,23 @@ if __name__ == "__main__":
     main()
 
 
-def add_runs(record, runs, ncu, sanitizer_logs, notes):
+def add_runs(record, runs, ncu, sanitizer_logs, notes, graphs=None):
     """Add device runs of the final kernel to the record (earlier runs and their keys stay as they are).
 
     runs / ncu: {run name: path} of this script's JSON and ncu_fast.py --summarize JSON; sanitizer_logs: {tool: path}
     (compute-sanitizer on benchmarks/sanitize_fast.py); notes: keys to set. Each run's fast rows become "results"
     entries (measured_as 'fast'); the last run gives config and final resources."""
     import re
-    with open(record) as f:
-        rec = json.load(f)
+    if os.path.exists(record):
+        with open(record) as f:
+            rec = json.load(f)
+    else:                                     # a new record (another GPU): the skeleton the runs fill in
+        rec = {"what": "mma_fast on the GPU: benchmarks/record_level6_fast.py (+ graph_fast.py), assembled by "
+                       "record_level6_fast.add_runs", "kernel": "mma_fast", "goal": {"2048": 0.45, "4096": 0.50},
+               "results": [], "runs": {}, "ncu": {}, "ratio_from_ncu_durations_4096": {}, "sanitizer": {}}
+    for name, path in (graphs or {}).items():
+        with open(path) as f:
+            rec.setdefault("graphs", {})[name] = json.load(f)
     for name, path in runs.items():
         with open(path) as f:
             raw = json.load(f)
@@ -141,6 +149,9 @@ def add_runs(record, runs, ncu, sanitizer_logs, notes):
                 "clock_mhz": {"fast": row.get("clock", {}).get("sm_mhz"), "cuBLAS": cub.get("clock", {}).get("sm_mhz")},
                 "note": "the final kernel (lean addresses); 5 rotated rounds, median"})
         rec["config"], rec["final"] = raw["config"], raw["resources"]["mma_fast"]
+        rec["previous_best"] = raw["resources"]["mma_swizzle"]
+        for k in ("gpu", "cc", "date", "baseline"):
+            rec[k] = raw[k]
         rec["correctness"], rec["ragged_nan_identity_ok"] = raw["correctness"], raw["ragged_nan_identity_ok"]
     for name, path in ncu.items():
         with open(path) as f:

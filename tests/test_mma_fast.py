@@ -135,3 +135,23 @@ def test_h100_final_runs_meet_the_goal():
             assert r["ratio"] >= goal
             fast = next(x for x in raw["ablation"] if x["variant"] == "fast" and x["n"] == int(n))
             assert len(fast["tflops_rounds"]) == 5 and fast["local_bytes"] == 0 and fast["ragged_ok"]
+
+
+def test_h200_record_is_consistent():
+    """course/recorded/gpu_h200_level6_fast.json: the final kernel on an H200, its ratios follow from its numbers."""
+    import json
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "course", "recorded",
+                        "gpu_h200_level6_fast.json")
+    with open(path) as f:
+        rec = json.load(f)
+    assert "H200" in rec["gpu"] and rec["config"] == CFG and rec["final"]["local_bytes"] == 0
+    for r in rec["results"]:
+        rows = rec["runs"][r["run"]]["ablation"]
+        row = next(x for x in rows if x["variant"] == r["measured_as"] and x["n"] == r["n"])
+        cub = next(x for x in rows if x["variant"] == "cuBLAS" and x["n"] == r["n"])
+        assert abs(row["tflops"] / cub["tflops"] - r["ratio"]) < 1e-4
+    for g in rec["graphs"].values():
+        for row in g["rows"]:
+            cub = next(x for x in g["rows"] if x["variant"] == "cuBLAS" and x["n"] == row["n"])
+            assert abs(cub["graph_ms"] / row["graph_ms"] - row["ratio"]) < 1e-9 and row["rel_err"] < 1e-2
