@@ -1,9 +1,13 @@
 """Course runtime: `import course; course.setup()` picks the device, shows the mode banner, shortens input errors."""
-import inspect as _inspect
-import json as _json
-from pathlib import Path as _Path
+from course import install_check as _install_check
 
-import kernels_numba as _kn
+_install_check.check()          # before numba is imported: a missing or wrong install prints its fix (issue 17)
+
+import inspect as _inspect      # noqa: E402
+import json as _json            # noqa: E402
+from pathlib import Path as _Path  # noqa: E402
+
+import kernels_numba as _kn     # noqa: E402
 
 RECORDED = _Path(__file__).parent / "recorded"
 
