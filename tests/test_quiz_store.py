@@ -492,8 +492,7 @@ def test_shared_login_flag_in_class_json_and_bad_values(shared, monkeypatch):
     monkeypatch.setattr(store, "login_name", lambda: "kim")
     shared.mkdir()
     (shared / "class.json").write_text('{"shared_login": true, "reveal_after": 3}')
-    assert store.class_settings() == store.Settings(3, True, str(shared / "class.json") + ", "
-                                                    + str(shared / "class.json"))
+    assert store.class_settings() == store.Settings(3, True, str(shared / "class.json"))
     assert store.shared_login()
     monkeypatch.setenv("SGEMM_REVEAL_AFTER", "zero")
     with pytest.raises(CourseInputError) as e:

@@ -230,7 +230,7 @@ def class_settings(path=None):
             if key in data and key not in found and data[key] is not None:
                 found[key] = _setting_value(key, data[key], str(f))
                 sources.append(str(f))
-    return Settings(found.get("reveal_after"), found.get("shared_login"), ", ".join(sources))
+    return Settings(found.get("reveal_after"), found.get("shared_login"), ", ".join(dict.fromkeys(sources)))
 
 
 def shared_login(settings=None):
@@ -752,7 +752,8 @@ def save_exercise(exercise_id, ok, diagnosis, student=None, path=None):
         return Saved(False, Path(str(path or "")), [f"⚠ 연습 결과를 저장하지 못했습니다 / could not save the "
                                                     f"exercise result ({type(e).__name__}: {e})"])
     saved = _save(rec, path)
-    saved.messages += notes
+    if saved.ok:
+        saved.messages += notes
     return saved
 
 
