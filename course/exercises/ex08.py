@@ -224,6 +224,9 @@ def check_db8(student):
     elif res.code == "race":
         res.details.append("  이 루프에서 경쟁이 나는 자리는 둘입니다: 배리어가 빠졌거나 잘못된 곳에 있거나, 다른 스레드가 "
                            "아직 읽고 있는 버퍼(이 반복의 kt % 2)에 다음 타일을 저장했거나.")
+    if res.ok and not device.SIMULATOR:
+        res.details.append("  (GPU 모드에서는 경쟁 검출기가 돌지 않습니다: 배리어가 빠져도 이번 실행이 우연히 맞을 수 있으니, "
+                           "GPU 가 없는 환경(시뮬레이터)에서도 한 번 확인하세요.)")
     if res.ok and store_before_compute(student):
         return fail("08-2", "store_before_compute", "결과는 맞지만, 루프 안에서 공유 메모리 저장이 계산보다 앞입니다: "
                     "`db` 와 같은 순서라 워프가 그 저장에서 자기 로드를 기다린 뒤에 계산합니다(4.4절의 SASS). 레지스터 "
