@@ -1,5 +1,6 @@
 """Solution, 08 직접 해보기 08-2: the register-prefetch double-buffer loop of a small 8×8-tile kernel
-(prologue: tile 0; loop: tile kt+1 -> registers, compute tile kt, registers -> the other buffer, barrier; epilogue: the last tile)."""
+(prologue: tile 0; loop: tile kt+1 -> registers, compute tile kt, registers -> the other buffer, barrier;
+epilogue: the last tile)."""
 import kernels_numba  # noqa: F401  (device choice before numba)
 from numba import cuda, float32
 

@@ -30,7 +30,8 @@ CASES = {
         ("prefetch_tile_kt", [(_LOOP_LOAD_A, "a = load_or_zero(A, row, kt * T8 + tx)"),
                               (_LOOP_LOAD_B, "b = load_or_zero(B, kt * T8 + ty, col)")], "prefetch_same_tile"),
         ("no_epilogue", [("    acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)", "    pass")], "last_k_tile"),
-        ("epilogue_wrong_buffer", [("tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)", "tile_dot(As, Bs, n_tiles % 2, ty, tx)")],
+        ("epilogue_wrong_buffer", [("tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)",
+                                    "tile_dot(As, Bs, n_tiles % 2, ty, tx)")],
          "epilogue_buffer"),
         ("compute_the_other_buffer", [(_COMPUTE, "        acc += tile_dot(As, Bs, (kt + 1) % 2, ty, tx)")],
          "race"),
@@ -49,7 +50,8 @@ CASES = {
          "min_not_max"),
         ("single_with_max", [("return n_tiles * (t_load + t_comp)", "return n_tiles * max(t_load, t_comp)")], "single"),
         ("asks_the_model", [("return single_total(t_load, t_comp, n_tiles), double_total(t_load, t_comp, n_tiles)",
-                             "from sim import pipeline\n    return (pipeline.schedule(n_tiles, t_load, t_comp, 1).total,\n"
+                             "from sim import pipeline\n"
+                             "    return (pipeline.schedule(n_tiles, t_load, t_comp, 1).total,\n"
                              "            pipeline.schedule(n_tiles, t_load, t_comp, 2).total)")], "uses_model"),
         ("returns_speedup", [("return single_total(t_load, t_comp, n_tiles), double_total(t_load, t_comp, n_tiles)",
                               "return speedup(t_load, t_comp, n_tiles)")], "input"),

@@ -27,7 +27,8 @@ def test_ex08_pipeline_by_hand_equals_the_model(L, C, N):
 
 def test_ex08_totals_is_the_pair_of_totals():
     for L, C, N in CASES:
-        assert ex08_pipeline.totals(L, C, N) == (pipeline.schedule(N, L, C, 1).total, pipeline.schedule(N, L, C, 2).total)
+        model = (pipeline.schedule(N, L, C, 1).total, pipeline.schedule(N, L, C, 2).total)
+        assert ex08_pipeline.totals(L, C, N) == model
 
 
 @pytest.mark.parametrize("M, N, K", [(3, 5, 1), (8, 8, 8), (9, 10, 17)])
@@ -46,7 +47,8 @@ def test_ex08_db8_stores_after_the_math():
 
 def test_notebook08_exercises_are_not_presolved():
     import json
-    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "08_double_buffering.ipynb").read_text("utf-8"))["cells"]
+    nb = Path(__file__).resolve().parents[1] / "notebooks" / "08_double_buffering.ipynb"
+    cells = json.loads(nb.read_text("utf-8"))["cells"]
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     starters = [s for s in code if "def my_" in s]
     assert len(starters) == 3 and all("NotImplementedError" in s for s in starters)

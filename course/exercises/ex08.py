@@ -268,7 +268,8 @@ def check_totals(student):
         src = inspect.getsource(student)
     except (OSError, TypeError):
         src = ""
-    if any(w in line.split("#")[0] for line in src.splitlines() for w in ("schedule(", "pipeline.", "closed_form_total(")):
+    model_calls = ("schedule(", "pipeline.", "closed_form_total(")
+    if any(w in line.split("#")[0] for line in src.splitlines() for w in model_calls):
         return fail("08-3", "uses_model", "파이프라인 모델(pipeline.schedule)을 부르고 있습니다: 확인 셀이 바로 그 모델과 "
                     "비교하므로 이것은 아무것도 확인하지 못합니다. 위젯의 막대를 보고 L, C, N 의 식으로 쓰세요.")
     got = {}
