@@ -10,7 +10,8 @@ _MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
             "regblock", "regblock_opt", "regblock_vec",
             "db", "db_overlap", "db_ptx",
             "async_copy", "async_vec_s2", "async_vec", "async_vec_s4", "async_bk16", "async_wide",
-            "mma_simple", "mma_large", "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc",
+            "mma_simple", "mma_large", "mma_simple_turing", "mma_large_turing",     # the last two: m16n8k8, sm_75
+            "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc",
             "mma_pipe4_lb2", "mma_swizzle", "mma_fast")
 
 

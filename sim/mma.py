@@ -165,3 +165,60 @@ def ldmatrix_for_mma():
     B: ldmatrix.x2.trans, lane l (< 16) gives the address of Bs[l][0] -> b0, b1.
     Returned as {'A': [(row, col) per lane], 'B': [...]} for the notebook and tests."""
     return {"A": [(l % 16, 8 * (l // 16)) for l in range(WARP)], "B": [(l % 16, 0) for l in range(WARP)]}
+
+
+# ------------------------------------------------------------------------- mma.m16n8k8 (f16 inputs; Turing sm_75+)
+# PTX ISA section "Matrix Fragments for mma.m16n8k8" (figures "MMA .m16n8k8 fragment layout for matrix A / B / C/D
+# with .f16 type"); groupID = laneid >> 2, threadID_in_group = laneid % 4:
+# * A (16x8, .row), two .f16x2 registers = a_0..a_3: row = groupID for a_0, a_1, else groupID + 8;
+#   col = threadID_in_group * 2 + (i & 1).
+# * B (8x8, .col), one .f16x2 register = b_0, b_1: row (k) = threadID_in_group * 2 + i; col = groupID.
+# * C/D (16x8): c_0..c_3, the same as m16n8k16 (row groupID for c_0, c_1, else groupID + 8; col = tig * 2 + (i & 1)).
+# Read off these formulas, m16n8k16's fragments are two m16n8k8 fragments side by side in k: its registers a0, a1 and
+# b0 are the m16n8k8 operands for k 0-7, a2, a3 and b1 those for k 8-15 (K16_AS_K8). That is how the Turing kernels
+# (kernels_numba/mma_*_turing.py) reuse the ldmatrix loads of the sm_80 kernels and issue two m16n8k8 per 16 of K.
+K8 = 8
+SHAPES_M16N8K8 = {"A": (M, K8), "B": (K8, N), "C": (M, N)}
+K16_AS_K8 = (((0, 1), (0,)), ((2, 3), (1,)))     # [k half] -> (A register indexes, B register indexes) of m16n8k16
+
+
+def m16n8k8_a_elements(lane):
+    """[(row, col)] of the 4 f16 elements of A (16x8) a lane holds, a_0..a_3 (register r holds a_2r, a_2r+1)."""
+    g, t = group(lane)
+    return [(g + (8 if i >= 2 else 0), t * 2 + (i & 1)) for i in range(4)]
+
+
+def m16n8k8_b_elements(lane):
+    """[(k, col)] of the 2 f16 elements of B (8x8) a lane holds, b_0, b_1 (one register)."""
+    g, t = group(lane)
+    return [(t * 2 + i, g) for i in range(2)]
+
+
+def m16n8k8_c_elements(lane):
+    """[(row, col)] of the 4 f32 elements of C/D (16x8) a lane holds: the same as m16n8k16's."""
+    return c_elements(lane)
+
+
+ELEMENTS_M16N8K8 = {"A": m16n8k8_a_elements, "B": m16n8k8_b_elements, "C": m16n8k8_c_elements}
+
+
+def m16n8k8_lane_map(matrix):
+    """2-D list [row][col] -> lane holding it, for m16n8k8's 'A' (16x8), 'B' (8x8) or 'C' (16x8)."""
+    rows, cols = SHAPES_M16N8K8[matrix]
+    out = [[None] * cols for _ in range(rows)]
+    for lane in range(WARP):
+        for r, c in ELEMENTS_M16N8K8[matrix](lane):
+            out[r][c] = lane
+    return out
+
+
+def m16n8k8_fragments_from_tiles(A, B, C):
+    """Per lane: (a[4], b[2], c[4]) element lists cut from A (16x8), B (8x8), C (16x8) tiles."""
+    return [([A[r][c] for r, c in m16n8k8_a_elements(l)], [B[r][c] for r, c in m16n8k8_b_elements(l)],
+             [C[r][c] for r, c in m16n8k8_c_elements(l)]) for l in range(WARP)]
+
+
+def ldmatrix_for_mma_k8():
+    """How to feed one m16n8k8 from row-major As[16][8] and Bs[8][8]: A by ldmatrix.x2 (lane l < 16 gives the address
+    of As[l][0] -> a0, a1), B by ldmatrix.x1.trans (lane l < 8 gives Bs[l][0] -> b0). Per lane (row, col)."""
+    return {"A": [(l % 16, 0) for l in range(WARP)], "B": [(l % 8, 0) for l in range(WARP)]}

@@ -72,6 +72,24 @@ def mma_warp(lane_operands, acc="f32"):
         return [tuple(row) for row in D.astype(np.float16).view(np.uint32)]
 
 
+# the same for mma.m16n8k8 (Turing): 16x8 A, 8x8 B, 16x8 C/D
+_A8_IDX = np.array([[r * 8 + c for r, c in layout.m16n8k8_a_elements(l)] for l in range(layout.WARP)])
+_B8_IDX = np.array([[r * 8 + c for r, c in layout.m16n8k8_b_elements(l)] for l in range(layout.WARP)])
+
+
+def mma_k8_warp(lane_operands):
+    """mma.m16n8k8 f32 += f16 x f16 for the warp: lane_operands[lane] = (a0, a1, b0, c0..c3) -> [(d0..d3) per lane].
+    Exact f16 products summed with C in f64 and rounded once to f32, as mma_warp does for m16n8k16."""
+    regs = np.array([ops[:3] for ops in lane_operands], np.uint64).astype(np.uint32)     # (32, 3) .b32
+    halves = regs.view(np.float16).astype(np.float64)        # (32, 6): a_0..a_3, b_0, b_1 (low half first)
+    A, B, C = np.empty(128), np.empty(64), np.empty(128)
+    A[_A8_IDX] = halves[:, :4]
+    B[_B8_IDX] = halves[:, 4:6]
+    C[_C_IDX] = np.array([ops[3:7] for ops in lane_operands], np.float32)
+    D = (A.reshape(16, 8) @ B.reshape(8, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]
+    return [tuple(row) for row in D.astype(np.float32)]
+
+
 def _ldmatrix_index(num, trans):
     """(32, num, 2) flat indexes into the (8*num, 8) rows array: which b16 lands in which lane/register/half."""
     return np.array([[[(8 * j + r) * 8 + c for j, r, c in halves] for halves in layout.ldmatrix_elements(l, num, trans)]
@@ -191,7 +209,8 @@ def _mma_stand_in(name):
 
 
 COLLECTIVES = {"mma_m16n8k16_f32": lambda ps, lanes=None, site=None: mma_warp(ps, "f32"),
-               "mma_m16n8k16_f16": lambda ps, lanes=None, site=None: mma_warp(ps, "f16")}
+               "mma_m16n8k16_f16": lambda ps, lanes=None, site=None: mma_warp(ps, "f16"),
+               "mma_m16n8k8_f32": lambda ps, lanes=None, site=None: mma_k8_warp(ps)}
 for _n in (1, 2, 4):
     for _t in (False, True):
         _name = f"ldmatrix_x{_n}" + ("_trans" if _t else "")
