@@ -89,3 +89,15 @@ def test_hints_go_two_levels_then_name_the_solution(capsys):
     out = capsys.readouterr().out
     assert out.count("[06-2 힌트") == 3 and "answers/ex06_tile8.py" in out
     assert "answers/" not in out.split("[06-2 힌트 3]")[0]
+
+
+def test_simulator_check_in_a_subprocess(tmp_path):
+    """GPU mode checks a kernel on the simulator first, in a subprocess: a missing barrier is found there."""
+    ex = core.get("06-2")
+    src = _solution_src(ex)
+    right = _import(src, tmp_path)
+    wrong = _import(src.replace("        cuda.syncthreads()          # barrier 2", "        pass  # barrier 2"), tmp_path)
+    res, why = core.simulate(ex, right.tiled8)
+    assert why is None and res.ok, (res, why)
+    res, why = core.simulate(ex, wrong.tiled8)
+    assert why is None and not res.ok and res.code == "race" and "해결" in str(res), (res, why)

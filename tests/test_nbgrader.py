@@ -25,7 +25,7 @@ def test_generate_and_autograde_notebook_06(tmp_path):
         assert ex.template in text, f"{ex.id}: the released cell is not the lesson's starter code"
     right = {ex.id: ng.solution_source(ex) for ex in core.catalog() if ex.id.startswith("06-")}
     wrong = dict(right)
-    wrong["06-2"] = right["06-2"].replace("        cuda.syncthreads()          # barrier 2", "        pass")
+    wrong["06-2"] = right["06-2"].replace("        cuda.syncthreads()          # barrier 2", "        pass  # barrier 2")
     assert wrong["06-2"] != right["06-2"]
     for student, sources in (("alice", right), ("bob", wrong)):
         d = out / "submitted" / student / "exercises_06"
@@ -41,5 +41,5 @@ def test_generate_and_autograde_notebook_06(tmp_path):
     graded = nbf.read(out / "autograded" / "bob" / "exercises_06" / "exercises_06.ipynb", as_version=4)
     outs = "\n".join(o.get("text", "") + "".join(o.get("traceback", []))
                      for c in graded.cells if c.cell_type == "code" for o in c.get("outputs", []))
-    assert "race" in outs and "06-2" in outs
+    assert "06-2: race" in outs and "[06-2] 아직입니다" in outs and "NameError" not in outs
     shutil.rmtree(out / "autograded")

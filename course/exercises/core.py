@@ -2,8 +2,14 @@
 import importlib
 import importlib.util
 import inspect
+import json
+import os
+import subprocess
 import sys
+import tempfile
+import textwrap
 import traceback
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from kernels_numba.infra.errors import CourseInputError
@@ -12,6 +18,7 @@ EXERCISES = {}                       # "06-2" -> Exercise (filled when course.ex
 NOTEBOOKS = ("06", "07", "08", "09", "10")
 _next_hint = {}                      # exercise id -> next hint level asked for in this kernel session
 VARIANT = [0]                        # added to every random seed: check(..., variant=n) draws other inputs (hidden tests)
+SIM_CHECKED = [False]                # True while a GPU check runs after the simulator already passed the same code
 
 
 @dataclass
@@ -163,6 +170,81 @@ def _save(res):
         res.details.append(f"(결과를 저장하지 못했습니다: {e})")
 
 
+def gpu_note(text=" (GPU 에는 경쟁 검출기가 없습니다: 시뮬레이터에서도 확인하세요.)"):
+    """The 'races are not checked on a GPU' note, or '' on the simulator or when the simulator pre-check passed."""
+    from kernels_numba.infra import device
+    return "" if device.SIMULATOR or SIM_CHECKED[0] else text
+
+
+def student_module(ex, student):
+    """Source of a module defining the student's function: the exercise's preamble, then the function's own source."""
+    fn = getattr(student, "py_func", student)
+    src = textwrap.dedent(inspect.getsource(fn))
+    alias = f"\n{ex.name} = {fn.__name__}\n" if fn.__name__ != ex.name else "\n"
+    return f"{ex.preamble}\n\n{src}{alias}"
+
+
+def simulate(ex, student, variant=0, timeout=600):
+    """The same check on the simulator in a subprocess (Result, or None with the reason if it could not run).
+
+    On a GPU this runs first: the race detector, NaN-filled shared memory and bounds checks exist only there, and a
+    kernel that reads out of bounds on the GPU can leave the CUDA context unusable."""
+    try:
+        src = student_module(ex, student)
+    except (OSError, TypeError) as e:
+        return None, f"소스를 읽지 못했습니다 ({e})"
+    root = str(Path(__file__).resolve().parents[2])
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "student_code.py").write_text(src, encoding="utf-8")
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1])\n"
+                "from course.exercises import check\nimport student_code as m\n"
+                f"r = check({ex.id!r}, getattr(m, {ex.name!r}), save=False, variant={int(variant)})\n"
+                "print('@@SGEMM_RESULT@@' + json.dumps(dict(ok=r.ok, code=r.code, message=r.message, details=r.details)))")
+        env = dict(os.environ, SGEMM_DEVICE="sim",
+                   PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+        try:
+            r = subprocess.run([sys.executable, "-c", code, d], env=env, capture_output=True, text=True,
+                               timeout=timeout, cwd=d)
+        except subprocess.TimeoutExpired:
+            return None, f"시뮬레이터 확인이 {timeout} 초 안에 끝나지 않았습니다"
+    line = next((x for x in r.stdout.splitlines() if x.startswith("@@SGEMM_RESULT@@")), None)
+    if line is None:
+        return None, f"시뮬레이터 확인이 실패했습니다: {(r.stderr or r.stdout)[-300:]}"
+    d = json.loads(line[len("@@SGEMM_RESULT@@"):])
+    return Result(ex.id, d["ok"], d["code"], d["message"], d["details"]), None
+
+
+def _run(ex, student, variant):
+    VARIANT[0] = int(variant)
+    try:
+        return _unfinished(ex, student) or ex.run(student)
+    except Exception as exc:         # the student's code may fail in any way: explain, never crash the cell
+        return explain_exception(ex.id, exc, student)
+    finally:
+        VARIANT[0] = 0
+
+
+def _gpu_check(ex, student, variant):
+    """GPU mode, a kernel or device function: the simulator first (in a subprocess), then the GPU."""
+    done = _unfinished(ex, student)
+    if done:
+        return done
+    print(f"[{ex.id}] 시뮬레이터에서 먼저 확인합니다 (경쟁 검출기·경계 검사; 몇 초)…", flush=True)
+    sim, why = simulate(ex, student, variant)
+    if sim is not None and not sim.ok:
+        sim.details.insert(0, "  (시뮬레이터에서 찾았습니다: GPU 에서는 실행하지 않았습니다. 경쟁 검출기와 경계 검사는 "
+                              "시뮬레이터에만 있고, 배열 밖 접근은 GPU 의 CUDA 컨텍스트를 망가뜨릴 수 있습니다.)")
+        return sim
+    SIM_CHECKED[0] = sim is not None
+    try:
+        res = _run(ex, student, variant)
+    finally:
+        SIM_CHECKED[0] = False
+    res.details.append("  (시뮬레이터(경쟁 검출기 포함)와 GPU 에서 모두 실행했습니다.)" if sim is not None else
+                       f"  (시뮬레이터 확인은 건너뛰었습니다: {why}. GPU 결과만입니다.)")
+    return res
+
+
 def check(ex_id, student=None, save=True, variant=0):
     """Run your answer to exercise `ex_id` and return PASS or a diagnosis of what is wrong (saved to your progress).
 
@@ -175,13 +257,11 @@ def check(ex_id, student=None, save=True, variant=0):
             raise CourseInputError(f"{ex.id}: 채점할 함수를 넘기세요.", f"{ex.id}: pass the function to check.",
                                    f"예: check(\"{ex.id}\", {ex.name or '내_함수'})",
                                    f"e.g. check(\"{ex.id}\", {ex.name or 'my_function'})")
-    VARIANT[0] = int(variant)
-    try:
-        res = _unfinished(ex, student) or ex.run(student)
-    except Exception as exc:         # the student's code may fail in any way: explain, never crash the cell
-        res = explain_exception(ex.id, exc, student)
-    finally:
-        VARIANT[0] = 0
+    from kernels_numba.infra import device
+    if not device.SIMULATOR and hasattr(student, "py_func"):
+        res = _gpu_check(ex, student, variant)
+    else:
+        res = _run(ex, student, variant)
     if save:
         _save(res)
     return res

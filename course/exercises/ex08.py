@@ -8,7 +8,7 @@ import numpy as np
 from kernels_numba.infra import device
 from sim import pipeline
 
-from .core import exercise, fail, passed
+from .core import gpu_note, exercise, fail, passed
 from .diagnose import k_tile_counts, run_shapes
 
 T8 = 8
@@ -227,7 +227,7 @@ def check_db8(student):
     elif res.code == "race":
         res.details.append("  이 루프에서 경쟁이 나는 자리는 둘입니다: 배리어가 빠졌거나 잘못된 곳에 있거나, 다른 스레드가 "
                            "아직 읽고 있는 버퍼(이 반복의 kt % 2)에 다음 타일을 저장했거나.")
-    if res.ok and not device.SIMULATOR:
+    if res.ok and gpu_note():
         res.details.append("  (GPU 모드에서는 경쟁 검출기가 돌지 않습니다: 배리어가 빠져도 이번 실행이 우연히 맞을 수 있으니, "
                            "GPU 가 없는 환경(시뮬레이터)에서도 한 번 확인하세요.)")
     if res.ok and store_before_compute(student):

@@ -10,7 +10,7 @@ from kernels_numba.infra import device
 
 from . import diagnose
 from . import core
-from .core import exercise, fail, passed
+from .core import gpu_note, exercise, fail, passed
 
 
 # ------------------------------------------------------------------------------------ 09-1: the K loop
@@ -215,7 +215,7 @@ _DEAD_CONTEXT = " (이 오류 뒤에는 CUDA 컨텍스트를 쓸 수 없습니�
 
 
 def _gpu_note():
-    return "" if device.SIMULATOR else (" (GPU 에는 경쟁 검출기가 없어, 타이밍에 따라 맞게 나오는 경쟁은 여기서 보이지 "
+    return gpu_note(" (GPU 에는 경쟁 검출기가 없어, 타이밍에 따라 맞게 나오는 경쟁은 여기서 보이지 "
                                         "않습니다: GPU 없는 환경의 시뮬레이터에서도 확인해 보세요.)")
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from kernels_numba.infra import device, tc
 from sim import mma
 
-from .core import exercise, fail, passed
+from .core import gpu_note, exercise, fail, passed
 from .diagnose import heatmap, run_shapes
 
 WARP = 32
@@ -436,7 +436,7 @@ def check_kloop_kernel(ex_id, kernel):
         shapes = ", ".join(f"{M}×{N}×{K}" for M, N, K, _, _ in KLOOP_SHAPES)
         return passed(ex_id, f"(M×N×K) = {shapes} (alpha/beta 포함) 에서 float64 기준값과 tc.error_bound (f16 입력, f32 "
                       "누적의 유도된 한계) 안에서 일치합니다" + (" — 경쟁 검출기도 조용합니다." if device.SIMULATOR else
-                      ". GPU 에는 경쟁 검출기가 없으니 배리어는 SGEMM_DEVICE=sim 으로 한 번 더 확인하세요."))
+                      "." + gpu_note(" GPU 에는 경쟁 검출기가 없으니 배리어는 SGEMM_DEVICE=sim 으로 한 번 더 확인하세요.")))
     if res.code not in ("all_wrong", "wrong_values", "per_thread", "tiles"):
         return res
     for A, B, C0, C, alpha, beta in runs:
