@@ -187,6 +187,9 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
             f"{device.ENV}=offline only compiles (kernels_numba.infra.offline); it cannot launch kernels.",
             f"실행하려면 {device.ENV}=sim (GPU 없이) 또는 {device.ENV}=gpu 로 바꾸고 커널을 재시작하세요.",
             f"set {device.ENV}=sim (no GPU) or {device.ENV}=gpu and restart to run kernels.")
+    from .infra import subsim
+    if subsim.needed(kernel):           # an instruction this GPU lacks (cp.async on CC 7.5): simulator, subprocess
+        return subsim.run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile)
     if device.SIMULATOR:                # the simulator takes numpy arrays and its own device arrays as they are
         M, K = A.shape
         N = B.shape[1]

@@ -26,9 +26,11 @@ class KernelSpec:
     min_cc: tuple = None        # oldest GPU that runs it (module's MIN_CC); None: any GPU the course accepts
 
     def runs_here(self):
-        """True where this kernel can run now: always in the simulator, on a GPU of compute capability >= min_cc."""
+        """True where this device has the kernel's instructions: the plain simulator always, a GPU (or a simulator told
+        to be one with SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5) of compute capability >= min_cc. Elsewhere its launch runs on
+        the simulator in a subprocess (kernels_numba.infra.subsim)."""
         from .infra import device
-        return device.SIMULATOR or self.min_cc is None or tuple(device.GPU[1]) >= tuple(self.min_cc)
+        return not device.lacks(self.min_cc)
 
     @property
     def kernel(self):

@@ -33,6 +33,7 @@ class Exercise:
     template: str = ""
     name: str = ""                   # the name the template defines (what the student passes to check)
     preamble: str = ""               # the setup cell before the template (imports, constants)
+    min_cc: tuple = None             # oldest GPU with the instructions the exercise uses (cp.async, mma: (8, 0))
 
     @property
     def solution_file(self):
@@ -61,14 +62,14 @@ class Result:
     __repr__ = __str__
 
 
-def exercise(id, title, section, hints, solution, template="", name="", preamble=""):
+def exercise(id, title, section, hints, solution, template="", name="", preamble="", min_cc=None):
     """Register the decorated function `run(student) -> Result` as exercise `id` (solution: 'answers/f.py::name')."""
     if len(hints) != 2:
         raise ValueError(f"exercise {id}: two hint levels expected")
 
     def deco(run):
         EXERCISES[id] = Exercise(id, title, section, run, tuple(hints), solution, template.strip("\n"), name,
-                                 preamble.strip("\n"))
+                                 preamble.strip("\n"), min_cc)
         return run
     return deco
 
@@ -234,6 +235,14 @@ def _gpu_check(ex, student, variant):
     if sim is not None and not sim.ok:
         sim.details.insert(0, "  (시뮬레이터에서 찾았습니다: GPU 에서는 실행하지 않았습니다. 경쟁 검출기와 경계 검사는 "
                               "시뮬레이터에만 있고, 배열 밖 접근은 GPU 의 CUDA 컨텍스트를 망가뜨릴 수 있습니다.)")
+        return sim
+    from kernels_numba.infra import device
+    if device.lacks(ex.min_cc):      # a T4 has no cp.async / m16n8k16: the simulator's verdict is the verdict
+        if sim is None:
+            return fail(ex.id, "not_checked", f"이 GPU 에는 이 문제의 명령(CC {ex.min_cc[0]}.{ex.min_cc[1]})이 없고, "
+                        f"시뮬레이터 확인도 하지 못했습니다: {why}")
+        sim.details.append(f"  (이 GPU(CC {device.compute_capability()[0]}.{device.compute_capability()[1]})에는 "
+                           f"CC {ex.min_cc[0]}.{ex.min_cc[1]} 명령이 없어 시뮬레이터에서만 확인했습니다.)")
         return sim
     SIM_CHECKED[0] = sim is not None
     try:

@@ -4,7 +4,8 @@ The hardware rule, stated the same in the banner and the README ("장치 선택"
 GPU mode is chosen for an NVIDIA GPU of compute capability >= 7.5, otherwise the simulator. Levels 1-4 run on
 any such GPU. Kernels using cp.async (level 5, notebook 09) or mma.m16n8k16 (notebook 10) need CC >= 8.0 (sm_80,
 Ampere): their modules set MIN_CC = (8, 0), the registry carries it (KernelSpec.min_cc, runs_here()), and on a
-7.x GPU the course skips them with a message. Offline compiles and SASS checks target sm_80 and sm_90
+7.x GPU their launches run on the simulator in a subprocess (kernels_numba.infra.subsim), saying so. SGEMM_SIM_CC=7.5
+makes the simulator behave as such a GPU (the same path, testable without one). Offline compiles and SASS checks target sm_80 and sm_90
 (kernels_numba.infra.offline.ARCHS).
 """
 import ctypes
@@ -17,6 +18,7 @@ ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile on
 SIM_ENV = "NUMBA_ENABLE_CUDASIM"   # numba's own switch; read here so that our choice and numba's agree
 MIN_CC = (7, 5)               # GPU mode: oldest target numba-cuda 0.30 + CUDA 13 still builds for (levels 1-4)
 ASYNC_MIN_CC = (8, 0)         # cp.async, ldmatrix, mma.m16n8k16 (notebooks 09, 10): MIN_CC of those kernel modules
+SIM_CC_ENV = "SGEMM_SIM_CC"   # simulator mode only: behave as a GPU of this compute capability (e.g. 7.5, a T4)
 
 
 def probe_gpu():
@@ -117,6 +119,39 @@ MODE, REQUESTED, GPU, REASON = _choose()
 SIMULATOR = MODE == "sim"
 
 
+def _sim_cc():
+    """SGEMM_SIM_CC as (major, minor), or None; only the simulator can pretend to be an older GPU."""
+    raw = os.environ.get(SIM_CC_ENV, "").strip()
+    if not raw or not SIMULATOR:
+        return None
+    try:
+        major, minor = (int(x) for x in raw.split("."))
+    except ValueError:
+        raise DeviceChoiceError(
+            f"환경 변수 {SIM_CC_ENV}={raw!r} 는 compute capability 가 아닙니다: '7.5' 처럼 주 번호.부 번호로 쓰세요.",
+            f"environment variable {SIM_CC_ENV}={raw!r} is not a compute capability: write it as major.minor, e.g. 7.5.",
+            f"{SIM_CC_ENV}=7.5 처럼 고치거나 지우고 커널을 재시작하세요.",
+            f"set {SIM_CC_ENV}=7.5 or unset it, then restart the kernel.") from None
+    return (major, minor)
+
+
+SIM_CC = _sim_cc()
+
+
+def compute_capability():
+    """The compute capability that decides which instructions exist: the GPU's, SGEMM_SIM_CC's, or None (plain
+    simulator: every instruction exists)."""
+    if not SIMULATOR and GPU:
+        return tuple(GPU[1])
+    return SIM_CC
+
+
+def lacks(min_cc):
+    """True when this device cannot run code needing compute capability min_cc (a 7.5 GPU and cp.async, say)."""
+    cc = compute_capability()
+    return min_cc is not None and cc is not None and cc < tuple(min_cc)
+
+
 def info():
     """A dict describing the active mode (for banners, benchmarks and tests)."""
     d = {"mode": MODE, "requested": REQUESTED, "reason": REASON}
@@ -139,6 +174,10 @@ def rule_text():
 
 def banner_text():
     """Korean one-paragraph description of the active mode, with the hardware rule."""
+    if SIMULATOR and SIM_CC:
+        return (f"🧪 시뮬레이터 모드, CC {_cc(SIM_CC)} GPU 흉내 ({SIM_CC_ENV}) — 레벨 1–4 처럼 이 CC 에 있는 명령만 쓰는 커널은 "
+                "여기서 실행하고, 더 새로운 명령(cp.async, mma.m16n8k16: CC 8.0)이 필요한 커널은 CC 7.5 GPU 에서처럼 "
+                "별도 프로세스의 시뮬레이터로 보냅니다. " + rule_text())
     if SIMULATOR:
         return ("🧪 시뮬레이터 모드 (Numba CUDA simulator) — " + REASON + ". "
                 "커널은 CPU에서 CUDA 스레드 하나하나를 흉내 내며 실행됩니다. 계산 결과(정답/오답)는 GPU와 같지만 "
@@ -150,8 +189,9 @@ def banner_text():
     if cc >= ASYNC_MIN_CC:
         here = f"이 GPU(CC {_cc(cc)})에서는 모든 레벨의 커널이 실행됩니다."
     else:
-        here = (f"이 GPU(CC {_cc(cc)})에서는 레벨 1–4 만 실행되고, CC ≥ {_cc(ASYNC_MIN_CC)} 이 필요한 "
-                "cp.async·mma 커널(노트북 09·10)은 건너뜁니다 — 그 부분은 시뮬레이터(SGEMM_DEVICE=sim)로 볼 수 있습니다.")
+        here = (f"이 GPU(CC {_cc(cc)})에서는 레벨 1–4 와 m16n8k8 Tensor Core 커널이 GPU 에서 실행되고, CC ≥ "
+                f"{_cc(ASYNC_MIN_CC)} 이 필요한 cp.async·mma.m16n8k16 커널(노트북 09·10)은 별도 프로세스의 "
+                "시뮬레이터에서 작은 크기로 실행됩니다 (셀마다 그렇다고 알려 주고, 시간은 재지 않습니다).")
     return (f"⚡ GPU 모드 — {name} (sm_{cc[0]}{cc[1]}). 커널은 실제 GPU에서 컴파일·실행되며, "
             f"시간 측정과 cuBLAS 비교가 가능합니다. {here} " + rule_text() +
             f" 시뮬레이터로 바꾸려면 {ENV}=sim 을 설정하고 커널을 재시작하세요.")

@@ -1,0 +1,114 @@
+"""Run a kernel this GPU cannot run (cp.async or mma.m16n8k16 on CC 7.5) on the simulator, in a subprocess.
+
+The notebook keeps its GPU process; the child process starts in simulator mode, imports the kernel's module, and
+runs the same `run_kernel` on the same arrays (small sizes: the simulator's work bound applies and says so).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import device
+from .errors import CourseInputError
+
+_told = set()
+
+
+def _where(kernel):
+    """(module name, attribute name) under which a module-level kernel can be found again, or None."""
+    fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
+    mod = sys.modules.get(getattr(fn, "__module__", ""), None)
+    if mod is None:
+        return None
+    for name, value in vars(mod).items():
+        if value is kernel:
+            return mod.__name__, name
+    return None
+
+
+def min_cc(kernel):
+    """The MIN_CC of the kernel's module (None: any GPU the course accepts)."""
+    fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
+    mod = sys.modules.get(getattr(fn, "__module__", ""), None)
+    return getattr(mod, "MIN_CC", None)
+
+
+def needed(kernel):
+    """True when this device lacks an instruction the kernel's module needs (its MIN_CC)."""
+    return device.lacks(min_cc(kernel))
+
+
+def _host(X):
+    return X if isinstance(X, np.ndarray) else X.copy_to_host()
+
+
+def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
+    """launch.run_kernel of `kernel` in a simulator subprocess; C is updated in place (host or device array)."""
+    where = _where(kernel)
+    cc, need = device.compute_capability(), min_cc(kernel)
+    if where is None:
+        raise CourseInputError(
+            f"이 장치(CC {cc[0]}.{cc[1]})에는 이 커널에 필요한 명령(CC {need[0]}.{need[1]})이 없고, 모듈 밖에서 만든 커널이라 "
+            "시뮬레이터 프로세스로 보낼 수 없습니다.",
+            f"this device (CC {cc[0]}.{cc[1]}) lacks an instruction the kernel needs (CC {need[0]}.{need[1]}), and a "
+            "kernel not defined at module level cannot be sent to a simulator process.",
+            "SGEMM_DEVICE=sim 으로 노트북 전체를 시뮬레이터에서 실행하세요.", "run the notebook with SGEMM_DEVICE=sim.")
+    if where not in _told:
+        _told.add(where)
+        print(f"ℹ️ {where[0].split('.')[-1]}: 이 장치(CC {cc[0]}.{cc[1]})에는 CC {need[0]}.{need[1]} 명령(cp.async · "
+              "mma.m16n8k16 등)이 없어, 이 커널은 별도 프로세스의 시뮬레이터에서 실행합니다 (결과는 같고, 시간은 재지 "
+              f"않습니다) / runs on the simulator in a subprocess: this device lacks sm_{need[0]}{need[1]} instructions.",
+              flush=True)
+    with tempfile.TemporaryDirectory() as d:
+        np.savez(Path(d, "in.npz"), A=_host(A), B=_host(B), C=_host(C))
+        spec = {"module": where[0], "kernel": where[1], "grid": list(grid) if not isinstance(grid, int) else grid,
+                "block": list(block) if not isinstance(block, int) else block, "alpha": float(alpha),
+                "beta": float(beta), "tile": list(tile) if tile else None}
+        Path(d, "spec.json").write_text(json.dumps(spec))
+        env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}
+        env[device.ENV] = "sim"
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+        r = subprocess.run([sys.executable, "-m", "kernels_numba.infra.subsim", d], env=env, capture_output=True,
+                           text=True)
+        err = Path(d, "error.json")
+        if err.exists():
+            e = json.loads(err.read_text())
+            raise CourseInputError(e["ko"], e["en"], e.get("fix_ko", ""), e.get("fix_en", ""))
+        if r.returncode or not Path(d, "out.npy").exists():
+            raise RuntimeError(f"simulator subprocess failed ({r.returncode}):\n{r.stderr[-3000:]}")
+        out = np.load(Path(d, "out.npy"))
+    if isinstance(C, np.ndarray):
+        C[...] = out
+    else:
+        C.copy_to_device(out)
+    return C
+
+
+def _child(folder):
+    import importlib
+    from .. import launch
+    d = Path(folder)
+    spec = json.loads(Path(d, "spec.json").read_text())
+    arrays = np.load(d / "in.npz")
+    A, B, C = arrays["A"], arrays["B"], arrays["C"].copy()
+    kernel = getattr(importlib.import_module(spec["module"]), spec["kernel"])
+    grid = tuple(spec["grid"]) if isinstance(spec["grid"], list) else spec["grid"]
+    block = tuple(spec["block"]) if isinstance(spec["block"], list) else spec["block"]
+    try:
+        launch.run_kernel(kernel, grid, block, A, B, C, np.float32(spec["alpha"]), np.float32(spec["beta"]),
+                          tile=tuple(spec["tile"]) if spec["tile"] else None)
+    except CourseInputError as e:
+        (d / "error.json").write_text(json.dumps({"ko": getattr(e, "ko", str(e)), "en": getattr(e, "en", ""),
+                                                  "fix_ko": getattr(e, "fix_ko", ""),
+                                                  "fix_en": getattr(e, "fix_en", "")}))
+        return
+    np.save(d / "out.npy", C)
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1])

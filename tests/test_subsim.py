@@ -1,0 +1,54 @@
+"""A device without an instruction a kernel needs (cp.async, mma.m16n8k16 on a CC 7.5 GPU) runs that kernel on the
+simulator in a subprocess, saying so; SGEMM_SIM_CC=7.5 makes the simulator behave as such a GPU (no T4 needed)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = r"""
+import numpy as np
+import kernels_numba as kn
+from kernels_numba.infra import device
+print("CC", device.compute_capability(), kn.get("tiled").runs_here(), kn.get("async_vec").runs_here(),
+      kn.get("mma_large").runs_here())
+rng = np.random.default_rng(0)
+for name, (M, N, K) in (("async_vec", (40, 36, 24)), ("mma_large", (32, 16, 32)), ("tiled", (5, 7, 9))):
+    spec = kn.get(name)
+    A = rng.standard_normal((M, K)).astype(spec.dtype)
+    B = rng.standard_normal((K, N)).astype(spec.dtype)
+    C = np.full((M, N), np.nan, np.float32)
+    out = spec.launch(A, B, C)
+    err = np.abs(C - A.astype(np.float64) @ B.astype(np.float64)).max()
+    print("OK" if out is C and err < 1e-4 else "BAD", name, err)
+try:
+    kn.get("async_vec").launch(*(np.ones(s, np.float32) for s in ((2048, 2048), (2048, 2048), (2048, 2048))))
+except kn.CourseInputError as e:
+    print("REFUSED", str(e).splitlines()[0][:60])
+"""
+
+
+def _run(env_extra, script=SCRIPT):
+    env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=str(ROOT), **env_extra)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_simulated_cc75_sends_sm80_kernels_to_a_simulator_process():
+    r = _run({"SGEMM_SIM_CC": "7.5"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout
+    assert "CC (7, 5) True False False" in out
+    assert out.count("OK ") == 3, out
+    assert out.count("별도 프로세스의 시뮬레이터") == 2          # said once per kernel, in Korean
+    assert "REFUSED" in out                                 # the simulator's work bound comes back as a clear error
+
+
+def test_bad_sim_cc_is_a_clear_error():
+    r = _run({"SGEMM_SIM_CC": "turing"}, "import kernels_numba")
+    assert r.returncode != 0 and "SGEMM_SIM_CC" in r.stderr and "7.5" in r.stderr
+
+
+def test_plain_simulator_runs_everything_in_process():
+    r = _run({}, "import kernels_numba as kn; print(kn.device.compute_capability(), kn.get('async_vec').runs_here())")
+    assert r.stdout.split() == ["None", "True"], r.stderr[-1000:]
