@@ -1,7 +1,8 @@
 """PTX instructions from kernels_numba/infra/ptx/*.ptx as inlined Numba intrinsics (GPU) or exact Python stand-ins (simulator).
 
 Every instruction the course uses is written once, in a complete PTX module under kernels_numba/infra/ptx/
-(``.version 7.0``, ``.target sm_80``, accepted by ``ptxas -arch=sm_80`` and ``sm_90``), as a ``.func``
+(``.version 7.0``, ``.target sm_80``, accepted by ``ptxas -arch=sm_80`` and ``sm_90``; ``.target sm_75`` for
+Turing's mma_m16n8k8_f32.ptx, assembled for sm_75 ... sm_120 in tests/test_turing_mma.py), as a ``.func``
 whose body is that one instruction plus ``ret``::
 
     .visible .func (.reg .f32 d) fma_rn_f32(.reg .f32 a, .reg .f32 b, .reg .f32 c)

@@ -18,6 +18,8 @@ values; every product of two f16 values is exact in f64 (11 + 11 significant bit
 in f64 and rounded once to the accumulation type (f32, or f16 for the f16-accumulate form). The hardware adds in the
 accumulation type with its own (unspecified) order and rounding, so the two differ by a few units in the last place
 of the accumulation type per mma; tests/test_mma_layout.py compares the stand-in with the GPU's results.
+mma.m16n8k8 (Turing, f32 accumulation; mma_k8_warp) is computed the same way from its own layout (sim/mma.py
+m16n8k8_*); tests/test_turing_mma.py compares it with an H100's results.
 """
 import sys
 
