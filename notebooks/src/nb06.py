@@ -421,7 +421,7 @@ asm volatile("fma.rn.f32 %0, %1, %2, %0;" : "+f"(sum) : "f"(a), "f"(b));
 
 PTX의 일반형은 `fma.rn.f32 d, a, b, c;` → `d = a·b + c` 이고, 위 코드는 `sum = a·b + sum` 입니다. 우리 `tiled_fma` 는 같은 뜻을 Numba의 `acc = cuda.fma(As[ty, k], Bs[k, tx], acc)` 로 씁니다. FMA 명령 하나가 2 FLOP(곱셈 + 덧셈)으로 세어지는 이유이기도 합니다.
 
-Numba(NVVM)는 기본 설정에서 `acc += a * b` 를 이미 `fma.rn.f32` 로 **합칩니다**(contraction: 곱셈과 덧셈을 한 명령으로). 패딩 커널 `tiled_pad` 와, 그것과 FMA 줄만 다른 `tiled_fma` 를 GPU 없이 컴파일해서 비교합니다. (그래서 "컴파일러가 MUL + ADD 로 나눌 수 있으니 인라인 PTX 로 FMA 를 강제해야 한다"는 조언은 우리 커널에는 해당하지 않습니다.)
+Numba(NVVM)는 기본 설정에서 `acc += a * b` 를 이미 `fma.rn.f32` 로 **합칩니다**(contraction: 곱셈과 덧셈을 한 명령으로). 패딩 커널 `tiled_pad` 와, 그것과 FMA 줄만 다른 `tiled_fma` 를 GPU 없이 컴파일해서 비교합니다.
 """)
 code(r"""
 ev = lesson06.fma_evidence(("tiled_pad", "tiled_fma"))      # PTX(sm_80)와 SASS(sm_90)
@@ -432,6 +432,8 @@ print("두 커널의 sm_90 SASS 명령 구성이 완전히 같은가:", ev["tile
 # 예상 출력: 두 커널 모두 fma.rn.f32 가 있고 mul/add 0개 / 같은가: True
 """)
 md(r"""
+두 커널 모두 PTX 에 `fma.rn.f32` 만 있고 `mul`/`add` 는 없으며, SASS 명령 구성도 같습니다. 그래서 "컴파일러가 MUL + ADD 로 나눌 수 있으니 인라인 PTX 로 FMA 를 강제해야 한다"는 조언은 우리 커널에는 해당하지 않습니다.
+
 오프라인 컴파일 결과가 실제로 GPU에 올라간 커널과 같은지도 봅니다. GPU가 있으면 지금 올라간 커널의 SASS를, 없으면 H200에서 기록한 것을 보여 줍니다.
 """)
 code(r"""
@@ -443,8 +445,11 @@ md(r"""
 FMA가 **한 번만** 반올림한다는 것은 숫자로 확인할 수 있습니다. `x = 1 + 2⁻¹²` 일 때 `x·x − 1` 의 정확한 값은 `2⁻¹¹ + 2⁻²⁴` 입니다. float32 곱셈을 먼저 반올림하면 `2⁻²⁴` 가 사라지고, FMA는 정확한 곱에 더한 뒤 한 번만 반올림하므로 남습니다. 정확도는 대개 좋아지지만 결과 비트가 MUL + ADD 와 달라질 수 있다는 뜻이기도 합니다. 그래서 이 과정의 검증은 항상 허용 오차로 비교합니다.
 """)
 code(r"""
-two_roundings, one_rounding, exact = lesson06.rounding_demo()
-print("MUL 후 ADD:", two_roundings, "| FMA(한 번 반올림):", one_rounding, "| 정확한 값:", exact)
+x = np.float32(1 + 2.0 ** -12)
+two_roundings = np.float32(x * x) - np.float32(1)                    # 곱을 float32 로 반올림한 뒤 빼기: 두 번 반올림
+one_rounding = np.float32(np.float64(x) * np.float64(x) - 1.0)      # float64 에서는 곱이 정확: 마지막에 한 번만 반올림 (FMA)
+exact = 2.0 ** -11 + 2.0 ** -24
+print("MUL 후 ADD:", float(two_roundings), "| FMA(한 번 반올림):", float(one_rounding), "| 정확한 값:", exact)
 # 예상 출력: MUL 후 ADD: 0.00048828125 | FMA(한 번 반올림): 0.0004883408546447754 | 정확한 값: 0.0004883408546447754
 """)
 md(r"""

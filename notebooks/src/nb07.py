@@ -124,7 +124,13 @@ md(r"""
 **이 산술 강도가 성능에 주는 상한.** 공유 메모리는 SM 하나에서 한 사이클에 웨이브프론트(wavefront) 1개 = 최대 128 B 를 처리하고(`sim/banks.py`), FP32 연산은 SM당 레인(lane) 수 × 2 FLOP/사이클입니다. 스레드가 요청한 바이트가 그대로 공유 메모리 대역폭을 쓴다고 보면(브로드캐스트와 충돌은 4.7절에서 따로 셉니다) 도달 가능한 비율은 `min(1, 128·AI / (레인 × 2))` 입니다.
 """)
 code(r"""
-print(L7.shared_bound_table())
+from sim import banks
+for g in L7.GPUS:
+    flop_clk = 2 * occ.GPUS[g].fp32_lanes_per_sm              # SM 하나가 사이클당 할 수 있는 FP32 FLOP
+    allowed = {a: min(1, banks.WAVEFRONT_BYTES * a / flop_clk) for a in (0.25, 2.0)}   # 128 B × AI = 허락되는 FLOP
+    print(f"{g}: 레인 {flop_clk // 2}개 → FP32 {flop_clk} FLOP/사이클, 공유 메모리 {banks.WAVEFRONT_BYTES} B/사이클 | "
+          + ", ".join(f"AI {a} 이면 피크의 {100 * v:.1f}%" for a, v in allowed.items()))
+# 예상 출력: A100: 레인 64개 … AI 0.25 이면 피크의 25.0%, AI 2.0 이면 피크의 100.0% / H100, H200: 레인 128개 … 12.5%, 100.0%
 """)
 md(r"""
 AI 0.25 에서 공유 메모리가 허락하는 연산은 A100 에서 피크의 25%, **Hopper(H100/H200)에서는 12.5%** 입니다: SM당 FP32 레인은 두 배(64 → 128)가 됐는데 공유 메모리는 여전히 SM당 사이클당 128 B 이기 때문입니다. 그래서 H200에서 FP32 피크에 닿으려면 이 모델로도 AI ≥ 2.0, 즉 **T = 8 이 최소**입니다. (이 계산을 A100 으로만 보여 주며 "약 24%" 라고 하는 설명도 있는데, 사양으로는 25% 이고 Hopper 에서는 그 절반입니다.)
@@ -455,7 +461,7 @@ md(r"""
 
 레지스터 블로킹 커널의 "최적화 버전"에는 자주 두 가지가 더해집니다: (1) `As[BM][BK+1]`, `Bs[BK][BN+1]` +1 패딩, (2) 인라인 PTX `fma.rn.f32`. 우리 `regblock_opt.py` 는 (2)를 `cuda.fma(a, b, c)` 로 씁니다.
 
-**(1) 패딩이 실제로 바꾸는 것.** 뱅크 충돌은 **한 워프의 한 요청** 안에서만 생깁니다(노트북 06). `rA[m] = As[thread_row + m, k]` 에서 `m` 은 명령마다 상수이므로, 한 요청에 함께 들어가는 것은 워프 안의 `ty = 2w, 2w+1` 두 스레드 행, 즉 `As` 의 **8행 떨어진** 두 행입니다. (`As[0][k]` 와 `As[4][k]` 가 같은 뱅크라서 패딩이 필요하다는 설명도 보이는데, 그 둘은 같은 스레드가 **다른 명령**(m = 0, m = 4)으로 읽으므로 충돌하지 않습니다.)
+**(1) 패딩이 실제로 바꾸는 것.** 뱅크 충돌은 **한 워프의 한 요청** 안에서만 생깁니다(노트북 06). `rA[m] = As[thread_row + m, k]` 에서 `m` 은 명령마다 상수이므로, 한 요청에 함께 들어가는 것은 워프 안의 `ty = 2w, 2w+1` 두 스레드 행, 즉 `As` 의 **8행 떨어진** 두 행입니다.
 """)
 code(r"""
 for pad in (0, 1):
@@ -465,6 +471,8 @@ for pad in (0, 1):
 # 예상 출력: As[128][8]: … 행 [0, 8] → 뱅크 [0, 0] (2-way) / As[128][9]: … 행 [0, 8] → 뱅크 [0, 8]
 """)
 md(r"""
+(`As[0][k]` 와 `As[4][k]` 가 같은 뱅크라 패딩이 필요하다는 설명도 보이는데, 그 둘은 같은 스레드가 **다른 명령**(m = 0, m = 4)으로 읽으므로 한 요청에 함께 들어가지 않습니다.)
+
 이제 두 커널을 시뮬레이터에서 실제로 돌려 **모든** 공유 메모리 접근을 기록하고, 워프 요청마다 웨이브프론트 수를 뱅크 모델로 셉니다 (노트북 06과 같은 방법). 한 요청의 웨이브프론트가 n 이면 그 요청은 n 사이클 동안 공유 메모리를 차지합니다(n-way 충돌).
 """)
 code(r"""
@@ -483,9 +491,13 @@ md(r"""
 * 합계: K 타일 하나·블록 하나의 공유 메모리 웨이브프론트를 워프 단위 FFMA 수와 비교합니다.
 """)
 code(r"""
-wf_per_ffma = L7.wavefronts_per_ffma(wf)
-for name, v in wf_per_ffma.items():
-    print(f"{name:13s} 웨이브프론트 / 워프 FFMA {L7.warp_ffma_per_tile()} = FFMA당 {v:.3f}")
+warp_ffma = rb.BK * rb.TM * rb.TN * rb.THREADS // 32         # 블록 하나·K 타일 하나의 워프 FFMA 명령 수
+wf_per_ffma = {}
+for name, rows in wf.items():
+    total = sum(r["total_wavefronts"] for r in rows.values())   # 읽기와 저장, 모든 워프 요청의 웨이브프론트
+    wf_per_ffma[name] = total / warp_ffma
+    print(f"{name:13s} 웨이브프론트 {total} / 워프 FFMA {warp_ffma} = FFMA당 {wf_per_ffma[name]:.3f}")
+# 예상 출력: regblock 웨이브프론트 3136 / 워프 FFMA 4096 = FFMA당 0.766 / regblock_opt 2656 / 4096 = 0.648 (둘 다 0.25 초과)
 """)
 md(r"""
 웨이브프론트는 읽기와 저장을 모두 셉니다(노트북 06 4.8절과 같은 규칙). SM 하나는 한 사이클에 웨이브프론트 1개를 처리하고, 워프 단위 FFMA는 `FP32 레인 / 32` 개(H200: 4개)를 냅니다. FFMA당 웨이브프론트가 0.25 를 넘으면 **공유 메모리가 먼저 한계**에 닿습니다. 두 커널 모두 0.25 를 넘습니다. 이 상한을 4.10절에서 측정값과 비교합니다.
@@ -589,7 +601,21 @@ print(sb)
 md(r"""
 * `regblock_opt` 의 측정은 공유 메모리 상한 아래에 있고, 3.6절의 기록에서 대기의 가장 큰 몫이 공유 메모리 대기입니다: 이 커널은 공유 메모리 읽기에 묶여 있습니다.
 * H200 에 올라간 `regblock` 의 상한(두 가정에 따라 위 셀의 두 줄)은 측정({{n_big}}³ 에서 {{tf_regblock_4096}} TFLOP/s)보다 한참 높습니다. `regblock` 의 한계는 공유 메모리 웨이브프론트가 아니라 다른 곳(펼쳐지지 않은 k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등)에 있다는 뜻이고, 이 기록에는 `regblock` 의 스톨 측정이 없어 어느 것인지는 말할 수 없습니다. 모델은 상한일 뿐 예측이 아닙니다.
-* `regblock_vec` 의 공유 메모리 상한은 `words` 가정이면 FP32 피크, `phases` 가정이면 피크의 약 94% 입니다(4.8절). 측정은 그보다 훨씬 아래라 남은 차이는 다른 곳에 있습니다. 3.6절의 기록({{ncu_n}}³)에서 `regblock_vec` 의 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다(`dispatch_stall` 은 위 표에 없는 이유로, 노트북 08 4.9절에서 설명합니다). 노트북 08 4.9절의 어림으로 스케줄러는 사이클의 약 {{vec_issue}}% 에 명령을 냈습니다. 글로벌 메모리 대기를 연산 뒤에 숨기는 것이 다음 노트북(더블 버퍼링)의 주제입니다.
+* `regblock_vec` 의 공유 메모리 상한은 `words` 가정이면 FP32 피크, `phases` 가정이면 피크의 약 94% 입니다(4.8절). 측정은 그보다 훨씬 아래라 남은 차이는 다른 곳에 있습니다. 아래 셀이 3.6절의 기록({{ncu_n}}³)에서 `regblock_vec` 의 큰 몫을 다시 꺼내고, 스케줄러가 명령을 낸 사이클의 비율을 어림합니다.
+""")
+code(r"""
+v = rec["ncu_stalls"]["metrics"]["regblock_vec"]
+print("regblock_vec:", ", ".join(f"{k} {v['percent'][k]:.1f}%" for k in
+                                 ("not_selected", "long_scoreboard", "barrier", "dispatch_stall")))
+total = sum(v["cycles_per_issue"].values())           # 명령 하나당 워프-사이클 = 명령을 낸 사이클마다 있던 워프 수
+per_sched = rec["occupancy_api"]["regblock_vec"]["blocks_per_sm"] * rb.THREADS // 32 // 4   # SM당 2블록 → 스케줄러당 4워프
+print(f"스케줄러당 {per_sched}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
+# 예상 출력: regblock_vec: not_selected 36.1%, long_scoreboard 13.0%, barrier 8.4%, dispatch_stall 8.4% / … 약 74% 에 명령을 냄
+""")
+md(r"""
+* 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다. `dispatch_stall` 은 3.6절 표에 없던 이유로, 스케줄러가 명령을 골랐지만 디스패치(dispatch) 단계가 그 명령을 받아 주지 못해 기다린 사이클입니다.
+* 명령 하나당 워프-사이클의 합은 "명령을 낸 사이클마다 그 스케줄러에 있던 워프 수"와 같으므로(`selected` 가 명령당 정확히 1), 스케줄러당 워프 수를 그 합으로 나누면 명령을 낸 사이클의 비율이 됩니다: 약 {{vec_issue}}% 입니다. 블록이 들고 나는 실행의 시작과 끝을 무시한 어림입니다(노트북 08 4.9절이 다른 커널에도 같은 계산을 합니다).
+* 글로벌 메모리 대기를 연산 뒤에 숨기는 것이 다음 노트북(더블 버퍼링)의 주제입니다.
 
 <details><summary>심화: 오프라인 SASS 와 GPU 에 올라간 SASS 는 왜 다른가</summary>
 
