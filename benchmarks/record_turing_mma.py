@@ -133,7 +133,8 @@ def record_probes():
     for p, d in zip(probes, D):
         p["nonzero"] = [[int(l), int(i), float(d[l, i])] for l, i in zip(*np.nonzero(d))]
     return {"A_codes": "A[r][k] = 1 + 8 r + k", "B_codes": "B[k][n] = 1 + 8 k + n",
-            "packing": "the other operand packed by sim/mma.py m16n8k8_a_elements / m16n8k8_b_elements", "probes": probes}
+            "packing": "the other operand packed by sim/mma.py m16n8k8_a_elements / m16n8k8_b_elements",
+            "probes": probes}
 
 
 def record_numerics():

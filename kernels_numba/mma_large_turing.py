@@ -1,4 +1,4 @@
-"""Level 6 on Turing (sm_75, T4): mma_large without cp.async — any M, N, K (multiples of 16, 8, 16), grid (M/16) x (N/8).
+"""Level 6 on Turing (sm_75, T4): mma_large without cp.async — any M, N, K (multiples of 16, 8, 16), grid M/16 x N/8.
 
 One warp per block, one 16x8 tile of C each. K loop in steps of 16: the lanes copy A[tile_m:+16, k0:+16] and
 B[k0:+16, tile_n:+8] to shared memory with plain loads and stores (cp.async needs sm_80), a barrier, ldmatrix as in

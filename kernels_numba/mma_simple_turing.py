@@ -1,4 +1,4 @@
-"""Level 6 on Turing (sm_75, T4): mma_simple with two mma.sync.m16n8k8 — C[16x8] = alpha * A[16x16] @ B[16x8] + beta * C.
+"""Level 6 on Turing (sm_75, T4): mma_simple with two mma.sync.m16n8k8 — C[16x8] = alpha * A[16x16] @ B[16x8] + beta*C.
 
 m16n8k16 (sm_80) does not exist on compute capability 7.5; m16n8k8 (f16 in, f32 accumulate) and ldmatrix do. The
 fragments mma_simple loads (A: ldmatrix.x4, B: ldmatrix.x2.trans) are two m16n8k8 fragments side by side in k

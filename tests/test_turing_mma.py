@@ -249,7 +249,8 @@ def test_simple_computes_one_shape_only():
 @pytest.mark.parametrize("name", NAMES)
 def test_wrong_dtype_is_a_clear_error(name):
     with pytest.raises(CourseInputError, match="float16"):
-        kn.get(name).launch(np.zeros((16, 16), np.float32), np.zeros((16, 8), np.float16), np.zeros((16, 8), np.float32))
+        kn.get(name).launch(np.zeros((16, 16), np.float32), np.zeros((16, 8), np.float16),
+                            np.zeros((16, 8), np.float32))
 
 
 def test_refused_below_compute_capability_7_5(monkeypatch):
@@ -307,7 +308,7 @@ def test_sass_two_hmma_1688_no_call(name, cc):
 # ------------------------------------------------------------------------------------------ the GPU record
 
 def check_layout(rec):
-    """The record's ldmatrix-fed layout (register codes and D values) is sim/mma.py's m16n8k8 model, element by element."""
+    """The record's ldmatrix-fed layout (register codes, D values) is sim/mma.py's m16n8k8 model, element by element."""
     lay = rec["layout"]
     assert lay["D_matches_A_at_B"]
     for lane in range(32):
