@@ -33,7 +33,8 @@ def test_shape_7_questions_pass_at_6():
     assert [q.bloom for q in quiz.questions] == ["Remember", "Understand", "Apply", "Analyze", "Analyze",
                                                  "Evaluate", "Create"]
     code = quiz.question("q7")
-    assert code.blanks == 3 and code.checker == "course.quiz.checks:epilogue_blanks"
+    assert code.free and code.blanks == 1 and code.checker == "course.quiz.checks:epilogue_code"
+    assert code.starter == checks.EPILOGUE_STARTER
 
 
 def test_every_key_decodes_to_readable_key():
@@ -98,11 +99,38 @@ def test_q6_numbers_come_from_the_compiled_kernel_and_the_occupancy_model():
 
 
 def test_q7_template_is_the_checkers_template_and_the_key_passes():
-    assert QS["q7"]["template"] == checks.EPILOGUE_TEMPLATE
-    ok, msg = checks.epilogue_blanks(QS["q7"]["key"])
+    assert QS["q7"]["template"] == checks.EPILOGUE_TEMPLATE and QS["q7"]["form"] == "free"
+    ok, msg = checks.epilogue_code(QS["q7"]["key"])
     assert ok, msg
-    for k in re.findall(r"K = ([\d, ]+) \(", QS["q7"]["prompt"]) or ["1, 5, 8, 13, 16, 29, 37"]:
-        assert [int(x) for x in k.split(",")] == [c[2] for c in checks.EPILOGUE_CASES]
+    tiles = [-(-k // checks.T8) for _, _, k, _, _ in checks.EPILOGUE_CASES]
+    assert "K 타일이 " + "·".join(map(str, tiles)) + "개인" in QS["q7"]["prompt"]
+    assert "·".join(map(str, tiles)) in msg
+
+
+def test_q7_template_is_08_2s_kernel_up_to_its_epilogue():
+    # the quiz kernel is the exercise's answer (answers/ex08_db8.py) without the two epilogue lines
+    import inspect
+    sys_path = str(ROOT / "answers")
+    import sys
+    sys.path.insert(0, sys_path)
+    try:
+        import ex08_db8
+    finally:
+        sys.path.remove(sys_path)
+    src = inspect.getsource(ex08_db8.db8.py_func)
+    code = lambda t: [ln.split("#")[0].strip() for ln in t.splitlines() if ln.split("#")[0].strip()]   # noqa: E731
+    body = code(src)[2:]                                         # drop the decorator and the def line
+    tmpl = code(checks.EPILOGUE_TEMPLATE)[2:]
+    assert tmpl[:-1] == body[:len(tmpl) - 1] and tmpl[-1] == "___"
+
+
+def test_q7_free_form_grades_through_the_engine():
+    quiz = load_quiz("08")
+    q = quiz.question("q7")
+    from course.quiz.engine import grade_question
+    assert grade_question(quiz, q, [quiz.key("q7")[0]])[0]
+    assert grade_question(quiz, q, [q.starter]) == (False, "코드 오류: 코드가 없습니다")
+    assert grade_question(quiz, q, [""])[1] == "미응답"
 
 
 @pytest.mark.parametrize("qid", ["q1", "q2", "q3", "q4"])

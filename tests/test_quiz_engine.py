@@ -228,3 +228,22 @@ def test_failed_grade_after_an_earlier_pass_or_n_failures_shows_keys(quiz):
     assert grade(quiz, wrong, passed_before=True).results[0].explanation
     assert grade(quiz, wrong, failed_before=2, reveal_after=3).revealed
     assert not grade(quiz, wrong, failed_before=1, reveal_after=3).revealed
+
+
+def test_free_code_form_is_one_text_graded_by_its_checker():
+    q = _one("code", ["x"], form="free", template="def f():\n    ___\n", starter="# 여기\n",
+             checker="course.quiz.checks:epilogue_code")
+    assert q.questions[0].free and q.questions[0].blanks == 1 and q.questions[0].starter == "# 여기\n"
+    assert grade_question(q, q.questions[0], "   ") == (False, UNANSWERED)
+    ok, msg = grade_question(q, q.questions[0], ["# 주석만\n"])
+    assert not ok and msg.startswith("코드 오류")
+    with pytest.raises(ValueError, match="free form"):
+        _one("code", ["x", "y"], form="free", template="___ ___")
+    with pytest.raises(ValueError, match="code form"):
+        _one("code", ["x"], form="essay", template="___")
+
+
+def test_free_code_explanation_shows_the_model_code_as_a_block():
+    q = _one("code", ["a = 1\nb = 2\n"], form="free", template="___")
+    text = engine._explanation(q.questions[0], {"key": ["a = 1\nb = 2\n"], "explanation": "왜"})
+    assert "```python\na = 1\nb = 2\n```" in text and text.endswith("왜")

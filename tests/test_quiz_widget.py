@@ -262,3 +262,23 @@ def test_saved_notebook_keeps_the_rerun_hint(env, tmp_path):
     assert "application/vnd.jupyter.widget-view+json" in outs[0]["data"]
     assert "다시 실행하세요" in outs[0]["data"]["text/plain"]                        # viewers without widgets
     assert "sgemm-quiz-note" in outs[1]["data"]["text/html"]                         # JupyterLab: beside the error
+
+
+def test_free_code_question_is_a_text_area_run_by_its_checker(env):
+    import sys
+    sys.path.insert(0, str(ROOT / "answers"))
+    try:
+        import q7_epilogue
+    finally:
+        sys.path.remove(str(ROOT / "answers"))
+    w = QuizWidget("08")
+    (area,) = w.inputs["q7"]
+    assert isinstance(area, W.Textarea) and area.value == w.quiz.question("q7").starter
+    box = next(c for c in w.widget.children if isinstance(c, W.VBox) and area in c.children)
+    assert "▶ 여러분의 코드" in box.children[0].value and "def quiz_db8" in box.children[0].value  # the kernel above
+    area.value = q7_epilogue.EPILOGUE
+    w.submit()
+    assert w.result.correct_map()["q7"] and w.answers()["q7"] == [q7_epilogue.EPILOGUE]
+    area.value = q7_epilogue.WRONG["no_last_tile"][0]
+    w.submit()
+    assert not w.result.correct_map()["q7"] and "마지막 K 타일" in w.output.value

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from .engine import DATA_DIR, TYPES, encode_key
 
-PUBLIC_FIELDS = ("id", "bloom", "type", "section", "prompt", "choices", "tolerance", "template", "checker")
+PUBLIC_FIELDS = ("id", "bloom", "type", "section", "prompt", "choices", "tolerance", "template", "checker", "form",
+                 "starter")
 
 
 def build(answers):

@@ -157,79 +157,187 @@ def tiled_load_blanks(blanks):
                    f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님)." + _race_note(report))
 
 
-# ---- quiz 08, question 7: the epilogue of a double-buffered K loop (pure numpy model, no kernel) ----
-EPILOGUE_BK = 8
-EPILOGUE_NAMES = ("K", "BK", "M", "N", "full", "rem", "kt")
+# ---- quiz 08, question 7: write the epilogue of the register-prefetch kernel (free code, run on the device) ----
+T8 = 8
+MAX_CODE_CHARS = 2000
+MAX_CODE_LINES = 30
+# the kernel of notebook 08's exercise 08-2 (answers/ex08_db8.py) up to its main loop; the student writes the rest
 EPILOGUE_TEMPLATE = """\
-full = K // BK                         # 완전한 타일 수: 메인 루프는 k 경계 검사가 필요 없다
-rem = ___                              # 남는 열의 수 (0 .. BK-1)
-if full > 0:                           # 프롤로그: 첫 타일
-    load(0, 0, BK)
-elif rem > 0:
-    load(0, 0, rem)
-sync()
-for kt in range(full):                 # 메인 루프: 완전한 타일만
-    if kt + 1 < full:
-        load((kt + 1) % 2, (kt + 1) * BK, BK)    # 다음 완전한 타일을 미리 읽기
-    elif rem > 0:
-        load((kt + 1) % 2, ___, rem)              # 마지막 반복: 남은 열을 미리 읽기
-    compute(kt % 2, BK)
-    sync()
-if rem > 0:                            # 에필로그: 남은 rem 열
-    compute(___, rem)
+@cuda.jit
+def quiz_db8(A, B, C, alpha, beta):
+    As = cuda.shared.array((2, T8, T8), float32)      # [버퍼][행][k]
+    Bs = cuda.shared.array((2, T8, T8), float32)      # [버퍼][k][열]
+    tx, ty, row, col = thread_coords(T8)              # 스레드 (tx, ty) 는 C[row, col] 하나를 맡는다
+    n_tiles, acc = (A.shape[1] + T8 - 1) // T8, float32(0.0)
+    As[0, ty, tx] = load_or_zero(A, row, tx)          # 프롤로그: 타일 0 → 버퍼 0
+    Bs[0, ty, tx] = load_or_zero(B, ty, col)
+    cuda.syncthreads()
+    for kt in range(n_tiles - 1):                     # 메인 루프: 타일 kt 계산, 타일 kt+1 은 레지스터로 먼저
+        a = load_or_zero(A, row, (kt + 1) * T8 + tx)
+        b = load_or_zero(B, (kt + 1) * T8 + ty, col)
+        acc += tile_dot(As, Bs, kt % 2, ty, tx)
+        As[(kt + 1) % 2, ty, tx] = a
+        Bs[(kt + 1) % 2, ty, tx] = b
+        cuda.syncthreads()
+    ___
 """
-EPILOGUE_CASES = ((3, 4, 1), (3, 4, 5), (3, 4, 8), (3, 4, 13), (2, 3, 16), (4, 3, 29), (2, 2, 37))
+EPILOGUE_STARTER = "# 에필로그: (1) 아직 계산하지 않은 마지막 타일  (2) C = alpha·acc + beta·C 저장\n"
+# M, N, K, alpha, beta: K tiles 4, 3, 1 and 2 (K a multiple of 8); no size a multiple of 8 except the last K
+EPILOGUE_CASES = ((20, 11, 29, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (6, 5, 7, 1.0, 0.0), (10, 12, 16, -1.5, 0.25))
+_PAD = 8                       # C is a view into a larger array: a store outside C lands in this margin on a GPU
+_MARGIN = np.float32(1234.5)
+_NO_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+             ast.Global, ast.Nonlocal, ast.With, ast.Try, ast.Raise, ast.Delete, ast.While, ast.Await, ast.Yield,
+             ast.YieldFrom, ast.Starred, ast.JoinedStr, ast.Return, ast.Pow)
+_NO_NAMES = {"exec", "eval", "open", "compile", "globals", "locals", "vars", "getattr", "setattr", "delattr",
+             "input", "breakpoint", "help", "exit", "quit", "memoryview", "type", "object", "super", "store_c"}
+_ATTRS = {"shape", "syncthreads"}
 
 
-def _run_epilogue_model(src, A, B, bk):
-    """Execute the filled-in template on NaN-initialised buffers As[2], Bs[2]; returns C (float64)."""
-    M, K = A.shape
-    N = B.shape[1]
-    As = np.full((2, M, bk), np.nan, np.float32)
-    Bs = np.full((2, bk, N), np.nan, np.float32)
-    box = {"C": np.zeros((M, N))}
+def validate_code(src):
+    """Return an error message (Korean) if the epilogue `src` is not plain kernel code, else None."""
+    import textwrap
+    src = textwrap.dedent(src or "")
+    if not src.strip() or all(not s.strip() or s.lstrip().startswith("#") for s in src.splitlines()):
+        return "코드가 없습니다"
+    if len(src) > MAX_CODE_CHARS or sum(bool(s.strip()) for s in src.splitlines()) > MAX_CODE_LINES:
+        return f"너무 깁니다 ({MAX_CODE_LINES}줄, {MAX_CODE_CHARS}자 이하)"
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        return f"파이썬 문법 오류 ({e.lineno}행): {e.msg}"
+    for node in ast.walk(tree):
+        if isinstance(node, _NO_NODES):
+            return f"이 문제에서는 {type(node).__name__} 을(를) 쓸 수 없습니다 (커널 안의 문장·식만 씁니다)"
+        if isinstance(node, ast.Name) and (node.id.startswith("_") or node.id in _NO_NAMES):
+            hint = " — 결과 저장은 직접 쓰세요" if node.id == "store_c" else ""
+            return f"이름 {node.id!r} 는 쓸 수 없습니다{hint}"
+        if isinstance(node, ast.Attribute) and node.attr not in _ATTRS:
+            return f"속성 .{node.attr} 는 쓸 수 없습니다 (쓸 수 있는 것: .shape, cuda.syncthreads())"
+        if isinstance(node, ast.Constant) and not (node.value is None or type(node.value) in (bool, float) or
+                                                   (type(node.value) is int and abs(node.value) <= 1024)):
+            return f"상수 {node.value!r} 는 쓸 수 없습니다 (숫자만, 정수는 1024 이하)"
+    return None
 
-    def load(buf, k0, width):
-        if not (0 <= k0 and k0 + width <= K and 0 < width <= bk):
-            raise IndexError(f"load(buf={buf}, k0={k0}, width={width}): 열 {k0}..{k0 + width - 1} 은 K={K} 밖입니다")
-        As[buf, :, :width] = A[:, k0:k0 + width]
-        Bs[buf, :width, :] = B[k0:k0 + width, :]
 
-    def compute(buf, width):
-        if buf not in (0, 1) or not 0 < width <= bk:
-            raise IndexError(f"compute(buf={buf}, width={width}): 버퍼는 0 또는 1, 폭은 1..{bk}")
-        box["C"] = box["C"] + As[buf, :, :width].astype(np.float64) @ Bs[buf, :width, :]
-
-    ns = {"__builtins__": {"range": range}, "K": K, "BK": bk, "M": M, "N": N,
-          "load": load, "compute": compute, "sync": lambda: None}
-    exec(compile(src, "<퀴즈 08 문제 7>", "exec"), ns)
-    return box["C"]
+def epilogue_source(code):
+    """The quiz kernel's source with the student's epilogue in place of ___ (indented like the loop)."""
+    import textwrap
+    body = textwrap.indent(textwrap.dedent(code).strip("\n"), "    ")
+    return EPILOGUE_TEMPLATE.replace("    ___\n", body + "\n")
 
 
-def epilogue_blanks(blanks):
-    """Quiz 08 q7: fill the 3 blanks of EPILOGUE_TEMPLATE, run it for several K (BK = 8) against numpy; (ok, message)."""
-    if not isinstance(blanks, (list, tuple)) or len(blanks) != 3:
-        return False, "코드 오류: 빈칸 3개를 모두 채워야 합니다"
-    for i, b in enumerate(blanks, 1):
-        err = validate_blank(b if isinstance(b, str) else "", EPILOGUE_NAMES)
-        if err:
-            return False, f"코드 오류 (빈칸 {i}): {err}"
-    parts = EPILOGUE_TEMPLATE.split("___")
-    src = "".join(p + (b.strip() if i < len(blanks) else "") for i, (p, b) in enumerate(zip(parts, list(blanks) + [""])))
+def _epilogue_kernel(code):
+    """(compiled kernel, None) or (None, message)."""
+    from numba import cuda, float32
+    from course.lesson06 import load_or_zero, thread_coords
+
+    @cuda.jit(device=True)
+    def tile_dot(As, Bs, buf, ty, tx):
+        s = float32(0.0)
+        for k in range(T8):
+            s += As[buf, ty, k] * Bs[buf, k, tx]
+        return s
+
+    ns = {"cuda": cuda, "float32": float32, "T8": T8, "tile_dot": tile_dot, "load_or_zero": load_or_zero,
+          "thread_coords": thread_coords}
+    src = epilogue_source(code)
+    _register_source("<퀴즈 08 문제 7 커널>", src)
+    exec(compile(src, "<퀴즈 08 문제 7 커널>", "exec"), ns)
+    return cuda.jit(ns["quiz_db8"])
+
+
+def _run_epilogue_case(kernel, M, N, K, alpha, beta, rng, C0=None):
+    """Run once; (A, B, C0, C, margin_ok, report). C is an M×N view into an array with a margin of _PAD."""
+    from numba import cuda
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    if C0 is None:
+        C0 = np.full((M, N), np.nan, np.float32) if beta == 0 else rng.standard_normal((M, N)).astype(np.float32)
+    big = np.full((M + _PAD, N + _PAD), _MARGIN, np.float32)
+    big[:M, :N] = C0
+    dbig = cuda.to_device(big)
+    grid = ((N + T8 - 1) // T8, (M + T8 - 1) // T8)
+    with warnings.catch_warnings(), _races() as report:
+        warnings.simplefilter("ignore")     # NumbaPerformanceWarning (small grid) would leak into the cell
+        kernel[grid, (T8, T8)](cuda.to_device(A), cuda.to_device(B), dbig[:M, :N], np.float32(alpha), np.float32(beta))
+    out = dbig.copy_to_host()
+    margin = out.copy()
+    margin[:M, :N] = _MARGIN
+    return A, B, C0, out[:M, :N], bool((margin == _MARGIN).all()), report
+
+
+def _epilogue_wrong(A, B, C0, C, alpha, beta):
+    """Why C is not alpha·A@B + beta·C0 (Korean), from what C holds."""
+    from course.exercises.diagnose import k_tile_counts
+    acc = A.astype(np.float64) @ B.astype(np.float64)
+    c0 = C0.astype(np.float64)
+    near = lambda X: np.isfinite(C).all() and np.allclose(C, X, rtol=1e-4, atol=1e-4)   # noqa: E731
+    if np.array_equal(C, C0, equal_nan=True):
+        return "C 가 그대로입니다: 결과를 C 에 쓰지 않았습니다."
+    if beta != 0 and near(alpha * acc):
+        return "beta·C 를 더하지 않았습니다: beta ≠ 0 이면 C = alpha·acc + beta·C 입니다 (C 를 읽어야 함)."
+    if near(acc + (beta * c0 if beta != 0 else 0)) and alpha != 1:
+        return "alpha 를 곱하지 않았습니다: C = alpha·acc + beta·C 입니다."
+    counts = k_tile_counts(C, A, B, C0 if beta else np.zeros_like(C0), alpha, beta, T8)   # C0 unread when beta = 0
+    n = -(-A.shape[1] // T8)
+    if counts is not None and counts[-1] == 0:
+        if n >= 2 and counts[-2] == 2:
+            return (f"마지막 타일 대신 그 앞 타일이 든 버퍼를 한 번 더 계산했습니다: 타일 t 는 버퍼 t % 2 에 있고, 마지막 "
+                    f"타일의 번호는 n_tiles − 1 입니다 (K 타일별 횟수 {counts}).")
+        return (f"마지막 K 타일이 더해지지 않았습니다: 루프는 n_tiles − 1 번 돌며 타일 0 … n_tiles − 2 만 계산합니다 "
+                f"(K 타일별 횟수 {counts}).")
+    if counts is not None:
+        return f"K 타일이 정확히 한 번씩 더해지지 않았습니다 (K 타일별 횟수 {counts})."
+    return "값이 alpha·(A @ B) + beta·C 와 다릅니다."
+
+
+def epilogue_code(blanks):
+    """Quiz 08 q7: run quiz_db8 with the student's epilogue (one text) on the device; (ok, message)."""
+    import kernels_numba  # noqa: F401  (chooses GPU or simulator before numba is imported)
+    code = blanks[0] if isinstance(blanks, (list, tuple)) and len(blanks) == 1 else None
+    if not isinstance(code, str):
+        return False, "코드 오류: 에필로그 코드를 한 칸에 쓰세요"
+    err = validate_code(code)
+    if err:
+        return False, f"코드 오류: {err}"
+    try:
+        kernel = _epilogue_kernel(code)
+    except Exception as e:
+        return False, f"코드 오류: {type(e).__name__}: {e}"
     rng = np.random.default_rng()
-    for M, N, K in EPILOGUE_CASES:
-        A = rng.standard_normal((M, K)).astype(np.float32)
-        B = rng.standard_normal((K, N)).astype(np.float32)
+    for M, N, K, alpha, beta in EPILOGUE_CASES:
+        where = (f"M, N, K = {M}, {N}, {K} (K 타일 {-(-K // T8)}개), alpha = {alpha:g}, beta = {beta:g}")
         try:
-            C = _run_epilogue_model(src, A, B, EPILOGUE_BK)
-        except Exception as e:      # a blank that indexes out of range, divides by zero, names kt when full == 0 ...
-            return False, f"실행 오류 (K = {K}, BK = {EPILOGUE_BK}): {type(e).__name__}: {e}"
-        ref = A.astype(np.float64) @ B.astype(np.float64)
-        if not (np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-5, atol=1e-5)):
-            why = "NaN 이 섞였습니다 (아무도 채우지 않은 버퍼·열을 읽음)" if not np.isfinite(C).all() else "값이 다릅니다"
-            return False, f"K = {K} (BK = {EPILOGUE_BK}, 완전한 타일 {K // EPILOGUE_BK}개, 남는 열 {K % EPILOGUE_BK}개)에서 A @ B 와 {why}."
-    ks = ", ".join(str(k) for _, _, k in EPILOGUE_CASES)
-    return True, f"K = {ks} (BK = {EPILOGUE_BK}) 모두에서 A @ B 와 일치합니다."
+            A, B, C0, C, margin_ok, report = _run_epilogue_case(kernel, M, N, K, alpha, beta, rng)
+        except Exception as e:
+            text = str(e).splitlines()[0] if str(e) else ""
+            if isinstance(e, IndexError) or "out of bounds" in text:
+                return False, (f"행렬 밖의 C[row, col] 에 씁니다 ({where}): 블록이 C 의 가장자리를 넘을 때 "
+                               f"row < M, col < N 인 스레드만 저장해야 합니다. ({type(e).__name__}: {text})")
+            return False, f"실행 오류 ({where}): {type(e).__name__}: {text}"
+        if not margin_ok:
+            return False, (f"행렬 밖(C 의 오른쪽·아래 여백)에 썼습니다 ({where}): row < M, col < N 인 스레드만 "
+                           "저장해야 합니다.")
+        ref = alpha * (A.astype(np.float64) @ B.astype(np.float64)) + (beta * C0.astype(np.float64) if beta else 0)
+        if np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4):
+            continue
+        if beta == 0 and not np.isfinite(C).all():
+            zeros = np.zeros((M, N), np.float32)      # the same kernel on a C that holds zeros instead of NaN
+            A2, B2, _, C2, _, _ = _run_epilogue_case(kernel, M, N, K, alpha, beta, np.random.default_rng(1), C0=zeros)
+            if np.array_equal(C2, zeros):
+                return False, f"결과가 틀립니다 ({where}): C 가 그대로입니다: 결과를 C 에 쓰지 않았습니다."
+            if np.isfinite(C2).all() and np.allclose(C2, alpha * (A2.astype(np.float64) @ B2), rtol=1e-4, atol=1e-4):
+                return False, (f"beta = 0 인데 C 를 읽었습니다 ({where}): 이때 C 는 출력 전용이라 무엇이 들어 있을지 "
+                               "모릅니다(여기서는 NaN). beta == 0 이면 C = alpha·acc 만 쓰세요 (BLAS 규약).")
+            if not np.isfinite(C2).all():
+                return False, (f"NaN 이 나왔습니다 ({where}): 아무도 채우지 않은 버퍼를 읽었습니다. 마지막 타일은 "
+                               "버퍼 (n_tiles − 1) % 2 에 있습니다 (K 타일이 1개면 프롤로그가 채운 버퍼 0)."
+                               + _race_note(report))
+        return False, f"결과가 틀립니다 ({where}): " + _epilogue_wrong(A, B, C0, C, alpha, beta) + _race_note(report)
+    return True, (f"에필로그를 넣은 커널을 실행해 보니 {len(EPILOGUE_CASES)}가지 모양(K 타일 4·3·1·2개, 8의 배수가 "
+                  "아닌 M·N, beta = 0 일 때 NaN 으로 채운 C, beta ≠ 0) 모두에서 C = alpha·(A @ B) + beta·C 와 일치하고, "
+                  "행렬 밖에는 쓰지 않았습니다.")
 
 
 # ---- quiz 07, question 4: the cooperative A-tile load of the register-blocked kernel (kernels_numba/regblock.py) ----

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TYPES = ("mc", "numeric", "code", "explain")
+FORMS = ("blanks", "free")
 SALT = b"sgemm-course-quiz/v1"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 ANSWERS_ENV = "SGEMM_ANSWERS_DIR"
@@ -61,10 +62,16 @@ class Question:
     key_enc: str = ""
     model_enc: str = ""          # explain: obfuscated model answer
     section: str = ""            # the notebook section to reread when it is wrong, e.g. "3.4 뱅크 충돌 (핵심)"
+    form: str = "blanks"         # code: "blanks" (one short expression per ___) or "free" (the one ___ is code typed
+    starter: str = ""            #       into a text area, which starts with `starter`)
 
     @property
     def blanks(self):
         return self.template.count("___")
+
+    @property
+    def free(self):
+        return self.type == "code" and self.form == "free"
 
 
 @dataclass(frozen=True)
@@ -100,7 +107,10 @@ def quiz_from_dict(d):
                            choices=tuple((c["id"], c["text"]) for c in q.get("choices", ())),
                            tolerance=dict(q.get("tolerance", {})), template=q.get("template", ""),
                            checker=q.get("checker", ""), key_enc=q.get("key_enc", ""),
-                           model_enc=q.get("model_enc", ""), section=q.get("section", "")))
+                           model_enc=q.get("model_enc", ""), section=q.get("section", ""),
+                           form=q.get("form", "blanks"), starter=q.get("starter", "")))
+        if qs[-1].type == "code" and qs[-1].form not in FORMS or qs[-1].free and qs[-1].blanks != 1:
+            raise ValueError(f"question {q['id']}: code form must be one of {FORMS} (a free form has exactly one ___)")
     if len({q.id for q in qs}) != len(qs):
         raise ValueError("duplicate question ids")
     return Quiz(id=str(d["quiz"]), title=d.get("title", ""), pass_at=int(d["pass_at"]),
@@ -261,6 +271,8 @@ def _explanation(q, entry):
         parts.append(f"**정답: ({key})** " + dict(q.choices).get(key, ""))
     elif q.type == "numeric" and key is not None:
         parts.append(f"**정답: {key}**")
+    elif q.free and key is not None:
+        parts.append("**정답 예:**\n\n```python\n" + "".join(map(str, key)).rstrip("\n") + "\n```")
     elif q.type == "code" and key is not None:
         parts.append("**정답 예:** `" + ", ".join(map(str, key)) + "`")
     elif q.type == "explain" and entry.get("model_answer"):

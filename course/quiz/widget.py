@@ -63,6 +63,14 @@ class QuizWidget:
             w = W.Text(placeholder="숫자", description="답", layout=W.Layout(width="240px"))
             self.inputs[q.id] = w
             return w
+        if q.free:           # the whole piece of code in one text area, below the code it goes into
+            area = W.Textarea(value=q.starter, placeholder="여기에 코드를 쓰세요 (들여쓰기는 맞춰 넣습니다)",
+                              layout=W.Layout(width="95%", height="170px"))
+            area.add_class("sgemm-quiz-code")
+            self.inputs[q.id] = [area]
+            shown = q.template.replace("___", "▶ 여러분의 코드 (아래 칸)")
+            return W.VBox([W.HTML(f"<pre>{html.escape(shown)}</pre>"),
+                           W.HTML("<style>.sgemm-quiz-code textarea{font-family:monospace}</style>"), area])
         if q.type == "code":
             texts = [W.Text(placeholder=f"빈칸 {i}", description=f"[{i}]", layout=W.Layout(width="190px"),
                             style={"description_width": "30px"}) for i in range(1, q.blanks + 1)]
