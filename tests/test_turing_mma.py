@@ -199,6 +199,17 @@ def test_registered_for_compute_capability_7_5(monkeypatch):
     assert not kn.get("mma_simple").runs_here() and not kn.get("mma_large").runs_here()
 
 
+@pytest.mark.sim_only("SGEMM_SIM_CC only exists in the simulator")
+def test_a_simulated_7_5_device_runs_them_in_place(monkeypatch):
+    """SGEMM_SIM_CC=7.5: the Turing kernels launch here (their instructions exist on 7.5); the sm_80 twins would go to
+    the simulator subprocess (kernels_numba.infra.subsim)."""
+    from kernels_numba.infra import subsim
+    monkeypatch.setattr(device, "SIM_CC", (7, 5))
+    for name in NAMES:
+        assert kn.get(name).runs_here() and not subsim.needed(kn.get(name).kernel)
+    assert subsim.needed(kn.get("mma_large").kernel)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_matches_float64(name):
     for M, N, K in _shapes(name):
