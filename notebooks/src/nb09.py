@@ -163,9 +163,9 @@ print(L.ptx_inline_excerpt("async_vec"))
 md(r"""
 컴파일된 PTX 에서 공유 배열은 심볼 `_cudapy_smem_…` 이고, 그 주소에 원소 오프셋을 더한 값을 32비트로 줄여(`cvt.u32.u64`) `[%r…]` 로 넘깁니다: 공유 메모리 창 안의 주소입니다. 전역 주소 `[%rd…]` 는 64비트 그대로입니다. `// begin inline asm` 과 `// end inline asm` 사이가 `.ptx` 파일의 명령 한 줄이고, 함수 호출(`call`)은 없습니다.
 
-### 3.3 흔한 실수: `.cg` 에 4바이트
+### 3.3 어느 캐시 연산자에 어느 크기를 쓸 수 있나
 
-흔히 4바이트 복사도 `cp.async.cg.shared.global [dst], [src], 4;` 로 씁니다. `ptxas` 에게 직접 물어봅시다.
+`cp.async` 에는 캐시 연산자 `.ca` 와 `.cg`, 크기 4·8·16 바이트가 있습니다. 어느 조합이 허용되는지 `ptxas` 에게 직접 물어봅시다 (sm_80, sm_90).
 """)
 code(r"""
 for (ins, arch), (ok, msg) in L.ptxas_verdicts().items():
@@ -174,7 +174,7 @@ for (ins, arch), (ok, msg) in L.ptxas_verdicts().items():
         print("      ptxas:", msg.splitlines()[0])
 """)
 md(r"""
-`ptxas` 는 sm_80 과 sm_90 모두에서 `.cg` 에 4 를 거부합니다 ("expected to be 16"). `.cg` 는 16바이트 전용이고, 4·8바이트 복사는 `.ca` 로 써야 합니다. 그래서 우리 4바이트 파일은 `cp_async_ca_4.ptx` 입니다. 아래는 각 파일이 어떤 SASS 명령 하나가 되는지 `ptxas` 와 `cuobjdump` 로 확인한 것입니다.
+`ptxas` 는 sm_80 과 sm_90 모두에서 `.cg` 에 4 를 거부합니다 ("expected to be 16"). `.cg` 는 16바이트 전용이고, 4·8바이트 복사는 `.ca` 로 써야 합니다. 그래서 우리 4바이트 파일은 `cp_async_ca_4.ptx` 입니다 (`.cg` 에 4 를 쓴 예제를 보더라도 ptxas 를 통과하지 못합니다). 아래는 각 파일이 어떤 SASS 명령 하나가 되는지 `ptxas` 와 `cuobjdump` 로 확인한 것입니다.
 """)
 code(r"""
 for name, (ins, sass) in L.ptx_file_sass().items():
@@ -247,7 +247,7 @@ SM 하나의 공유 메모리(H200 에서 최대 228 KiB 까지 배정)는 이 �
 
 ### 4.3 파이프라인 구조와 반복 추적
 
-흔히 쓰는 루프는 이렇습니다: 프롤로그에서 타일 `0 .. S-2` 를 발행하고 각각 commit, 메인 루프에서 `if kt+S-1 < 타일 수: 발행 + commit`, 그다음 `wait_group(S-1)`, 배리어, 계산, 배리어. 아래는 상태 기계로 그 루프를 S = 3, 타일 8개에 대해 돌린 것입니다 (`pipeline_trace`, 버퍼 상태 Idle/Loading/Ready/Computing, 대기 중 그룹).
+먼저 commit 을 로드 조건 안에 둔 루프(이 노트북에서 "흔한 루프"라고 부름)를 봅니다: 프롤로그에서 타일 `0 .. S-2` 를 발행하고 각각 commit, 메인 루프에서 `if kt+S-1 < 타일 수: 발행 + commit`, 그다음 `wait_group(S-1)`, 배리어, 계산, 배리어. 아래는 상태 기계로 그 루프를 S = 3, 타일 8개에 대해 돌린 것입니다 (`pipeline_trace`, 버퍼 상태 Idle/Loading/Ready/Computing, 대기 중 그룹).
 """)
 code(r"""
 tr = cp_async.pipeline_trace(3, 8, tail="seed")
@@ -257,9 +257,9 @@ for s in tr.steps:
         print(f"{s.phase:8s} kt={s.kt:2d}  {s.action:28s} 버퍼[{bufs}]  대기 {s.pending}", "<- 보장 없음!" if s.error else "")
 """)
 md(r"""
-kt = 0 … 5 에서는 흔한 설명 그대로입니다: 새 그룹을 하나 commit 하면 대기 중 그룹이 3개가 되고, `wait_group(2)` 가 가장 오래된 그룹 — 바로 버퍼 `kt % 3` 의 타일 — 을 끝냅니다.
+kt = 0 … 5 에서는 의도대로입니다: 새 그룹을 하나 commit 하면 대기 중 그룹이 3개가 되고, `wait_group(2)` 가 가장 오래된 그룹 — 바로 버퍼 `kt % 3` 의 타일 — 을 끝냅니다.
 
-**그러나 마지막 두 반복은 다릅니다.** 흔히 "미리 읽을 타일이 없으면 wait_group(2) 가 즉시 통과하거나 남은 것을 기다린다"고 설명하지만, kt = 6 에서 대기 중 그룹은 {G6, G7} 두 개뿐이라 `wait_group(2)` 는 **아무것도 기다리지 않고** 통과하고, 타일 6 은 도착이 보장되지 않은 채 계산됩니다. kt = 7 도 마찬가지입니다. 아래 표는 타일 수마다 보장 없이 처음 읽히는 타일입니다 (흔한 루프 / 우리 루프, None 은 그런 타일이 없음).
+**그러나 마지막 두 반복은 다릅니다.** kt = 6 에서 대기 중 그룹은 {G6, G7} 두 개뿐이라 `wait_group(2)` 는 **아무것도 기다리지 않고** 통과하고, 타일 6 은 도착이 보장되지 않은 채 계산됩니다. kt = 7 도 마찬가지입니다. 아래 표는 타일 수마다 보장 없이 처음 읽히는 타일입니다 (흔한 루프 / 우리 루프, None 은 그런 타일이 없음).
 """)
 code(r"""
 print("S  타일수  흔한 루프: 보장 없이 처음 읽히는 타일  우리 루프")
@@ -291,7 +291,7 @@ NB.exercise("09-1", r"""
 md(r"""
 ## 5. 레지스터 우회 — 측정하면
 
-흔히 "cp.async 는 레지스터를 거치지 않으므로 레지스터 압력이 줄어 점유율이 오른다"고 설명합니다. 이 과정의 두 커널을 H200 에 올려 읽은 값(기록된 측정)으로 확인합니다: 레지스터를 거치는 더블 버퍼링 `db_overlap` 과 cp.async 의 `async_vec`.
+cp.async 의 복사는 레지스터를 거치지 않습니다. 그러면 커널의 레지스터가 줄어 SM 에 블록이 더 올라갈까요? 이 과정의 두 커널을 H200 에 올려 읽은 값(기록된 측정)으로 봅니다: 레지스터를 거치는 더블 버퍼링 `db_overlap` 과 cp.async 의 `async_vec`.
 """)
 code(r"""
 rec, ratios, cublas = L.recorded_ratios()
@@ -310,7 +310,7 @@ for cc in ((8, 0), (9, 0)):
     print(f"sm_{cc[0]}{cc[1]}: launch_bounds 없이 레지스터 {n}개 -> 256 스레드 블록이 SM당 {65536 // (256 * -(-n // 8) * 8)}개")
 """)
 md(r"""
-상한 없이는 128개를 넘어 SM당 1블록이 됩니다. 그러니 cp.async 의 차이는 점유율이 아니라 **루프의 명령**에 있습니다: `db_overlap` 의 루프에는 `LDG` 16 + `STS` 8개가, `async_vec` 에는 `LDGSTS` 와 `LDGDEPBAR`·`DEPBAR` 가 있습니다. 기다림이 없어지는 것은 아닙니다: `db_overlap` 은 `STS` 가 `LDG` 의 결과 레지스터를 기다리고, `async_vec` 은 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. `db_overlap` 의 스톨은 노트북 08 4.9절의 다른 기록({{db_date}}, {{db_ncu_n}}³)에서 쟀습니다: `long_scoreboard` 는 명령당 {{db_lsb}} 사이클({{db_lsb_pct}}%)로 거의 없습니다 (크기·날짜가 달라 9.3절과 나란히 비교하지 않습니다). 같은 실행의 속도는 4096³ 에서 `db_overlap` {{db_4096}} %, `async_vec` {{vec_4096}} % 로 같은 수준입니다.
+상한 없이는 128개를 넘어 SM당 1블록이 됩니다. "cp.async 로 레지스터가 줄어 점유율이 오른다"는 설명은 이 커널들에는 맞지 않습니다. cp.async 의 차이는 점유율이 아니라 **루프의 명령**에 있습니다: `db_overlap` 의 루프에는 `LDG` 16 + `STS` 8개가, `async_vec` 에는 `LDGSTS` 와 `LDGDEPBAR`·`DEPBAR` 가 있습니다. 기다림이 없어지는 것은 아닙니다: `db_overlap` 은 `STS` 가 `LDG` 의 결과 레지스터를 기다리고, `async_vec` 은 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. `db_overlap` 의 스톨은 노트북 08 4.9절의 다른 기록({{db_date}}, {{db_ncu_n}}³)에서 쟀습니다: `long_scoreboard` 는 명령당 {{db_lsb}} 사이클({{db_lsb_pct}}%)로 거의 없습니다 (크기·날짜가 달라 9.3절과 나란히 비교하지 않습니다). 같은 실행의 속도는 4096³ 에서 `db_overlap` {{db_4096}} %, `async_vec` {{vec_4096}} % 로 같은 수준입니다.
 
 ## 6. 벡터화: 16바이트 복사와 정렬된 배치
 
@@ -592,7 +592,7 @@ print("PASS")
 md(r"""
 ### 9.3 왜 100% 가 아닌가 — 스톨 측정
 
-흔히 "cp.async + 트리플 버퍼링이면 cuBLAS 의 85~95%"라고 하지만, 트리플 버퍼링만으로는 그렇게 되지 않았습니다: BK = 8 의 세 변형은 2048³·4096³ 에서 단의 수와 관계없이 `db_overlap` 근처였고, 85% 를 넘긴 것은 스레드당 타일과 레지스터 버퍼까지 바꾼 `async_wide` 뿐입니다. 흔히 드는 이유 중 "cuBLAS 는 FP32 에서도 TF32 텐서 코어를 쓴다"는 이 측정에는 해당하지 않습니다: TF32 를 끈 cuBLAS 와 비교했습니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
+9절의 측정에서 BK = 8 의 세 변형은 2048³·4096³ 에서 단의 수와 관계없이 `db_overlap` 근처였고, 85% 를 넘긴 것은 스레드당 타일과 레지스터 버퍼까지 바꾼 `async_wide` 뿐입니다: "트리플 버퍼링이면 cuBLAS 의 85~95%" 라는 목표는 트리플 버퍼링만으로는 이루어지지 않았습니다. 비교한 cuBLAS 는 TF32 를 끈 SGEMM 이므로, 남은 차이는 텐서 코어 때문이 아닙니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
 """)
 code(r"""
 for name, top in L.recorded_stalls().items():
@@ -630,7 +630,7 @@ md(r"""
 
 K 루프의 **한 반복**을 직접 짜 봅니다. 단계는 다섯 가지입니다: `wait_group N`, 배리어(`syncthreads`), 미리 읽기(prefetch: 타일 kt+D 의 복사 발행), `commit_group`, 계산. 단 수 S(NUM_STAGES), N, 미리 읽기 거리 D, 꼬리 처리(tail)도 고릅니다. 그러면 모델(`sim/cp_async.py` 의 `run_loop`)이 프롤로그와 모든 반복을 돌려, 단계마다 대기 중 그룹(pending group)을 표로 보여 주고 위험(hazard)을 빠짐없이 알려 줍니다: 반복 kt, 버퍼, 관련된 두 단계, 고치는 법. 판정 규칙은 4.1절 경쟁 검출기의 규칙과 같고, 테스트가 프리셋과 여러 순서를 실제 커널로 만들어 검출기의 판정과 비교합니다.
 
-"출발점"의 세 루프는 실제 코드 그대로입니다: 흔히 가르치는 루프(4.3절, 데모 `async_seed_tail`), `async_copy`, `async_vec`(7절; `async_bk16`, `async_wide` 도 같은 순서). 먼저 `async_vec` 의 순서에 흔한 루프의 N(= S-1)을 쓰면 어떻게 되는지 봅시다.
+"출발점"의 세 루프는 실제 코드 그대로입니다: 흔한 루프(4.3절, 데모 `async_seed_tail`), `async_copy`, `async_vec`(7절; `async_bk16`, `async_wide` 도 같은 순서). 먼저 `async_vec` 의 순서에 흔한 루프의 N(= S-1)을 쓰면 어떻게 되는지 봅시다.
 """)
 code(r"""
 from sim.cp_async import PRESETS, LoopSpec, run_loop
