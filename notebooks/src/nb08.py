@@ -297,8 +297,12 @@ GPU 의 워프는 명령을 **순서대로** 발행하고, 어떤 명령의 입�
 code(r"""
 ov = L8.overlap_table()
 print(ov)
+order, _ = L8.loop_phases("db_overlap", (9, 0))            # 메인 루프의 (명령 종류, 연속 개수) 순서
+kinds = [k for k, _ in order]
+first_ldg, first_sts = kinds.index("LDG"), kinds.index("STS")
+print(f"db_overlap sm_90: 첫 LDG 와 첫 STS 사이 FFMA {sum(n for k, n in order[first_ldg:first_sts] if k == 'FFMA')}개")
 # 예상 출력: db … LDG×7 → STS×2 → LDG×1 → STS×14 → 계산(LDS+FFMA)×80 → BAR×1 | … FFMA 0개
-#            db_overlap … LDG×16 → 계산(LDS+FFMA)×544 → STS×8 → BAR×1 | … FFMA 512개
+#            db_overlap … LDG×16 → 계산(LDS+FFMA)×544 → STS×8 → BAR×1 | … FFMA 512개 / … 사이 FFMA 512개
 """)
 md(r"""
 * `db`: 숫자는 명령의 **개수**입니다. ptxas 는 LDG 8개(A 4 + B 4) 가운데 7개를 먼저 내고, STS 2개, 마지막 LDG, 나머지 STS 14개 순서로 섞어 놓았습니다(STS 가 16개인 것은 값을 저장하는 길과 행렬 밖에 0을 저장하는 길이 따로 있기 때문). 어느 쪽이든 **첫 LDG 와 첫 STS 사이에 FFMA 가 하나도 없고**, 모든 STS 가 계산보다 앞에 있습니다. STS 는 LDG 가 가져온 레지스터를 저장하므로, 워프는 **STS 에서 자기 로드가 도착할 때까지 멈춘 뒤에야** 계산을 시작합니다. 한 워프 안에서는 로드와 연산이 겹치지 않고, 그 시간을 메우는 것은 같은 SM 의 **다른 워프**(다른 블록 포함)뿐입니다. 3.5절에서 본 것처럼 SM 에 워프가 16개뿐입니다. 계산 80개는 펼쳐지지 않은 k 루프 한 번(LDS 16 + FFMA 64)이고 8번 돕니다.
@@ -421,7 +425,7 @@ code(r"""
 st = rec34["ncu_stalls"]["metrics"]
 for k in L8.STALL_KERNELS:
     total = sum(st[k]["cycles_per_issue"].values())          # 명령 하나당 워프-사이클
-    print(f"{k:13s} 4 워프 ÷ {total:.2f} = 사이클의 {100 * min(1, 4 / total):.0f}% 에 명령을 냄")
+    print(f"{k:13s} 4워프 ÷ {total:.2f} = 사이클의 {100 * min(1, 4 / total):.0f}% 에 명령을 냄")
 # 예상 출력: regblock_opt 63%, db 67%, db_ptx 65%, regblock_vec 74%, db_overlap 82%
 """)
 md(r"""

@@ -542,7 +542,7 @@ code(r"""
 fu = L.first_use_stalls()
 print(f"처음 읽는 FFMA: FFMA 의 {fu['ffma']:.0f}%")
 print(f"그 FFMA 에 걸린 스톨: short scoreboard 의 {fu['short_scoreboard']:.0f}%, dispatch 의 {fu['dispatch']:.0f}%")
-print(f"dispatch 스톨이 가장 큰 FFMA 10 개 중 처음 읽는 것: {fu['top10_first_use']}")
+print(f"dispatch 스톨이 가장 큰 FFMA 10개 중 처음 읽는 것: {fu['top10_first_use']}")
 """)
 md(r"""
 로드를 기다리는 스톨(short scoreboard)은 거의 전부, 막 읽은 값을 처음 쓰는 FFMA 에 있습니다. dispatch 스톨도 그 FFMA 들에 몫보다 많이 몰려 있고, dispatch 가 가장 큰 FFMA 대부분이 그것입니다. 그래서 로드를 FFMA 128개 앞으로 당겼습니다.
