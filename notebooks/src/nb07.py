@@ -98,10 +98,18 @@ md(r"""
 해결책은 **스레드 코어스닝(thread coarsening)**, 곧 스레드 하나가 C 원소를 여러 개 맡게 하는 것입니다. `regblock` 은 스레드 하나가 C의 8×8 = 64 원소를 레지스터에 들고 있는 이 노트북의 커널입니다. 두 커널을 시뮬레이터에서 실제로 돌려, 스레드 하나가 FMA 한 번에 공유 메모리를 몇 번 읽는지 모든 접근의 기록(trace)으로 세고 모델(`sim/outer.py`)과 비교합니다.
 """)
 code(r"""
-ai = L7.ai_by_trace()                          # 두 커널의 공유 메모리 읽기를 전부 기록해서 셈
-print(ai)
-print("PASS: 기록 = 모델" if ai["ai"] == ai["model"] else "FAIL: 기록과 모델이 다름")
-# 예상 출력: tiled … AI 0.25 …, regblock … AI 2.00 … / PASS: 기록 = 모델
+from sim import outer
+ok = True
+for name, (tile, tm, tn) in {"tiled": (16, 1, 1), "regblock": (rb.BM, rb.TM, rb.TN)}.items():
+    t = trace.shared_accesses(name, M=tile, N=tile, K=16)          # 블록 하나, K = 16 을 실제로 실행하며 기록
+    threads = t["block_dim"][0] * t["block_dim"][1]
+    loads = sum(r[2] == "load" for r in t["records"]) / threads    # 스레드 하나의 공유 메모리 읽기 (4 B 씩)
+    fmas = 16 * tm * tn                                            # 스레드 하나의 FMA (2 FLOP 씩)
+    ai_, model = 2 * fmas / (4 * loads), outer.intensity(tm, tn)["ai"]
+    ok = ok and ai_ == model
+    print(f"{name:9s} 기록: 읽기 {loads:.0f}번, FMA {fmas}번 → AI {ai_:.2f} FLOP/B | 모델 TM={tm}, TN={tn}: AI {model:.2f}")
+print("PASS: 기록 = 모델" if ok else "FAIL: 기록과 모델이 다름")
+# 예상 출력: tiled 기록: 읽기 32번, FMA 16번 → AI 0.25 … / regblock 기록: 읽기 256번, FMA 1024번 → AI 2.00 … / PASS: 기록 = 모델
 """)
 md(r"""
 **일반화.** k 단계 하나에서 TM × TN 스레드 타일은 `rA` 에 TM개, `rB` 에 TN개를 읽고(4바이트씩) FMA를 TM·TN번 합니다. FMA 하나는 곱셈과 덧셈, 2 FLOP 입니다.
@@ -594,8 +602,13 @@ md(r"""
 """)
 code(r"""
 wf_per_ffma.update(L7.loaded_regblock_wavefronts(wf["regblock"]))   # 올라간 regblock: rB 를 LDS.128 두 번으로
-sb = L7.shared_bound_vs_measured(rec, wf_per_ffma, val)
-print(sb)
+f = rec["device_facts"]
+ffma_clk = f["fp32_lanes_per_sm"] // 32                               # SM 하나가 사이클당 내는 워프 FFMA (H200: 4)
+peak = f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
+print(f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클럭), cuBLAS {n_big}³ {val[('cuBLAS', n_big)][0]:.1f} TFLOP/s")
+for name, wpf in wf_per_ffma.items():                                 # 공유 메모리는 사이클당 웨이브프론트 1개
+    bound = peak * min(1, 1 / (wpf * ffma_clk))
+    print(f"{name:32s} FFMA당 웨이브프론트 {wpf:.3f} → 상한 {bound:5.1f} TFLOP/s | 측정 {n_big}³ {val[(name.split()[0], n_big)][0]:5.1f}")
 # 예상 출력: FP32 피크 66.9 … / 커널마다 FFMA당 웨이브프론트 → 공유 메모리 상한 TFLOP/s | 측정 4096³ …
 """)
 md(r"""
