@@ -193,8 +193,9 @@ md(r"""
 256 스레드가 나눠 맡으므로 타일 전체가 한 번에 올라가고, 한 스레드가 여러 원소를 올릴 필요가 없습니다. 아래 셀은 3.1절의 같은 기록에서 스레드별 저장 횟수를 셉니다.
 """)
 code(r"""
-per_thread, per_tile = lesson06.stores_per_thread(tr["records"], tiles=2)
-print("타일당 스레드 1개의 저장 횟수:", per_thread, "| 타일당 블록 전체 저장 원소 수:", per_tile)
+stores = Counter((array, tid) for array, site, op, inst, tid, addr, width in tr["records"] if op == "store")
+per_thread = {a: {n // 2 for (arr, _), n in stores.items() if arr == a} for a in ("As", "Bs")}   # 타일 2개로 나눔
+print("타일당 스레드 1개의 저장 횟수:", per_thread, "| 타일당 블록 전체 저장 원소 수:", sum(stores.values()) // 2)
 # 예상 출력: 타일당 스레드 1개의 저장 횟수: {'As': {1}, 'Bs': {1}} | 타일당 블록 전체 저장 원소 수: 512
 """)
 md(r"""
@@ -303,9 +304,11 @@ md(r"""
 """)
 code(r"""
 for pad in (0, 1):
-    print(f"As[16][{16 + pad}]:")
-    for row, first, last, bs in lesson06.bank_rows(pad, rows=4):
-        print(f"  As[{row}][0..15] → 바이트 {first:4d}..{last:4d}, 뱅크 {bs[0]:2d}..{bs[-1]:2d}  ({bs})")
+    width = 16 + pad                                          # 행 하나의 워드 수
+    print(f"As[16][{width}]:")
+    for row in range(4):
+        bs = [(row * width + c) % 32 for c in range(16)]      # 워드 번호 = row·width + c, 뱅크 = 워드 % 32
+        print(f"  As[{row}][0..15] → 바이트 {4 * row * width:4d}..{4 * (row * width + 15):4d}, 뱅크 {bs[0]:2d}..{bs[-1]:2d}  ({bs})")
 # 예상 출력: 패딩 없음: 행 0, 2 는 뱅크 0..15, 행 1, 3 은 16..31 / +1 패딩: 행마다 시작 뱅크가 17씩 밀림 (0, 17, 2, 19)
 """)
 md(r"""
@@ -647,8 +650,9 @@ md(r"""
 그러나 이 요청은 **가정**입니다. 실제 16×16 블록의 워프는 `ty` 두 개만 담으므로, 같은 접근(`smem[ty][5]`)을 실제 워프 8개로 나누면 아래와 같습니다.
 """)
 code(r"""
-for pad in (0, 1):
-    print(f"smem[16][{16 + pad}]: 워프별 웨이브프론트 {lesson06.real_warp_wavefronts(pad, col=5)}")
+for pad in (0, 1):                                   # 스레드 (tx, ty) 가 smem[ty][5] 를 읽는 요청, 실제 워프 8개로
+    reports = banks.analyze(banks.Layout((16, 16), pad=pad), lambda tx, ty, tz: (ty, 5), (16, 16))
+    print(f"smem[16][{16 + pad}]: 워프별 웨이브프론트 {[r.wavefronts for r in reports]}")
 # 예상 출력: 두 경우 모두 [1, 1, 1, 1, 1, 1, 1, 1]
 """)
 md(r"""
