@@ -202,3 +202,25 @@ def test_sizes_matter_for_the_performance_claims():
     assert all(R["regblock", n]["tflops"] / T6["tiled", n]["tflops"] > 2 for n in (2048, 4096))
     assert R["regblock_vec", 1024]["ratio"] < 0.5 and all(0.73 < R["regblock_vec", n]["ratio"] < 0.78 for n in (2048, 4096))
     assert all(R["regblock_opt", n]["ratio"] < R["regblock", n]["ratio"] for n in (1024, 2048, 4096))
+
+
+def test_regblock_vec_remaining_gap_of_section_4_10():
+    """Notebook 07 4.10: not_selected is regblock_vec's largest share; 2 blocks/SM = 4 warps per scheduler issue on ~74 %."""
+    v = REC["ncu_stalls"]["metrics"]["regblock_vec"]
+    p = {k: x for k, x in v["percent"].items() if k != "selected"}
+    assert max(p, key=p.get) == "not_selected"
+    assert {"long_scoreboard", "barrier", "dispatch_stall"} <= set(sorted(p, key=p.get, reverse=True)[1:5])
+    per_sched = REC["occupancy_api"]["regblock_vec"]["blocks_per_sm"] * RB.THREADS // 32 // 4
+    assert per_sched == 4
+    assert round(100 * per_sched / sum(v["cycles_per_issue"].values())) == 74
+
+
+def test_shared_ceiling_formula_of_section_4_10_matches_the_helper():
+    """The cell's peak x min(1, 1 / (wavefronts per FFMA x FFMA per clock)) is lesson07's shared_bound_vs_measured."""
+    f = REC["device_facts"]
+    per = {"a": 0.766, "b": 0.109}
+    val = {("a", 4096): (1.0,), ("b", 4096): (1.0,), ("cuBLAS", 4096): (1.0,)}
+    sb = L7.shared_bound_vs_measured(REC, per, val)
+    ffma_clk = f["fp32_lanes_per_sm"] // 32
+    for name, wpf in per.items():
+        assert sb["bound"][name] == pytest.approx(sb["peak"] * min(1, 1 / (wpf * ffma_clk)))
