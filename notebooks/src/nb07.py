@@ -44,7 +44,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 산술 강도(arithmetic intensity)를 **어느 메모리 수준**에서 세는지, 3계층 타일(블록·스레드·K), 외적(outer product) 마이크로커널의 재사용, 실제 레지스터 수(ptxas)와 스필(spill), 점유율(occupancy)의 진짜 계산 규칙, ILP와 TLP, 결과 저장(epilogue), 패딩·명시적 FMA가 SASS에서 실제로 바꾸는 것 |
-| **실행 환경** | GPU 없이 실행됩니다: NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고 화면에 그렇게 표시됩니다. 레지스터·SASS는 GPU 없이 sm_80(A100)·sm_90(H100/H200)용으로 컴파일해서 읽습니다. 연산 능력(compute capability) 7.5 이상의 NVIDIA GPU가 있으면 GPU 모드가 선택되고, 이 노트북의 커널(Level 3)은 그런 GPU 어디서나 돌며 측정 셀이 실제로 잽니다. |
+| **실행 환경** | GPU 없이 실행됩니다: NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고 화면에 그렇게 표시됩니다. 레지스터·SASS는 GPU 없이 sm_80(A100)·sm_90(H100/H200)용으로 컴파일해서 읽습니다. compute capability(CC) 7.5 이상의 NVIDIA GPU가 있으면 GPU 모드가 선택되고, 이 노트북의 커널(Level 3)은 그런 GPU 어디서나 돌며 측정 셀이 실제로 잽니다. |
 | **선수 노트북** | [`06_shared_memory_tiling.ipynb`](06_shared_memory_tiling.ipynb) (타일링, 협력적 로딩, 뱅크 충돌, FMA). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 **계산하거나(모델, 시뮬레이터 기록, 오프라인 컴파일) 측정한 값**입니다. 시뮬레이터 모드에서 GPU 수치가 필요한 곳은 실제 H200에서 **기록한 값(recorded)** 을 쓰고, 그렇다고 표시합니다.
