@@ -143,8 +143,26 @@ def sass_iteration(name="mma_large", cc=(9, 0)):
     a = next(n for n, i in enumerate(ins) if i.base == "LDGSTS")
     h = next(n for n, i in enumerate(ins) if i.base == "HMMA")
     b = next(n for n in range(h, len(ins)) if ins[n].base == "BAR")
-    keep = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDSM", "HMMA")
+    keep = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDSM", "HMMA", "CALL")     # CALL: a call would show here
     return "\n".join(i.text() for i in ins[a:b + 1] if i.base in keep)
+
+
+def call_sites(name="mma_large", cc=(9, 0)):
+    """[(CALL instruction, the instruction after it, the instruction at the CALL's target)] of kernel `name`'s
+    offline SASS: each CALL.REL.NOINC sits before the loop's back branch and targets the instruction after it."""
+    import re
+    from kernels_numba.infra import offline
+    lines = re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", offline.compile_kernel(name, cc)["sass"])
+    at = {int(a, 16): " ".join(t.split()) for a, t in lines}
+    out = []
+    for k, (addr, ins) in enumerate(lines):
+        m = re.search(r"CALL\S*\s+(0x[0-9a-f]+)", ins)
+        if m:
+            tgt = int(m.group(1), 16)
+            nxt = " ".join(lines[k + 1][1].split()) if k + 1 < len(lines) else "-"
+            out.append((" ".join(ins.split()), nxt, f"{tgt:#06x}: {at.get(tgt, '?')}"
+                        + (" (= BRA 다음 명령)" if k + 2 < len(lines) and int(lines[k + 2][0], 16) == tgt else "")))
+    return out
 
 
 def error_growth_summary(run=None):
@@ -218,14 +236,16 @@ def best_kernel(n=4096, run=None):
             "cublas_tflops": round(base["tflops"], 1)}
 
 
-def swizzle_demo(BN=128, BK=32, col=0):
-    """(wavefronts, conflict degree) from sim/banks of one ldmatrix phase on B (8 k rows at one n chunk): unpadded,
-    padded by 16 B, and XOR-swizzled rows (kernels_numba.infra.tc.swizzle_params)."""
+def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
+    """(wavefronts, conflict degree) from sim/banks of one ldmatrix phase (8 rows at one 16-byte chunk) on the B tile
+    (rows of BN f16) or the A tile (rows of BK f16): unpadded, padded by 16 B, and XOR-swizzled rows
+    (kernels_numba.infra.tc.swizzle_params)."""
     from sim import banks
     from kernels_numba.infra import tc
-    sh, mask = tc.swizzle_params(BN // 8)
-    layouts = {"패딩 없음": (2 * BN, lambda r, c: c), "패딩 +16 B": (2 * (BN + 8), lambda r, c: c),
-               "스위즐": (2 * BN, lambda r, c: c ^ (((r >> sh) & mask) << 3))}
+    width = BN if tile == "B" else BK
+    sh, mask = tc.swizzle_params(width // 8)
+    layouts = {"패딩 없음": (2 * width, lambda r, c: c), "패딩 +16 B": (2 * (width + 8), lambda r, c: c),
+               "스위즐": (2 * width, lambda r, c: c ^ (((r >> sh) & mask) << 3))}
     out = {}
     for name, (row_bytes, col_of) in layouts.items():
         rep = banks.analyze_request([(r, r * row_bytes + 2 * col_of(r, col), 16) for r in range(8)], "load")
@@ -449,7 +469,10 @@ def tiling_source():
 
 
 # ---- mma_swizzle -> mma_fast (H100 record course/recorded/gpu_h100_level6_fast.json) ----
-FAST_REF = {"run3": "no_raster", "run4": "raster_g8"}     # the final kernel, in a run position not right after cuBLAS
+# the final kernel in each run: runs 3/4 timed 'fast' right after cuBLAS in every round (slow there), so their
+# reference is its twin in another slot; runs 5/6 (rotated rounds) time 'fast', the final (lean) kernel, itself
+FAST_REF = {"run3": "no_raster", "run4": "raster_g8", "run5": "fast", "run6": "fast"}
+FINAL_RUNS = ("run5", "run6")
 REF = "기준"
 # (what the step adds, the variant without it, the variant with it; REF = the run's final kernel in FAST_REF)
 FAST_STEPS = [
@@ -462,6 +485,20 @@ FAST_STEPS = [
     ("3단 (2단 대신)", "stages2", REF),
     ("launch_bounds(128, 2)", "no_launch_bounds", REF),
 ]
+# the final runs' ablation: every switch of the final kernel undone alone (no_prefetch also undoes the pipeline,
+# so its partner is barrier_at_tile_start); the last row is the whole way from the previous best
+FINAL_STEPS = [
+    ("스위즐 (패딩 없는 행 대신)", "no_swizzle", REF),
+    ("프래그먼트 이중 버퍼 (prefetch)", "no_prefetch", "barrier_at_tile_start"),
+    ("배리어 파이프라인", "barrier_at_tile_start", REF),
+    ("주소를 루프 앞에서 한 번 (lean)", "no_lean", REF),
+    ("3단 (2단 대신)", "stages2", REF),
+    ("launch_bounds(128, 2)", "no_launch_bounds", REF),
+    ("블록 래스터화 GROUP_M = 8", REF, "raster_g8"),
+    ("mma_swizzle → mma_fast 전체", "mma_swizzle", REF),
+]
+# configurations above the static 48 KiB (dynamic shared memory), measured beside the final kernel in runs 5/6
+DYNAMIC = ("stages4_lean_dyn", "bk64_lean_dyn", "128x256_s4_dyn", "128x256x64_dyn")
 
 
 def fast_record():
@@ -469,21 +506,49 @@ def fast_record():
         return json.load(f)
 
 
-def fast_tflops(run="run4", rec=None):
+def fast_h200():
+    with open(RECORDED / "gpu_h200_level6_fast.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _steps(run):
+    return FINAL_STEPS if run in FINAL_RUNS else FAST_STEPS
+
+
+def fast_rows(run="run6", rec=None):
+    """{(variant, n): ablation row} of one recorded H100 run."""
+    return {(r["variant"], r["n"]): r for r in (rec or fast_record())["runs"][run]["ablation"] if "tflops" in r}
+
+
+def fast_tflops(run="run6", rec=None):
     """{(variant, n): TFLOP/s} of one recorded H100 run; REF is the run's final kernel (FAST_REF)."""
-    rows = (rec or fast_record())["runs"][run]["ablation"]
-    tf = {(r["variant"], r["n"]): r["tflops"] for r in rows if "tflops" in r}
+    tf = {k: r["tflops"] for k, r in fast_rows(run, rec).items()}
     for n in {n for _, n in tf}:
         tf[(REF, n)] = tf[(FAST_REF[run], n)]
     return tf
 
 
-def fast_steps(run="run4", sizes=(2048, 4096), rec=None):
-    """[{step, without, with, TFLOP/s without/with and gain per size}] of one run's ablation (FAST_STEPS)."""
+def cublas_tflops(run="run6", rec=None):
+    """{n: cuBLAS TFLOP/s} measured in the same run (the baseline of every % of that run)."""
+    return {n: r["tflops"] for (v, n), r in fast_rows(run, rec).items() if v == "cuBLAS"}
+
+
+def run_label(run="run6", rec=None):
+    """'run 6 (NVIDIA H100 80GB HBM3, 2026-11-23; cuBLAS 619/592 TFLOP/s @2048³/4096³)' from the record."""
+    rec = rec or fast_record()
+    raw = rec["runs"][run]
+    cub = cublas_tflops(run, rec)
+    return (f"{run.replace('run', 'run ')} ({raw['gpu']}, {raw['date']}; cuBLAS "
+            + "/".join(f"{cub[n]:.0f}" for n in sorted(cub)) + " TFLOP/s @" + "³/".join(str(n) for n in sorted(cub)) + "³)")
+
+
+def fast_steps(run="run6", sizes=(2048, 4096), rec=None):
+    """[{step, without, with, TFLOP/s without/with and gain per size}] of one run's ablation."""
     tf = fast_tflops(run, rec)
     rows = []
-    for step, without, with_ in FAST_STEPS:
-        row = {"단계": step, "없는 변형": without, "있는 변형": FAST_REF[run] + " (최종)" if with_ == REF else with_}
+    for step, without, with_ in _steps(run):
+        name = lambda v: FAST_REF[run] + " (최종)" if v == REF else v
+        row = {"단계": step, "없는 변형": name(without), "있는 변형": name(with_)}
         for n in sizes:
             row[f"{n}³ TFLOP/s"] = f"{tf[(without, n)]:.0f} → {tf[(with_, n)]:.0f}"
             row[f"{n}³ 배"] = f"×{tf[(with_, n)] / tf[(without, n)]:.2f}"
@@ -491,16 +556,165 @@ def fast_steps(run="run4", sizes=(2048, 4096), rec=None):
     return rows
 
 
-def fast_gain(without, with_=REF, n=2048, run="run4", rec=None):
+def final_steps(runs=FINAL_RUNS, sizes=(2048, 4096), rec=None):
+    """The final ablation side by side: one row per step, per run and size '×gain (without → with TFLOP/s)'; each
+    column is one run (its own cuBLAS, run_label) and a gain never divides figures of two runs."""
+    rec = rec or fast_record()
+    tfs = {run: fast_tflops(run, rec) for run in runs}
+    rows = []
+    for step, without, with_ in FINAL_STEPS:
+        row = {"단계": step, "없는 변형 → 있는 변형": f"{without} → {with_}".replace(REF, "fast")}
+        for run in runs:
+            for n in sizes:
+                tf = tfs[run]
+                row[f"{run} {n}³"] = f"×{tf[(with_, n)] / tf[(without, n)]:.2f} ({tf[(without, n)]:.0f}→{tf[(with_, n)]:.0f})"
+        rows.append(row)
+    return rows
+
+
+def fast_gain(without, with_=REF, n=2048, run="run6", rec=None):
     """TFLOP/s of `with_` over `without` in one recorded run at size n."""
     tf = fast_tflops(run, rec)
     return tf[(with_, n)] / tf[(without, n)]
 
 
-def largest_step(n=2048, run="run4", rec=None):
-    """(step, gain) of the largest gain in the run's ablation at size n."""
-    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in FAST_STEPS]
+def largest_step(n=4096, run="run6", rec=None):
+    """(step, gain) of the largest single-switch gain in the run's ablation at size n (not the whole-way row)."""
+    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in _steps(run) if w != "mma_swizzle"]
     return max(gains, key=lambda g: g[1])
+
+
+def round_spread(variant="fast", n=4096, run="run6", rec=None):
+    """(min, max) TFLOP/s over the rounds of one variant in one run: how far one timing moves within the run."""
+    r = fast_rows(run, rec)[(variant, n)]
+    return min(r["tflops_rounds"]), max(r["tflops_rounds"])
+
+
+def dynamic_rows(runs=FINAL_RUNS, n=4096, rec=None):
+    """The dynamic-shared-memory configurations (above 48 KiB) against the final kernel, per run at size n."""
+    rec = rec or fast_record()
+    rows = []
+    for v in DYNAMIC:
+        r0 = fast_rows(runs[0], rec)[(v, n)]
+        row = {"변형": v, "공유 B": r0["shared_bytes"], "블록/SM": r0["blocks_per_sm"], "레지스터": r0["registers"]}
+        for run in runs:
+            tf = fast_tflops(run, rec)
+            row[f"{run} {n}³"] = f"×{tf[(v, n)] / tf[(REF, n)]:.2f} ({tf[(v, n)]:.0f})"
+        rows.append(row)
+    return rows
+
+
+def launch_cost_rows(run="run6", n=2048, variants=("cuBLAS", "fast", "no_lean", "bk64_lean_dyn", "mma_swizzle"),
+                     rec=None):
+    """Host time per launch against the GPU time per call of the plain timing at size n in one run, and the same
+    run's CUDA-graph figure (Numba kernels only: CuPy refused cuBLAS calls during stream capture)."""
+    rec = rec or fast_record()
+    rows = fast_rows(run, rec)
+    graph = rec.get(f"graph_tflops_{run}", {}).get(str(n), {})
+    out = []
+    for v in variants:
+        r = rows[(v, n)]
+        g = graph.get(v)
+        out.append({"커널": v, "호스트 시간/실행 µs": f"{r['host_us_per_launch']:.0f}",
+                    "GPU 시간/호출 µs": f"{1000 * r['ms']:.0f}", "일반 TFLOP/s": f"{r['tflops']:.0f}",
+                    "그래프 TFLOP/s": f"{g:.0f}" if g else "-", "그래프 ÷ 일반": f"×{g / r['tflops']:.2f}" if g else "-"})
+    return out
+
+
+def final_results_rows(rec=None, h200=None):
+    """mma_fast against cuBLAS in every final run, one row per run and timing method, each with its own cuBLAS:
+    H100 runs 5/6 (plain), H100 run7_graph (CUDA graphs), H200 h200_run1 (plain) and h200_graph."""
+    rec, h200 = rec or fast_record(), h200 or fast_h200()
+    rows = []
+
+    def add(label, gpu, date, how, res):
+        row = {"실행": label, "GPU": gpu.replace("NVIDIA ", ""), "날짜": date, "시간 재기": how}
+        for n in (2048, 4096):
+            row[f"cuBLAS {n}³ TFLOP/s"] = f"{res[n]['cuBLAS']['tflops']:.0f}"
+            row[f"mma_fast {n}³"] = f"{res[n]['fast']['tflops']:.0f} ({100 * res[n]['fast']['ratio']:.1f} %)"
+        rows.append(row)
+
+    for r_, r in ((run, rec["runs"][run]) for run in FINAL_RUNS):
+        rr = fast_rows(r_, rec)
+        add(r_, r["gpu"], r["date"], "일반 (실행마다 호출)", {n: {"cuBLAS": rr[("cuBLAS", n)], "fast": rr[("fast", n)]} for n in (2048, 4096)})
+    g = rec["graphs"]["run7_graph"]
+    gr = {(x["variant"], x["n"]): x for x in g["rows"]}
+    add("run7_graph", g["gpu"], g["date"], "CUDA 그래프", {n: {"cuBLAS": gr[("cuBLAS", n)], "fast": gr[("fast", n)]} for n in (2048, 4096)})
+    for run, raw in h200["runs"].items():
+        hr = {(x["variant"], x["n"]): x for x in raw["ablation"] if "tflops" in x}
+        add(run, raw["gpu"], raw["date"], "일반 (실행마다 호출)", {n: {"cuBLAS": hr[("cuBLAS", n)], "fast": hr[("fast", n)]} for n in (2048, 4096)})
+    for name, g in h200["graphs"].items():
+        gr = {(x["variant"], x["n"]): x for x in g["rows"]}
+        add(name, g["gpu"], g["date"], "CUDA 그래프", {n: {"cuBLAS": gr[("cuBLAS", n)], "fast": gr[("fast", n)]} for n in (2048, 4096)})
+    return rows
+
+
+def promotion_rows():
+    """Numba's result types for mixed integer operands (its typing context, the rules the CUDA target uses too): why
+    mma_fast keeps every index term uint32. '<' and min() of uint64 with int64 go through float64; '+' gives int64,
+    a signed index that gets negative-index wrap-around code."""
+    import operator
+    from numba import types
+    from numba.core.registry import cpu_target
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    pairs = ((types.uint64, types.int64), (types.uint32, types.int64), (types.uint32, types.uint32))
+    rows = []
+    for a, b in pairs:
+        row = {"피연산자": f"{a} , {b}"}
+        for label, op in (("a + b", operator.add), ("a < b", operator.lt), ("min(a, b)", min)):
+            sig = ctx.resolve_function_type(op, (a, b), {})
+            row[label] = f"{sig.return_type}" if label != "a < b" else f"{sig.args[0]} 로 비교"
+        rows.append(row)
+    return rows
+
+
+_LEAN_CODE = """
+import json, sys
+from numba import cuda
+from kernels_numba import mma_fast
+from kernels_numba.infra import offline, resources
+cc = {cc!r}
+kernel, _, conf = mma_fast.make_kernel(**{switches!r})
+bounds = getattr(kernel, "targetoptions", {{}}).get("launch_bounds")
+with offline.offline_device(cc):
+    ptx, _ = cuda.compile_ptx(kernel.py_func, mma_fast.SIG, cc=cc, launch_bounds=bounds)
+sass, usage = offline.cubin_report(offline.ptx_to_cubin(ptx, cc))
+json.dump({{"sass": sass, "usage": usage}}, sys.stdout)
+"""
+
+
+def _compile_fast_variant(switches, cc):
+    """Offline sm_<cc> SASS and usage of mma_fast.make_kernel(**switches), in a subprocess (as offline.compile_kernel)."""
+    import subprocess
+    import sys
+    from kernels_numba.infra import offline
+    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+    env["PYTHONPATH"] = str(RECORDED.parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", _LEAN_CODE.format(cc=tuple(cc), switches=switches)],
+                         capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise offline.OfflineCompileError(f"mma_fast {switches} sm_{cc[0]}{cc[1]}:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout)
+
+
+def lean_rows(cc=(9, 0)):
+    """Offline (no GPU) main K loop of mma_fast with and without lean addresses for sm_<cc>: static SASS
+    instructions, of them HMMA and integer address arithmetic, and registers (the recorded H100 runs time both)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from kernels_numba.infra import offline, resources
+    with ThreadPoolExecutor(2) as pool:
+        lean = pool.submit(offline.compile_kernel, "mma_fast", tuple(cc))        # the registered (final) kernel
+        plain = pool.submit(_compile_fast_variant, {"lean": False}, tuple(cc))
+        results = (("fast (lean)", lean.result()), ("no_lean", plain.result()))
+    rows = []
+    for name, r in results:
+        loop = resources.main_loop(r["sass"])
+        n = {op: sum(i.base == op for i in loop) for op in ("HMMA", "LDGSTS", "LDSM")}
+        rows.append({"변형": name, "레지스터": r["usage"]["registers"], "K 루프 SASS 명령": len(loop),
+                     "HMMA": n["HMMA"], "LDGSTS": n["LDGSTS"], "LDSM": n["LDSM"],
+                     "그 밖 (주소 계산·분기 등)": len(loop) - sum(n.values())})
+    return rows
 
 
 def spill_rows(cc=(9, 0), names=("mma_swizzle", "mma_fast")):
@@ -526,21 +740,63 @@ def spill_rows(cc=(9, 0), names=("mma_swizzle", "mma_fast")):
 
 
 NCU_STALLS = ("wait", "short_scoreboard", "barrier", "math_pipe_throttle", "long_scoreboard", "gmma")
+NCU_CSV = {"run6": "ncu_fast_h100_run6.csv.gz"}       # the raw ncu export of a run (every metric, every stall)
+_NCU_ORDER = ("mma_fast", "mma_swizzle", "cublas")       # launch order of benchmarks/ncu_fast.py
 
 
-def ncu_rows(run="run4", rec=None):
+def ncu_csv(run="run6"):
+    """{kernel: {stalls: every issue-stall reason (cycles per issued instruction), clock_ghz (SM clock during the
+    profiled launch, gpc__cycles_elapsed.avg.per_second), gmma_pct (wgmma instructions, % of peak)}} from the raw
+    ncu export of a run; {} when the run has none."""
+    import csv
+    import gzip
+    import io
+    import re
+    if run not in NCU_CSV:
+        return {}
+    with gzip.open(RECORDED / NCU_CSV[run], "rt", encoding="utf-8") as f:
+        lines = [l for l in f.read().splitlines() if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    head, data = rows[0], [r for r in rows[1:] if r[0] not in ("", "ID") and not r[0].startswith("(")]
+    num = lambda v: float(v.replace(",", ""))
+    out = {}
+    for name, r in zip(_NCU_ORDER, data):
+        rec = dict(zip(head, r))
+        stalls = {m.group(1): num(v) for h, v in rec.items()
+                  if (m := re.match(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$", h))}
+        out[name] = {"stalls": stalls, "clock_ghz": num(rec["gpc__cycles_elapsed.avg.per_second"]) / 1e9,
+                     "gmma_pct": num(rec["sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active"]),
+                     "duration_ns": num(rec["gpu__time_duration.sum"]), "kernel_name": rec["Kernel Name"]}
+    return out
+
+
+def ncu_rows(run="run6", rec=None):
     """One row per kernel of a recorded ncu profile at 4096^3 (benchmarks/ncu_fast.py): tensor pipe, occupancy, L2,
-    duration and the issue-stall reasons (cycles per issued instruction)."""
+    duration, SM clock and the issue-stall reasons (cycles per issued instruction; from the raw export where the run
+    has one, else the record's top 8, '-' for a reason not among them)."""
     prof = (rec or fast_record())["ncu"][run]
+    raw = ncu_csv(run)
     rows = []
     for name in ("mma_swizzle", "mma_fast", "cublas"):
         p = prof[name]
+        stalls = raw[name]["stalls"] if raw else p["stalls_per_issue"]
         row = {"커널": name if name != "cublas" else "cuBLAS", "텐서 파이프 %": p["tensor_pipe_pct"],
                "점유율 %": p["achieved_occupancy_pct"], "L2 적중 %": p["l2_hit_pct"],
                "시간 µs": round(p["duration_ns"] / 1000, 1)}
-        row.update({f"스톨 {s}": p["stalls_per_issue"].get(s, 0) for s in NCU_STALLS})
+        if raw:
+            row["SM 클럭 GHz"] = round(raw[name]["clock_ghz"], 2)
+        row.update({f"스톨 {s}": stalls.get(s, "-") for s in NCU_STALLS})
         rows.append(row)
     return rows
+
+
+def ncu_ratio(run="run6", rec=None):
+    """(cuBLAS time / mma_fast time, the same in SM clock cycles) of the isolated ncu launches at 4096^3: the second
+    takes out that the two ran at different clocks (ncu did not lock them)."""
+    raw = ncu_csv(run)
+    t = {k: raw[k]["duration_ns"] for k in ("mma_fast", "cublas")}
+    cyc = {k: t[k] * raw[k]["clock_ghz"] for k in t}
+    return t["cublas"] / t["mma_fast"], cyc["cublas"] / cyc["mma_fast"]
 
 
 def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier",
@@ -548,8 +804,13 @@ def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier"
     """[{case, racecheck hazards, wrong plain runs}] from compute-sanitizer racecheck on the GPU (racecheck_h100.json)."""
     with open(RECORDED / "racecheck_h100.json", encoding="utf-8") as f:
         rec = json.load(f)
-    return [{"경우": n, "워프": int(n[5]), "racecheck 보고": rec["cases"][n]["race_reports"],
-             "검사 없이 틀린 실행": f"{rec['cases'][n]['wrong_runs']}/{rec['runs']}"} for n in names]
+    out = []
+    for n in names:
+        c = rec["cases"][n]
+        sev = sorted({h["severity"] for h in c["hazards"]})
+        out.append({"경우": n, "워프": int(n[5]), "racecheck 보고": c["race_reports"], "심각도": ", ".join(sev),
+                    "검사 없이 틀린 실행": f"{c['wrong_runs']}/{rec['runs']}"})
+    return out
 
 
 # ------------------------------------------------------------- 직접 해보기 10-5: the one-warp kernel's copy and store
