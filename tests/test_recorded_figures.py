@@ -116,3 +116,71 @@ def test_every_field_is_filled(path):
     nb = json.loads((ROOT / "notebooks" / {6: "06_shared_memory_tiling.ipynb", 7: "07_register_blocking.ipynb",
                                            8: "08_double_buffering.ipynb"}[int(path.stem[-1])]).read_text("utf-8"))
     assert not [c for c in nb["cells"] if "{{" in "".join(c["source"])]
+
+
+# ---- notebook 10: the level-6 records (H200 level 6, H100 mma_fast runs, H200 mma_fast) ----
+NB10 = ROOT / "notebooks" / "src" / "nb10.py"
+
+
+def nb10_figures():
+    """Strings the level-6 records' measured figures print as in prose (TFLOP/s with one decimal, % of cuBLAS with
+    one decimal, gains with two decimals within one run), 3+ significant digits as above."""
+    out = set()
+
+    def add(x, *fmts):
+        for f in fmts:
+            s = format(x, f)
+            if len(re.sub(r"\D", "", s).lstrip("0")) >= 3 and float(s) not in (1.0, 100.0):
+                out.add(s)
+
+    h200 = _record("gpu_h200_level6")
+    for r in h200["benchmark"]:
+        if "tflops" in r:
+            add(r["tflops"], ".1f")
+            add(100 * r["ratio"], ".1f")
+    fast = _record("gpu_h100_level6_fast")
+    fast_h200 = _record("gpu_h200_level6_fast")
+    for rec in (fast, fast_h200):
+        for raw in rec["runs"].values():
+            rows = {(r["variant"], r["n"]): r for r in raw["ablation"] if "tflops" in r}
+            for (v, n), r in rows.items():
+                add(r["tflops"], ".1f")
+                add(100 * r["ratio"], ".1f")
+                for (w, m), q in rows.items():
+                    if m == n and w != v:
+                        add(r["tflops"] / q["tflops"], ".2f")
+        for g in rec["graphs"].values():
+            for r in g["rows"]:
+                add(r["tflops"], ".1f")
+                add(100 * r["ratio"], ".1f")
+        for r in rec["results"]:
+            add(100 * r["ratio"], ".1f")
+    for v in fast["ratio_from_ncu_durations_4096"].values():
+        for x in v.values():
+            add(100 * x, ".1f")
+    for prof in fast["ncu"].values():
+        for p in prof.values():
+            add(p["tensor_pipe_pct"], ".1f")
+            add(p["achieved_occupancy_pct"], ".1f")
+            for x in p["stalls_per_issue"].values():
+                add(x, ".2f")
+    return out
+
+
+def test_nb10_collector_finds_a_typed_figure():
+    figures = nb10_figures()
+    assert "55.4" in figures and "57.0" in figures                 # runs 5 / 6 at 4096^3
+    assert typed_figures("run 6 에서 57.0 %", figures) and not typed_figures("{{best6_4096}} %", figures)
+
+
+def test_nb10_no_typed_measurement_in_prose():
+    figures = nb10_figures()
+    hits = {i: typed_figures(t, figures) for i, t in enumerate(prose_sources(NB10))}
+    hits = {i: h for i, h in hits.items() if h}
+    assert not hits, (f"nb10.py: markdown cells {sorted(hits)} type measured figures {hits}: fill them in from the "
+                      "record with {{name}} fields")
+
+
+def test_nb10_every_field_is_filled():
+    nb = json.loads((ROOT / "notebooks" / "10_tensor_core_mma.ipynb").read_text("utf-8"))
+    assert not [c for c in nb["cells"] if "{{" in "".join(c["source"])]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from course import lesson10 as L10  # noqa: E402  (record readers shared with the notebook)
 
 ROOT = Path(__file__).resolve().parents[2]
 REC = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6.json").read_text(encoding="utf-8"))
@@ -18,7 +20,9 @@ _ERR = REC["error_vs_k"][-1]
 _EXPANDED = ("mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc")
 _F32OUT = ("mma_simple", "mma_large", "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe4_lb2", "mma_swizzle")
 H100 = json.loads((ROOT / "course" / "recorded" / "gpu_h100_level6_fast.json").read_text(encoding="utf-8"))
-_NCU = H100["ncu"]["run4"]
+_NCU = H100["ncu"]["run6"]
+from sim import occupancy as _occ  # noqa: E402
+_SMS = _occ.GPUS["H200"].sm_count
 _CUB = {"탐색": EXP["explore"][0]["tflops"] / EXP["explore"][0]["ratio"], "기록": REC["explore"][0]["tflops"] / REC["explore"][0]["ratio"]}
 # figures stated in prose: filled in from the records here, never typed
 FIG = {
@@ -29,6 +33,12 @@ FIG = {
     "err_ratio": f"{_ERR['mma_pipe_f16acc'] / _ERR['mma_pipe']:.0f}",
     "regs_min": min(REC["resources"][k]["registers"] for k in _EXPANDED),
     "f32_bound_pct": f"{100 * max(c['worst_err_over_bound'] for k in _F32OUT for c in REC['correctness'][k]):.0f}",
+    "f16out_bound_pct": f"{100 * max(c['worst_err_over_bound'] for c in REC['correctness']['mma_pipe_f16out']):.0f}",
+    "f16acc_bound_pct": f"{100 * max(c['worst_err_over_bound'] for c in REC['correctness']['mma_pipe_f16acc']):.0f}",
+    "k0": REC["error_vs_k"][0]["K"],
+    "ratio_k0": f"{REC['error_vs_k'][0]['mma_pipe_f16acc'] / REC['error_vs_k'][0]['mma_pipe']:.0f}",
+    "cub1024_us": f"{1000 * _B[('cuBLAS', 1024)]['ms']:.0f}", "cub1024_tf": f"{_B[('cuBLAS', 1024)]['tflops']:.0f}",
+    "blocks1024": (1024 // 128) ** 2, "sms": _SMS,
     "cub_explore": f"{_CUB['탐색']:.0f}", "cub_record": f"{_CUB['기록']:.0f}",
     "cub_bench": f"{_B[('cuBLAS', 4096)]['tflops']:.0f}",
     "swz_tf": f"{_B[('mma_swizzle', 4096)]['tflops']:.0f}", "swz_pct": f"{100 * _B[('mma_swizzle', 4096)]['ratio']:.1f}",
@@ -39,21 +49,35 @@ FIG = {
     "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
     "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)]['tflops']:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
 }
-# mma_swizzle -> mma_fast on the H100 (5.3-5.6): every figure from gpu_h100_level6_fast.json
+# mma_swizzle -> mma_fast on the H100 (5.3-5.6): every figure from gpu_h100_level6_fast.json (final runs 5 and 6,
+# run 4 only for the spill step, which runs 5/6 did not time) and gpu_h200_level6_fast.json
 RACE = json.loads((ROOT / "course" / "recorded" / "racecheck_h100.json").read_text(encoding="utf-8"))
-_R = {run: {(r["variant"], r["n"]): r for r in H100["runs"][run]["ablation"] if "tflops" in r} for run in ("run3", "run4")}
-_REF = {"run3": "no_raster", "run4": "raster_g8"}          # = course.lesson10.FAST_REF (tests check)
+H200F = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6_fast.json").read_text(encoding="utf-8"))
+_RUNS = ("run4", "run5", "run6")
+_R = {run: {(r["variant"], r["n"]): r for r in H100["runs"][run]["ablation"] if "tflops" in r} for run in _RUNS}
+_REF = {"run3": "no_raster", "run4": "raster_g8", "run5": "fast", "run6": "fast"}   # = course.lesson10.FAST_REF
 _RES = {(r["run"], r["n"], r["measured_as"]): r for r in H100["results"]}
+_G = {(r["variant"], r["n"]): r for r in H100["graphs"]["run7_graph"]["rows"]}
+_H2 = {(r["variant"], r["n"]): r for r in H200F["runs"]["h200_run1"]["ablation"] if "tflops" in r}
+_H2G = {(r["variant"], r["n"]): r for r in H200F["graphs"]["h200_graph"]["rows"]}
+_NCU6 = H100["ncu"]["run6"]
 
 
 def _gain(run, without, n, with_=None):
-    return f"{_R[run][(with_ or _REF[run], n)]['tflops'] / _R[run][(without, n)]['tflops']:.1f}"
+    return f"{_R[run][(with_ or _REF[run], n)]['tflops'] / _R[run][(without, n)]['tflops']:.2f}"
 
 
 def _pct(x):
     return f"{100 * x:.1f}"
 
 
+def _note(key, pattern, group=1):
+    """A figure quoted inside one of the record's notes (the record states it only there)."""
+    return re.search(pattern, H100[key]).group(group)
+
+
+_NCU_CSV = L10.ncu_csv("run6")
+_NCU_T, _NCU_CYC = L10.ncu_ratio("run6")
 FIG.update({
     "fast_regs": H100["final"]["registers"], "fast_local": H100["final"]["local_bytes"],
     "fast_smem": H100["final"]["shared_bytes"], "fast_blocks": H100["final"]["blocks_per_sm"],
@@ -61,35 +85,49 @@ FIG.update({
     "swz_regs": H100["previous_best"]["registers"], "swz_local": H100["previous_best"]["local_bytes"],
     "swz_stl": H100["previous_best"]["sass"]["STL"] + H100["previous_best"]["sass"]["STL.64"],
     "swz_blocks": H100["previous_best"]["blocks_per_sm"],
+    "nolean_regs": _R["run6"][("no_lean", 4096)]["registers"],
+    "goal4096": _pct(H100["goal"]["4096"])[:-2], "goal2048": _pct(H100["goal"]["2048"])[:-2],
     "r4_cub2048": f"{_R['run4'][('cuBLAS', 2048)]['tflops']:.0f}", "r4_cub4096": f"{_R['run4'][('cuBLAS', 4096)]['tflops']:.0f}",
-    "r3_cub2048": f"{_R['run3'][('cuBLAS', 2048)]['tflops']:.0f}", "r3_cub4096": f"{_R['run3'][('cuBLAS', 4096)]['tflops']:.0f}",
-    "r4_swz_pct": _pct(_R["run4"][("mma_swizzle", 4096)]["ratio"]),
-    "swz_gain_r4_2048": _gain("run4", "no_swizzle", 2048), "swz_gain_r4_4096": _gain("run4", "no_swizzle", 4096),
-    "swz_gain_r3_2048": _gain("run3", "no_swizzle", 2048), "swz_gain_r3_4096": _gain("run3", "no_swizzle", 4096),
     "spill_gain_4096": _gain("run4", "mma_swizzle", 4096, "warp64x32_lb2"),
     "spill_gain_2048": _gain("run4", "mma_swizzle", 2048, "warp64x32_lb2"),
-    "pipe_gain_4096": _gain("run4", "barrier_at_tile_start", 4096),
-    "r3_slot": _pct(_R["run3"][("fast", 4096)]["ratio"]), "r3_twin": _pct(_R["run3"][("no_raster", 4096)]["ratio"]),
-    "r4_slot": _pct(_R["run4"][("fast", 4096)]["ratio"]), "r4_twin": _pct(_R["run4"][("raster_g8", 4096)]["ratio"]),
-    "r4_slot_2048": _pct(_R["run4"][("fast", 2048)]["ratio"]),
-    "goal4096": _pct(H100["goal"]["4096"])[:-2], "goal2048": _pct(H100["goal"]["2048"])[:-2],
-    "best3_4096": _pct(_RES[("run3", 4096, "no_raster")]["ratio"]), "best4_4096": _pct(_RES[("run4", 4096, "raster_g8")]["ratio"]),
-    "best3_2048": _pct(_RES[("run3", 2048, "no_raster")]["ratio"]), "best4_2048": _pct(_RES[("run4", 2048, "raster_g8")]["ratio"]),
-    "best4_tf": f"{_RES[('run4', 4096, 'raster_g8')]['tflops']:.0f}",
-    "ncu_ratio3": _pct(H100["ratio_from_ncu_durations_4096"]["run3"]["mma_fast"]),
-    "ncu_ratio4": _pct(H100["ratio_from_ncu_durations_4096"]["run4"]["mma_fast"]),
-    "lsb_swz": f"{_NCU['mma_swizzle']['stalls_per_issue']['long_scoreboard']:.2f}",
-    "lsb_fast": f"{_NCU['mma_fast']['stalls_per_issue']['long_scoreboard']:.2f}",
-    "tp_fast": f"{_NCU['mma_fast']['tensor_pipe_pct']:.0f}", "tp_swz": f"{_NCU['mma_swizzle']['tensor_pipe_pct']:.0f}",
-    "tp_cub": f"{_NCU['cublas']['tensor_pipe_pct']:.0f}",
-    "wait_swz": _NCU["mma_swizzle"]["stalls_per_issue"]["wait"], "wait_fast": _NCU["mma_fast"]["stalls_per_issue"]["wait"],
-    "ssb_swz": _NCU["mma_swizzle"]["stalls_per_issue"]["short_scoreboard"],
-    "ssb_fast": _NCU["mma_fast"]["stalls_per_issue"]["short_scoreboard"],
-    "bar_swz": _NCU["mma_swizzle"]["stalls_per_issue"]["barrier"], "bar_fast": _NCU["mma_fast"]["stalls_per_issue"]["barrier"],
-    "mpt_fast": _NCU["mma_fast"]["stalls_per_issue"]["math_pipe_throttle"],
-    "occ_fast": f"{_NCU['mma_fast']['achieved_occupancy_pct']:.1f}", "occ_swz": f"{_NCU['mma_swizzle']['achieved_occupancy_pct']:.1f}",
-    "slot_slow": f"{100 * max(1 - _R[r][('fast', 4096)]['tflops'] / _R[r][(_REF[r], 4096)]['tflops'] for r in _R):.0f}",
-    "order_ncu": f"{100 * (H100['ncu']['run3']['mma_fast']['duration_ns'] / H100['ncu']['run4']['mma_fast']['duration_ns'] - 1):.1f}",
+    "warp_gain_4096": _gain("run4", "warp64x32_lb2", 4096, "barrier_at_tile_start"),
+    "warp_gain_2048": _gain("run4", "warp64x32_lb2", 2048, "barrier_at_tile_start"),
+    "late_gain_4096": _gain("run4", "barrier_start_early_copy", 4096, "barrier_at_tile_start"),
+    "lean_loop_rec": _note("kernel_change", r"Main loop (\d+) -> (\d+)"),
+    "lean_loop_rec2": _note("kernel_change", r"Main loop (\d+) -> (\d+)", 2),
+    "g_cub2048": f"{_G[('cuBLAS', 2048)]['tflops']:.0f}", "g_cub4096": f"{_G[('cuBLAS', 4096)]['tflops']:.0f}",
+    "g_fast2048": _pct(_G[("fast", 2048)]["ratio"]), "g_fast4096": _pct(_G[("fast", 4096)]["ratio"]),
+    "g_lean2048": f"{_G[('fast', 2048)]['tflops'] / _G[('no_lean', 2048)]['tflops']:.2f}",
+    "g_lean4096": f"{_G[('fast', 4096)]['tflops'] / _G[('no_lean', 4096)]['tflops']:.2f}",
+    "g_bk64_2048": _pct(_G[("bk64_lean_dyn", 2048)]["ratio"]), "g_bk64_4096": _pct(_G[("bk64_lean_dyn", 4096)]["ratio"]),
+    "h2_cub2048": f"{_H2[('cuBLAS', 2048)]['tflops']:.0f}", "h2_cub4096": f"{_H2[('cuBLAS', 4096)]['tflops']:.0f}",
+    "h2_fast2048": _pct(_H2[("fast", 2048)]["ratio"]), "h2_fast4096": _pct(_H2[("fast", 4096)]["ratio"]),
+    "h2g_fast2048": _pct(_H2G[("fast", 2048)]["ratio"]), "h2g_fast4096": _pct(_H2G[("fast", 4096)]["ratio"]),
+    "h2_lean4096": f"{_H2[('fast', 4096)]['tflops'] / _H2[('no_lean', 4096)]['tflops']:.2f}",
+    "h200_gpu": H200F["gpu"], "h200_date": H200F["date"],
+    "host_fast": f"{_R['run6'][('fast', 2048)]['host_us_per_launch']:.0f}",
+    "host_cub": f"{_R['run6'][('cuBLAS', 2048)]['host_us_per_launch']:.0f}",
+    "gpu_fast": f"{1000 * _R['run6'][('fast', 2048)]['ms']:.0f}",
+    "graph_gain_fast": f"{H100['graph_tflops_run6']['2048']['fast'] / _R['run6'][('fast', 2048)]['tflops']:.2f}",
+    "graph_gain_bk64": f"{H100['graph_tflops_run6']['2048']['bk64_lean_dyn'] / _R['run6'][('bk64_lean_dyn', 2048)]['tflops']:.2f}", "gpu_cub": f"{1000 * _R['run6'][('cuBLAS', 2048)]['ms']:.0f}",
+    "bk64_r5_2048": _pct(_R["run5"][("bk64_lean_dyn", 2048)]["ratio"]), "bk64_r6_2048": _pct(_R["run6"][("bk64_lean_dyn", 2048)]["ratio"]),
+    "spread_lo": f"{min(_R['run6'][('fast', 4096)]['tflops_rounds']):.0f}",
+    "spread_hi": f"{max(_R['run6'][('fast', 4096)]['tflops_rounds']):.0f}",
+    "ncu_ratio6": _pct(H100["ratio_from_ncu_durations_4096"]["run6"]["mma_fast"]),
+    "ncu_cyc6": _pct(_NCU_CYC),
+    "clk_fast": f"{_NCU_CSV['mma_fast']['clock_ghz']:.2f}", "clk_cub": f"{_NCU_CSV['cublas']['clock_ghz']:.2f}",
+    "gmma_pct": f"{_NCU_CSV['cublas']['gmma_pct']:.2f}", "gmma6": f"{_NCU6['cublas']['stalls_per_issue']['gmma']:.2f}",
+    "tp_fast": f"{_NCU6['mma_fast']['tensor_pipe_pct']:.0f}", "tp_swz": f"{_NCU6['mma_swizzle']['tensor_pipe_pct']:.0f}",
+    "tp_cub": f"{_NCU6['cublas']['tensor_pipe_pct']:.0f}",
+    "tp_fast4": f"{H100['ncu']['run4']['mma_fast']['tensor_pipe_pct']:.0f}",
+    "wait_swz": _NCU_CSV["mma_swizzle"]["stalls"]["wait"], "wait_fast": _NCU_CSV["mma_fast"]["stalls"]["wait"],
+    "ssb_swz": _NCU_CSV["mma_swizzle"]["stalls"]["short_scoreboard"],
+    "ssb_fast": _NCU_CSV["mma_fast"]["stalls"]["short_scoreboard"],
+    "bar_swz": _NCU_CSV["mma_swizzle"]["stalls"]["barrier"], "bar_fast": _NCU_CSV["mma_fast"]["stalls"]["barrier"],
+    "lsb_swz": _NCU_CSV["mma_swizzle"]["stalls"]["long_scoreboard"], "lsb_fast": _NCU_CSV["mma_fast"]["stalls"]["long_scoreboard"],
+    "mpt_fast": _NCU_CSV["mma_fast"]["stalls"]["math_pipe_throttle"],
+    "bar_cub": _NCU_CSV["cublas"]["stalls"]["barrier"], "lsb_cub": _NCU_CSV["cublas"]["stalls"]["long_scoreboard"],
+    "occ_fast": f"{_NCU6['mma_fast']['achieved_occupancy_pct']:.1f}", "occ_swz": f"{_NCU6['mma_swizzle']['achieved_occupancy_pct']:.1f}",
     "swz_warps": H100["previous_best"]["threads"] // 32 * H100["previous_best"]["blocks_per_sm"],
     "fast_warps": H100["final"]["threads"] // 32 * H100["final"]["blocks_per_sm"],
     "race_gpu": RACE["gpu"], "race_date": RACE["date"], "race_runs": RACE["runs"],
@@ -98,6 +136,22 @@ FIG.update({
     "w2_wait_wrong": RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"],
     "w2_trail_wrong": RACE["cases"]["mma_w2_no_trailing_barrier"]["wrong_runs"],
 })
+for _run in ("run5", "run6"):
+    _k = _run[-1]
+    FIG.update({
+        f"r{_k}_cub2048": f"{_R[_run][('cuBLAS', 2048)]['tflops']:.0f}", f"r{_k}_cub4096": f"{_R[_run][('cuBLAS', 4096)]['tflops']:.0f}",
+        f"r{_k}_swz_pct": _pct(_R[_run][("mma_swizzle", 4096)]["ratio"]),
+        f"best{_k}_4096": _pct(_RES[(_run, 4096, "fast")]["ratio"]), f"best{_k}_2048": _pct(_RES[(_run, 2048, "fast")]["ratio"]),
+        f"best{_k}_tf": f"{_RES[(_run, 4096, 'fast')]['tflops']:.0f}",
+        f"swz_gain_r{_k}_2048": _gain(_run, "no_swizzle", 2048), f"swz_gain_r{_k}_4096": _gain(_run, "no_swizzle", 4096),
+        f"lean_gain_r{_k}_2048": _gain(_run, "no_lean", 2048), f"lean_gain_r{_k}_4096": _gain(_run, "no_lean", 4096),
+        f"pipe_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096),
+        f"pre_gain_r{_k}_4096": _gain(_run, "no_prefetch", 4096, "barrier_at_tile_start"),
+        f"st_gain_r{_k}_4096": _gain(_run, "stages2", 4096),
+        f"lb_gain_r{_k}_4096": _gain(_run, "no_launch_bounds", 4096),
+        f"all_gain_r{_k}_4096": _gain(_run, "mma_swizzle", 4096),
+        f"bk64_gain_r{_k}": _gain(_run, "fast", 4096, "bk64_lean_dyn"),
+    })
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -123,7 +177,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 맡는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU 에서는 레벨 6 커널이 이유를 밝힌 오류(`CourseInputError`)를 내므로 `SGEMM_DEVICE=sim` 으로 시뮬레이터에서 실행하세요. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록입니다. |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU 에서는 레벨 6 커널이 이유를 밝힌 오류(`CourseInputError`)를 내므로 `SGEMM_DEVICE=sim` 으로 시뮬레이터에서 실행하세요. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
 | **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200·H100 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
@@ -167,7 +221,7 @@ md(r"""
 PTX ISA("Matrix Fragments for mma.m16n8k16 with floating point type")의 규칙은 레인 번호를 두 부분으로 나눕니다: `groupID = laneid >> 2` (0–7), `threadID_in_group = laneid % 4` (0–3).
 
 * **C/D** (16×8): 원소 c_i 의 행은 `groupID` (i < 2) 또는 `groupID + 8` (i ≥ 2), 열은 `threadID_in_group·2 + (i & 1)`. 즉 네 레인이 한 그룹이 되어 두 행(g, g+8)을 나눠 갖고, 레인마다 붙어 있는 두 열을 갖습니다.
-* **A** (16×16, row): 원소 a_0..a_7. 행은 g 또는 g+8, 열은 `tid·2 + (i & 1)` 에 i ≥ 4 이면 +8.
+* **A** (16×16, row): 원소 a_0..a_7. 행은 i 가 2, 3, 6, 7 이면 g+8, 나머지(0, 1, 4, 5)는 g, 곧 `g + 8·((i >> 1) & 1)`; 열은 `tid·2 + (i & 1)` 에 i ≥ 4 이면 +8.
 * **B** (16×8, col): 원소 b_0..b_3. 행(k)은 `tid·2 + (i & 1)` 에 i ≥ 2 이면 +8, 열은 `groupID`.
 
 이 규칙은 `sim/mma.py` 한 곳에만 있고, 시뮬레이터의 `mma`/`ldmatrix` 대체 함수와 아래 위젯이 **같은 코드**를 씁니다. 먼저 레인 5 가 맡는 C 원소를 계산해 봅니다.
@@ -253,7 +307,7 @@ print("PASS: mma_simple = float64 기준값 (한계 이내), 단위행렬 검사
 # 예상 출력: {'ok': True, 'worst': 0.0..., 'max_err': ..., 'identity': True} / PASS: ...
 """)
 md(r"""
-### 3.1워프가 갈라지면: 시뮬레이터가 이름을 대고 멈춥니다
+### 3.1 워프가 갈라지면: 시뮬레이터가 이름을 대고 멈춥니다
 
 `mma.sync`·`ldmatrix.sync` 는 워프의 32레인이 모두 와야 합니다. `kernels_numba/demos/mma_divergent.py` 의 버그 커널은 `if lane < 16:` 안에서 mma 를 부릅니다. 하드웨어에서는 멈추거나 쓰레기 값이 나오는 정의되지 않은 동작이지만, 우리 시뮬레이터는 각 레인을 그 명령 앞에서 기다리게 하고(랑데부), 한 라운드가 끝났을 때 워프가 다 모이지 않았으면 **블록·워프·명령·안 온 레인**을 밝힌 오류를 냅니다. 같은 데모의 `kernel_ok` 는 mma 는 모두가 실행하고 저장만 조건문 안에 둡니다 — 이것이 올바른 형태입니다.
 """)
@@ -327,7 +381,7 @@ display(Markdown(L.markdown(L.occupancy_rows(), ["커널", "스레드/블록", "
 md(r"""
 ### 4.3 SASS: 명령이 그대로 들어갔는가
 
-GPU 없이 sm_90 용으로 컴파일한 `mma_large` 의 SASS 에서 K 스텝 하나를 잘라 봅니다 (복사부터 mma 뒤의 배리어까지, 관련 명령만).
+GPU 없이 sm_90 용으로 컴파일한 `mma_large` 의 SASS 에서 K 스텝 하나를 잘라 봅니다 (복사부터 mma 뒤의 배리어까지, 관련 명령만; 거르는 목록에 `CALL` 도 넣었으므로 이 구간에 함수 호출이 있으면 보입니다).
 """)
 code(r"""
 print(L.sass_iteration("mma_large"))
@@ -363,10 +417,10 @@ md(r"""
 
 한 가지 실행 순서로는 모든 경쟁을 드러낼 수 없습니다. 그래서 검출기는 순서와 상관없이, 배리어와 배리어 사이에서 일어난 **모든 접근의 쌍**을 판정합니다: 서로 다른 두 스레드가 같은 원소를 건드리고 하나가 쓰기이면 경쟁이고, cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 '날아가는 중'으로 봅니다. 보고는 원소, 배리어 구간, `k0`, 두 커널 줄과 고치는 법을 말합니다.
 
-GPU 에서는 어떨까요? {{race_gpu}} 에서({{race_date}}) 같은 모양의 커널(워프 1개, 그리고 A 타일을 나눠 쓰는 워프 2개)을 `compute-sanitizer --tool racecheck` 로 돌린 기록(`course/recorded/racecheck_h100.json`)입니다. racecheck 는 네 경우 모두 경쟁을 보고했지만, 검사 없이 {{race_runs}}번씩 실행하면 워프 1개의 두 경우는 각각 {{w1_wait_wrong}}번과 {{w1_trail_wrong}}번 틀렸습니다: 매번 **맞는 답**입니다. 워프 2개이면 wait 뒤 배리어가 없는 경우가 {{w2_wait_wrong}}/{{race_runs}}번 틀렸고, 뒤 배리어가 없는 경우는 {{w2_trail_wrong}}/{{race_runs}}번이었습니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+GPU 에서는 어떨까요? {{race_gpu}} 에서({{race_date}}) 같은 모양의 커널(워프 1개, 그리고 A 타일을 나눠 쓰는 워프 2개)을 `compute-sanitizer --tool racecheck` 로 돌린 기록(`course/recorded/racecheck_h100.json`)입니다. racecheck 는 네 경우 모두 경쟁을 보고했지만 (보고의 심각도는 워프 1개의 두 경우가 Warning 뿐이고, 워프 2개의 두 경우에는 Error 가 있습니다: 표의 '심각도' 열), 검사 없이 {{race_runs}}번씩 실행하면 워프 1개의 두 경우는 각각 {{w1_wait_wrong}}번과 {{w1_trail_wrong}}번 틀렸습니다: 매번 **맞는 답**입니다. 워프 2개이면 wait 뒤 배리어가 없는 경우가 {{w2_wait_wrong}}/{{race_runs}}번 틀렸고, 뒤 배리어가 없는 경우는 {{w2_trail_wrong}}/{{race_runs}}번이었습니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
 """)
 code(r"""
-display(Markdown(L.markdown(L.race_gpu(), ["경우", "워프", "racecheck 보고", "검사 없이 틀린 실행"])))
+display(Markdown(L.markdown(L.race_gpu(), ["경우", "워프", "racecheck 보고", "심각도", "검사 없이 틀린 실행"])))
 """)
 md(r"""
 ## 5. 더 큰 확장: 여러 워프, 여러 타일, 다단 cp.async
@@ -387,7 +441,7 @@ print(L.tiling_source())
 md(r"""
 `kernels_numba/infra/tc.py` 의 `build_tiled` 로 만든 커널들:
 
-* `mma_warps`: 블록 타일 128×128, 워프 8개(2×4), 워프마다 64×32 = 16×8 mma 타일 4×4개. K 스텝(16)마다 A 프래그먼트 4개(`ldmatrix.x4`)와 B 프래그먼트 4쌍(`ldmatrix.x4.trans` 두 번)으로 mma 16번: A 하나를 4번, B 하나를 4번 씁니다. 단일 버퍼.
+* `mma_warps`: 블록 타일 128×128, 워프 8개(2×4), 워프마다 64×32 = 16×8 mma 타일 4×4개. K 스텝(16)마다 A 프래그먼트 4개(레지스터 4개씩: `ldmatrix.x4` 4번)와 B 프래그먼트 4개(레지스터 2개씩, 모두 8개: `ldmatrix.x4.trans` 2번)로 mma 16번: A 하나를 4번, B 하나를 4번 씁니다. 단일 버퍼.
 * `mma_pipe`: 같은 타일에 2단 cp.async 파이프라인 (BK=32). 프롤로그에서 타일 0 을 발행하고, 반복마다 `wait_group(단 수 - 2)`, 배리어, 다음 타일 발행, 계산 순서입니다.
 * `mma_pipe4`: BK=16, 4단 (타일 3개를 미리 발행). 공유 메모리 4·(128·24 + 16·136)·2 = 41 984 B 로 정적 한도 48 KiB 안입니다 (BK=32 로 3단이면 56 832 B 라 동적 공유 메모리가 필요).
 * `mma_pipe_f16out` (f32 누적, f16 출력), `mma_pipe_f16acc` (f16 누적 + f16 출력: 누적기가 `.f16x2` 레지스터 2개).
@@ -426,16 +480,17 @@ cols = ["실행", "cuBLAS TFLOP/s", "BM×BN×BK", "워프 (M×N)", "단", "launc
 display(Markdown(L.markdown(L.explore_rows(), cols)))
 """)
 md(r"""
-출력 타일을 키우면(128×256, 워프당 64×64) 재사용은 늘지만 레지스터가 255개에서 넘쳐 스필이 커지고 오히려 느려졌습니다. 단을 늘린다고 늘 빨라지지도 않습니다: 같은 실행 안에서 2단·3단·4단을 비교해 보세요. 워프를 2×2 로 줄인 행(워프당 64×64)도 레지스터가 넘쳐 느렸습니다.
+이 표로 말할 수 있는 것과 없는 것: 워프당 64×64 인 행들(128×256 의 2×4, 256×128 의 4×2, 128×128 의 2×2)은 레지스터가 255개에서 넘쳐 로컬 메모리를 많이 쓰고('로컬 B' 열) 느렸습니다. 그러나 같은 64×64 워프 타일의 `mma_fast` 는 스필이 없으므로(5.3절), 이 스필은 워프 타일 크기 자체가 아니라 `build_tiled` 의 코드, 5.3절에서 보는 에필로그 탓으로 읽어야 합니다 (해석). 또 같은 실행 안에서 단(stage) 수**만** 다른 두 행은 없습니다: 단이 바뀐 행은 BK 나 배치도 함께 바뀌었습니다. 그래서 이 표로는 단 수의 효과를 따로 말할 수 없고, 2단과 3단만 다른 변형은 5.4절의 절제 실험에 있습니다.
 """)
 md(r"""
 ### 5.2 패딩 대신 스위즐(swizzle)
 
-`ldmatrix` 의 한 페이즈(phase)는 레인 8개가 준 **여덟 행**의 16바이트씩을 읽습니다. 행을 패딩 없이 두면 B 타일의 한 행은 128 원소 = 256바이트라, 여덟 행의 같은 열이 모두 같은 뱅크 묶음에 떨어져 8-way 충돌이 납니다. 패딩(행마다 +16 B)은 행 시작을 한 칸씩 밀어 충돌을 없애지만 공유 메모리를 더 씁니다. 스위즐은 크기를 그대로 두고, 한 행 안의 16바이트 조각 순서를 행 번호의 비트로 XOR 해서 바꿉니다: `조각' = 조각 ^ ((행 >> shift) & mask)`. 쓰는 쪽(cp.async)과 읽는 쪽(ldmatrix)이 같은 식을 쓰면 값은 그대로이고, 여덟 행은 서로 다른 뱅크 묶음에 떨어집니다. 아래 셀은 `sim/banks.py` 모델로 두 배치를 비교합니다.
+`ldmatrix` 의 한 페이즈(phase)는 레인 8개가 준 **여덟 행**의 16바이트씩을 읽습니다. 행을 패딩 없이 두면 B 타일의 한 행은 128 원소 = 256바이트라, 여덟 행의 같은 열이 모두 같은 뱅크 묶음에 떨어져 8-way 충돌이 납니다. A 타일의 한 행은 BK = 32 원소 = 64바이트라 여덟 행이 뱅크 묶음 둘에 나뉘어 4-way 입니다. 패딩(행마다 +16 B)은 행 시작을 한 칸씩 밀어 충돌을 없애지만 공유 메모리를 더 씁니다. 스위즐은 크기를 그대로 두고, 한 행 안의 16바이트 조각 순서를 행 번호의 비트로 XOR 해서 바꿉니다: `조각' = 조각 ^ ((행 >> shift) & mask)`. 쓰는 쪽(cp.async)과 읽는 쪽(ldmatrix)이 같은 식을 쓰면 값은 그대로이고, 여덟 행은 서로 다른 뱅크 묶음에 떨어집니다. 아래 셀은 `sim/banks.py` 모델로 두 배치를 비교합니다.
 """)
 code(r"""
-print(L.swizzle_demo())
-# 예상 출력: {'패딩 없음': (8, 8), '패딩 +16 B': (1, 1), '스위즐': (1, 1)}  (웨이브프론트, 충돌 정도)
+print("B 타일:", L.swizzle_demo(tile="B"))
+print("A 타일:", L.swizzle_demo(tile="A"))
+# 예상 출력: B 타일: {'패딩 없음': (8, 8), '패딩 +16 B': (1, 1), '스위즐': (1, 1)} / A 타일: {'패딩 없음': (4, 4), ...}  (웨이브프론트, 충돌 정도)
 """)
 md(r"""
 XOR 는 행마다 조각의 순열이라 조각이 행 밖으로 나가거나 겹치지 않습니다 (`tests/test_tc_kernels.py` 가 확인). 또 8행마다 되풀이되므로 한 레인의 `ldmatrix` 열은 mma 타일 번호와 무관하고, 타일마다 주소가 상수만큼만 다릅니다. 속도는 어떨까요? 5.1절 표의 `mma_swizzle` 은 {{swz_tf}} TFLOP/s, 탐색 표의 기록 실행에서 같은 구성을 패딩으로 둔 행은 {{pad_tf}} TFLOP/s 로 TFLOP/s 는 다릅니다. 그러나 둘은 cuBLAS 를 따로 잰 측정이고(5.1절 표 {{cub_bench}}, 탐색 {{cub_record}} TFLOP/s), 각자의 cuBLAS 대비로는 {{swz_pct}} % 와 {{pad_pct}} % 로 같은 수준입니다. TFLOP/s 의 차이가 cuBLAS 자신의 흔들림과 비슷한 크기라, 이 기록으로는 스위즐과 패딩의 속도 차이를 말할 수 없습니다. 두 배치 모두 모델에서 충돌이 없다는 것과 맞습니다. 기록된 실행에서 가장 빠른 커널과 cuBLAS 대비 비율은 아래 셀이 기록 파일에서 읽습니다.
@@ -451,7 +506,7 @@ print("PASS: 기록된 최고 커널", best["kernel"], "이 시뮬레이터에�
 md(r"""
 ### 5.3 `mma_swizzle` → `mma_fast`: 스필부터 없앤다
 
-여기부터는 {{h100_gpu}} 에서 기록한 값입니다 ({{h100_date}}, `course/recorded/gpu_h100_level6_fast.json`; 비교 대상은 5.1절과 같은 `cublasGemmEx` f16 × f16 → f32). 그 GPU 의 같은 실행에서 `mma_swizzle` 은 4096³ 에 cuBLAS 의 {{r4_swz_pct}} % 였습니다. 목표는 **4096³ 에서 {{goal4096}} %, 2048³ 에서 {{goal2048}} %** 였습니다.
+여기부터는 {{h100_gpu}} 에서 기록한 값입니다 ({{h100_date}}, `course/recorded/gpu_h100_level6_fast.json`; 비교 대상은 5.1절과 같은 `cublasGemmEx` f16 × f16 → f32). 최종 커널을 잰 실행은 **run 5** 와 **run 6** 두 번이고, 실행마다 cuBLAS 를 같은 실행 안에서 따로 쟀습니다 (run 5: {{r5_cub2048}} / {{r5_cub4096}} TFLOP/s, run 6: {{r6_cub2048}} / {{r6_cub4096}} TFLOP/s @2048³ / 4096³). 같은 실행에서 `mma_swizzle` 은 4096³ 에 cuBLAS 의 {{r5_swz_pct}} % (run 5) 와 {{r6_swz_pct}} % (run 6) 였습니다. 목표는 **4096³ 에서 {{goal4096}} %, 2048³ 에서 {{goal2048}} %** 였습니다.
 
 새 커널 `kernels_numba/mma_fast.py` 는 위에서 아래로 읽는 한 모듈이고, 모든 선택이 `make_kernel` 의 스위치라 하나씩 따로 잴 수 있습니다. 출발점은 5.1절 자원 표에서 본 스필입니다: `mma_swizzle` 은 `launch_bounds(256, 2)` 때문에 레지스터가 128개로 묶이고, 이 H100 에 로드된 커널은 스레드당 로컬 메모리(local memory) {{swz_local}} B 를 썼습니다. 레지스터에 다 들어가지 못한 값을 로컬 메모리(실제로는 L1/L2 를 거치는 글로벌 메모리)로 내보내는 것이 **스필(spill)** 입니다.
 
@@ -468,9 +523,9 @@ md(r"""
 2. 로컬 메모리 명령의 거의 전부가 마지막 `HMMA` 뒤, 곧 **에필로그**에 있습니다. K 루프가 아니라 결과를 C 에 쓰는 곳입니다.
 3. 원인은 에필로그의 `for q in literal_unroll(EPI_T)` 입니다. 같은 타입 정수 32개의 튜플에 대한 이 루프는 펼쳐지지 **않고**, 반복마다 `setp.eq.s64 ..., q` 비교 32개로 '지금이 몇 번째 경우인가'를 고르는 실행 시간 루프가 됩니다 (표의 마지막 열). LLVM 은 32가지 경우의 일(alpha × 누적기 64개, C 주소 64개, 조건 64개)을 루프 앞으로 끌어내고, 그 값이 루프 내내 살아 있으니 `ptxas` 는 마지막 HMMA 직후 누적기 64개를 로컬 메모리에 저장(`STL`)했다가 경우마다 다시 읽습니다(`LDL.LU`).
 
-`mma_fast` 의 에필로그는 누적기 배열 `rC` 를 **상수 인덱스로만** 읽습니다: mma 행 타일 `mi` 마다 `store_rows` 를 한 번씩 따로 부르고, 그 안의 작은 루프는 NVVM 이 펼칩니다. `for mi in range(MI)` 로 감싸면 펼쳐지지 않아 `rC` 가 실행 시간 인덱스로 읽히고, 그러면 `rC` 전체가 로컬 메모리로 갑니다 (`store_C` 의 docstring 에 적은 측정). 인덱스는 모두 `uint32` 라 음수 인덱스 처리 코드도 없습니다. GPU 에 로드된 커널의 기록도 같습니다: `mma_swizzle` 레지스터 {{swz_regs}}개·로컬 {{swz_local}} B·저장 명령 STL 과 STL.64 합쳐 {{swz_stl}}개, `mma_fast` 레지스터 {{fast_regs}}개·로컬 {{fast_local}} B (위 표는 이 컴퓨터의 컴파일러로 만든 값이라 수가 조금 다를 수 있습니다).
+`mma_fast` 의 에필로그는 누적기 배열 `rC` 를 **상수 인덱스로만** 읽습니다: mma 행 타일 `mi` 마다 `store_rows` 를 한 번씩 따로 부르고, 그 안의 작은 루프는 NVVM 이 펼칩니다. `for mi in range(MI)` 로 감싸면 펼쳐지지 않아 `rC` 가 실행 시간 인덱스로 읽히고, 그러면 `rC` 전체가 로컬 메모리로 갑니다 (`store_C` 의 docstring 에 적은 측정). GPU 에 로드된 커널의 기록도 같습니다: `mma_swizzle` 레지스터 {{swz_regs}}개·로컬 {{swz_local}} B·저장 명령 STL 과 STL.64 합쳐 {{swz_stl}}개, `mma_fast` 레지스터 {{fast_regs}}개·로컬 {{fast_local}} B (위 표는 이 컴퓨터의 컴파일러로 만든 값이라 수가 조금 다를 수 있습니다).
 
-`mma_fast` 의 나머지 구성: 블록 타일 128×128×32 에 워프 4개({{fast_threads}} 스레드), 워프마다 64×64 = mma 타일 4×8개 (누적기 128개). K 스텝마다 `ldmatrix.x4` 를 A 에 4번, B 에 4번(`.trans`) 내고 mma 를 32번 합니다: 공유 메모리 읽기 한 번에 mma 4번 (`mma_swizzle` 의 64×32 워프는 약 2.7번). 3단 cp.async 로 공유 메모리 {{fast_smem}} B (정적 한도 48 KiB), `launch_bounds(128, 2)` 로 SM 에 블록 {{fast_blocks}}개이니 스레드당 레지스터는 255개까지 쓸 수 있습니다.
+`mma_fast` 의 나머지 구성: 블록 타일 128×128×32 에 워프 4개({{fast_threads}} 스레드), 워프마다 64×64 = mma 타일 4×8개 (누적기 128개). K 스텝마다 A 프래그먼트 4개(레지스터 4개씩: `ldmatrix.x4` 4번)와 B 프래그먼트 8개(레지스터 2개씩, 모두 16개: `ldmatrix.x4.trans` 4번)를 읽고 mma 를 4 × 8 = 32번 합니다: `ldmatrix` 한 번에 mma 4번 (`mma_swizzle` 의 64×32 워프는 `ldmatrix` 6번에 mma 16번, 약 2.7번). 3단 cp.async 로 공유 메모리 {{fast_smem}} B (정적 한도 48 KiB), `launch_bounds(128, 2)` 로 SM 에 블록 {{fast_blocks}}개이니 스레드당 레지스터는 255개까지 쓸 수 있습니다.
 
 먼저 맞는지부터 봅니다. 시뮬레이터에서 가장자리가 잘린 블록 하나(48×24)와 K 타일 4개(마지막은 절반, 3단 링이 한 바퀴 돎)로, 3절과 같은 float64 기준값과 유도한 한계로 검사합니다 (몇 초).
 """)
@@ -482,45 +537,93 @@ print("PASS: mma_fast = float64 기준값 (한계 이내, 가장자리·alpha/be
 # 예상 출력: {'ok': True, 'worst': 0.00..., 'max_err': ..., 'identity': True} / PASS: mma_fast = float64 기준값 ...
 """)
 md(r"""
-### 5.4 단계마다 얼마나: 절제 실험(ablation)
+### 5.4 단계마다 얼마나: 절제 실험(ablation), run 5 와 run 6
 
-`benchmarks/record_level6_fast.py` 는 최종 구성에서 **스위치 하나만 되돌린 변형**들을 cuBLAS 와 같은 실행에서 잽니다 (라운드 3번을 섞어서, 중앙값). 아래 표는 그중 한 실행(**run 4**: {{h100_gpu}}, {{h100_date}}, cuBLAS {{r4_cub2048}} TFLOP/s @2048³, {{r4_cub4096}} TFLOP/s @4096³)만 씁니다. '배' 는 같은 실행 안에서 (그 단계가 있는 변형 ÷ 없는 변형)의 TFLOP/s 비입니다.
-
-⚠️ 측정의 함정 하나: 두 실행 모두 라운드마다 cuBLAS 바로 다음에 잰 변형이 4096³ 에서 약 {{slot_slow}} % 느리게 나왔습니다. 어느 변형이 그 자리에 있든 그랬습니다: run 3 에서 그 자리의 변형은 {{r3_slot}} %, 블록 순서만 다른 쌍둥이는 {{r3_twin}} %, run 4 에서는 {{r4_slot}} % 대 {{r4_twin}} % 입니다 (단독으로 잰 ncu 에서 두 블록 순서의 시간 차이는 {{order_ncu}} %). run 4 에서 그 자리는 최종 커널 `fast` 였으므로, 표의 '최종' 은 블록 순서만 다른 쌍둥이 `raster_g8` (블록을 8행씩 묶어 도는 래스터화(rasterization))의 측정입니다. 다른 변형들은 `fast` 와 같은 행 우선 블록 순서입니다.
+`benchmarks/record_level6_fast.py` 는 최종 구성에서 **스위치 하나만 되돌린 변형**들을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 두 실행을 나란히 두었을 뿐 서로 나누지 않습니다. 셀이 먼저 각 실행의 GPU, 날짜와 cuBLAS 를 기록에서 읽어 찍습니다.
 """)
 code(r"""
-cols = ["단계", "없는 변형", "있는 변형", "2048³ TFLOP/s", "2048³ 배", "4096³ TFLOP/s", "4096³ 배"]
-display(Markdown(L.markdown(L.fast_steps("run4"), cols)))
-print("가장 큰 단계 (2048³):", L.largest_step(2048, "run4"))
+for run in L.FINAL_RUNS:
+    print(L.run_label(run))
+cols = ["단계", "없는 변형 → 있는 변형"] + [f"{run} {n}³" for run in L.FINAL_RUNS for n in (2048, 4096)]
+display(Markdown(L.markdown(L.final_steps(), cols)))
+print("4096³ 에서 가장 큰 단계:", {run: L.largest_step(4096, run) for run in L.FINAL_RUNS})
+print("run 6 의 최종 커널, 라운드 5번의 4096³ TFLOP/s 범위:", L.round_spread("fast", 4096, "run6"))
 """)
 md(r"""
-읽는 법:
+읽는 법 (4096³ 부터; 2048³ 는 5.6절의 실행 비용 때문에 따로 봅니다):
 
-* **스위즐이 가장 큰 단계입니다**: 최종 커널은 행을 패딩도 스위즐도 없이 둔 변형보다 2048³ 에서 {{swz_gain_r4_2048}}배, 4096³ 에서 {{swz_gain_r4_4096}}배 빠릅니다 (run 3 에서도 {{swz_gain_r3_2048}}배, {{swz_gain_r3_4096}}배). 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 8-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다.
-* **스필을 없앤 본문**은 같은 64×32 워프 타일에서 4096³ ×{{spill_gain_4096}}, 2048³ ×{{spill_gain_2048}} 입니다. 다만 이 행의 `warp64x32_lb2` 는 `mma_fast` 의 본문이라 3단·이중 버퍼·`uint32` 인덱스도 함께 다릅니다: 스필만의 효과로 읽지 마세요.
-* **배리어 파이프라인**(다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽음)은 4096³ 에서 ×{{pipe_gain_4096}} 입니다. 워프가 배리어에서 기다리는 동안에도 텐서 파이프에는 앞선 mma 가 남아 있습니다.
-* 워프 타일 64×64, 이중 버퍼, 3단, `launch_bounds` 는 이보다 작은 단계이고, 2048³ 에서는 거의 효과가 없는 것도 있습니다. '복사를 첫 mma 뒤로' 는 파이프라인 전 구성에서 오히려 느렸습니다 (배 < 1): 그래서 최종 커널에서는 복사를 타일의 모든 mma 뒤에 냅니다.
+* **스위즐이 가장 큰 단계입니다**: 최종 커널은 행을 패딩도 스위즐도 없이 둔 변형(`no_swizzle`)보다 run 5 에서 ×{{swz_gain_r5_4096}}, run 6 에서 ×{{swz_gain_r6_4096}} 빠릅니다. 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 B 에서 8-way, A 에서 4-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다. 스위즐은 이미 `mma_swizzle` 에 있었으므로, 이 배수는 `mma_swizzle` → `mma_fast` 에서 얻은 것이 아닙니다.
+* 그다음은 비슷한 크기의 단계 셋입니다: **배리어 파이프라인** ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}}, **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096}}, **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} (run 5 / run 6). 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). `no_prefetch` 는 파이프라인도 함께 끄므로, 이중 버퍼의 배수는 파이프라인이 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
+* **주소를 한 번만 계산하기(lean)** 는 ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}} 입니다. 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
+* **`launch_bounds(128, 2)`** 는 run 5 에서 ×{{lb_gain_r5_4096}}, run 6 에서 ×{{lb_gain_r6_4096}} 로 두 실행의 방향이 다릅니다. 같은 실행 안에서도 최종 커널 자신의 라운드가 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 흔들리므로 (위 셀의 마지막 줄), 이 정도 차이는 이 측정으로 가릴 수 없습니다. 블록 래스터화(rasterization; 블록을 8행씩 묶어 도는 순서, `raster_g8`)도 두 실행 모두 ×1 근처라 효과가 보이지 않았고, 그래서 최종 커널은 행 우선 순서(`GROUP_M = 0`)입니다.
+* 마지막 행이 `mma_swizzle` → `mma_fast` 전체: ×{{all_gain_r5_4096}} / ×{{all_gain_r6_4096}} 입니다.
+
+run 5/6 에 없는 단계도 있습니다. **스필 없는 본문**(같은 64×32 워프 타일)과 **워프 타일 64×32 → 64×64** 는 그보다 앞선 **run 4** (같은 H100·같은 날, lean 이전의 커널, cuBLAS {{r4_cub2048}} / {{r4_cub4096}} TFLOP/s)에서만 쟀습니다: 4096³ 에서 ×{{spill_gain_4096}} 와 ×{{warp_gain_4096}} (2048³ ×{{spill_gain_2048}}, ×{{warp_gain_2048}}). 이 `warp64x32_lb2` 는 `mma_fast` 의 본문이라 3단·이중 버퍼·`uint32` 인덱스도 함께 다릅니다: 스필만의 효과로 읽지 마세요. 다음 타일의 복사를 어디서 낼지도 run 4 에서 파이프라인이 없는 변형으로만 쟀고(첫 mma 뒤로 옮긴 쪽이 ×{{late_gain_4096}}), 최종 커널에서 복사가 타일의 mma 뒤에 있는 것은 재서 고른 것이 아닙니다: 파이프라인에서 그 단(stage)은 다음 배리어를 지나야 비고, 그 위치를 옮긴 변형은 없습니다.
 """)
 md(r"""
-### 5.5 ncu 가 본 것: 텐서 파이프와 스톨
+### 5.4.1 주소를 루프 앞에서 한 번만 (lean)
 
-같은 날 Nsight Compute(ncu)로 4096³ 를 한 번씩 단독 실행해 프로파일했습니다 (run 4, 최종 구성). **텐서 파이프(tensor pipe) 활성률**은 SM 의 텐서 코어가 일한 시간의 비율, **스톨(stall)** 열은 워프가 명령 하나를 내는 데 평균 몇 사이클을 그 이유로 기다렸는지(issue-stall reasons)입니다.
+run 4 까지의 커널은 타일마다 cp.async 의 원본 주소를 `(k0 + r) * N + c` 처럼 (행, 열)에서 새로 계산했습니다. `mma_fast` 의 `lean` 경로는 스레드마다 타일 0 의 원본 오프셋과 공유 메모리 오프셋, 레인마다 `ldmatrix` 오프셋을 **K 루프 앞에서 한 번** 계산하고, 루프에서는 `kt * BK` (A), `kt * BK * N` (B), 단(stage) 오프셋과 상수만 더합니다 (상수는 `ptxas` 가 명령 안에 넣습니다: `LDSM [R + 0x400]`). 아래 셀은 두 변형의 K 루프를 sm_90 용으로 오프라인 컴파일해 SASS 명령을 셉니다 (`no_lean` 을 새로 컴파일하므로 수십 초 걸립니다).
 """)
 code(r"""
-cols = ["커널", "텐서 파이프 %", "점유율 %", "L2 적중 %", "시간 µs"] + [f"스톨 {s}" for s in L.NCU_STALLS]
-display(Markdown(L.markdown(L.ncu_rows("run4"), cols)))
+cols = ["변형", "레지스터", "K 루프 SASS 명령", "HMMA", "LDGSTS", "LDSM", "그 밖 (주소 계산·분기 등)"]
+display(Markdown(L.markdown(L.lean_rows((9, 0)), cols)))
 """)
 md(r"""
-* 텐서 파이프는 `mma_swizzle` {{tp_swz}} % → `mma_fast` {{tp_fast}} % 입니다. cuBLAS 는 {{tp_cub}} % 입니다.
-* 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령, 여기서는 주로 `ldmatrix` 의 결과를 기다림) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. 로컬 메모리(스필)를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 k 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 텐서 파이프가 바빠서 기다린 것입니다.
+HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자 4096³ 에서 ×{{lean_gain_r5_4096}} (run 5), ×{{lean_gain_r6_4096}} (run 6) 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096}} 였습니다. 2048³ 의 일반 측정에서는 ×{{lean_gain_r5_2048}} (run 5) 와 ×{{lean_gain_r6_2048}} (run 6) 으로 방향이 엇갈립니다: 그 크기에서는 커널이 짧아 실행 비용과 라운드 사이의 흔들림이 차이를 덮습니다 (5.6절).
+
+모든 인덱스를 `uint32` 로 두는 이유도 여기 있습니다. 부호 있는 `int64` 인덱스면 Numba 가 배열 접근마다 음수 인덱스 처리(PTX 의 `setp.lt.s64` / `selp.b64`)를 넣고, 부호 없는 값과 섞으면 타입이 바뀝니다. 아래 셀은 Numba 의 타입 규칙이 섞인 피연산자에 주는 결과 타입입니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.promotion_rows(), ["피연산자", "a + b", "a < b", "min(a, b)"])))
+""")
+md(r"""
+`uint64` 와 `int64` 를 비교하거나 `min` 에 넣으면 둘 다 `float64` 로 바뀌고(GPU 에서는 정수 ↔ 실수 변환과 배정밀도 연산), 더하면 부호 있는 `int64` 가 됩니다. `uint32` 끼리 더하면 `uint64` 가 되므로, `range()` 의 카운터나 합이 다시 `int64` 와 만나지 않게 `mma_fast` 는 상수까지 `u(16)` 처럼 `uint32` 로 씁니다.
+""")
+md(r"""
+### 5.5 ncu 가 본 것: 텐서 파이프와 스톨 (run 6)
+
+run 6 과 같은 날 Nsight Compute(ncu)로 4096³ 를 커널마다 한 번씩 단독 실행해 프로파일했습니다 (최종 커널, `course/recorded/ncu_fast_h100_run6.csv.gz`). **텐서 파이프(tensor pipe) 활성률**은 SM 의 텐서 코어가 일한 시간의 비율, **스톨(stall)** 열은 워프가 명령 하나를 내는 데 평균 몇 사이클을 그 이유로 기다렸는지(issue-stall reasons)입니다. ncu 는 클럭을 고정하지 않고(`--clock-control none`) 쟀으므로 SM 클럭 열이 커널마다 다릅니다.
+""")
+code(r"""
+cols = ["커널", "텐서 파이프 %", "점유율 %", "L2 적중 %", "시간 µs", "SM 클럭 GHz"] + [f"스톨 {s}" for s in L.NCU_STALLS]
+display(Markdown(L.markdown(L.ncu_rows("run6"), cols)))
+""")
+md(r"""
+* 텐서 파이프는 `mma_swizzle` {{tp_swz}} % → `mma_fast` {{tp_fast}} % 입니다 (run 4 의 lean 이전 커널은 {{tp_fast4}} %). cuBLAS 는 {{tp_cub}} % 입니다.
+* 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령, 여기서는 주로 `ldmatrix` 의 결과를 기다림) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. L1TEX(글로벌·로컬 메모리)의 결과를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 K 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 텐서 파이프가 바빠서 기다린 것입니다.
 * 점유율은 오히려 낮습니다 ({{occ_swz}} % → {{occ_fast}} %: SM 에 워프 {{swz_warps}}개 → {{fast_warps}}개). 해석: 워프 수 대신 워프마다 서로 독립인 mma 가 많아져(누적기 128개) 지연이 가려졌습니다.
 """)
 md(r"""
-### 5.6 cuBLAS 와 남은 차이, 그리고 목표
+### 5.6 목표, 재는 방법, 그리고 cuBLAS 와 남은 차이
 
-**목표는 이루지 못했습니다.** 4096³ 에서 `mma_fast` 는 run 3 에서 {{best3_4096}} %, run 4 에서 {{best4_4096}} % ({{best4_tf}} TFLOP/s, 쌍둥이 `raster_g8`) 로 {{goal4096}} % 에 못 미쳤고, ncu 의 단독 실행 시간으로는 run 3 {{ncu_ratio3}} %, run 4 {{ncu_ratio4}} % 입니다. 2048³ 에서는 {{best3_2048}} % 와 {{best4_2048}} % 로 {{goal2048}} % 를 넘었습니다 (cuBLAS 바로 다음 자리에서 잰 최종 커널은 {{r4_slot_2048}} %).
+**목표는 두 실행 모두에서 이루었습니다.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **재는 방법**에 따라 달라집니다. 아래 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})의 한 번의 실행이고, 목표는 H100 에 대해 세운 것입니다.
+""")
+code(r"""
+cols = ["실행", "GPU", "날짜", "시간 재기"] + [f"{k} {n}³{u}" for n in (2048, 4096) for k, u in (("cuBLAS", " TFLOP/s"), ("mma_fast", ""))]
+display(Markdown(L.markdown(L.final_results_rows(), cols)))
+""")
+md(r"""
+**2048³ 에서는 실행 비용이 섞입니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다. 아래 셀은 run 6 의 2048³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 20번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
+""")
+code(r"""
+cols = ["커널", "호스트 시간/실행 µs", "GPU 시간/호출 µs", "일반 TFLOP/s", "그래프 TFLOP/s", "그래프 ÷ 일반"]
+display(Markdown(L.markdown(L.launch_cost_rows("run6", 2048), cols)))
+""")
+md(r"""
+`mma_fast` 는 호스트 시간이 약 {{host_fast}} µs 로 GPU 시간 약 {{gpu_fast}} µs 와 같은 크기이고, 그래프로 재면 ×{{graph_gain_fast}} 빨랐습니다: 실행 비용이 몇 % 섞였습니다. 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 은 ×{{graph_gain_bk64}} 로, 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
 
-cuBLAS 는 다른 명령을 씁니다. 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 이고, 그 워프는 `gmma` 스톨(워프 그룹 행렬곱 `wgmma` 의 완료를 기다림)에 명령당 {{gmma}} 사이클을 썼습니다. 우리 두 커널에는 그 스톨이 없습니다({{swz_gmma}}). `wgmma` 는 Hopper(sm_90)에만 있는 명령으로, 워프 4개(워프 그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 이 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
+**단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클럭이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz). 같은 클럭으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때 두 커널 모두 전력 한도에 걸려 클럭이 내려가므로(기록의 클럭 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
+
+**cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프 그룹 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper(sm_90)에만 있는 명령으로, 워프 4개(워프 그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
+
+**48 KiB 를 넘는 구성.** 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 `mma_fast.set_max_dynamic_smem` 이 드라이버의 함수 속성을 직접 설정)로 더 큰 구성도 같은 실행에서 쟀습니다. 칸은 같은 실행의 최종 커널 대비 배수입니다.
+""")
+code(r"""
+display(Markdown(L.markdown(L.dynamic_rows(), ["변형", "공유 B", "블록/SM", "레지스터"] + [f"{run} 4096³" for run in L.FINAL_RUNS])))
+""")
+md(r"""
+가장 빠른 것은 BK = 64 (3단 × 32 KiB = 96 KiB) 의 `bk64_lean_dyn` 으로 4096³ 에서 ×{{bk64_gain_r5}} (run 5), ×{{bk64_gain_r6}} (run 6) 였고, CUDA 그래프 측정(`run7_graph`)에서는 cuBLAS 의 {{g_bk64_2048}} % (2048³) 와 {{g_bk64_4096}} % (4096³) 였습니다. 그래도 기본 커널은 아닙니다: 기본으로 삼으려면 그 구성 자체로 두 번의 기록 실행과 compute-sanitizer 검사가 필요한데 아직 없습니다. 일반 측정의 2048³ 에서는 {{bk64_r5_2048}} % 와 {{bk64_r6_2048}} % 였지만, 위에서 본 대로 그 크기의 일반 측정은 이 커널의 속도가 아닙니다.
 """)
 md(r"""
 ## 6. 다른 mma 모양: `ptxas` 에게 물어보기
@@ -533,7 +636,7 @@ cols = ["shape", "types", "sm_80", "sm_90", "SASS"] + (["error"] if any("error" 
 display(Markdown(L.markdown(rows, cols)))
 """)
 md(r"""
-`ptxas` 가 받아들였다고 그 명령이 있는 것은 아닙니다. 표에 없는 `m8n8k4.tf32` 를 `ptxas` 13 은 오류 없이 받지만, SASS 에 텐서 코어 명령도 계산도 없습니다: 결과 레지스터에 아무 값도 쓰지 않습니다. 그래서 "m8n8k4 는 TF32 용이 아니다"의 근거는 ptxas 의 오류가 아니라 ISA 의 모양 표와 이 SASS 입니다. f16 의 `m8n8k4` 는 sm_80 에서 HMMA 가 아니라 SHFL·FFMA 로 흉내 내는 서브루틴 호출이 되어, 역시 텐서 코어를 쓰지 않습니다. 표의 나머지 모양은 각자의 HMMA/DMMA 명령 하나가 됩니다.
+`ptxas` 가 받아들였다고 그 명령이 있는 것은 아닙니다. 표의 `m8n8k4` · `f32.tf32.tf32.f32` 행은 PTX ISA 의 모양 표에 없는 조합입니다. `ptxas` 13 은 이것을 오류 없이 받지만, SASS 에 텐서 코어 명령도 계산도 없습니다: 결과 레지스터에 아무 값도 쓰지 않습니다. 그래서 "m8n8k4 는 TF32 용이 아니다"의 근거는 ptxas 의 오류가 아니라 ISA 의 모양 표와 이 SASS 입니다. f16 의 `m8n8k4` 는 sm_80 에서 HMMA 가 아니라 SHFL·FFMA 로 흉내 내는 서브루틴 호출이 되어, 역시 텐서 코어를 쓰지 않습니다. 표의 나머지 모양은 각자의 HMMA/DMMA 명령 하나가 됩니다.
 
 **어느 compute capability 가 필요한가.** 같은 방법으로 이 노트북의 커널이 쓰는 명령을 sm_75(Turing)용으로도 어셈블해 봅니다.
 """)
@@ -546,7 +649,7 @@ md(r"""
 md(r"""
 ## 7. 컴파일과 실행
 
-`make` 나 `nvcc` 는 필요 없습니다: 커널은 Numba 로 쓰여 있고, `launch(A, B, C, alpha, beta)` 를 부르면 GPU(CC ≥ 8.0)에서는 Numba 가 컴파일하고, 그 밖에는 시뮬레이터가 실행합니다. PTX 명령은 `.ptx` 파일에서 읽어 llvmlite InlineAsm 으로 커널 안에 직접 넣으므로, SASS 에 명령 하나당 함수 호출이 생기지 않습니다. CI 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 SASS 를 읽고 `HMMA.16816`, `LDSM`, `LDGSTS` 가 있음을 확인합니다 (`tests/test_tc_kernels.py`). 로컬 메모리가 없음은 레지스터 상한이 없는 커널에서만 확인합니다: `launch_bounds` 로 128개에 묶은 `mma_pipe4_lb2`·`mma_swizzle` 은 일부러 스필하므로, K 루프 안의 로컬 메모리 접근이 없거나(`mma_pipe4_lb2`) 몇 개 이하인지(`mma_swizzle`)를 봅니다. SASS 에 보이는 `CALL.REL.NOINC` 는 `ptxas` 가 루프의 출구에 쓰는 형태로, 바로 다음 명령으로 건너뛸 뿐 호출되는 함수(`RET`)가 없습니다 (테스트가 그 위치를 확인합니다).
+`make` 나 `nvcc` 는 필요 없습니다: 커널은 Numba 로 쓰여 있고, `launch(A, B, C, alpha, beta)` 를 부르면 GPU(CC ≥ 8.0)에서는 Numba 가 컴파일하고, 그 밖에는 시뮬레이터가 실행합니다. PTX 명령은 `.ptx` 파일에서 읽어 llvmlite InlineAsm 으로 커널 안에 직접 넣으므로, SASS 에 명령 하나당 함수 호출이 생기지 않습니다. CI 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 SASS 를 읽고 `HMMA.16816`, `LDSM`, `LDGSTS` 가 있음을 확인합니다 (`tests/test_tc_kernels.py`). 로컬 메모리가 없음은 레지스터 상한이 없는 커널에서만 확인합니다: `launch_bounds` 로 128개에 묶은 `mma_pipe4_lb2`·`mma_swizzle` 은 일부러 스필하므로, K 루프 안의 로컬 메모리 접근이 없거나(`mma_pipe4_lb2`) 몇 개 이하인지(`mma_swizzle`)를 봅니다. 일부 커널의 SASS(예: sm_80 용 `mma_pipe`)에 보이는 `CALL.REL.NOINC` 는 함수 호출이 아닙니다: `ptxas` 는 루프 출구에 `CALL.REL.NOINC <주소>` 와 루프 머리로 돌아가는 `BRA` 를 차례로 두고, 그 주소는 바로 그 `BRA` 다음 명령입니다. 곧 `BRA` 를 건너뛰어 루프를 빠져나가는 점프이고, 커널에는 돌아올 `RET` 도 없습니다 (`tests/test_tc_kernels.py` 가 모든 커널의 `CALL` 에서 이것을 확인합니다; `L.call_sites("mma_pipe", (8, 0))` 로 직접 볼 수 있습니다).
 
 ```python
 import numpy as np, kernels_numba as kn
@@ -559,7 +662,7 @@ md(r"""
 
 ⚠️ "허용 오차 1e-2 (FP16 정밀도)" 라는 고정값은 두 가지를 무시합니다: K 가 커질수록 반올림이 쌓이고, 그 크기가 누적 타입(f16 이냐 f32 냐)에 따라 크게 다릅니다.
 
-입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 오차는 더하기에서만 생깁니다. 단위 반올림 u 인 타입으로 K개를 차례로 더하면 오차는 γ_K·Σ|a_ik·b_kj|, γ_K = K·u/(1−K·u) 이하입니다 (Higham, 3.1절). 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 안전 계수 2 를 둡니다 (H200 에서 f32 누적·f32 출력 커널의 오차는 이 한계의 {{f32_bound_pct}} % 이하였습니다; f16 출력은 결과 반올림 항이 거의 전부라 한계에 가깝습니다). f16 으로 출력하면 결과 반올림 u_f16·|C| 가 더해집니다. 그래서 한계는
+입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 오차는 더하기에서만 생깁니다. 단위 반올림 u 인 타입으로 K개를 차례로 더하면 오차는 γ_K·Σ|a_ik·b_kj|, γ_K = K·u/(1−K·u) 이하입니다 (Higham, 3.1절). 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 안전 계수 2 를 둡니다 (H200 에서 f32 누적·f32 출력 커널의 오차는 이 한계의 {{f32_bound_pct}} % 이하였습니다. f32 누적·f16 출력 `mma_pipe_f16out` 은 아래 결과 반올림 항이 거의 전부라 한계의 {{f16out_bound_pct}} % 까지 갔고, f16 누적 `mma_pipe_f16acc` 는 {{f16acc_bound_pct}} % 이하였습니다). f16 으로 출력하면 결과 반올림 u_f16·|C| 가 더해집니다. 그래서 한계는
 
 `|C − C_정확| ≤ 2·K·u_acc·(|A|·|B|) + u_out·|C| (+ 아주 작은 절댓값 항)` — `kernels_numba/infra/tc.py` 의 `error_bound`.
 
@@ -573,10 +676,10 @@ for name, (err, slope) in growth.items():
 print(f"K={K} 에서 f16 누적 / f32 누적 = {ratio:.0f} 배 (한계의 비는 8192)")
 """)
 md(r"""
-f32 누적의 오차는 K 에 거의 비례해(기울기 약 1) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. 그 비는 {{err_ratio}} 배로 한계의 비 8192 보다 훨씬 작습니다: f16 누적의 오차는 √K 에 가깝게(기울기 약 0.5) 자랍니다. 반올림 오차의 부호가 섞여 서로 일부 상쇄되면 이렇게 자라는 것이 보통이고(해석), 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
+f32 누적의 오차는 K 에 거의 비례해(기울기 약 1) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. f16 누적의 오차는 √K 에 가깝게(기울기 약 0.5) 자라므로 두 오차의 비는 K 가 커질수록 줄어듭니다: K={{k0}} 에서는 {{ratio_k0}} 배로 한계의 비 8192 에 가깝고 (이 K 에서 f16 누적과 f16 출력의 오차는 같은 값, 곧 결과를 f16 으로 한 번 반올림한 오차입니다), K={{err_k}} 에서는 {{err_ratio}} 배입니다. f16 곡선은 반올림 오차의 부호가 섞여 서로 일부 상쇄된다고 보면 설명됩니다 (해석). 이 설명은 f32 곡선에는 맞지 않습니다: f32 누적 오차는 한계처럼 K 에 비례해 자랐고, 그 이유는 이 기록으로 가릴 수 없습니다. 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
 """)
 md(r"""
-시뮬레이터의 mma 대체 함수는 곱을 정확히 더한 뒤 누적 타입으로 한 번 반올림합니다. 하드웨어와 같은 입력으로 비교한 결과(`tests/test_mma_layout.py`)는 f32·f16 누적 모두 위 한계 안입니다. 아래 셀은 기록된 GPU 결과를 대체 함수로 다시 계산해 비교합니다.
+시뮬레이터의 mma 대체 함수는 곱을 정확히 더한 뒤 누적 타입으로 한 번 반올림합니다. 아래 셀은 H200 에 기록된 mma 한 번의 입력과 결과를 대체 함수로 다시 계산해 비교합니다 (`tests/test_mma_layout.py` 도 같은 비교). 여기서의 한계는 위의 `error_bound` 가 아니라, mma 한 번(K = 16 개 곱과 C 하나, 17개 항)에서 두 결과가 **서로** 얼마나 다를 수 있는가입니다: 원소마다 `2·17·u_acc·(|A|·|B| + |C_in| + |D_GPU|)`, u_acc 는 f32 또는 f16 누적의 단위 반올림.
 """)
 code(r"""
 worst = L.check_numerics(L.layout_record("h200"))
@@ -596,9 +699,9 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 단위 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds 로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누적기를 상수 인덱스로만 읽음) 워프당 64×64·3단·배리어 파이프라인으로 {{h100_gpu}} 에서 4096³ 에 cuBLAS 의 {{best3_4096}}–{{best4_4096}} % 까지 왔습니다: 가장 큰 단계는 스위즐(2048³ 에서 ×{{swz_gain_r4_2048}})이었고, 목표 {{goal4096}} % 에는 못 미쳤습니다. cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누적기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 의 일반 측정에는 실행 비용이 몇 % 섞임). 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 얻은 단계들은 각각 ×1.2 보다 작았습니다 (5.4절 표). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
 * 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 접근 순서와 상관없이 보고하고, GPU 에서는 racecheck 가 보고합니다 (4.4절).
-* 허용 오차는 K·u 에 비례하게 유도해야 합니다. 한계의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차는 K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
+* 허용 오차는 K·u 에 비례하게 유도해야 합니다. 한계의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
 ## 11. 체크포인트 퀴즈
 """)
@@ -609,9 +712,9 @@ show_quiz("10")
 md(r"""
 ## 12. 다음 단계
 
-* **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 cuBLAS 도 4096³ 속도의 몇 분의 일에 그쳐(한 번에 수십 µs), 커널을 띄우는 비용이 측정에 섞인 것으로 보입니다: 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
-* **최적화**: 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 `mma_fast.set_max_dynamic_smem` 이 드라이버의 함수 속성을 직접 설정)로 4단과 128×256 타일을 시험했지만, 기록된 두 H100 실행 모두에서 최종 구성(3단, 48 KiB)보다 빠르지 않았습니다 (`L.fast_tflops("run4")` 의 `stages4_dyn`, `128x256_dyn`). 남은 후보는 워프 특수화(warp specialization)와, Hopper 에서는 `wgmma`.
-* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
+* **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절의 실행 비용과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
+* **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특수화(warp specialization)와, Hopper 에서는 `wgmma`.
+* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 
