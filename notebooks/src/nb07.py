@@ -245,8 +245,12 @@ md(r"""
 **스필(spill) 실험: TM = TN = 16.** 누산기만 256개 값이라 스레드당 상한 255개에 들어가지 않습니다. ptxas 가 실제로 무엇을 하는지 `kernels_numba/demos/regblock_t16.py` (레지스트리에 없는 교육용 커널)를 컴파일해 봅니다.
 """)
 code(r"""
-sp = L7.spills(rec)
-print(sp)
+print(f"누산기 rC 만 {16 * 16}개 값 (TM = TN = 16) > 스레드당 레지스터 상한 255")
+for cc in ((8, 0), (9, 0)):
+    r = resources.report("regblock_t16", cc)               # GPU 없이 컴파일한 cubin 의 보고와 SASS 의 명령 수
+    print(f"regblock_t16 sm_{cc[0]}{cc[1]}: 레지스터 {r['registers']}개, 로컬 메모리 {r['local_bytes']} B/스레드, "
+          f"STL {r['stl']}개 / LDL {r['ldl']}개")
+print("H200 에 올라간 regblock_t16 (기록):", rec["resources"]["regblock_t16"])
 # 예상 출력: … regblock_t16 sm_80/sm_90: 레지스터 255개 이하, 로컬 메모리 0 B 보다 큼, STL·LDL 있음 …
 """)
 md(r"""
