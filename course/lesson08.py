@@ -236,11 +236,18 @@ def bench_table(rec, live=None, names=None):
     rows = live["rows"] if live else rec["benchmark"]
     sizes = sorted({r["n"] for r in rows})
     cell = {(r["kernel"], r["n"]): r for r in rows}
-    lines = [f"{'커널':13s}" + "".join(f"{str(n) + '³':>22s}" for n in sizes)]
+    lines = [_ljust("커널", 13) + "".join(f"{str(n) + '³':>22s}" for n in sizes)]
     for name in ["cuBLAS", *names]:
         lines.append(f"{name:13s}" + "".join(f"{cell[name, n]['tflops']:7.2f} TFLOP/s {100 * cell[name, n]['ratio']:5.1f}%"
                                              for n in sizes if (name, n) in cell))
     return Report(lines, ratio={k: r["ratio"] for k, r in cell.items()}, sizes=sizes)
+
+
+def _ljust(text, width):
+    """Left-justify for a monospace screen: Hangul and other wide characters take two columns."""
+    import unicodedata
+    cols = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, width - cols)
 
 
 def pair_ratios(rec):
@@ -249,9 +256,9 @@ def pair_ratios(rec):
     sizes = sorted({r["n"] for r in rec["benchmark"]})
     pairs = (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))
     by_n = {n: {d: R[d, n] / R[s, n] for s, d in pairs} for n in sizes}
-    lines = [f"{'':24s}" + "".join(f"{str(n) + '³':>9s}" for n in sizes)]
-    lines += [f"{d + ' ÷ ' + s:24s}" + "".join(f"{by_n[n][d]:9.3f}" for n in sizes) for s, d in pairs]
-    lines += [f"{k + ' (cuBLAS 대비)':24s}" + "".join(f"{100 * R[k, n]:8.1f}%" for n in sizes)
+    lines = [" " * 27 + "".join(f"{str(n) + '³':>9s}" for n in sizes)]
+    lines += [_ljust(d + " ÷ " + s, 27) + "".join(f"{by_n[n][d]:9.3f}" for n in sizes) for s, d in pairs]
+    lines += [_ljust(k + " (cuBLAS 대비)", 27) + "".join(f"{100 * R[k, n]:8.1f}%" for n in sizes)
               for k in ("db", "db_ptx", "db_overlap")]
     n = sizes[-1]
     return Report(lines, pair=by_n[n], by_n=by_n, ratio={k: R[k, n] for k in ("db", "db_ptx", "db_overlap")},
@@ -264,9 +271,9 @@ def stall_shares(rec, names=STALL_KERNELS, reasons=STALLS):
     share = {k: st["metrics"][k]["percent"] for k in names}
     cpi = {k: sum(st["metrics"][k]["cycles_per_issue"].values()) for k in names}
     lines = [f"기록: {rec['gpu']} {rec['date']}, {st['n']}³ (K 타일 {st['n'] // _db().BK}개), {st['tool']}",
-             f"{'':20s}" + "".join(f"{k:>13s}" for k in names)]
-    lines += [f"{r:20s}" + "".join(f"{share[k].get(r, 0.0):12.1f}%" for k in names) for r in reasons]
-    lines.append(f"{'합: 명령당 워프-사이클':15s}" + "".join(f"{cpi[k]:13.2f}" for k in names))
+             " " * 24 + "".join(f"{k:>13s}" for k in names)]
+    lines += [f"{r:24s}" + "".join(f"{share[k].get(r, 0.0):12.1f}%" for k in names) for r in reasons]
+    lines.append(_ljust("합: 명령당 워프-사이클", 24) + "".join(f"{cpi[k]:13.2f}" for k in names))
     return Report(lines, share=share, cpi=cpi)
 
 

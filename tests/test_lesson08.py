@@ -107,3 +107,12 @@ def test_stall_claims_of_section_4_9():
     assert use["db_overlap"] > max(use[k] for k in ("db", "db_ptx", "regblock_opt"))
     # the cycles the scheduler did not issue are not split by reason; barrier is a small share (issue 18 item 18)
     assert share["db_overlap"]["barrier"] < min(share["db_overlap"][k] for k in ("short_scoreboard", "dispatch_stall", "wait"))
+
+
+def test_recorded_tables_line_up_on_a_monospace_screen():
+    # Hangul takes two columns: labels are padded by display width, so every row of a table is equally wide
+    import unicodedata
+    cols = lambda t: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in t)   # noqa: E731
+    for rep in (L8.pair_ratios(REC), L8.stall_shares(REC)):
+        lines = [ln for ln in rep.lines if not ln.startswith("기록")]
+        assert len({cols(ln) for ln in lines}) == 1, lines

@@ -388,7 +388,11 @@ code(r"""
 pr = L8.pair_ratios(rec34)
 print(f"기록: {rec34['gpu']} {rec34['date']}, 크기마다 한 번의 실행")
 print(pr)
+R = {(r["kernel"], r["n"]): r["ratio"] for r in rec34["benchmark"]}     # cuBLAS 대비 비율 (같은 실행)
+n = max(n for _, n in R)
+print(f"{n}³: db_overlap {R['db_overlap', n]:.3f} ÷ regblock_vec {R['regblock_vec', n]:.3f} = {R['db_overlap', n] / R['regblock_vec', n]:.3f}")
 # 예상 출력: db ÷ regblock_opt 0.93–0.99, db_ptx ÷ regblock_opt 0.99–1.04, db_overlap ÷ regblock_vec 1.01–1.10 …
+#            마지막 줄: 표의 4096³ db_overlap ÷ regblock_vec 와 같은 값
 """)
 md(r"""
 이 기록({{gpu}}, {{date}})에서 읽을 수 있는 것과 없는 것:
@@ -411,7 +415,10 @@ code(r"""
 ss = L8.stall_shares(rec34)
 print(ss)
 share = ss["share"]
-# 예상 출력: 이유 × 커널 표 (%) — db_overlap 의 long_scoreboard 0.4%, not_selected 43.2% …
+cpi = rec34["ncu_stalls"]["metrics"]["db_overlap"]["cycles_per_issue"]     # 이유별: 명령당 워프-사이클
+print(f"db_overlap 의 long_scoreboard: {cpi['long_scoreboard']:.2f} ÷ 합 {sum(cpi.values()):.2f} = "
+      f"{100 * cpi['long_scoreboard'] / sum(cpi.values()):.1f}%")
+# 예상 출력: 이유 × 커널 표 (%) — db_overlap 의 long_scoreboard 0.4%, not_selected 43.2% … / 마지막 줄: … = 0.4%
 """)
 md(r"""
 * 기본 구조의 `db` 는 싱글 버퍼 `regblock_opt` 보다 `long_scoreboard` 가 오히려 **많고**({{st_db_long_scoreboard}}% 대 {{st_regblock_opt_long_scoreboard}}%), 워프가 STS 에서 자기 로드를 기다리는 자리(4.4절)가 그대로입니다. 한 워프 안에서 겹치는 `db_overlap` 에서는 {{st_db_overlap_long_scoreboard}}% 로 거의 **사라졌습니다**.
