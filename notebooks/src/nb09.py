@@ -460,7 +460,7 @@ md(r"""
 code(r"""
 best, pct, at = L.best_at(4096)
 print(f"4096³ 최고 레벨 5 커널: {best} {pct:.1f}%   같은 실행의 db_overlap {at['db_overlap']:.1f}%")
-print("4 바이트 복사 async_copy:", f"{at['async_copy']:.1f}%")
+print("4바이트 복사 async_copy:", f"{at['async_copy']:.1f}%")
 print("BK=8, NUM_STAGES 2/3/4:", " / ".join(f"{at[k]:.1f}%" for k in ("async_vec_s2", "async_vec", "async_vec_s4")))
 print("BK=16, NUM_STAGES 3 (async_bk16):", f"{at['async_bk16']:.1f}%")
 print("목표 85%:", "도달" if pct >= 85 else f"미도달 ({85 - pct:.1f}%p 모자람)")
@@ -490,7 +490,7 @@ md(r"""
 """)
 code(r"""
 cols, rows = L.bk16_table()
-print(f"{'크기':>6s}", *(f"{c:>18s}" for c in cols), f"{'cuBLAS TFLOP/s':>15s}")
+print(f"{'크기':>4s}", *(f"{c:>18s}" for c in cols), f"{'cuBLAS TFLOP/s':>15s}")      # 한글은 두 칸
 for n, row, cub in rows:
     print(f"{n:>5d}³", *(f"{row[c]:>18s}" for c in cols), f"{cub:>15.1f}")
 """)
@@ -501,7 +501,7 @@ md(r"""
 """)
 code(r"""
 for label, pct, cub in L.bk16_runs(n=4096):
-    print(f"{label:28s} async_bk16 {pct:5.1f}%   같은 실행의 cuBLAS {cub:.1f} TFLOP/s")
+    print(f"async_bk16 {pct:5.1f}%   같은 실행의 cuBLAS {cub:.1f} TFLOP/s   ← {label}")
 """)
 md(r"""
 같은 커널의 값이 실행마다 다릅니다 (위 출력). 그래서 서로 다른 실행의 값을 한 표에 섞지 않고, 비교는 같은 실행 안에서만 합니다.
