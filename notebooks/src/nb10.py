@@ -607,6 +607,7 @@ md(r"""
 **2048³ 에서는 실행 비용이 섞입니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다. 아래 셀은 run 6 의 2048³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 20번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
 """)
 code(r"""
+print(L.run_label("run6"))
 cols = ["커널", "호스트 시간/실행 µs", "GPU 시간/호출 µs", "일반 TFLOP/s", "그래프 TFLOP/s", "그래프 ÷ 일반"]
 display(Markdown(L.markdown(L.launch_cost_rows("run6", 2048), cols)))
 """)
@@ -620,6 +621,8 @@ md(r"""
 **48 KiB 를 넘는 구성.** 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 `mma_fast.set_max_dynamic_smem` 이 드라이버의 함수 속성을 직접 설정)로 더 큰 구성도 같은 실행에서 쟀습니다. 칸은 같은 실행의 최종 커널 대비 배수입니다.
 """)
 code(r"""
+for run in L.FINAL_RUNS:
+    print(L.run_label(run))
 display(Markdown(L.markdown(L.dynamic_rows(), ["변형", "공유 B", "블록/SM", "레지스터"] + [f"{run} 4096³" for run in L.FINAL_RUNS])))
 """)
 md(r"""
