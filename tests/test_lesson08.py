@@ -116,3 +116,15 @@ def test_recorded_tables_line_up_on_a_monospace_screen():
     for rep in (L8.pair_ratios(REC), L8.stall_shares(REC)):
         lines = [ln for ln in rep.lines if not ln.startswith("기록")]
         assert len({cols(ln) for ln in lines}) == 1, lines
+
+
+def test_ptx_counts_are_what_nb08_says_the_source_writes():
+    # nb08 3.4: one PTX instruction per place in the source; the k loop is not unrolled before ptxas
+    DB = kn.get("db").module
+    e, tile_loads = DB.TM * DB.TN, 2 * (DB.BM * DB.BK + DB.BK * DB.BN) // DB.THREADS    # prologue + prefetch
+    pv = L8.ptx_vs_db()
+    assert pv["ptx"]["db"] == {"fma.rn.f32": 2 * e, "ld.global.f32": tile_loads + e, "ld.global.ca.f32": 0}
+    assert pv["ptx"]["db_ptx"] == {"fma.rn.f32": 3 * e, "ld.global.f32": 2 * e, "ld.global.ca.f32": tile_loads}
+    for cc in ((8, 0), (9, 0)):                      # C stores: db's two beta paths; db_ptx's 16-byte path per row half
+        assert pv["loop"]["db", cc][1] == {"STG.E": 2 * e}
+        assert pv["loop"]["db_ptx", cc][1]["STG.E.128"] == DB.TM * DB.TN // 4
