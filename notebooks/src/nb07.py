@@ -517,10 +517,17 @@ md(r"""
 **(2) 명시적 FMA 가 바꾸는 것.** 노트북 06에서 본 대로 NVVM 은 `acc += a*b` 를 이미 `fma.rn.f32` 로 합칩니다(contraction). 두 커널의 PTX와 SASS를 비교합니다.
 """)
 code(r"""
-fc = L7.fma_compare(inner)
-print(fc)
-print("PTX 명령 구성과 FFMA 수가 같은가:", fc["same"])
-# 예상 출력: 두 줄의 PTX 개수가 같음 (fma.rn.f32 128, mul.f32 128), k 루프 FFMA 64 / … 같은가: True
+from kernels_numba.infra import offline
+mix, ffma = {}, {}
+for k in ("regblock", "regblock_opt"):
+    c = offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"])         # GPU 없이 만든 sm_80 PTX 의 명령 수
+    mix[k] = {op: c[op] for op in ("fma.rn.f32", "mul.rn.f32", "add.rn.f32", "mul.f32", "add.f32")}
+    sass_k = resources.report(k, (9, 0))
+    loop = L7.loop_stats(resources.inner_loops(sass_k["sass_text"])[0])      # sm_90 SASS 의 k 루프
+    ffma[k] = (loop["FFMA"], sass_k["ffma"])
+    print(f"{k:13s} PTX {mix[k]} | SASS k 루프 FFMA {loop['FFMA']}/{loop['n']} 명령, 커널 전체 FFMA {sass_k['ffma']}")
+print("PTX 명령 구성과 FFMA 수가 같은가:", mix["regblock"] == mix["regblock_opt"] and ffma["regblock"] == ffma["regblock_opt"])
+# 예상 출력: 두 줄의 PTX 개수가 같음 (fma.rn.f32 128, mul.f32 128), k 루프 FFMA 64/97 과 64/106 명령, 전체 FFMA 128 / … True
 """)
 md(r"""
 * 두 커널의 PTX 명령 구성이 **같습니다**: `regblock` 의 `rC[m, n] += rA[m] * rB[n]` 이 이미 `fma.rn.f32` 입니다. 명시적 FMA로 얻을 것이 없습니다 (SASS의 FFMA 수도 같고, 명령 수 차이는 FFMA가 아닌 명령 — 패딩으로 바뀐 주소 계산 등 — 에서 옵니다).
