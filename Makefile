@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-fast test-upstream bench-sim clean
+.PHONY: setup lab test test-fast test-upstream bench-sim targets clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ test-fast: $(STAMP)
 
 bench-sim: $(STAMP)
 	$(PY) benchmarks/bench_sim.py
+
+# kernel x target matrix (sm_75 ... sm_120) without a GPU: compiles every registered kernel for every target (measured
+# 21 CPU minutes, one process), rewrites kernels_numba/infra/targets.json and its two README tables. Run it after changing a
+# kernel; make test recomputes the sm_80/sm_90 rows and a few others and fails while the file is stale.
+targets: $(STAMP)
+	$(PY) -m kernels_numba.infra.table --write-targets
 
 clean:
 	rm -rf $(VENV)

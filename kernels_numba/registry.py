@@ -36,6 +36,18 @@ class KernelSpec:
     def kernel(self):
         return self.module.kernel
 
+    @property
+    def threads(self):
+        """Threads per block of its launch (launch.block: an int or a tuple of dimensions)."""
+        block = self.launch.block
+        return block if isinstance(block, int) else int(np.prod(block))
+
+    @property
+    def dynamic_smem(self):
+        """Dynamic shared memory per block in bytes (0 unless the module's CONFIG asks for it, as mma_fast can)."""
+        config = getattr(self.module, "CONFIG", {})
+        return config.get("SMEM_BYTES", 0) if config.get("DYNAMIC") else 0
+
 
 def _spec(modname):
     m = importlib.import_module(f"{__package__}.{modname}")

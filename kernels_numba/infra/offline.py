@@ -1,4 +1,8 @@
-"""Compile registered kernels for sm_80/sm_90 without a GPU: PTX (NVVM), cubin (nvJitLink), SASS (cuobjdump).
+"""Compile registered kernels for any target without a GPU: PTX (NVVM), cubin (nvJitLink), SASS (cuobjdump).
+
+ARCHS (sm_80, sm_90) are the targets every lesson's SASS claim is checked on; TARGETS adds the GPUs students have
+(sm_75 T4, sm_86 RTX 30xx, sm_89 RTX 40xx / L4, sm_120 RTX 50xx). target_row() describes one (kernel, target): what
+compiled, its resources, or why the kernel cannot exist there (REQUIREMENTS: the PTX instruction and its target).
 
 Runs in a subprocess with SGEMM_DEVICE=offline, so it works the same in simulator and GPU mode.
 With $SGEMM_OFFLINE_CACHE set to a folder (the test suite sets a fresh one per run), results are shared there by
@@ -14,9 +18,12 @@ import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 
 SIG = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
 ARCHS = ((8, 0), (9, 0))
+# T4 (7.5), A100 (8.0), RTX 30xx (8.6), RTX 40xx and L4 (8.9), H100/H200 (9.0), RTX 50xx (12.0)
+TARGETS = ((7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (12, 0))
 
 
 class OfflineCompileError(RuntimeError):
@@ -134,9 +141,13 @@ def _compile_here(name, cc):
     with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
         from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
         ptx, _ = cuda.compile_ptx(kernel.py_func, getattr(module_of(name), "SIG", SIG), cc=cc, launch_bounds=bounds)
-    cubin = ptx_to_cubin(ptx, cc)
+    out = {"name": name, "cc": list(cc), "ptx": ptx, "launch_bounds": list(bounds) if bounds else None}
+    try:
+        cubin = ptx_to_cubin(ptx, cc)
+    except OfflineCompileError as e:     # the target lacks an instruction: keep the PTX and ptxas's words
+        return {**out, "error": str(e)}
     sass, usage = cubin_report(cubin)
-    return {"name": name, "cc": list(cc), "ptx": ptx, "sass": sass, "usage": usage}
+    return {**out, "sass": sass, "usage": usage}
 
 
 CACHE_ENV = "SGEMM_OFFLINE_CACHE"
@@ -167,14 +178,18 @@ def _toolchain_key():
     return h.hexdigest()
 
 
+def _cache_path(folder, name, cc):
+    key = hashlib.sha256(f"{name}|{tuple(cc)}|{_toolchain_key()}".encode()).hexdigest()[:32]
+    return os.path.join(folder, f"{name}-sm_{cc[0]}{cc[1]}-{key}.json")
+
+
 def _cached(name, cc, compile_fn):
     """compile_fn() through the $SGEMM_OFFLINE_CACHE folder (one file per kernel, cc and toolchain); uncached if unset or unusable."""
     folder = os.environ.get(CACHE_ENV)
     if not folder:
         return compile_fn()
     from filelock import FileLock
-    key = hashlib.sha256(f"{name}|{tuple(cc)}|{_toolchain_key()}".encode()).hexdigest()[:32]
-    path = os.path.join(folder, f"{name}-sm_{cc[0]}{cc[1]}-{key}.json")
+    path = _cache_path(folder, name, cc)
     try:
         os.makedirs(folder, exist_ok=True)
         lock = FileLock(path + ".lock")
@@ -199,9 +214,30 @@ def _cached(name, cc, compile_fn):
 
 
 @functools.lru_cache(maxsize=None)
+def try_compile(name, cc=(8, 0)):
+    """Compile kernel `name` for cc without a GPU: dict with ptx, sass, usage; or with ptx and 'error' (ptxas's log)
+    where the target lacks one of its instructions."""
+    return _cached(name, tuple(cc), lambda: _compile_subprocess(name, cc))
+
+
 def compile_kernel(name, cc=(8, 0)):
     """Compile kernel `name` (registered, or a module kernels_numba.demos.<name> with `kernel`) for cc without a GPU; dict with ptx, sass, usage."""
-    return _cached(name, tuple(cc), lambda: _compile_subprocess(name, cc))
+    r = try_compile(name, tuple(cc))
+    if "error" in r:
+        raise OfflineCompileError(f"{name} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{r['error']}")
+    return r
+
+
+def try_compile_many(pairs):
+    """try_compile for many (name, cc) pairs; those not cached yet compile in one subprocess (one Python start-up)."""
+    pairs = [(n, tuple(cc)) for n, cc in pairs]
+    folder = os.environ.get(CACHE_ENV)
+    todo = [p for p in pairs if not (folder and os.path.exists(_cache_path(folder, *p)))]
+    done = {}
+    if len(todo) > 1:
+        for (n, cc), r in zip(todo, _compile_subprocess_many(todo)):
+            done[(n, cc)] = _cached(n, cc, lambda r=r: r)     # into the cache (an entry written meanwhile wins)
+    return {p: done[p] if p in done else try_compile(*p) for p in pairs}
 
 
 def _compile_subprocess(name, cc):
@@ -213,3 +249,148 @@ def _compile_subprocess(name, cc):
     if out.returncode != 0:
         raise OfflineCompileError(f"{name} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout)
+
+
+def _compile_subprocess_many(pairs):
+    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+    env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    code = ("import json, sys; from kernels_numba.infra import offline; "
+            f"json.dump([offline._compile_here(n, cc) for n, cc in {pairs!r}], sys.stdout)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise OfflineCompileError(f"{len(pairs)} 커널 컴파일 실패 / compile failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout)
+
+
+
+# ------------------------------------------------------------------------------------------ targets
+@dataclass(frozen=True)
+class Requirement:
+    """A PTX instruction of the course's intrinsic layer that not every target has (PTX ISA, the instruction's
+    "PTX ISA Notes" / "Target ISA Notes"); checked against ptxas by tests/test_targets.py with `example`."""
+    name: str                  # as the lessons name it
+    pattern: str               # regex on the instruction text in a kernel's PTX
+    min_cc: tuple              # oldest target that has it
+    ptx_isa: str               # PTX ISA version that introduced it
+    sass: str                  # the SASS opcode it becomes (what the lesson shows)
+    example: str               # one instruction of the family, for the ptxas check
+    example_regs: tuple = ()   # its registers: ((type, name), ...)
+
+    @property
+    def why(self):
+        return f"{self.name} requires sm_{self.min_cc[0]}{self.min_cc[1]} (PTX ISA {self.ptx_isa})"
+
+
+_F4 = (("f32", "d0"), ("f32", "d1"), ("f32", "d2"), ("f32", "d3"))
+REQUIREMENTS = (
+    Requirement("cp.async", r"cp\.async\.c[ag]\.shared\.global", (8, 0), "7.0", "LDGSTS",
+                "cp.async.cg.shared.global [dst], [src], 16;", (("u32", "dst"), ("u64", "src"))),
+    Requirement("cp.async.commit_group", r"cp\.async\.commit_group", (8, 0), "7.0", "LDGDEPBAR",
+                "cp.async.commit_group;"),
+    Requirement("cp.async.wait_group", r"cp\.async\.wait_(?:group|all)", (8, 0), "7.0", "DEPBAR",
+                "cp.async.wait_group 0;"),
+    Requirement("ldmatrix", r"ldmatrix\.sync\.aligned\.m8n8", (7, 5), "6.5", "LDSM",
+                "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {r0, r1, r2, r3}, [addr];",
+                (("b32", "r0"), ("b32", "r1"), ("b32", "r2"), ("b32", "r3"), ("u64", "addr"))),
+    Requirement("mma.m16n8k16 (f16)", r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f(?:16|32)\.f16\.f16", (8, 0), "7.0",
+                "HMMA", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, "
+                        "{b0, b1}, {d0, d1, d2, d3};",
+                _F4 + tuple(("b32", n) for n in ("a0", "a1", "a2", "a3", "b0", "b1"))),
+    Requirement("mma.m16n8k8 (f16)", r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f(?:16|32)\.f16\.f16", (7, 5), "6.5",
+                "HMMA", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1}, {b0}, "
+                        "{d0, d1, d2, d3};", _F4 + tuple(("b32", n) for n in ("a0", "a1", "b0"))),
+)
+CHECK_PTX_VERSION = "8.7"       # the first PTX ISA version with .target sm_120: a wrapper for every target
+
+
+def uses(ptx):
+    """The REQUIREMENTS whose instruction occurs in the PTX text (the kernel's own PTX, not a list kept by hand)."""
+    return [q for q in REQUIREMENTS if re.search(q.pattern, ptx)]
+
+
+def entry_for(instruction, regs, cc):
+    """A one-instruction .entry module for sm_<cc> (regs: [(type, name)]), for asking ptxas whether the target has it."""
+    decl = "".join(f"    .reg .{t} {n};\n" for t, n in regs)
+    return (f".version {CHECK_PTX_VERSION}\n.target sm_{cc[0]}{cc[1]}\n.address_size 64\n\n"
+            f".visible .entry check()\n{{\n{decl}    {instruction}\n    ret;\n}}\n")
+
+
+def instruction_accepted(instruction, regs, cc):
+    """(True, '') if ptxas (nvJitLink) assembles the instruction for sm_<cc>, else (False, its error lines)."""
+    try:
+        ptx_to_cubin(entry_for(instruction, regs, cc), cc)
+        return True, ""
+    except OfflineCompileError as e:
+        return False, "; ".join(ptxas_errors(str(e)))
+
+
+def ptxas_errors(log):
+    """The distinct 'error : ...' lines of a ptxas log, in order (e.g. "Feature 'cp.async' requires .target sm_80
+    or higher")."""
+    seen = []
+    for m in re.finditer(r"error\s*:\s*(.+)", log):
+        if m.group(1).strip() not in seen:
+            seen.append(m.group(1).strip())
+    return seen or [log.strip().splitlines()[-1] if log.strip() else "?"]
+
+
+_WIDTH = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "b32": 4, "u32": 4, "s32": 4, "f32": 4,
+          "b64": 8, "u64": 8, "s64": 8, "f64": 8}
+
+
+def static_shared_bytes(ptx):
+    """Bytes of the .shared arrays the PTX declares (what the kernel asks for, without any reservation)."""
+    total = 0
+    for m in re.finditer(r"^\s*(?:\.visible\s+|\.extern\s+)?\.shared\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+[\w$]+((?:\[\d+\])+)\s*;", ptx, re.M):
+        n = 1
+        for d in re.findall(r"\d+", m.group(2)):
+            n *= int(d)
+        total += _WIDTH[m.group(1)] * n
+    return total
+
+
+def target_row(spec, cc, compiled=None):
+    """One cell of the kernel x target matrix (a JSON-ready dict): compiles, resources, limits, SASS claims, why not."""
+    from sim import occupancy as occ
+    r = compiled or try_compile(spec.name, tuple(cc))
+    used = uses(r["ptx"])
+    needs = max((q.min_cc for q in used), default=None)
+    lacking = [q for q in used if tuple(cc) < q.min_cc]
+    row = {"kernel": spec.name, "target": f"sm_{cc[0]}{cc[1]}", "compiles": "error" not in r,
+           "uses": [q.name for q in used], "needs": f"sm_{needs[0]}{needs[1]}" if needs else None,
+           "threads": spec.threads, "smem_static": static_shared_bytes(r["ptx"]), "smem_dynamic": spec.dynamic_smem,
+           "launch_bounds": r.get("launch_bounds")}
+    if not row["compiles"]:
+        row["why_not"] = "; ".join(q.why for q in lacking) or "?"
+        row["ptxas"] = ptxas_errors(r["error"])
+        return row
+    u, counts = r["usage"], sass_counts(r["sass"])
+    arch = occ.arch_spec(cc)
+    smem = row["smem_static"] + row["smem_dynamic"]
+    # a spill is local memory: ptxas puts it in the stack frame (STACK) or in local arrays (LOCAL); SASS LDL/STL
+    row.update(registers=u["registers"], local_bytes=u["local_bytes"], stack_bytes=u["stack_bytes"],
+               spills=bool(u["local_bytes"] + u["stack_bytes"]) or any(k.startswith(("LDL", "STL")) for k in counts),
+               smem_cubin=u["shared_bytes"],
+               sass={q.sass: sum(v for k, v in counts.items() if k.split(".")[0] == q.sass) for q in used})
+    broken = []
+    if u["registers"] > arch.max_regs_per_thread:
+        broken.append(f"registers {u['registers']} > {arch.max_regs_per_thread}")
+    if row["smem_static"] > arch.smem_per_block_default:
+        broken.append(f"static shared {row['smem_static']} B > {arch.smem_per_block_default} B")
+    if smem > arch.smem_per_block_optin:
+        broken.append(f"shared {smem} B > {arch.smem_per_block_optin} B per block")
+    else:
+        o = occ.occupancy(arch, u["registers"], spec.threads, smem)
+        row["blocks_per_sm"] = o.blocks_per_sm
+        if not o.launchable:
+            broken.append(f"{u['registers']} registers x {spec.threads} threads exceed the register file")
+    row["fits"], row["limits_broken"] = not broken, broken
+    return row
+
+
+def target_matrix(specs=None, targets=TARGETS):
+    """[target_row] for every (kernel, target), compiling what the cache lacks in one subprocess."""
+    from .. import registry
+    specs = registry.REGISTRY if specs is None else specs
+    compiled = try_compile_many([(s.name, cc) for s in specs for cc in targets])
+    return [target_row(s, cc, compiled[(s.name, tuple(cc))]) for s in specs for cc in targets]

@@ -1,5 +1,7 @@
-"""README tables generated from the registry and the recorded GPU runs (a test keeps README equal to them)."""
+"""README tables generated from the registry, the recorded GPU runs and the offline target matrix (tests keep README
+equal to them; `make targets` recompiles the matrix and rewrites its README sections)."""
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -45,5 +47,118 @@ def measured_markdown():
     return "\n".join(rows) + "\n\n" + "\n".join(f"* {n}" for n in notes)
 
 
+# ------------------------------------------------------------------ kernel x target matrix (offline compiles)
+TARGETS_JSON = Path(__file__).resolve().parent / "targets.json"
+README = Path(__file__).resolve().parents[2] / "README.md"
+# GPUs of the occupancy table, in compute-capability order (sim/occupancy.GPUS)
+OCC_GPUS = ("T4", "A100", "RTX 3060", "RTX 3090", "RTX 4090", "L4", "H100", "H200", "RTX 5090")
+
+
+def load_targets():
+    """The committed kernel x target matrix: {'toolchain': {...}, 'rows': [offline.target_row, ...]}."""
+    return json.loads(TARGETS_JSON.read_text(encoding="utf-8"))
+
+
+def toolchain():
+    """Versions of the compiler packages that produced the matrix (NVVM, nvJitLink, numba-cuda)."""
+    import importlib.metadata as md
+    return {d: md.version(d) for d in ("numba-cuda", "nvidia-nvvm", "nvidia-nvjitlink", "nvidia-cuda-cuobjdump")}
+
+
+def write_targets(rows):
+    TARGETS_JSON.write_text(json.dumps({"toolchain": toolchain(), "rows": rows}, indent=1, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+
+
+def _targets(rows):
+    return list(dict.fromkeys(r["target"] for r in rows))
+
+
+def _short_why(row):
+    """'cp.async, m16n8k16 → sm_80': the instructions this target lacks."""
+    names = [w.split(" requires ")[0] for w in row["why_not"].split("; ")]
+    short = [n for n in names if n not in ("cp.async.commit_group", "cp.async.wait_group")]
+    return ", ".join(short or names) + f" → {row['needs']}"
+
+
+def targets_markdown(rows=None):
+    """Kernel x target: registers / static shared KB (and spilled bytes), or why the kernel cannot exist there."""
+    rows = load_targets()["rows"] if rows is None else rows
+    targets = _targets(rows)
+    by = {(r["kernel"], r["target"]): r for r in rows}
+    out = ["| 커널 | " + " | ".join(targets) + " |", "|---|" + "---|" * len(targets)]
+    for s in REGISTRY:
+        cells = []
+        for t in targets:
+            r = by[(s.name, t)]
+            if not r["compiles"]:
+                cells.append(f"✗ {_short_why(r)}")
+                continue
+            spill = f" **스필 {r['local_bytes'] + r['stack_bytes']} B**" if r["spills"] else ""
+            fits = "" if r["fits"] else " **한도 초과**"
+            cells.append(f"{r['registers']} / {r['smem_static'] / 1024:.1f} KB{spill}{fits}")
+        out.append(f"| `{s.name}` | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def occupancy_rows(rows=None, gpus=OCC_GPUS):
+    """{(kernel, gpu): Occupancy or None} from the matrix's registers and shared memory (sim/occupancy's rules)."""
+    from sim import occupancy as occ
+    rows = load_targets()["rows"] if rows is None else rows
+    by = {(r["kernel"], r["target"]): r for r in rows}
+    out = {}
+    for s in REGISTRY:
+        for g in gpus:
+            spec = occ.GPUS[g]
+            r = by.get((s.name, spec.arch))
+            out[(s.name, g)] = (occ.occupancy(spec, r["registers"], r["threads"], r["smem_static"] + r["smem_dynamic"])
+                                if r and r["compiles"] else None)
+    return out
+
+
+def occupancy_markdown(rows=None, gpus=OCC_GPUS):
+    """Kernel x GPU: blocks per SM and theoretical occupancy, from the offline matrix of that GPU's compute capability."""
+    from sim import occupancy as occ
+    table = occupancy_rows(rows, gpus)
+    head = [f"{g} ({occ.GPUS[g].cc[0]}.{occ.GPUS[g].cc[1]})" for g in gpus]
+    out = ["| 커널 | 스레드 | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(gpus)]
+    for s in REGISTRY:
+        cells = []
+        for g in gpus:
+            o = table[(s.name, g)]
+            cells.append("—" if o is None else f"{o.blocks_per_sm} · {o.percent:.0f}%")
+        out.append(f"| `{s.name}` | {s.threads} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def readme_section(name, text=None):
+    """The generated text between <!-- name:start --> and <!-- name:end --> in README.md."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    return text.split(f"<!-- {name}:start -->")[1].split(f"<!-- {name}:end -->")[0].strip()
+
+
+def update_readme():
+    """Rewrite the README sections generated from the target matrix (only those)."""
+    text = README.read_text(encoding="utf-8")
+    for name, body in (("target-matrix", targets_markdown()), ("occupancy-table", occupancy_markdown())):
+        text = re.sub(rf"(<!-- {name}:start -->).*?(<!-- {name}:end -->)",
+                      lambda m: f"{m.group(1)}\n{body}\n{m.group(2)}", text, flags=re.S)
+    README.write_text(text, encoding="utf-8")
+
+
+def regenerate_targets():
+    """Compile every registered kernel for every target (minutes: one subprocess), write targets.json and the README."""
+    from . import offline
+    write_targets(offline.target_matrix())
+    update_readme()
+
+
 if __name__ == "__main__":
-    print(measured_markdown() if "--measured" in sys.argv else markdown())
+    if "--write-targets" in sys.argv:
+        regenerate_targets()
+    elif "--readme-targets" in sys.argv:
+        update_readme()
+    elif "--targets" in sys.argv:
+        print(targets_markdown() + "\n\n" + occupancy_markdown())
+    else:
+        print(measured_markdown() if "--measured" in sys.argv else markdown())
