@@ -20,7 +20,7 @@ def _acc(spec):
 
 
 def _shapes(spec):
-    if spec.name == "mma_simple":
+    if spec.name in ("mma_simple", "mma_simple_turing"):
         return [(16, 8, 16)]
     if spec.name == "mma_large":
         return [(32, 16, 48), (16, 8, 16)]
@@ -46,7 +46,8 @@ def _run(spec, M, N, K, alpha=1.0, beta=0.0, seed=0):
 def test_level6_registered():
     assert {"mma_simple", "mma_large", "mma_warps"} <= set(NAMES)
     for s in TC:
-        assert s.dtype is np.float16 and s.min_cc == (8, 0)
+        # the Turing variants (mma.m16n8k8, ldmatrix, no cp.async) run on sm_75; tests/test_turing_mma.py
+        assert s.dtype is np.float16 and s.min_cc == ((7, 5) if s.name.endswith("_turing") else (8, 0))
 
 
 @pytest.mark.parametrize("spec", TC, ids=lambda s: s.name)
@@ -71,7 +72,7 @@ def test_identity(spec):
     """A = I: C must equal B exactly (each output is one product 1*b plus zeros)."""
     M, N, K = _shapes(spec)[0]
     K = M
-    if spec.name == "mma_simple":
+    if spec.name in ("mma_simple", "mma_simple_turing"):
         M, N, K = 16, 8, 16
     rng = np.random.default_rng(4)
     B = rng.standard_normal((K, N)).astype(np.float16)
@@ -125,7 +126,9 @@ def _sass_calls_are_loop_exits(sass):
 BOUNDED = [n for n in NAMES if kn.get(n).module.__dict__.get("CONFIG", {}).get("MIN_BLOCKS")]
 
 
-@pytest.mark.parametrize("name,cc", [(n, (8, 0)) for n in NAMES if n not in BOUNDED] + [("mma_pipe", (9, 0))])
+# the Turing variants issue HMMA.1688 and no cp.async: their SASS is checked in tests/test_turing_mma.py
+@pytest.mark.parametrize("name,cc", [(n, (8, 0)) for n in NAMES if n not in BOUNDED and not n.endswith("_turing")]
+                         + [("mma_pipe", (9, 0))])
 def test_sass_tensor_core_no_call(name, cc):
     from kernels_numba.infra import offline
     r = offline.compile_kernel(name, cc)

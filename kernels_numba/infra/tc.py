@@ -34,14 +34,7 @@ def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32
                 "큰 행렬은 mma_large 이후의 커널을 쓰세요.", "use mma_large or a later kernel for other sizes.")
         check_multiples(M, N, K, *multiples, name)
         grid = grid_of(M, N)
-        if not device.SIMULATOR and tuple(device.GPU[1]) < (8, 0):
-            raise CourseInputError(
-                f"{name} 는 mma.m16n8k16·ldmatrix·cp.async 를 쓰므로 compute capability 8.0(sm_80) 이상 GPU 가 필요합니다 "
-                f"(이 GPU: {tuple(device.GPU[1])}).",
-                f"{name} needs compute capability >= 8.0 (mma.m16n8k16, ldmatrix, cp.async); this GPU is "
-                f"{tuple(device.GPU[1])}.",
-                "SGEMM_DEVICE=sim 으로 시뮬레이터에서 실행하거나 레벨 1–4 커널을 쓰세요.",
-                "run under the simulator (SGEMM_DEVICE=sim) or use a level 1-4 kernel.")
+        # below sm_80 (no m16n8k16 / cp.async) run_kernel sends the launch to a simulator subprocess (subsim)
         return run_kernel(kernel, grid, threads, A, B, C, a32, b32)
 
     launch.kernel, launch.block, launch.grid_of = kernel, threads, grid_of
