@@ -27,7 +27,8 @@ Read it top to bottom; every choice is a switch of make_kernel so each one can b
   runs 5 and 6: 'no_lean' vs 'fast');
 * all indexes are uint32: a signed (int64) index makes Numba add a negative-index wrap-around (setp.lt.s64 /
   selp.b64 in the PTX) to every array access. Every term must stay unsigned, constants too (u(16)): Numba types
-  uint64 + int64 as float64, and one such sum put I2F.F64 / DADD / F2I into the loop's address arithmetic.
+  uint64 + int64 as int64 (signed again), and a comparison or min() of uint64 with int64 as float64 — one such
+  mix put I2F.F64 / DADD / F2I into the loop's address arithmetic.
 
 Why mma_swizzle spills (SASS of build_tiled at sm_90, offline: 128 registers, 528 B stack, 351 LDL/STL) and this
 kernel does not. The PTX of mma_swizzle has no local memory at all (no .local, no __local_depot): NVVM promoted aF,
@@ -193,7 +194,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
         kt * BK (A) or kt * BK * N (B) plus a per-copy constant times K or N; its destination the thread's
         offset in stage 0 plus the stage and a constant (the swizzle of a thread's copies is the same, 8k rows
         apart). About 3 instructions a copy instead of ~11 (see the module docstring)."""
-        u = uint32      # every term unsigned 32-bit: Numba types uint + int64 as float64 (I2F/DADD in the SASS)
+        u = uint32      # every term unsigned 32-bit: uint64 with int64 is int64 (+) or float64 (<, min): I2F/DADD in the SASS
         sa = u(stage * u(A_STAGE) + a_dst)
         sb = u(stage * u(B_STAGE) + b_dst)
         ka = u(a_src + kt * u(BK))
@@ -339,7 +340,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
             cuda.syncthreads()
             load_frags_lean(smem, rA, rB, 0, cur, 0, la, lb)
             for kt in range(nt):
-                kt = u(kt)                          # range() over a uint32 counts in uint64; uint64 + int = float64
+                kt = u(kt)                          # range() over a uint32 counts in uint64; uint64 + int64 is int64 again
                 nxt_stage = u(cur + u(1)) if cur + u(1) < u(STAGES) else u(0)     # the stage of tile kt+1
                 for kk in range(KSTEPS):
                     if kk + 1 < KSTEPS:
