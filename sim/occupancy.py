@@ -119,7 +119,7 @@ def _limits(max_warps, max_blocks, smem_kb, optin_kb, l1_kb, steps, lanes, reser
 
 
 # Per-SM limits of each compute capability the course targets: [PG] figures, block limits and carveout steps as
-# cuda_occupancy.h (CUDA 13) encodes them. Products of one compute capability share these; only SM count and clock differ.
+# cuda_occupancy.h (CUDA 13) encodes them. Boards of one compute capability share these; SM count and clock differ.
 ARCH_LIMITS = {
     (7, 5): _limits(32, 16, 64, 64, 96, _STEPS_7_5, 64, 0, 256, " (96 KB on Turing)"),
     (8, 0): _limits(64, 32, 164, 163, 192, _STEPS_8_0, 64, KB, 128, "; [AMP] 192 KB"),
@@ -150,9 +150,10 @@ def _product(name, cc, sm_count, clock_mhz, source):
 
 _WP_A100 = "[WP] A100 whitepaper: 108 SMs, 1410 MHz"
 _WP_H100 = "[WP] H100 whitepaper / datasheet (SXM5): 132 SMs, 1980 MHz"
-_H200 = "[WP] GH100 as H100 SXM (132 SMs); [REC] 1980 MHz read with nvidia-smi on the course's H200 (gpu_h200_2026-11-21.json)"
+_H200 = ("[WP] GH100 as H100 SXM (132 SMs); [REC] 1980 MHz read with nvidia-smi on the course's H200 "
+         "(gpu_h200_2026-11-21.json)")
 
-# the first three are the GPUs of the course's records (A100 SXM4, H100 SXM5, H200); the others are the boards students have
+# the first three are the GPUs of the course's records (A100 SXM4, H100 SXM5, H200), then the boards students have
 GPUS = {g.name: g for g in (
     _product("A100", (8, 0), 108, 1410, _WP_A100),
     _product("H100", (9, 0), 132, 1980, _WP_H100),
