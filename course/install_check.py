@@ -58,7 +58,8 @@ def problems(modules=None):
         loaded = getattr(modules.get(mod), "__version__", None)
         if loaded and dist and loaded != dist:
             found.append((f"설치된 {mod} 는 {dist}, 이 커널이 설치 전에 이미 불러온 {mod} 는 {loaded} 입니다.",
-                          f"{mod} {dist} is installed, but this kernel loaded {mod} {loaded} before the install.", False))
+                          f"{mod} {dist} is installed, but this kernel loaded {mod} {loaded} before the install.",
+                          False))
     if (numba_cuda is not None and "_numba_cuda_redirector" not in modules
             and importlib.util.find_spec("_numba_cuda_redirector") is not None):
         found.append(("numba-cuda 를 이 커널이 시작된 뒤에 설치해서 `from numba import cuda` 가 아직 numba-cuda 로 가지 않습니다.",

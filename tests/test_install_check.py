@@ -89,7 +89,7 @@ def test_the_check_can_be_skipped(monkeypatch):
 
 
 def test_import_course_without_numba_says_how_to_fix_it_first():
-    """A fresh Python where numba and numba-cuda are missing: `import course` fails with the fix, before any numba import."""
+    """A Python without numba and numba-cuda: `import course` fails with the fix, before any numba import."""
     code = textwrap.dedent("""
         import importlib.metadata as md, sys
         real = md.version

@@ -2,7 +2,9 @@
 course reads at run time and runs notebook 06 (issue 17).
 
 The venv reuses the dependencies already installed in the course's venv (no download) through a .pth, but not the
-editable install of this checkout: what is imported is the installed package, never the checkout.
+editable install of this checkout: what is imported is the installed package, never the checkout. The build uses
+this environment's setuptools where it can build wheels by itself; otherwise pip fetches setuptools and wheel from
+PyPI into an isolated build environment, as a student's `pip install .` does.
 """
 import importlib.util
 import json
@@ -14,14 +16,13 @@ import sysconfig
 import textwrap
 from pathlib import Path
 
-import pytest
 import setuptools
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("course", "kernels_numba", "sim")
 NOTEBOOK = "06_shared_memory_tiling.ipynb"
 
-REUSE = '''"""tests/test_wheel.py's venv: the course venv's installed packages, without this checkout's editable install."""
+REUSE = '''"""tests/test_wheel.py's venv: the course venv's packages, without this checkout's editable install."""
 import os
 import site
 import sys
@@ -46,7 +47,7 @@ for _name in sorted(os.listdir(DEPS)):          # what site.addsitedir(DEPS) doe
             exec(_line)
         elif _line and not _line.startswith("#"):
             _path = os.path.realpath(os.path.join(DEPS, _line))
-            if os.path.exists(_path) and not _path.startswith(CHECKOUT) and _path not in sys.path:
+            if os.path.exists(_path) and _path != CHECKOUT and _path not in sys.path:     # an older editable form
                 sys.path.append(_path)
 '''
 
@@ -80,12 +81,10 @@ def _clean_env(**extra):
     return {**env, "PYTHONNOUSERSITE": "1", **extra}
 
 
-@pytest.fixture(scope="module")
-def venv(tmp_path_factory):
-    """A venv outside the checkout holding the wheel built from it: (python, site-packages, work folder)."""
-    work = tmp_path_factory.mktemp("wheel")
+def _install(work):
+    """Build the wheel from a copy of the checkout and install it in a venv under `work`: (python, site-packages)."""
     src = work / "src"
-    for f in _source_files():                           # build from a copy: pip writes build/ and *.egg-info
+    for f in _source_files():                           # a copy: pip writes build/ and *.egg-info where it builds
         (src / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, src / f)
     cmd = [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q", "-w", str(work / "dist")]
@@ -104,11 +103,11 @@ def venv(tmp_path_factory):
     deps = sysconfig.get_paths()["purelib"]             # the course venv's site-packages: numba, jupyter, nbval, ...
     (site / "_sgemm_reuse_deps.py").write_text(REUSE.format(deps=deps, checkout=str(ROOT)), encoding="utf-8")
     (site / "_sgemm_reuse_deps.pth").write_text("import _sgemm_reuse_deps\n", encoding="utf-8")
-    return python, site, work
+    return python, site
 
 
-def test_the_installed_package_is_imported_and_carries_every_data_file(venv):
-    python, site, work = venv
+def _check_package(python, site, work):
+    """The installed package, not the checkout, is imported, and every non-.py file of its packages was shipped."""
     probe = json.loads(_run([str(python), "-c", PROBE], cwd=work, env=_clean_env(), timeout=300).stdout)
     for f in probe["files"]:
         assert Path(f).is_relative_to(site), f"{f} is not the installed package (site-packages: {site})"
@@ -117,24 +116,33 @@ def test_the_installed_package_is_imported_and_carries_every_data_file(venv):
     wanted = {f for f in _source_files() if f.split("/")[0] in PACKAGES and not f.endswith(".py")}
     shipped = {str(p.relative_to(site)) for top in PACKAGES for p in (site / top).rglob("*")
                if p.is_file() and p.suffix not in (".py", ".pyc")}
-    assert wanted - shipped == set(), "package-data in pyproject.toml misses these files"
+    missing = sorted(wanted - shipped)
+    assert not missing, f"[tool.setuptools.package-data] in pyproject.toml misses {missing}"
 
 
-def test_notebook_06_runs_from_the_installed_package(venv):
-    python, site, work = venv
+def _run_notebook(python, site, work):
+    """Notebook 06, copied out of the checkout, under nbval in the venv; a last cell checks what its kernel imported."""
     nb_dir = work / "nb"
     nb_dir.mkdir()
     nb = json.loads((ROOT / "notebooks" / NOTEBOOK).read_text(encoding="utf-8"))
-    # a last cell: the notebook's kernel imported the installed package, and the checkout is not on its path
     check = (f"import os, sys, course, kernels_numba, sim\n"
-             f"assert all(m.__file__.startswith({str(site)!r}) for m in (course, kernels_numba, sim)), course.__file__\n"
+             f"assert all(m.__file__.startswith({str(site)!r}) for m in (course, kernels_numba, sim)), \\\n"
+             f"    course.__file__\n"
              f"assert not [p for p in sys.path if os.path.exists(os.path.join(p or '.', 'course', '__init__.py'))\n"
              f"            and p != {str(site)!r}], sys.path")
     nb["cells"].append({"cell_type": "code", "execution_count": None, "id": "wheel-check", "metadata": {},
                         "outputs": [], "source": check})
     (nb_dir / NOTEBOOK).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
-    env = _clean_env(SGEMM_PROGRESS=str(work / "progress"))
+    env = _clean_env(SGEMM_PROGRESS=str(work / "progress"))     # $SGEMM_OFFLINE_CACHE stays: compiles are shared
     out = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                           "-p", "no:randomly", "--nbval-lax", "--nbval-current-env", NOTEBOOK],
                          cwd=nb_dir, env=env, capture_output=True, text=True, timeout=1200)
-    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
+    failed = [line for line in out.stdout.splitlines() if line.startswith("FAILED")]
+    assert out.returncode == 0, "\n".join(failed) + "\n" + out.stdout[-6000:] + out.stderr[-3000:]
+
+
+def test_the_wheel_installed_outside_the_checkout_runs_notebook_06(tmp_path):
+    """One test, one build: the wheel's venv serves both checks (about 15 s to build and install, then the notebook)."""
+    python, site = _install(tmp_path)
+    _check_package(python, site, tmp_path)
+    _run_notebook(python, site, tmp_path)
