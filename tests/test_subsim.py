@@ -52,3 +52,12 @@ def test_bad_sim_cc_is_a_clear_error():
 def test_plain_simulator_runs_everything_in_process():
     r = _run({}, "import kernels_numba as kn; print(kn.device.compute_capability(), kn.get('async_vec').runs_here())")
     assert r.stdout.split() == ["None", "True"], r.stderr[-1000:]
+
+
+def test_bug_demo_collects_its_races_through_the_simulator_process():
+    script = ("import numpy as np\nfrom course.racereport import run_demo\nfrom kernels_numba.demos import mma_barriers\n"
+              "o = run_demo(mma_barriers.launch_no_barrier_after_wait, 32, 16, 64, dtype=np.float16)\n"
+              "print('KINDS', o['report'].kinds, o['report'].hazards[0].fix_ko[:20])")
+    r = _run({"SGEMM_SIM_CC": "7.5"}, script)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "KINDS ['RAW']" in r.stdout and "별도 프로세스" in r.stdout, r.stdout

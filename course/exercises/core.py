@@ -286,7 +286,8 @@ def hint(ex_id, level=None):
         raise CourseInputError(f"힌트 단계는 1, 2, 3 입니다 (받은 값: {level!r}).",
                                f"hint level is 1, 2 or 3 (got {level!r}).")
     if level == 3:
-        text = (f"풀이는 `{ex.solution_file}` 에 있습니다. 먼저 {ex.section} 을 다시 읽고 스스로 풀어 본 뒤에 여세요.")
+        text = (f"풀이는 강좌 저장소의 `{ex.solution_file}` 에 있습니다 (pip install . 로 설치한 패키지에는 없음). 먼저 "
+                f"{ex.section} 을 다시 읽고 스스로 풀어 본 뒤에 여세요.")
     else:
         text = ex.hints[level - 1] + ("  (더 필요하면 hint 를 한 번 더)" if level == 1 else "")
     print(f"[{ex.id} 힌트 {level}] {text}")

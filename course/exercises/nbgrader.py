@@ -108,6 +108,13 @@ def nbgrader_cmd(*args, cwd):
 
 def build(out, notebooks=core.NOTEBOOKS, generate=True):
     """Write the nbgrader course folder and (generate=True) run nbgrader generate_assignment for each notebook."""
+    if not (ROOT / "notebooks").is_dir() or not (ROOT / "answers").is_dir():
+        from kernels_numba.infra.errors import CourseInputError
+        raise CourseInputError(
+            "nbgrader 과제는 강좌 저장소(노트북과 answers/ 의 풀이가 있는 폴더)에서 만듭니다: 이 설치에는 없습니다.",
+            "nbgrader assignments are built from a clone of the course (its notebooks/ and answers/): this install "
+            "has neither.", "저장소를 clone 한 폴더에서 pip install -e \".[grading]\" 로 설치한 뒤 다시 실행하세요.",
+            "clone the course, pip install -e \".[grading]\" there, and run this again.")
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(CONFIG.format(root=str(out)), encoding="utf-8")

@@ -4,6 +4,8 @@ Their launchers run the simulator's race detector in collect mode: the buggy ker
 (wrong) C, as the GPU would, and `launch.last_report` holds what the detector found (threads, lines, fix), so a
 lesson can show the wrong answer and the report side by side. On a GPU `last_report` is None.
 """
+import os
+
 from ..infra import device
 from ..launch import make_launch
 
@@ -17,7 +19,14 @@ def collecting(inner):
     """A launch whose simulator runs collect races instead of raising them (the report is launch.last_report)."""
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
-        if not device.SIMULATOR:
+        if not device.SIMULATOR:        # (below sm_80 the launch goes to a simulator process, which collects too)
+            from ..infra import subsim
+            if subsim.needed(inner.kernel):
+                os.environ["SGEMM_RACECHECK"] = "collect"
+                try:
+                    return inner(A, B, C, alpha, beta)
+                finally:
+                    os.environ.pop("SGEMM_RACECHECK", None)
             return inner(A, B, C, alpha, beta)
         from ..infra.simulator import racecheck
         with racecheck.collect() as report:

@@ -71,6 +71,9 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
         Path(d, "spec.json").write_text(json.dumps(spec))
         env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}
         env[device.ENV] = "sim"
+        collect = _collecting()
+        if collect:                     # a bug demo collects races: so does the child, and they come back here
+            env["SGEMM_RACECHECK"] = "collect"
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
         r = subprocess.run([sys.executable, "-m", "kernels_numba.infra.subsim", d], env=env, capture_output=True,
@@ -82,11 +85,34 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
         if r.returncode or not Path(d, "out.npy").exists():
             raise RuntimeError(f"simulator subprocess failed ({r.returncode}):\n{r.stderr[-3000:]}")
         out = np.load(Path(d, "out.npy"))
+        if collect and Path(d, "hazards.json").exists():
+            _add_hazards(json.loads(Path(d, "hazards.json").read_text()))
     if isinstance(C, np.ndarray):
         C[...] = out
     else:
         C.copy_to_device(out)
     return C
+
+
+def _collecting():
+    """True when this process's race detector collects (a bug demo's launch), else False."""
+    if not device.SIMULATOR:
+        return os.environ.get("SGEMM_RACECHECK", "").strip().lower() == "collect"
+    from .simulator import racecheck
+    return racecheck.MODE == "collect"
+
+
+_FIELDS = ("kind", "array", "index", "first_site", "second_site", "count", "k_tile", "ko", "en", "fix_ko", "fix_en")
+
+
+def _add_hazards(items):
+    """The child's hazards, as plain records, into this process's collector (Report.summary and .ko/.fix_ko work)."""
+    from types import SimpleNamespace
+    from .simulator import racecheck
+    for h in items:
+        h["index"], h["first_site"], h["second_site"] = tuple(h["index"]), tuple(h["first_site"]), \
+            tuple(h["second_site"])
+        racecheck._found.append(SimpleNamespace(**h))
 
 
 def _child(folder):
@@ -99,15 +125,29 @@ def _child(folder):
     kernel = getattr(importlib.import_module(spec["module"]), spec["kernel"])
     grid = tuple(spec["grid"]) if isinstance(spec["grid"], list) else spec["grid"]
     block = tuple(spec["block"]) if isinstance(spec["block"], list) else spec["block"]
+    from .simulator import racecheck
     try:
-        launch.run_kernel(kernel, grid, block, A, B, C, np.float32(spec["alpha"]), np.float32(spec["beta"]),
-                          tile=tuple(spec["tile"]) if spec["tile"] else None)
+        with (racecheck.collect() if racecheck.MODE == "collect" else _nothing()) as report:
+            launch.run_kernel(kernel, grid, block, A, B, C, np.float32(spec["alpha"]), np.float32(spec["beta"]),
+                              tile=tuple(spec["tile"]) if spec["tile"] else None)
+        if report is not None:
+            (d / "hazards.json").write_text(json.dumps([
+                {f: (list(v) if isinstance(v, tuple) else v) for f in _FIELDS
+                 for v in [getattr(h, f, None)]} for h in report.hazards], default=str))
     except CourseInputError as e:
         (d / "error.json").write_text(json.dumps({"ko": getattr(e, "ko", str(e)), "en": getattr(e, "en", ""),
                                                   "fix_ko": getattr(e, "fix_ko", ""),
                                                   "fix_en": getattr(e, "fix_en", "")}))
         return
     np.save(d / "out.npy", C)
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
 
 
 if __name__ == "__main__":
