@@ -29,7 +29,8 @@ except kn.CourseInputError as e:
 
 
 def _run(env_extra, script=SCRIPT):
-    env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=str(ROOT), **env_extra)
+    env = dict(os.environ, SGEMM_DEVICE="sim", **env_extra)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
 
