@@ -203,15 +203,21 @@ def test_swizzle_is_a_permutation_of_each_row():
             assert sorted(c ^ ((r >> sh) & mask) for c in range(cpr)) == list(range(cpr))
 
 
-def test_old_gpu_gets_a_clear_error(monkeypatch):
-    """On a CC 7.x GPU (no mma.m16n8k16 / ldmatrix / cp.async) a level-6 launch says so instead of failing in ptxas."""
-    from kernels_numba.infra import device
+def test_old_gpu_runs_level6_on_a_simulator_process(monkeypatch, capsys):
+    """On a CC 7.x GPU (no mma.m16n8k16 / cp.async) a level-6 launch runs on the simulator in a subprocess, says so,
+    and gives the right C (the kernel never reaches the GPU's ptxas)."""
+    from kernels_numba.infra import device, subsim
     monkeypatch.setattr(device, "SIMULATOR", False)
     monkeypatch.setattr(device, "GPU", ("Tesla T4", (7, 5)))
-    with pytest.raises(CourseInputError, match="8.0"):
-        kn.get("mma_large").launch(np.zeros((16, 16), np.float16), np.zeros((16, 8), np.float16),
-                                   np.zeros((16, 8), np.float32))
-    assert not kn.get("mma_large").runs_here()
+    monkeypatch.setattr(subsim, "_told", set())
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((16, 16)).astype(np.float16)
+    B = rng.standard_normal((16, 8)).astype(np.float16)
+    C = np.full((16, 8), np.nan, np.float32)
+    kn.get("mma_large").launch(A, B, C)
+    assert np.abs(C - A.astype(np.float64) @ B.astype(np.float64)).max() < 1e-3
+    assert "별도 프로세스의 시뮬레이터" in capsys.readouterr().out
+    assert not kn.get("mma_large").runs_here() and kn.get("mma_large_turing").runs_here()
 
 
 def test_error_bound_refuses_f16_accumulation_beyond_its_range():
