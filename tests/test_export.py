@@ -49,7 +49,7 @@ def test_code_questions_print_as_code_with_blanks(qid):
     quiz = load_quiz(qid)
     md = export.markdown(qid)
     ans = export.markdown(qid, with_answers=True)
-    for q in (q for q in quiz.questions if q.type == "code"):
+    for q in (q for q in quiz.questions if q.type == "code" and not q.free):          # free code: the test below
         shown = export.blanks_template(q.template)
         assert "```python\n" + shown in md
         assert all(f"____({n})____" in shown for n in range(1, q.blanks + 1)) and "___" not in shown.replace(
@@ -72,3 +72,13 @@ def test_cli_writes_four_files(tmp_path, capsys):
     assert page.startswith("<!DOCTYPE html>") and 'charset="utf-8"' in page and "@media print" in page
     assert export.main(["99", "--out", str(tmp_path)]) == 2
     assert "없는 체크포인트" in capsys.readouterr().err
+
+
+def test_free_code_question_prints_a_writing_box_and_the_whole_model_answer():
+    from course.quiz import export
+    sheet = export.markdown("08")
+    q7 = sheet[sheet.index("(창조, 코드 작성)"):]
+    assert "여기에 코드를 쓰세요" in q7 and "____(1)____" not in q7.split("## 문제")[0]
+    key = export.markdown("08", with_answers=True)
+    model = key[key.index("모범 답안** (채점기"):]
+    assert "        if beta == 0:\n>             C[row, col] = alpha * acc" in model    # every line at the blank's indent

@@ -14,7 +14,7 @@ from pathlib import Path
 from .engine import DATA_DIR, load_answers, load_quiz
 from .text import md
 
-TYPE_KO = {"mc": "객관식", "numeric": "숫자", "code": "코드 빈칸", "explain": "서술"}
+TYPE_KO = {"mc": "객관식", "numeric": "숫자", "code": "코드 빈칸", "explain": "서술", "free": "코드 작성"}
 BLOOM_KO = {"Remember": "기억", "Understand": "이해", "Apply": "적용", "Analyze": "분석",
             "Evaluate": "평가", "Create": "창조"}
 BLANK = "________"
@@ -30,6 +30,21 @@ def filled_template(template, key):
     """Code with the blanks filled by the key."""
     vals = iter(key)
     return re.sub(r"___", lambda m: str(next(vals, "?")), template)
+
+
+def _type_ko(q):
+    return TYPE_KO["free"] if q.free else TYPE_KO.get(q.type, q.type)
+
+
+def free_template(template, code=None):
+    """A free-code question's template with its one ___ line replaced by `code` (each line at the blank's indent),
+    or, without code, by a box of empty lines to write in."""
+    lines = template.split("\n")
+    i = next(n for n, line in enumerate(lines) if "___" in line)
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    body = (code.rstrip("\n").split("\n") if code is not None
+            else ["# ↓ 여기에 코드를 쓰세요 (여러 줄)"] + [""] * 6 + ["# ↑"])
+    return "\n".join(lines[:i] + [indent + b if b else "" for b in body] + lines[i + 1:])
 
 
 def _answer(quiz, q, entries):
@@ -49,6 +64,9 @@ def _key_md(q, key):
         tol = q.tolerance or {}
         extra = "" if not (tol.get("abs") or tol.get("rel")) else f" (허용 오차 {tol})"
         return f"**정답: {key}**{extra}"
+    if q.free:
+        return "**모범 답안** (채점기가 실행해서 확인하므로 같은 일을 하는 다른 코드도 정답):\n\n```python\n" \
+            + free_template(q.template, key[0] if isinstance(key, (list, tuple)) else key) + "\n```"
     if q.type == "code":
         return ("**정답 예:** " + ", ".join(f"({i}) `{v}`" for i, v in enumerate(key, 1))
                 + "\n\n```python\n" + filled_template(q.template, key) + "\n```")
@@ -56,12 +74,14 @@ def _key_md(q, key):
 
 
 def _question_md(i, q, with_answers, quiz, entries):
-    head = f"## 문제 {i} ({BLOOM_KO.get(q.bloom, q.bloom)}, {TYPE_KO.get(q.type, q.type)})"
+    head = f"## 문제 {i} ({BLOOM_KO.get(q.bloom, q.bloom)}, {_type_ko(q)})"
     parts = [head, q.prompt.strip()]
     if q.type == "mc":
         parts.append("\n".join(f"- ( ) ({cid}) {text}" for cid, text in q.choices))
     elif q.type == "numeric":
         parts.append(f"답: {BLANK}{BLANK}")
+    elif q.free:
+        parts.append("```python\n" + free_template(q.template) + "\n```")
     elif q.type == "code":
         parts.append("```python\n" + blanks_template(q.template) + "\n```")
         parts.append("  ".join(f"({n}) {BLANK}" for n in range(1, q.blanks + 1)))
@@ -100,12 +120,14 @@ height:2em}.choices{list-style:none}.q{break-inside:avoid;page-break-inside:avoi
 
 def _question_html(i, q, with_answers, quiz, entries):
     out = [f'<div class="q"><h2>문제 {i} <small>({BLOOM_KO.get(q.bloom, q.bloom)}, '
-           f'{TYPE_KO.get(q.type, q.type)})</small></h2>', md(q.prompt)]
+           f'{_type_ko(q)})</small></h2>', md(q.prompt)]
     if q.type == "mc":
         out.append('<ul class="choices">' + "".join(f"<li>☐ ({html.escape(c)}) {html.escape(t)}</li>"
                                                     for c, t in q.choices) + "</ul>")
     elif q.type == "numeric":
         out.append(f"<p>답: {BLANK}{BLANK}</p>")
+    elif q.free:
+        out.append(f"<pre>{html.escape(free_template(q.template))}</pre>")
     elif q.type == "code":
         out.append(f"<pre>{html.escape(blanks_template(q.template))}</pre>")
         out.append("<p>" + " &nbsp; ".join(f"({n}) {BLANK}" for n in range(1, q.blanks + 1)) + "</p>")
