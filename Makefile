@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-fast test-upstream bench-sim targets clean
+.PHONY: setup lab test test-t4 test-fast test-upstream bench-sim targets clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ test: $(STAMP) $(CLASS)
 # numba-cuda's numba.cuda.tests.cudapy under our simulator; differences on purpose: tests/upstream/known_differences.txt
 test-upstream: $(STAMP)
 	$(PY) tests/upstream/run_numba_cuda_sim.py
+
+# notebooks 09 and 10 on a simulator that behaves as a CC 7.5 GPU (a T4): their sm_80 kernels go to a simulator
+# subprocess (kernels_numba/infra/subsim.py); about 4 minutes, so not part of `make test`
+test-t4: $(STAMP)
+	SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5 $(PY) -m pytest -q -p no:randomly --nbval-lax --nbval-current-env \
+		notebooks/09_cp_async_triple_buffering.ipynb notebooks/10_tensor_core_mma.ipynb
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -n auto tests
