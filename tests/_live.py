@@ -1,4 +1,5 @@
 """Helpers for the live-server tests (JupyterHub, JupyterLab + Chromium): ports, process cleanup, kernel messages."""
+import contextlib
 import json
 import os
 import signal
@@ -121,3 +122,53 @@ def snapshot(root, subdirs=("course", "kernels_numba", "sim", "notebooks", "answ
             for n in dirnames + filenames:
                 out.add(os.path.relpath(os.path.join(dirpath, n), root))
     return out
+
+
+# ------------------------------------------------------------------ JupyterLab + Chromium (the real-browser tests)
+CHROMIUM = os.environ.get("SGEMM_CHROMIUM", "/usr/bin/chromium")
+# Playwright adds --headless and a fresh temporary --user-data-dir itself
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage"]
+
+
+def lab_settings(tmp_path, windowing=False):
+    """A JupyterLab settings folder with news off (and, unless windowing, every cell rendered: windowingMode none)."""
+    base = tmp_path / "lab-settings" / "@jupyterlab"
+    (base / "apputils-extension").mkdir(parents=True)
+    (base / "apputils-extension" / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    if not windowing:
+        (base / "notebook-extension").mkdir(parents=True)
+        (base / "notebook-extension" / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    return tmp_path / "lab-settings"
+
+
+@contextlib.contextmanager
+def jupyter_lab(work, env, tmp_path):
+    """JupyterLab serving folder `work` with environment `env` on a free local port: yields (url, token); stopped
+    afterwards with every kernel it started."""
+    import subprocess
+    import sys
+
+    import requests
+    bin_dir = Path(sys.executable).parent
+    port, token = free_port(), os.urandom(12).hex()
+    cmd = [str(bin_dir / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
+           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/api/status", params={"token": token},
+                                      timeout=2).ok, 90, "JupyterLab")
+        yield f"http://127.0.0.1:{port}", token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        stop_pids(pids_mentioning(tmp_path))      # kernels it started, if any survived

@@ -8,22 +8,16 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from _live import ROOT, free_port, pids_mentioning, snapshot, stop_pids, wait_for
+from _live import CHROMIUM, CHROMIUM_FLAGS, ROOT, jupyter_lab, lab_settings, snapshot, wait_for
 
-CHROMIUM = os.environ.get("SGEMM_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "artifacts" / "browser"
 BIN = Path(sys.executable).parent
-# Playwright adds --headless and a fresh temporary --user-data-dir itself
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage"]
 RUN_ALL_TIMEOUT_S = 900
 
 pytestmark = pytest.mark.skipif(
@@ -90,37 +84,12 @@ def lab(tmp_path):
     work.mkdir()
     nb = next((ROOT / "notebooks").glob("06_*.ipynb"))
     shutil.copy(nb, work / nb.name)
-    settings = tmp_path / "lab-settings" / "@jupyterlab" / "notebook-extension"
-    settings.mkdir(parents=True)
-    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-    news = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
-    news.mkdir(parents=True)
-    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    port, token = free_port(), os.urandom(12).hex()
     env = dict(os.environ, HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT), SGEMM_DEVICE="sim",
                SGEMM_PROGRESS=str(tmp_path / "progress"), SGEMM_STUDENT="browser", PYTHONDONTWRITEBYTECODE="1",
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "lab-settings"), JUPYTER_CONFIG_DIR=str(tmp_path / "jcfg"),
+               JUPYTERLAB_SETTINGS_DIR=str(lab_settings(tmp_path)), JUPYTER_CONFIG_DIR=str(tmp_path / "jcfg"),
                PATH=f"{BIN}:{os.environ.get('PATH', '')}")
-    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
-           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log = open(tmp_path / "lab.log", "w")
-    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    import requests
-    try:
-        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/api/status", params={"token": token},
-                                      timeout=2).ok, 90, "JupyterLab")
-        yield {"url": f"http://127.0.0.1:{port}", "token": token, "nb": nb.name, "tmp": tmp_path}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        stop_pids(pids_mentioning(tmp_path))      # kernels it started, if any survived
+    with jupyter_lab(work, env, tmp_path) as (url, token):
+        yield {"url": url, "token": token, "nb": nb.name, "tmp": tmp_path}
 
 
 def test_notebook_06_in_a_real_browser(lab):
@@ -130,7 +99,7 @@ def test_notebook_06_in_a_real_browser(lab):
     before = snapshot(ROOT)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=FLAGS)
+                                    args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000}, locale="ko-KR")
             page.goto(f"{lab['url']}/lab/tree/{lab['nb']}?token={lab['token']}")

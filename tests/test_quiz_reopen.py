@@ -4,7 +4,6 @@ JupyterLab saves no widget state by default, so the reopened widget output reads
 found"; the note show_quiz puts below it must then be visible, and hidden again once the cell runs and the live
 widget is back.
 """
-import json
 import os
 import subprocess
 import sys
@@ -13,12 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from _live import ROOT, free_port, pids_mentioning, stop_pids, wait_for
+from _live import CHROMIUM, CHROMIUM_FLAGS, ROOT, jupyter_lab, lab_settings, wait_for
 
-CHROMIUM = os.environ.get("SGEMM_CHROMIUM", "/usr/bin/chromium")
 BIN = Path(sys.executable).parent
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -56,40 +52,27 @@ def test_reopened_checkpoint_says_to_rerun_the_cell(tmp_path):
     """Untrusted (someone else's copy): the widget output falls back to its text/plain hint; trusted (the student's own
     signed notebook): JupyterLab's 'model not found' error. The note below says what to do in both."""
     from playwright.sync_api import sync_playwright
-    import requests
     work = tmp_path / "nb"
     work.mkdir()
     env = {"PYTHONPATH": str(ROOT), "SGEMM_DEVICE": "sim", "SGEMM_PROGRESS": str(tmp_path / "progress"),
            "SGEMM_STUDENT": "browser", "PYTHONDONTWRITEBYTECODE": "1"}
     _saved_notebook(work, env)
-    settings = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    port, token = free_port(), os.urandom(12).hex()
-    lab_env = dict(os.environ, HOME=str(tmp_path / "home"), JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "lab-settings"),
+    lab_env = dict(os.environ, HOME=str(tmp_path / "home"),
+                   JUPYTERLAB_SETTINGS_DIR=str(lab_settings(tmp_path, windowing=True)),
                    JUPYTER_CONFIG_DIR=str(tmp_path / "jcfg"), JUPYTER_DATA_DIR=str(tmp_path / "jdata"),
                    PATH=f"{BIN}:{os.environ.get('PATH', '')}", **env)
     subprocess.run([str(BIN / "jupyter"), "trust", str(work / "trusted.ipynb")], env=lab_env, check=True,
                    capture_output=True, timeout=120)
-    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
-           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log = open(tmp_path / "lab.log", "w")
-    proc = subprocess.Popen(cmd, cwd=work, env=lab_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/api/status", params={"token": token},
-                                      timeout=2).ok, 90, "JupyterLab")
+    with jupyter_lab(work, lab_env, tmp_path) as (url, token):
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
             try:
                 page = None
                 for name, shown in (("untrusted.ipynb", "다시 실행하세요"), ("trusted.ipynb", "model not found")):
                     if page is not None:
                         page.close()
                     page = browser.new_page(viewport={"width": 1280, "height": 1000}, locale="ko-KR")
-                    page.goto(f"http://127.0.0.1:{port}/lab/tree/{name}?reset&token={token}")
+                    page.goto(f"{url}/lab/tree/{name}?reset&token={token}")
                     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden):has(.jp-Notebook)")
                     note = panel.locator(".sgemm-quiz-note").first
                     note.wait_for(state="attached", timeout=120000)
@@ -105,11 +88,3 @@ def test_reopened_checkpoint_says_to_rerun_the_cell(tmp_path):
                 assert "model not found" not in panel.locator(".jp-OutputArea").first.inner_text()
             finally:
                 browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        stop_pids(pids_mentioning(tmp_path))
