@@ -22,11 +22,15 @@ def collecting(inner):
         if not device.SIMULATOR:        # (below sm_80 the launch goes to a simulator process, which collects too)
             from ..infra import subsim
             if subsim.needed(inner.kernel):
+                prev = os.environ.get("SGEMM_RACECHECK")
                 os.environ["SGEMM_RACECHECK"] = "collect"
                 try:
                     return inner(A, B, C, alpha, beta)
-                finally:
-                    os.environ.pop("SGEMM_RACECHECK", None)
+                finally:                # the student's own setting, if any, comes back
+                    if prev is None:
+                        os.environ.pop("SGEMM_RACECHECK", None)
+                    else:
+                        os.environ["SGEMM_RACECHECK"] = prev
             return inner(A, B, C, alpha, beta)
         from ..infra.simulator import racecheck
         with racecheck.collect() as report:
