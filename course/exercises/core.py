@@ -9,8 +9,8 @@ import sys
 import tempfile
 import textwrap
 import traceback
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kernels_numba.infra.errors import CourseInputError
 
