@@ -1,5 +1,6 @@
-"""$SGEMM_OFFLINE_CACHE (kernels_numba.infra.offline): one compile per (kernel, cc, sources, toolchain) and run, shared
-by processes; without it, or where it cannot write, every call compiles as before."""
+"""The offline compile cache (kernels_numba.infra.offline): one compile per (kernel, cc, sources, toolchain), shared by
+processes, in $SGEMM_OFFLINE_CACHE or else the user's cache folder; "off", or a place it cannot write: every call compiles;
+what is not cached compiles in one long-lived worker process."""
 import json
 
 from kernels_numba.infra import offline
@@ -16,8 +17,18 @@ class Compiler:
         return {"ptx": f".target sm_80 // compile {self.calls}", "sass": "", "usage": {"registers": self.calls}}
 
 
-def test_without_the_variable_every_call_compiles(monkeypatch):
+def test_without_the_variable_the_user_cache_folder_is_used(monkeypatch, tmp_path):
     monkeypatch.delenv(offline.CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert offline.cache_folder() == str(tmp_path / "sgemm-course" / "offline")
+    c = Compiler()
+    offline._cached("naive", (8, 0), c)
+    assert offline._cached("naive", (8, 0), c)["usage"]["registers"] == 1 and c.calls == 1    # a re-run reads it back
+
+
+def test_off_means_every_call_compiles(monkeypatch):
+    monkeypatch.setenv(offline.CACHE_ENV, "off")
+    assert offline.cache_folder() is None
     c = Compiler()
     assert offline._cached("naive", (8, 0), c)["usage"]["registers"] == 1
     assert offline._cached("naive", (8, 0), c)["usage"]["registers"] == 2
@@ -75,3 +86,21 @@ def test_key_follows_kernel_sources_and_ptx(monkeypatch, tmp_path):
     assert len(seen) == 5                                # every source edit gives a new key
     monkeypatch.setenv("NUMBA_OPT", "0")
     assert key() not in seen                             # so does a NUMBA_* setting
+
+
+def test_one_worker_process_serves_every_compile():
+    offline._WORKER.stop()
+    first = offline._compile_subprocess("naive", (8, 0))
+    pid = offline._WORKER.proc.pid
+    both = offline._compile_subprocess_many([("tiled", (9, 0)), ("naive", (7, 5))])
+    assert offline._WORKER.proc.pid == pid                                    # no new Python start-up per compile
+    assert [r["name"] for r in both] == ["tiled", "naive"] and "usage" in first
+    try:
+        offline._compile_subprocess("no_such_kernel", (8, 0))
+        raise AssertionError("an unknown kernel compiled")
+    except offline.OfflineCompileError as e:
+        assert "no_such_kernel sm_80" in str(e) and "Traceback" in str(e)     # the worker's own error, named
+    assert offline._WORKER.proc.poll() is None                                # and the worker lives on
+    offline._WORKER.proc.kill()
+    offline._WORKER.proc.wait()
+    assert offline._compile_subprocess("naive", (8, 0))["ptx"] == first["ptx"]   # a dead worker is started again

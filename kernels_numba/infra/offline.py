@@ -5,9 +5,13 @@ ARCHS (sm_80, sm_90) are the targets every lesson's SASS claim is checked on; TA
 compiled, its resources, or why the kernel cannot exist there (REQUIREMENTS: the PTX instruction and its target).
 
 Runs in a subprocess with SGEMM_DEVICE=offline, so it works the same in simulator and GPU mode.
-With $SGEMM_OFFLINE_CACHE set to a folder (the test suite sets a fresh one per run), results are shared there by
-every process (pytest workers, notebook kernels), so each (kernel, cc) is compiled once.
+Results are cached on disk, one file per (kernel, cc, sources, toolchain), shared by every process (pytest workers,
+notebook kernels): in $SGEMM_OFFLINE_CACHE if set (the test suite sets a fresh folder per run; empty or "off": no cache),
+else in the user's cache folder ($XDG_CACHE_HOME or ~/.cache, sgemm-course/offline), so a notebook run again is instant.
+What is not cached compiles in one long-lived worker process (started on first use), so a compile costs the compile,
+not a Python and Numba start-up.
 """
+import atexit
 import contextlib
 import functools
 import glob
@@ -18,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 
 SIG = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
@@ -178,6 +183,15 @@ def _toolchain_key():
     return h.hexdigest()
 
 
+def cache_folder():
+    """The folder of the offline compile cache, or None for no cache ($SGEMM_OFFLINE_CACHE empty or "off")."""
+    folder = os.environ.get(CACHE_ENV)
+    if folder is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return os.path.join(base, "sgemm-course", "offline")
+    return None if folder.strip().lower() in ("", "off", "0", "none") else folder
+
+
 def _cache_path(folder, name, cc):
     key = hashlib.sha256(f"{name}|{tuple(cc)}|{_toolchain_key()}".encode()).hexdigest()[:32]
     return os.path.join(folder, f"{name}-sm_{cc[0]}{cc[1]}-{key}.json")
@@ -185,7 +199,7 @@ def _cache_path(folder, name, cc):
 
 def _cached(name, cc, compile_fn):
     """compile_fn() through the $SGEMM_OFFLINE_CACHE folder (one file per kernel, cc and toolchain); uncached if unset or unusable."""
-    folder = os.environ.get(CACHE_ENV)
+    folder = cache_folder()
     if not folder:
         return compile_fn()
     from filelock import FileLock
@@ -231,7 +245,7 @@ def compile_kernel(name, cc=(8, 0)):
 def try_compile_many(pairs):
     """try_compile for many (name, cc) pairs; those not cached yet compile in one subprocess (one Python start-up)."""
     pairs = [(n, tuple(cc)) for n, cc in pairs]
-    folder = os.environ.get(CACHE_ENV)
+    folder = cache_folder()
     todo = [p for p in pairs if not (folder and os.path.exists(_cache_path(folder, *p)))]
     done = {}
     if len(todo) > 1:
@@ -240,27 +254,71 @@ def try_compile_many(pairs):
     return {p: done[p] if p in done else try_compile(*p) for p in pairs}
 
 
+class _Worker:
+    """One long-lived compile process (SGEMM_DEVICE=offline) answering one JSON line per request on stdin/stdout."""
+
+    CODE = ("import json, os, sys, traceback\n"
+            "out = os.fdopen(os.dup(1), 'w'); os.dup2(2, 1)   # compilers' prints must not mix with the answers\n"
+            "from kernels_numba.infra import offline\n"
+            "for line in sys.stdin:\n"
+            "    try:\n"
+            "        ans = [offline._compile_here(n, tuple(cc)) for n, cc in json.loads(line)]\n"
+            "    except Exception:\n"
+            "        ans = {'failed': traceback.format_exc()[-3000:]}\n"
+            "    out.write(json.dumps(ans) + '\\n'); out.flush()\n")
+
+    def __init__(self):
+        self.proc = None
+        self.lock = threading.Lock()
+
+    def _start(self):
+        env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+        env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen([sys.executable, "-c", self.CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, env=env, cwd=_ROOT)
+
+    def compile(self, pairs):
+        """[_compile_here(n, cc) for n, cc in pairs], computed in the worker (started, or restarted once, as needed)."""
+        request = json.dumps([[n, list(cc)] for n, cc in pairs]) + "\n"
+        with self.lock:
+            for attempt in (1, 2):
+                if self.proc is None or self.proc.poll() is not None:
+                    self._start()
+                try:
+                    self.proc.stdin.write(request)
+                    self.proc.stdin.flush()
+                    line = self.proc.stdout.readline()
+                except (BrokenPipeError, OSError):
+                    line = ""
+                if line:
+                    break
+                self.stop()                      # the worker died (e.g. out of memory): one fresh start, then give up
+            if not line:
+                raise OfflineCompileError(f"{pairs} 컴파일 작업 프로세스가 멈췄습니다 / the compile worker died")
+        ans = json.loads(line)
+        if isinstance(ans, dict):
+            names = ", ".join(f"{n} sm_{cc[0]}{cc[1]}" for n, cc in pairs)
+            raise OfflineCompileError(f"{names} 컴파일 실패 / compile failed:\n{ans['failed']}")
+        return ans
+
+    def stop(self):
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            self.proc = None
+
+
+_WORKER = _Worker()
+atexit.register(_WORKER.stop)
+
+
 def _compile_subprocess(name, cc):
-    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
-    env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    code = ("import json, sys; from kernels_numba.infra import offline; "
-            f"json.dump(offline._compile_here({name!r}, {tuple(cc)!r}), sys.stdout)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        raise OfflineCompileError(f"{name} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout)
+    return _WORKER.compile([(name, cc)])[0]
 
 
 def _compile_subprocess_many(pairs):
-    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
-    env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    code = ("import json, sys; from kernels_numba.infra import offline; "
-            f"json.dump([offline._compile_here(n, cc) for n, cc in {pairs!r}], sys.stdout)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        raise OfflineCompileError(f"{len(pairs)} 커널 컴파일 실패 / compile failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout)
-
+    return _WORKER.compile(pairs)
 
 
 # ------------------------------------------------------------------------------------------ targets
