@@ -30,6 +30,11 @@ def _ptxas():
 
 
 def _probe(instruction, arch):
+    """(ok, first error line, SASS text) of ptxas -arch=arch (memoised; computed on a side thread, see prefetch)."""
+    return _side(("probe", instruction, arch), _probe_now, instruction, arch).result()
+
+
+def _probe_now(instruction, arch):
     """(ok, first error line, SASS text) of ptxas -arch=arch on a kernel that runs `instruction` and stores every
     register it may write, so nothing it computes is dead code."""
     target = "sm_75" if arch == "sm_75" else "sm_80"          # .version 7.0: sm_80 code also assembles for sm_90
@@ -69,12 +74,20 @@ def _sass_ops(sass, prefixes=("HMMA", "DMMA", "LDSM", "LDGSTS")):
     return f"MMA 명령 없음, FFMA {ffma}"
 
 
+def _shape_instruction(shape, types, regs):
+    return f"mma.sync.aligned.{shape}.row.col.{types} {regs};"
+
+
 def mma_shape_table(archs=("sm_80", "sm_90")):
     """[{shape, types, sm_80, sm_90, SASS, error}] for every mma form in SHAPES: ptxas 13's verdict and the
     tensor-core instruction it emits for sm_80 ('없음': accepted, but no MMA instruction in the SASS)."""
+    for shape, types, regs in SHAPES:           # all probes at once (each is a ptxas + cuobjdump subprocess)
+        for arch in archs:
+            _side(("probe", _shape_instruction(shape, types, regs), arch), _probe_now,
+                  _shape_instruction(shape, types, regs), arch)
     rows = []
     for shape, types, regs in SHAPES:
-        ins = f"mma.sync.aligned.{shape}.row.col.{types} {regs};"
+        ins = _shape_instruction(shape, types, regs)
         row = {"shape": shape, "types": types}
         for arch in archs:
             ok, err, sass = _probe(ins, arch)
@@ -99,6 +112,9 @@ FEATURES = [
 
 def feature_table(archs=("sm_75", "sm_80", "sm_90")):
     """[{instruction, sm_75, sm_80, sm_90}]: the SASS instruction ptxas emits for each arch, or ❌ and its error."""
+    for _, ins in FEATURES:                     # all probes at once (subprocesses on side threads)
+        for arch in archs:
+            _side(("probe", ins, arch), _probe_now, ins, arch)
     rows = []
     for label, ins in FEATURES:
         row = {"명령": label}
@@ -129,8 +145,8 @@ def one_warp_occupancy(regs=32, smem=768):
 
 def loop_mma(name, cc=(9, 0)):
     """[(HMMA, BAR) per loop] of kernel `name`'s offline SASS, and its total HMMA (why mma_large shows 5)."""
-    from kernels_numba.infra import offline, resources
-    ins = resources.parse_sass(offline.compile_kernel(name, cc)["sass"])
+    from kernels_numba.infra import resources
+    ins = resources.parse_sass(compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     loops = [ins[a:b + 1] for a, b in resources._loops(ins)]
     per = [(sum(i.base == "HMMA" for i in b), sum(i.base == "BAR" for i in b)) for b in loops]
     return [p for p in per if p[0]], sum(i.base == "HMMA" for i in ins)
@@ -138,8 +154,8 @@ def loop_mma(name, cc=(9, 0)):
 
 def sass_iteration(name="mma_large", cc=(9, 0)):
     """SASS of one K step of kernel `name`: from the first LDGSTS to the barrier after the first HMMA."""
-    from kernels_numba.infra import offline, resources
-    ins = resources.parse_sass(offline.compile_kernel(name, cc)["sass"])
+    from kernels_numba.infra import resources
+    ins = resources.parse_sass(compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     a = next(n for n, i in enumerate(ins) if i.base == "LDGSTS")
     h = next(n for n, i in enumerate(ins) if i.base == "HMMA")
     b = next(n for n in range(h, len(ins)) if ins[n].base == "BAR")
@@ -151,8 +167,7 @@ def call_sites(name="mma_large", cc=(9, 0)):
     """[(CALL instruction, the instruction after it, the instruction at the CALL's target)] of kernel `name`'s
     offline SASS: each CALL.REL.NOINC sits before the loop's back branch and targets the instruction after it."""
     import re
-    from kernels_numba.infra import offline
-    lines = re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", offline.compile_kernel(name, cc)["sass"])
+    lines = re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     at = {int(a, 16): " ".join(t.split()) for a, t in lines}
     out = []
     for k, (addr, ins) in enumerate(lines):
@@ -323,7 +338,13 @@ def occupancy_rows(kernels=("mma_large", "mma_pipe"), gpu="H200"):
 
 
 def check_kernel(name, M, N, K, alpha=1.0, beta=0.0, seed=0):
-    """Run kernel `name` on random f16 inputs; compare with float64 within tc.error_bound. Returns a result dict."""
+    """Run kernel `name` on random f16 inputs; compare with float64 within tc.error_bound. Returns a result dict.
+    On a device that lacks the kernel's instructions (sm_80 kernels on a T4) the check runs in a simulator subprocess."""
+    return check_kernels([(name, (M, N, K))], alpha, beta, seed)[name]
+
+
+def _check_here(name, M, N, K, alpha=1.0, beta=0.0, seed=0):
+    """check_kernel in this process: two launches (the random case, then A = I) of one compiled kernel."""
     import kernels_numba as kn
     from kernels_numba.infra import tc
     spec = kn.get(name)
@@ -684,7 +705,7 @@ json.dump({{"sass": sass, "usage": usage}}, sys.stdout)
 """
 
 
-def _compile_fast_variant(switches, cc):
+def _compile_fast_variant_now(switches, cc):
     """Offline sm_<cc> SASS and usage of mma_fast.make_kernel(**switches), in a subprocess (as offline.compile_kernel)."""
     import subprocess
     import sys
@@ -698,17 +719,33 @@ def _compile_fast_variant(switches, cc):
     return json.loads(out.stdout)
 
 
+def _compile_fast_variant_cached(switches, cc):
+    """_compile_fast_variant_now through the offline compile cache on disk (when offline has one): a re-run is instant."""
+    from kernels_numba.infra import offline
+    cached = getattr(offline, "_cached", None)
+    fn = lambda: _compile_fast_variant_now(switches, cc)          # noqa: E731
+    if cached is None:
+        return fn()
+    name = "mma_fast_" + "_".join(f"{k}-{v}" for k, v in sorted(switches.items()))
+    return cached(name, tuple(cc), fn)
+
+
+def _compile_fast_variant(switches, cc):
+    """Offline sm_<cc> compile of an mma_fast variant (memoised; on a side thread, so prefetch can start it early)."""
+    key = ("variant", tuple(sorted(switches.items())), tuple(cc))
+    return _side(key, _compile_fast_variant_cached, dict(switches), tuple(cc))
+
+
 def lean_rows(cc=(9, 0)):
     """Offline (no GPU) main K loop of mma_fast with and without lean addresses for sm_<cc>: static SASS
     instructions, of them HMMA and integer address arithmetic, and registers (the recorded H100 runs time both)."""
-    from concurrent.futures import ThreadPoolExecutor
-    from kernels_numba.infra import offline, resources
-    with ThreadPoolExecutor(2) as pool:
-        lean = pool.submit(offline.compile_kernel, "mma_fast", tuple(cc))        # the registered (final) kernel
-        plain = pool.submit(_compile_fast_variant, {"lean": False}, tuple(cc))
-        results = (("fast (lean)", lean.result()), ("no_lean", plain.result()))
+    from kernels_numba.infra import resources
+    cc = tuple(cc)
+    plain = _compile_fast_variant({"lean": False}, cc)                   # its own subprocess, beside the worker
+    lean = _offline(("mma_fast", cc))                                    # the registered (final) kernel
+    results = _wait([("fast (lean)", lean), ("no_lean", plain)], "오프라인 컴파일 (GPU 없이)")
     rows = []
-    for name, r in results:
+    for name, r in zip(("fast (lean)", "no_lean"), results):
         loop = resources.main_loop(r["sass"])
         n = {op: sum(i.base == op for i in loop) for op in ("HMMA", "LDGSTS", "LDSM")}
         rows.append({"변형": name, "레지스터": r["usage"]["registers"], "K 루프 SASS 명령": len(loop),
@@ -721,12 +758,10 @@ def spill_rows(cc=(9, 0), names=("mma_swizzle", "mma_fast")):
     """Offline (no GPU) PTX/SASS facts of each kernel for sm_<cc>: registers, stack + local bytes, LDL/STL count and
     how many lie after the last HMMA (the epilogue), .local in the PTX, setp.eq.s64 compares after the last mma."""
     import re
-    from concurrent.futures import ThreadPoolExecutor
-    from kernels_numba.infra import offline, resources
-    with ThreadPoolExecutor(len(names)) as pool:          # each compile is a subprocess: both at once
-        compiled = list(pool.map(lambda n: offline.compile_kernel(n, cc), names))
+    from kernels_numba.infra import resources
+    comp = compiled([(n, cc) for n in names])
     rows = []
-    for name, r in zip(names, compiled):
+    for name, r in ((n, comp[(n, tuple(cc))]) for n in names):
         ins = resources.parse_sass(r["sass"])
         last = max(k for k, i in enumerate(ins) if i.base == "HMMA")
         local = [k for k, i in enumerate(ins) if i.base in ("LDL", "STL")]
@@ -811,6 +846,247 @@ def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier"
         out.append({"경우": n, "워프": int(n[5]), "racecheck 보고": c["race_reports"], "심각도": ", ".join(sev),
                     "검사 없이 틀린 실행": f"{c['wrong_runs']}/{rec['runs']}"})
     return out
+
+
+# ------------------------------------------------- GPU path: background offline work, checks, this GPU's figures
+# Offline compiles (NVVM -> PTX -> ptxas) take 10-20 s of CPU each on a small machine, and so do Numba's JIT compiles
+# of the level-6 kernels on a GPU (almost all of it Numba's Python front end: literal_unroll, inlining, typing).
+# The offline ones run outside this process (the lead's compile worker, ptxas): prefetch() starts them while the
+# student reads sections 1-4, one queue for the worker and two side threads for ptxas probes and the mma_fast
+# variant; a cell that still has to wait shows a progress bar. Results are memoised per process (and on disk where
+# kernels_numba.infra.offline keeps a cache).
+import threading  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+_TASKS = {}
+_TASKS_LOCK = threading.Lock()
+_POOLS = {}
+
+# the offline compiles of later cells, in notebook order: 4.3 (mma_large), 5.3 and 5.4.1 (mma_swizzle, mma_fast)
+PREFETCH_COMPILES = (("mma_large", (9, 0)), ("mma_swizzle", (9, 0)), ("mma_fast", (9, 0)))
+
+
+def _pool(kind):
+    """'compile': one thread feeding the compile worker (one process, one request at a time); 'side': two threads for
+    subprocesses of their own (ptxas probes, the mma_fast variant)."""
+    with _TASKS_LOCK:
+        if kind not in _POOLS:
+            _POOLS[kind] = ThreadPoolExecutor(1 if kind == "compile" else 2, thread_name_prefix=f"lesson10-{kind}")
+        return _POOLS[kind]
+
+
+def _task(kind, key, fn, *args):
+    """The Future of fn(*args) under `key`, submitted once per process (a failed one is submitted again)."""
+    with _TASKS_LOCK:
+        f = _TASKS.get(key)
+        if f is not None and not (f.done() and f.exception() is not None):
+            return f
+    f = _pool(kind).submit(fn, *args)
+    with _TASKS_LOCK:
+        _TASKS.setdefault(key, f)
+        return _TASKS[key]
+
+
+def _side(key, fn, *args):
+    return _task("side", key, fn, *args)
+
+
+def _offline(pair):
+    """Future of kernels_numba.infra.offline.try_compile(name, cc)."""
+    from kernels_numba.infra import offline
+    name, cc = pair[0], tuple(pair[1])
+    return _task("compile", ("compile", name, cc), offline.try_compile, name, cc)
+
+
+def _wait(items, desc):
+    """[future.result()] of [(label, future)]; a progress bar while some are still running."""
+    if all(f.done() for _, f in items):
+        return [f.result() for _, f in items]
+    from course.steps import Bar
+    out = []
+    with Bar(len(items), desc, unit="개") as bar:
+        for label, f in items:
+            out.append(f.result())
+            bar.update(1, label)
+    return out
+
+
+def compiled(pairs, desc="오프라인 컴파일 (GPU 없이)"):
+    """{(name, cc): offline compile (ptx, sass, usage)} of every pair, one request at a time to the compile worker
+    (a progress bar while the cell waits); OfflineCompileError where a target lacks an instruction."""
+    from kernels_numba.infra import offline
+    pairs = list(dict.fromkeys((n, tuple(cc)) for n, cc in pairs))
+    results = _wait([(f"{n} sm_{cc[0]}{cc[1]}", _offline((n, cc))) for n, cc in pairs], desc)
+    for (n, cc), r in zip(pairs, results):
+        if "error" in r:
+            raise offline.OfflineCompileError(f"{n} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{r['error']}")
+    return dict(zip(pairs, results))
+
+
+def prefetch():
+    """Start in the background what later cells compute outside this process: the offline compiles of 4.3, 5.3 and
+    5.4.1 and the ptxas probes of section 6. Returns at once; each cell waits only for what is still running."""
+    for pair in PREFETCH_COMPILES:
+        _offline(pair)
+    _compile_fast_variant({"lean": False}, (9, 0))
+    for shape, types, regs in SHAPES:
+        for arch in ("sm_80", "sm_90"):
+            _side(("probe", _shape_instruction(shape, types, regs), arch), _probe_now,
+                  _shape_instruction(shape, types, regs), arch)
+    for _, ins in FEATURES:
+        for arch in ("sm_75", "sm_80", "sm_90"):
+            _side(("probe", ins, arch), _probe_now, ins, arch)
+
+
+_CHECK_CODE = """
+import json, sys
+from course import lesson10 as L
+cases, alpha, beta, seed = json.loads(open(sys.argv[1]).read())
+out = {n: L._check_here(n, *shape, alpha=alpha, beta=beta, seed=seed) for n, shape in cases}
+open(sys.argv[2], "w").write(json.dumps(out))
+"""
+
+
+def _check_in_simulator(cases, alpha, beta, seed):
+    """check_kernel of every case in ONE simulator subprocess (for kernels this GPU cannot run, e.g. sm_80 kernels on
+    a T4): one Python start-up instead of one per launch."""
+    import subprocess
+    import sys
+    from kernels_numba.infra import device
+    cc = device.compute_capability()
+    names = ", ".join(n for n, _ in cases)
+    print(f"ℹ️ 이 장치(CC {cc[0]}.{cc[1]})에는 CC 8.0 명령(cp.async · mma.m16n8k16)이 없어 {names} 은(는) 별도 프로세스의 "
+          "시뮬레이터에서 검사합니다 / checked on the simulator in a subprocess: this device lacks sm_80 instructions.",
+          flush=True)
+    env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}
+    env[device.ENV] = "sim"
+    root = str(RECORDED.parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = os.path.join(d, "in.json"), os.path.join(d, "out.json")
+        Path(src).write_text(json.dumps([[[n, list(s)] for n, s in cases], float(alpha), float(beta), seed]))
+        r = subprocess.run([sys.executable, "-c", _CHECK_CODE, src, dst], env=env, cwd=root, capture_output=True,
+                           text=True)
+        if r.returncode or not os.path.exists(dst):
+            raise RuntimeError(f"simulator subprocess failed ({r.returncode}):\n{r.stderr[-3000:]}")
+        return json.loads(Path(dst).read_text())
+
+
+def check_kernels(cases, alpha=1.0, beta=0.0, seed=0):
+    """{name: check_kernel result} for [(name, (M, N, K))]. Kernels this device cannot run go to one simulator
+    subprocess together; the rest run here, with a progress bar when there are several (on a GPU each one's first
+    launch is a Numba compile of 10-25 s)."""
+    import kernels_numba as kn
+    from kernels_numba.infra import device
+    cases = [(n, tuple(s)) for n, s in cases]
+    away = [c for c in cases if not kn.get(c[0]).runs_here()]
+    here = [c for c in cases if c not in away]
+    out = _check_in_simulator(away, alpha, beta, seed) if away else {}
+    if len(here) > 1:
+        from course.steps import steps
+        here = steps(here, "컴파일·검사" if not device.SIMULATOR else "시뮬레이터 검사", unit="커널")
+    for name, shape in here:
+        out[name] = _check_here(name, *shape, alpha=alpha, beta=beta, seed=seed)
+    return {n: out[n] for n, _ in cases}
+
+
+# ---- "지금 이 GPU": the figures of a kernel on the GPU in use, next to the recorded H200 / H100 ones ----
+TURING = {"mma_simple": "mma_simple_turing", "mma_large": "mma_large_turing"}   # what runs on CC 7.5 instead
+
+
+def here_label(gpu=None):
+    """'지금 이 GPU (<name>, CC x.y)' for `gpu` (a GpuSpec; None: the GPU in use), or None without a GPU."""
+    from sim import occupancy
+    gpu = gpu if gpu is not None else occupancy.current_gpu()
+    return None if gpu is None else f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
+
+
+def _runs_on(name, gpu):
+    import kernels_numba as kn
+    need = kn.get(name).min_cc
+    return need is None or tuple(gpu.cc) >= tuple(need)
+
+
+def _loaded(name):
+    """True when kernel `name` has been compiled in this process already (on a GPU: loaded by an earlier cell)."""
+    import kernels_numba as kn
+    k = kn.get(name).kernel
+    return bool(getattr(getattr(k, "kernel", k), "overloads", None))
+
+
+def here_rows(kernels, gpu=None):
+    """[{kernel, runs (the kernel that runs there; None: none can), registers, smem, blocks, warps, max_warps, percent,
+    limiter, source}] of `kernels` on `gpu`. gpu None: the GPU in use ([] without one), from the kernel as loaded where
+    an earlier cell has compiled it (sim.occupancy.occupancy_here; no new compile), else from the offline compile for
+    its compute capability (sim.occupancy.kernel_occupancy, kernels_numba/infra/targets.json). A GpuSpec: offline.
+    On CC 7.5 (T4) mma_simple / mma_large are replaced by their Turing versions, the ones that run there."""
+    from sim import occupancy
+    live = gpu is None
+    gpu = gpu if gpu is not None else occupancy.current_gpu()
+    if gpu is None:
+        return []
+    rows = []
+    for name in kernels:
+        run = TURING.get(name, name) if not _runs_on(name, gpu) else name
+        row = {"kernel": name, "runs": run if _runs_on(run, gpu) else None}
+        if row["runs"] is not None:
+            if live and _loaded(run):
+                o, src = occupancy.occupancy_here(run), "올라간 커널"
+            else:
+                try:
+                    o, src = occupancy.kernel_occupancy(run, gpu), f"오프라인 컴파일 {gpu.arch}"
+                except Exception:           # no offline compile recorded for this arch (e.g. sm_87): say nothing
+                    o = None
+            if o is not None:
+                row.update(registers=o.regs_per_thread, smem=o.smem_per_block, blocks=o.blocks_per_sm,
+                           warps=o.active_warps, max_warps=o.max_warps, percent=o.percent, limiter=o.limiter,
+                           source=src)
+        rows.append(row)
+    return rows
+
+
+def here_lines(kernels, gpu=None):
+    """One '지금 이 GPU (…): …' line per kernel of here_rows (nothing without a GPU)."""
+    from sim import occupancy
+    label = here_label(gpu)
+    if label is None:
+        return []
+    lines = []
+    for r in here_rows(kernels, gpu):
+        if r["runs"] is None:
+            lines.append(f"{label}: {r['kernel']} 은(는) CC 8.0 이상이 필요해 이 GPU 에서는 돌지 않습니다 (시뮬레이터에서만)")
+        elif "registers" not in r:
+            lines.append(f"{label}: {r['kernel']} 의 오프라인 컴파일 기록이 이 아키텍처에는 없습니다")
+        else:
+            who = r["kernel"] if r["runs"] == r["kernel"] else f"{r['kernel']} 대신 {r['runs']}"
+            lines.append(f"{label}: {who} 레지스터 {r['registers']}개, 공유 메모리 {r['smem']:,} B → SM당 {r['blocks']}블록"
+                         f" = {r['warps']}/{r['max_warps']} 워프, 점유율 {r['percent']:.1f} % "
+                         f"(제한: {occupancy.LIMITER_KO[r['limiter']]}; {r['source']})")
+    return lines
+
+
+def here_table(kernels, gpu=None):
+    """here_rows as table rows with the columns of resource_rows (커널, 레지스터, 공유 B, 블록/SM) plus 점유율 and 출처."""
+    rows = []
+    for r in here_rows(kernels, gpu):
+        name = r["kernel"] if r["runs"] in (r["kernel"], None) else f"{r['kernel']} → {r['runs']}"
+        if "registers" not in r:
+            rows.append({"커널": name, "레지스터": "-", "공유 B": "-", "블록/SM": "-",
+                         "점유율": "이 GPU 에서 돌지 않음" if r["runs"] is None else "-", "출처": "-"})
+            continue
+        rows.append({"커널": name, "레지스터": r["registers"], "공유 B": r["smem"], "블록/SM": r["blocks"],
+                     "점유율": f"{r['percent']:.1f} %", "출처": r["source"]})
+    return rows
+
+
+def fast_recorded_line(rec=None):
+    """The H100 record of mma_swizzle and mma_fast as loaded there: registers, local bytes, shared bytes, blocks/SM."""
+    rec = rec or fast_record()
+    parts = []
+    for name, r in (("mma_swizzle", rec["previous_best"]), ("mma_fast", rec["final"])):
+        parts.append(f"{name} 레지스터 {r['registers']}개, 로컬 {r['local_bytes']} B, 공유 {r['shared_bytes']:,} B, "
+                     f"SM당 {r['blocks_per_sm']}블록")
+    return f"{rec['gpu']} 에 올라간 커널 (기록, {rec['date']}): " + " | ".join(parts)
 
 
 # ------------------------------------------------------------- 직접 해보기 10-5: the one-warp kernel's copy and store

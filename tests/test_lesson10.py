@@ -328,3 +328,90 @@ def test_fast_section_figures_are_filled_not_typed():
             assert float(gen.FIG[f"best{run[-1]}_{n}"]) >= 100 * rec["goal"][n]
     assert "목표는 두 실행 모두에서 이루었습니다" in text
     assert "run 5" in text and "run 6" in text and gen.FIG["h200_gpu"] in text
+
+
+# ---- issue 17: "지금 이 GPU" figures, checks on a GPU without sm_80, background offline work ----
+def _matrix_row(name, spec):
+    from kernels_numba.infra import table
+    return next(r for r in table.load_targets()["rows"] if r["kernel"] == name and r["target"] == spec.arch)
+
+
+@pytest.mark.parametrize("gpu", ["T4", "RTX 4090", "A100", "RTX 3060"])
+def test_here_rows_match_the_occupancy_model(gpu):
+    """here_rows(gpu=GpuSpec): the offline matrix's registers and shared memory for that CC through sim.occupancy;
+    on CC 7.5 mma_large is replaced by mma_large_turing and the sm_80 kernels run nowhere."""
+    from sim import occupancy
+    spec = occupancy.GPUS[gpu]
+    names = ("mma_simple", "mma_large", "mma_pipe", "mma_swizzle", "mma_fast")
+    rows = {r["kernel"]: r for r in lesson10.here_rows(names, gpu=spec)}
+    assert list(rows) == list(names)
+    for name, r in rows.items():
+        if spec.cc < (8, 0):
+            assert r["runs"] == lesson10.TURING.get(name)          # None for the kernels without a Turing version
+        else:
+            assert r["runs"] == name
+        if r["runs"] is None:
+            assert "registers" not in r
+            continue
+        m = _matrix_row(r["runs"], spec)
+        want = occupancy.occupancy(spec, m["registers"], m["threads"], m["smem_static"] + m["smem_dynamic"])
+        assert (r["registers"], r["smem"], r["blocks"], r["warps"], r["percent"]) == (
+            want.regs_per_thread, want.smem_per_block, want.blocks_per_sm, want.active_warps, want.percent)
+        assert r["source"] == f"오프라인 컴파일 {spec.arch}" and r["max_warps"] == spec.max_warps_per_sm
+
+
+def test_here_lines_name_the_gpu_and_say_what_runs():
+    from sim import occupancy
+    t4 = occupancy.GPUS["T4"]
+    lines = lesson10.here_lines(("mma_large", "mma_fast"), gpu=t4)
+    assert all(l.startswith("지금 이 GPU (T4, CC 7.5): ") for l in lines)
+    assert "mma_large 대신 mma_large_turing" in lines[0] and "돌지 않습니다" in lines[1]
+    a100 = lesson10.here_lines(("mma_fast",), gpu=occupancy.GPUS["A100"])[0]
+    o = occupancy.kernel_occupancy("mma_fast", "A100")
+    assert f"SM당 {o.blocks_per_sm}블록" in a100 and f"레지스터 {o.regs_per_thread}개" in a100
+    table = lesson10.here_table(("mma_large", "mma_fast"), gpu=t4)
+    assert table[0]["커널"] == "mma_large → mma_large_turing" and table[1]["점유율"] == "이 GPU 에서 돌지 않음"
+
+
+@pytest.mark.skipif(not kn.device.SIMULATOR, reason="without a GPU the 'this GPU' lines are empty; on a GPU they are not")
+def test_here_lines_empty_without_gpu():
+    assert lesson10.here_lines(("mma_large", "mma_fast")) == [] and lesson10.here_table(("mma_fast",)) == []
+    assert lesson10.here_label() is None
+
+
+def test_fast_recorded_line_reads_the_h100_record():
+    rec = lesson10.fast_record()
+    line = lesson10.fast_recorded_line(rec)
+    assert line.startswith(rec["gpu"])
+    assert f"레지스터 {rec['final']['registers']}개" in line and f"SM당 {rec['previous_best']['blocks_per_sm']}블록" in line
+
+
+def test_check_kernels_on_a_cc75_device_use_one_simulator_process():
+    """A device without sm_80 (here the simulator as a CC 7.5 GPU): the sm_80 kernels of a check cell are checked
+    together in one simulator subprocess, and say so once."""
+    import json
+    import os
+    import subprocess
+    import sys
+    code = ("import json; from course import lesson10 as L\n"
+            "r = L.check_kernels([('mma_warps', (48, 40, 48)), ('mma_fast', (48, 24, 48))], alpha=1.5, beta=-0.5)\n"
+            "print('RESULT', json.dumps(r))\n")
+    env = dict(os.environ, SGEMM_DEVICE="sim", SGEMM_SIM_CC="7.5")
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.count("별도 프로세스의 시뮬레이터에서 검사합니다") == 1
+    res = json.loads(p.stdout.split("RESULT ", 1)[1])
+    assert all(r["ok"] and r["identity"] for r in res.values()) and list(res) == ["mma_warps", "mma_fast"]
+
+
+def test_prefetch_and_cells_share_one_result():
+    """prefetch() submits each offline compile and ptxas probe once; the cells' helpers wait for the same futures."""
+    lesson10.prefetch()
+    key = ("compile", "mma_large", (9, 0))
+    f = lesson10._TASKS[key]
+    lesson10.prefetch()                                  # a second call submits nothing new
+    assert lesson10._TASKS[key] is f
+    assert lesson10.compiled([("mma_large", (9, 0))])[("mma_large", (9, 0))] is f.result()
+    ins = lesson10.FEATURES[0][1]
+    assert lesson10._probe(ins, "sm_80") is lesson10._TASKS[("probe", ins, "sm_80")].result()

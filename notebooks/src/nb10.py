@@ -189,6 +189,7 @@ from IPython.display import Markdown, display
 import kernels_numba as kn
 from course import lesson10 as L
 from sim import mma
+L.prefetch()   # 4.3·5.3·5.4.1·6절의 오프라인 컴파일과 ptxas 검사를 지금 백그라운드에서 시작 (그 셀들이 덜 기다림)
 print("모드:", "시뮬레이터" if kn.device.SIMULATOR else "GPU", "| 레벨 6 커널:", [s.name for s in kn.by_level(6)])
 """)
 md(r"""
@@ -359,6 +360,8 @@ K 스텝 하나에서 A 타일은 16행 × 16원소(f16) = 행마다 32바이트
 code(r"""
 print(L.copy_pattern())
 print("계산:", kn.get("mma_large").module.SMEM_BYTES, "B | H200 에 로드된 커널:", L.loaded_resources()["mma_large"]["shared_bytes"], "B")
+for line in L.here_lines(["mma_large"]):     # GPU 가 있을 때만: 지금 이 GPU 에서의 값
+    print(line)
 # 예상 출력: {'A 행 바이트': 32, 'A 행당 16B 복사': 2, 'A 복사 수': 32, 'B 행 바이트': 16, 'B 행당 16B 복사': 1, 'B 복사 수': 16} / 계산: 768 B | ... 768 B
 """)
 md(r"""
@@ -377,6 +380,8 @@ H200(9.0)과 A100(8.0)에서는 64워프 중 32워프, **50 %** 입니다. 8.6 �
 """)
 code(r"""
 display(Markdown(L.markdown(L.occupancy_rows(), ["커널", "스레드/블록", "레지스터", "공유 메모리 B", "결과"])))
+for line in L.here_lines(("mma_large", "mma_pipe")):     # GPU 가 있을 때만
+    print(line)
 """)
 md(r"""
 ### 4.3 SASS: 명령이 그대로 들어갔는가
@@ -449,10 +454,12 @@ md(r"""
 * `mma_swizzle`: 같은 타일·같은 `launch_bounds(256, 2)` 에 BK=32, 2단, 그리고 패딩 대신 **스위즐(swizzle)** 배치 (아래 5.2절).
 
 행 끝에 8원소(16 B) 패딩을 둬서 `ldmatrix` 한 번의 여덟 행 주소가 서로 다른 뱅크에 떨어지고, 행 시작은 16 B 정렬을 유지합니다. 가장자리 블록의 범위 밖 16바이트 조각은 cp.async 대신 0 을 씁니다.
+
+아래 셀은 세 커널을 가장자리가 잘린 블록(48×40×48)과 alpha/beta, 단위행렬로 검사합니다. GPU 에서는 커널마다 처음 실행할 때 Numba 가 컴파일하므로(대부분 Numba 의 파이썬 쪽 작업: 펼치기, 인라인, 타입 추론) 시간이 걸리고, 그동안 진행 막대가 나옵니다.
 """)
 code(r"""
-for name, shape in (("mma_warps", (48, 40, 48)), ("mma_pipe", (48, 40, 48)), ("mma_pipe_f16acc", (48, 40, 48))):
-    r = L.check_kernel(name, *shape, alpha=1.5, beta=-0.5)
+cases = [(name, (48, 40, 48)) for name in ("mma_warps", "mma_pipe", "mma_pipe_f16acc")]
+for name, r in L.check_kernels(cases, alpha=1.5, beta=-0.5).items():
     print(name, r)
     assert r["ok"] and r["identity"]
 print("PASS: 확장 커널 3개 (가장자리 블록, alpha/beta, 단위행렬)")
@@ -467,10 +474,14 @@ code(r"""
 display(Markdown(L.markdown(L.bench_rows(n=4096), ["커널", "n", "출력", "TFLOP/s", "cuBLAS 대비", "같은 출력 cuBLAS 대비"])))
 """)
 md(r"""
-로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누적기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
+{{gpu}} 에 로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. {{gpu}} 에서 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. GPU 가 있으면 아래에 지금 이 GPU 의 값도 나옵니다: 앞 셀에서 이미 올린 커널은 그 커널의 값, 나머지는 이 GPU 의 compute capability 용 오프라인 컴파일 표(`kernels_numba/infra/targets.json`)의 값입니다 (새로 컴파일하지 않음). `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누적기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
 """)
 code(r"""
 display(Markdown(L.markdown(L.resource_rows(), ["커널", "레지스터", "공유 B", "로컬 B", "블록/SM", "HMMA", "LDSM"])))
+here = L.here_table([r["커널"] for r in L.resource_rows()])     # GPU 가 없으면 빈 목록
+if here:
+    print(L.here_label())
+    display(Markdown(L.markdown(here, ["커널", "레지스터", "공유 B", "블록/SM", "점유율", "출처"])))
 """)
 md(r"""
 다른 블록·워프·단 구성도 같은 커널 본문으로 시험했습니다 (4096³). 표에는 **두 실행**이 있습니다: 기록 전의 탐색 실행과 기록 실행의 탐색 부분이고, 실행마다 cuBLAS 를 따로 쟀습니다 (cuBLAS {{cub_explore}} 대 {{cub_record}} TFLOP/s). 그래서 같은 구성(128×128×32, 워프 2×4, 2단, `launch_bounds(256, 2)`, 패딩)이 {{pad_explore_pct}} % 와 {{pad_pct}} % 로 두 번 나옵니다: % 는 같은 실행 안에서만 비교하세요. '워프' 열은 워프 배치(M 방향 × N 방향), '단' 은 NUM_STAGES, '배치' 는 공유 메모리의 행을 패딩했는지 스위즐했는지입니다.
@@ -498,7 +509,7 @@ XOR 는 행마다 조각의 순열이라 조각이 행 밖으로 나가거나 �
 code(r"""
 best = L.best_kernel(4096)
 print(best)
-r = L.check_kernel(best["kernel"], 144, 136, 112)
+r = L.check_kernel(best["kernel"], 144, 136, 80)      # 블록 2×2 (가장자리 잘림), K 타일 3개 (마지막은 절반)
 assert r["ok"] and r["identity"]
 print("PASS: 기록된 최고 커널", best["kernel"], "이 시뮬레이터에서도 맞음 (가장자리 블록)")
 # 예상 출력: {'kernel': 'mma_swizzle', 'n': 4096, 'tflops': ..., 'ratio': 0.3..., ...} / PASS: 기록된 최고 커널 mma_swizzle ...
@@ -510,7 +521,7 @@ md(r"""
 
 새 커널 `kernels_numba/mma_fast.py` 는 위에서 아래로 읽는 한 모듈이고, 모든 선택이 `make_kernel` 의 스위치라 하나씩 따로 잴 수 있습니다. 출발점은 5.1절 자원 표에서 본 스필입니다: `mma_swizzle` 은 `launch_bounds(256, 2)` 때문에 레지스터가 128개로 묶이고, 이 H100 에 로드된 커널은 스레드당 로컬 메모리(local memory) {{swz_local}} B 를 썼습니다. 레지스터에 다 들어가지 못한 값을 로컬 메모리(실제로는 L1/L2 를 거치는 글로벌 메모리)로 내보내는 것이 **스필(spill)** 입니다.
 
-어디서 스필하는지는 GPU 없이 알 수 있습니다. 아래 셀은 두 커널을 sm_90 용으로 오프라인 컴파일해(NVVM → PTX → nvJitLink → SASS) 레지스터, 스택 바이트, SASS 의 로컬 메모리 명령(`LDL`/`STL`)과 그중 마지막 `HMMA` 뒤, 곧 K 루프가 끝난 뒤의 에필로그(epilogue)에 있는 수를 셉니다. 두 커널을 동시에 컴파일해도 시간이 좀 걸립니다.
+어디서 스필하는지는 GPU 없이 알 수 있습니다. 아래 셀은 두 커널을 sm_90 용으로 오프라인 컴파일해(NVVM → PTX → nvJitLink → SASS) 레지스터, 스택 바이트, SASS 의 로컬 메모리 명령(`LDL`/`STL`)과 그중 마지막 `HMMA` 뒤, 곧 K 루프가 끝난 뒤의 에필로그(epilogue)에 있는 수를 셉니다. 이 컴파일은 첫 셀의 `L.prefetch()` 가 백그라운드에서 시작해 두었습니다: 아직 끝나지 않았으면 진행 막대가 나오고 기다립니다.
 """)
 code(r"""
 cols = ["커널", "레지스터", "스택+로컬 B", "LDL/STL", "그중 마지막 HMMA 뒤", "PTX 의 .local", "에필로그 setp.eq.s64"]
@@ -535,6 +546,14 @@ print(r)
 assert r["ok"] and r["identity"]
 print("PASS: mma_fast = float64 기준값 (한계 이내, 가장자리·alpha/beta·단위행렬)")
 # 예상 출력: {'ok': True, 'worst': 0.00..., 'max_err': ..., 'identity': True} / PASS: mma_fast = float64 기준값 ...
+""")
+md(r"""
+두 커널이 {{h100_gpu}} 에 올라갔을 때의 자원(기록)입니다. GPU 가 있으면 지금 이 GPU 에서의 값이 아래에 나옵니다 (앞의 두 검사 셀이 이미 올린 커널이라 새로 컴파일하지 않습니다; CC 8.0 미만에서는 두 커널이 돌지 않는다고 나옵니다). 블록 수가 다르면 5.4절의 `launch_bounds(128, 2)` 같은 설명은 {{h100_gpu}} 에 대한 것입니다.
+""")
+code(r"""
+print(L.fast_recorded_line())
+for line in L.here_lines(("mma_swizzle", "mma_fast")):     # GPU 가 있을 때만
+    print(line)
 """)
 md(r"""
 ### 5.4 단계마다 얼마나: 절제 실험(ablation), run 5 와 run 6
@@ -563,7 +582,7 @@ run 5/6 에 없는 단계도 있습니다. **스필 없는 본문**(같은 64×3
 md(r"""
 ### 5.4.1 주소를 루프 앞에서 한 번만 (lean)
 
-run 4 까지의 커널은 타일마다 cp.async 의 원본 주소를 `(k0 + r) * N + c` 처럼 (행, 열)에서 새로 계산했습니다. `mma_fast` 의 `lean` 경로는 스레드마다 타일 0 의 원본 오프셋과 공유 메모리 오프셋, 레인마다 `ldmatrix` 오프셋을 **K 루프 앞에서 한 번** 계산하고, 루프에서는 `kt * BK` (A), `kt * BK * N` (B), 단(stage) 오프셋과 상수만 더합니다 (상수는 `ptxas` 가 명령 안에 넣습니다: `LDSM [R + 0x400]`). 아래 셀은 두 변형의 K 루프를 sm_90 용으로 오프라인 컴파일해 SASS 명령을 셉니다 (`no_lean` 을 새로 컴파일하므로 수십 초 걸립니다).
+run 4 까지의 커널은 타일마다 cp.async 의 원본 주소를 `(k0 + r) * N + c` 처럼 (행, 열)에서 새로 계산했습니다. `mma_fast` 의 `lean` 경로는 스레드마다 타일 0 의 원본 오프셋과 공유 메모리 오프셋, 레인마다 `ldmatrix` 오프셋을 **K 루프 앞에서 한 번** 계산하고, 루프에서는 `kt * BK` (A), `kt * BK * N` (B), 단(stage) 오프셋과 상수만 더합니다 (상수는 `ptxas` 가 명령 안에 넣습니다: `LDSM [R + 0x400]`). 아래 셀은 두 변형의 K 루프를 sm_90 용으로 오프라인 컴파일해 SASS 명령을 셉니다 (`no_lean` 의 컴파일도 첫 셀에서 백그라운드로 시작했습니다).
 """)
 code(r"""
 cols = ["변형", "레지스터", "K 루프 SASS 명령", "HMMA", "LDGSTS", "LDSM", "그 밖 (주소 계산·분기 등)"]
