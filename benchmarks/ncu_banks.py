@@ -1,6 +1,8 @@
 """Launch each level-2 kernel once, for Nsight Compute to count shared-memory requests, wavefronts and bank conflicts.
 
 Run on a GPU:  ncu --metrics $(python benchmarks/ncu_banks.py --metrics) --csv python benchmarks/ncu_banks.py
+NCU_N: the matrices' side (default 1024); NCU_KERNELS: comma-separated kernel names to launch (default: every FP32
+kernel this GPU runs) — ncu replays every launch for its metrics, so fewer kernels is a much shorter run.
 """
 import os
 import sys
@@ -27,9 +29,14 @@ if __name__ == "__main__":
     rng = np.random.default_rng(0)
     A = rng.standard_normal((n, n), dtype=np.float32)
     B = rng.standard_normal((n, n), dtype=np.float32)
+    wanted = {k.strip() for k in os.environ.get("NCU_KERNELS", "").split(",") if k.strip()}
+    from numba import cuda
+    dA, dB = cuda.to_device(A), cuda.to_device(B)             # on the device once: ncu sees only the kernels
     for spec in kn.REGISTRY:
         if spec.dtype != np.float32 or not spec.runs_here():   # FP32 SGEMM kernels this GPU can run
             continue
-        C = np.zeros((n, n), np.float32)
-        spec.launch(A, B, C)
-        print("launched", spec.name, spec.kernel.py_func.__module__, file=sys.stderr)
+        if wanted and spec.name not in wanted:
+            continue
+        spec.launch(dA, dB, cuda.device_array((n, n), np.float32))
+        cuda.synchronize()
+        print("launched", spec.name, spec.kernel.py_func.__module__, file=sys.stderr, flush=True)
