@@ -19,6 +19,101 @@ ST_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 LD_INST = "smsp__inst_executed_op_shared_ld.sum"
 
 
+# ---- this GPU: compiles a cell needs, labels, figures for the GPU in use ----------------------------------------
+
+def compiled(pairs):
+    """{(kernel, cc): offline compile} for all pairs in one batch (a progress bar when several are not cached yet);
+    raises OfflineCompileError where one fails."""
+    from course import measure
+    comp = measure.compile_many(pairs)
+    for (k, cc), r in comp.items():
+        if "error" in r:
+            raise offline.OfflineCompileError(f"{k} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{r['error']}")
+    return comp
+
+
+def here_label(gpu=None):
+    """'지금 이 GPU (<name>, CC x.y)' for `gpu` (a GpuSpec; None: the GPU in use), or None without a GPU."""
+    gpu = gpu if gpu is not None else occ.current_gpu()
+    return None if gpu is None else f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
+
+
+def occupancy_rows(kernels=("tiled", "tiled_pad"), gpu=None):
+    """[{kernel, registers, smem, reserved, allocated, blocks, ...}] of `kernels` on `gpu` (occupancy and its parts).
+
+    gpu None: the GPU in use, from the kernels as loaded on it (sim.occupancy.occupancy_here); [] without a GPU.
+    A GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
+    here = gpu is None
+    gpu = gpu if gpu is not None else occ.current_gpu()
+    if gpu is None:
+        return []
+    rows = []
+    for k in kernels:
+        o = occ.occupancy_here(k) if here else occ.kernel_occupancy(k, gpu)
+        if o is None:
+            continue
+        rows.append({"kernel": k, "registers": o.regs_per_thread, "smem": o.smem_per_block,
+                     "reserved": gpu.smem_reserved_per_block, "allocated": o.smem_allocated_per_block,
+                     "smem_blocks": o.limits["shared memory"], "blocks": o.blocks_per_sm, "limiter": o.limiter,
+                     "warps": o.active_warps, "max_warps": o.max_warps, "percent": o.percent})
+    return rows
+
+
+def occupancy_lines(kernels=("tiled", "tiled_pad"), gpu=None):
+    """'지금 이 GPU (…)' lines of occupancy_rows (nothing without a GPU): shared bytes, blocks per SM, occupancy."""
+    label = here_label(gpu)
+    if label is None:
+        return []
+    return [f"{label}: {r['kernel']:10s} 레지스터 {r['registers']}개, 공유 {r['smem']:,} B + 예약 {r['reserved']:,} B → "
+            f"할당 {r['allocated']:,} B (공유 메모리만으로는 SM당 {r['smem_blocks']}블록) | SM당 {r['blocks']}블록 = "
+            f"{r['warps']}/{r['max_warps']} 워프, 점유율 {r['percent']:.0f}% (제한: {occ.LIMITER_KO[r['limiter']]})"
+            for r in occupancy_rows(kernels, gpu)]
+
+
+def bench_lines(rec, live=None):
+    """The recorded benchmark table (the prose talks about it) and, after a live run, this GPU's table below it."""
+    lines = [f"기록(recorded) — {rec['gpu']} {rec['date']}"]
+    lines += [f"{r['n']:5d}³ {r['kernel']:10s} {r['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r['ratio']:5.1f}%"
+              for r in rec["benchmark"]]
+    if live:
+        cc = live.get("cc") or ["?", "?"]
+        lines.append(f"지금 이 GPU ({live['gpu']}, CC {cc[0]}.{cc[1]}) — {live['date']}, 같은 실행의 cuBLAS 대비")
+        lines += [f"{r['n']:5d}³ {r['kernel']:10s} {r['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r['ratio']:5.1f}%"
+                  + ("" if r.get("correct", True) else "  ← 결과가 틀림 (WRONG)") for r in live["rows"]]
+    return lines
+
+
+_TRACES = {}
+
+
+def shared_traces(requests):
+    """{(kernel, M, N, K): trace.shared_accesses(kernel, M=M, N=N, K=K)} for every request, kept for the next call.
+
+    On a GPU a trace runs on the simulator in a subprocess; all the requests not traced yet share ONE subprocess here
+    (one Python and Numba start-up instead of one per trace)."""
+    todo = [tuple(r) for r in dict.fromkeys(tuple(r) for r in requests) if tuple(r) not in _TRACES]
+    if todo and not kn.device.SIMULATOR and len(todo) > 1:
+        import json
+        import os
+        import subprocess
+        import sys
+        env = dict(os.environ, SGEMM_DEVICE="sim")
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        code = ("import json, sys; from kernels_numba.infra import trace; "
+                f"json.dump([trace._trace_here(n, M, N, K, (0, 0)) for n, M, N, K in {todo!r}], sys.stdout)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            raise RuntimeError(f"시뮬레이터 추적 실패 / simulator trace failed:\n{out.stderr[-3000:]}")
+        for req, t in zip(todo, json.loads(out.stdout)):
+            t["records"] = [tuple(r) for r in t["records"]]
+            _TRACES[req] = t
+    for req in todo:
+        if req not in _TRACES:
+            _TRACES[req] = trace.shared_accesses(req[0], M=req[1], N=req[2], K=req[3])
+    return {tuple(r): _TRACES[tuple(r)] for r in requests}
+
+
 # ---- 3.1 / 3.2: what the trace of one block says ------------------------------------------------------------------
 
 def readers_per_element(records, tile):
@@ -70,9 +165,45 @@ def racy_demo():
 
 
 def race_outcomes(n, runs, seed=0, names=RACE_CASES, tol=1e-5):
-    """{kernel: {'wrong': runs with error > tol, 'runs': runs, 'worst': largest relative error}} on fresh n×n inputs."""
+    """{kernel: {'wrong': runs with error > tol, 'runs': runs, 'worst': largest relative error}}.
+
+    Simulator: fresh n×n inputs every run. GPU: one input put on the device once and its float64 reference computed
+    once; each run only launches and copies C back (the race shows up run to run through timing, not the data), so the
+    cell costs the launches, not `runs` CPU matrix products."""
+    if not kn.device.SIMULATOR:
+        return _race_outcomes_gpu(n, runs, seed, names, tol)
     with racy_demo():
         return _race_outcomes(n, runs, seed, names, tol)
+
+
+def race_size(gpu=None, runs=20, budget_s=1.0, sizes=(1024, 512, 256)):
+    """(n, runs) for the GPU race demo: the largest n whose 3 kernels × runs launches fit budget_s on `gpu` (a GpuSpec;
+    None: this GPU), assuming the barrier kernels reach 10% of the FP32 peak (tiled on the H200: about 12%)."""
+    gpu = gpu if gpu is not None else occ.current_gpu()
+    peak = (gpu.fp32_peak_tflops if gpu is not None else 0) or 8.0
+    for n in sizes:
+        if len(RACE_CASES) * runs * 2 * n ** 3 / (0.1 * peak * 1e12) <= budget_s:
+            return n, runs
+    return sizes[-1], runs
+
+
+def _race_outcomes_gpu(n, runs, seed, names, tol):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n), dtype=np.float32)
+    B = rng.standard_normal((n, n), dtype=np.float32)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    norm = np.linalg.norm(ref)
+    dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.device_array((n, n), np.float32)
+    C = np.empty((n, n), np.float32)
+    out = {}
+    for name in names:
+        errs = []
+        for _ in range(runs):
+            launcher(name)(dA, dB, dC)
+            dC.copy_to_host(C)
+            errs.append(math.inf if not np.isfinite(C).all() else float(np.linalg.norm(C - ref) / norm))
+        out[name] = {"wrong": sum(e > tol for e in errs), "runs": runs, "worst": max(errs)}
+    return out
 
 
 def _race_outcomes(n, runs, seed, names, tol):
@@ -122,9 +253,15 @@ def rows_per_warp(block=(16, 16)):
     return [sorted({y for _x, y, _z in w}) for w in banks.warps(block)]
 
 
+def bank_tables(kernels=("tiled", "tiled_pad"), M=32, N=32, K=32):
+    """{kernel: bank_table(kernel)}, the traces taken together (one simulator subprocess on a GPU)."""
+    shared_traces([(k, M, N, K) for k in kernels])
+    return {k: bank_table(k, M, N, K) for k in kernels}
+
+
 def bank_table(kernel_name, M=32, N=32, K=32):
     """Bank model of every shared access of one traced block: [{array, op, site, requests, mean, max, conflict}]."""
-    t = trace.shared_accesses(kernel_name, M=M, N=N, K=K)
+    t = shared_traces([(kernel_name, M, N, K)])[(kernel_name, M, N, K)]
     return [{"array": r["array"], "op": r["op"], "site": r["site"], "requests": r["requests"],
              "mean": r["mean_wavefronts"], "max": r["max_wavefronts"], "conflict": r["max_conflict"]}
             for r in banks.analyze_trace(t["records"], t["block_dim"])]
@@ -138,10 +275,26 @@ def max_wavefronts(rows):
     return out
 
 
+NCU_KERNELS = ("tiled", "tiled_pad", "tiled_fma")
+
+
+def ncu_live(rec, live=False, kernels=NCU_KERNELS):
+    """ncu metrics measured now on this GPU when `live` is True (the student's opt-in: it takes a minute or more), at
+    the recorded run's size so the SASS predictions of the next cell still apply; else None (one line says how)."""
+    from course import measure
+    if not measure.have_gpu():
+        return None
+    if not live:
+        print("ℹ️ 이 GPU 에서 직접 재려면 위의 LIVE_NCU = True 로 바꾸고 다시 실행하세요 (ncu 필요, 1분 이상 걸릴 수 "
+              "있음). / set LIVE_NCU = True to profile this GPU (needs ncu; a minute or more).")
+        return None
+    return measure.ncu_shared(kernels=list(kernels), n=rec["ncu_shared"]["n"])
+
+
 def ncu_metrics(rec, live=None):
     """(where the numbers come from, per-kernel ncu metrics): live ones if given, else the recorded run's."""
     if live:
-        return "지금 이 GPU에서 ncu", live
+        return f"{here_label() or '지금 이 GPU'} 에서 ncu, {rec['ncu_shared']['n']}³", live
     ns = rec["ncu_shared"]
     return f"기록(recorded) — {rec['gpu']} {rec['date']}, {ns['tool']}, {ns['n']}³", ns["metrics"]
 
@@ -160,9 +313,10 @@ def ncu_rows(metrics, kernels=LEVEL2[:3]):
 
 def sass_shared_loads(kernels=("tiled", "tiled_pad"), cc=(9, 0)):
     """{kernel: (32-bit LDS, LDS.128, FFMA) in the SASS of one tile}, compiled offline for sm_<cc>."""
+    comp = compiled([(k, cc) for k in kernels])
     out = {}
     for k in kernels:
-        c = offline.sass_counts(offline.compile_kernel(k, cc)["sass"])
+        c = offline.sass_counts(comp[(k, tuple(cc))]["sass"])
         out[k] = (c.get("LDS", 0), c.get("LDS.128", 0), c.get("FFMA", 0))
     return out
 
@@ -189,11 +343,11 @@ def lds128_from_ncu(metrics, n, tile=16, lds=16, lds128=4):
 
 def fma_evidence(kernels=("tiled_pad", "tiled_fma")):
     """{kernel: (PTX fma.rn.f32, mul.rn.f32, add.rn.f32 counts, sm_90 SASS opcode counts)} compiled offline."""
+    comp = compiled([(k, cc) for k in kernels for cc in ((8, 0), (9, 0))])
     out = {}
     for k in kernels:
-        c = offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"])
-        out[k] = ((c["fma.rn.f32"], c["mul.rn.f32"], c["add.rn.f32"]),
-                  offline.sass_counts(offline.compile_kernel(k, (9, 0))["sass"]))
+        c = offline.ptx_counts(comp[(k, (8, 0))]["ptx"])
+        out[k] = ((c["fma.rn.f32"], c["mul.rn.f32"], c["add.rn.f32"]), offline.sass_counts(comp[(k, (9, 0))]["sass"]))
     return out
 
 
@@ -240,22 +394,25 @@ def walkthrough(kernel):
 def shared_sizes(rec_occ, kernels=("tiled", "tiled_pad")):
     """[{kernel, declared, sm_80 cubin, sm_90 cubin, loaded on the GPU}] shared bytes per block (loaded: recorded)."""
     loaded = {r["kernel"]: r["static_shared"] for r in rec_occ["registry"]}
+    comp = compiled([(k, cc) for k in kernels for cc in ((8, 0), (9, 0))])
     rows = []
     for k in kernels:
         m = kn.get(k).module
         width = getattr(m, "TILE_PAD", m.TILE_SIZE)
         rows.append({"kernel": k, "declared": 2 * m.TILE_SIZE * width * 4,
-                     "sm_80": offline.compile_kernel(k, (8, 0))["usage"]["shared_bytes"],
-                     "sm_90": offline.compile_kernel(k, (9, 0))["usage"]["shared_bytes"], "loaded": loaded[k]})
+                     "sm_80": comp[(k, (8, 0))]["usage"]["shared_bytes"],
+                     "sm_90": comp[(k, (9, 0))]["usage"]["shared_bytes"], "loaded": loaded[k]})
     return rows
 
 
 def reserved_per_block(smem, regs=32, threads=256, gpus=("A100", "H100", "H200")):
-    """{gpu: (reserved bytes, bytes allocated per block, blocks per SM shared memory alone allows)} from sim.occupancy."""
+    """{gpu: (reserved bytes, bytes allocated per block, blocks per SM shared memory alone allows)} from sim.occupancy.
+    gpus: names in sim.occupancy.GPUS or GpuSpecs (keyed by their name)."""
     out = {}
     for g in gpus:
-        o = occ.occupancy(g, regs, threads, smem)
-        out[g] = (occ.GPUS[g].smem_reserved_per_block, o.smem_allocated_per_block, o.limits["shared memory"])
+        spec = occ.get_spec(g)
+        o = occ.occupancy(spec, regs, threads, smem)
+        out[spec.name] = (spec.smem_reserved_per_block, o.smem_allocated_per_block, o.limits["shared memory"])
     return out
 
 
@@ -294,11 +451,23 @@ def shared_bound(rec, kernel, gpu=None):
     ffma_warp = ns["n"] ** 3 / 32                              # warp-level FFMA of the dot products
     m = ns["metrics"][kernel]
     wf_per_ffma = (m[LD_WF] + m[ST_WF]) / ffma_warp
-    sms, mhz = (f["sm_count"], f["max_sm_clock_mhz"]) if gpu is None else (occ.GPUS[gpu].sm_count,
-                                                                          occ.GPUS[gpu].boost_clock_mhz)
+    spec = None if gpu is None else occ.get_spec(gpu)          # a name in sim.occupancy.GPUS or a GpuSpec
+    sms, mhz = (f["sm_count"], f["max_sm_clock_mhz"]) if spec is None else (spec.sm_count, spec.boost_clock_mhz)
     bound = sms * (1 / wf_per_ffma) * 32 * 2 * mhz * 1e6 / 1e12
     return {"wf_per_ffma": wf_per_ffma, "load_only": m[LD_WF] / ffma_warp, "bound": bound,
             "measured": best(rec["benchmark"], kernel), "cublas": best(rec["benchmark"], "cuBLAS")}
+
+
+def bound_here_line(rec, kernel="tiled", gpu=None):
+    """'지금 이 GPU (…) 모델: …' — the shared-memory ceiling of `kernel` with the recorded wavefronts per FFMA put into
+    `gpu`'s SM count and clock (None: the GPU in use; nothing without one). A model of that GPU, not a measurement."""
+    gpu = gpu if gpu is not None else occ.current_gpu()
+    if gpu is None:
+        return None
+    b = shared_bound(rec, kernel, gpu=gpu)
+    return (f"{here_label(gpu)} 모델: {kernel} 의 FFMA당 웨이브프론트 {b['wf_per_ffma']:.2f} 를 SM {gpu.sm_count}개·"
+            f"{gpu.boost_clock_mhz} MHz 에 넣은 공유 메모리 상한 {b['bound']:.1f} TFLOP/s "
+            f"(이 GPU 의 FP32 피크 {gpu.fp32_peak_tflops:.1f} TFLOP/s)")
 
 
 def fp32_peak(rec):

@@ -70,7 +70,8 @@ def test_bank_table_and_max_wavefronts():
 def test_ncu_rows_divide_wavefronts_by_instructions():
     where, m = lesson06.ncu_metrics(REC)
     assert "기록" in where and m is METRICS
-    assert lesson06.ncu_metrics(REC, live={"x": {}}) == ("지금 이 GPU에서 ncu", {"x": {}})
+    label = lesson06.here_label() or "지금 이 GPU"
+    assert lesson06.ncu_metrics(REC, live={"x": {}}) == (f"{label} 에서 ncu, {N_NCU}³", {"x": {}})
     rows = {(k, op): (inst, wf, per) for k, op, inst, wf, per in lesson06.ncu_rows(METRICS, ("tiled", "tiled_pad"))}
     inst, wf, per = rows[("tiled_pad", "store")]
     assert (inst, wf) == (METRICS["tiled_pad"]["smsp__inst_executed_op_shared_st.sum"],
@@ -283,3 +284,130 @@ def test_course_input_errors_are_error_outputs_in_ipython():
         shell.set_custom_exc((), None)
     assert res.error_in_exec is not None
     assert seen and seen[0][0] == "CourseInputError" and "english" in seen[0][1][0]
+
+
+# ---- this GPU: figures for the GPU in use, tested with the GpuSpecs of sim.occupancy.GPUS -------------------------
+
+GPUS_UNDER_TEST = ("T4", "RTX 3060", "L4", "A100", "H100")
+
+
+def _target_row(kernel, spec):
+    from kernels_numba.infra import table
+    return next(r for r in table.load_targets()["rows"] if r["kernel"] == kernel and r["target"] == spec.arch)
+
+
+def test_here_label_names_the_gpu_and_its_cc():
+    assert lesson06.here_label(occupancy.GPUS["T4"]) == "지금 이 GPU (T4, CC 7.5)"
+    assert lesson06.here_label(occupancy.GPUS["RTX 3060"]) == "지금 이 GPU (RTX 3060, CC 8.6)"
+    if kn.device.SIMULATOR:
+        assert lesson06.here_label() is None
+
+
+@pytest.mark.parametrize("gpu", GPUS_UNDER_TEST)
+def test_occupancy_rows_for_a_gpu_are_the_model_of_its_own_compile(gpu):
+    spec = occupancy.GPUS[gpu]
+    rows = lesson06.occupancy_rows(("tiled", "tiled_pad"), spec)
+    assert [r["kernel"] for r in rows] == ["tiled", "tiled_pad"]
+    for r in rows:
+        t = _target_row(r["kernel"], spec)
+        o = occupancy.occupancy(spec, t["registers"], t["threads"], t["smem_static"] + t["smem_dynamic"])
+        assert (r["registers"], r["smem"], r["blocks"], r["percent"], r["allocated"]) == \
+            (t["registers"], t["smem_static"], o.blocks_per_sm, o.percent, o.smem_allocated_per_block)
+        assert r["reserved"] == spec.smem_reserved_per_block and r["max_warps"] == spec.max_warps_per_sm
+    lines = lesson06.occupancy_lines(("tiled",), spec)
+    assert len(lines) == 1 and lines[0].startswith(f"지금 이 GPU ({gpu}, CC ")
+    assert f"SM당 {rows[0]['blocks']}블록" in lines[0]
+
+
+def test_occupancy_of_tiled_differs_by_gpu_generation():
+    """The prose's '64 warps / 8 warps = 8 blocks' holds on A100/H100; a T4 (32 warps per SM) fits 4 blocks, an
+    RTX 3060 (48 warps) 6, all limited by warps — why the notebook names the GPU a figure holds for."""
+    blocks = {g: lesson06.occupancy_rows(("tiled",), occupancy.GPUS[g])[0]["blocks"]
+              for g in ("T4", "RTX 3060", "H100")}
+    assert blocks == {"T4": 4, "RTX 3060": 6, "H100": 8}
+
+
+def test_occupancy_lines_without_a_gpu_are_empty():
+    if not kn.device.SIMULATOR:
+        pytest.skip("simulator only: on a GPU they describe it")
+    assert lesson06.occupancy_rows() == [] and lesson06.occupancy_lines() == []
+    assert lesson06.bound_here_line(REC) is None
+
+
+def test_reserved_per_block_takes_gpu_specs():
+    out = lesson06.reserved_per_block(2048, gpus=("H100", occupancy.GPUS["T4"]))
+    assert out["H100"] == (1024, 3072, occupancy.occupancy("H100", 32, 256, 2048).limits["shared memory"])
+    t4 = occupancy.occupancy("T4", 32, 256, 2048)
+    assert out["T4"] == (0, t4.smem_allocated_per_block, t4.limits["shared memory"])
+    assert t4.smem_allocated_per_block == 2048                    # no 1 KB reserve below CC 8.0
+
+
+@pytest.mark.parametrize("gpu", ("T4", "A100"))
+def test_bound_here_line_is_the_shared_bound_model_of_that_gpu(gpu):
+    spec = occupancy.GPUS[gpu]
+    b = lesson06.shared_bound(REC, "tiled", gpu=spec)
+    assert b == lesson06.shared_bound(REC, "tiled", gpu=gpu)
+    assert b["bound"] == pytest.approx(spec.sm_count / b["wf_per_ffma"] * 64 * spec.boost_clock_mhz * 1e6 / 1e12)
+    line = lesson06.bound_here_line(REC, gpu=spec)
+    assert line.startswith(f"지금 이 GPU ({gpu}") and f"{b['bound']:.1f} TFLOP/s" in line
+
+
+def test_race_size_fits_the_budget_of_the_gpu():
+    for g in GPUS_UNDER_TEST:
+        n, runs = lesson06.race_size(occupancy.GPUS[g])
+        assert runs == 20 and n in (1024, 512, 256)
+        assert 3 * runs * 2 * n ** 3 / (0.1 * occupancy.GPUS[g].fp32_peak_tflops * 1e12) <= 1.0
+    import dataclasses
+    slow = dataclasses.replace(occupancy.GPUS["T4"], sm_count=4)         # a GPU a tenth of a T4
+    assert lesson06.race_size(slow)[0] < lesson06.race_size(occupancy.GPUS["T4"])[0]
+
+
+def test_gpu_race_path_on_device_arrays_gives_the_simulator_verdict():
+    """The GPU path of race_outcomes (one input on the device, launches only) run on the simulator's device arrays:
+    the correct kernel is never wrong, the barrier-less ones always are (the simulator's order is deterministic)."""
+    if not kn.device.SIMULATOR:
+        pytest.skip("simulator only: on a GPU the count depends on timing")
+    with lesson06.racy_demo():
+        out = lesson06._race_outcomes_gpu(32, 2, 0, lesson06.RACE_CASES, 1e-5)
+    assert [out[k]["wrong"] for k in lesson06.RACE_CASES] == [0, 2, 2]
+    assert out["tiled"]["worst"] < 1e-6 and out["no_sync1"]["worst"] == math.inf
+
+
+def test_shared_traces_in_one_subprocess_equal_the_direct_traces(monkeypatch):
+    """On a GPU several traces share one simulator subprocess: forced here, they equal trace.shared_accesses."""
+    from kernels_numba.infra import trace
+    reqs = [("tiled", 16, 16, 16), ("tiled_pad", 16, 16, 16)]
+    direct = {r: trace.shared_accesses(r[0], M=r[1], N=r[2], K=r[3]) for r in reqs}
+    monkeypatch.setattr(lesson06, "_TRACES", {})
+    monkeypatch.setattr(kn.device, "SIMULATOR", False)
+    calls = []
+    monkeypatch.setattr(trace, "shared_accesses", lambda *a, **k: calls.append(a))
+    got = lesson06.shared_traces(reqs)
+    assert calls == [] and list(got) == reqs
+    for r in reqs:
+        assert got[r]["records"] == direct[r]["records"] and got[r]["block_dim"] == direct[r]["block_dim"]
+    assert lesson06.shared_traces(reqs[:1])[reqs[0]] is got[reqs[0]]          # kept: no second trace
+
+
+def test_bank_tables_equal_bank_table():
+    assert lesson06.bank_tables(("tiled",)) == {"tiled": lesson06.bank_table("tiled")}
+
+
+def test_bench_lines_keep_the_record_and_add_a_live_run():
+    rec_only = lesson06.bench_lines(REC)
+    assert rec_only[0] == f"기록(recorded) — {REC['gpu']} {REC['date']}" and len(rec_only) == 1 + len(REC["benchmark"])
+    live = {"gpu": "Tesla T4", "cc": [7, 5], "date": "2026-11-25",
+            "rows": [{"n": 1024, "kernel": "cuBLAS", "tflops": 4.0, "ratio": 1.0},
+                     {"n": 1024, "kernel": "tiled", "tflops": 1.0, "ratio": 0.25, "correct": False}]}
+    lines = lesson06.bench_lines(REC, live)
+    assert lines[:len(rec_only)] == rec_only
+    assert lines[len(rec_only)].startswith("지금 이 GPU (Tesla T4, CC 7.5)")
+    assert "25.0%" in lines[-1] and "WRONG" in lines[-1]
+
+
+def test_ncu_live_is_off_without_a_gpu_and_names_the_run():
+    if not kn.device.SIMULATOR:
+        pytest.skip("simulator only")
+    assert lesson06.ncu_live(REC, True) is None
+    where, m = lesson06.ncu_metrics(REC)
+    assert where.startswith("기록(recorded)") and m is METRICS

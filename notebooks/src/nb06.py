@@ -254,13 +254,14 @@ md(r"""
 
 이 과정의 시뮬레이터는 블록의 스레드를 **한 번에 하나씩, 다음 배리어까지** 실행합니다. CUDA 프로그래밍 모델은 배리어 사이에서 스레드들이 어떤 순서로 진행할지 보장하지 않으므로, 이것도 허용되는 실행 순서 가운데 하나입니다. 그리고 결정적(deterministic)이라 **매번 같은 방식으로 틀립니다**. 또 공유 메모리는 블록 시작 때 NaN으로 채워지므로, 아무도 쓰지 않은 값을 읽으면 결과에 NaN이 보입니다.
 
-`kernels_numba/demos/races.py` 에는 `tiled` 에서 배리어를 하나씩 뺀 `no_sync1`(첫 번째 없음), `no_sync2`(두 번째 없음)가 있습니다. 새 난수 입력으로 여러 번 돌려, 몇 번 틀렸는지와 가장 큰 상대 오차를 봅니다. 시뮬레이터에서는 결과가 결정적이므로 판정(PASS)하고, GPU에서는 결과만 보여 줍니다: 경쟁 상태가 GPU에서 몇 번 드러나는지는 GPU와 타이밍에 달려 있어 판정할 수 없기 때문입니다.
+`kernels_numba/demos/races.py` 에는 `tiled` 에서 배리어를 하나씩 뺀 `no_sync1`(첫 번째 없음), `no_sync2`(두 번째 없음)가 있습니다. 여러 번 돌려(시뮬레이터는 매번 새 난수 입력, GPU 는 GPU 메모리에 한 번 올린 같은 입력으로: 결과를 바꾸는 것은 데이터가 아니라 타이밍입니다), 몇 번 틀렸는지와 가장 큰 상대 오차를 봅니다. GPU 에서는 행렬 크기를 그 GPU 의 FP32 속도로 골라 셀이 몇 초 안에 끝나게 합니다. 시뮬레이터에서는 결과가 결정적이므로 판정(PASS)하고, GPU에서는 결과만 보여 줍니다: 경쟁 상태가 GPU에서 몇 번 드러나는지는 GPU와 타이밍에 달려 있어 판정할 수 없기 때문입니다.
 """)
 code(r"""
-n, runs = (48, 3) if SIM else (1024, 20)
+n, runs = (48, 3) if SIM else lesson06.race_size()        # GPU: 이 GPU 의 FP32 피크로 크기를 고름
 out = lesson06.race_outcomes(n=n, runs=runs, seed=0)       # o["worst"]: 여러 번 가운데 가장 큰 상대 오차
+where = "시뮬레이터" if SIM else lesson06.here_label()
 for name, o in out.items():
-    print(f"{name:9s} {n}³, {runs}회 중 {o['wrong']}회 틀림, 최대 상대 오차 {o['worst']:.2e}")
+    print(f"{where}: {name:9s} {n}³, {runs}회 중 {o['wrong']}회 틀림, 최대 상대 오차 {o['worst']:.2e}")
 if SIM:   # 시뮬레이터의 실행 순서는 결정적: 배리어가 빠진 커널은 매번 틀리고 tiled 는 매번 맞다
     print("PASS" if [o["wrong"] for o in out.values()] == [0, runs, runs] else "FAIL")
 # 예상 출력: (시뮬레이터) tiled 0회, no_sync1 3회(오차 inf = NaN), no_sync2 3회 틀림 / PASS
@@ -327,8 +328,7 @@ md(r"""
 """)
 code(r"""
 wf = {}
-for name in ("tiled", "tiled_pad"):
-    rows = lesson06.bank_table(name)               # 블록 하나를 시뮬레이터에서 실행하며 기록 → 뱅크 모델
+for name, rows in lesson06.bank_tables(("tiled", "tiled_pad")).items():   # 블록 하나를 시뮬레이터에서 기록 → 뱅크 모델
     print(name)
     for r in rows:
         print(f"  {r['array']} {r['op']:5s} (줄 {r['site']:3d}): 요청 {r['requests']:4d}개, "
@@ -346,22 +346,25 @@ md(r"""
 * 패딩이 없어도 내적 루프의 읽기 `As[ty, k]` 는 충돌이 없습니다. 한 워프의 두 행은 뱅크 `k` 와 `k+16` 에 있고, 같은 행의 16 스레드는 같은 워드를 읽으므로(브로드캐스트) 서로 다른 워드는 2개뿐입니다. `Bs[k, tx]` 도 연속 16워드라 충돌이 없습니다.
 * +1 패딩은 충돌을 없애는 것이 아니라 **저장에 2-way 충돌을 만듭니다.** 행 `2w+1` 이 17워드 뒤에서 시작하므로 `(ty=2w+1, tx=15)` 의 워드가 `(ty=2w, tx=0)` 과 같은 뱅크에 떨어집니다.
 
-모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 공유 메모리 웨이브프론트 지표(`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`; ncu 화면에서는 Memory Workload Analysis 의 공유 메모리 표)를 명령 수로 나누면 **명령당 웨이브프론트**가 나오고, 1.0 이 충돌 없는 이상값입니다. GPU와 `ncu` 가 있으면 이 셀이 직접 재고, 없으면 기록한 값을 보여 줍니다.
+모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 공유 메모리 웨이브프론트 지표(`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`; ncu 화면에서는 Memory Workload Analysis 의 공유 메모리 표)를 명령 수로 나누면 **명령당 웨이브프론트**가 나오고, 1.0 이 충돌 없는 이상값입니다. 셀은 기록한 값을 보여 줍니다(아래 설명이 말하는 수치). GPU와 `ncu` 가 있으면 셀 첫 줄의 `LIVE_NCU = True` 로 바꿔 지금 GPU 에서도 잴 수 있습니다: ncu 는 커널마다 여러 번 다시 실행하며 카운터를 모으므로 1분 넘게 걸릴 수 있고, 그동안 진행 막대가 커널 수를 셉니다.
 """)
 code(r"""
+LIVE_NCU = False     # True: 이 GPU 에서 ncu 로 직접 잼 (GPU 와 ncu 필요, 1분 넘게 걸릴 수 있음)
 from course import measure
-where, metrics = lesson06.ncu_metrics(rec, measure.ncu_shared() if measure.have_gpu() else None)
-print("측정:", where)
-print(f"{'커널':10s} {'연산':5s} {'명령 수':>12s} {'웨이브프론트':>12s} {'명령당':>7s}")
-for k, op, inst, wfs, per in lesson06.ncu_rows(metrics, ("tiled", "tiled_pad", "tiled_fma")):
-    print(f"{k:10s} {op:5s} {inst:12,d} {wfs:12,d} {per:7.2f}")
+where, metrics = lesson06.ncu_metrics(rec)                    # 기록된 값: 아래 설명이 말하는 수치
+live = lesson06.ncu_live(rec, LIVE_NCU)                       # GPU 가 있고 LIVE_NCU = True 일 때만 잼
+for src, m in [(where, metrics)] + ([lesson06.ncu_metrics(rec, live)] if live else []):
+    print("측정:", src)
+    print(f"{'커널':10s} {'연산':5s} {'명령 수':>12s} {'웨이브프론트':>12s} {'명령당':>7s}")
+    for k, op, inst, wfs, per in lesson06.ncu_rows(m, ("tiled", "tiled_pad", "tiled_fma")):
+        print(f"{k:10s} {op:5s} {inst:12,d} {wfs:12,d} {per:7.2f}")
 """)
 md(r"""
 * `tiled_pad` 저장: 명령당 약 **2.0** 웨이브프론트 — 모델이 예측한 2-way 충돌 그대로입니다. `tiled` 저장은 약 1.0. (+1 패딩이면 이 값이 1.0 이 된다는 설명을 보기도 하는데, 우리 커널에서는 저장이 2.0 이 됩니다.)
 * `tiled_pad` 읽기: 명령당 1.0 — 충돌 없음. 패딩이 읽기에서 없앤 충돌은 애초에 없었습니다.
 * `tiled` 읽기가 1.2인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 홀수 행의 시작 주소가 16의 배수가 아니므로 합칠 수 없습니다.
 
-SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일, 셀당 수십 초 걸릴 수 있음). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
+SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일: 처음 실행할 때는 몇 초 걸리고 진행 막대가 보이며, 결과는 디스크에 남아 다시 실행하면 바로 나옴). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
 """)
 code(r"""
 sass = lesson06.sass_shared_loads(("tiled", "tiled_pad"), cc=(9, 0))
@@ -492,10 +495,12 @@ sm_90 cubin 의 `cuobjdump` 보고(3072 B)만 1 KB 가 더 큽니다. 같은 커
 code(r"""
 for g, (reserved, alloc, smem_blocks) in lesson06.reserved_per_block(2048).items():     # 심화
     print(f"{g}: tiled 블록 하나 = 2048 B + 예약 {reserved} B → 할당 {alloc} B, 공유 메모리만으로는 SM당 {smem_blocks}블록")
-# 예상 출력: A100 ... 할당 3072 B, 54블록 / H100, H200 ... 할당 3072 B, 76블록
+for line in lesson06.occupancy_lines(("tiled", "tiled_pad")):     # GPU 가 있을 때만: 올라간 커널의 값
+    print(line)
+# 예상 출력: A100 ... 할당 3072 B, 54블록 / H100, H200 ... 할당 3072 B, 76블록 (GPU 가 있으면 "지금 이 GPU (…)" 두 줄)
 """)
 md(r"""
-공유 메모리만으로는 SM당 수십 블록이 들어가지만, 실제 한도는 워프 수(SM당 64워프 ÷ 블록당 8워프 = 8블록)입니다. 이 커널에서 공유 메모리는 점유율을 제한하지 않습니다. (점유율은 노트북 07에서 자세히 다룹니다.)
+공유 메모리만으로는 SM당 수십 블록이 들어가지만, A100·H100·H200 에서 실제 한도는 워프 수(SM당 64워프 ÷ 블록당 8워프 = 8블록)입니다. SM당 워프 한도는 GPU 세대마다 다르므로, GPU 가 있으면 위 셀의 "지금 이 GPU" 줄이 그 GPU 에 올라간 커널로 블록 수와 제한 요인을 계산합니다. 이 커널에서 공유 메모리는 점유율을 제한하지 않습니다. (점유율은 노트북 07에서 자세히 다룹니다.)
 
 **4.3 인덱스.** `(ty, tx)` 는 블록 안 위치(0..15), `row = blockIdx.y·16 + ty`, `col = blockIdx.x·16 + tx` 가 이 스레드가 맡은 C 원소입니다.
 
@@ -549,13 +554,12 @@ except kn.CourseInputError as e:
 md(r"""
 ### 4.8 성능: cuBLAS와 나란히
 
-성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다 (`benchmarks/bench_gpu.py`). GPU가 있으면 아래 셀이 지금 재고(약 1분), 없으면 기록된 값을 보여 줍니다.
+성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다 (`benchmarks/bench_gpu.py`). 아래 셀은 기록된 값을 보여 주고, GPU가 있으면 지금 이 GPU 에서도 재서 그 아래에 나란히 놓습니다. 셀이 10초 남짓에 끝나도록 GPU 의 FP32 피크와 기록된 커널 속도로 걸릴 시간을 어림해 너무 큰 크기는 건너뛰고(건너뛴 크기와 이유를 출력), 진행 막대가 (크기, 커널)마다 움직입니다.
 """)
 code(r"""
-bench = measure.benchmark(kernels=["naive", *lesson06.LEVEL2]) if measure.have_gpu() else None
-print("측정:", "지금 이 GPU" if bench else f"기록(recorded) — {rec['gpu']} {rec['date']}")
-for r in (bench["rows"] if bench else rec["benchmark"]):
-    print(f"{r['n']:5d}³ {r['kernel']:10s} {r['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r['ratio']:5.1f}%")
+bench = measure.benchmark(kernels=["naive", *lesson06.LEVEL2]) if measure.have_gpu() else None   # 크기: GPU 속도로
+for line in lesson06.bench_lines(rec, bench):        # 기록(설명이 말하는 값), 그리고 GPU 가 있으면 지금 이 GPU
+    print(line)
 """)
 md(r"""
 {{gpu}} 기록({{date}})으로는 4096³에서 `tiled` 가 cuBLAS 의 약 {{pct_tiled_4096}}%, `tiled_pad` 가 약 {{pct_pad_4096}}% 이고, cuBLAS 가 덜 빠른 1024³ 에서도 `tiled` 는 {{pct_tiled_1024}}% 입니다. (타일링만으로 cuBLAS 의 20–40% 에 이른다는 소개도 보이는데, 이 기록과는 맞지 않습니다.)
@@ -583,6 +587,8 @@ for r in lesson06.dram_roofs(ai["tiled"]):
 b = lesson06.shared_bound(rec, "tiled")
 print(f"{rec['gpu']} tiled: 실측 최고 {b['measured']:.1f}, 공유 메모리 상한 {b['bound']:.1f} TFLOP/s")
 print(f"A100 모델: 같은 FFMA당 웨이브프론트를 A100 의 SM 수·클록에 넣은 상한 {lesson06.shared_bound(rec, 'tiled', gpu='A100')['bound']:.1f} TFLOP/s")
+if here := lesson06.bound_here_line(rec):                  # GPU 가 있을 때만: 같은 모델을 지금 이 GPU 에
+    print(here)
 # 예상 출력: A100 80GB … 9.6 / 8.2, A100 40GB … 12.5 / 6.2, H100 … 20.0 / 13.4, H200 … 13.9 / 19.2 / tiled 7.9, 10.2 / A100 모델 … 6.0
 """)
 md(r"""
@@ -621,7 +627,7 @@ md(r"""
 
 <details><summary>질문 4: 타일링만으로는 왜 cuBLAS에 한참 못 미치는가?</summary>
 
-(1) 스레드당 출력이 1개라 FMA 한 번마다 공유 메모리 읽기가 필요하고(`Bs` 1번 + `As` 1/4번), 공유 메모리 웨이브프론트 처리량이 상한을 정합니다(4.8절: H200에서 cuBLAS 최고치의 약 {{bound_pct}}%). DRAM 대역폭은 가장 나쁘게 잡아도 그보다 높은 지붕이라 한계로 보이지 않습니다(해석, 4.8절). (2) 한 타일 안에서 워프는 로드 → 배리어 → 연산 순서로 진행하므로, 자기 로드와 배리어를 기다리는 동안 그 워프는 명령을 내지 못합니다. 그 시간은 같은 SM 의 다른 워프가 메울 수 있습니다: `tiled` 는 점유율 100% (SM당 64워프)이고, FP32 레인은 특정 워프가 아니라 스케줄러에 딸려 있어 준비된 아무 워프나 씁니다. 그 대기가 얼마나 메워지는지는 이 노트북에서 재지 않았습니다. (1)은 Level 3 레지스터 블로킹(노트북 07), 한 워프 안에서 로드와 연산을 겹치는 것은 Level 4 더블 버퍼링(노트북 08)이 다룹니다.
+(1) 스레드당 출력이 1개라 FMA 한 번마다 공유 메모리 읽기가 필요하고(`Bs` 1번 + `As` 1/4번), 공유 메모리 웨이브프론트 처리량이 상한을 정합니다(4.8절: H200에서 cuBLAS 최고치의 약 {{bound_pct}}%). DRAM 대역폭은 가장 나쁘게 잡아도 그보다 높은 지붕이라 한계로 보이지 않습니다(해석, 4.8절). (2) 한 타일 안에서 워프는 로드 → 배리어 → 연산 순서로 진행하므로, 자기 로드와 배리어를 기다리는 동안 그 워프는 명령을 내지 못합니다. 그 시간은 같은 SM 의 다른 워프가 메울 수 있습니다: `tiled` 는 H100·H200 에서 점유율 100% (SM당 64워프; 다른 GPU 는 4.2절 셀의 "지금 이 GPU" 줄)이고, FP32 레인은 특정 워프가 아니라 스케줄러에 딸려 있어 준비된 아무 워프나 씁니다. 그 대기가 얼마나 메워지는지는 이 노트북에서 재지 않았습니다. (1)은 Level 3 레지스터 블로킹(노트북 07), 한 워프 안에서 로드와 연산을 겹치는 것은 Level 4 더블 버퍼링(노트북 08)이 다룹니다.
 </details>
 
 ## 6. 시뮬레이션 6: 뱅크 충돌 검출기
