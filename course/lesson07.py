@@ -37,6 +37,45 @@ def _rb():
     return kn.get("regblock").module
 
 
+# ------------------------------------------------------------------ this GPU, compiles and traces a cell needs
+
+def compiled(pairs):
+    """{(kernel, cc): offline compile}: the cell's compiles in one batch, with a progress bar when several are new."""
+    from course import lesson06
+    return lesson06.compiled(pairs)
+
+
+def traces(requests):
+    """{(kernel, M, N, K): trace.shared_accesses(...)}, the ones not taken yet in one simulator process on a GPU."""
+    from course import lesson06
+    return lesson06.shared_traces(requests)
+
+
+def here_label(gpu=None):
+    """'지금 이 GPU (<name>, CC x.y)', or None without a GPU."""
+    from course import lesson06
+    return lesson06.here_label(gpu)
+
+
+def resources_here(names, gpu=None):
+    """Report of each kernel's registers, local and shared bytes on `gpu`: as loaded on the GPU in use (gpu None;
+    nothing without a GPU) or compiled offline for a GpuSpec's compute capability."""
+    label = here_label(gpu)
+    if label is None:
+        return Report([], rows={})
+    rows = {k: resources.report(k) if gpu is None else resources.report(k, gpu.cc) for k in names}
+    how = "올라간 커널" if gpu is None else f"오프라인 {gpu.arch}"
+    lines = [f"{label}, {how}: {k} 레지스터 {r['registers']}개, 로컬(스필) {r['local_bytes']} B/스레드, "
+             f"공유 {r['shared_bytes']:,} B" for k, r in rows.items()]
+    return Report(lines, rows=rows)
+
+
+def occupancy_here(names=("regblock",), gpu=None):
+    """'지금 이 GPU (…)' occupancy lines of `names` (lesson06.occupancy_lines; nothing without a GPU)."""
+    from course import lesson06
+    return Report(lesson06.occupancy_lines(names, gpu))
+
+
 # ------------------------------------------------------------------ 3.1 arithmetic intensity, measured and modelled
 
 def shared_loads_per_fma(name, M, N, K, fmas_per_thread):
@@ -140,6 +179,7 @@ def readers_per_element(records):
 
 def registers():
     """ptxas's registers/local/shared for regblock at sm_80 and sm_90, the recorded H200 load, and 64-bit index ops."""
+    compiled([("regblock", cc) for cc in CCS])
     rep = {cc: resources.report("regblock", cc) for cc in CCS}
     lines = [f"regblock {r['cc']}: 레지스터 {r['registers']}개, 로컬(스필) {r['local_bytes']} B, "
              f"SASS LDL {r['ldl']} / STL {r['stl']}" for r in rep.values()]
@@ -153,6 +193,7 @@ def registers():
 def spills(rec):
     """regblock_t16 (16x16 per thread): registers within the limit, the rest in local memory (sm_80, sm_90, recorded H200)."""
     d16 = outer.intensity(16, 16)
+    compiled([("regblock_t16", cc) for cc in CCS])
     t16 = {cc: resources.report("regblock_t16", cc) for cc in CCS}
     lines = [f"모델 TM=TN=16: 데이터 레지스터 {d16['data_regs']}개 (최소 {d16['data_regs_min']}개) > 상한 {outer.REG_LIMIT}"]
     lines += [f"regblock_t16 {r['cc']}: 레지스터 {r['registers']}개, 로컬 메모리 {r['local_bytes']} B/스레드, "
@@ -180,9 +221,9 @@ def occupancy_rules(regs_by_cc, smem):
 
 
 def register_steps(gpu="H100", threads=256, smem=0):
-    """Register ranges 1..255 with the same blocks per SM: [(lo, hi, blocks, percent)]."""
+    """Register ranges 1..255 with the same blocks per SM: [(lo, hi, blocks, percent)]. gpu: a name or a GpuSpec."""
     runs = []
-    for regs, o in occ.sweep_registers(occ.GPUS[gpu], threads, smem):
+    for regs, o in occ.sweep_registers(occ.get_spec(gpu), threads, smem):
         if runs and runs[-1][2] == o.blocks_per_sm:
             runs[-1][1] = regs
         else:
@@ -203,16 +244,29 @@ def occupancy_vs_api(rec, gpu="H200"):
     return Report(lines, agree=agree)
 
 
-def shared_limits(name, rec):
-    """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KB per-block system reserve."""
+def register_steps_here(threads=256, smem=0, gpu=None):
+    """register_steps for `gpu` (None: the GPU in use), headed '지금 이 GPU (…)'; empty without a GPU."""
+    gpu = gpu if gpu is not None else occ.current_gpu()
+    if gpu is None:
+        return Report([], runs=[])
+    r = register_steps(gpu, threads, smem)
+    return Report([f"{here_label(gpu)}, 블록 {threads} 스레드, 공유 {smem:,} B:"] + r.lines, runs=r["runs"])
+
+
+def shared_limits(name, rec, gpu=None):
+    """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KB per-block system
+    reserve on A100/H100/H200, plus `gpu` (None: the GPU in use, if any; a GpuSpec: that one) labelled as such."""
+    compiled([(name, cc) for cc in CCS])
     rep = {cc: resources.report(name, cc)["shared_bytes"] for cc in CCS}
     loaded = rec["resources"][name]["shared_bytes"]
     lines = [f"{name}: cubin 보고 sm_80 {rep[(8, 0)]:,} B, sm_90 {rep[(9, 0)]:,} B | H200 에 올라간 커널의 속성 {loaded:,} B"]
     regs = resources.report(name, (8, 0))["registers"]
-    for g in GPUS:
-        s = occ.GPUS[g]
+    here = gpu if gpu is not None else occ.current_gpu()
+    for g in (*GPUS, *((here,) if here is not None else ())):
+        s = occ.get_spec(g)
         o = occ.occupancy(s, regs, _rb().THREADS, loaded)
-        lines.append(f"{g} ({s.arch}): SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block:,} B "
+        head = f"{g} ({s.arch})" if isinstance(g, str) else here_label(s)
+        lines.append(f"{head}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block:,} B "
                      f"(선언 {loaded:,} + 시스템 예약 {s.smem_reserved_per_block:,}) → 공유 메모리만으로는 {o.limits['shared memory']}블록")
     return Report(lines, cubin=rep, loaded=loaded, reserved={g: occ.GPUS[g].smem_reserved_per_block for g in GPUS})
 
@@ -356,6 +410,7 @@ def wavefronts_per_ffma(wf):
 
 def fma_compare(inner_rb):
     """PTX instruction mix and sm_90 FFMA counts of regblock and regblock_opt (explicit cuda.fma)."""
+    compiled([(k, cc) for k in ("regblock", "regblock_opt") for cc in CCS])
     ptx = {k: offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"]) for k in ("regblock", "regblock_opt")}
     rep = {k: resources.report(k, (9, 0)) for k in ("regblock", "regblock_opt")}
     inner = {"regblock": inner_rb, "regblock_opt": loop_stats(resources.inner_loops(rep["regblock_opt"]["sass_text"])[0])}
@@ -370,9 +425,10 @@ def fma_compare(inner_rb):
 
 def vec_loop():
     """regblock_vec's sm_90 SASS: inner k loops, K-tile loop statistics, and SEL counts of the three Level-3 kernels."""
+    names = ("regblock", "regblock_opt", "regblock_vec")
+    compiled([(k, (9, 0)) for k in names])
     sass = resources.report("regblock_vec", (9, 0))["sass_text"]
     kt = loop_stats(resources.main_loop(sass))
-    names = ("regblock", "regblock_opt", "regblock_vec")
     sel = {k: Counter(i.op for i in resources.parse_sass(resources.report(k, (9, 0))["sass_text"]))["SEL"] for k in names}
     lines = [f"regblock_vec: k 루프 {len(resources.inner_loops(sass))}개, K 타일 루프 명령 {kt['n']}개 중 FFMA {kt['FFMA']} "
              f"({100 * kt['FFMA'] / kt['n']:.0f}%), FFMA 의존 사슬 최대 {kt['chain']}", f"SASS의 SEL (음수 인덱스 처리): {sel}"]
@@ -383,7 +439,7 @@ def vec_wavefronts():
     """Wavefronts per warp FFMA of regblock_vec: its four LDS.128 requests per k step under both 128-bit rules of
     sim.banks, plus the tile stores (traced on the simulator), the same load + store convention as wavefronts_per_ffma."""
     v = kn.get("regblock_vec").module
-    t = trace.shared_accesses("regblock_vec", M=v.BM, N=v.BN, K=v.BK)
+    t = traces([("regblock_vec", v.BM, v.BN, v.BK)])[("regblock_vec", v.BM, v.BN, v.BK)]
     stores = sum(r["total_wavefronts"] for (a, op), r in bank_rows(t).items() if op == "store") / warp_ffma_per_tile()
     layA, layB = banks.Layout((v.BK, v.BM_PAD)), banks.Layout((v.BK, v.BN))
     requests = [(layA, lambda x, y, z: (0, y * v.TM)), (layA, lambda x, y, z: (0, y * v.TM + 4)),
@@ -455,6 +511,20 @@ def bench_rows(rec, rec06, names, live=None):
         return [r for r in live["rows"] if r["kernel"] in ("cuBLAS", "tiled", *names)]
     return [r for r in rec["benchmark"] if r["kernel"] in ("cuBLAS", *names)] + \
            [r for r in rec06["benchmark"] if r["kernel"] == "tiled"]
+
+
+def live_bench(live, names, rec06=None):
+    """'지금 이 GPU (…)' table of a live benchmark (measure.benchmark) and its ratios at the largest size measured."""
+    cc = live.get("cc") or ["?", "?"]
+    bt = bench_table([r for r in live["rows"] if r["kernel"] in ("cuBLAS", "tiled", *names)])
+    val, n = bt["val"], max(n for _, n in bt["val"])
+    lines = [f"지금 이 GPU ({live['gpu']}, CC {cc[0]}.{cc[1]}) — {live['date']}, 같은 실행의 cuBLAS 대비:"] + bt.lines
+    have = {k for k, _ in val}
+    if {"tiled", "regblock", "regblock_opt", "regblock_vec"} <= have:
+        lines.append(f"{n}³: regblock / tiled = {val[('regblock', n)][0] / val[('tiled', n)][0]:.2f}배, "
+                     f"regblock_opt / regblock = {val[('regblock_opt', n)][0] / val[('regblock', n)][0]:.3f}, "
+                     f"regblock_vec / regblock = {val[('regblock_vec', n)][0] / val[('regblock', n)][0]:.2f}배")
+    return Report(lines, val=val, n=n)
 
 
 def bench_table(rows):

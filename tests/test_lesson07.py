@@ -224,3 +224,71 @@ def test_shared_ceiling_formula_of_section_4_10_matches_the_helper():
     ffma_clk = f["fp32_lanes_per_sm"] // 32
     for name, wpf in per.items():
         assert sb["bound"][name] == pytest.approx(sb["peak"] * min(1, 1 / (wpf * ffma_clk)))
+
+
+# ---- this GPU: the helpers take a GpuSpec (None: the GPU in use; nothing without one) ------------------------------
+
+@pytest.mark.parametrize("gpu", ["T4", "RTX 3060", "L4", "H100"])
+def test_register_steps_for_a_gpu_spec_follow_the_occupancy_model(gpu):
+    spec = occ.GPUS[gpu]
+    here = L7.register_steps_here(RB.THREADS, 8192, gpu=spec)
+    assert here.lines[0] == f"지금 이 GPU ({gpu}, CC {spec.cc[0]}.{spec.cc[1]}), 블록 {RB.THREADS} 스레드, 공유 8,192 B:"
+    assert here["runs"] == L7.register_steps(gpu, RB.THREADS, 8192)["runs"]
+    for lo, hi, blocks, pct in here["runs"]:
+        for regs in (lo, hi):
+            o = occ.occupancy(spec, regs, RB.THREADS, 8192)
+            assert (o.blocks_per_sm, o.percent) == (blocks, pct)
+
+
+def test_register_steps_differ_between_t4_and_h100():
+    """H100's '81-128 registers: 25%' is an H100 figure: a T4 (32 warps per SM) gives other steps."""
+    assert L7.register_steps("H100", 256)["runs"] != L7.register_steps(occ.GPUS["T4"], 256)["runs"]
+
+
+def test_here_helpers_are_empty_without_a_gpu():
+    if not kn.device.SIMULATOR:
+        pytest.skip("simulator only: on a GPU they describe it")
+    assert L7.register_steps_here(256).lines == [] and L7.occupancy_here().lines == []
+    assert L7.resources_here(("regblock",)).lines == []
+
+
+@pytest.mark.parametrize("gpu", ["T4", "H100"])
+def test_occupancy_here_of_regblock_is_the_model_of_its_compile(gpu):
+    spec = occ.GPUS[gpu]
+    (line,) = L7.occupancy_here(("regblock",), spec).lines
+    o = occ.kernel_occupancy("regblock", spec)
+    assert line.startswith(f"지금 이 GPU ({gpu}") and f"SM당 {o.blocks_per_sm}블록" in line
+    assert f"점유율 {o.percent:.0f}%" in line
+
+
+def test_resources_here_for_a_spec_is_the_offline_compile_of_its_cc():
+    spec = occ.GPUS["H100"]
+    r = L7.resources_here(("regblock",), spec)
+    want = resources.report("regblock", (9, 0))
+    assert r["rows"]["regblock"]["registers"] == want["registers"]
+    assert r.lines == [f"지금 이 GPU (H100, CC 9.0), 오프라인 sm_90: regblock 레지스터 {want['registers']}개, "
+                       f"로컬(스필) {want['local_bytes']} B/스레드, 공유 {want['shared_bytes']:,} B"]
+
+
+def test_shared_limits_adds_a_labelled_line_for_the_gpu():
+    spec = occ.GPUS["RTX 3060"]
+    base = L7.shared_limits("regblock", REC)
+    sl = L7.shared_limits("regblock", REC, gpu=spec)
+    assert sl.lines[:1 + len(L7.GPUS)] == base.lines[:1 + len(L7.GPUS)]        # cubin figures, A100, H100, H200
+    loaded = REC["resources"]["regblock"]["shared_bytes"]
+    o = occ.occupancy(spec, resources.report("regblock", (8, 0))["registers"], RB.THREADS, loaded)
+    assert sl.lines[-1].startswith("지금 이 GPU (RTX 3060, CC 8.6): SM당 공유 메모리 최대 100 KB")
+    assert f"블록당 할당 {o.smem_allocated_per_block:,} B" in sl.lines[-1]
+    assert sl.lines[-1].endswith(f"공유 메모리만으로는 {o.limits['shared memory']}블록")
+
+
+def test_live_bench_labels_the_gpu_and_computes_its_ratios():
+    rows = [{"n": 2048, "kernel": k, "tflops": t, "ratio": t / 4.0}
+            for k, t in (("cuBLAS", 4.0), ("tiled", 0.5), ("regblock", 1.0), ("regblock_opt", 0.9),
+                         ("regblock_vec", 2.0))]
+    lb = L7.live_bench({"gpu": "Tesla T4", "cc": [7, 5], "date": "2026-11-25", "rows": rows},
+                       ("regblock", "regblock_opt", "regblock_vec"))
+    assert lb.lines[0].startswith("지금 이 GPU (Tesla T4, CC 7.5)") and lb["n"] == 2048
+    assert lb.lines[-1] == ("2048³: regblock / tiled = 2.00배, regblock_opt / regblock = 0.900, "
+                            "regblock_vec / regblock = 2.00배")
+    assert lb["val"][("regblock_vec", 2048)] == (2.0, 0.5)

@@ -99,9 +99,9 @@ md(r"""
 """)
 code(r"""
 from sim import outer
-ok = True
-for name, (tile, tm, tn) in {"tiled": (16, 1, 1), "regblock": (rb.BM, rb.TM, rb.TN)}.items():
-    t = trace.shared_accesses(name, M=tile, N=tile, K=16)          # 블록 하나, K = 16 을 실제로 실행하며 기록
+ok, cases = True, {"tiled": (16, 1, 1), "regblock": (rb.BM, rb.TM, rb.TN)}
+tr = L7.traces([(name, tile, tile, 16) for name, (tile, _, _) in cases.items()])   # 블록 하나, K = 16 을 실제로 실행하며 기록
+for (name, (tile, tm, tn)), t in zip(cases.items(), tr.values()):    # tr: trace.shared_accesses 의 결과, 한꺼번에
     threads = t["block_dim"][0] * t["block_dim"][1]
     loads = sum(r[2] == "load" for r in t["records"]) / threads    # 스레드 하나의 공유 메모리 읽기 (4 B 씩)
     fmas = 16 * tm * tn                                            # 스레드 하나의 FMA (2 FLOP 씩)
@@ -207,7 +207,10 @@ md(r"""
 재사용은 두 겹입니다: **레지스터 안**에서 값 하나를 8번(위 셀), **블록 안**에서 공유 메모리의 원소 하나를 여러 스레드가 읽습니다. 후자를 실제 커널의 기록으로 셉니다: `As[r, k]` 는 같은 `ty` 의 스레드 16개가, `Bs[k, c]` 는 같은 `tx` 의 스레드 16개가 읽습니다. 그러니 글로벌 메모리에서 가져온 원소 하나는 블록 안에서 16 스레드 × 8 FMA = 128번 쓰입니다.
 """)
 code(r"""
-t_rb = trace.shared_accesses("regblock", M=rb.BM, N=rb.BN, K=rb.BK)   # 블록 1개, K 타일 1개의 모든 공유 메모리 접근
+v = kn.get("regblock_vec").module                  # 4.7·4.8절의 두 커널도 지금 함께 기록 (GPU 에서는 시뮬레이터 프로세스 하나)
+tr = L7.traces([("regblock", rb.BM, rb.BN, rb.BK), ("regblock_opt", rb.BM, rb.BN, rb.BK),
+                ("regblock_vec", v.BM, v.BN, v.BK)])
+t_rb = tr[("regblock", rb.BM, rb.BN, rb.BK)]        # 블록 1개, K 타일 1개의 모든 공유 메모리 접근
 readers = L7.readers_per_element(t_rb["records"])
 print("원소 하나를 읽는 스레드 수: 그런 원소의 수 =", {arr: dict(c) for arr, c in readers.items()})
 # 예상 출력: 원소 하나를 읽는 스레드 수: 그런 원소의 수 = {'As': {16: 1024}, 'Bs': {16: 1024}}
@@ -230,8 +233,8 @@ reg = L7.registers()
 rep = reg["rep"]                                  # {(8, 0): sm_80 보고, (9, 0): sm_90 보고}
 print(reg)
 print("H200 에 실제로 올라간 regblock (기록):", rec["resources"]["regblock"])
-if not kn.device.SIMULATOR:
-    print("지금 이 GPU 에 올라간 regblock:", resources.report("regblock")["registers"], "레지스터")
+for line in L7.resources_here(("regblock",)).lines:        # GPU 가 있을 때만: 이 GPU 에 올라간 커널
+    print(line)
 """)
 md(r"""
 컴파일러가 보고하는 값은 120개 이상으로, 데이터 80개를 빼면 40개 남짓이 인덱스·주소·루프 변수입니다. Numba의 배열 인덱스는 **64비트 정수**(값 하나에 레지스터 두 개)이고, 음수 인덱스(`a[-1]` = 마지막 원소)를 처리하는 코드도 붙습니다. 위 셀이 센 명령이 그 흔적입니다:
@@ -246,11 +249,14 @@ md(r"""
 """)
 code(r"""
 print(f"누산기 rC 만 {16 * 16}개 값 (TM = TN = 16) > 스레드당 레지스터 상한 255")
+L7.compiled([("regblock_t16", cc) for cc in L7.CCS])       # 두 컴파일을 한 번에 (진행 막대)
 for cc in ((8, 0), (9, 0)):
     r = resources.report("regblock_t16", cc)               # GPU 없이 컴파일한 cubin 의 보고와 SASS 의 명령 수
     print(f"regblock_t16 sm_{cc[0]}{cc[1]}: 레지스터 {r['registers']}개, 로컬 메모리 {r['local_bytes']} B/스레드, "
           f"STL {r['stl']}개 / LDL {r['ldl']}개")
 print("H200 에 올라간 regblock_t16 (기록):", rec["resources"]["regblock_t16"])
+for line in L7.resources_here(("regblock_t16",)).lines:    # GPU 가 있을 때만: 이 GPU 에 올라간 커널
+    print(line)
 # 예상 출력: … regblock_t16 sm_80/sm_90: 레지스터 255개 이하, 로컬 메모리 0 B 보다 큼, STL·LDL 있음 …
 """)
 md(r"""
@@ -274,18 +280,22 @@ regs = {cc: r["registers"] for cc, r in rep.items()}
 print(L7.occupancy_rules(regs, smem))
 print("\nH100 계산 과정 (regblock):")
 print("\n".join("   " + s for s in occ.occupancy("H100", regs[(9, 0)], rb.THREADS, smem).steps))
+for line in L7.occupancy_here(("regblock",)).lines:     # GPU 가 있을 때만: 이 GPU 에 올라간 regblock
+    print(line)
 """)
 md(r"""
 256 스레드 블록에서는 점유율이 **블록 단위(8워프 = 12.5%)로 양자화**됩니다. 나눗셈 어림(예: 90개면 34.4%, 104개면 29.7%)은 할당 단위·서브파티션·블록 단위를 빠뜨린 값이고, 규칙으로는 둘 다 **25%** (SM당 2블록 = 16워프)입니다. 레지스터 수에 따라 블록 수가 바뀌는 지점을 전부 계산해 봅니다.
 """)
 code(r"""
 print(L7.register_steps("H100", rb.THREADS, smem))
+for line in L7.register_steps_here(rb.THREADS, smem).lines:     # GPU 가 있을 때만: 같은 계단을 이 GPU 에
+    print(line)
 tiled_regs = resources.report("tiled", (9, 0))["registers"]
 print(f"\n참고: 노트북 06의 tiled (레지스터 {tiled_regs}개, 256 스레드):", occ.occupancy("H100", tiled_regs, 256, 2048).summary())
 """)
 md(r"""
-* 256 스레드 블록이면 레지스터 **81–128개가 모두 같은 25%** 입니다. 120개를 90개로 줄여도 점유율은 그대로이고, 80개 이하가 되어야 한 단계(37.5%) 오릅니다.
-* 우리 `tiled` 는 레지스터가 적어 점유율 **100%** 입니다. 그런데도 `regblock` 이 {{n_mid}}³·{{n_big}}³ 에서 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배 빠릅니다({{n_small}}³ 에서는 {{rb_over_tiled_1024}}배; 4.10절). 점유율은 목표가 아니라 지연을 숨기는 수단 중 하나입니다(3.6절).
+* H100 에서 256 스레드 블록이면 레지스터 **81–128개가 모두 같은 25%** 입니다(다른 GPU 는 GPU 가 있을 때 위 셀의 "지금 이 GPU" 계단). 120개를 90개로 줄여도 점유율은 그대로이고, 80개 이하가 되어야 한 단계(37.5%) 오릅니다.
+* 우리 `tiled` 는 레지스터가 적어 H100 에서 점유율 **100%** 입니다. 그런데도 `regblock` 이 {{n_mid}}³·{{n_big}}³ 에서 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배 빠릅니다({{n_small}}³ 에서는 {{rb_over_tiled_1024}}배; 4.10절). 점유율은 목표가 아니라 지연을 숨기는 수단 중 하나입니다(3.6절).
 """)
 NB.exercise("07-4", r"""
 위 계단을 만드는 세 규칙을 함수 하나로 씁니다: `my_register_limited_blocks(regs, threads)` 는 스레드당 레지스터 `regs` 개, 블록 `threads` 스레드일 때 **레지스터만 따져서** SM 하나에 올라가는 블록 수입니다 (SM 의 레지스터 파일 65,536개 = 서브파티션 4개 × 16,384개, 블록 하나도 65,536개까지). 확인 셀은 레지스터 1–255개와 블록 96·256·1024 스레드의 모든 조합을 모델(`sim/occupancy.py`)과 비교하고, 틀리면 어느 규칙(할당 단위, 서브파티션, 블록 단위)을 빠뜨렸는지 알려 줍니다.
@@ -489,7 +499,7 @@ md(r"""
 """)
 code(r"""
 wf = {"regblock": L7.bank_rows(t_rb),
-      "regblock_opt": L7.bank_rows(trace.shared_accesses("regblock_opt", M=rb.BM, N=rb.BN, K=rb.BK))}
+      "regblock_opt": L7.bank_rows(tr[("regblock_opt", rb.BM, rb.BN, rb.BK)])}       # 3.3절 셀에서 함께 기록한 것
 for name, rows in wf.items():
     print(L7.bank_lines(name, rows))
 # 예상 출력: regblock: As load 최대 2 (2-way), Bs load 최대 4 (4-way), As store 1 … / regblock_opt: As load 1, Bs load 4, As store 2
@@ -589,18 +599,20 @@ for name, ok in L7.verify(cmp_names, shapes).items():
 md(r"""
 ### 4.10 성능: cuBLAS와 나란히
 
-성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다. GPU가 있으면 아래 셀이 지금 재고(약 1–2분), 없으면 기록된 값을 보여 줍니다. 노트북 06의 `tiled` 는 06의 기록(같은 H200, 같은 날의 다른 실행; 비율은 각 실행의 cuBLAS 대비)에서 가져옵니다.
+성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다. 아래 셀은 기록된 값을 보여 주고(아래 설명이 말하는 수치), GPU가 있으면 지금 이 GPU 에서도 재서 그 아래에 나란히 놓습니다: GPU 의 FP32 피크와 기록된 커널 속도로 걸릴 시간을 어림해 셀이 10초 남짓에 끝나도록 큰 크기는 건너뛰고(건너뛴 크기와 이유를 출력), 진행 막대가 (크기, 커널)마다 움직입니다. 노트북 06의 `tiled` 는 06의 기록(같은 H200, 같은 날의 다른 실행; 비율은 각 실행의 cuBLAS 대비)에서 가져옵니다.
 """)
 code(r"""
 from course import measure
-live = measure.benchmark(kernels=["tiled", *cmp_names]) if measure.have_gpu() else None
-print("측정: 지금 이 GPU" if live else f"기록(recorded) — {rec['gpu']} {rec['date']} (tiled: 노트북 06 기록)")
-bt = L7.bench_table(L7.bench_rows(rec, course.recorded(), cmp_names, live))
+live = measure.benchmark(kernels=["tiled", *cmp_names]) if measure.have_gpu() else None   # 크기: GPU 속도로
+print(f"기록(recorded) — {rec['gpu']} {rec['date']} (tiled: 노트북 06 기록)")
+bt = L7.bench_table(L7.bench_rows(rec, course.recorded(), cmp_names))
 print(bt)
 val, n_big = bt["val"], max(n for _, n in bt["val"])
 print(f"{n_big}³: regblock / tiled = {val[('regblock', n_big)][0] / val[('tiled', n_big)][0]:.2f}배, "
       f"regblock_opt / regblock = {val[('regblock_opt', n_big)][0] / val[('regblock', n_big)][0]:.3f}, "
       f"regblock_vec / regblock = {val[('regblock_vec', n_big)][0] / val[('regblock', n_big)][0]:.2f}배")
+if live:                                             # 지금 이 GPU: 같은 표와 비율 (그 GPU 에서 잰 가장 큰 크기)
+    print(L7.live_bench(live, cmp_names))
 """)
 md(r"""
 이 기록({{gpu}}, {{date}}; 크기마다 한 번의 실행)에서:
