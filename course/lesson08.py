@@ -1,5 +1,10 @@
 """Analysis behind notebook 08 (double buffering): each function computes one table the lesson shows, as a Report."""
+import contextlib
 import math
+import re
+import subprocess
+import tempfile
+import threading
 from itertools import groupby
 
 import numpy as np
@@ -22,6 +27,129 @@ STALL_KERNELS = ("regblock_opt", "db", "db_ptx", "regblock_vec", "db_overlap")
 
 def _db():
     return kn.get("db").module
+
+
+# ------------------------------------------------------------------ progress, compiles, "on your GPU"
+
+class Progress:
+    """A progress bar (tqdm: a widget in Jupyter, text on stderr elsewhere) whose elapsed time keeps moving during one
+    long step, such as a compile in a subprocess or Numba's first JIT of a kernel, refreshed from a thread."""
+
+    def __init__(self, total, desc, unit="단계"):
+        from tqdm.auto import tqdm
+        self.bar = tqdm(total=total, desc=desc, unit=unit, leave=True, mininterval=0.2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+        self._thread.start()
+
+    def _tick(self):
+        while not self._stop.wait(1.0):
+            self.bar.refresh()
+
+    def update(self, n=1, note=None):
+        if note is not None:
+            self.bar.set_postfix_str(str(note), refresh=False)
+        self.bar.update(n)
+
+    def note(self, text):
+        self.bar.set_postfix_str(str(text))
+
+    def close(self):
+        self._stop.set()
+        self._thread.join()
+        self.bar.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+_COMPILED = {}          # (kernel, cc) -> offline.try_compile result, for this process (a notebook's kernel)
+
+
+def compiled(pairs, desc=None):
+    """{(kernel, cc): offline compile (ptx, sass, usage)} for the pairs, each compiled once per process.
+
+    What is missing compiles through offline.try_compile_many, one batch per kernel (all its targets together); with
+    `desc` and more than one kernel to compile, a progress bar advances per kernel. A target that lacks one of the
+    kernel's instructions raises OfflineCompileError (as offline.compile_kernel does)."""
+    pairs = [(n, tuple(cc)) for n, cc in pairs]
+    names = list(dict.fromkeys(n for n, cc in pairs if (n, cc) not in _COMPILED))
+    if names:
+        bar = Progress(len(names), desc, unit="커널") if desc else contextlib.nullcontext()
+        with bar:
+            for name in names:
+                if desc:
+                    bar.note(name)
+                _COMPILED.update(offline.try_compile_many([p for p in pairs if p[0] == name and p not in _COMPILED]))
+                if desc:
+                    bar.update(1)
+    out = {}
+    for p in pairs:
+        if "error" in _COMPILED[p]:
+            raise offline.OfflineCompileError(f"{p[0]} sm_{p[1][0]}{p[1][1]} 컴파일 실패 / compile failed:\n"
+                                              f"{_COMPILED[p]['error']}")
+        out[p] = _COMPILED[p]
+    return out
+
+
+def here_label(spec):
+    """How a figure computed for the present GPU is labelled next to the recorded one."""
+    return f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
+
+
+def gpu_here(gpu=None):
+    """(GpuSpec, live) of the GPU to compute "on your GPU" figures for: `gpu` (a name in sim.occupancy.GPUS or a GpuSpec;
+    live False: kernel resources come from the offline kernel x target matrix) or, if None, the GPU in use (live True:
+    resources of the kernels as loaded on it); (None, False) without a GPU."""
+    if gpu is not None:
+        return occupancy.get_spec(gpu), False
+    spec = occupancy.current_gpu()
+    return spec, spec is not None
+
+
+def kernel_resources(name, gpu=None):
+    """{'registers', 'shared_bytes', 'threads'} of registered kernel `name` on the GPU of gpu_here(gpu), or None where
+    it cannot run there (e.g. cp.async below CC 8.0) or there is no GPU."""
+    spec, live = gpu_here(gpu)
+    if spec is None:
+        return None
+    o = occupancy.occupancy_here(name) if live else occupancy.kernel_occupancy(name, spec)
+    if o is None:
+        return None
+    return {"registers": o.regs_per_thread, "shared_bytes": o.smem_per_block, "threads": o.threads_per_block}
+
+
+def kernels_here(names, gpu=None):
+    """One line per kernel: registers, shared memory and blocks per SM on the present GPU (or `gpu`); None without one."""
+    spec, live = gpu_here(gpu)
+    if spec is None:
+        return None
+    lines, occ = [], {}
+    # live: reading a kernel's resources compiles it for this GPU if nothing launched it yet (async_wide: ~30 s of CPU)
+    bar = Progress(len(names), "이 GPU 용 컴파일(JIT, 처음 한 번)", unit="커널") if live else contextlib.nullcontext()
+    with bar:
+        res = {}
+        for name in names:
+            res[name] = kernel_resources(name, spec if not live else None)
+            if live:
+                bar.update(1, name)
+    for name in names:
+        r = res[name]
+        if r is None:
+            need = kn.get(name).min_cc
+            occ[name] = None
+            lines.append(f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다"
+                         + (f" (CC {need[0]}.{need[1]} 이상 필요)" if need else ""))
+            continue
+        o = occ[name] = occupancy.occupancy(spec, r["registers"], r["threads"], r["shared_bytes"])
+        lines.append(f"{here_label(spec)}: {name} 레지스터 {r['registers']}, 공유 {r['shared_bytes']:,} B, "
+                     f"{r['threads']} 스레드 → SM당 {o.blocks_per_sm}블록, 점유율 {o.percent:.1f}% "
+                     f"(제한 요인: {occupancy.LIMITER_KO[o.limiter]})")
+    return Report(lines, occ=occ, gpu=spec.name, source="loaded" if live else "offline")
 
 
 # ------------------------------------------------------------------ 3.1 pipeline pictures and tile time
@@ -60,11 +188,28 @@ def tile_compute_times(blocks_per_sm=1):
     return Report(lines, cycles={g: v[0] for g, v in t.items()}, ns={g: v[1] for g, v in t.items()})
 
 
+def tile_time_here(gpu=None):
+    """The K tile's FMA time (3.1) on the present GPU (or `gpu`): None without one."""
+    spec, _ = gpu_here(gpu)
+    if spec is None:
+        return None
+    DB = _db()
+    fmas = DB.BM * DB.BN * DB.BK
+    cycles = fmas // spec.fp32_lanes_per_sm
+    ns = cycles / spec.boost_clock_mhz * 1e3
+    return Report([f"{here_label(spec)}: {fmas:,} FMA ÷ SM당 FP32 레인 {spec.fp32_lanes_per_sm} = {cycles} 사이클 "
+                   f"= {ns:.0f} ns ({spec.boost_clock_mhz} MHz)"], cycles=cycles, ns=ns, gpu=spec.name)
+
+
 # ------------------------------------------------------------------ 3.2-3.3 buffers and the bugs
 
 def buffer_table(n_tiles=4):
     """From db's simulator trace: for each iteration kt, the buffer thread 0 computed on and the buffer it prefetched into."""
-    tr = trace.shared_accesses("db", M=16, N=16, K=n_tiles * _db().BK)
+    if kn.device.SIMULATOR:
+        tr = trace.shared_accesses("db", M=16, N=16, K=n_tiles * _db().BK)
+    else:                                   # on a GPU the trace runs the simulator in a subprocess: a few seconds
+        with Progress(1, "시뮬레이터에서 db 블록 하나 실행·기록", unit="실행"):
+            tr = trace.shared_accesses("db", M=16, N=16, K=n_tiles * _db().BK)
     buf_bytes = {a: s[1] * s[2] * 4 for a, s in tr["shapes"].items()}
     seq = [(op, addr // buf_bytes[arr]) for arr, site, op, inst, tid, addr, w in tr["records"] if tid == 0]
     runs = [key for key, _ in groupby(seq)]
@@ -87,7 +232,8 @@ def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, 
     B = rng.standard_normal((K, N), dtype=np.float32)
     ref = A.astype(np.float64) @ B
     res = {}
-    for name in names:
+    from course.steps import steps
+    for name in (names if kn.device.SIMULATOR else steps(names, "컴파일(JIT)·실행")):
         with racy_demo():
             C = module_of(name).launch(A, B, np.zeros((M, N), np.float32))
         C = getattr(C, "_ary", C)
@@ -115,24 +261,45 @@ PROBE = '''.version 7.0
 }'''
 
 
+def ldg_opcodes_many(loads, cc):
+    """{load: SASS LDG opcodes} of PROBE with each load instruction, compiled offline with nvJitLink for sm_<cc>.
+
+    The probes are entries probe_0, probe_1, ... of one PTX module (each exactly PROBE's body): one nvJitLink and one
+    cuobjdump run per target instead of one per load."""
+    header, body = PROBE.split(".visible", 1)
+    ptx = header + "".join(".visible" + body.replace("probe(", f"probe_{i}(").replace("LOAD", ld) + "\n"
+                           for i, ld in enumerate(loads))
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(offline.ptx_to_cubin(ptx, cc))
+    try:
+        sass = subprocess.run([offline._tool("cuobjdump"), "-sass", f.name], capture_output=True, text=True,
+                              check=True).stdout
+    finally:
+        import os
+        os.unlink(f.name)
+    parts = dict(re.findall(r"Function : probe_(\d+)(.*?)(?=Function : |\Z)", sass, re.S))
+    return {ld: [op for op in offline.sass_counts(parts[str(i)]) if op.startswith("LDG")] for i, ld in enumerate(loads)}
+
+
 def ldg_opcodes(load, cc):
     """SASS LDG opcodes of a one-load PTX kernel whose load instruction is `load` (compiled offline with nvJitLink)."""
-    sass, _ = offline.cubin_report(offline.ptx_to_cubin(PROBE.replace("LOAD", load), cc))
-    return [op for op in offline.sass_counts(sass) if op.startswith("LDG")]
+    return ldg_opcodes_many((load,), cc)[load]
 
 
 def ldg_probe(loads=LOADS):
     """{load: (sm_80 LDG opcodes, sm_90 LDG opcodes)} for each PTX load form."""
-    res = {ld: tuple(ldg_opcodes(ld, cc) for cc in CCS) for ld in loads}
+    by_cc = {cc: ldg_opcodes_many(loads, cc) for cc in CCS}
+    res = {ld: tuple(by_cc[cc][ld] for cc in CCS) for ld in loads}
     return Report([f"{ld:22s} sm_80 {a}  sm_90 {b}" for ld, (a, b) in res.items()], **res)
 
 
 def ptx_vs_db():
     """Main-loop LDG/FFMA counts and C stores (STG) of db and db_ptx at sm_80/sm_90, and their PTX instruction counts."""
     DB, lines, loop = _db(), [], {}
+    comp = compiled([(k, cc) for k in ("db", "db_ptx") for cc in CCS], "컴파일 (GPU 없이 sm_80·sm_90)")
     for k in ("db", "db_ptx"):
         for cc in CCS:
-            s = offline.compile_kernel(k, cc)["sass"]
+            s = comp[k, cc]["sass"]
             cnt = {}
             for _, op, _ in DB.sass_main_loop(s):
                 if op.startswith(("LDG", "FFMA")):
@@ -140,7 +307,7 @@ def ptx_vs_db():
             stg = {op: n for op, n in sorted(offline.sass_counts(s).items()) if op.startswith("STG")}
             loop[k, cc] = (cnt, stg)
             lines.append(f"{k:7s} sm_{cc[0]}{cc[1]}: 메인 루프 {cnt} | C 저장 {stg}")
-    p = {k: offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"], ("fma.rn.f32", "ld.global.f32", "ld.global.ca.f32"))
+    p = {k: offline.ptx_counts(comp[k, (8, 0)]["ptx"], ("fma.rn.f32", "ld.global.f32", "ld.global.ca.f32"))
          for k in ("db", "db_ptx")}
     lines.append(f"PTX: {p}")
     return Report(lines, loop=loop, ptx=p)
@@ -158,7 +325,8 @@ def shared_by_stages(rec):
     """Shared bytes for 1-3 buffer sets, next to what the sm_80/sm_90 cubins and the kernel loaded on the H200 report."""
     DB, per = _db(), smem_per_stage()
     lines = [f"버퍼 {S}개: As {S * DB.BM * DB.BK_PAD * 4:6,d} B + Bs {S * DB.BK * DB.BN_PAD * 4:6,d} B = {S * per:6,d} B" for S in (1, 2, 3)]
-    rep = {cc: resources.report("db", cc) for cc in CCS}
+    comp = compiled([("db", cc) for cc in CCS])          # compiled in 3.4 already (ptx_vs_db)
+    rep = {cc: comp["db", cc]["usage"] for cc in CCS}
     loaded = rec["resources"]["db"]["shared_bytes"]
     lines.append(f"db 의 보고: sm_80 cubin {rep[(8, 0)]['shared_bytes']:,} B, sm_90 cubin {rep[(9, 0)]['shared_bytes']:,} B, "
                  f"H200 에 올라간 커널 {loaded:,} B | 레지스터 sm_80 {rep[(8, 0)]['registers']}, sm_90 {rep[(9, 0)]['registers']}")
@@ -166,8 +334,9 @@ def shared_by_stages(rec):
                   regs={cc: r["registers"] for cc, r in rep.items()})
 
 
-def occupancy_by_stages(regs_by_cc, stages=(1, 2, 3)):
-    """Blocks per SM of db for 1-3 buffer sets on A100/H100/H200 with the compiled register counts: {(gpu, S): Occupancy}."""
+def occupancy_by_stages(regs_by_cc, stages=(1, 2, 3), gpu=None):
+    """Blocks per SM of db for 1-3 buffer sets on A100/H100/H200 with the compiled register counts: {(gpu, S): Occupancy};
+    with a GPU present (or `gpu` given) also on that GPU with db's registers there (occ_here: {S: Occupancy})."""
     DB, per, occ, lines = _db(), smem_per_stage(), {}, []
     for g in GPUS:
         r = regs_by_cc[occupancy.GPUS[g].cc]
@@ -175,14 +344,22 @@ def occupancy_by_stages(regs_by_cc, stages=(1, 2, 3)):
             o = occ[g, S] = occupancy.occupancy(g, r, DB.THREADS, S * per)
             lines.append(f"{g} 버퍼 {S}개: 공유 메모리만 보면 {o.limits['shared memory']:2d}블록, 레지스터({r}개)로는 "
                          f"{o.limits['registers']}블록 → {o.blocks_per_sm}블록, 점유율 {o.percent:.1f}%")
-    return Report(lines, occ=occ)
+    spec, live = gpu_here(gpu)
+    here = {}
+    if spec is not None:
+        r = kernel_resources("db", None if live else spec)["registers"]
+        for S in stages:
+            o = here[S] = occupancy.occupancy(spec, r, DB.THREADS, S * per)
+            lines.append(f"{here_label(spec)} 버퍼 {S}개: 공유 메모리만 보면 {o.limits['shared memory']:2d}블록, "
+                         f"레지스터({r}개)로는 {o.limits['registers']}블록 → {o.blocks_per_sm}블록, 점유율 {o.percent:.1f}%")
+    return Report(lines, occ=occ, occ_here=here)
 
 
 # ------------------------------------------------------------------ 4.3 SASS order
 
 def loop_phases(name, cc):
     """Main-loop order of kernel `name` (db.sass_order), with LDS and FFMA runs folded into one compute phase."""
-    order = _db().sass_order(offline.compile_kernel(name, cc)["sass"])
+    order = _db().sass_order(compiled([(name, cc)])[name, tuple(cc)]["sass"])
     phases = []
     for kind, n in order:
         kind = "계산(LDS+FFMA)" if kind in ("LDS", "FFMA") else kind
@@ -207,6 +384,7 @@ def ffma_between(order, first, then):
 def overlap_table(names=("db", "db_overlap")):
     """Main-loop phases of each kernel at sm_80/sm_90 and the FFMAs between its first LDG and first STS."""
     lines, between = [], {}
+    compiled([(n, cc) for n in names for cc in CCS], "컴파일 (GPU 없이 sm_80·sm_90)")
     for name in names:
         for cc in CCS:
             order, phases = loop_phases(name, cc)
@@ -216,31 +394,51 @@ def overlap_table(names=("db", "db_overlap")):
     return Report(lines, between=between)
 
 
-def overlap_resources():
-    """db_overlap's registers, shared and local bytes at sm_80/sm_90 and the occupancy they give (A100, H100)."""
+def overlap_resources(gpu=None):
+    """db_overlap's registers, shared and local bytes at sm_80/sm_90 and the occupancy they give (A100, H100), and
+    with a GPU present (or `gpu` given) its blocks per SM there."""
     ov = kn.get("db_overlap").module
-    lines = []
+    lines, blocks = [], {}
+    comp = compiled([("db_overlap", cc) for cc in CCS])             # compiled in 4.4 already (overlap_table)
     for cc, g in zip(CCS, ("A100", "H100")):
-        r = resources.report("db_overlap", cc)
-        o = occupancy.occupancy(g, r["registers"], ov.THREADS, 2 * ov.BK * (ov.BM_PAD + ov.BN) * 4)
-        lines.append(f"db_overlap sm_{cc[0]}{cc[1]}: 레지스터 {r['registers']}, 공유 메모리 {r['shared_bytes']:,} B, "
-                     f"로컬(스필) {r['local_bytes']} B → {g} 에서 {o.blocks_per_sm}블록/SM, 점유율 {o.percent:.1f}%")
-    return Report(lines)
+        u = comp["db_overlap", cc]["usage"]
+        local = u["local_bytes"] + u.get("stack_bytes", 0)          # spills: LOCAL or the stack frame (resources.report)
+        o = occupancy.occupancy(g, u["registers"], ov.THREADS, 2 * ov.BK * (ov.BM_PAD + ov.BN) * 4)
+        blocks[g] = o.blocks_per_sm
+        lines.append(f"db_overlap sm_{cc[0]}{cc[1]}: 레지스터 {u['registers']}, 공유 메모리 {u['shared_bytes']:,} B, "
+                     f"로컬(스필) {local} B → {g} 에서 {o.blocks_per_sm}블록/SM, 점유율 {o.percent:.1f}%")
+    here = kernels_here(("db_overlap",), gpu)
+    if here:
+        lines += here.lines
+    return Report(lines, blocks=blocks, here=here)
 
 
 # ------------------------------------------------------------------ 4.6-4.7 measurements
 
-def bench_table(rec, live=None, names=None):
-    """TFLOP/s and % of cuBLAS (same run) of cuBLAS and the level 3-4 kernels: live rows if given, else recorded."""
-    names = names or [s.name for s in kn.REGISTRY if s.level in (3, 4)]
-    rows = live["rows"] if live else rec["benchmark"]
+def _bench_lines(rows, names):
     sizes = sorted({r["n"] for r in rows})
     cell = {(r["kernel"], r["n"]): r for r in rows}
     lines = [_ljust("커널", 13) + "".join(f"{str(n) + '³':>22s}" for n in sizes)]
     for name in ["cuBLAS", *names]:
-        lines.append(f"{name:13s}" + "".join(f"{cell[name, n]['tflops']:7.2f} TFLOP/s {100 * cell[name, n]['ratio']:5.1f}%"
-                                             for n in sizes if (name, n) in cell))
-    return Report(lines, ratio={k: r["ratio"] for k, r in cell.items()}, sizes=sizes)
+        if any((name, n) in cell for n in sizes):
+            lines.append(f"{name:13s}" + "".join(f"{cell[name, n]['tflops']:7.2f} TFLOP/s {100 * cell[name, n]['ratio']:5.1f}%"
+                                                 if (name, n) in cell else " " * 22 for n in sizes))
+    return lines, cell, sizes
+
+
+def bench_table(rec, live=None, names=None):
+    """TFLOP/s and % of cuBLAS (same run) of cuBLAS and the level 3-4 kernels: the recorded run, and under it the run
+    just made on this GPU when `live` (measure.benchmark's result) is given, each labelled with its GPU and date."""
+    names = names or [s.name for s in kn.REGISTRY if s.level in (3, 4)]
+    lines, cell, sizes = _bench_lines(rec["benchmark"], names)
+    lines.insert(0, f"기록(recorded) — {rec['gpu']} {rec['date']}")
+    values = {"ratio": {k: r["ratio"] for k, r in cell.items()}, "sizes": sizes}
+    if live:
+        more, lcell, lsizes = _bench_lines(live["rows"], names)
+        cc = live.get("cc") or ("?", "?")
+        lines += ["", f"지금 이 GPU ({live.get('gpu', '?')}, CC {cc[0]}.{cc[1]}) — {live.get('date', '')}", *more]
+        values.update(live_ratio={k: r["ratio"] for k, r in lcell.items()}, live_sizes=lsizes)
+    return Report(lines, **values)
 
 
 def _ljust(text, width):
@@ -317,6 +515,28 @@ def issue_window(gpus=GPUS):
              f"{32 // (occupancy.GPUS[g].fp32_lanes_per_sm // 4)} 사이클 × {fmas} = {cyc[g]} 사이클 ({ns[g]:.0f} ns)"
              for g in gpus]
     return Report(lines, cycles=cyc, ns=ns, fmas=fmas)
+
+
+def issue_window_here(gpu=None):
+    """issue_window() for the present GPU (or `gpu`): None without one."""
+    spec, _ = gpu_here(gpu)
+    if spec is None:
+        return None
+    DB = _db()
+    fmas, lanes = DB.BK * DB.TM * DB.TN, spec.fp32_lanes_per_sm // 4
+    cycles = fmas * 32 // lanes
+    return Report([f"{here_label(spec)}: 스케줄러당 레인 {lanes} → FFMA {fmas} × {32 // lanes} 사이클 = 창 ≥ {cycles} 사이클"],
+                  cycles=cycles, gpu=spec.name)
+
+
+def verify(names, shapes):
+    """lesson07.verify, one kernel at a time with a progress bar (each kernel's first launch compiles it)."""
+    from course.steps import steps
+    from .lesson07 import verify as verify7
+    out = {}
+    for name in steps(names, "실행·비교" if kn.device.SIMULATOR else "컴파일(JIT)·실행·비교", unit="커널"):
+        out.update(verify7((name,), shapes))
+    return out
 
 
 def hideable_latency(between):

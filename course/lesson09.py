@@ -153,9 +153,12 @@ def ncu_listing(run="gpu_h200_level5", name="ncu_source_wide_no_prefetch.csv.gz"
 
 def lds_ratio_rows(names=("async_vec", "async_bk16", "async_wide"), cc=(9, 0), run="gpu_h200_level5"):
     """Per kernel: the recorded loop's LDS count (loaded on the H200), the offline sm_90 loop's real LDS and
-    '@!PT LDS' placeholders (never executed), FFMA, and FFMA per real LDS."""
+    '@!PT LDS' placeholders (never executed), FFMA, and FFMA per real LDS. The compiles (async_wide alone takes
+    about half a minute of CPU: Numba inlines its device functions) show a progress bar."""
     import course
+    from .lesson08 import compiled
     rec = course.recorded(run)["loaded"]
+    compiled([(n, cc) for n in names], "컴파일 (GPU 없이 sm_90)")
     rows = []
     for name in names:
         s = sass_main_loop(name, cc)
@@ -169,38 +172,143 @@ def lds_ratio_rows(names=("async_vec", "async_bk16", "async_wide"), cc=(9, 0), r
 def ptx_division_ops(name="async_copy", cc=(8, 0)):
     """{opcode: count} of integer remainder/division (rem.*, div.*) and multiply-high (mul.hi.*) in kernel `name`'s PTX:
     with a constant divisor NVVM replaces % by a multiply-high and shifts."""
-    from kernels_numba.infra import offline
-    text = offline.compile_kernel(name, cc)["ptx"]
+    from .lesson08 import compiled
+    text = compiled([(name, cc)])[name, tuple(cc)]["ptx"]
     counts = {"rem": 0, "div": 0, "mul.hi": 0}
     for op in re.findall(r"^\s*(rem|div|mul\.hi)\.", text, re.M):
         counts[op] += 1
     return counts
 
 
-def registers_unbounded(name="async_vec", cc=(8, 0)):
-    """Registers of kernel `name` compiled offline WITHOUT its launch_bounds (what ptxas picks on its own)."""
+_UNBOUNDED = {}         # (kernel, cc) -> registers without launch_bounds, for this process
+
+
+def registers_unbounded_many(name="async_vec", ccs=((8, 0), (9, 0))):
+    """{cc: registers} of kernel `name` compiled offline WITHOUT its launch_bounds (what ptxas picks on its own), for
+    every cc; those not known yet compile in one subprocess (one Python start-up), through offline's disk cache."""
     import json
     import sys
     from kernels_numba.infra import offline
+    ccs = [tuple(cc) for cc in ccs]
+    todo = [cc for cc in ccs if (name, cc) not in _UNBOUNDED]
+    if todo:
+        code = ("import json, sys; from numba import cuda; from kernels_numba.infra import offline as o\n"
+                f"k = o._kernel_by_name({name!r}); out = []\n"
+                f"for cc in {todo!r}:\n"
+                "    with o.offline_device(cc):\n        ptx, _ = cuda.compile_ptx(k.py_func, o.SIG, cc=cc)\n"
+                "    out.append(o.cubin_report(o.ptx_to_cubin(ptx, cc))[1])\n"
+                "json.dump(out, sys.stdout)")
+        results = {}
 
-    def compile_fn():
-        code = ("import json, sys; from numba import cuda; from kernels_numba.infra import offline as o; "
-                f"k = o._kernel_by_name({name!r});\n"
-                f"with o.offline_device({tuple(cc)!r}):\n    ptx, _ = cuda.compile_ptx(k.py_func, o.SIG, cc={tuple(cc)!r})\n"
-                f"json.dump(o.cubin_report(o.ptx_to_cubin(ptx, {tuple(cc)!r}))[1], sys.stdout)")
-        env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
-        env["PYTHONPATH"] = offline._ROOT + os.pathsep + env.get("PYTHONPATH", "")
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-        if p.returncode != 0:
-            raise offline.OfflineCompileError(p.stderr[-2000:])
-        return {"usage": json.loads(p.stdout)}
-    return offline._cached(name + "-unbounded", tuple(cc), compile_fn)["usage"]["registers"]
+        def compile_all():
+            env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+            env["PYTHONPATH"] = offline._ROOT + os.pathsep + env.get("PYTHONPATH", "")
+            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+            if p.returncode != 0:
+                raise offline.OfflineCompileError(p.stderr[-2000:])
+            results.update(zip(todo, json.loads(p.stdout)))
+
+        for cc in todo:                       # a cache entry (an earlier run) is read; else all of todo compiles once
+            def compile_fn(cc=cc):
+                if not results:
+                    compile_all()
+                return {"usage": results[cc]}
+            _UNBOUNDED[name, cc] = offline._cached(name + "-unbounded", cc, compile_fn)["usage"]["registers"]
+    return {cc: _UNBOUNDED[name, cc] for cc in ccs}
+
+
+def registers_unbounded(name="async_vec", cc=(8, 0)):
+    """Registers of kernel `name` compiled offline WITHOUT its launch_bounds (what ptxas picks on its own)."""
+    return registers_unbounded_many(name, (cc,))[tuple(cc)]
+
+
+# the recorded GPUs of each offline target (sim.occupancy.GPUS)
+RECORDED_GPUS = {(8, 0): ("A100",), (9, 0): ("H100", "H200")}
+
+
+def _declared_smem(name):
+    """Static + dynamic shared bytes kernel `name` declares (offline kernel x target matrix; the same on every target)."""
+    from kernels_numba.infra import table
+    row = next(r for r in table.load_targets()["rows"] if r["kernel"] == name)
+    return row["smem_static"] + row["smem_dynamic"]
+
+
+def unbounded_blocks(name="async_vec", ccs=((8, 0), (9, 0)), gpu=None):
+    """Registers of `name` without its launch_bounds and the blocks per SM they give (sim.occupancy, not 65536 / regs):
+    on the recorded GPUs of each cc, and on the present GPU (or `gpu`), compiled for its compute capability.
+    Report with regs {cc: n}, blocks {gpu name: n}, bounded {gpu name: n} (with launch_bounds), here (line or None)."""
+    from sim import occupancy
+    from .lesson08 import gpu_here, here_label, kernel_resources
+    import kernels_numba as kn
+    ks = kn.get(name)
+    spec, live = gpu_here(gpu)
+    want = [tuple(cc) for cc in ccs]
+    runs_here = spec is not None and (ks.min_cc is None or spec.cc >= tuple(ks.min_cc))
+    if runs_here and spec.cc not in want:
+        want.append(spec.cc)
+    regs = registers_unbounded_many(name, want)
+    smem, lines, blocks, bounded = _declared_smem(name), [], {}, {}
+    for cc in ccs:
+        cc = tuple(cc)
+        per = []
+        for g in RECORDED_GPUS.get(cc, ()):
+            o = occupancy.occupancy(g, regs[cc], ks.threads, smem)
+            blocks[g] = o.blocks_per_sm
+            per.append(f"{g} {o.blocks_per_sm}블록 (제한 요인: {occupancy.LIMITER_KO[o.limiter]})")
+        lines.append(f"sm_{cc[0]}{cc[1]}: launch_bounds 없이 레지스터 {regs[cc]}개 -> {ks.threads} 스레드 블록이 SM당 "
+                     + ", ".join(per))
+    here = None
+    if spec is not None:
+        if not runs_here:
+            here = f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다 (CC {ks.min_cc[0]}.{ks.min_cc[1]} 이상 필요)"
+        else:
+            o = occupancy.occupancy(spec, regs[spec.cc], ks.threads, smem)
+            blocks[spec.name] = o.blocks_per_sm
+            r = kernel_resources(name, None if live else spec)
+            ob = occupancy.occupancy(spec, r["registers"], r["threads"], r["shared_bytes"])
+            bounded[spec.name] = ob.blocks_per_sm
+            here = (f"{here_label(spec)}: launch_bounds 없이 레지스터 {regs[spec.cc]}개 -> SM당 {o.blocks_per_sm}블록 "
+                    f"| launch_bounds 로 {r['registers']}개 -> {ob.blocks_per_sm}블록")
+        lines.append(here)
+    return _report(lines, regs=regs, blocks=blocks, bounded=bounded, here=here)
+
+
+def _report(lines, **values):
+    from .lesson07 import Report
+    return Report(lines, **values)
+
+
+def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None):
+    """4.2's table (blocks per SM for the padded layout of S stages, `regs` registers) on the present GPU (or `gpu`);
+    None without one."""
+    from sim import occupancy
+    from .lesson08 import gpu_here, here_label
+    spec, _ = gpu_here(gpu)
+    if spec is None:
+        return None
+    lines, occ = [], {}
+    for S in stages:
+        if smem_bytes(S) > spec.smem_per_block_optin:
+            lines.append(f"{here_label(spec)} NUM_STAGES={S}: 공유 {smem_bytes(S):,} B > 블록당 최대 "
+                         f"{spec.smem_per_block_optin:,} B -> 실행 불가")
+            continue
+        o = occ[S] = occupancy.occupancy(spec, regs, threads, smem_bytes(S))
+        lines.append(f"{here_label(spec)} NUM_STAGES={S}: SM당 블록 한도: 공유 메모리 {o.limits['shared memory']}, "
+                     f"레지스터 {o.limits['registers']} -> {o.blocks_per_sm}")
+    return _report(lines, occ=occ, gpu=spec.name)
+
+
+def loaded_here(names, gpu=None):
+    """Registers, shared bytes and blocks per SM of kernels `names` on the present GPU (or `gpu`), next to what
+    rec['loaded'] recorded on the H200; None without a GPU."""
+    from .lesson08 import kernels_here
+    return kernels_here(names, gpu)
 
 
 def ptx_inline_excerpt(name="async_vec", cc=(8, 0), opcode="cp.async.cg.shared.global"):
     """The lines of kernel `name`'s PTX that compute one cp.async's shared address, and the inline instruction."""
-    from kernels_numba.infra import offline
-    lines = offline.compile_kernel(name, cc)["ptx"].splitlines()
+    from .lesson08 import compiled
+    lines = compiled([(name, cc)])[name, tuple(cc)]["ptx"].splitlines()
     i = next(n for n, line in enumerate(lines) if opcode in line)
     start = max(j for j in range(i) if "smem" in lines[j] or j == 0)
     return "\n".join(line.strip() for line in lines[start:i + 2])
@@ -283,16 +391,25 @@ def first_use_stalls(run="gpu_h200_level5"):
 # ------------------------------------------------------------------------------------ runs and SASS
 
 def check(name, M, N, K, seed=0):
-    """Run kernel or demo `name` (C starts as NaN) and compare with numpy: dict with max_err, nan, ok."""
+    """Run kernel or demo `name` (C starts as NaN) and compare with numpy: dict with max_err, nan, ok.
+
+    Outside the simulator a bar shows the time: the first launch compiles the kernel for this GPU (async_wide: about
+    half a minute of CPU, Numba inlining its device functions), or on a GPU below CC 8.0 runs it on the simulator."""
     import numpy as np
+    import kernels_numba as kn
     from kernels_numba import registry
+    from .lesson08 import Progress
     # below sm_80 (a T4) the launch itself runs this kernel on the simulator in a subprocess and says so (subsim)
     module_of = registry.module_of
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((M, K), dtype=np.float32)
     B = rng.standard_normal((K, N), dtype=np.float32)
     C = np.full((M, N), np.nan, np.float32)
-    module_of(name).launch(A, B, C)
+    if kn.device.SIMULATOR:
+        module_of(name).launch(A, B, C)
+    else:
+        with Progress(1, f"{name} {M}×{N}×{K}: 컴파일(처음 한 번)·실행", unit="실행"):
+            module_of(name).launch(A, B, C)
     ref = A.astype(np.float64) @ B.astype(np.float64)
     nan = int(np.isnan(C).sum())
     err = float(np.nanmax(np.abs(C - ref))) if nan < C.size else float("nan")
@@ -305,8 +422,9 @@ LDGSTS_OPS = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDS", "STS", "LDG", "FFMA
 
 def sass_main_loop(name, cc=(8, 0)):
     """Offline SASS of kernel `name`: registers and the main loop's counts of the cp.async-related opcodes."""
-    from kernels_numba.infra import offline, resources
-    r = offline.compile_kernel(name, cc)
+    from kernels_numba.infra import resources
+    from .lesson08 import compiled
+    r = compiled([(name, cc)])[name, tuple(cc)]
     loop = resources.main_loop(r["sass"])
     counts = {}
     for i in loop:

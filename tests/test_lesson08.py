@@ -128,3 +128,77 @@ def test_ptx_counts_are_what_nb08_says_the_source_writes():
     for cc in ((8, 0), (9, 0)):                      # C stores: db's two beta paths; db_ptx's 16-byte path per row half
         assert pv["loop"]["db", cc][1] == {"STG.E": 2 * e}
         assert pv["loop"]["db_ptx", cc][1]["STG.E.128"] == DB.TM * DB.TN // 4
+
+
+# ------------------------------------------------------------------ "on your GPU" figures (issue 17)
+
+HERE_GPUS = ("T4", "RTX 3060", "A100", "H100")
+
+
+@pytest.mark.parametrize("g", HERE_GPUS)
+def test_here_figures_match_the_occupancy_model(g):
+    """Each "지금 이 GPU" figure of notebook 08, computed for a GpuSpec, against sim.occupancy computed here."""
+    spec, DB = occupancy.GPUS[g], kn.get("db").module
+    label = f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
+    t = L8.tile_time_here(spec)
+    assert t["cycles"] == DB.BM * DB.BN * DB.BK // spec.fp32_lanes_per_sm and str(t).startswith(label)
+    assert t["ns"] == pytest.approx(t["cycles"] / spec.boost_clock_mhz * 1e3)
+    w = L8.issue_window_here(spec)
+    assert w["cycles"] == DB.BK * DB.TM * DB.TN * 32 // (spec.fp32_lanes_per_sm // 4)
+    names = ("db", "db_overlap", "db_ptx")
+    kh = L8.kernels_here(names, spec)
+    for name in names:                         # offline matrix: registers and shared bytes compiled for spec's cc
+        ref = occupancy.kernel_occupancy(name, spec)
+        assert kh["occ"][name].blocks_per_sm == ref.blocks_per_sm and kh["occ"][name] == ref
+    assert len(kh.lines) == 3 and all(line.startswith(label) for line in kh.lines)
+    regs = occupancy.kernel_occupancy("db", spec).regs_per_thread
+    ob = L8.occupancy_by_stages({(8, 0): 126, (9, 0): 127}, gpu=spec)
+    for S in (1, 2, 3):
+        assert ob["occ_here"][S] == occupancy.occupancy(spec, regs, DB.THREADS, S * L8.smem_per_stage())
+    assert sum(line.startswith(label) for line in ob.lines) == 3
+    ov = L8.overlap_resources(gpu=spec)
+    assert ov.lines[-1].startswith(label) and ov["here"]["occ"]["db_overlap"] == occupancy.kernel_occupancy("db_overlap", spec)
+
+
+def test_here_figures_differ_where_the_gpus_do():
+    """The point of computing them: a T4 (32 warps per SM, 64 lanes) is not an H100."""
+    t4, h100 = (L8.kernels_here(("db",), g)["occ"]["db"] for g in ("T4", "H100"))
+    assert t4.blocks_per_sm == h100.blocks_per_sm == 2 and (t4.percent, h100.percent) == (50.0, 25.0)
+    assert L8.tile_time_here("T4")["cycles"] == 2 * L8.tile_time_here("H100")["cycles"]
+
+
+@pytest.mark.skipif(not kn.device.SIMULATOR, reason="without a GPU there is no 'this GPU' to report")
+def test_no_here_figures_without_a_gpu():
+    assert L8.tile_time_here() is None and L8.kernels_here(("db",)) is None and L8.issue_window_here() is None
+    assert L8.occupancy_by_stages({(8, 0): 126, (9, 0): 127})["occ_here"] == {}
+    assert "지금 이 GPU" not in str(L8.overlap_resources())
+
+
+def test_bench_table_keeps_the_record_next_to_a_live_run():
+    live = {"gpu": "Tesla T4", "cc": [7, 5], "date": "2026-11-25",
+            "rows": [{"kernel": "cuBLAS", "n": 1024, "tflops": 4.0, "ratio": 1.0},
+                     {"kernel": "db", "n": 1024, "tflops": 2.0, "ratio": 0.5}]}
+    bt = L8.bench_table(REC, live)
+    text = str(bt)
+    assert text.startswith(f"기록(recorded) — {REC['gpu']} {REC['date']}")
+    assert "지금 이 GPU (Tesla T4, CC 7.5) — 2026-11-25" in text and bt["live_ratio"]["db", 1024] == 0.5
+    assert bt["ratio"] == L8.bench_table(REC)["ratio"] and "지금 이 GPU" not in str(L8.bench_table(REC))
+
+
+def test_ldg_probe_in_one_module_is_the_one_kernel_probe():
+    """ldg_probe compiles all load forms as entries of one module; each entry is PROBE, so the opcodes are the same."""
+    many = L8.ldg_opcodes_many(("ld.global.nc", "ld.global", "ld.global.cg"), (9, 0))
+    assert many == {"ld.global.nc": ["LDG.E.CONSTANT"], "ld.global": ["LDG.E"], "ld.global.cg": ["LDG.E.STRONG.GPU"]}
+    assert all(L8.ldg_opcodes(ld, (9, 0)) == ops for ld, ops in many.items())
+
+
+def test_compiled_compiles_each_pair_once(monkeypatch):
+    from kernels_numba.infra import offline
+    calls = []
+    real = offline.try_compile_many
+    monkeypatch.setattr(L8, "_COMPILED", {})
+    monkeypatch.setattr(offline, "try_compile_many", lambda pairs: calls.append(list(pairs)) or real(pairs))
+    a = L8.compiled([("db", (8, 0)), ("db", (9, 0))])
+    b = L8.compiled([("db", (9, 0)), ("db", (8, 0))])
+    assert calls == [[("db", (8, 0)), ("db", (9, 0))]] and a == b
+    assert a["db", (8, 0)]["usage"]["registers"] == offline.compile_kernel("db", (8, 0))["usage"]["registers"]

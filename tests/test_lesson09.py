@@ -183,3 +183,47 @@ def test_prose_figures_are_filled_from_the_record():
     assert gen.FIG["cublas_4096"] == f"{cublas[4096]:.1f}"
     text = gen.NB.text()
     assert "{{" not in text and "130~141" not in text and "나눗셈 서브루틴" not in text and "최종" not in text
+
+
+# ------------------------------------------------------------------ "on your GPU" figures (issue 17)
+
+def test_unbounded_blocks_from_the_occupancy_model():
+    """Cell 5's blocks per SM without launch_bounds: sim.occupancy per named GPU (was 65536 // (256 * regs))."""
+    from sim import occupancy
+    smem = L.smem_bytes(3, pad=0)
+    r = L.unbounded_blocks("async_vec", gpu="RTX 3060")
+    assert set(r["regs"]) == {(8, 0), (9, 0), (8, 6)} and all(n > 128 for n in r["regs"].values())
+    for g, cc in (("A100", (8, 0)), ("H100", (9, 0)), ("H200", (9, 0)), ("RTX 3060", (8, 6))):
+        assert r["blocks"][g] == occupancy.occupancy(g, r["regs"][cc], 256, smem).blocks_per_sm == 1
+    assert r["bounded"]["RTX 3060"] == occupancy.kernel_occupancy("async_vec", "RTX 3060").blocks_per_sm == 2
+    assert r["here"].startswith("지금 이 GPU (RTX 3060, CC 8.6)") and r.lines[-1] == r["here"]
+    t4 = L.unbounded_blocks("async_vec", gpu="T4")
+    assert set(t4["regs"]) == {(8, 0), (9, 0)} and "돌지 않습니다" in t4["here"] and "CC 8.0" in t4["here"]
+    assert L.registers_unbounded("async_vec", (9, 0)) == r["regs"][(9, 0)]
+
+
+@pytest.mark.parametrize("g", ("T4", "RTX 3060", "A100", "H100"))
+def test_stage_limits_and_loaded_here(g):
+    from sim import occupancy
+    spec = occupancy.GPUS[g]
+    st = L.stage_limits_here(gpu=spec)
+    for S in (2, 3, 4):
+        assert st["occ"][S] == occupancy.occupancy(spec, 128, 256, L.smem_bytes(S))
+    lh = L.loaded_here(("async_vec", "async_bk16", "async_wide"), spec)
+    for name in ("async_vec", "async_bk16", "async_wide"):
+        assert lh["occ"][name] == occupancy.kernel_occupancy(name, spec)      # None below CC 8.0 (no cp.async)
+    assert all(line.startswith(f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})") for line in lh.lines + st.lines)
+
+
+def test_t4_has_its_own_stage_limit():
+    """4.2 says shared memory does not limit blocks on the H200; on a T4 (64 KiB per SM) 4 padded stages do."""
+    t4, h200 = L.stage_limits_here(gpu="T4"), L.stage_limits_here(gpu="H200")
+    assert t4["occ"][4].blocks_per_sm == 1 and t4["occ"][4].limiter == "shared memory"
+    assert all(o.limiter == "registers" for o in h200["occ"].values())
+    assert "돌지 않습니다" in str(L.loaded_here(("async_vec",), "T4"))
+
+
+@pytest.mark.skipif(not kn.device.SIMULATOR, reason="without a GPU there is no 'this GPU' to report")
+def test_no_here_figures_without_a_gpu():
+    assert L.stage_limits_here() is None and L.loaded_here(("async_vec",)) is None
+    assert L.unbounded_blocks("async_vec")["here"] is None

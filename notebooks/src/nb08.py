@@ -127,6 +127,9 @@ for g in L8.GPUS:
     cycles = fmas_per_tile // spec.fp32_lanes_per_sm        # 레인 하나가 사이클마다 FMA 하나
     print(f"{g}: {fmas_per_tile:,} FMA ÷ SM당 FP32 레인 {spec.fp32_lanes_per_sm} = {cycles} 사이클 "
           f"= {cycles / spec.boost_clock_mhz * 1e3:.0f} ns ({spec.boost_clock_mhz} MHz)")
+here = L8.tile_time_here()                                 # GPU 가 있으면 지금 이 GPU 의 값도
+if here:
+    print(here)
 # 예상 출력: A100: 131,072 FMA ÷ 64 = 2048 사이클 … / H100, H200: ÷ 128 = 1024 사이클 …
 """)
 md(r"""
@@ -246,7 +249,8 @@ ob = L8.occupancy_by_stages(sb["regs"])
 print(ob)
 occ_db = ob["occ"]
 print("\n".join(occ_db["A100", 2].steps))
-# 예상 출력: 모든 GPU·버퍼 수에서 2블록 (A100 버퍼 2개: 공유 메모리만 보면 9블록, 레지스터로는 2블록) …
+# 예상 출력: A100·H100·H200 의 모든 버퍼 수에서 2블록 (A100 버퍼 2개: 공유 메모리만 보면 9블록, 레지스터로는 2블록) …
+#            (GPU 가 있으면 "지금 이 GPU (이름, CC)" 줄도: 그 GPU 에 올라간 db 의 레지스터로 계산)
 """)
 md(r"""
 모델을 실제 GPU 와 맞춰 봅니다. H200 에 **실제로 올라간** 커널의 레지스터 수(드라이버가 컴파일하므로 위의 오프라인 값과 조금 다를 수 있음)와 공유 메모리를 넣은 모델 값과, 같은 실행에서 CUDA 점유율 API(`cuOccupancyMaxActiveBlocksPerMultiprocessor`)가 답한 값입니다.
@@ -256,12 +260,15 @@ from course import lesson07 as L7
 api = L7.occupancy_vs_api({**rec34, "occupancy_api": {k: rec34["occupancy_api"][k] for k in ("db", "db_overlap", "db_ptx")}})
 print(api)
 print("PASS: 모델 = CUDA 점유율 API" if all(api["agree"].values()) else "FAIL: 모델과 API 가 다름")
+here = L8.kernels_here(("db", "db_overlap", "db_ptx"))      # GPU 가 있으면: 지금 이 GPU 에 올라간 커널로 계산한 모델
+if here:
+    print(here)
 # 예상 출력: db, db_overlap, db_ptx 모두 API 2블록/SM = 모델 2블록/SM ✓ / PASS: 모델 = CUDA 점유율 API
 """)
 md(r"""
-* 공유 메모리만 보면 A100 에 9블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 126개·sm_90 127개, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 SM 에 **2블록**(16워프, 점유율 25%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다.
+* 공유 메모리만 보면 A100 에 9블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 126개·sm_90 127개, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **2블록**(16워프, 점유율 25%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
 * 그래서 이 커널에서 더블 버퍼링의 공유 메모리 비용은 점유율로는 **공짜**입니다. 버퍼를 늘려 점유율이 떨어지는 것은 공유 메모리가 한도인 커널의 이야기입니다.
-* 그 대신 SM 에 워프가 16개뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
+* 그 대신 SM 에 워프가 16개(A100·H100·H200)뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
 
 ## 4. 코드 분석: 우리 `db` 커널
 
@@ -346,14 +353,14 @@ md(r"""
 code(r"""
 ovm = kn.get("db_overlap").module
 print(L7.source_part(ovm.kernel, "for kt in range", "cuda.syncthreads()"))
-print(L8.overlap_resources())
+print(L8.overlap_resources())                             # GPU 가 있으면 지금 이 GPU 의 줄도
 """)
 md(r"""
 1. `load_tile_to_registers`: 타일 kt+1 의 스레드 몫 4 + 4개를 레지스터 `ra`, `rb` 로 읽기 시작합니다(LDG 8개). 이 값을 쓰는 명령은 3단계에 있으므로 워프는 멈추지 않고 다음으로 갑니다.
 2. `compute_tile`: 현재 버퍼로 512 FFMA. 이 동안 1단계의 로드가 메모리 시스템에서 진행됩니다.
 3. `store_tile_to_shared`: 이제야 `ra`, `rb` 를 공유 메모리에 씁니다. 로드가 아직 안 왔으면 여기서 기다리지만, 기다릴 시간은 FFMA 512개만큼 줄어 있습니다.
 
-다음 타일을 들고 있을 레지스터 `ra`, `rb` 가 필요하지만, 위 셀처럼 레지스터 수는 `db` 와 같은 수준이라 점유율도 같고(SM당 2블록), 배리어도 그대로 반복당 하나입니다. 한 가지 함정이 PTX 순서와 SASS 순서가 다르다는 것을 잘 보여 줍니다: 경계 검사가 있는 로드만 있으면 ptxas 가 LDG 를 FFMA 뒤, STS 바로 앞으로 **옮겨 버립니다**(그러면 다시 겹침이 없음). 그래서 `db_overlap` 은 타일 전체가 행렬 안에 있는 블록(대부분)에는 검사 없는 로드를, 가장자리 타일에만 검사하는 로드를 씁니다. 이 현상은 `tests/test_db.py::test_db_overlap_checked_loads_only_get_sunk` 가 변형을 컴파일해서 확인합니다.
+다음 타일을 들고 있을 레지스터 `ra`, `rb` 가 필요하지만, 위 셀처럼 레지스터 수는 `db` 와 같은 수준이라 점유율도 같고(A100·H100 에서 SM당 2블록), 배리어도 그대로 반복당 하나입니다. 한 가지 함정이 PTX 순서와 SASS 순서가 다르다는 것을 잘 보여 줍니다: 경계 검사가 있는 로드만 있으면 ptxas 가 LDG 를 FFMA 뒤, STS 바로 앞으로 **옮겨 버립니다**(그러면 다시 겹침이 없음). 그래서 `db_overlap` 은 타일 전체가 행렬 안에 있는 블록(대부분)에는 검사 없는 로드를, 가장자리 타일에만 검사하는 로드를 씁니다. 이 현상은 `tests/test_db.py::test_db_overlap_checked_loads_only_get_sunk` 가 변형을 컴파일해서 확인합니다.
 
 ### 4.7 실행하고 검증하기
 
@@ -363,7 +370,7 @@ code(r"""
 import numpy as np
 print("NaN 으로 채운 결과가 검사를 통과하는가:", L8.close(np.full((2, 2), np.nan, np.float32), np.zeros((2, 2)), 1))
 shapes = [(1, 1, 1), (5, 7, 3), (20, 16, DB.BK), (33, 130, 21), (33, 132, 21), (129, 131, 17)]
-for name, ok in L7.verify(("db", "db_overlap", "db_ptx"), shapes).items():
+for name, ok in L8.verify(("db", "db_overlap", "db_ptx"), shapes).items():      # 커널마다 진행 막대
     bad = [k for k, v in ok.items() if not v]
     print(f"{name:10s} {'PASS' if not bad else 'FAIL ' + str(bad)} ({len(ok)}가지 모양) — {kn.get(name).description}")
 # 예상 출력: NaN … 통과하는가: False / db, db_overlap, db_ptx 모두 PASS (7가지 모양)
@@ -373,13 +380,13 @@ md(r"""
 
 ### 4.8 성능: cuBLAS 와 나란히
 
-성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다 (`benchmarks/bench_gpu.py`). GPU 가 있으면 아래 셀이 지금 재고, 없으면 H200 에서 기록한 값을 보여 줍니다.
+성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다 (`benchmarks/bench_gpu.py`). 아래 셀은 H200 에서 기록한 값을 보여 주고, GPU 가 있으면 그 GPU 에서 지금 잰 표를 그 아래에 덧붙입니다 (크기는 GPU 의 속도에 맞춰 고르고, 진행 막대가 보입니다).
 """)
 code(r"""
 from course import measure
 live = measure.benchmark(kernels=[s.name for s in kn.REGISTRY if s.level in (3, 4)]) if measure.have_gpu() else None
-print("측정:", "지금 이 GPU" if live else f"기록(recorded) — {rec34['gpu']} {rec34['date']}, numba-cuda {rec34['numba_cuda']}")
-print(L8.bench_table(rec34, live))
+print(L8.bench_table(rec34, live))        # 기록한 표, 그리고 GPU 가 있으면 그 아래에 지금 이 GPU 에서 잰 표
+print("기록의 numba-cuda:", rec34["numba_cuda"])
 """)
 md(r"""
 같은 실행의 cuBLAS 대비 비율로만 비교합니다. 레벨 4 커널은 **같은 공유 메모리 배치의 레벨 3 커널**과 짝지어 봐야 더블 버퍼링만의 효과가 보입니다: `db`·`db_ptx` 의 싱글 버퍼 짝은 같은 +1 패딩 배치의 `regblock_opt`, `db_overlap` 의 짝은 같은 배치(전치 `As`, 128비트 읽기)의 `regblock_vec` 입니다. 아래 표는 크기마다 그 비(1보다 크면 더블 버퍼가 빠름)와 cuBLAS 대비 비율입니다. (기록한 값으로 계산합니다. GPU 모드의 새 측정은 위 표에 있습니다.)
@@ -426,7 +433,7 @@ md(r"""
 * 비율은 기다린 사이클을 이유별로 나눈 몫이라, 전체 시간이 같아도 바뀔 수 있습니다. 그래서 항상 4.8절의 시간(cuBLAS 대비 비율)과 함께 읽습니다.
 * 더블 버퍼링 뒤 "Long Scoreboard 40–50% → 20–30%, Math Pipe Throttle 10–20% → 30–40%" 같은 숫자가 인용되기도 하지만, 어떤 커널·GPU·지표로 잰 것인지 알 수 없고 우리 기록과는 맞지 않습니다.
 
-**스케줄러는 사이클의 몇 %에 명령을 냈나?** 위 표의 마지막 줄(명령당 워프-사이클의 합)은 "명령을 낸 사이클 하나마다 스케줄러에 있던 워프 수"와 같습니다(`selected` 가 명령당 정확히 1 이기 때문). SM 에 2블록 × 8워프 = 16워프, 스케줄러 4개면 스케줄러당 4워프이므로, **명령을 낸 사이클의 비율 ≈ 4 ÷ 그 합**입니다. 블록이 들고 나는 실행의 시작과 끝을 무시한 추정입니다.
+**스케줄러는 사이클의 몇 %에 명령을 냈나?** 위 표의 마지막 줄(명령당 워프-사이클의 합)은 "명령을 낸 사이클 하나마다 스케줄러에 있던 워프 수"와 같습니다(`selected` 가 명령당 정확히 1 이기 때문). 기록한 H200 에서 SM 에 2블록 × 8워프 = 16워프, 스케줄러 4개면 스케줄러당 4워프이므로, **명령을 낸 사이클의 비율 ≈ 4 ÷ 그 합**입니다. 블록이 들고 나는 실행의 시작과 끝을 무시한 추정입니다.
 """)
 code(r"""
 st = rec34["ncu_stalls"]["metrics"]
@@ -442,7 +449,7 @@ md(r"""
 
 <details><summary>질문 1: 로드와 연산이 진정으로 동시에 실행되는 하드웨어 메커니즘은 무엇인가?</summary>
 
-SM 의 로드/저장 유닛(LSU)과 FP32 유닛은 따로 있어서, 워프 스케줄러는 로드를 발행한 뒤 결과를 기다리지 않고 **입력이 준비된** 다음 명령을 발행할 수 있습니다. 그 다음 명령은 같은 워프의 독립 명령(ILP)이거나 다른 워프의 명령(TLP)입니다. 중요한 단서: 같은 워프는 명령을 **순서대로** 발행하므로, 로드 결과를 쓰는 명령에 먼저 도달하면 그 워프는 멈춥니다. 4.4절의 SASS 에서 기본 구조의 `db` 는 LDG 의 값을 쓰는 STS 가 모두 계산보다 앞에 있어서, 한 워프 안에서는 겹침이 없고 겹침은 **다른 워프·블록**이 만듭니다. 우리 커널은 SM당 2블록(16워프, 3.5절)이라 그 여유가 크지 않습니다.
+SM 의 로드/저장 유닛(LSU)과 FP32 유닛은 따로 있어서, 워프 스케줄러는 로드를 발행한 뒤 결과를 기다리지 않고 **입력이 준비된** 다음 명령을 발행할 수 있습니다. 그 다음 명령은 같은 워프의 독립 명령(ILP)이거나 다른 워프의 명령(TLP)입니다. 중요한 단서: 같은 워프는 명령을 **순서대로** 발행하므로, 로드 결과를 쓰는 명령에 먼저 도달하면 그 워프는 멈춥니다. 4.4절의 SASS 에서 기본 구조의 `db` 는 LDG 의 값을 쓰는 STS 가 모두 계산보다 앞에 있어서, 한 워프 안에서는 겹침이 없고 겹침은 **다른 워프·블록**이 만듭니다. 우리 커널은 A100·H100·H200 에서 SM당 2블록(16워프, 3.5절)이라 그 여유가 크지 않습니다.
 </details>
 
 <details><summary>질문 2: 왜 한 타일의 연산 시간이 글로벌 메모리 지연시간보다 길어야 하는가?</summary>
@@ -514,8 +521,8 @@ md(r"""
 """)
 code(r"""
 for L, C in ((400, 2048), (400, 200), (300, 300)):
-    big = pipeline.speedup(100_000, L, C)
-    print(f"L={L}, C={C}: N=100,000 에서 모델 {big:.4f}, 점근식 (L+C)/max(L,C) = {(L + C) / max(L, C):.4f}")
+    big = pipeline.speedup(20_000, L, C)                      # 모델을 타일 20,000개로 (N 이 클수록 점근식에 가까움)
+    print(f"L={L}, C={C}: N=20,000 에서 모델 {big:.4f}, 점근식 (L+C)/max(L,C) = {(L + C) / max(L, C):.4f}")
 """)
 md(r"""
 속도 향상 **배수**는 로드가 더 긴 L=400, C=200 쪽이 L=400, C=2048 보다 큽니다. 그렇다고 그쪽이 더 좋은 것은 아닙니다: 싱글 버퍼가 그만큼 나빴을 뿐이고, 총 시간은 여전히 로드가 정합니다(≈ N·L). 로드 지연이 사라지는 것, 곧 타일당 시간이 해야 할 일(연산)로 정해지는 것은 연산이 로드보다 긴 쪽입니다.
@@ -530,6 +537,9 @@ for g in L8.GPUS:
     lanes = occupancy.GPUS[g].fp32_lanes_per_sm // 4         # 스케줄러 하나의 FP32 레인
     window[g] = ffma_per_warp * 32 // lanes                  # 워프 FFMA 하나 = 32 ÷ 레인 사이클
     print(f"{g}: 스케줄러당 레인 {lanes} → FFMA {ffma_per_warp} × {32 // lanes} 사이클 = 창 ≥ {window[g]} 사이클")
+here = L8.issue_window_here()                             # GPU 가 있으면 지금 이 GPU 의 창도
+if here:
+    print(here)
 print("LDG 와 STS 사이에 FFMA 가 있는 커널 (4.4절 SASS):", [k for (k, cc), n in ov["between"].items() if n and cc == (9, 0)])
 # 예상 출력: A100 … 창 ≥ 1024 / H100, H200 … 창 ≥ 512 / … ['db_overlap']
 """)
@@ -552,7 +562,7 @@ md(r"""
 * **결과 저장**: `alpha·rC + beta·C`, 경계 검사, `beta == 0` 이면 C 를 읽지 않음. `db_ptx` 의 16 B 벡터 저장은 정렬된 곳에서만, 같은 섹터 수로 4배를 씁니다.
 * **성능({{gpu}} 기록, 4.8절)**: 기본 구조의 `db` 는 같은 배치의 싱글 버퍼보다 빠르지 않습니다. {{n_big}}³ 에서 `db_ptx` 와 `db_overlap` 은 짝보다 몇 % 빠르고(한 번의 실행), `db_overlap` 은 {{n_mid}}³ 이상에서 cuBLAS 의 {{pct_db_overlap_2048}}–{{pct_db_overlap_4096}}%, {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다.
 * **스톨 (WarpStateStats 비율)**: `db_overlap` 에서 Long Scoreboard 는 거의 사라지고({{st_db_overlap_long_scoreboard}}%), Math Pipe Throttle 로 옮겨 가지 않았습니다. 스케줄러는 약 {{use_db_overlap}}% 의 사이클에 명령을 내며 가장 큰 몫은 `not_selected` 입니다(명령 발행이 한계에 가깝다는 해석).
-* **공유 메모리 압박**: 더블 버퍼는 17,472 B(버퍼 하나의 2배)지만 점유율을 정하는 것은 레지스터라 SM당 2블록으로 그대로입니다(모델 = CUDA 점유율 API).
+* **공유 메모리 압박**: 더블 버퍼는 17,472 B(버퍼 하나의 2배)지만 점유율을 정하는 것은 레지스터라 A100·H100·H200 에서 SM당 2블록으로 그대로입니다(H200 에서 모델 = CUDA 점유율 API).
 * **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 명시해도 기본 로드에 보태는 것이 없습니다(SASS 는 `LDG.E.STRONG.SM` 이 됨: 심화). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
 
 ## 8. 마스터리 체크포인트 퀴즈

@@ -241,9 +241,12 @@ for S in (2, 3, 4):
     o = occupancy.occupancy("H200", 128, 256, L.smem_bytes(S))
     print(f"NUM_STAGES={S}: 패딩 {L.smem_bytes(S):6,} B | 패딩 없음 {L.smem_bytes(S, pad=0):6,} B | SM당 블록 한도: "
           f"공유 메모리 {o.limits['shared memory']}, 레지스터 {o.limits['registers']} -> {o.blocks_per_sm}")
+here = L.stage_limits_here()          # GPU 가 있으면 같은 계산을 지금 이 GPU 의 한도로
+if here:
+    print(here)
 """)
 md(r"""
-SM 하나의 공유 메모리(H200 에서 최대 228 KiB 까지 배정)는 이 크기의 블록을 여러 개 담으므로 공유 메모리는 블록 수를 제한하지 않고, 제한은 레지스터입니다 (5절). 블록당 48 KiB 라는 정적 선언의 한도(8.1절)는 **블록 하나**의 크기 한도이지 SM당 블록 수의 한도가 아닙니다.
+SM 하나의 공유 메모리(H200 에서 최대 228 KiB 까지 배정)는 이 크기의 블록을 여러 개 담으므로 H200 에서는 공유 메모리가 블록 수를 제한하지 않고, 제한은 레지스터입니다 (5절). SM 의 공유 메모리가 작은 GPU(예: T4 는 64 KiB)에서는 4단이 공유 메모리로 제한될 수 있습니다: GPU 가 있으면 위 셀이 그 GPU 의 값도 보여 줍니다. 블록당 48 KiB 라는 정적 선언의 한도(8.1절)는 **블록 하나**의 크기 한도이지 SM당 블록 수의 한도가 아닙니다.
 
 ### 4.3 파이프라인 구조와 반복 추적
 
@@ -300,17 +303,20 @@ for name in ("db_overlap", "async_copy", "async_vec"):
     loop = {k: v for k, v in r["main_loop"].items() if k != "LDS"}        # LDS: 8절
     print(f"{name:11s} 레지스터 {r['registers']:3d}  공유 {r['shared_bytes']:6,} B  SM당 블록 {r['blocks_per_sm']}  루프 {loop}")
 print("측정:", rec["gpu"], rec["date"])
+here = L.loaded_here(("db_overlap", "async_copy", "async_vec"))    # GPU 가 있으면 지금 이 GPU 에 올라간 값
+if here:
+    print(here)
 """)
 md(r"""
-`db_overlap` 은 레지스터 {{regs_db}}개, `async_vec` 은 {{regs_vec}}개이고 둘 다 SM당 {{blocks_vec}}블록입니다. 노트북 08 의 `db_overlap` 은 다음 타일을 `LDG` 로 레지스터에 읽어 두었다가 계산 뒤에 `STS` 로 공유 메모리에 씁니다. 그 사이 값을 들고 있는 레지스터가 **스테이징 레지스터(staging register)** 이고, 스레드당 8개입니다. cp.async 에서는 이것이 필요 없지만, 그 이득은 누산기 64개와 프래그먼트가 레지스터의 대부분을 차지하는 이 커널에서는 보이지 않습니다. `async_vec` 은 오히려 `launch_bounds=(256, 2)` 를 달아야 했습니다. 이 옵션은 컴파일러에게 "블록당 스레드 256개, SM당 최소 2블록"을 약속하는 것으로, `ptxas` 는 스레드당 레지스터를 65,536 / (256 × 2) = 128개 이하로 맞춥니다. 상한 없이 컴파일하면 몇 개가 되는지 아래 셀이 GPU 없이 컴파일해 셉니다.
+{{gpu}} 에서 `db_overlap` 은 레지스터 {{regs_db}}개, `async_vec` 은 {{regs_vec}}개이고 둘 다 SM당 {{blocks_vec}}블록입니다. 노트북 08 의 `db_overlap` 은 다음 타일을 `LDG` 로 레지스터에 읽어 두었다가 계산 뒤에 `STS` 로 공유 메모리에 씁니다. 그 사이 값을 들고 있는 레지스터가 **스테이징 레지스터(staging register)** 이고, 스레드당 8개입니다. cp.async 에서는 이것이 필요 없지만, 그 이득은 누산기 64개와 프래그먼트가 레지스터의 대부분을 차지하는 이 커널에서는 보이지 않습니다. `async_vec` 은 오히려 `launch_bounds=(256, 2)` 를 달아야 했습니다. 이 옵션은 컴파일러에게 "블록당 스레드 256개, SM당 최소 2블록"을 약속하는 것으로, `ptxas` 는 스레드당 레지스터를 65,536 / (256 × 2) = 128개 이하로 맞춥니다. 상한 없이 컴파일하면 몇 개가 되는지 아래 셀이 GPU 없이 컴파일해 세고, 그 레지스터로 SM당 블록 수를 점유율 모델(`sim/occupancy.py`)로 계산합니다.
 """)
 code(r"""
-for cc in ((8, 0), (9, 0)):
-    n = L.registers_unbounded("async_vec", cc)
-    print(f"sm_{cc[0]}{cc[1]}: launch_bounds 없이 레지스터 {n}개 -> 256 스레드 블록이 SM당 {65536 // (256 * -(-n // 8) * 8)}개")
+ub = L.unbounded_blocks("async_vec")    # sm_80 → A100, sm_90 → H100·H200 (GPU 가 있으면 지금 이 GPU 도)
+print(ub)
+# 예상 출력: sm_80, sm_90 모두 레지스터 128개 초과 -> A100, H100, H200 에서 SM당 1블록 (제한 요인: 레지스터)
 """)
 md(r"""
-상한 없이는 128개를 넘어 SM당 1블록이 됩니다. "cp.async 로 레지스터가 줄어 점유율이 오른다"는 설명은 이 커널들에는 맞지 않습니다. cp.async 의 차이는 점유율이 아니라 **루프의 명령**에 있습니다: `db_overlap` 의 루프에는 `LDG` 16 + `STS` 8개가, `async_vec` 에는 `LDGSTS` 와 `LDGDEPBAR`·`DEPBAR` 가 있습니다. 기다림이 없어지는 것은 아닙니다: `db_overlap` 은 `STS` 가 `LDG` 의 결과 레지스터를 기다리고, `async_vec` 은 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. `db_overlap` 의 스톨은 노트북 08 4.9절의 다른 기록({{db_date}}, {{db_ncu_n}}³)에서 쟀습니다: `long_scoreboard` 는 명령당 {{db_lsb}} 사이클({{db_lsb_pct}}%)로 거의 없습니다 (크기·날짜가 달라 9.3절과 나란히 비교하지 않습니다). 같은 실행의 속도는 4096³ 에서 `db_overlap` {{db_4096}} %, `async_vec` {{vec_4096}} % 로 같은 수준입니다.
+상한 없이는 128개를 넘어 A100·H100·H200 에서 SM당 1블록이 됩니다. "cp.async 로 레지스터가 줄어 점유율이 오른다"는 설명은 이 커널들에는 맞지 않습니다. cp.async 의 차이는 점유율이 아니라 **루프의 명령**에 있습니다: `db_overlap` 의 루프에는 `LDG` 16 + `STS` 8개가, `async_vec` 에는 `LDGSTS` 와 `LDGDEPBAR`·`DEPBAR` 가 있습니다. 기다림이 없어지는 것은 아닙니다: `db_overlap` 은 `STS` 가 `LDG` 의 결과 레지스터를 기다리고, `async_vec` 은 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. `db_overlap` 의 스톨은 노트북 08 4.9절의 다른 기록({{db_date}}, {{db_ncu_n}}³)에서 쟀습니다: `long_scoreboard` 는 명령당 {{db_lsb}} 사이클({{db_lsb_pct}}%)로 거의 없습니다 (크기·날짜가 달라 9.3절과 나란히 비교하지 않습니다). 같은 실행의 속도는 4096³ 에서 `db_overlap` {{db_4096}} %, `async_vec` {{vec_4096}} % 로 같은 수준입니다.
 
 ## 6. 벡터화: 16바이트 복사와 정렬된 배치
 
@@ -482,9 +488,12 @@ for name in ("async_vec", "async_bk16"):
     r = rec["loaded"][name]
     loop = {k: r["main_loop"].get(k, 0) for k in ("FFMA", "LDGSTS", "BAR", "DEPBAR")}
     print(f"{name:10s} 레지스터 {r['registers']}  공유 {r['shared_bytes']:,} B  SM당 블록 {r['blocks_per_sm']}  루프 {loop}")
+here = L.loaded_here(("async_vec", "async_bk16"))          # 위는 H200 기록, GPU 가 있으면 지금 이 GPU 의 값
+if here:
+    print(here)
 """)
 md(r"""
-산술 강도는 BK 와 무관하게 같습니다. 두 커널 모두 레지스터 {{regs_bk16}}개, SM당 {{blocks_bk16}}블록입니다. 루프 한 바퀴에 FFMA 가 두 배인데 배리어와 `DEPBAR` 는 한 개 그대로입니다 (`LDGSTS` 개수에는 경계 경로의 복사가 함께 세어집니다).
+산술 강도는 BK 와 무관하게 같습니다. {{gpu}} 에서 두 커널 모두 레지스터 {{regs_bk16}}개, SM당 {{blocks_bk16}}블록입니다. 루프 한 바퀴에 FFMA 가 두 배인데 배리어와 `DEPBAR` 는 한 개 그대로입니다 (`LDGSTS` 개수에는 경계 경로의 복사가 함께 세어집니다).
 
 아래 표는 같은 장치 세션에서 기록 직전에 잰 탐색(`benchmarks/explore_bk16.py`, cuBLAS 대비 %)입니다. 열 이름의 `s2`/`s3` 은 NUM_STAGES, `lb(256,2)` 는 `launch_bounds=(256, 2)` 입니다.
 """)
@@ -508,13 +517,19 @@ md(r"""
 
 ### 9.2 스레드당 8×16: `async_wide`
 
-`async_bk16` 의 스레드는 k 하나마다 공유 메모리 값 16개(A 8, B 8)를 읽어 FFMA 64개를 합니다. `kernels_numba/async_wide.py` 는 같은 128×128×16 블록 타일을 스레드 **128개**가 나눠, 스레드마다 8×16 = 128개의 누산기를 둡니다. 그러면 k 하나에 값 24개(A 8, B 16)로 FFMA 128개를 하므로, 공유 메모리 로드 명령(LDS) 하나당 FFMA 수가 늘어납니다. 대가는 레지스터입니다: 누산기만 128개라 `launch_bounds=(128, 2)` 로 스레드당 최대 255개를 허용하고, SM 에는 2블록 × 4워프 = 8워프(스케줄러당 2워프)만 남습니다. 아래는 H200 에 올린 두 커널의 값입니다.
+`async_bk16` 의 스레드는 k 하나마다 공유 메모리 값 16개(A 8, B 8)를 읽어 FFMA 64개를 합니다. `kernels_numba/async_wide.py` 는 같은 128×128×16 블록 타일을 스레드 **128개**가 나눠, 스레드마다 8×16 = 128개의 누산기를 둡니다. 그러면 k 하나에 값 24개(A 8, B 16)로 FFMA 128개를 하므로, 공유 메모리 로드 명령(LDS) 하나당 FFMA 수가 늘어납니다. 대가는 레지스터입니다: 누산기만 128개라 `launch_bounds=(128, 2)` 로 스레드당 최대 255개를 허용하고, SM 에는 2블록 × 4워프 = 8워프(스케줄러당 2워프)만 남습니다 (H200 기록; 레지스터 파일이 SM당 65,536개인 GPU 면 같음). 아래는 H200 에 올린 두 커널의 값입니다.
 """)
 code(r"""
 for name in ("async_bk16", "async_wide"):
     r = rec["loaded"][name]
     print(f"{name:10s} 스레드 {r['threads']}  레지스터 {r['registers']}  공유 {r['shared_bytes']:,} B  SM당 블록 {r['blocks_per_sm']}")
-for r in L.lds_ratio_rows():                # 루프의 LDS: H200 기록(자리 채움 포함) = 실행되는 것 + @!PT
+here = L.loaded_here(("async_bk16", "async_wide"))         # GPU 가 있으면 지금 이 GPU 에 올라간 값
+if here:
+    print(here)
+""")
+code(r"""
+# 루프의 LDS: H200 기록(자리 채움 포함) = 실행되는 것 + @!PT (처음 한 번 sm_90 컴파일, async_wide 는 CPU 로 30초 안팎)
+for r in L.lds_ratio_rows():
     print(f"{r['name']:10s} 루프 LDS {r['recorded_lds']:3d} = {r['real_lds']:3d} {r['forms']} + @!PT {r['placeholders']:2d}"
           f"  FFMA {r['ffma']:4d}  FFMA/LDS {r['ratio']:.1f}")
 """)
@@ -618,7 +633,7 @@ md(r"""
 
 <details><summary>질문 3. 트리플 버퍼링이 더블 버퍼링보다 지연을 더 잘 숨기는 이유는?</summary>
 
-동시에 진행 중인 타일 로드가 S-1개까지라서, 로드 지연이 계산 시간의 S-1배까지 숨겨집니다 (4.2절의 타임라인). 9절의 측정(BK = 8, 2048³·4096³)에서는 단을 늘린 효과가 한 번에 {{stage_step_big}}%p 이내로 작았고 (BK = 16 에서는 2 → 3단이 더 컸습니다), 9.3절의 스톨 측정에서 `LDG` 를 기다리는 스톨은 명령당 0.1 사이클 미만이었습니다. SM당 워프가 16개(블록 2 × 8워프)라 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
+동시에 진행 중인 타일 로드가 S-1개까지라서, 로드 지연이 계산 시간의 S-1배까지 숨겨집니다 (4.2절의 타임라인). 9절의 측정(BK = 8, 2048³·4096³)에서는 단을 늘린 효과가 한 번에 {{stage_step_big}}%p 이내로 작았고 (BK = 16 에서는 2 → 3단이 더 컸습니다), 9.3절의 스톨 측정에서 `LDG` 를 기다리는 스톨은 명령당 0.1 사이클 미만이었습니다. H200 에서 SM당 워프가 16개(블록 2 × 8워프)라 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
 </details>
 
 <details><summary>질문 4. LDGSTS 가 LDG + STS 보다 나은 하드웨어 이유는?</summary>
