@@ -62,3 +62,13 @@ def test_bug_demo_collects_its_races_through_the_simulator_process():
     r = _run({"SGEMM_SIM_CC": "7.5"}, script)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "KINDS ['RAW']" in r.stdout and "별도 프로세스" in r.stdout, r.stdout
+
+
+def test_kernels_built_by_a_builder_are_found_through_their_kernel_module():
+    # mma_warps/mma_pipe*/mma_swizzle are made by infra.tc.build_tiled: their function's module (infra.tc) has no
+    # MIN_CC and does not hold them, so the lookup must go to the kernel module that built them
+    from kernels_numba.infra import subsim
+    for name in ("mma_warps", "mma_pipe", "mma_swizzle", "mma_large", "mma_large_turing", "tiled"):
+        k = kn.get(name).kernel
+        assert subsim._where(k) == (f"kernels_numba.{name}", "kernel")
+        assert subsim.min_cc(k) == kn.get(name).min_cc

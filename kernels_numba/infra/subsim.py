@@ -18,23 +18,32 @@ from .errors import CourseInputError
 _told = set()
 
 
-def _where(kernel):
-    """(module name, attribute name) under which a module-level kernel can be found again, or None."""
+def _home(kernel):
+    """(module, attribute name) that holds this kernel: the module its function was written in, else the kernel
+    module that built it (kernels made by a builder such as infra.tc.build_tiled live in the module that called it)."""
     fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
-    mod = sys.modules.get(getattr(fn, "__module__", ""), None)
-    if mod is None:
-        return None
-    for name, value in vars(mod).items():
-        if value is kernel:
-            return mod.__name__, name
+    first = sys.modules.get(getattr(fn, "__module__", ""), None)
+    others = [m for n, m in sorted(sys.modules.items()) if n.startswith("kernels_numba.") and m is not first]
+    for mod in ([first] if first is not None else []) + others:
+        for name, value in list(vars(mod).items()):
+            if value is kernel:
+                return mod, name
     return None
 
 
+def _where(kernel):
+    """(module name, attribute name) under which a module-level kernel can be found again, or None."""
+    home = _home(kernel)
+    return (home[0].__name__, home[1]) if home else None
+
+
 def min_cc(kernel):
-    """The MIN_CC of the kernel's module (None: any GPU the course accepts)."""
-    fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
-    mod = sys.modules.get(getattr(fn, "__module__", ""), None)
-    return getattr(mod, "MIN_CC", None)
+    """The MIN_CC of the module that holds the kernel (None: any GPU the course accepts)."""
+    home = _home(kernel)
+    if home is None:
+        fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
+        return getattr(sys.modules.get(getattr(fn, "__module__", ""), None), "MIN_CC", None)
+    return getattr(home[0], "MIN_CC", None)
 
 
 def needed(kernel):
