@@ -48,11 +48,11 @@ def _probe_now(instruction, arch):
         src = os.path.join(tmp, "probe.ptx")
         Path(src).write_text(text)
         cubin = os.path.join(tmp, "probe.cubin")
-        p = subprocess.run([_ptxas(), f"-arch={arch}", src, "-o", cubin], capture_output=True, text=True)
+        p = _run_low([_ptxas(), f"-arch={arch}", src, "-o", cubin])
         sass = ""
         if p.returncode == 0:
             from kernels_numba.infra import offline
-            sass = subprocess.run([offline._tool("cuobjdump"), "-sass", cubin], capture_output=True, text=True).stdout
+            sass = _run_low([offline._tool("cuobjdump"), "-sass", cubin]).stdout
     err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
     return p.returncode == 0, err, sass
 
@@ -706,14 +706,13 @@ json.dump({{"sass": sass, "usage": usage}}, sys.stdout)
 
 
 def _compile_fast_variant_now(switches, cc):
-    """Offline sm_<cc> SASS and usage of mma_fast.make_kernel(**switches), in a subprocess (as offline.compile_kernel)."""
-    import subprocess
+    """Offline sm_<cc> SASS and usage of mma_fast.make_kernel(**switches), in a subprocess (as offline.compile_kernel):
+    Numba's offline compile swaps numba.cuda's current context for the whole process, so never in the notebook's."""
     import sys
     from kernels_numba.infra import offline
     env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
     env["PYTHONPATH"] = str(RECORDED.parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", _LEAN_CODE.format(cc=tuple(cc), switches=switches)],
-                         capture_output=True, text=True, env=env)
+    out = _run_low([sys.executable, "-c", _LEAN_CODE.format(cc=tuple(cc), switches=switches)], env=env)
     if out.returncode != 0:
         raise offline.OfflineCompileError(f"mma_fast {switches} sm_{cc[0]}{cc[1]}:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout)
@@ -852,39 +851,119 @@ def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier"
 # Offline compiles (NVVM -> PTX -> ptxas) take 10-20 s of CPU each on a small machine, and so do Numba's JIT compiles
 # of the level-6 kernels on a GPU (almost all of it Numba's Python front end: literal_unroll, inlining, typing).
 # The offline ones run outside this process (the lead's compile worker, ptxas): prefetch() starts them while the
-# student reads sections 1-4, one queue for the worker and two side threads for ptxas probes and the mma_fast
-# variant; a cell that still has to wait shows a progress bar. Results are memoised per process (and on disk where
+# student reads sections 1-4, one queue for the worker and a side queue for ptxas probes and the mma_fast variant;
+# a cell that still has to wait shows a progress bar. Results are memoised per process (and on disk where
 # kernels_numba.infra.offline keeps a cache).
+# Background work never runs Numba in this process: offline.offline_device swaps numba.cuda's current context for
+# the whole process, which on a thread would pull the GPU from under the student's cells. It runs at a lower CPU
+# priority (nice +10), on one side thread where the machine has 2 cores or fewer (a free Colab host), on daemon
+# threads whose queue is dropped at exit, so restarting the kernel does not wait for it.
+import atexit  # noqa: E402
+import contextlib  # noqa: E402
+import queue  # noqa: E402
 import threading  # noqa: E402
-from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from concurrent.futures import Future  # noqa: E402
 
 _TASKS = {}
 _TASKS_LOCK = threading.Lock()
-_POOLS = {}
+_LANES = {}
+_PROCS = set()                    # background subprocesses running now (killed at exit)
+_CLOSING = threading.Event()
 
 # the offline compiles of later cells, in notebook order: 4.3 (mma_large), 5.3 and 5.4.1 (mma_swizzle, mma_fast)
 PREFETCH_COMPILES = (("mma_large", (9, 0)), ("mma_swizzle", (9, 0)), ("mma_fast", (9, 0)))
+NICE = 10                         # how much lower background subprocesses run (POSIX nice increment)
 
 
-def _pool(kind):
-    """'compile': one thread feeding the compile worker (one process, one request at a time); 'side': two threads for
-    subprocesses of their own (ptxas probes, the mma_fast variant)."""
+def side_workers(cpus=None):
+    """Side threads (each runs one subprocess at a time): 1 on a machine with 2 cores or fewer, where the compile
+    worker and the student's cells (the simulator, Numba's JIT) already want both, else 2."""
+    cpus = os.cpu_count() if cpus is None else cpus
+    return 1 if (cpus or 1) <= 2 else 2
+
+
+def _run_low(args, **kw):
+    """subprocess.run(args, capture_output=True, text=True) at NICE lower CPU priority on POSIX (set on the child
+    right after it starts: unlike preexec_fn, safe with threads), killed if the interpreter exits meanwhile."""
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    if hasattr(os, "setpriority"):
+        with contextlib.suppress(OSError):                 # e.g. the process already ended
+            os.setpriority(os.PRIO_PROCESS, p.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE))
+    _PROCS.add(p)
+    try:
+        out, err = p.communicate()
+    finally:
+        _PROCS.discard(p)
+    return subprocess.CompletedProcess(args, p.returncode, out, err)
+
+
+class _Lane:
+    """A queue of calls run by `workers` daemon threads. (ThreadPoolExecutor's threads are joined at interpreter exit
+    after everything still queued has run: a notebook kernel restarting would wait minutes for prefetch's queue.)"""
+
+    def __init__(self, name, workers):
+        self.name, self.workers = name, workers
+        self.jobs = queue.SimpleQueue()
+        self.threads = []
+        self.lock = threading.Lock()
+
+    def submit(self, fn, *args):
+        f = Future()
+        self.jobs.put((f, fn, args))
+        with self.lock:
+            if len(self.threads) < self.workers:
+                t = threading.Thread(target=self._run, name=f"lesson10-{self.name}-{len(self.threads)}", daemon=True)
+                self.threads.append(t)
+                t.start()
+        return f
+
+    def _run(self):
+        while True:
+            f, fn, args = self.jobs.get()
+            if _CLOSING.is_set():
+                f.cancel()
+                continue
+            if not f.set_running_or_notify_cancel():
+                continue
+            try:
+                r = fn(*args)
+            except BaseException as e:          # noqa: BLE001  (the waiting cell re-raises it)
+                f.set_exception(e)
+            else:
+                f.set_result(r)
+
+
+def _close():
+    """At exit: drop what is still queued and kill the side subprocesses running now (nothing waits for them)."""
+    _CLOSING.set()
     with _TASKS_LOCK:
-        if kind not in _POOLS:
-            _POOLS[kind] = ThreadPoolExecutor(1 if kind == "compile" else 2, thread_name_prefix=f"lesson10-{kind}")
-        return _POOLS[kind]
+        futures = list(_TASKS.values())
+    for f in futures:
+        f.cancel()                              # only those not started; a running one ends with its process
+    for p in list(_PROCS):
+        with contextlib.suppress(OSError):
+            p.kill()
+
+
+atexit.register(_close)
 
 
 def _task(kind, key, fn, *args):
-    """The Future of fn(*args) under `key`, submitted once per process (a failed one is submitted again)."""
+    """The Future of fn(*args) under `key`, submitted once per process (a failed or cancelled one is submitted again)."""
     with _TASKS_LOCK:
         f = _TASKS.get(key)
-        if f is not None and not (f.done() and f.exception() is not None):
+        if f is not None and not (f.cancelled() or (f.done() and f.exception() is not None)):
             return f
-    f = _pool(kind).submit(fn, *args)
-    with _TASKS_LOCK:
-        _TASKS.setdefault(key, f)
-        return _TASKS[key]
+        f = _TASKS[key] = _lane(kind).submit(fn, *args)
+        return f
+
+
+def _lane(kind):
+    """(with _TASKS_LOCK held) 'compile': one thread feeding the compile worker (one process, one request at a time);
+    'side': side_workers() threads for subprocesses of their own (ptxas probes, the mma_fast variant)."""
+    if kind not in _LANES:
+        _LANES[kind] = _Lane(kind, 1 if kind == "compile" else side_workers())
+    return _LANES[kind]
 
 
 def _side(key, fn, *args):
@@ -892,14 +971,15 @@ def _side(key, fn, *args):
 
 
 def _offline(pair):
-    """Future of kernels_numba.infra.offline.try_compile(name, cc)."""
+    """Future of kernels_numba.infra.offline.try_compile(name, cc) (the compile worker: another process)."""
     from kernels_numba.infra import offline
     name, cc = pair[0], tuple(pair[1])
     return _task("compile", ("compile", name, cc), offline.try_compile, name, cc)
 
 
 def _wait(items, desc):
-    """[future.result()] of [(label, future)]; a progress bar while some are still running."""
+    """[future.result()] of [(label, future)]; a progress bar while some are still running. The bar counts every item,
+    finished ones included, so it ends at its total when all succeed (a bar closed short turns red in Jupyter)."""
     if all(f.done() for _, f in items):
         return [f.result() for _, f in items]
     from course.steps import Bar
@@ -938,55 +1018,77 @@ def prefetch():
             _side(("probe", ins, arch), _probe_now, ins, arch)
 
 
+_DONE = "@@lesson10-checked "          # the child's progress lines (one per kernel checked), read by the parent
 _CHECK_CODE = """
 import json, sys
 from course import lesson10 as L
 cases, alpha, beta, seed = json.loads(open(sys.argv[1]).read())
-out = {n: L._check_here(n, *shape, alpha=alpha, beta=beta, seed=seed) for n, shape in cases}
+out = {}
+for n, shape in cases:
+    out[n] = L._check_here(n, *shape, alpha=alpha, beta=beta, seed=seed)
+    print(L._DONE + n, flush=True)
 open(sys.argv[2], "w").write(json.dumps(out))
 """
 
 
-def _check_in_simulator(cases, alpha, beta, seed):
-    """check_kernel of every case in ONE simulator subprocess (for kernels this GPU cannot run, e.g. sm_80 kernels on
-    a T4): one Python start-up instead of one per launch."""
-    import subprocess
+def _check_in_simulator(cases, alpha, beta, seed, bar=None):
+    """check_kernel of every case in ONE simulator subprocess (kernels this GPU cannot run, e.g. sm_80 kernels on a
+    T4). Each launch of such a kernel would also go to a simulator process on its own (kernels_numba.infra.subsim,
+    what spec.launch does), but a check is two launches, so a cell of three kernels would start six Python processes
+    (about 1 s each here) instead of one. `bar` (a course.steps.Bar) advances as each kernel is done."""
     import sys
     from kernels_numba.infra import device
     cc = device.compute_capability()
+    where = f"CC {cc[0]}.{cc[1]}" if cc else "시뮬레이터"       # None: the plain simulator (only a test sends kernels here)
     names = ", ".join(n for n, _ in cases)
-    print(f"ℹ️ 이 장치(CC {cc[0]}.{cc[1]})에는 CC 8.0 명령(cp.async · mma.m16n8k16)이 없어 {names} 은(는) 별도 프로세스의 "
-          "시뮬레이터에서 검사합니다 / checked on the simulator in a subprocess: this device lacks sm_80 instructions.",
-          flush=True)
-    env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}
+    print(f"ℹ️ 이 장치({where})에는 CC 8.0 명령(cp.async · mma.m16n8k16)이 없어 {names} 은(는) 별도 프로세스의 "
+          "시뮬레이터에서 검사합니다 (결과는 같음) / checked on the simulator in a subprocess: this device lacks sm_80 "
+          "instructions.", flush=True)
+    env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}   # as subsim's child
     env[device.ENV] = "sim"
     root = str(RECORDED.parents[1])
     env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
     with tempfile.TemporaryDirectory() as d:
         src, dst = os.path.join(d, "in.json"), os.path.join(d, "out.json")
         Path(src).write_text(json.dumps([[[n, list(s)] for n, s in cases], float(alpha), float(beta), seed]))
-        r = subprocess.run([sys.executable, "-c", _CHECK_CODE, src, dst], env=env, cwd=root, capture_output=True,
-                           text=True)
-        if r.returncode or not os.path.exists(dst):
-            raise RuntimeError(f"simulator subprocess failed ({r.returncode}):\n{r.stderr[-3000:]}")
+        with open(os.path.join(d, "stderr.txt"), "w+") as err:
+            p = subprocess.Popen([sys.executable, "-c", _CHECK_CODE, src, dst], env=env, cwd=root,
+                                 stdout=subprocess.PIPE, stderr=err, text=True)
+            for line in p.stdout:               # the simulator's own notices are dropped; progress lines move the bar
+                if line.startswith(_DONE) and bar is not None:
+                    bar.update(1, line[len(_DONE):].strip())
+            p.wait()
+            if p.returncode or not os.path.exists(dst):
+                err.seek(0)
+                raise RuntimeError(f"simulator subprocess failed ({p.returncode}):\n{err.read()[-3000:]}")
         return json.loads(Path(dst).read_text())
 
 
 def check_kernels(cases, alpha=1.0, beta=0.0, seed=0):
-    """{name: check_kernel result} for [(name, (M, N, K))]. Kernels this device cannot run go to one simulator
-    subprocess together; the rest run here, with a progress bar when there are several (on a GPU each one's first
-    launch is a Numba compile of 10-25 s)."""
+    """{name: check_kernel result} for [(name, (M, N, K))]. Kernels this device cannot run (subsim.needed: the test
+    spec.launch makes) go to one simulator subprocess together; the rest run here. One progress bar over all of them
+    when there are several, or on a GPU where a kernel is not compiled yet (its first launch is a Numba compile of
+    10-25 s); it ends at its total when every check ran."""
     import kernels_numba as kn
-    from kernels_numba.infra import device
+    from kernels_numba.infra import device, subsim
     cases = [(n, tuple(s)) for n, s in cases]
-    away = [c for c in cases if not kn.get(c[0]).runs_here()]
+    away = [c for c in cases if subsim.needed(kn.get(c[0]).kernel)]
     here = [c for c in cases if c not in away]
-    out = _check_in_simulator(away, alpha, beta, seed) if away else {}
-    if len(here) > 1:
-        from course.steps import steps
-        here = steps(here, "컴파일·검사" if not device.SIMULATOR else "시뮬레이터 검사", unit="커널")
-    for name, shape in here:
-        out[name] = _check_here(name, *shape, alpha=alpha, beta=beta, seed=seed)
+    slow = len(cases) > 1 or (not device.SIMULATOR and (away or not all(_loaded(n) for n, _ in here)))
+    if slow:
+        from course.steps import Bar
+        gpu = not device.SIMULATOR and here
+        bar = Bar(len(cases), "컴파일·검사" if gpu else "시뮬레이터 검사", unit="커널")
+    else:
+        bar = contextlib.nullcontext()
+    out = {}
+    with bar:
+        if away:
+            out.update(_check_in_simulator(away, alpha, beta, seed, bar if slow else None))
+        for name, shape in here:
+            out[name] = _check_here(name, *shape, alpha=alpha, beta=beta, seed=seed)
+            if slow:
+                bar.update(1, name)
     return {n: out[n] for n, _ in cases}
 
 

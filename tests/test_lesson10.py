@@ -415,3 +415,140 @@ def test_prefetch_and_cells_share_one_result():
     assert lesson10.compiled([("mma_large", (9, 0))])[("mma_large", (9, 0))] is f.result()
     ins = lesson10.FEATURES[0][1]
     assert lesson10._probe(ins, "sm_80") is lesson10._TASKS[("probe", ins, "sm_80")].result()
+
+
+# ---- review of the GPU path: CPU share of background work, exit, progress bars, live GPU figures ----
+def test_side_workers_one_on_two_cores():
+    assert lesson10.side_workers(1) == lesson10.side_workers(2) == 1
+    assert lesson10.side_workers(16) == 2 and lesson10.side_workers(None) in (1, 2)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "getpriority"), reason="nice values are a POSIX feature")
+def test_background_subprocesses_run_at_lower_priority():
+    import os
+    import sys
+    r = lesson10._run_low([sys.executable, "-c", "import os; print(os.getpriority(os.PRIO_PROCESS, 0))"])
+    here = os.getpriority(os.PRIO_PROCESS, 0)
+    assert r.returncode == 0 and int(r.stdout) == min(19, here + lesson10.NICE)
+    assert all(q.args != r.args for q in set(lesson10._PROCS))     # the finished child is no longer tracked
+
+
+def test_exit_does_not_wait_for_the_prefetch_queue(tmp_path):
+    """A fresh process that starts prefetch (empty compile cache: minutes of queued work) and exits at once ends in a
+    few seconds: daemon threads, the queue dropped, the running side subprocess killed."""
+    import os
+    import subprocess
+    import sys
+    import time
+    env = dict(os.environ, SGEMM_DEVICE="sim", SGEMM_OFFLINE_CACHE=str(tmp_path))
+    code = "from course import lesson10 as L; L.prefetch(); import time; time.sleep(1.0)"
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert time.perf_counter() - t < 15, "exit waited for the background queue"
+
+
+class _Bars:
+    """Stands in for tqdm in course.steps: records each bar's n and total when it closes."""
+
+    def __init__(self):
+        self.closed = []
+        rec = self
+
+        class Fake:
+            def __init__(self, iterable=None, total=None, **kw):
+                self.iterable, self.total, self.n = iterable, total, 0
+
+            def __iter__(self):
+                for x in self.iterable:
+                    yield x
+                    self.n += 1
+                self.close()
+
+            def update(self, n=1):
+                self.n += n
+
+            def set_postfix_str(self, *a, **kw):
+                pass
+
+            def close(self):
+                rec.closed.append((self.n, self.total))
+
+        self.cls = Fake
+
+
+def test_progress_bars_end_at_their_total(monkeypatch):
+    """A bar closed short of its total turns red in Jupyter: every bar check_kernels and the waits open ends full
+    when the work succeeds (here: two kernels checked in this process, and a wait on futures still running)."""
+    import threading
+    from concurrent.futures import Future
+    from course import steps
+    bars = _Bars()
+    monkeypatch.setattr(steps, "tqdm", bars.cls)
+    res = lesson10.check_kernels([("mma_simple", (16, 8, 16)), ("mma_large", (32, 16, 32))])
+    assert all(r["ok"] and r["identity"] for r in res.values())
+    futures = [Future() for _ in range(3)]
+    for f in futures:
+        f.set_running_or_notify_cancel()
+    threading.Timer(0.3, lambda: [f.set_result(k) for k, f in enumerate(futures)]).start()
+    assert lesson10._wait([(str(k), f) for k, f in enumerate(futures)], "기다림") == [0, 1, 2]
+    assert bars.closed == [(2, 2), (3, 3)]
+
+
+def test_the_simulator_process_moves_the_bar(monkeypatch):
+    """_check_in_simulator (kernels this device cannot run): the child reports each kernel, the bar reaches its total."""
+    class Bar:
+        n = 0
+
+        def update(self, k=1, note=None):
+            self.n += k
+    bar = Bar()
+    res = lesson10._check_in_simulator([("mma_simple", (16, 8, 16)), ("mma_large", (32, 16, 32))], 1.0, 0.0, 0, bar)
+    assert bar.n == 2 and all(r["ok"] for r in res.values())
+
+
+# GPU-only: the live paths (the lead runs these on an H100)
+def _large_here():
+    """mma_large, or on CC 7.5 the kernel that runs there instead (mma_large_turing)."""
+    return "mma_large" if kn.get("mma_large").runs_here() else lesson10.TURING["mma_large"]
+
+
+@pytest.mark.gpu_only("here_rows(gpu=None) reads the GPU in use and the kernel loaded on it")
+def test_here_rows_of_a_launched_kernel_are_the_loaded_kernels():
+    from sim import occupancy
+    run = _large_here()
+    assert lesson10._check_here(run, 32, 16, 32)["ok"]                  # now compiled and loaded in this process
+    row = lesson10.here_rows(["mma_large"])[0]
+    o = occupancy.occupancy_here(run)
+    assert row["runs"] == run and row["source"] == "올라간 커널"
+    assert (row["registers"], row["smem"], row["blocks"], row["warps"], row["max_warps"], row["percent"]) == (
+        o.regs_per_thread, o.smem_per_block, o.blocks_per_sm, o.active_warps, o.max_warps, o.percent)
+    gpu = occupancy.current_gpu()
+    line = lesson10.here_lines(["mma_large"])[0]
+    assert line.startswith(f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]}): ")
+    assert f"SM당 {o.blocks_per_sm}블록" in line and "올라간 커널" in line
+
+
+@pytest.mark.gpu_only("check_kernels compiles and launches on the GPU (or, below CC 8.0, in the simulator process)")
+def test_check_kernels_on_the_gpu():
+    res = lesson10.check_kernels([(_large_here(), (48, 40, 48)), ("mma_warps", (48, 40, 48))], alpha=1.5, beta=-0.5)
+    assert all(r["ok"] and r["identity"] for r in res.values()), res
+
+
+@pytest.mark.gpu_only("in a GPU process the background compiles must leave numba's current context alone")
+def test_prefetch_equals_direct_compiles_and_keeps_the_gpu():
+    from numba import cuda
+    from kernels_numba.infra import offline
+    ctx = cuda.current_context()
+    lesson10.prefetch()
+    got = lesson10.compiled(lesson10.PREFETCH_COMPILES)
+    for name, cc in lesson10.PREFETCH_COMPILES:
+        direct = offline._compile_subprocess(name, cc)                   # the worker, bypassing the disk cache
+        assert (got[(name, cc)]["sass"], got[(name, cc)]["usage"]) == (direct["sass"], direct["usage"]), name
+    plain = lesson10._compile_fast_variant({"lean": False}, (9, 0)).result()
+    assert plain == lesson10._compile_fast_variant_now({"lean": False}, (9, 0))
+    ins = lesson10.FEATURES[0][1]
+    assert lesson10._probe(ins, "sm_80")[:2] == lesson10._probe_now(ins, "sm_80")[:2]
+    assert cuda.current_context() is ctx and not kn.device.SIMULATOR
+    assert lesson10._check_here(_large_here(), 32, 16, 32)["ok"]       # the GPU still runs kernels afterwards
