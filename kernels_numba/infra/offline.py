@@ -269,6 +269,7 @@ class _Worker:
 
     def __init__(self):
         self.proc = None
+        self.closed = False                      # set at interpreter exit: never start a worker after that
         self.lock = threading.Lock()
 
     def _start(self):
@@ -282,6 +283,8 @@ class _Worker:
         request = json.dumps([[n, list(cc)] for n, cc in pairs]) + "\n"
         with self.lock:
             for attempt in (1, 2):
+                if self.closed:
+                    raise OfflineCompileError("Python 이 끝나는 중이라 컴파일하지 않습니다 / exiting: no compile")
                 if self.proc is None or self.proc.poll() is not None:
                     self._start()
                 try:
@@ -309,8 +312,13 @@ class _Worker:
             self.proc = None
 
 
+def _close_worker():
+    _WORKER.closed = True
+    _WORKER.stop()
+
+
 _WORKER = _Worker()
-atexit.register(_WORKER.stop)
+atexit.register(_close_worker)
 
 
 def _compile_subprocess(name, cc):
