@@ -4,7 +4,6 @@ import math
 import re
 import subprocess
 import tempfile
-import threading
 from itertools import groupby
 
 import numpy as np
@@ -15,6 +14,7 @@ from kernels_numba.registry import module_of
 from sim import occupancy, pipeline
 
 from .lesson06 import racy_demo
+from .steps import Progress  # noqa: F401  (lesson09 and the notebook use it from here too)
 from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
 
 CCS = ((8, 0), (9, 0))
@@ -30,42 +30,6 @@ def _db():
 
 
 # ------------------------------------------------------------------ progress, compiles, "on your GPU"
-
-class Progress:
-    """A progress bar (tqdm: a widget in Jupyter, text on stderr elsewhere) whose elapsed time keeps moving during one
-    long step, such as a compile in a subprocess or Numba's first JIT of a kernel, refreshed from a thread."""
-
-    def __init__(self, total, desc, unit="단계"):
-        from tqdm.auto import tqdm
-        self.bar = tqdm(total=total, desc=desc, unit=unit, leave=True, mininterval=0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._tick, daemon=True)
-        self._thread.start()
-
-    def _tick(self):
-        while not self._stop.wait(1.0):
-            self.bar.refresh()
-
-    def update(self, n=1, note=None):
-        if note is not None:
-            self.bar.set_postfix_str(str(note), refresh=False)
-        self.bar.update(n)
-
-    def note(self, text):
-        self.bar.set_postfix_str(str(text))
-
-    def close(self):
-        self._stop.set()
-        self._thread.join()
-        self.bar.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
 
 _COMPILED = {}          # (kernel, cc) -> offline.try_compile result, for this process (a notebook's kernel)
 
@@ -96,9 +60,20 @@ def compiled(pairs, desc=None):
     return out
 
 
-def here_label(spec):
-    """How a figure computed for the present GPU is labelled next to the recorded one."""
-    return f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
+def here_label(gpu=None):
+    """'지금 이 GPU (<name>, CC x.y)': how a figure computed for `gpu` (a GpuSpec or a name in sim.occupancy.GPUS;
+    None: the GPU in use) is labelled next to the recorded one; None without a GPU (as lesson06/07/10.here_label)."""
+    spec = occupancy.get_spec(gpu) if gpu is not None else occupancy.current_gpu()
+    return None if spec is None else f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
+
+
+LANES_UNKNOWN = "모름 (이 GPU 의 FP32 유닛 수를 표에서 찾지 못함)"
+
+
+def _lanes_unknown(spec):
+    """The line for a GPU whose FP32 lanes per SM sim.occupancy's per-CC table lacks (spec_from_attributes gives 0 for
+    a CC it does not know, e.g. 8.7, 10.x, 12.1): a figure built on them cannot be computed there."""
+    return f"{here_label(spec)}: {LANES_UNKNOWN}"
 
 
 def gpu_here(gpu=None):
@@ -193,6 +168,8 @@ def tile_time_here(gpu=None):
     spec, _ = gpu_here(gpu)
     if spec is None:
         return None
+    if not spec.fp32_lanes_per_sm:
+        return Report([_lanes_unknown(spec)], cycles=None, ns=None, gpu=spec.name)
     DB = _db()
     fmas = DB.BM * DB.BN * DB.BK
     cycles = fmas // spec.fp32_lanes_per_sm
@@ -208,8 +185,9 @@ def buffer_table(n_tiles=4):
     if kn.device.SIMULATOR:
         tr = trace.shared_accesses("db", M=16, N=16, K=n_tiles * _db().BK)
     else:                                   # on a GPU the trace runs the simulator in a subprocess: a few seconds
-        with Progress(1, "시뮬레이터에서 db 블록 하나 실행·기록", unit="실행"):
+        with Progress(1, "시뮬레이터에서 db 블록 하나 실행·기록", unit="실행") as bar:
             tr = trace.shared_accesses("db", M=16, N=16, K=n_tiles * _db().BK)
+            bar.update(1)                          # done: the bar reaches its total (short of it, Jupyter paints it red)
     buf_bytes = {a: s[1] * s[2] * 4 for a, s in tr["shapes"].items()}
     seq = [(op, addr // buf_bytes[arr]) for arr, site, op, inst, tid, addr, w in tr["records"] if tid == 0]
     runs = [key for key, _ in groupby(seq)]
@@ -522,6 +500,8 @@ def issue_window_here(gpu=None):
     spec, _ = gpu_here(gpu)
     if spec is None:
         return None
+    if spec.fp32_lanes_per_sm < 4:                 # 0: the per-CC table does not know this GPU
+        return Report([_lanes_unknown(spec)], cycles=None, gpu=spec.name)
     DB = _db()
     fmas, lanes = DB.BK * DB.TM * DB.TN, spec.fp32_lanes_per_sm // 4
     cycles = fmas * 32 // lanes

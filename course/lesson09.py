@@ -183,37 +183,65 @@ def ptx_division_ops(name="async_copy", cc=(8, 0)):
 _UNBOUNDED = {}         # (kernel, cc) -> registers without launch_bounds, for this process
 
 
-def registers_unbounded_many(name="async_vec", ccs=((8, 0), (9, 0))):
+def registers_unbounded_many(name="async_vec", ccs=((8, 0), (9, 0)), desc="컴파일 (launch_bounds 없이, GPU 없이)"):
     """{cc: registers} of kernel `name` compiled offline WITHOUT its launch_bounds (what ptxas picks on its own), for
-    every cc; those not known yet compile in one subprocess (one Python start-up), through offline's disk cache."""
+    every cc; those not known in this process are read from offline's disk cache, and the first one missing there
+    starts ONE subprocess (one Python start-up) that compiles it and the rest, reporting one cc per line.
+
+    With `desc`, a progress bar advances one step per cc not known in this process (a compile takes seconds of CPU)."""
     import json
     import sys
     from kernels_numba.infra import offline
+    from .steps import Progress
     ccs = [tuple(cc) for cc in ccs]
     todo = [cc for cc in ccs if (name, cc) not in _UNBOUNDED]
-    if todo:
+    if not todo:
+        return {cc: _UNBOUNDED[name, cc] for cc in ccs}
+    results, proc = {}, {}
+
+    def start(rest):
         code = ("import json, sys; from numba import cuda; from kernels_numba.infra import offline as o\n"
-                f"k = o._kernel_by_name({name!r}); out = []\n"
-                f"for cc in {todo!r}:\n"
+                f"k = o._kernel_by_name({name!r})\n"
+                f"for cc in {rest!r}:\n"
                 "    with o.offline_device(cc):\n        ptx, _ = cuda.compile_ptx(k.py_func, o.SIG, cc=cc)\n"
-                "    out.append(o.cubin_report(o.ptx_to_cubin(ptx, cc))[1])\n"
-                "json.dump(out, sys.stdout)")
-        results = {}
+                "    print(json.dumps([cc, o.cubin_report(o.ptx_to_cubin(ptx, cc))[1]]), flush=True)\n")
+        env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+        env["PYTHONPATH"] = offline._ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        proc["err"] = tempfile.TemporaryFile(mode="w+")     # a file, not a pipe: Numba's warnings cannot fill it up
+        proc["p"] = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=proc["err"],
+                                     text=True, env=env)
 
-        def compile_all():
-            env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
-            env["PYTHONPATH"] = offline._ROOT + os.pathsep + env.get("PYTHONPATH", "")
-            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-            if p.returncode != 0:
-                raise offline.OfflineCompileError(p.stderr[-2000:])
-            results.update(zip(todo, json.loads(p.stdout)))
+    def compile_fn(cc):
+        if "p" not in proc:
+            start(todo[todo.index(cc):])
+        while cc not in results:                            # the subprocess answers in the order of `todo`
+            line = proc["p"].stdout.readline()
+            if not line:
+                proc["p"].wait()
+                proc["err"].seek(0)
+                raise offline.OfflineCompileError(f"{name} sm_{cc[0]}{cc[1]} (launch_bounds 없이) 컴파일 실패 / "
+                                                  f"compile failed:\n{proc['err'].read()[-2000:]}")
+            got, usage = json.loads(line)
+            results[tuple(got)] = usage
+        return {"usage": results[cc]}
 
-        for cc in todo:                       # a cache entry (an earlier run) is read; else all of todo compiles once
-            def compile_fn(cc=cc):
-                if not results:
-                    compile_all()
-                return {"usage": results[cc]}
-            _UNBOUNDED[name, cc] = offline._cached(name + "-unbounded", cc, compile_fn)["usage"]["registers"]
+    bar = Progress(len(todo), desc, unit="CC") if desc else None
+    try:
+        for cc in todo:
+            if bar:
+                bar.note(f"{name} sm_{cc[0]}{cc[1]}")
+            _UNBOUNDED[name, cc] = offline._cached(name + "-unbounded", cc, lambda cc=cc: compile_fn(cc))["usage"]["registers"]
+            if bar:
+                bar.update(1, f"{name} sm_{cc[0]}{cc[1]}")
+    finally:
+        if bar:
+            bar.close()
+        if "p" in proc:                     # what it still compiles was in the disk cache already: not needed
+            if proc["p"].poll() is None:
+                proc["p"].kill()
+            proc["p"].wait()
+            proc["p"].stdout.close()
+            proc["err"].close()
     return {cc: _UNBOUNDED[name, cc] for cc in ccs}
 
 
@@ -278,14 +306,43 @@ def _report(lines, **values):
     return Report(lines, **values)
 
 
-def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None):
-    """4.2's table (blocks per SM for the padded layout of S stages, `regs` registers) on the present GPU (or `gpu`);
-    None without one."""
+def stage_limits(gpu, regs=128, threads=256, stages=(2, 3, 4)):
+    """{S: Occupancy} of the padded layout of S stages with `regs` registers and `threads` threads on `gpu` (a GpuSpec
+    or a name in sim.occupancy.GPUS); a stage count whose shared memory exceeds the block's opt-in maximum is left out."""
     from sim import occupancy
+    spec = occupancy.get_spec(gpu)
+    return {S: occupancy.occupancy(spec, regs, threads, smem_bytes(S)) for S in stages
+            if smem_bytes(S) <= spec.smem_per_block_optin}
+
+
+def stage_limiters(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), gpus=None):
+    """{GPU name: sorted limiters of stage_limits over `stages`} for the GPUs of sim.occupancy.GPUS (or `gpus`) that
+    run kernel `name` (compute capability >= its min_cc): what 4.2's prose says about GPUs other than the H200."""
+    from sim import occupancy
+    import kernels_numba as kn
+    need = tuple(kn.get(name).min_cc or (0, 0))
+    out = {}
+    for g in (gpus or occupancy.GPUS):
+        spec = occupancy.get_spec(g)
+        if tuple(spec.cc) >= need:
+            occ = stage_limits(spec, regs, threads, stages)
+            out[spec.name] = sorted({o.limiter for o in occ.values()}) + (["too big"] if len(occ) < len(stages) else [])
+    return out
+
+
+def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None, name="async_copy"):
+    """4.2's table (blocks per SM for the padded layout of S stages, `regs` registers) on the present GPU (or `gpu`);
+    None without one; one line (no figures) where kernel `name` (the padded layout's kernel) does not run there."""
+    from sim import occupancy
+    import kernels_numba as kn
     from .lesson08 import gpu_here, here_label
     spec, _ = gpu_here(gpu)
     if spec is None:
         return None
+    need = kn.get(name).min_cc
+    if need and tuple(spec.cc) < tuple(need):
+        return _report([f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다 (cp.async: CC {need[0]}.{need[1]} "
+                        "이상 필요) -> 이 표의 값이 없습니다"], occ={}, gpu=spec.name, runs=False)
     lines, occ = [], {}
     for S in stages:
         if smem_bytes(S) > spec.smem_per_block_optin:
@@ -295,7 +352,7 @@ def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None):
         o = occ[S] = occupancy.occupancy(spec, regs, threads, smem_bytes(S))
         lines.append(f"{here_label(spec)} NUM_STAGES={S}: SM당 블록 한도: 공유 메모리 {o.limits['shared memory']}, "
                      f"레지스터 {o.limits['registers']} -> {o.blocks_per_sm}")
-    return _report(lines, occ=occ, gpu=spec.name)
+    return _report(lines, occ=occ, gpu=spec.name, runs=True)
 
 
 def loaded_here(names, gpu=None):
@@ -398,7 +455,7 @@ def check(name, M, N, K, seed=0):
     import numpy as np
     import kernels_numba as kn
     from kernels_numba import registry
-    from .lesson08 import Progress
+    from .steps import Progress
     # below sm_80 (a T4) the launch itself runs this kernel on the simulator in a subprocess and says so (subsim)
     module_of = registry.module_of
     rng = np.random.default_rng(seed)
@@ -408,8 +465,9 @@ def check(name, M, N, K, seed=0):
     if kn.device.SIMULATOR:
         module_of(name).launch(A, B, C)
     else:
-        with Progress(1, f"{name} {M}×{N}×{K}: 컴파일(처음 한 번)·실행", unit="실행"):
+        with Progress(1, f"{name} {M}×{N}×{K}: 컴파일(처음 한 번)·실행", unit="실행") as bar:
             module_of(name).launch(A, B, C)
+            bar.update(1)                 # done: the bar reaches its total (short of it, Jupyter paints it red)
     ref = A.astype(np.float64) @ B.astype(np.float64)
     nan = int(np.isnan(C).sum())
     err = float(np.nanmax(np.abs(C - ref))) if nan < C.size else float("nan")

@@ -1,4 +1,8 @@
-"""Progress bars for cells that take more than a few seconds: tqdm's widget in Jupyter, a text bar elsewhere."""
+"""Progress bars for cells that take more than a few seconds: tqdm's widget in Jupyter, a text bar elsewhere.
+
+A bar must reach its total when the work succeeded: in Jupyter tqdm paints a bar that closes short of its total red
+(the sign of a failure), so a one-step bar around one long call still calls update(1) when the call returns."""
+import threading
 import time
 
 from tqdm.auto import tqdm
@@ -11,21 +15,53 @@ def steps(items, desc, unit="단계"):
 
 
 class Bar:
-    """A progress bar advanced by hand: `with Bar(total, desc) as bar: ...; bar.update(1)`."""
+    """A progress bar advanced by hand: `with Bar(total, desc) as bar: ...; bar.update(1)`. `bar.bar` is the tqdm."""
 
     def __init__(self, total, desc, unit="단계"):
-        self._bar = tqdm(total=total, desc=desc, unit=unit, leave=True, mininterval=0.2)
+        self.bar = tqdm(total=total, desc=desc, unit=unit, leave=True, mininterval=0.2)
         self.start = time.perf_counter()
+
+    @property
+    def _bar(self):                     # the earlier name of self.bar
+        return self.bar
 
     def update(self, n=1, note=None):
         """Advance by n steps; `note` (e.g. the kernel just done) is shown after the bar."""
         if note is not None:
-            self._bar.set_postfix_str(str(note), refresh=False)
-        self._bar.update(n)
+            self.bar.set_postfix_str(str(note), refresh=False)
+        self.bar.update(n)
+
+    def note(self, text):
+        """Show `text` (what is being done now) after the bar without advancing it."""
+        self.bar.set_postfix_str(str(text))
+
+    def close(self):
+        self.bar.close()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self._bar.close()
+        self.close()
         return False
+
+
+class Progress(Bar):
+    """A Bar whose elapsed time keeps moving during one long step (a compile in a subprocess, Numba's first JIT of a
+    kernel): a thread redraws it every second. The thread only redraws the bar (tqdm's own lock); it never calls
+    Numba or anything else of the work, which stays in the caller's thread."""
+
+    def __init__(self, total, desc, unit="단계"):
+        super().__init__(total, desc, unit)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+        self._thread.start()
+
+    def _tick(self):
+        while not self._stop.wait(1.0):
+            self.bar.refresh()
+
+    def close(self):
+        self._stop.set()
+        self._thread.join()
+        super().close()

@@ -202,3 +202,109 @@ def test_compiled_compiles_each_pair_once(monkeypatch):
     b = L8.compiled([("db", (9, 0)), ("db", (8, 0))])
     assert calls == [[("db", (8, 0)), ("db", (9, 0))]] and a == b
     assert a["db", (8, 0)]["usage"]["registers"] == offline.compile_kernel("db", (8, 0))["usage"]["registers"]
+
+
+# ------------------------------------------------------------------ progress bars, unknown GPUs, labels (review of 9a40c97)
+
+def _recording(monkeypatch, where):
+    """Replace `where`.Progress by a subclass that remembers every bar it makes."""
+    from course import steps
+    bars = []
+
+    class Rec(steps.Progress):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            bars.append(self)
+
+    monkeypatch.setattr(where, "Progress", Rec)
+    return bars
+
+
+def test_finished_bars_reach_their_total():
+    """Jupyter's tqdm paints a bar red when it closes short of its total: a bar whose work succeeded must not."""
+    from course.steps import Bar, Progress, steps
+    with Progress(1, "한 단계") as p:
+        p.note("일하는 중")
+        p.update(1)
+    with Bar(3, "세 단계") as b:
+        for i in range(3):
+            b.update(1, i)
+    it = steps(["a", "b"], "둘")
+    for _ in it:
+        pass
+    assert (p.bar.n, b.bar.n, it.n) == (p.bar.total, b.bar.total, it.total) == (1, 3, 2)
+    assert not p._thread.is_alive()                 # the redraw thread stops with the bar
+
+
+def test_buffer_table_bar_reaches_its_total(monkeypatch):
+    """On a GPU buffer_table wraps the simulator trace in a one-step bar; it ends at 1/1 and the table is the same."""
+    bars = _recording(monkeypatch, L8)
+    sim_table = L8.buffer_table()["table"]
+    monkeypatch.setattr(kn.device, "SIMULATOR", False)          # take the GPU branch; the trace runs the same way
+    assert L8.buffer_table()["table"] == sim_table
+    assert len(bars) == 1 and bars[0].bar.n == bars[0].bar.total == 1
+
+
+def test_compiled_bar_reaches_its_total(monkeypatch):
+    bars = _recording(monkeypatch, L8)
+    monkeypatch.setattr(L8, "_COMPILED", {})
+    L8.compiled([("db", (8, 0)), ("db_overlap", (8, 0))], "컴파일")
+    assert len(bars) == 1 and bars[0].bar.n == bars[0].bar.total == 2
+
+
+def test_gpu_without_fp32_lanes_in_the_table():
+    """spec_from_attributes gives fp32_lanes_per_sm = 0 for a CC the per-CC table lacks (8.7, 10.x, 12.1): the
+    figures built on the lanes say 'unknown' instead of dividing by zero."""
+    import dataclasses
+    spec = dataclasses.replace(occupancy.GPUS["A100"], name="Jetson AGX Orin", cc=(8, 7), fp32_lanes_per_sm=0)
+    for rep in (L8.tile_time_here(spec), L8.issue_window_here(spec)):
+        assert rep.lines == [f"지금 이 GPU (Jetson AGX Orin, CC 8.7): {L8.LANES_UNKNOWN}"] and rep["cycles"] is None
+    assert L8.LANES_UNKNOWN == "모름 (이 GPU 의 FP32 유닛 수를 표에서 찾지 못함)"
+
+
+def test_here_label_takes_a_gpu_like_the_other_lessons():
+    from course import lesson06
+    spec = occupancy.GPUS["RTX 3060"]
+    assert L8.here_label(spec) == L8.here_label("RTX 3060") == lesson06.here_label(spec) == "지금 이 GPU (RTX 3060, CC 8.6)"
+    if kn.device.SIMULATOR:
+        assert L8.here_label() is None
+
+
+def test_prose_register_counts_are_the_offline_compile():
+    """nb08 3.5 fills its offline register counts of db from the committed kernel x target matrix: the same numbers
+    as the cell's offline compile (compiled(), what shared_by_stages prints)."""
+    from kernels_numba.infra import table
+    rows = {r["target"]: r for r in table.load_targets()["rows"] if r["kernel"] == "db"}
+    sb = L8.shared_by_stages(REC)
+    assert sb["regs"] == {(8, 0): rows["sm_80"]["registers"], (9, 0): rows["sm_90"]["registers"]}
+
+
+# ------------------------------------------------------------------ on a real GPU (the lead runs these on an H100)
+
+@pytest.mark.gpu_only("compares the figures of the GPU in use with the kernels loaded on it")
+def test_here_figures_on_this_gpu():
+    spec = occupancy.current_gpu()
+    names = ("db", "db_overlap", "db_ptx")
+    kh = L8.kernels_here(names)
+    assert kh["source"] == "loaded" and kh["gpu"] == spec.name
+    for name in names:
+        assert kh["occ"][name] == occupancy.occupancy_here(name)
+    assert all(line.startswith(L8.here_label()) for line in kh.lines)
+    t = L8.tile_time_here()
+    assert t["gpu"] == spec.name and (t["cycles"] is None) == (spec.fp32_lanes_per_sm == 0)
+    ob = L8.occupancy_by_stages({(8, 0): 126, (9, 0): 127})
+    regs = occupancy.occupancy_here("db").regs_per_thread
+    assert ob["occ_here"][2] == occupancy.occupancy(spec, regs, kn.get("db").module.THREADS, 2 * L8.smem_per_stage())
+
+
+@pytest.mark.gpu_only("measures db against cuBLAS on the GPU (needs CuPy)")
+def test_bench_table_with_a_live_run():
+    from course import measure
+    live = measure.benchmark(sizes=(256,), kernels=["db"])
+    if live is None:
+        pytest.skip("measure.benchmark gave no result (no CuPy, or bench_gpu missing): nothing live to show")
+    bt = L8.bench_table(REC, live)
+    cc = live["cc"]
+    assert f"지금 이 GPU ({live['gpu']}, CC {cc[0]}.{cc[1]}) — {live['date']}" in str(bt)
+    assert bt["live_sizes"] == [256] and 0 < bt["live_ratio"]["db", 256] and bt["live_ratio"]["cuBLAS", 256] == 1.0
+    assert bt["ratio"] == L8.bench_table(REC)["ratio"]

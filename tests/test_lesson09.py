@@ -207,23 +207,93 @@ def test_stage_limits_and_loaded_here(g):
     from sim import occupancy
     spec = occupancy.GPUS[g]
     st = L.stage_limits_here(gpu=spec)
-    for S in (2, 3, 4):
-        assert st["occ"][S] == occupancy.occupancy(spec, 128, 256, L.smem_bytes(S))
+    if spec.cc < (8, 0):                 # no cp.async: one line, no figures
+        assert st["occ"] == {} and len(st.lines) == 1 and "돌지 않습니다" in st.lines[0] and "CC 8.0" in st.lines[0]
+    else:
+        for S in (2, 3, 4):
+            assert st["occ"][S] == occupancy.occupancy(spec, 128, 256, L.smem_bytes(S))
     lh = L.loaded_here(("async_vec", "async_bk16", "async_wide"), spec)
     for name in ("async_vec", "async_bk16", "async_wide"):
         assert lh["occ"][name] == occupancy.kernel_occupancy(name, spec)      # None below CC 8.0 (no cp.async)
     assert all(line.startswith(f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})") for line in lh.lines + st.lines)
 
 
-def test_t4_has_its_own_stage_limit():
-    """4.2 says shared memory does not limit blocks on the H200; on a T4 (64 KiB per SM) 4 padded stages do."""
-    t4, h200 = L.stage_limits_here(gpu="T4"), L.stage_limits_here(gpu="H200")
-    assert t4["occ"][4].blocks_per_sm == 1 and t4["occ"][4].limiter == "shared memory"
-    assert all(o.limiter == "registers" for o in h200["occ"].values())
+def test_stage_limiters_say_what_the_model_computes():
+    """4.2's prose (filled in by nb09.py from stage_limiters): on every GPU of the table that runs cp.async, the
+    padded 2-4 stage layouts with 128 registers are register-limited; a T4 (CC 7.5) is not in it and gets one line."""
+    from sim import occupancy
+    lim = L.stage_limiters("async_copy")
+    assert "T4" not in lim and {"RTX 3060", "L4", "RTX 5090", "A100", "H100", "H200"} <= set(lim)
+    for g in ("RTX 3060", "L4", "RTX 5090", "A100"):
+        occ = [occupancy.occupancy(g, 128, 256, L.smem_bytes(S)) for S in (2, 3, 4)]
+        assert lim[g] == ["registers"] and all(o.limiter == "registers" for o in occ)
+        assert L.stage_limits(g) == dict(zip((2, 3, 4), occ))
+    t4 = L.stage_limits_here(gpu="T4")
+    assert len(t4.lines) == 1 and t4["occ"] == {} and t4["runs"] is False
     assert "돌지 않습니다" in str(L.loaded_here(("async_vec",), "T4"))
+
+
+def test_unbounded_registers_show_one_bar_step_per_cc(monkeypatch):
+    """A compile the process has not done yet shows a bar, one step per compute capability, that ends at its total."""
+    from course import steps
+    bars = []
+
+    class Rec(steps.Progress):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            bars.append(self)
+
+    monkeypatch.setattr(steps, "Progress", Rec)
+    monkeypatch.setattr(L, "_UNBOUNDED", {})
+    regs = L.registers_unbounded_many("async_vec", ((8, 0), (9, 0)))
+    assert len(bars) == 1 and bars[0].bar.total == 2 and bars[0].bar.n == 2
+    assert regs == L.registers_unbounded_many("async_vec", ((9, 0), (8, 0))) and len(bars) == 1   # known: no bar
+
+
+def test_check_bar_reaches_its_total(monkeypatch):
+    """check() outside the simulator wraps the first launch in a one-step bar: it must end at 1/1 (not red)."""
+    from course import steps
+    bars = []
+
+    class Rec(steps.Progress):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            bars.append(self)
+
+    monkeypatch.setattr(steps, "Progress", Rec)
+    monkeypatch.setattr(kn.device, "SIMULATOR", False)        # the GPU branch; the launch itself is unchanged
+    r = L.check("async_copy", 16, 16, 40)
+    assert r["ok"] and len(bars) == 1 and bars[0].bar.n == bars[0].bar.total == 1
 
 
 @pytest.mark.skipif(not kn.device.SIMULATOR, reason="without a GPU there is no 'this GPU' to report")
 def test_no_here_figures_without_a_gpu():
     assert L.stage_limits_here() is None and L.loaded_here(("async_vec",)) is None
     assert L.unbounded_blocks("async_vec")["here"] is None
+
+
+# ------------------------------------------------------------------ on a real GPU (the lead runs these on an H100)
+
+@pytest.mark.gpu_only("compares the figures of the GPU in use with the kernels loaded on it")
+def test_here_figures_on_this_gpu():
+    from sim import occupancy
+    spec = occupancy.current_gpu()
+    names = ("db_overlap", "async_copy", "async_vec", "async_bk16", "async_wide")
+    lh = L.loaded_here(names)
+    for name in names:
+        assert lh["occ"][name] == occupancy.occupancy_here(name), name     # None where it cannot run here
+    assert lh["source"] == "loaded" and all(line.startswith(f"지금 이 GPU ({spec.name}, CC ") for line in lh.lines)
+    st = L.stage_limits_here()
+    if spec.cc < (8, 0):
+        assert st["occ"] == {} and len(st.lines) == 1
+    else:
+        assert st["occ"] == L.stage_limits(spec)
+        ub = L.unbounded_blocks("async_vec")
+        assert ub["bounded"][spec.name] == occupancy.occupancy_here("async_vec").blocks_per_sm
+        assert spec.cc in ub["regs"] and ub["here"].startswith(f"지금 이 GPU ({spec.name}")
+
+
+@pytest.mark.gpu_only("runs the cp.async kernel on the GPU (below CC 8.0: on the simulator in a subprocess)")
+def test_check_async_vec_on_this_gpu():
+    r = L.check("async_vec", 133, 70, 37)
+    assert r["ok"] and r["nan"] == 0, r

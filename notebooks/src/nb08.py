@@ -30,6 +30,20 @@ for _k in ("db", "db_ptx", "db_overlap", "regblock_opt", "regblock_vec"):
 FIG["regs_db"] = REC34["resources"]["db"]["registers"]
 FIG["max_math_pipe"] = f"{max(v['percent']['math_pipe_throttle'] for v in _ST.values()):.1f}"
 FIG["idle_db_overlap"] = f"{100 - 100 * _USE['db_overlap']:.0f}"
+# 3.5's offline register counts of db: the committed kernel x target matrix (kernels_numba/infra/targets.json, made
+# by compiling each kernel for each target; tests/test_lesson08.py checks it equals the cell's offline compile), and
+# the occupancy they give (sim/occupancy.py), never typed
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from kernels_numba.infra import table as _table  # noqa: E402
+from sim import occupancy as _occ  # noqa: E402
+
+_DBROWS = {r["target"]: r for r in _table.load_targets()["rows"] if r["kernel"] == "db"}
+_DBOCC = {g: _occ.occupancy(g, _DBROWS[_occ.GPUS[g].arch]["registers"], _DBROWS["sm_80"]["threads"],
+                            _DBROWS["sm_80"]["smem_static"]) for g in ("A100", "H100", "H200")}
+assert len({(o.blocks_per_sm, o.active_warps, o.percent) for o in _DBOCC.values()}) == 1, "3.5's prose: one figure"
+FIG.update(regs_db_sm80=_DBROWS["sm_80"]["registers"], regs_db_sm90=_DBROWS["sm_90"]["registers"],
+           db_blocks=_DBOCC["A100"].blocks_per_sm, db_warps=_DBOCC["A100"].active_warps,
+           db_occ=f"{_DBOCC['A100'].percent:.0f}", db_smem_blocks_a100=_DBOCC["A100"].limits["shared memory"])
 
 
 def md(s):
@@ -266,9 +280,9 @@ if here:
 # 예상 출력: db, db_overlap, db_ptx 모두 API 2블록/SM = 모델 2블록/SM ✓ / PASS: 모델 = CUDA 점유율 API
 """)
 md(r"""
-* 공유 메모리만 보면 A100 에 9블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 126개·sm_90 127개, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **2블록**(16워프, 점유율 25%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
+* 공유 메모리만 보면 A100 에 {{db_smem_blocks_a100}}블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 {{regs_db_sm80}}개·sm_90 {{regs_db_sm90}}개, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **{{db_blocks}}블록**({{db_warps}}워프, 점유율 {{db_occ}}%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
 * 그래서 이 커널에서 더블 버퍼링의 공유 메모리 비용은 점유율로는 **공짜**입니다. 버퍼를 늘려 점유율이 떨어지는 것은 공유 메모리가 한도인 커널의 이야기입니다.
-* 그 대신 SM 에 워프가 16개(A100·H100·H200)뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
+* 그 대신 SM 에 워프가 {{db_warps}}개(A100·H100·H200)뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
 
 ## 4. 코드 분석: 우리 `db` 커널
 
@@ -312,7 +326,7 @@ print(f"db_overlap sm_90: 첫 LDG 와 첫 STS 사이 FFMA {sum(n for k, n in ord
 #            db_overlap … LDG×16 → 계산(LDS+FFMA)×544 → STS×8 → BAR×1 | … FFMA 512개 / … 사이 FFMA 512개
 """)
 md(r"""
-* `db`: 숫자는 명령의 **개수**입니다. ptxas 는 LDG 8개(A 4 + B 4) 가운데 7개를 먼저 내고, STS 2개, 마지막 LDG, 나머지 STS 14개 순서로 섞어 놓았습니다(STS 가 16개인 것은 값을 저장하는 길과 행렬 밖에 0을 저장하는 길이 따로 있기 때문). 어느 쪽이든 **첫 LDG 와 첫 STS 사이에 FFMA 가 하나도 없고**, 모든 STS 가 계산보다 앞에 있습니다. STS 는 LDG 가 가져온 레지스터를 저장하므로, 워프는 **STS 에서 자기 로드가 도착할 때까지 멈춘 뒤에야** 계산을 시작합니다. 한 워프 안에서는 로드와 연산이 겹치지 않고, 그 시간을 메우는 것은 같은 SM 의 **다른 워프**(다른 블록 포함)뿐입니다. 3.5절에서 본 것처럼 SM 에 워프가 16개뿐입니다. 계산 80개는 펼쳐지지 않은 k 루프 한 번(LDS 16 + FFMA 64)이고 8번 돕니다.
+* `db`: 숫자는 명령의 **개수**입니다. ptxas 는 LDG 8개(A 4 + B 4) 가운데 7개를 먼저 내고, STS 2개, 마지막 LDG, 나머지 STS 14개 순서로 섞어 놓았습니다(STS 가 16개인 것은 값을 저장하는 길과 행렬 밖에 0을 저장하는 길이 따로 있기 때문). 어느 쪽이든 **첫 LDG 와 첫 STS 사이에 FFMA 가 하나도 없고**, 모든 STS 가 계산보다 앞에 있습니다. STS 는 LDG 가 가져온 레지스터를 저장하므로, 워프는 **STS 에서 자기 로드가 도착할 때까지 멈춘 뒤에야** 계산을 시작합니다. 한 워프 안에서는 로드와 연산이 겹치지 않고, 그 시간을 메우는 것은 같은 SM 의 **다른 워프**(다른 블록 포함)뿐입니다. 3.5절에서 본 것처럼 SM 에 워프가 {{db_warps}}개뿐입니다 (A100·H100·H200). 계산 80개는 펼쳐지지 않은 k 루프 한 번(LDS 16 + FFMA 64)이고 8번 돕니다.
 * 왜 컴파일러가 STS 를 계산 뒤로 미루지 않을까요? 프리페치는 `As[next_buf, ...]` 에 쓰고 계산은 `As[curr_buf, ...]` 를 읽는데, 버퍼 번호가 실행 중에 정해지므로(`kt % 2`) 컴파일러는 둘이 겹치지 않는다는 것을 증명할 수 없고, 소스에 적힌 순서(저장 → 읽기)를 지킵니다.
 * 처방은 소스에서 순서를 직접 바꾸는 것입니다: **글로벌 → 레지스터(LDG)를 계산 전에, 레지스터 → 공유 메모리(STS)를 계산 뒤에.** `db_overlap` 의 SASS 가 바로 그 순서입니다: LDG 16개(다음 타일 8개와 경계 검사가 있는 가장자리용 8개, 4.6절) 뒤에 타일 하나의 계산(완전히 펼친 k 루프: FFMA 512 = BK·TM·TN + LDS.128 32)이 오고, 그 뒤에 STS 8개가 옵니다.
 """)

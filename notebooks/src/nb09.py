@@ -48,6 +48,24 @@ FIG.update({
     "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
     "race_seed_wrong": RACE["cases"]["demo_async_seed_tail"]["wrong_runs"],
 })
+# 4.2's model figures: computed here with sim/occupancy.py and course/lesson09.py, never typed
+sys.path.insert(0, str(ROOT))
+from course import lesson09 as _L9  # noqa: E402
+from sim import occupancy as _occ  # noqa: E402
+import kernels_numba as _kn  # noqa: E402
+
+_LIM = _L9.stage_limiters("async_copy")                  # GPUs of the table that run cp.async (CC >= 8.0)
+_REG = [g for g, lim in _LIM.items() if lim == ["registers"] and g != "H200"]
+_OTHER = {g: lim for g, lim in _LIM.items() if lim != ["registers"]}
+_NEED = _kn.get("async_copy").min_cc
+FIG.update({
+    "h200_smem_kib": _occ.GPUS["H200"].smem_per_sm // 1024,
+    "static_kib": _occ.GPUS["H200"].smem_per_block_default // 1024,
+    "need_cc": f"{_NEED[0]}.{_NEED[1]}",
+    "reg_limited": ", ".join(_REG),
+    "other_limited": "".join(f" {g} 에서는 제한 요인이 {', '.join(_occ.LIMITER_KO.get(x, x) for x in lim)} 입니다."
+                             for g, lim in _OTHER.items()),
+})
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -246,7 +264,7 @@ if here:
     print(here)
 """)
 md(r"""
-SM 하나의 공유 메모리(H200 에서 최대 228 KiB 까지 배정)는 이 크기의 블록을 여러 개 담으므로 H200 에서는 공유 메모리가 블록 수를 제한하지 않고, 제한은 레지스터입니다 (5절). SM 의 공유 메모리가 작은 GPU(예: T4 는 64 KiB)에서는 4단이 공유 메모리로 제한될 수 있습니다: GPU 가 있으면 위 셀이 그 GPU 의 값도 보여 줍니다. 블록당 48 KiB 라는 정적 선언의 한도(8.1절)는 **블록 하나**의 크기 한도이지 SM당 블록 수의 한도가 아닙니다.
+SM 하나의 공유 메모리(H200 에서 최대 {{h200_smem_kib}} KiB 까지 배정)는 이 크기의 블록을 여러 개 담으므로 H200 에서는 공유 메모리가 블록 수를 제한하지 않고, 제한은 레지스터입니다 (5절). 같은 모델로 계산하면 cp.async 가 도는(CC {{need_cc}} 이상) 다른 GPU — {{reg_limited}} — 에서도 2·3·4단 모두 제한은 레지스터입니다 (레지스터 128개, 256 스레드일 때).{{other_limited}} CC {{need_cc}} 미만 GPU 에서는 cp.async 커널이 돌지 않으므로 이 표가 없습니다. GPU 가 있으면 위 셀이 그 GPU 의 값(또는 돌지 않는다는 한 줄)을 보여 줍니다. 블록당 {{static_kib}} KiB 라는 정적 선언의 한도(8.1절)는 **블록 하나**의 크기 한도이지 SM당 블록 수의 한도가 아닙니다.
 
 ### 4.3 파이프라인 구조와 반복 추적
 
@@ -528,7 +546,7 @@ if here:
     print(here)
 """)
 code(r"""
-# 루프의 LDS: H200 기록(자리 채움 포함) = 실행되는 것 + @!PT (처음 한 번 sm_90 컴파일, async_wide 는 CPU 로 30초 안팎)
+# 루프의 LDS: H200 기록(자리 채움 포함) = 실행되는 것 + @!PT (처음 한 번 GPU 없이 sm_90 컴파일: 진행 막대)
 for r in L.lds_ratio_rows():
     print(f"{r['name']:10s} 루프 LDS {r['recorded_lds']:3d} = {r['real_lds']:3d} {r['forms']} + @!PT {r['placeholders']:2d}"
           f"  FFMA {r['ffma']:4d}  FFMA/LDS {r['ratio']:.1f}")
