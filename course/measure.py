@@ -19,11 +19,18 @@ import kernels_numba as kn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1024, 2048, 4096)          # the sizes of the recorded runs
-BUDGET_S = 8.0                      # GPU seconds one benchmark cell may take (estimated); the rest of ~10 s: CuPy
-#                                     start-up and compiling kernels the notebook has not launched yet
+BUDGET_S = 10.0                     # seconds one benchmark cell may take (estimated), compiles included; the notebooks'
+#                                     prose states this figure (their generators read it from here)
 MIN_MS = 150.0                      # bench_gpu._timeit: timed calls of one (size, kernel) take at least this long
 MARGIN = 1.5                        # GPUs under load run below their boost clock (a 70 W T4 well below): slower
 UNKNOWN_RATIO = 0.02                # a kernel without a record: assume it is this slow against cuBLAS (naive: 0.025)
+# Allowances, not measurements (no T4 was available): a Numba JIT of a Level 1-3 kernel not launched yet in this
+# process (the same NVVM + PTX assembly as an offline compile, which took 0.5-1.1 s per kernel on a 2-core machine on
+# 2026-11-25: tiled 0.47 s, tiled_k32 0.50 s, regblock 1.06 s), and CuPy's first use in a process (cuBLAS handle, its
+# random/elementwise/reduction kernels compiled by NVRTC unless its disk cache has them).
+JIT_S = 1.0
+CUPY_WARMUP_S = 2.0
+_CUPY_WARM = []                     # [True] once a benchmark ran CuPy in this process
 
 
 def have_gpu():
@@ -63,12 +70,16 @@ def _recorded_speeds():
     return ratios, (max(cublas) if cublas else 0.75)
 
 
-def estimate_seconds(kernels, n, gpu, first=True, min_ms=MIN_MS):
-    """Estimated seconds bench_gpu.run spends at size n on `gpu` (a sim.occupancy GpuSpec): cuBLAS with its float64
-    reference, then each kernel (warm-up, correctness, alpha/beta at the first size, timed batches of >= min_ms)."""
+def estimate_seconds(kernels, n, gpu, first=True, min_ms=MIN_MS, peak_tflops=None):
+    """Estimated GPU seconds bench_gpu.run spends at size n on `gpu` (a sim.occupancy GpuSpec): cuBLAS with its float64
+    reference, then each kernel (warm-up, correctness, alpha/beta at the first size, timed batches of >= min_ms).
+    peak_tflops: the FP32 peak to size by (None: gpu's from its spec); a ValueError where neither is known."""
     ratios, cublas_frac = _recorded_speeds()
     flops = 2.0 * n ** 3
-    peak = gpu.fp32_peak_tflops or 8.0           # a CC the course has no lane count for: assume a T4-class peak
+    peak = peak_tflops or gpu.fp32_peak_tflops
+    if not peak:
+        raise ValueError(f"{gpu.name} (CC {gpu.cc[0]}.{gpu.cc[1]}) 의 FP32 피크를 모릅니다 (SM 당 FP32 레인 수가 과정의 "
+                         "표에 없음): peak_tflops= 로 주세요. / unknown FP32 peak for this GPU: pass peak_tflops=.")
     cublas_flops = cublas_frac * peak * 1e12     # FLOP/s
     floor = min_ms / 1e3
 
@@ -84,34 +95,107 @@ def estimate_seconds(kernels, n, gpu, first=True, min_ms=MIN_MS):
     return total
 
 
-def plan_sizes(kernels, sizes=SIZES, gpu=None, budget_s=BUDGET_S):
-    """{'sizes': kept, 'dropped': [(n, seconds)], 'seconds': estimate of the kept ones, 'gpu': name}: the largest sizes
-    are dropped until the estimate fits budget_s (the smallest size is always kept). gpu: a GpuSpec (None: this GPU)."""
+def _compiled_here(name):
+    """True if kernel `name` already has a compiled overload in this process (its Numba dispatcher's `overloads`)."""
+    try:
+        return bool(kn.get(name).kernel.overloads)
+    except Exception:  # noqa: BLE001 — a dispatcher without `overloads`: count it as still to compile
+        return False
+
+
+def compile_seconds(kernels, compiled=None, cupy_warm=None):
+    """Seconds of compiling before the benchmark's GPU work: JIT_S per kernel not compiled yet in this process, plus
+    CUPY_WARMUP_S the first time CuPy runs. compiled: names already compiled (None: ask each Numba dispatcher);
+    cupy_warm: None asks whether a benchmark already ran in this process."""
+    todo = [k for k in kernels if not (k in compiled if compiled is not None else _compiled_here(k))]
+    warm = bool(_CUPY_WARM) if cupy_warm is None else cupy_warm
+    return len(todo) * JIT_S + (0.0 if warm else CUPY_WARMUP_S)
+
+
+def plan_sizes(kernels, sizes=SIZES, gpu=None, budget_s=BUDGET_S, compile_s=None, peak_tflops=None):
+    """{'sizes': kept, 'dropped': [(n, seconds)], 'seconds': estimate of the whole cell, 'compile': its compiling part,
+    'gpu': name, 'peak_known': bool}: the largest sizes are dropped until compiling + GPU work fit budget_s (the
+    smallest size is always kept). gpu: a GpuSpec (None: this GPU); compile_s: None: compile_seconds(kernels).
+    A GPU whose FP32 peak is unknown (not in the course's table) and no peak_tflops: only the smallest size."""
     from sim import occupancy as occ
     gpu = gpu if gpu is not None else occ.current_gpu()
     sizes = sorted(int(n) for n in sizes)
     if not sizes:
         raise ValueError("sizes 가 비었습니다 / no sizes: 예 (1024, 2048)")
     if gpu is None or budget_s is None:
-        return {"sizes": sizes, "dropped": [], "seconds": None, "gpu": None if gpu is None else gpu.name}
-    est = {n: estimate_seconds(kernels, n, gpu, first=(n == sizes[0])) for n in sizes}
+        return {"sizes": sizes, "dropped": [], "seconds": None, "compile": None,
+                "gpu": None if gpu is None else gpu.name, "peak_known": gpu is not None and bool(gpu.fp32_peak_tflops)}
+    comp = compile_seconds(kernels) if compile_s is None else compile_s
+    peak = peak_tflops or gpu.fp32_peak_tflops
+    if not peak:                         # nothing to size by: the smallest size only, its time unknown
+        return {"sizes": sizes[:1], "dropped": [(n, None) for n in sizes[1:]], "seconds": None, "compile": comp,
+                "gpu": gpu.name, "peak_known": False}
+    est = {n: estimate_seconds(kernels, n, gpu, first=(n == sizes[0]), peak_tflops=peak) for n in sizes}
     kept = list(sizes)
-    while len(kept) > 1 and sum(est[n] for n in kept) > budget_s:
+    while len(kept) > 1 and comp + sum(est[n] for n in kept) > budget_s:
         kept.pop()
     return {"sizes": kept, "dropped": [(n, est[n]) for n in sizes if n not in kept],
-            "seconds": sum(est[n] for n in kept), "gpu": gpu.name}
+            "seconds": comp + sum(est[n] for n in kept), "compile": comp, "gpu": gpu.name, "peak_known": True,
+            "peak_from": "cuBLAS" if peak_tflops else "spec"}
 
 
 def plan_lines(plan, budget_s=BUDGET_S):
     """Korean lines saying which sizes a plan measures and which it dropped, and why (empty if nothing dropped)."""
     if not plan["dropped"]:
         return []
+    kept = ", ".join(f"{n}³" for n in plan["sizes"])
+    every = ", ".join(str(n) for n in (*plan["sizes"], *(n for n, _ in plan["dropped"])))
+    how = f"모두 재려면 measure.benchmark(..., sizes=({every})) 를 부르세요."
+    if not plan["peak_known"]:
+        return [f"ℹ️ 이 GPU ({plan['gpu']}) 의 FP32 피크를 모릅니다 (SM 당 FP32 레인 수가 과정의 표에 없음): 걸릴 "
+                f"시간을 어림할 수 없어 가장 작은 크기 {kept} 만 잽니다. {how} / unknown FP32 peak: measuring the "
+                "smallest size only."]
     drop = ", ".join(f"{n}³ (약 {s:.0f}초)" for n, s in plan["dropped"])
+    speed = "cuBLAS 로 잠깐 잰 속도" if plan.get("peak_from") == "cuBLAS" else "GPU 의 FP32 피크"
     return [f"ℹ️ 이 GPU ({plan['gpu']}) 에서는 {drop} 를 건너뜁니다: 셀 하나가 약 {budget_s:.0f}초 안에 끝나도록 "
-            f"GPU 의 FP32 피크와 기록된 커널 속도로 시간을 어림했습니다 (재는 크기 "
-            f"{', '.join(f'{n}³' for n in plan['sizes'])}, 예상 약 {plan['seconds']:.0f}초). 모두 재려면 "
-            f"measure.benchmark(..., sizes=(1024, 2048, 4096)) / sizes dropped to keep the cell near "
-            f"{budget_s:.0f} s on this GPU."]
+            f"{speed}와 기록된 커널 속도로 시간을 어림했습니다 (재는 크기 {kept}, 예상 약 "
+            f"{plan['seconds']:.0f}초, 그 가운데 처음 쓰는 커널의 컴파일과 CuPy 준비 약 {plan['compile']:.0f}초). "
+            f"{how} / sizes dropped to keep the cell near {budget_s:.0f} s on this GPU."]
+
+
+def _probe_peak_tflops(n=1024, reps=5):
+    """An FP32 peak to size the benchmark by on a GPU the course's table does not know: a quick cuBLAS SGEMM (CuPy)
+    timing divided by cuBLAS's recorded fraction of the peak (a second or less even on a slow GPU). None on failure."""
+    try:
+        import cupy as cp
+        A = cp.ones((n, n), cp.float32)
+        C = cp.empty((n, n), cp.float32)
+        cp.matmul(A, A, out=C)                       # warm-up: cuBLAS handle and its kernel choice
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for _ in range(reps):
+            cp.matmul(A, A, out=C)
+        end.record()
+        end.synchronize()
+        seconds = cp.cuda.get_elapsed_time(start, end) / 1e3 / reps
+        return 2.0 * n ** 3 / seconds / 1e12 / _recorded_speeds()[1]
+    except Exception:  # noqa: BLE001 — no estimate: the plan keeps the smallest size only
+        return None
+
+
+class _NoBar:
+    """Stands in for course.steps.Bar when the caller asked for no progress bar."""
+
+    def update(self, n=1, note=None):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _bar(progress, total, desc, unit):
+    if not progress:
+        return _NoBar()
+    from course.steps import Bar
+    return Bar(total, desc, unit=unit)
 
 
 def _bench_module():
@@ -133,13 +217,14 @@ def _runnable(kernels):
             and s.dtype == np.float32 and s.runs_here()]
 
 
-def benchmark(sizes=None, kernels=None, timeout=600, budget_s=BUDGET_S, progress=True):
+def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True):
     """Measure `kernels` against cuBLAS on this GPU (benchmarks/bench_gpu.run): its result dict, or None without a GPU.
 
-    sizes=None: SIZES, less the largest ones whose estimated time on this GPU would not fit budget_s (the cell says
-    which and why; budget_s=None keeps all); given sizes are all measured. The run happens in this process, so kernels
-    the notebook already launched on this GPU are not compiled again, and a progress bar advances per (size, kernel).
-    result['plan'] says what was planned. timeout is kept for callers of the earlier subprocess version (unused)."""
+    sizes=None: SIZES, less the largest ones whose estimated time on this GPU (compiling the kernels not launched yet
+    included) would not fit budget_s (the cell says which and why; budget_s=None keeps all); given sizes are all
+    measured. The run happens in this process, so kernels the notebook already launched on this GPU are not compiled
+    again; progress=True: a progress bar advances per (size, kernel) row and ends at its total when the run succeeds.
+    result['plan'] says what was planned."""
     if not have_gpu():
         return None
     bench = _bench_module()
@@ -152,20 +237,26 @@ def benchmark(sizes=None, kernels=None, timeout=600, budget_s=BUDGET_S, progress
               "the comparison with cuBLAS needs CuPy; showing the recorded figures.")
         return None
     names = _runnable(kernels)
-    plan = plan_sizes(names, SIZES if sizes is None else sizes, budget_s=budget_s if sizes is None else None)
+    from sim import occupancy as occ
+    gpu = occ.current_gpu()
+    auto = sizes is None and budget_s is not None
+    peak = _probe_peak_tflops() if auto and gpu is not None and not gpu.fp32_peak_tflops else None
+    plan = plan_sizes(names, SIZES if sizes is None else sizes, gpu=gpu, budget_s=budget_s if auto else None,
+                      peak_tflops=peak)
     for line in plan_lines(plan, budget_s or BUDGET_S):
         print(line)
-    from course.steps import Bar
     try:
-        with Bar(len(plan["sizes"]) * (1 + len(names)), "측정 (cuBLAS 와 같은 실행)", unit="행") as bar:
+        # bench_gpu.run calls on_row once per (size, kernel) row, cuBLAS included: the bar's total
+        with _bar(progress, len(plan["sizes"]) * (1 + len(names)), "측정 (cuBLAS 와 같은 실행)", "행") as bar:
             def on_row(row):
-                if progress:
-                    bar.update(1, f"{row['n']}³ {row['kernel']}")
+                bar.update(1, f"{row['n']}³ {row['kernel']}")
             result = bench.run(plan["sizes"], names, on_row=on_row, resources=False, log=None)
     except Exception as e:  # noqa: BLE001 — any failure: say so and let the notebook show the records
         print(f"ℹ️ 측정이 실패했습니다 ({type(e).__name__}: {e}): 기록된 값을 보여 줍니다. / the benchmark failed; "
               "showing the recorded figures.")
         return None
+    finally:
+        _CUPY_WARM[:] = [True]
     result["plan"] = plan
     return result
 
@@ -174,7 +265,8 @@ def benchmark(sizes=None, kernels=None, timeout=600, budget_s=BUDGET_S, progress
 
 def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
     """Per kernel: shared-memory instructions, wavefronts, bank conflicts measured by ncu on an n³ run of `kernels`
-    (None: every FP32 kernel this GPU runs). GPU + ncu only, else None; a progress bar advances per kernel profiled."""
+    (None: every FP32 kernel this GPU runs). GPU + ncu only, else None; progress=True: a progress bar advances per
+    kernel profiled. A run past `timeout` seconds is stopped (ncu and the Python it profiles) and gives None."""
     ncu = shutil.which("ncu")
     if not have_gpu():
         return None
@@ -189,24 +281,25 @@ def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
     names = _runnable(kernels)
     env = dict(os.environ, NCU_N=str(n), NCU_KERNELS=",".join(names))
     cmd = [ncu, "--clock-control", "none", "--metrics", ",".join(METRICS), "--csv", sys.executable, script]
-    from course.steps import Bar
     csv_lines, other, launched = [], [], []
-    with Bar(len(names), f"ncu 측정 ({n}³, 커널마다 여러 번 다시 실행)", unit="커널") as bar:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    with _bar(progress, len(names), f"ncu 측정 ({n}³, 커널마다 여러 번 다시 실행)", "커널") as bar:
+        # a session of its own: the watchdog kills ncu AND the Python it profiles (which holds the same stdout pipe;
+        # killing ncu alone would leave the loop below waiting for that pipe to close)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                start_new_session=True)
         timed_out = []
 
         def stop():                                  # a hung ncu must not hang the notebook
             timed_out.append(True)
-            proc.kill()
+            _kill_group(proc)
         import threading
         watchdog = threading.Timer(timeout, stop)
         watchdog.start()
         try:
-            for line in proc.stdout:                     # ncu_banks.py says "launched <kernel>" after each launch
+            for line in proc.stdout:                 # ncu_banks.py says "launched <kernel> <module> <function>"
                 if line.startswith("launched "):
-                    launched.append(line.split()[1])
-                    if progress:
-                        bar.update(1, launched[-1])
+                    launched.append(tuple(line.split()[1:4]))
+                    bar.update(1, launched[-1][0])
                 elif line.startswith('"'):
                     csv_lines.append(line)
                 else:
@@ -214,6 +307,8 @@ def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
             proc.wait()
         finally:
             watchdog.cancel()
+            if proc.poll() is None:                  # interrupted (KeyboardInterrupt): leave nothing running
+                _kill_group(proc)
     if timed_out:
         print(f"ℹ️ ncu 가 {timeout}초 안에 끝나지 않아 멈췄습니다: 기록된 값을 보여 줍니다. / ncu timed out.")
         return None
@@ -225,20 +320,62 @@ def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
     return parse_ncu_csv("".join(csv_lines), launched)
 
 
+def _kill_group(proc):
+    """Kill `proc` and every process of its session (started with start_new_session=True)."""
+    import signal
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:                                        # Windows: no process groups here
+            proc.kill()
+    except (ProcessLookupError, PermissionError):     # already gone
+        pass
+
+
+def _name_path(kernel_name):
+    """The '::' path of a kernel name as ncu prints it, without template/ABI tags and parameters:
+    'cudapy::kernels_numba::tiled::kernel[abi:v1,...](Array<float, 2, ...>, ...)' -> ['cudapy', 'kernels_numba',
+    'tiled', 'kernel'] (ncu prints Numba kernels with or without the module path, depending on its version)."""
+    base = kernel_name.strip()
+    for stop in ("[", "(", "<"):
+        base = base.split(stop)[0]
+    base = base.split()[-1] if base.split() else base           # 'void name' -> 'name'
+    return [p for p in base.split("::") if p]
+
+
+def _match(path, launched):
+    """Index of the one launched (name, module, function) whose module + function path ends with `path`, else None."""
+    hits = [i for i, (_name, module, function) in enumerate(launched)
+            if len(path) >= 1 and (module.split(".") + [function])[-len(path):] == path]
+    return hits[0] if len(hits) == 1 else None
+
+
 def parse_ncu_csv(text, launched=None):
     """{kernel: {metric: int}} from ncu --csv output (lines starting with '==' are ncu's own messages).
 
-    launched: the kernel names in launch order (ncu_banks.py's "launched" lines); where ncu profiled exactly that many
-    launches, its "ID" column (0, 1, ...) names each row, else the name ncu printed does (up to '::' or '(')."""
+    launched: what ncu_banks.py printed per launch, in launch order: (registry name, Python module, function) tuples
+    (or bare names). A row is named by the launched kernel whose module path + function name its "Kernel Name" ends
+    with (e.g. 'tiled::kernel[abi:v1,...](...)' or 'cudapy::kernels_numba::tiled::kernel[...]' -> 'tiled'); where that
+    does not decide and ncu profiled exactly as many launches as were made, by launch order (the "ID" column); else
+    by the name ncu printed (its module part for a Numba kernel)."""
     rows = list(csv.reader(io.StringIO("\n".join(ln for ln in text.splitlines() if not ln.startswith("==")))))
     h = rows[0]
     ki, mi, vi = h.index("Kernel Name"), h.index("Metric Name"), h.index("Metric Value")
     ii = h.index("ID") if "ID" in h else None
     rows = [r for r in rows[1:] if len(r) > max(ki, mi, vi)]
-    by_id = ii is not None and launched and len({r[ii] for r in rows}) == len(launched)
+    launched = [tuple(x) if isinstance(x, (tuple, list)) else (x, "", "") for x in (launched or [])]
+    ids = sorted({int(r[ii]) for r in rows}) if ii is not None else []
+    by_order = bool(launched) and len(ids) == len(launched)
     res = {}
     for r in rows:
-        name = launched[int(r[ii])] if by_id else r[ki].split("::")[0].split("(")[0]
+        path = _name_path(r[ki])
+        i = _match(path, launched) if launched else None
+        if i is None and by_order:
+            i = ids.index(int(r[ii]))
+        if i is not None:
+            name = launched[i][0]
+        else:                                        # 'kernels_numba::tiled::kernel' -> 'tiled'
+            name = path[-2] if len(path) >= 2 and path[-1] == "kernel" else (path[-1] if path else r[ki])
         value = float(r[vi].replace(",", ""))
         res.setdefault(name, {})[r[mi]] = int(value) if math.isfinite(value) else 0
     return res
