@@ -176,11 +176,17 @@ def race_outcomes(n, runs, seed=0, names=RACE_CASES, tol=1e-5):
         return _race_outcomes(n, runs, seed, names, tol)
 
 
-def race_size(gpu=None, runs=20, budget_s=1.0, sizes=(1024, 512, 256)):
+RACE_BUDGET_S = 1.0       # GPU seconds of the race demo's launches (the notebook's prose states it from here)
+
+
+def race_size(gpu=None, runs=20, budget_s=RACE_BUDGET_S, sizes=(1024, 512, 256)):
     """(n, runs) for the GPU race demo: the largest n whose 3 kernels × runs launches fit budget_s on `gpu` (a GpuSpec;
-    None: this GPU), assuming the barrier kernels reach 10% of the FP32 peak (tiled on the H200: about 12%)."""
+    None: this GPU), assuming the barrier kernels reach 10% of the FP32 peak (tiled on the H200: about 12%).
+    A GPU whose FP32 peak the course does not know (fp32_peak_tflops 0): the smallest size."""
     gpu = gpu if gpu is not None else occ.current_gpu()
-    peak = (gpu.fp32_peak_tflops if gpu is not None else 0) or 8.0
+    peak = gpu.fp32_peak_tflops if gpu is not None else 0
+    if not peak:
+        return sizes[-1], runs
     for n in sizes:
         if len(RACE_CASES) * runs * 2 * n ** 3 / (0.1 * peak * 1e12) <= budget_s:
             return n, runs
@@ -460,14 +466,18 @@ def shared_bound(rec, kernel, gpu=None):
 
 def bound_here_line(rec, kernel="tiled", gpu=None):
     """'지금 이 GPU (…) 모델: …' — the shared-memory ceiling of `kernel` with the recorded wavefronts per FFMA put into
-    `gpu`'s SM count and clock (None: the GPU in use; nothing without one). A model of that GPU, not a measurement."""
+    `gpu`'s SM count and clock (None: the GPU in use; nothing without one). A model of that GPU, not a measurement.
+    A GPU the course's table lacks (FP32 lanes per SM 0, or no clock): the line says the figure is unknown."""
     gpu = gpu if gpu is not None else occ.current_gpu()
     if gpu is None:
         return None
+    if not gpu.boost_clock_mhz:
+        return f"{here_label(gpu)}: SM 클록을 알 수 없어 공유 메모리 상한을 계산하지 않습니다. / unknown SM clock."
     b = shared_bound(rec, kernel, gpu=gpu)
+    peak = (f"이 GPU 의 FP32 피크 {gpu.fp32_peak_tflops:.1f} TFLOP/s" if gpu.fp32_peak_tflops else
+            f"이 GPU 의 FP32 피크는 모름: CC {gpu.cc[0]}.{gpu.cc[1]} 의 SM 당 FP32 레인 수가 과정의 표에 없음")
     return (f"{here_label(gpu)} 모델: {kernel} 의 FFMA당 웨이브프론트 {b['wf_per_ffma']:.2f} 를 SM {gpu.sm_count}개·"
-            f"{gpu.boost_clock_mhz} MHz 에 넣은 공유 메모리 상한 {b['bound']:.1f} TFLOP/s "
-            f"(이 GPU 의 FP32 피크 {gpu.fp32_peak_tflops:.1f} TFLOP/s)")
+            f"{gpu.boost_clock_mhz} MHz 에 넣은 공유 메모리 상한 {b['bound']:.1f} TFLOP/s ({peak})")
 
 
 def fp32_peak(rec):

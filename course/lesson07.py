@@ -255,19 +255,28 @@ def register_steps_here(threads=256, smem=0, gpu=None):
 
 def shared_limits(name, rec, gpu=None):
     """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KB per-block system
-    reserve on A100/H100/H200, plus `gpu` (None: the GPU in use, if any; a GpuSpec: that one) labelled as such."""
+    reserve on A100/H100/H200 (the recorded H200's loaded bytes), plus one line for `gpu` with that GPU's own figures:
+    None: the GPU in use, from the kernel as loaded on it (sim.occupancy.occupancy_here; no line without a GPU);
+    a GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
     compiled([(name, cc) for cc in CCS])
     rep = {cc: resources.report(name, cc)["shared_bytes"] for cc in CCS}
     loaded = rec["resources"][name]["shared_bytes"]
     lines = [f"{name}: cubin 보고 sm_80 {rep[(8, 0)]:,} B, sm_90 {rep[(9, 0)]:,} B | H200 에 올라간 커널의 속성 {loaded:,} B"]
     regs = resources.report(name, (8, 0))["registers"]
+
+    def line(head, s, o):
+        return (f"{head}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block:,} B "
+                f"(선언 {o.smem_per_block:,} + 시스템 예약 {s.smem_reserved_per_block:,}) → 공유 메모리만으로는 "
+                f"{o.limits['shared memory']}블록")
+    for g in GPUS:
+        s = occ.GPUS[g]
+        lines.append(line(f"{g} ({s.arch})", s, occ.occupancy(s, regs, _rb().THREADS, loaded)))
     here = gpu if gpu is not None else occ.current_gpu()
-    for g in (*GPUS, *((here,) if here is not None else ())):
-        s = occ.get_spec(g)
-        o = occ.occupancy(s, regs, _rb().THREADS, loaded)
-        head = f"{g} ({s.arch})" if isinstance(g, str) else here_label(s)
-        lines.append(f"{head}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block:,} B "
-                     f"(선언 {loaded:,} + 시스템 예약 {s.smem_reserved_per_block:,}) → 공유 메모리만으로는 {o.limits['shared memory']}블록")
+    if here is not None:
+        o = occ.occupancy_here(name) if gpu is None else occ.kernel_occupancy(name, here)
+        how = "올라간 커널" if gpu is None else f"오프라인 {here.arch} 컴파일"
+        if o is not None:
+            lines.append(line(f"{here_label(here)}, {how}", here, o))
     return Report(lines, cubin=rep, loaded=loaded, reserved={g: occ.GPUS[g].smem_reserved_per_block for g in GPUS})
 
 
@@ -513,7 +522,7 @@ def bench_rows(rec, rec06, names, live=None):
            [r for r in rec06["benchmark"] if r["kernel"] == "tiled"]
 
 
-def live_bench(live, names, rec06=None):
+def live_bench(live, names):
     """'지금 이 GPU (…)' table of a live benchmark (measure.benchmark) and its ratios at the largest size measured."""
     cc = live.get("cc") or ["?", "?"]
     bt = bench_table([r for r in live["rows"] if r["kernel"] in ("cuBLAS", "tiled", *names)])

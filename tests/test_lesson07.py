@@ -271,15 +271,20 @@ def test_resources_here_for_a_spec_is_the_offline_compile_of_its_cc():
 
 
 def test_shared_limits_adds_a_labelled_line_for_the_gpu():
+    """The extra line is that GPU's own figures: registers and shared bytes of the kernel compiled for its CC (the
+    kernel x target matrix), labelled as an offline compile; the recorded GPUs' lines stay as they were."""
+    from kernels_numba.infra import table
     spec = occ.GPUS["RTX 3060"]
     base = L7.shared_limits("regblock", REC)
     sl = L7.shared_limits("regblock", REC, gpu=spec)
     assert sl.lines[:1 + len(L7.GPUS)] == base.lines[:1 + len(L7.GPUS)]        # cubin figures, A100, H100, H200
-    loaded = REC["resources"]["regblock"]["shared_bytes"]
-    o = occ.occupancy(spec, resources.report("regblock", (8, 0))["registers"], RB.THREADS, loaded)
-    assert sl.lines[-1].startswith("지금 이 GPU (RTX 3060, CC 8.6): SM당 공유 메모리 최대 100 KB")
-    assert f"블록당 할당 {o.smem_allocated_per_block:,} B" in sl.lines[-1]
+    t = next(r for r in table.load_targets()["rows"] if r["kernel"] == "regblock" and r["target"] == "sm_86")
+    o = occ.occupancy(spec, t["registers"], t["threads"], t["smem_static"] + t["smem_dynamic"])
+    assert sl.lines[-1].startswith("지금 이 GPU (RTX 3060, CC 8.6), 오프라인 sm_86 컴파일: SM당 공유 메모리 최대 100 KB")
+    assert f"블록당 할당 {o.smem_allocated_per_block:,} B (선언 {t['smem_static']:,} + 시스템 예약 1,024)" in sl.lines[-1]
     assert sl.lines[-1].endswith(f"공유 메모리만으로는 {o.limits['shared memory']}블록")
+    if kn.device.SIMULATOR:
+        assert len(base.lines) == 1 + len(L7.GPUS)                              # no GPU: no extra line
 
 
 def test_live_bench_labels_the_gpu_and_computes_its_ratios():
@@ -292,3 +297,24 @@ def test_live_bench_labels_the_gpu_and_computes_its_ratios():
     assert lb.lines[-1] == ("2048³: regblock / tiled = 2.00배, regblock_opt / regblock = 0.900, "
                             "regblock_vec / regblock = 2.00배")
     assert lb["val"][("regblock_vec", 2048)] == (2.0, 0.5)
+
+
+# ---- on a real GPU (the lead runs these on an H100) -----------------------------------------------------------------
+
+@pytest.mark.gpu_only("reads regblock as loaded on this GPU and the device attributes")
+def test_here_helpers_on_this_gpu_use_the_loaded_kernel():
+    gpu = occ.current_gpu()
+    label = f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
+    o = occ.occupancy_here("regblock")
+    r = resources.report("regblock")                                  # GPU mode: the loaded kernel
+    res = L7.resources_here(("regblock",))
+    assert res["rows"]["regblock"]["registers"] == r["registers"] == o.regs_per_thread
+    assert res.lines[0].startswith(f"{label}, 올라간 커널")
+    (line,) = L7.occupancy_here(("regblock",)).lines
+    assert line.startswith(label) and f"SM당 {o.blocks_per_sm}블록" in line
+    steps = L7.register_steps_here(RB.THREADS, 8192)
+    assert steps["runs"] == L7.register_steps(gpu, RB.THREADS, 8192)["runs"]
+    sl = L7.shared_limits("regblock", REC)
+    assert sl.lines[-1].startswith(f"{label}, 올라간 커널: ")
+    assert f"(선언 {o.smem_per_block:,} + 시스템 예약 {gpu.smem_reserved_per_block:,})" in sl.lines[-1]
+    assert sl.lines[-1].endswith(f"공유 메모리만으로는 {o.limits['shared memory']}블록")

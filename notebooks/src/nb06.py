@@ -7,6 +7,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
 from _records import fill, record  # noqa: E402
 
+
+def _const(module, name):
+    """A constant of course/<module>.py, read from the source (importing course would pick a device)."""
+    import ast
+    tree = ast.parse((Path(__file__).resolve().parents[2] / "course" / f"{module}.py").read_text(encoding="utf-8"))
+    return next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                and any(getattr(t, "id", None) == name for t in n.targets))
+
 OUT = Path(__file__).resolve().parents[1] / "06_shared_memory_tiling.ipynb"
 NB = Notebook("nb06", OUT)
 cells, code = NB.cells, NB.code
@@ -32,7 +40,9 @@ FIG = {"gpu": REC["gpu"], "date": REC["date"], "race_n": REC["races"]["n"], "rac
        "best_tiled": f"{_BEST['tiled']:.1f}", "best_pad": f"{_BEST['tiled_pad']:.1f}",
        "pct_tiled_4096": f"{100 * _R4096['tiled']:.0f}", "pct_pad_4096": f"{100 * _R4096['tiled_pad']:.0f}",
        "pct_tiled_1024": f"{100 * _R1024['tiled']:.0f}",
-       "bound_pct": f"{100 * _bound('tiled') / _BEST['cuBLAS']:.0f}"}
+       "bound_pct": f"{100 * _bound('tiled') / _BEST['cuBLAS']:.0f}",
+       # time budgets of the GPU path, stated in the prose from the constants the code uses
+       "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('lesson06', 'RACE_BUDGET_S'):g}"}
 
 
 def md(s):
@@ -254,7 +264,7 @@ md(r"""
 
 이 과정의 시뮬레이터는 블록의 스레드를 **한 번에 하나씩, 다음 배리어까지** 실행합니다. CUDA 프로그래밍 모델은 배리어 사이에서 스레드들이 어떤 순서로 진행할지 보장하지 않으므로, 이것도 허용되는 실행 순서 가운데 하나입니다. 그리고 결정적(deterministic)이라 **매번 같은 방식으로 틀립니다**. 또 공유 메모리는 블록 시작 때 NaN으로 채워지므로, 아무도 쓰지 않은 값을 읽으면 결과에 NaN이 보입니다.
 
-`kernels_numba/demos/races.py` 에는 `tiled` 에서 배리어를 하나씩 뺀 `no_sync1`(첫 번째 없음), `no_sync2`(두 번째 없음)가 있습니다. 여러 번 돌려(시뮬레이터는 매번 새 난수 입력, GPU 는 GPU 메모리에 한 번 올린 같은 입력으로: 결과를 바꾸는 것은 데이터가 아니라 타이밍입니다), 몇 번 틀렸는지와 가장 큰 상대 오차를 봅니다. GPU 에서는 행렬 크기를 그 GPU 의 FP32 속도로 골라 셀이 몇 초 안에 끝나게 합니다. 시뮬레이터에서는 결과가 결정적이므로 판정(PASS)하고, GPU에서는 결과만 보여 줍니다: 경쟁 상태가 GPU에서 몇 번 드러나는지는 GPU와 타이밍에 달려 있어 판정할 수 없기 때문입니다.
+`kernels_numba/demos/races.py` 에는 `tiled` 에서 배리어를 하나씩 뺀 `no_sync1`(첫 번째 없음), `no_sync2`(두 번째 없음)가 있습니다. 여러 번 돌려(시뮬레이터는 매번 새 난수 입력, GPU 는 GPU 메모리에 한 번 올린 같은 입력으로: 결과를 바꾸는 것은 데이터가 아니라 타이밍입니다), 몇 번 틀렸는지와 가장 큰 상대 오차를 봅니다. GPU 에서는 행렬 크기를 그 GPU 의 FP32 속도로 골라 세 커널의 실행이 모두 약 {{race_budget_s}}초 안에 끝나게 합니다(처음 실행하면 세 커널을 컴파일하는 시간이 더해집니다). 시뮬레이터에서는 결과가 결정적이므로 판정(PASS)하고, GPU에서는 결과만 보여 줍니다: 경쟁 상태가 GPU에서 몇 번 드러나는지는 GPU와 타이밍에 달려 있어 판정할 수 없기 때문입니다.
 """)
 code(r"""
 n, runs = (48, 3) if SIM else lesson06.race_size()        # GPU: 이 GPU 의 FP32 피크로 크기를 고름
@@ -346,7 +356,7 @@ md(r"""
 * 패딩이 없어도 내적 루프의 읽기 `As[ty, k]` 는 충돌이 없습니다. 한 워프의 두 행은 뱅크 `k` 와 `k+16` 에 있고, 같은 행의 16 스레드는 같은 워드를 읽으므로(브로드캐스트) 서로 다른 워드는 2개뿐입니다. `Bs[k, tx]` 도 연속 16워드라 충돌이 없습니다.
 * +1 패딩은 충돌을 없애는 것이 아니라 **저장에 2-way 충돌을 만듭니다.** 행 `2w+1` 이 17워드 뒤에서 시작하므로 `(ty=2w+1, tx=15)` 의 워드가 `(ty=2w, tx=0)` 과 같은 뱅크에 떨어집니다.
 
-모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 공유 메모리 웨이브프론트 지표(`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`; ncu 화면에서는 Memory Workload Analysis 의 공유 메모리 표)를 명령 수로 나누면 **명령당 웨이브프론트**가 나오고, 1.0 이 충돌 없는 이상값입니다. 셀은 기록한 값을 보여 줍니다(아래 설명이 말하는 수치). GPU와 `ncu` 가 있으면 셀 첫 줄의 `LIVE_NCU = True` 로 바꿔 지금 GPU 에서도 잴 수 있습니다: ncu 는 커널마다 여러 번 다시 실행하며 카운터를 모으므로 1분 넘게 걸릴 수 있고, 그동안 진행 막대가 커널 수를 셉니다.
+모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 공유 메모리 웨이브프론트 지표(`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`; ncu 화면에서는 Memory Workload Analysis 의 공유 메모리 표)를 명령 수로 나누면 **명령당 웨이브프론트**가 나오고, 1.0 이 충돌 없는 이상값입니다. 셀은 기록한 값을 보여 줍니다(아래 설명이 말하는 수치). GPU와 `ncu` 가 있으면 셀 첫 줄을 `LIVE_NCU = True` 로 바꿔 지금 GPU 에서도 잴 수 있습니다: ncu 는 커널마다 여러 번 다시 실행하며 카운터를 모으므로 1분 넘게 걸릴 수 있고, 그동안 진행 막대가 커널 수를 셉니다.
 """)
 code(r"""
 LIVE_NCU = False     # True: 이 GPU 에서 ncu 로 직접 잼 (GPU 와 ncu 필요, 1분 넘게 걸릴 수 있음)
@@ -364,7 +374,7 @@ md(r"""
 * `tiled_pad` 읽기: 명령당 1.0 — 충돌 없음. 패딩이 읽기에서 없앤 충돌은 애초에 없었습니다.
 * `tiled` 읽기가 1.2인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 홀수 행의 시작 주소가 16의 배수가 아니므로 합칠 수 없습니다.
 
-SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일: 처음 실행할 때는 몇 초 걸리고 진행 막대가 보이며, 결과는 디스크에 남아 다시 실행하면 바로 나옴). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
+SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일: 처음 실행할 때는 컴파일하는 동안 진행 막대가 보이고, 결과는 디스크에 남아 다시 실행하면 바로 나옴). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
 """)
 code(r"""
 sass = lesson06.sass_shared_loads(("tiled", "tiled_pad"), cc=(9, 0))
@@ -554,7 +564,7 @@ except kn.CourseInputError as e:
 md(r"""
 ### 4.8 성능: cuBLAS와 나란히
 
-성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다 (`benchmarks/bench_gpu.py`). 아래 셀은 기록된 값을 보여 주고, GPU가 있으면 지금 이 GPU 에서도 재서 그 아래에 나란히 놓습니다. 셀이 10초 남짓에 끝나도록 GPU 의 FP32 피크와 기록된 커널 속도로 걸릴 시간을 어림해 너무 큰 크기는 건너뛰고(건너뛴 크기와 이유를 출력), 진행 막대가 (크기, 커널)마다 움직입니다.
+성능은 같은 실행에서 cuBLAS SGEMM(CuPy, TF32 끔)과 나란히 재고 **비율**로 말합니다 (`benchmarks/bench_gpu.py`). 아래 셀은 기록된 값을 보여 주고, GPU가 있으면 지금 이 GPU 에서도 재서 그 아래에 나란히 놓습니다. 셀이 약 {{budget_s}}초 안에 끝나도록 GPU 의 FP32 피크와 기록된 커널 속도로 걸릴 시간을(아직 컴파일하지 않은 커널의 컴파일까지) 어림해 너무 큰 크기는 건너뛰고(건너뛴 크기와 이유를 출력), 진행 막대가 (크기, 커널)마다 움직입니다.
 """)
 code(r"""
 bench = measure.benchmark(kernels=["naive", *lesson06.LEVEL2]) if measure.have_gpu() else None   # 크기: GPU 속도로
