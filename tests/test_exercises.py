@@ -101,3 +101,26 @@ def test_simulator_check_in_a_subprocess(tmp_path):
     assert why is None and res.ok, (res, why)
     res, why = core.simulate(ex, wrong.tiled8)
     assert why is None and not res.ok and res.code == "race" and "해결" in str(res), (res, why)
+
+
+def test_the_simulator_copy_of_a_student_function_carries_the_globals_it_uses(tmp_path, monkeypatch):
+    # on a GPU, check() first runs the student's function in a simulator subprocess from its source: names the
+    # student imported or defined in earlier notebook cells (uint32, a constant, a helper) must come along
+    import sys
+    from course.exercises import core, ex09  # noqa: F401  (registers 09-3)
+    (tmp_path / "nb_cells.py").write_text(
+        "import numpy as np\nfrom numba import cuda, uint32\nLANES = 4\n\n"
+        "@cuda.jit(device=True)\ndef helper(x):\n    return x + LANES\n\n"
+        "@cuda.jit(device=True)\ndef mine(S, stage, srow, scol, X, grow, gcol, rows, cols):\n"
+        "    n = uint32(helper(0))\n    return np.float32(n)\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import nb_cells
+    for f in (nb_cells.helper, nb_cells.mine):
+        f.py_func.__module__ = "__main__"                            # as if typed in a notebook cell
+    src = core.student_module(core.EXERCISES["09-3"], nb_cells.mine)
+    ns = {}
+    exec(compile(src, "student_code.py", "exec"), ns)
+    assert {"np", "uint32", "LANES", "helper", "my_copy16"} <= set(ns)
+    assert ns["LANES"] == 4 and ns["uint32"] is nb_cells.uint32 and ns["np"] is nb_cells.np
+    assert "def helper" in src                                       # copied from the notebook, with its own LANES
+    sys.modules.pop("nb_cells", None)

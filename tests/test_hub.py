@@ -195,7 +195,10 @@ def test_read_only_course_folder(tmp_path):
             pytest.skip("running as root without setpriv: chmod cannot make the folder read-only for root")
         cmd = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner", "--inh-caps=-all", "--"] + cmd
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SGEMM_PROGRESS", "SGEMM_STUDENT", "JUPYTER"))}
-    env.update(PYTHONPATH=str(course_copy), HOME=str(home), PYTHONDONTWRITEBYTECODE="1", SGEMM_DEVICE="sim",
+    # the copy, then any dependency folders already on PYTHONPATH (the GPU machine's numpy<2.5), never the checkout
+    deps = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+            if p and os.path.realpath(p) != os.path.realpath(ROOT)]
+    env.update(PYTHONPATH=os.pathsep.join([str(course_copy), *deps]), HOME=str(home), PYTHONDONTWRITEBYTECODE="1", SGEMM_DEVICE="sim",
                NUMBA_CACHE_DIR=str(home / ".cache" / "numba"), SGEMM_STUDENT="ro-student")
     try:
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=str(home))

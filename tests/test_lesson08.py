@@ -240,6 +240,7 @@ def test_buffer_table_bar_reaches_its_total(monkeypatch):
     """On a GPU buffer_table wraps the simulator trace in a one-step bar; it ends at 1/1 and the table is the same."""
     bars = _recording(monkeypatch, L8)
     sim_table = L8.buffer_table()["table"]
+    bars.clear()                                                  # on a real GPU the first call had its bar too
     monkeypatch.setattr(kn.device, "SIMULATOR", False)          # take the GPU branch; the trace runs the same way
     assert L8.buffer_table()["table"] == sim_table
     assert len(bars) == 1 and bars[0].bar.n == bars[0].bar.total == 1
@@ -274,6 +275,8 @@ def test_prose_register_counts_are_the_offline_compile():
     """nb08 3.5 fills its offline register counts of db from the committed kernel x target matrix: the same numbers
     as the cell's offline compile (compiled(), what shared_by_stages prints)."""
     from kernels_numba.infra import table
+    if why := table.toolchain_difference():
+        pytest.skip(f"registers depend on the compiler version: {why}")
     rows = {r["target"]: r for r in table.load_targets()["rows"] if r["kernel"] == "db"}
     sb = L8.shared_by_stages(REC)
     assert sb["regs"] == {(8, 0): rows["sm_80"]["registers"], (9, 0): rows["sm_90"]["registers"]}

@@ -38,13 +38,21 @@ def test_matrix_covers_every_registered_kernel_and_target(matrix):
     assert [(r["kernel"], r["target"]) for r in matrix["rows"]] == want, STALE
 
 
+def _same_toolchain():
+    why = table.toolchain_difference()
+    if why:
+        pytest.skip(f"registers depend on the compiler version: {why}; the matrix is checked where it was made (CI)")
+
+
 @pytest.mark.parametrize("cc", offline.ARCHS, ids=_arch)
 def test_sm80_sm90_rows_are_recomputed(rows, cc):
+    _same_toolchain()
     for s in kn.REGISTRY:
         assert offline.target_row(s, cc) == rows[(s.name, _arch(cc))], (s.name, STALE)
 
 
 def test_rows_of_the_other_targets_are_recomputed_for_a_subset(rows):
+    _same_toolchain()
     specs = {n: kn.registry.get(n) for n, _ in SUBSET}
     compiled = offline.try_compile_many(SUBSET)
     for name, cc in SUBSET:

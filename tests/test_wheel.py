@@ -77,7 +77,14 @@ def _can_build_without_isolation():
 
 
 def _clean_env(**extra):
+    """The environment without the checkout: PYTHONPATH keeps only dependency folders (the GPU machine puts its
+    numpy<2.5 there), never the checkout or anything inside it."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    root = os.path.realpath(ROOT)
+    deps = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+            if p and not (os.path.realpath(p) + os.sep).startswith(root + os.sep)]
+    if deps:
+        env["PYTHONPATH"] = os.pathsep.join(deps)
     return {**env, "PYTHONNOUSERSITE": "1", **extra}
 
 

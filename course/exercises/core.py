@@ -177,12 +177,66 @@ def gpu_note(text=" (GPU 에는 경쟁 검출기가 없습니다: 시뮬레이�
     return "" if device.SIMULATOR or SIM_CHECKED[0] else text
 
 
+def _names_used(code):
+    """Global names a function's code (and the code of functions nested in it) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _names_used(const)
+    return names
+
+
+def _home_of(value, name, fn):
+    """A module (the function's own, then numba, numpy, math) that holds `value` under `name`, or None."""
+    for modname in (fn.__module__, "numba", "numpy", "math"):
+        mod = sys.modules.get(modname)
+        if modname != "__main__" and mod is not None and getattr(mod, name, None) is value:
+            return modname
+    return None
+
+
+def _global_lines(fn, defined, seen):
+    """Source lines that give a subprocess the globals `fn` uses and `defined` (the preamble's names) lacks: modules are
+    imported again, importable objects (numba's uint32, a kernel module's device function) imported from their module,
+    numbers and strings written out, and functions written in the notebook itself copied with their own globals."""
+    lines = []
+    for name in sorted(_names_used(fn.__code__) - defined - seen):
+        if name not in fn.__globals__:
+            continue                                          # a builtin, or an attribute name such as .shape
+        seen.add(name)
+        value = fn.__globals__[name]
+        mod, qual = getattr(value, "__module__", None), getattr(value, "__qualname__", getattr(value, "__name__", None))
+        if inspect.ismodule(value):
+            lines.append(f"import {value.__name__} as {name}")
+        elif isinstance(value, (bool, int, float, str)) and not isinstance(value, type):
+            lines.append(f"{name} = {value!r}")
+        elif (inspect.isclass(value) or inspect.isroutine(value)) and mod not in (None, "__main__") and qual \
+                and "<" not in qual and "." not in qual:
+            lines.append(f"from {mod} import {qual} as {name}")
+        elif (home := _home_of(value, name, fn)) is not None:
+            lines.append(f"from {home} import {name}")          # e.g. numba's uint32 (an instance, not a class)
+        else:
+            inner = getattr(value, "py_func", value)
+            try:
+                src = textwrap.dedent(inspect.getsource(inner))
+            except (OSError, TypeError):
+                continue                                      # nothing to copy: the subprocess names what is missing
+            lines += _global_lines(inner, defined, seen)
+            lines.append(src if inner.__name__ == name else f"{src}\n{name} = {inner.__name__}")
+    return lines
+
+
 def student_module(ex, student):
-    """Source of a module defining the student's function: the exercise's preamble, then the function's own source."""
+    """Source of a module defining the student's function: the exercise's preamble, the globals the function uses
+    that the preamble does not define (imports, constants, helpers from the notebook), then the function's source."""
     fn = getattr(student, "py_func", student)
     src = textwrap.dedent(inspect.getsource(fn))
     alias = f"\n{ex.name} = {fn.__name__}\n" if fn.__name__ != ex.name else "\n"
-    return f"{ex.preamble}\n\n{src}{alias}"
+    ns = {}
+    exec(compile(ex.preamble, "<preamble>", "exec"), ns)        # the names the preamble defines (imports only)
+    defined = set(ns) | {fn.__name__}
+    extra = "\n".join(_global_lines(fn, defined, set()))
+    return f"{ex.preamble}\n{extra}\n\n{src}{alias}"
 
 
 def simulate(ex, student, variant=0, timeout=600):

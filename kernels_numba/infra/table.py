@@ -78,6 +78,18 @@ def toolchain():
     return {d: md.version(d) for d in ("numba-cuda", "nvidia-nvvm", "nvidia-nvjitlink", "nvidia-cuda-cuobjdump")}
 
 
+def toolchain_difference():
+    """None when this environment has the compiler packages the committed matrix was made with, else why not (a
+    different NVVM or nvJitLink allocates registers differently, so the matrix's figures are not this machine's)."""
+    want = load_targets()["toolchain"]
+    try:
+        have = toolchain()
+    except Exception as e:                    # noqa: BLE001 — e.g. a system CUDA instead of the pip packages
+        return f"the compiler packages are not the matrix's ({e})"
+    diff = {k: (want.get(k), v) for k, v in have.items() if want.get(k) != v}
+    return f"compiler packages differ from the matrix's (recorded, here): {diff}" if diff else None
+
+
 def write_targets(rows):
     TARGETS_JSON.write_text(json.dumps({"toolchain": toolchain(), "rows": rows}, indent=1, ensure_ascii=False) + "\n",
                             encoding="utf-8")
