@@ -92,25 +92,8 @@ def shared_traces(requests):
     On a GPU a trace runs on the simulator in a subprocess; all the requests not traced yet share ONE subprocess here
     (one Python and Numba start-up instead of one per trace)."""
     todo = [tuple(r) for r in dict.fromkeys(tuple(r) for r in requests) if tuple(r) not in _TRACES]
-    if todo and not kn.device.SIMULATOR and len(todo) > 1:
-        import json
-        import os
-        import subprocess
-        import sys
-        env = dict(os.environ, SGEMM_DEVICE="sim")
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-        code = ("import json, sys; from kernels_numba.infra import trace; "
-                f"json.dump([trace._trace_here(n, M, N, K, (0, 0)) for n, M, N, K in {todo!r}], sys.stdout)")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-        if out.returncode != 0:
-            raise RuntimeError(f"시뮬레이터 추적 실패 / simulator trace failed:\n{out.stderr[-3000:]}")
-        for req, t in zip(todo, json.loads(out.stdout)):
-            t["records"] = [tuple(r) for r in t["records"]]
-            _TRACES[req] = t
-    for req in todo:
-        if req not in _TRACES:
-            _TRACES[req] = trace.shared_accesses(req[0], M=req[1], N=req[2], K=req[3])
+    for req, t in zip(todo, trace.shared_accesses_many([(*req, (0, 0)) for req in todo])):
+        _TRACES[req] = t
     return {tuple(r): _TRACES[tuple(r)] for r in requests}
 
 

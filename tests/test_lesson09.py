@@ -233,8 +233,8 @@ def test_stage_limiters_say_what_the_model_computes():
     assert "돌지 않습니다" in str(L.loaded_here(("async_vec",), "T4"))
 
 
-def test_unbounded_registers_show_one_bar_step_per_cc(monkeypatch):
-    """A compile the process has not done yet shows a bar, one step per compute capability, that ends at its total."""
+def _recording(monkeypatch):
+    """Replace course.steps.Progress by a subclass that remembers every bar it makes."""
     from course import steps
     bars = []
 
@@ -244,6 +244,12 @@ def test_unbounded_registers_show_one_bar_step_per_cc(monkeypatch):
             bars.append(self)
 
     monkeypatch.setattr(steps, "Progress", Rec)
+    return bars
+
+
+def test_unbounded_registers_show_one_bar_step_per_cc(monkeypatch):
+    """A compile the process has not done yet shows a bar, one step per compute capability, that ends at its total."""
+    bars = _recording(monkeypatch)
     monkeypatch.setattr(L, "_UNBOUNDED", {})
     regs = L.registers_unbounded_many("async_vec", ((8, 0), (9, 0)))
     assert len(bars) == 1 and bars[0].bar.total == 2 and bars[0].bar.n == 2
@@ -252,15 +258,7 @@ def test_unbounded_registers_show_one_bar_step_per_cc(monkeypatch):
 
 def test_check_bar_reaches_its_total(monkeypatch):
     """check() outside the simulator wraps the first launch in a one-step bar: it must end at 1/1 (not red)."""
-    from course import steps
-    bars = []
-
-    class Rec(steps.Progress):
-        def __init__(self, *a, **k):
-            super().__init__(*a, **k)
-            bars.append(self)
-
-    monkeypatch.setattr(steps, "Progress", Rec)
+    bars = _recording(monkeypatch)
     monkeypatch.setattr(kn.device, "SIMULATOR", False)        # the GPU branch; the launch itself is unchanged
     r = L.check("async_copy", 16, 16, 40)
     assert r["ok"] and len(bars) == 1 and bars[0].bar.n == bars[0].bar.total == 1

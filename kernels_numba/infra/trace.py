@@ -88,18 +88,25 @@ def _trace_here(kernel_name, M, N, K, block):
 
 def shared_accesses(kernel_name, M=32, N=32, K=32, block=(0, 0)):
     """Shared-memory access records of one block of kernel `kernel_name` (registered, or 'no_sync1'/'no_sync2')."""
+    return shared_accesses_many([(kernel_name, M, N, K, tuple(block))])[0]
+
+
+def shared_accesses_many(requests):
+    """[shared_accesses(name, M, N, K, block) for each (name, M, N, K, block) request]: here on the simulator; on a GPU
+    all of them in ONE simulator subprocess (one Python and Numba start-up, not one per trace)."""
+    requests = [(n, int(M), int(N), int(K), tuple(b)) for n, M, N, K, b in requests]
     if device.SIMULATOR:
-        out = _trace_here(kernel_name, M, N, K, block)
-        out["records"] = [tuple(r) for r in out["records"]]
-        return out
-    env = dict(os.environ, SGEMM_DEVICE="sim")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    code = ("import json, sys; from kernels_numba.infra import trace; "
-            f"json.dump(trace._trace_here({kernel_name!r}, {M}, {N}, {K}, {tuple(block)!r}), sys.stdout)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        raise RuntimeError(f"시뮬레이터 추적 실패 / simulator trace failed:\n{out.stderr[-3000:]}")
-    res = json.loads(out.stdout)
-    res["records"] = [tuple(r) for r in res["records"]]
-    return res
+        outs = [_trace_here(*r) for r in requests]
+    else:
+        env = dict(os.environ, SGEMM_DEVICE="sim")
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        code = ("import json, sys; from kernels_numba.infra import trace; "
+                f"json.dump([trace._trace_here(*r) for r in {requests!r}], sys.stdout)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            raise RuntimeError(f"시뮬레이터 추적 실패 / simulator trace failed:\n{out.stderr[-3000:]}")
+        outs = json.loads(out.stdout)
+    for res in outs:
+        res["records"] = [tuple(r) for r in res["records"]]
+    return outs
