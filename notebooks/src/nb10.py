@@ -511,8 +511,8 @@ best = L.best_kernel(4096)
 print(best)
 r = L.check_kernel(best["kernel"], 144, 136, 80)      # 블록 2×2 (가장자리 잘림), K 타일 3개 (마지막은 절반)
 assert r["ok"] and r["identity"]
-print("PASS: 기록된 최고 커널", best["kernel"], "이 시뮬레이터에서도 맞음 (가장자리 블록)")
-# 예상 출력: {'kernel': 'mma_swizzle', 'n': 4096, 'tflops': ..., 'ratio': 0.3..., ...} / PASS: 기록된 최고 커널 mma_swizzle ...
+print("PASS: 기록된 최고 커널", best["kernel"], "이 이 장치(GPU 또는 시뮬레이터)에서도 맞음 (가장자리 블록)")
+# 예상 출력: {'kernel': 'mma_swizzle', 'n': 4096, 'tflops': ..., 'ratio': 0.3..., ...} / PASS: 기록된 최고 커널 mma_swizzle 이 이 장치…
 """)
 md(r"""
 ### 5.3 `mma_swizzle` → `mma_fast`: 스필부터 없앤다
