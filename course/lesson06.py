@@ -11,6 +11,7 @@ from kernels_numba.demos import races
 from kernels_numba.infra import offline, trace
 from sim import banks, roofline
 from sim import occupancy as occ
+from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 
 LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
 RACE_CASES = ("tiled", "no_sync1", "no_sync2")
@@ -30,12 +31,6 @@ def compiled(pairs):
         if "error" in r:
             raise offline.OfflineCompileError(f"{k} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{r['error']}")
     return comp
-
-
-def here_label(gpu=None):
-    """'지금 이 GPU (<name>, CC x.y)' for `gpu` (a GpuSpec; None: the GPU in use), or None without a GPU."""
-    gpu = gpu if gpu is not None else occ.current_gpu()
-    return None if gpu is None else f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
 
 
 def occupancy_rows(kernels=("tiled", "tiled_pad"), gpu=None):

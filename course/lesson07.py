@@ -8,6 +8,7 @@ import numpy as np
 import kernels_numba as kn
 from kernels_numba.infra import offline, resources, trace
 from kernels_numba.registry import module_of
+from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim import banks, outer, roofline
 from sim import occupancy as occ
 
@@ -49,12 +50,6 @@ def traces(requests):
     """{(kernel, M, N, K): trace.shared_accesses(...)}, the ones not taken yet in one simulator process on a GPU."""
     from course import lesson06
     return lesson06.shared_traces(requests)
-
-
-def here_label(gpu=None):
-    """'지금 이 GPU (<name>, CC x.y)', or None without a GPU."""
-    from course import lesson06
-    return lesson06.here_label(gpu)
 
 
 def resources_here(names, gpu=None):

@@ -16,6 +16,7 @@ from sim import occupancy, pipeline
 from .lesson06 import racy_demo
 from .steps import Progress  # noqa: F401  (lesson09 and the notebook use it from here too)
 from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
+from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 
 CCS = ((8, 0), (9, 0))
 GPUS = ("A100", "H100", "H200")
@@ -58,13 +59,6 @@ def compiled(pairs, desc=None):
                                               f"{_COMPILED[p]['error']}")
         out[p] = _COMPILED[p]
     return out
-
-
-def here_label(gpu=None):
-    """'지금 이 GPU (<name>, CC x.y)': how a figure computed for `gpu` (a GpuSpec or a name in sim.occupancy.GPUS;
-    None: the GPU in use) is labelled next to the recorded one; None without a GPU (as lesson06/07/10.here_label)."""
-    spec = occupancy.get_spec(gpu) if gpu is not None else occupancy.current_gpu()
-    return None if spec is None else f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
 
 
 LANES_UNKNOWN = "모름 (이 GPU 의 FP32 유닛 수를 표에서 찾지 못함)"

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 
@@ -1094,13 +1095,6 @@ def check_kernels(cases, alpha=1.0, beta=0.0, seed=0):
 
 # ---- "지금 이 GPU": the figures of a kernel on the GPU in use, next to the recorded H200 / H100 ones ----
 TURING = {"mma_simple": "mma_simple_turing", "mma_large": "mma_large_turing"}   # what runs on CC 7.5 instead
-
-
-def here_label(gpu=None):
-    """'지금 이 GPU (<name>, CC x.y)' for `gpu` (a GpuSpec; None: the GPU in use), or None without a GPU."""
-    from sim import occupancy
-    gpu = gpu if gpu is not None else occupancy.current_gpu()
-    return None if gpu is None else f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
 
 
 def _runs_on(name, gpu):

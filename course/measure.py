@@ -393,12 +393,20 @@ def shared_table(metrics):
     return rows
 
 
+def here_label(gpu=None):
+    """'지금 이 GPU (<name>, CC x.y)': the label of a figure computed for `gpu` (a GpuSpec or a name in
+    sim.occupancy.GPUS; None: the GPU in use) next to the recorded one; None without a GPU."""
+    from sim import occupancy
+    spec = occupancy.get_spec(gpu) if gpu is not None else occupancy.current_gpu()
+    return None if spec is None else f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
+
+
 # ---- offline compiles a cell needs ---------------------------------------------------------------------------------
 
 def _cached_offline(offline, pair):
     """True if the offline compile cache already holds (name, cc) (then compiling it costs nothing)."""
     try:
-        folder = offline.cache_folder() if hasattr(offline, "cache_folder") else os.environ.get(offline.CACHE_ENV)
+        folder = offline.cache_folder()
         return bool(folder) and os.path.exists(offline._cache_path(folder, *pair))
     except Exception:  # noqa: BLE001 — a cache we cannot read: treat as not cached
         return False
