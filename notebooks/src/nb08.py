@@ -42,6 +42,7 @@ _DBOCC = {g: _occ.occupancy(g, _DBROWS[_occ.GPUS[g].arch]["registers"], _DBROWS[
                             _DBROWS["sm_80"]["smem_static"]) for g in ("A100", "H100", "H200")}
 assert len({(o.blocks_per_sm, o.active_warps, o.percent) for o in _DBOCC.values()}) == 1, "3.5's prose: one figure"
 FIG.update(regs_db_sm80=_DBROWS["sm_80"]["registers"], regs_db_sm90=_DBROWS["sm_90"]["registers"],
+           nvjitlink=_table.load_targets()["toolchain"]["nvidia-nvjitlink"],
            db_blocks=_DBOCC["A100"].blocks_per_sm, db_warps=_DBOCC["A100"].active_warps,
            db_occ=f"{_DBOCC['A100'].percent:.0f}", db_smem_blocks_a100=_DBOCC["A100"].limits["shared memory"])
 
@@ -280,7 +281,7 @@ if here:
 # 예상 출력: db, db_overlap, db_ptx 모두 API 2블록/SM = 모델 2블록/SM ✓ / PASS: 모델 = CUDA 점유율 API
 """)
 md(r"""
-* 공유 메모리만 보면 A100 에 {{db_smem_blocks_a100}}블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 {{regs_db_sm80}}개·sm_90 {{regs_db_sm90}}개, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **{{db_blocks}}블록**({{db_warps}}워프, 점유율 {{db_occ}}%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
+* 공유 메모리만 보면 A100 에 {{db_smem_blocks_a100}}블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 {{regs_db_sm80}}개·sm_90 {{regs_db_sm90}}개 — nvJitLink {{nvjitlink}} 로 컴파일한 값이라 다른 버전에서는 위 셀이 조금 다른 수를 보일 수 있습니다 —, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **{{db_blocks}}블록**({{db_warps}}워프, 점유율 {{db_occ}}%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
 * 그래서 이 커널에서 더블 버퍼링의 공유 메모리 비용은 점유율로는 **공짜**입니다. 버퍼를 늘려 점유율이 떨어지는 것은 공유 메모리가 한도인 커널의 이야기입니다.
 * 그 대신 SM 에 워프가 {{db_warps}}개(A100·H100·H200)뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
 
