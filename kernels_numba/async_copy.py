@@ -145,4 +145,4 @@ def kernel(A, B, C, alpha, beta):
     store_C(C, rC, block_row, block_col, thread_row, thread_col, M, N, alpha, beta)
 
 
-launch = make_launch(kernel, BLOCK, TILE)
+launch = make_launch(kernel, BLOCK, TILE, min_cc=MIN_CC)

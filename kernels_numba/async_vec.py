@@ -176,7 +176,7 @@ def make_kernel(NUM_STAGES):
 
         store_C(C, rC, block_row, block_col, thread_row, thread_col, M, N, alpha, beta)
 
-    return kernel, make_launch(kernel, BLOCK, TILE)
+    return kernel, make_launch(kernel, BLOCK, TILE, min_cc=MIN_CC)
 
 
 kernel, launch = make_kernel(NUM_STAGES)

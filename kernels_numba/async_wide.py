@@ -228,7 +228,7 @@ def make_kernel(NUM_STAGES=NUM_STAGES, swizzle=SWIZZLE, prefetch=PREFETCH, jit_o
 
         _store_C(C, rC, block_row, block_col, ty, tx, M, N, alpha, beta)
 
-    return kernel, make_launch(kernel, BLOCK, TILE)
+    return kernel, make_launch(kernel, BLOCK, TILE, min_cc=MIN_CC)
 
 
 kernel, launch = make_kernel()

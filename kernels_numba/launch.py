@@ -22,19 +22,29 @@ def _describe(x):
     return type(x).__module__.split(".")[0] + "." + type(x).__name__
 
 
+_DTYPES = {}         # typestr -> np.dtype: a launch checks three arrays; np.dtype() of a string costs a microsecond
+
+
+def _dtype(spec):
+    dt = _DTYPES.get(spec)
+    if dt is None:
+        dt = _DTYPES[spec] = np.dtype(spec)
+    return dt
+
+
 def _array_meta(name, x):
     """(shape, dtype, c_contiguous, is_device, (start, end) byte range or None) of an array argument."""
     if isinstance(x, np.ndarray):
-        start = x.__array_interface__["data"][0]
+        start = x.ctypes.data
         return x.shape, x.dtype, x.flags.c_contiguous, False, (start, start + x.nbytes)
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         shape = tuple(cai["shape"])
-        dtype = np.dtype(cai["typestr"])
+        dtype = _dtype(cai["typestr"])
         strides = cai.get("strides")
         contiguous = strides is None or tuple(strides) == _c_strides(shape, dtype.itemsize)
         ptr = cai["data"][0]
-        nbytes = int(np.prod(shape)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
         return shape, dtype, contiguous, True, (ptr, ptr + nbytes) if ptr else None
     if device.SIMULATOR and hasattr(x, "_ary") and isinstance(getattr(x, "_ary"), np.ndarray):
         meta = _array_meta(name, x._ary)      # the simulator's device array wraps a numpy array
@@ -55,6 +65,8 @@ def _c_strides(shape, itemsize):
 
 
 def _check_scalar(name, v):
+    if type(v) is float and -F32_MAX <= v <= F32_MAX:       # the usual case, checked fast (NaN and inf fail here)
+        return np.float32(v)
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.floating, np.integer)):
         raise CourseInputError(
             f"{name} 는 실수 스칼라여야 하는데 {_describe(v)} 가 들어왔습니다.",
@@ -87,35 +99,41 @@ def _short(v):
     return text if len(text) <= 40 else text[:20] + "…" + text[-8:]
 
 
+def _bad_array(name, shape, dt, dtype, contiguous):
+    """Raise the CourseInputError that says what is wrong with array `name` (check_inputs found something)."""
+    if len(shape) != 2:
+        raise CourseInputError(
+            f"{name} 는 2차원이어야 하는데 {len(shape)}차원입니다 (shape={shape}).",
+            f"{name} must be 2-D, but it is {len(shape)}-D (shape={shape}).",
+            f"행렬 모양으로 바꾸세요, 예: {name}.reshape(rows, cols).",
+            f"reshape it to a matrix, e.g. {name}.reshape(rows, cols).")
+    if dt != dtype:
+        raise CourseInputError(
+            f"{name} 의 dtype 이 {dt} 입니다. 이 커널은 {dtype} 만 받습니다.",
+            f"{name} has dtype {dt}; this kernel takes {dtype} only.",
+            f"{name}.astype(np.{dtype}) 로 변환하세요.",
+            f"convert with {name}.astype(np.{dtype}).")
+    if min(shape) == 0:
+        raise CourseInputError(
+            f"{name} 가 비어 있습니다 (shape={shape}). 크기 0인 행렬곱은 계산할 것이 없습니다.",
+            f"{name} is empty (shape={shape}); there is nothing to multiply.",
+            "모든 차원이 1 이상인 행렬을 넘기세요.", "pass matrices whose dimensions are all >= 1.")
+    raise CourseInputError(
+        f"{name} 가 행 우선(C-contiguous) 연속 배열이 아닙니다 (전치·슬라이스된 뷰일 수 있음).",
+        f"{name} is not C-contiguous (row-major); it may be a transposed or sliced view.",
+        f"np.ascontiguousarray({name}) 로 연속 복사본을 만들어 넘기세요.",
+        f"pass np.ascontiguousarray({name}).")
+
+
 def check_inputs(A, B, C, alpha, beta, dtype=np.float32):
     """Validate GEMM arguments (dtype: one for all, or a tuple for A, B, C); return (M, N, K, alpha32, beta32, any_on_device) or raise CourseInputError."""
     metas = {}
     dtypes = dtype if isinstance(dtype, tuple) else (dtype,) * 3     # one dtype, or one per (A, B, C)
-    for (name, x), dtype in zip((("A", A), ("B", B), ("C", C)), dtypes):
+    for name, x, dtype in (("A", A, dtypes[0]), ("B", B, dtypes[1]), ("C", C, dtypes[2])):
         shape, dt, contiguous, on_dev, span = _array_meta(name, x)
-        if len(shape) != 2:
-            raise CourseInputError(
-                f"{name} 는 2차원이어야 하는데 {len(shape)}차원입니다 (shape={shape}).",
-                f"{name} must be 2-D, but it is {len(shape)}-D (shape={shape}).",
-                f"행렬 모양으로 바꾸세요, 예: {name}.reshape(rows, cols).",
-                f"reshape it to a matrix, e.g. {name}.reshape(rows, cols).")
-        if dt != np.dtype(dtype):
-            raise CourseInputError(
-                f"{name} 의 dtype 이 {dt} 입니다. 이 커널은 {np.dtype(dtype)} 만 받습니다.",
-                f"{name} has dtype {dt}; this kernel takes {np.dtype(dtype)} only.",
-                f"{name}.astype(np.{np.dtype(dtype)}) 로 변환하세요.",
-                f"convert with {name}.astype(np.{np.dtype(dtype)}).")
-        if min(shape) == 0:
-            raise CourseInputError(
-                f"{name} 가 비어 있습니다 (shape={shape}). 크기 0인 행렬곱은 계산할 것이 없습니다.",
-                f"{name} is empty (shape={shape}); there is nothing to multiply.",
-                "모든 차원이 1 이상인 행렬을 넘기세요.", "pass matrices whose dimensions are all >= 1.")
-        if not contiguous:
-            raise CourseInputError(
-                f"{name} 가 행 우선(C-contiguous) 연속 배열이 아닙니다 (전치·슬라이스된 뷰일 수 있음).",
-                f"{name} is not C-contiguous (row-major); it may be a transposed or sliced view.",
-                f"np.ascontiguousarray({name}) 로 연속 복사본을 만들어 넘기세요.",
-                f"pass np.ascontiguousarray({name}).")
+        dtype = _dtype(dtype)
+        if len(shape) != 2 or dt != dtype or 0 in shape or not contiguous:
+            _bad_array(name, shape, dt, dtype, contiguous)
         metas[name] = (shape, on_dev, span)
     (M, K), (K2, N), (Mc, Nc) = metas["A"][0], metas["B"][0], metas["C"][0]
     if K != K2:
@@ -176,19 +194,23 @@ def ceil_div(a, b):
     return (a + b - 1) // b
 
 
-def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
+def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, away=None):
     """Launch kernel[grid, block](A, B, C, alpha, beta) on checked inputs; host arrays go to the GPU and C comes back.
 
     tile=(BM, BN): the C tile one block computes, for the simulator's work estimate (default: one C element per
-    thread)."""
+    thread). away: True when this device lacks an instruction the kernel needs (cp.async on CC 7.5), so the launch
+    runs on the simulator in a subprocess; make_launch decides it once, when the kernel is built (None: looked up
+    once per kernel and remembered, for callers that did not say)."""
     if device.MODE == "offline":
         raise CourseInputError(
             f"{device.ENV}=offline 은 컴파일 전용 모드라 커널을 실행할 수 없습니다.",
             f"{device.ENV}=offline only compiles (kernels_numba.infra.offline); it cannot launch kernels.",
             f"실행하려면 {device.ENV}=sim (GPU 없이) 또는 {device.ENV}=gpu 로 바꾸고 커널을 재시작하세요.",
             f"set {device.ENV}=sim (no GPU) or {device.ENV}=gpu and restart to run kernels.")
-    from .infra import subsim
-    if subsim.needed(kernel):           # an instruction this GPU lacks (cp.async on CC 7.5): simulator, subprocess
+    if away is None:
+        away = _away(kernel)
+    if away:                            # an instruction this GPU lacks (cp.async on CC 7.5): simulator, subprocess
+        from .infra import subsim
         return subsim.run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile)
     if device.SIMULATOR:                # the simulator takes numpy arrays and its own device arrays as they are
         M, K = A.shape
@@ -202,6 +224,9 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
         A, B = (np.array(X) if isinstance(X, np.ndarray) and not X.flags.writeable else X for X in (A, B))
         kernel[grid, block](A, B, C, alpha, beta)
         return C
+    if not (isinstance(A, np.ndarray) or isinstance(B, np.ndarray) or isinstance(C, np.ndarray)):
+        kernel[grid, block](A, B, C, alpha, beta)       # all on the device already: nothing to copy
+        return C
     from numba import cuda
     dA, dB = (cuda.to_device(X) if isinstance(X, np.ndarray) else X for X in (A, B))
     dC = cuda.to_device(C) if isinstance(C, np.ndarray) else C
@@ -211,13 +236,36 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
     return C
 
 
-def make_launch(kernel, block, tile, dtype=np.float32):
-    """Build launch(A, B, C, alpha=1.0, beta=0.0) -> C for a kernel whose blocks cover tile=(BM, BN) of C."""
+_AWAY = {}          # id(kernel) -> (kernel, away): run_kernel callers that did not say where the kernel runs
+
+
+def _away(kernel):
+    """True when this device lacks an instruction `kernel` needs: its module's MIN_CC, looked up once per kernel
+    (the lookup scans the loaded modules; a launch must not pay for it every time)."""
+    hit = _AWAY.get(id(kernel))
+    if hit is not None and hit[0] is kernel:
+        return hit[1]
+    if device.compute_capability() is None:         # a plain simulator or a GPU of unknown CC: every kernel runs here
+        away = False
+    else:
+        from .infra import subsim
+        away = subsim.needed(kernel)
+    _AWAY[id(kernel)] = (kernel, away)              # holds the kernel, so its id is not reused while cached
+    return away
+
+
+def make_launch(kernel, block, tile, dtype=np.float32, min_cc=None):
+    """Build launch(A, B, C, alpha=1.0, beta=0.0) -> C for a kernel whose blocks cover tile=(BM, BN) of C.
+
+    min_cc: the oldest compute capability whose instructions the kernel uses (its module's MIN_CC). Where the kernel
+    runs (here, or on the simulator in a subprocess) is decided now, once, not on every launch."""
     BM, BN = tile
+    away = device.lacks(min_cc)
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
         M, N, K, a32, b32, on_device = check_inputs(A, B, C, alpha, beta, dtype)
-        return run_kernel(kernel, (ceil_div(N, BN), ceil_div(M, BM)), block, A, B, C, a32, b32, tile=tile)
+        return run_kernel(kernel, (ceil_div(N, BN), ceil_div(M, BM)), block, A, B, C, a32, b32, tile=tile,
+                          away=away)
 
-    launch.kernel, launch.block, launch.tile = kernel, block, tile
+    launch.kernel, launch.block, launch.tile, launch.away = kernel, block, tile, away
     return launch

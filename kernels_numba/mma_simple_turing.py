@@ -75,9 +75,9 @@ def make_turing_launch(kernel, grid_of, multiples, name, exact=None):
                 f"(이 GPU: {tuple(device.GPU[1])}).",
                 f"{name} needs compute capability >= 7.5 (mma.m16n8k8, ldmatrix); this GPU is {tuple(device.GPU[1])}.",
                 "SGEMM_DEVICE=sim 으로 시뮬레이터에서 실행하세요.", "run under the simulator (SGEMM_DEVICE=sim).")
-        return run_kernel(kernel, grid_of(M, N), 32, A, B, C, a32, b32)
+        return run_kernel(kernel, grid_of(M, N), 32, A, B, C, a32, b32, away=False)
 
-    launch.kernel, launch.block, launch.grid_of = kernel, 32, grid_of
+    launch.kernel, launch.block, launch.grid_of, launch.away = kernel, 32, grid_of, False
     return launch
 
 

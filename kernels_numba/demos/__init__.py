@@ -10,9 +10,9 @@ from ..infra import device
 from ..launch import make_launch
 
 
-def demo_launch(kernel, block, tile):
+def demo_launch(kernel, block, tile, min_cc=None):
     """make_launch for a bug demo: the race detector collects instead of raising; the report is launch.last_report."""
-    return collecting(make_launch(kernel, block, tile))
+    return collecting(make_launch(kernel, block, tile, min_cc=min_cc))
 
 
 def collecting(inner):
@@ -20,8 +20,7 @@ def collecting(inner):
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
         if not device.SIMULATOR:        # (below sm_80 the launch goes to a simulator process, which collects too)
-            from ..infra import subsim
-            if subsim.needed(inner.kernel):
+            if inner.away:
                 prev = os.environ.get("SGEMM_RACECHECK")
                 os.environ["SGEMM_RACECHECK"] = "collect"
                 try:
@@ -38,7 +37,7 @@ def collecting(inner):
         launch.last_report = report
         return out
 
-    launch.kernel, launch.block = inner.kernel, inner.block
+    launch.kernel, launch.block, launch.away = inner.kernel, inner.block, inner.away
     launch.tile = getattr(inner, "tile", None)
     launch.last_report = None
     return launch

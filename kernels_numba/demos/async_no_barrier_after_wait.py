@@ -44,4 +44,4 @@ def kernel(A, B, C, alpha, beta):
     store_C(C, rC, block_row, block_col, thread_row, thread_col, M, N, alpha, beta)
 
 
-launch = demo_launch(kernel, BLOCK, TILE)
+launch = demo_launch(kernel, BLOCK, TILE, min_cc=MIN_CC)

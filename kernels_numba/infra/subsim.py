@@ -18,9 +18,23 @@ from .errors import CourseInputError
 _told = set()
 
 
+_HOMES = {}          # id(kernel) -> (kernel, home): the scan below runs once per kernel
+
+
 def _home(kernel):
     """(module, attribute name) that holds this kernel: the module its function was written in, else the kernel
-    module that built it (kernels made by a builder such as infra.tc.build_tiled live in the module that called it)."""
+    module that built it (kernels made by a builder such as infra.tc.build_tiled live in the module that called it).
+    Found once per kernel and remembered (a notebook process holds thousands of modules)."""
+    hit = _HOMES.get(id(kernel))
+    if hit is not None and hit[0] is kernel:
+        return hit[1]
+    home = _find_home(kernel)
+    if home is not None:                # not found yet: the module holding it may still be importing
+        _HOMES[id(kernel)] = (kernel, home)
+    return home
+
+
+def _find_home(kernel):
     fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
     first = sys.modules.get(getattr(fn, "__module__", ""), None)
     others = [m for n, m in sorted(sys.modules.items()) if n.startswith("kernels_numba.") and m is not first]

@@ -22,8 +22,11 @@ def check_multiples(M, N, K, bm, bn, bk, name):
             f"zero-pad to {pad} (course.lesson10.padded_launch does it) or use another shape.")
 
 
-def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32, exact=None):
-    """launch(A, B, C, alpha=1.0, beta=0.0) -> C for f16 A, B and C of c_dtype; grid_of(M, N) -> grid."""
+def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32, exact=None,
+                   min_cc=device.ASYNC_MIN_CC):
+    """launch(A, B, C, alpha=1.0, beta=0.0) -> C for f16 A, B and C of c_dtype; grid_of(M, N) -> grid.
+    min_cc: the kernel's MIN_CC (m16n8k16 and cp.async: 8.0); where it runs is decided here, once."""
+    away = device.lacks(min_cc)
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
         M, N, K, a32, b32, _ = check_inputs(A, B, C, alpha, beta, (np.float16, np.float16, c_dtype))
@@ -35,9 +38,9 @@ def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32
         check_multiples(M, N, K, *multiples, name)
         grid = grid_of(M, N)
         # below sm_80 (no m16n8k16 / cp.async) run_kernel sends the launch to a simulator subprocess (subsim)
-        return run_kernel(kernel, grid, threads, A, B, C, a32, b32)
+        return run_kernel(kernel, grid, threads, A, B, C, a32, b32, away=away)
 
-    launch.kernel, launch.block, launch.grid_of = kernel, threads, grid_of
+    launch.kernel, launch.block, launch.grid_of, launch.away = kernel, threads, grid_of, away
     return launch
 
 
