@@ -10,8 +10,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-import bench_gpu                                  # noqa: E402  (sets CUPY_TF32=0 before cupy is imported)
 import kernels_numba as kn                        # noqa: E402
+from course import bench                          # noqa: E402  (the course's one timer)
 from kernels_numba import async_bk16              # noqa: E402
 
 
@@ -37,7 +37,7 @@ def main():
             B = rng.standard_normal((K, N), dtype=cp.float32)
             C = cp.full((M, N), cp.nan, cp.float32)
             launch(A, B, C)
-            worst = max(worst, bench_gpu._rel_err(C, A.astype(cp.float64) @ B.astype(cp.float64)))
+            worst = max(worst, bench._rel_err(C, A.astype(cp.float64) @ B.astype(cp.float64)))
         k = launch.kernel if hasattr(launch, "kernel") else None
         regs = None
         try:
@@ -52,10 +52,10 @@ def main():
         B = rng.standard_normal((n, n), dtype=cp.float32)
         C = cp.zeros((n, n), cp.float32)
         dA, dB, dC = (cuda.as_cuda_array(X) for X in (A, B, C))
-        t_cub, _ = bench_gpu._timeit(lambda: cp.matmul(A, B, out=C), stream)
+        t_cub, _ = (bench.events_ms(lambda: cp.matmul(A, B, out=C), min_ms=150.0), None)
         cells = []
         for name, launch in vs.items():
-            t, _ = bench_gpu._timeit(lambda: launch(dA, dB, dC, 1.0, 0.0), stream)
+            t, _ = (bench.events_ms(lambda: launch(dA, dB, dC, 1.0, 0.0), min_ms=150.0), None)
             cells.append(f"{100 * t_cub / t:5.1f}% ({2 * n ** 3 / t / 1e9:5.1f} TF)")
         print(f"{n:5d} " + "  ".join(f"{c:>26s}" for c in cells) + f"   {2 * n ** 3 / t_cub / 1e9:.1f}", flush=True)
 

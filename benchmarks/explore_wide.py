@@ -13,8 +13,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-import bench_gpu                                  # noqa: E402  (sets CUPY_TF32=0 before cupy is imported)
 import kernels_numba as kn                        # noqa: E402
+from course import bench                          # noqa: E402  (the course's one timer)
 from kernels_numba import async_wide              # noqa: E402
 
 
@@ -46,7 +46,7 @@ def main():
             C = cp.full((M, N), cp.nan, cp.float32)
             launch(A, B, C)
             finite = finite and bool(cp.isfinite(C).all())
-            worst = max(worst, bench_gpu._rel_err(C, A.astype(cp.float64) @ B.astype(cp.float64)))
+            worst = max(worst, bench._rel_err(C, A.astype(cp.float64) @ B.astype(cp.float64)))
         regs = list(launch.kernel.get_regs_per_thread().values())[0]
         out["correct"][name] = bool(finite and worst < 1e-5)
         out["registers"][name] = int(regs)
@@ -57,9 +57,9 @@ def main():
         B = rng.standard_normal((n, n), dtype=cp.float32)
         C = cp.zeros((n, n), cp.float32)
         dA, dB, dC = (cuda.as_cuda_array(X) for X in (A, B, C))     # numba views: no conversion per launch
-        t_before, _ = bench_gpu._timeit(lambda: cp.matmul(A, B, out=C), stream)
-        ts = {name: bench_gpu._timeit(lambda: launch(dA, dB, dC, 1.0, 0.0), stream)[0] for name, launch in vs.items()}
-        t_after, _ = bench_gpu._timeit(lambda: cp.matmul(A, B, out=C), stream)
+        t_before, _ = (bench.events_ms(lambda: cp.matmul(A, B, out=C), min_ms=150.0), None)
+        ts = {name: (bench.events_ms(lambda: launch(dA, dB, dC, 1.0, 0.0), min_ms=150.0), None)[0] for name, launch in vs.items()}
+        t_after, _ = (bench.events_ms(lambda: cp.matmul(A, B, out=C), min_ms=150.0), None)
         t_cub = min(t_before, t_after)
         row = {"n": n, "cublas_tflops": 2 * n ** 3 / t_cub / 1e9,
                "percent": {name: 100 * t_cub / t for name, t in ts.items()}}

@@ -289,11 +289,12 @@ def main():
             if r["block"] in RECORD_BLOCKS and t[:-1] not in seen:
                 seen.add(t[:-1])
                 kept.append(t)
-        text = json.dumps(summary, indent=1, ensure_ascii=False)
-        # rows one per line, compact: the file stays small and diffable
-        body = ",\n  ".join(json.dumps(list(t), separators=(",", ":")) for t in kept)
-        with open(args.record, "w") as f:
-            f.write(text[:-2] + ',\n "rows": [\n  ' + body + "\n ]\n}\n")
+        from course import records               # the one record schema (rows one per line: small, diffable)
+        path = os.path.abspath(args.record)
+        records.save(records.from_flat(os.path.splitext(os.path.basename(path))[0],
+                                       dict(summary, rows=[list(t) for t in kept]), "occupancy",
+                                       "sim.occupancy vs cuOccupancyMaxActiveBlocksPerMultiprocessor "
+                                       "(benchmarks/occupancy_check.py)"), os.path.dirname(path))
     return 1 if bad or table_diff else 0
 
 

@@ -140,7 +140,9 @@ def main():
            "cases": {k: dict(v, wrong_runs=wrong.get(k)) for k, v in parse(log.stdout).items()},
            "plain_rc": plain.returncode, "plain_stderr": plain.stderr[-3000:] if plain.returncode else ""}
     name = "racecheck_" + re.sub(r"[^a-z0-9]+", "_", gpu.lower()).strip("_") + ".json"
-    (out / name).write_text(json.dumps(rec, indent=1))
+    from course import records                   # the one record schema
+    records.save(records.from_flat(name[:-5], rec, "racecheck", rec["tool"] + ", then plain runs "
+                                   "(benchmarks/racecheck_gpu.py)"), out)
     for k, v in rec["cases"].items():
         print(f"{k:48s} races {v['race_reports']:3d}  wrong {v['wrong_runs']}/{a.runs}  {v['failed'] or ''}")
     print(rec["summary"], "sanitizer rc", log.returncode)

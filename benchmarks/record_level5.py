@@ -2,11 +2,10 @@
 
 Run on a GPU machine (sm_80 or later):  python benchmarks/record_level5.py --out course/recorded/gpu_h200_level5.json
 Every number in the output is measured in this run: correctness against float64 with C poisoned (NaN) for
-1..5 K tiles and ragged shapes, bench_gpu.py's timing (cuBLAS SGEMM through CuPy, TF32 off, in the same run),
+1..5 K tiles and ragged shapes, course.bench's timing (cuBLAS SGEMM, TF32 off, in the same run),
 the registers/shared memory/SASS opcode counts of the kernels as loaded, and blocks per SM from the occupancy API.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -14,8 +13,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-import bench_gpu                                  # noqa: E402  (sets CUPY_TF32=0 before cupy is imported)
 import kernels_numba as kn                        # noqa: E402
+from course import bench                          # noqa: E402  (the course's one benchmark engine)
 
 COMPARE = ("db_overlap",)                         # the best level-4 kernel, in the same run
 SHAPES = [(64, 64, 8), (64, 64, 16), (64, 64, 24), (64, 64, 32), (64, 64, 40),     # 1..5 K tiles
@@ -85,19 +84,11 @@ def main():
     if not names:
         sys.exit("level 5 needs compute capability 8.0 or later (cp.async); this GPU is older")
     corr = correctness(names)
-    bench_json = args.out + ".bench.json"
-    sys.argv = ["bench_gpu.py", "--kernels", *COMPARE, *names, "--sizes", *map(str, args.sizes), "--json", bench_json]
-    rc = bench_gpu.main()
-    with open(bench_json) as f:
-        bench = json.load(f)
-    os.unlink(bench_json)
-    out = {"what": "Measured with the device tool (benchmarks/record_level5.py: correctness with C poisoned, "
-                   "bench_gpu.py vs cuBLAS SGEMM via CuPy with TF32 off, loaded SASS, CUDA occupancy API)",
-           "gpu": bench["gpu"], "cc": bench["cc"], "date": bench["date"], "numba_cuda": bench["numba_cuda"],
-           "cupy": bench["cupy"], "benchmark": bench["rows"], "correctness": corr,
-           "loaded": sass_report(list(COMPARE) + names)}
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1)
+    run = bench.run(list(COMPARE) + names, args.sizes, log=lambda t: print(t, flush=True))
+    rc = 0 if all(r.correct is not False for r in run.rows) else 1
+    bench.save_run(args.out, run, "Measured with the device tool (benchmarks/record_level5.py: correctness with C "
+                                  "poisoned, course.bench vs cuBLAS SGEMM, loaded SASS, CUDA occupancy API)",
+                   {"correctness": corr, "loaded": sass_report(list(COMPARE) + names)})
     ok = all(r["ok"] for rows in corr.values() for r in rows)
     return rc or (0 if ok else 1)
 

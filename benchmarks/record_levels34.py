@@ -1,7 +1,7 @@
 """Record the GPU figures notebooks 07 and 08 show: benchmark vs cuBLAS, resources, loaded SASS, occupancy API, stall reasons.
 
 Run on a GPU machine:  python benchmarks/record_levels34.py --out course/recorded/gpu_h200_levels34.json
-Every number in the output is measured in this run (see bench_gpu.py for the benchmark method).
+Every number in the output is measured in this run (course/bench.py is the benchmark method).
 """
 import argparse
 import json
@@ -15,8 +15,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-import bench_gpu                                  # noqa: E402  (sets CUPY_TF32=0 before cupy is imported)
 import kernels_numba as kn                        # noqa: E402
+from course import bench                          # noqa: E402  (the course's one benchmark engine)
 
 EXTRA = ("regblock_t16",)                         # teaching demos outside the registry (spilling)
 
@@ -54,15 +54,12 @@ def main():
     ap.add_argument("--stall-n", type=int, default=2048)
     args = ap.parse_args()
     names = [s.name for s in kn.REGISTRY if s.level in args.levels]
-    bench_json = args.out + ".bench.json"
-    sys.argv = ["bench_gpu.py", "--kernels", *names, "--sizes", *map(str, args.sizes), "--json", bench_json]
-    rc = bench_gpu.main()
-    with open(bench_json) as f:
-        bench = json.load(f)
-    os.unlink(bench_json)
+    run = bench.run(names, args.sizes, log=lambda t: print(t, flush=True))
+    rc = 0 if all(r.correct is not False for r in run.rows) else 1
     import numpy as np
-    res = {k: {kk: vv for kk, vv in v.items() if kk != "sass"} for k, v in bench["resources"].items()}
-    sass = {k: v.get("sass") for k, v in bench["resources"].items()}
+    loaded = {name: bench.loaded_resources(name) for name in names}
+    res = {k: {kk: vv for kk, vv in v.items() if kk != "sass"} for k, v in loaded.items()}
+    sass = {k: v.get("sass") for k, v in loaded.items()}
     occ = {}
     for name in names:
         spec = kn.get(name)
@@ -75,7 +72,7 @@ def main():
         C = np.zeros((256, 256), np.float32)
         mod.launch(A, A, C)
         ok = bool(np.allclose(C, A.astype(np.float64) @ A, rtol=1e-4, atol=1e-3))
-        r = bench_gpu._resources(name)
+        r = bench.loaded_resources(name)
         sass[name] = r.pop("sass")
         res[name] = dict(r, correct=ok)
         threads = int(np.prod(mod.launch.block))
@@ -93,13 +90,10 @@ def main():
         pass
     stall_names = args.stall_kernels if args.stall_kernels is not None else ["regblock_opt", "regblock_vec", "db", "db_overlap", "db_ptx"]
     stall_names = [n for n in stall_names if n in names]
-    out = {"what": "Measured with the device tool (benchmarks/record_levels34.py: bench_gpu.py, CUDA occupancy API, ncu WarpStateStats)",
-           "gpu": bench["gpu"], "cc": bench["cc"], "date": bench["date"], "numba_cuda": bench["numba_cuda"],
-           "cupy": bench["cupy"], "benchmark": bench["rows"], "resources": res, "sass_loaded": sass,
-           "occupancy_api": occ, "device_facts": facts,
+    out = {"resources": res, "sass_loaded": sass, "occupancy_api": occ, "device_facts": facts,
            "ncu_stalls": _stalls(stall_names, args.stall_n) if stall_names else {}}
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1)
+    bench.save_run(args.out, run, "Measured with the device tool (benchmarks/record_levels34.py: course.bench, CUDA "
+                                  "occupancy API, ncu WarpStateStats)", out)
     print(json.dumps({k: out[k] for k in ("resources", "occupancy_api", "device_facts")}, indent=1))
     print(json.dumps(out["ncu_stalls"], indent=1)[:4000])
     return rc

@@ -145,8 +145,11 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     rec = record()
-    with open(args.out, "w") as f:
-        json.dump(rec, f)
+    from course import records                   # the one record schema
+    path = os.path.abspath(args.out)
+    records.save(records.from_flat(os.path.splitext(os.path.basename(path))[0], rec, "mma_layout",
+                                   "element held by each lane's registers, read on the GPU "
+                                   "(benchmarks/record_mma_layout.py)"), os.path.dirname(path))
     print("layout recorded:", rec["gpu"], rec["cc"])
 
 

@@ -202,8 +202,11 @@ def main():
     ap.add_argument("--small", action="store_true", help="kernels on the two small shapes only (simulator)")
     args = ap.parse_args()
     rec = record(big=not args.small)
-    with open(args.out, "w") as f:
-        json.dump(rec, f)
+    from course import records                   # the one record schema
+    path = os.path.abspath(args.out)
+    records.save(records.from_flat(os.path.splitext(os.path.basename(path))[0], rec, "mma_m16n8k8",
+                                   "mma.sync.m16n8k8 layout and numerics read on the GPU "
+                                   "(benchmarks/record_turing_mma.py)"), os.path.dirname(path))
     bad = [r for r in rec["kernels"] if not (r["finite"] and r["within_bound"] and r.get("exact", True))]
     print("m16n8k8 recorded:", rec["gpu"], rec["cc"], "| layout D == A@B:", rec["layout"]["D_matches_A_at_B"],
           "| kernel checks failing:", bad or "none")

@@ -4,7 +4,6 @@ from course import install_check as _install_check
 _install_check.check()          # before numba is imported: a missing or wrong install prints its fix (issue 17)
 
 import inspect as _inspect      # noqa: E402
-import json as _json            # noqa: E402
 from pathlib import Path as _Path  # noqa: E402
 
 import kernels_numba as _kn     # noqa: E402
@@ -19,12 +18,45 @@ def setup(module=None):
     """
     _kn.device.banner()
     _kn.errors.show_briefly_in_ipython()
+    if module is not None and _kn.device.MODE == "gpu":
+        _compile_ahead(module)
     if module is not None:
         from course.quiz import progress as _progress
         text = _progress.banner(module)      # never raises, never blocks: a notice at most
         if text:
             print(text)
     return _kn.device.info()
+
+
+def _compile_ahead(module):
+    """On a GPU: start compiling, in other processes, the kernels this chapter launches (into the disk cache that
+    kernels_numba.infra.jitcache keeps), so the cells that launch them find them ready; says so in one line."""
+    from course import chapters
+    from kernels_numba.infra import jitcache, offline
+    try:
+        ch = chapters.get(module)
+    except KeyError:
+        return
+    procs = jitcache.warm(list(ch.kernels), ch.demos)
+    _offline_ahead([(k, cc) for k in ch.kernels for cc in offline.ARCHS])
+    if procs:
+        print(f"ℹ️ 이 노트북의 커널 {len(ch.kernels) + len(ch.demos)}종을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "
+              "(디스크 캐시: 다음 세션에는 바로 뜹니다) / compiling this notebook's kernels ahead in the background.")
+
+
+def _offline_ahead(pairs):
+    """The offline compiles (PTX/SASS for sm_80 and sm_90, no GPU) the chapter's cells read, requested from the
+    compile worker process on a daemon thread: a first run finds most of them done (they are cached on disk after)."""
+    import threading
+    from kernels_numba.infra import offline
+
+    def run():
+        for name, cc in pairs:
+            try:
+                offline.try_compile(name, cc)
+            except Exception:  # noqa: BLE001 — the cell that needs it compiles it and shows any error there
+                pass
+    threading.Thread(target=run, daemon=True, name="sgemm-offline-ahead").start()
 
 
 def progress(path=None):
@@ -34,9 +66,9 @@ def progress(path=None):
 
 
 def recorded(name="gpu_h200_2026-11-21"):
-    """A GPU measurement recorded with the device tool (course/recorded/<name>.json)."""
-    with open(RECORDED / f"{name}.json", encoding="utf-8") as f:
-        return _json.load(f)
+    """A GPU measurement recorded with the device tool (course/recorded/<name>.json), as a records.Record."""
+    from course import records as _records
+    return _records.load(name)
 
 
 def source(obj, numbered=True):

@@ -11,6 +11,7 @@ from kernels_numba.demos import races
 from kernels_numba.infra import offline, trace
 from sim import banks, roofline
 from sim import occupancy as occ
+from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 
 LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
@@ -25,7 +26,6 @@ LD_INST = "smsp__inst_executed_op_shared_ld.sum"
 def compiled(pairs):
     """{(kernel, cc): offline compile} for all pairs in one batch (a progress bar when several are not cached yet);
     raises OfflineCompileError where one fails."""
-    from course import measure
     comp = measure.compile_many(pairs)
     for (k, cc), r in comp.items():
         if "error" in r:
@@ -67,14 +67,10 @@ def occupancy_lines(kernels=("tiled", "tiled_pad"), gpu=None):
 
 def bench_lines(rec, live=None):
     """The recorded benchmark table (the prose talks about it) and, after a live run, this GPU's table below it."""
-    lines = [f"기록(recorded) — {rec['gpu']} {rec['date']}"]
-    lines += [f"{r['n']:5d}³ {r['kernel']:10s} {r['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r['ratio']:5.1f}%"
-              for r in rec["benchmark"]]
+    lines = [f"기록(recorded) — {rec.gpu} {rec.date}"]
+    lines += [f"{r.n:5d}³ {r.kernel:10s} {r.tflops:6.2f} TFLOP/s  cuBLAS의 {100 * r.ratio:5.1f}%" for r in rec.rows]
     if live:
-        cc = live.get("cc") or ["?", "?"]
-        lines.append(f"지금 이 GPU ({live['gpu']}, CC {cc[0]}.{cc[1]}) — {live['date']}, 같은 실행의 cuBLAS 대비")
-        lines += [f"{r['n']:5d}³ {r['kernel']:10s} {r['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r['ratio']:5.1f}%"
-                  + ("" if r.get("correct", True) else "  ← 결과가 틀림 (WRONG)") for r in live["rows"]]
+        lines += measure.live_lines(live)
     return lines
 
 
@@ -280,7 +276,7 @@ def ncu_metrics(rec, live=None):
     if live:
         return f"{here_label() or '지금 이 GPU'} 에서 ncu, {rec['ncu_shared']['n']}³", live
     ns = rec["ncu_shared"]
-    return f"기록(recorded) — {rec['gpu']} {rec['date']}, {ns['tool']}, {ns['n']}³", ns["metrics"]
+    return f"기록(recorded) — {rec.gpu} {rec.date}, {ns['tool']}, {ns['n']}³", ns["metrics"]
 
 
 def ncu_rows(metrics, kernels=LEVEL2[:3]):
@@ -343,7 +339,7 @@ def first_fma_line(kernel="tiled_pad"):
 def loaded_sass(rec, kernel="tiled_fma", prefixes=("FFMA", "LDS", "BAR")):
     """(where from, SASS opcode counts) of the kernel as loaded on this GPU, or as recorded on the H200."""
     if kn.device.SIMULATOR:
-        counts, where = rec["sass_loaded"][kernel], f"기록된 {rec['gpu']} SASS (실제로 올라간 커널)"
+        counts, where = rec["sass_loaded"][kernel], f"기록된 {rec.gpu} SASS (실제로 올라간 커널)"
     else:
         spec = kn.get(kernel)
         ones = np.ones((16, 16), np.float32)
@@ -422,7 +418,7 @@ def check_all(launch, shapes=((1, 1, 1), (17, 33, 5), (100, 70, 50))):
 
 def best(rows, kernel, n=None):
     """Highest TFLOP/s of `kernel` in benchmark rows (at size n if given)."""
-    return max(r["tflops"] for r in rows if r["kernel"] == kernel and (n is None or r["n"] == n))
+    return max(r.tflops for r in rows if r.kernel == kernel and (n is None or r.n == n))
 
 
 def shared_bound(rec, kernel, gpu=None):
@@ -439,7 +435,7 @@ def shared_bound(rec, kernel, gpu=None):
     sms, mhz = (f["sm_count"], f["max_sm_clock_mhz"]) if spec is None else (spec.sm_count, spec.boost_clock_mhz)
     bound = sms * (1 / wf_per_ffma) * 32 * 2 * mhz * 1e6 / 1e12
     return {"wf_per_ffma": wf_per_ffma, "load_only": m[LD_WF] / ffma_warp, "bound": bound,
-            "measured": best(rec["benchmark"], kernel), "cublas": best(rec["benchmark"], "cuBLAS")}
+            "measured": best(rec.rows, kernel), "cublas": best(rec.rows, "cuBLAS")}
 
 
 def bound_here_line(rec, kernel="tiled", gpu=None):
@@ -477,11 +473,11 @@ def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):
     """Bar chart (Korean labels) of each kernel's share of cuBLAS at n³, with the shared-memory ceilings as marks."""
     from matplotlib.figure import Figure
     from course import plots  # noqa: F401  (Korean font)
-    rows = {r["kernel"]: r for r in rec["benchmark"] if r["n"] == n}
-    cub = rows["cuBLAS"]["tflops"]
+    rows = {r.kernel: r for r in rec.rows if r.n == n}
+    cub = rows["cuBLAS"].tflops
     fig = Figure(figsize=(8, 3.6))
     ax = fig.add_subplot()
-    ax.bar(kernels, [100 * rows[k]["ratio"] for k in kernels], color="tab:blue", label="실측 (cuBLAS 대비)")
+    ax.bar(kernels, [100 * rows[k].ratio for k in kernels], color="tab:blue", label="실측 (cuBLAS 대비)")
     labelled = False
     for i, k in enumerate(kernels):
         if k in rec["ncu_shared"]["metrics"] and rec["ncu_shared"]["metrics"][k][LD_WF]:
@@ -491,7 +487,7 @@ def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):
     ax.set_ylim(0, 1.4 * ax.get_ylim()[1])                    # room for the legend above the bars
     ax.set_ylabel("cuBLAS 대비 성능 (%)")
     ax.set_xlabel("커널 (kernel)")
-    ax.set_title(f"{n}³ SGEMM: cuBLAS 대비 성능과 공유 메모리 상한 ({rec['gpu']} 기록)")
+    ax.set_title(f"{n}³ SGEMM: cuBLAS 대비 성능과 공유 메모리 상한 ({rec.gpu} 기록)")
     ax.legend(loc="upper left")
     fig.tight_layout()
     return fig

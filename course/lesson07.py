@@ -8,6 +8,7 @@ import numpy as np
 import kernels_numba as kn
 from kernels_numba.infra import offline, resources, trace
 from kernels_numba.registry import module_of
+from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim import banks, outer, roofline
 from sim import occupancy as occ
@@ -305,7 +306,7 @@ def stall_table(rec, names=None, keys=STALL_KEYS):
     """Recorded ncu warp-state shares (%) per kernel, and shared-memory waits = short_scoreboard + mio_throttle."""
     st = rec["ncu_stalls"]
     names = [n for n in (names or st["metrics"]) if n in st["metrics"]]
-    lines = [f"기록: {rec['gpu']} {rec['date']}, {st['n']}³, {st['tool']} — 이유별 대기 사이클의 비율(%)",
+    lines = [f"기록: {rec.gpu} {rec.date}, {st['n']}³, {st['tool']} — 이유별 대기 사이클의 비율(%)",
              f"{'':20s}" + "".join(f"{n:>13s}" for n in names)]
     share = {n: st["metrics"][n]["percent"] for n in names}
     for k in keys:
@@ -512,17 +513,15 @@ def verify(names, shapes, alpha_beta_shape=(19, 21, 23)):
 def bench_rows(rec, rec06, names, live=None):
     """Benchmark rows of cuBLAS, tiled (notebook 06's run) and `names`: live ones if given, else the recorded runs."""
     if live:
-        return [r for r in live["rows"] if r["kernel"] in ("cuBLAS", "tiled", *names)]
-    return [r for r in rec["benchmark"] if r["kernel"] in ("cuBLAS", *names)] + \
-           [r for r in rec06["benchmark"] if r["kernel"] == "tiled"]
+        return [r for r in live.rows if r.kernel in ("cuBLAS", "tiled", *names)]
+    return [r for r in rec.rows if r.kernel in ("cuBLAS", *names)] + [r for r in rec06.rows if r.kernel == "tiled"]
 
 
 def live_bench(live, names):
     """'지금 이 GPU (…)' table of a live benchmark (measure.benchmark) and its ratios at the largest size measured."""
-    cc = live.get("cc") or ["?", "?"]
-    bt = bench_table([r for r in live["rows"] if r["kernel"] in ("cuBLAS", "tiled", *names)])
+    bt = bench_table([r for r in live.rows if r.kernel in ("cuBLAS", "tiled", *names)])
     val, n = bt["val"], max(n for _, n in bt["val"])
-    lines = [f"지금 이 GPU ({live['gpu']}, CC {cc[0]}.{cc[1]}) — {live['date']}, 같은 실행의 cuBLAS 대비:"] + bt.lines
+    lines = measure.live_lines(live, ("tiled", *names))
     have = {k for k, _ in val}
     if {"tiled", "regblock", "regblock_opt", "regblock_vec"} <= have:
         lines.append(f"{n}³: regblock / tiled = {val[('regblock', n)][0] / val[('tiled', n)][0]:.2f}배, "
@@ -535,9 +534,9 @@ def bench_table(rows):
     """Text table of benchmark rows (TFLOP/s and % of cuBLAS of the same run), and {(kernel, n): (tflops, ratio)}."""
     val = {}
     lines = []
-    for r in sorted(rows, key=lambda r: (r["n"], r["kernel"] != "cuBLAS", r["kernel"] != "tiled")):
-        val[(r["kernel"], r["n"])] = (r["tflops"], r["ratio"])
-        lines.append(f"{r['n']:5d}³ {r['kernel']:13s} {r['tflops']:6.2f} TFLOP/s  cuBLAS의 {100 * r['ratio']:5.1f}%")
+    for r in sorted(rows, key=lambda r: (r.n, r.kernel != "cuBLAS", r.kernel != "tiled")):
+        val[(r.kernel, r.n)] = (r.tflops, r.ratio)
+        lines.append(f"{r.n:5d}³ {r.kernel:13s} {r.tflops:6.2f} TFLOP/s  cuBLAS의 {100 * r.ratio:5.1f}%")
     return Report(lines, val=val)
 
 

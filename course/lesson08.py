@@ -16,6 +16,7 @@ from sim import occupancy, pipeline
 from .lesson06 import racy_demo
 from .steps import Progress  # noqa: F401  (lesson09 and the notebook use it from here too)
 from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
+from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 
 CCS = ((8, 0), (9, 0))
@@ -198,20 +199,54 @@ def buffer_table(n_tiles=4):
 
 
 def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, N=20, K=24, seed=3):
-    """Runs db and its bug demos (kernels_numba/demos) on one problem: {name: (matches numpy, has NaN)}."""
+    """Runs db and its bug demos (kernels_numba/demos): {name: (matches numpy, has NaN)}.
+
+    Simulator: one small problem. GPU: where a barrier bug shows reliably (timing decides: at the small size the
+    barrier-less db is often right on an H100, at 1024^3 it was wrong every time, issue 24): the largest size that fits
+    the race demo's time budget (lesson06.race_size), `runs` launches each, counted; and beside it the simulator's race
+    report of the small problem (a simulator subprocess), so the cause is named as well as the effect."""
     rng = np.random.default_rng(seed)
+    if not kn.device.SIMULATOR:
+        return _broken_variants_gpu(names, M, N, K, rng)
     A = rng.standard_normal((M, K), dtype=np.float32)
     B = rng.standard_normal((K, N), dtype=np.float32)
     ref = A.astype(np.float64) @ B
     res = {}
-    from course.steps import steps
-    for name in (names if kn.device.SIMULATOR else steps(names, "컴파일(JIT)·실행")):
+    for name in names:
         with racy_demo():
             C = module_of(name).launch(A, B, np.zeros((M, N), np.float32))
         C = getattr(C, "_ary", C)
         res[name] = (close(C, ref, K), bool(np.isnan(C).any()))
     lines = [f"{n:20s} numpy 와 일치: {ok}, NaN 이 섞임: {nan}" for n, (ok, nan) in res.items()]
     return Report(lines, **res)
+
+
+def _broken_variants_gpu(names, M, N, K, rng):
+    from numba import cuda
+    from course.lesson06 import race_size
+    from course.steps import steps
+    from kernels_numba.infra import subsim
+    n, runs = race_size()
+    A = rng.standard_normal((n, n), dtype=np.float32)
+    B = rng.standard_normal((n, n), dtype=np.float32)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.device_array((n, n), np.float32)
+    As = rng.standard_normal((M, K), dtype=np.float32)
+    Bs = rng.standard_normal((K, N), dtype=np.float32)
+    res, lines = {}, [f"GPU: {n}³, 커널마다 {runs}번 실행 (같은 입력) | 시뮬레이터: {M}×{N}×{K} 에서 경쟁 검사"]
+    for name in steps(names, "컴파일(JIT)·실행·시뮬레이터 검사"):
+        launch = module_of(name).launch
+        wrong = nan = 0
+        for _ in range(runs):
+            launch(dA, dB, dC)
+            C = dC.copy_to_host()
+            nan += bool(np.isnan(C).any())
+            wrong += not close(C, ref, n)
+        res[name] = (wrong == 0, nan > 0)
+        _, report = subsim.simulated(launch, As, Bs, np.zeros((M, N), np.float32))
+        lines.append(f"{name:20s} GPU 에서 틀린 실행 {wrong}/{runs} (NaN {nan}번) | 시뮬레이터: "
+                     + (report.summary(limit=2).replace(chr(10), " ") if report else "경쟁 없음"))
+    return Report(lines, runs=runs, n=n, **res)
 
 
 # ------------------------------------------------------------------ 3.4 ld.global.ca
@@ -388,12 +423,12 @@ def overlap_resources(gpu=None):
 # ------------------------------------------------------------------ 4.6-4.7 measurements
 
 def _bench_lines(rows, names):
-    sizes = sorted({r["n"] for r in rows})
-    cell = {(r["kernel"], r["n"]): r for r in rows}
+    sizes = sorted({r.n for r in rows})
+    cell = {(r.kernel, r.n): r for r in rows}
     lines = [_ljust("커널", 13) + "".join(f"{str(n) + '³':>22s}" for n in sizes)]
     for name in ["cuBLAS", *names]:
         if any((name, n) in cell for n in sizes):
-            lines.append(f"{name:13s}" + "".join(f"{cell[name, n]['tflops']:7.2f} TFLOP/s {100 * cell[name, n]['ratio']:5.1f}%"
+            lines.append(f"{name:13s}" + "".join(f"{cell[name, n].tflops:7.2f} TFLOP/s {100 * cell[name, n].ratio:5.1f}%"
                                                  if (name, n) in cell else " " * 22 for n in sizes))
     return lines, cell, sizes
 
@@ -402,14 +437,13 @@ def bench_table(rec, live=None, names=None):
     """TFLOP/s and % of cuBLAS (same run) of cuBLAS and the level 3-4 kernels: the recorded run, and under it the run
     just made on this GPU when `live` (measure.benchmark's result) is given, each labelled with its GPU and date."""
     names = names or [s.name for s in kn.REGISTRY if s.level in (3, 4)]
-    lines, cell, sizes = _bench_lines(rec["benchmark"], names)
-    lines.insert(0, f"기록(recorded) — {rec['gpu']} {rec['date']}")
-    values = {"ratio": {k: r["ratio"] for k, r in cell.items()}, "sizes": sizes}
+    lines, cell, sizes = _bench_lines(rec.rows, names)
+    lines.insert(0, f"기록(recorded) — {rec.gpu} {rec.date}")
+    values = {"ratio": {k: r.ratio for k, r in cell.items()}, "sizes": sizes}
     if live:
-        more, lcell, lsizes = _bench_lines(live["rows"], names)
-        cc = live.get("cc") or ("?", "?")
-        lines += ["", f"지금 이 GPU ({live.get('gpu', '?')}, CC {cc[0]}.{cc[1]}) — {live.get('date', '')}", *more]
-        values.update(live_ratio={k: r["ratio"] for k, r in lcell.items()}, live_sizes=lsizes)
+        lines += ["", *measure.live_lines(live, names)]
+        lcell = {(r.kernel, r.n): r for r in live.rows}
+        values.update(live_ratio={k: r.ratio for k, r in lcell.items()}, live_sizes=live.sizes)
     return Report(lines, **values)
 
 
@@ -422,8 +456,8 @@ def _ljust(text, width):
 
 def pair_ratios(rec):
     """At every recorded size: each double-buffer kernel / its single-buffer kernel with the same shared layout."""
-    R = {(r["kernel"], r["n"]): r["ratio"] for r in rec["benchmark"]}
-    sizes = sorted({r["n"] for r in rec["benchmark"]})
+    R = {(r.kernel, r.n): r.ratio for r in rec.rows}
+    sizes = sorted({r.n for r in rec.rows})
     pairs = (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))
     by_n = {n: {d: R[d, n] / R[s, n] for s, d in pairs} for n in sizes}
     lines = [" " * 27 + "".join(f"{str(n) + '³':>9s}" for n in sizes)]
@@ -440,7 +474,7 @@ def stall_shares(rec, names=STALL_KERNELS, reasons=STALLS):
     st = rec["ncu_stalls"]
     share = {k: st["metrics"][k]["percent"] for k in names}
     cpi = {k: sum(st["metrics"][k]["cycles_per_issue"].values()) for k in names}
-    lines = [f"기록: {rec['gpu']} {rec['date']}, {st['n']}³ (K 타일 {st['n'] // _db().BK}개), {st['tool']}",
+    lines = [f"기록: {rec.gpu} {rec.date}, {st['n']}³ (K 타일 {st['n'] // _db().BK}개), {st['tool']}",
              " " * 24 + "".join(f"{k:>13s}" for k in names)]
     lines += [f"{r:24s}" + "".join(f"{share[k].get(r, 0.0):12.1f}%" for k in names) for r in reasons]
     lines.append(_ljust("합: 명령당 워프-사이클", 24) + "".join(f"{cpi[k]:13.2f}" for k in names))

@@ -375,8 +375,8 @@ def bk16_runs(run="gpu_h200_level5", n=4096):
     """async_bk16's % of cuBLAS at size n in each of the three runs the record holds, labelled, with cuBLAS TFLOP/s."""
     import course
     rec = course.recorded(run)
-    bench = {(r["kernel"], r["n"]): r for r in rec["benchmark"]}
-    out = [("기록 실행 (benchmark)", 100 * bench[("async_bk16", n)]["ratio"], bench[("cuBLAS", n)]["tflops"])]
+    bench = {(r.kernel, r.n): r for r in rec.rows}
+    out = [("기록 실행 (benchmark)", 100 * bench[("async_bk16", n)].ratio, bench[("cuBLAS", n)].tflops)]
     for line in rec["explore_bk16"]["table"][1:]:
         cells = line.split()
         if int(cells[0]) == n:
@@ -506,11 +506,11 @@ def recorded_ratios(run="gpu_h200_level5"):
     import course
     rec = course.recorded(run)
     ratios, cublas = {}, {}
-    for r in rec["benchmark"]:
-        if r["kernel"] == "cuBLAS":
-            cublas[r["n"]] = r["tflops"]
+    for r in rec.rows:
+        if r.kernel == "cuBLAS":
+            cublas[r.n] = r.tflops
         else:
-            ratios.setdefault(r["kernel"], {})[r["n"]] = 100 * r["ratio"]
+            ratios.setdefault(r.kernel, {})[r.n] = 100 * r.ratio
     return rec, ratios, cublas
 
 
@@ -546,7 +546,7 @@ def plot_sweep(run="gpu_h200_level5"):
     ax.axhline(85, color="gray", ls="--", lw=1, label="목표 85%")
     ax.set_ylabel("cuBLAS SGEMM 대비 (%)")
     ax.set_ylim(0, 100)
-    ax.set_title(f"레벨 5 변형과 NUM_STAGES 비교: {rec['gpu']}, {rec['date']} 기록, 같은 실행의 cuBLAS SGEMM(TF32 꺼짐) = 100%",
+    ax.set_title(f"레벨 5 변형과 NUM_STAGES 비교: {rec.gpu}, {rec.date} 기록, 같은 실행의 cuBLAS SGEMM(TF32 꺼짐) = 100%",
                  fontsize=10)
     ax.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
     fig.tight_layout()

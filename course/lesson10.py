@@ -202,8 +202,8 @@ def markdown(rows, columns):
 
 
 def layout_record(gpu="h200"):
-    with open(RECORDED / f"mma_layout_{gpu}.json", encoding="utf-8") as f:
-        return json.load(f)
+    from course import records
+    return records.load(f"mma_layout_{gpu}")
 
 
 def compare_layout(gpu="h200"):
@@ -837,8 +837,8 @@ def ncu_ratio(run="run6", rec=None):
 def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier",
                     "mma_w2_no_barrier_after_wait", "mma_w2_no_trailing_barrier")):
     """[{case, racecheck hazards, wrong plain runs}] from compute-sanitizer racecheck on the GPU (racecheck_h100.json)."""
-    with open(RECORDED / "racecheck_h100.json", encoding="utf-8") as f:
-        rec = json.load(f)
+    from course import records
+    rec = records.load("racecheck_h100")
     out = []
     for n in names:
         c = rec["cases"][n]

@@ -5,7 +5,6 @@ A notebook cell on a GPU should finish in about 10 s even on a T4, so the benchm
 (kernels the notebook already compiled for this GPU are reused; data stay on the device) and shows a progress bar;
 ncu profiles only the kernels a cell shows, with a progress bar, and only when the student asks for it."""
 import csv
-import importlib.util
 import io
 import math
 import os
@@ -21,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1024, 2048, 4096)          # the sizes of the recorded runs
 BUDGET_S = 10.0                     # seconds one benchmark cell may take (estimated), compiles included; the notebooks'
 #                                     prose states this figure (their generators read it from here)
-MIN_MS = 150.0                      # bench_gpu._timeit: timed calls of one (size, kernel) take at least this long
+ROUNDS = 3                          # a live table: every entry timed in 3 rounds (course.bench, rotated order)
 MARGIN = 1.5                        # GPUs under load run below their boost clock (a 70 W T4 well below): slower
 UNKNOWN_RATIO = 0.02                # a kernel without a record: assume it is this slow against cuBLAS (naive: 0.025)
 # Allowances, not measurements (no T4 was available): a Numba JIT of a Level 1-3 kernel not launched yet in this
@@ -51,29 +50,35 @@ def _script(name):
 # ---- how long a benchmark takes: sized by the GPU's FP32 peak and the recorded speed of each kernel ---------------
 
 def _recorded_speeds():
-    """({kernel: slowest recorded ratio to cuBLAS}, cuBLAS's best recorded fraction of the FP32 peak)."""
-    import course
+    """({kernel: slowest recorded ratio to cuBLAS SGEMM}, cuBLAS's best recorded fraction of the FP32 peak), over
+    every recorded run against cuBLAS SGEMM (records of any GPU; the peak from sim.occupancy's table)."""
+    from course import records
+    from sim import occupancy as occ
     ratios, cublas = {}, []
-    for name in ("gpu_h200_2026-11-21", "gpu_h200_levels34", "gpu_h200_level5"):
-        try:
-            rec = course.recorded(name)
-        except (OSError, ValueError, KeyError):
+    for _name, run in records.all_runs():
+        if not run.baseline.startswith("cuBLAS SGEMM"):
             continue
-        f = rec.get("device_facts") or {}
-        peak = f.get("sm_count", 0) * f.get("fp32_lanes_per_sm", 0) * 2 * f.get("max_sm_clock_mhz", 0) / 1e6
-        for r in rec.get("benchmark", []):
-            if r["kernel"] == "cuBLAS":
+        try:
+            peak = occ.get_spec(run.gpu_class).fp32_peak_tflops
+        except Exception:  # noqa: BLE001 — a GPU the table does not know: its ratios still count
+            peak = 0
+        for r in run.rows:
+            if r.variant:
+                continue
+            if r.kernel == "cuBLAS":
                 if peak:
-                    cublas.append(r["tflops"] / peak)
+                    cublas.append(r.tflops / peak)
             else:
-                ratios[r["kernel"]] = min(ratios.get(r["kernel"], 1.0), r["ratio"])
+                ratios[r.kernel] = min(ratios.get(r.kernel, 1.0), r.ratio)
     return ratios, (max(cublas) if cublas else 0.75)
 
 
-def estimate_seconds(kernels, n, gpu, first=True, min_ms=MIN_MS, peak_tflops=None):
-    """Estimated GPU seconds bench_gpu.run spends at size n on `gpu` (a sim.occupancy GpuSpec): cuBLAS with its float64
-    reference, then each kernel (warm-up, correctness, alpha/beta at the first size, timed batches of >= min_ms).
-    peak_tflops: the FP32 peak to size by (None: gpu's from its spec); a ValueError where neither is known."""
+def estimate_seconds(kernels, n, gpu, first=True, rounds=ROUNDS, peak_tflops=None):
+    """Estimated GPU seconds course.bench.run spends at size n on `gpu` (a sim.occupancy GpuSpec): a warm-up, cuBLAS and
+    each kernel checked against a float64 reference (alpha/beta too at the first size), then `rounds` timed rounds of
+    every entry (a burst and >= MIN_MS of calls each) and the host check. peak_tflops: the FP32 peak to size by (None:
+    gpu's from its spec); a ValueError where neither is known."""
+    from course import bench
     ratios, cublas_frac = _recorded_speeds()
     flops = 2.0 * n ** 3
     peak = peak_tflops or gpu.fp32_peak_tflops
@@ -81,17 +86,19 @@ def estimate_seconds(kernels, n, gpu, first=True, min_ms=MIN_MS, peak_tflops=Non
         raise ValueError(f"{gpu.name} (CC {gpu.cc[0]}.{gpu.cc[1]}) 의 FP32 피크를 모릅니다 (SM 당 FP32 레인 수가 과정의 "
                          "표에 없음): peak_tflops= 로 주세요. / unknown FP32 peak for this GPU: pass peak_tflops=.")
     cublas_flops = cublas_frac * peak * 1e12     # FLOP/s
-    floor = min_ms / 1e3
 
-    def one(t, extra):            # the timed batches (5 groups, >= min_ms together) + warm-up/check launches
-        return max(floor, 5 * t) + extra * t
+    burst, floor = bench.BURST_MS / 1e3, bench.MIN_MS / 1e3
+
+    def one(t, checks):            # checks + probe + host + rounds x (a burst for short kernels, timed calls)
+        per_round = (max(burst, 2 * t) + t + max(floor, 3 * t)) if t < floor else t
+        return (checks + 1) * t + max(3 * t, min(100 * t, 0.03)) + rounds * per_round
 
     t_cublas = MARGIN * flops / cublas_flops
     fp64 = flops / (peak * 1e12 / 32)               # float64 reference: 1/32 of FP32 (T4, GeForce)
-    total = one(t_cublas, 2) + fp64
+    total = bench.WARM_MS / 1e3 + one(t_cublas, 1) + fp64       # the warm-up burst of cuBLAS at each size
     for k in kernels:
         t = t_cublas / ratios.get(k, UNKNOWN_RATIO)
-        total += one(t, 4 if first else 3)
+        total += one(t, 2 if first else 1)
     return total
 
 
@@ -198,43 +205,26 @@ def _bar(progress, total, desc, unit):
     return Bar(total, desc, unit=unit)
 
 
-def _bench_module():
-    """benchmarks/bench_gpu.py imported as a module (None, with a notice, where it is missing)."""
-    path = _script("bench_gpu.py")
-    if path is None:
-        return None
-    if "bench_gpu" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("bench_gpu", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        sys.modules["bench_gpu"] = mod
-    return sys.modules["bench_gpu"]
-
-
 def _runnable(kernels):
-    """Names bench_gpu.run will measure: FP32 kernels this GPU can run, in registry order."""
+    """Names the benchmark will measure: FP32 kernels this GPU can run, in registry order."""
     return [s.name for s in kn.REGISTRY if (kernels is None or s.name in kernels)
             and s.dtype == np.float32 and s.runs_here()]
 
 
-def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True):
-    """Measure `kernels` against cuBLAS on this GPU (benchmarks/bench_gpu.run): its result dict, or None without a GPU.
+def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True, rounds=ROUNDS):
+    """Measure `kernels` against cuBLAS on this GPU (course.bench.run): a records.Run, or None without a GPU.
 
     sizes=None: SIZES, less the largest ones whose estimated time on this GPU (compiling the kernels not launched yet
     included) would not fit budget_s (the cell says which and why; budget_s=None keeps all); given sizes are all
     measured. The run happens in this process, so kernels the notebook already launched on this GPU are not compiled
     again; progress=True: a progress bar advances per (size, kernel) row and ends at its total when the run succeeds.
-    result['plan'] says what was planned."""
+    Returns the records.Run."""
     if not have_gpu():
         return None
-    bench = _bench_module()
-    if bench is None:
-        return None
-    try:
-        import cupy  # noqa: F401
-    except ImportError:
-        print("ℹ️ cuBLAS 와 비교하려면 CuPy 가 필요합니다 (pip install -e \".[gpu]\"): 기록된 값을 보여 줍니다. / "
-              "the comparison with cuBLAS needs CuPy; showing the recorded figures.")
+    from course import bench
+    why = bench.available()
+    if why:
+        print(f"ℹ️ {why}: 기록된 값을 보여 줍니다. / showing the recorded figures.")
         return None
     names = _runnable(kernels)
     from sim import occupancy as occ
@@ -246,19 +236,157 @@ def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True):
     for line in plan_lines(plan, budget_s or BUDGET_S):
         print(line)
     try:
-        # bench_gpu.run calls on_row once per (size, kernel) row, cuBLAS included: the bar's total
+        # bench.run calls on_row once per (size, entry) row, cuBLAS included: the bar's total
         with _bar(progress, len(plan["sizes"]) * (1 + len(names)), "측정 (cuBLAS 와 같은 실행)", "행") as bar:
             def on_row(row):
-                bar.update(1, f"{row['n']}³ {row['kernel']}")
-            result = bench.run(plan["sizes"], names, on_row=on_row, resources=False, log=None)
+                bar.update(1, f"{row.n}³ {row.kernel}")
+            run = bench.run(names, plan["sizes"], rounds=rounds, on_row=on_row)
     except Exception as e:  # noqa: BLE001 — any failure: say so and let the notebook show the records
         print(f"ℹ️ 측정이 실패했습니다 ({type(e).__name__}: {e}): 기록된 값을 보여 줍니다. / the benchmark failed; "
               "showing the recorded figures.")
         return None
     finally:
         _CUPY_WARM[:] = [True]
-    result["plan"] = plan
-    return result
+    return run
+
+
+AGREE_POINTS = 5.0                  # a live ratio further than this (in % points) from the record: said so
+
+
+def live_lines(run, kernels=None, sizes=None):
+    """Lines of a live run (course.bench): its GPU, date and baseline; per (size, kernel) TFLOP/s, % of the same run's
+    cuBLAS and the host time of one launch; then what to know: rows timed from a CUDA graph (the launch cost hid the
+    kernel), a busy GPU, and every ratio further than AGREE_POINTS from the record of the same GPU class."""
+    from course import records
+    lines = [f"지금 이 GPU ({run.gpu}, CC {run.cc[0]}.{run.cc[1]}) — {run.date}, 같은 실행의 {run.baseline} 대비 "
+             f"(호스트 µs = Python 이 launch 한 번에 쓰는 시간)"]
+    rows = [r for r in run.rows if (kernels is None or r.kernel in ("cuBLAS", *kernels))
+            and (sizes is None or r.n in sizes)]
+    for r in sorted(rows, key=lambda r: (r.n, r.kernel != "cuBLAS")):
+        how = "  (CUDA 그래프로 잼: launch 비용이 커널보다 커서)" if r.extra.get("timed_by") == "graph" else ""
+        bad = "" if r.correct is not False else "  ← 결과가 틀림 (WRONG)"
+        lines.append(f"{r.n:5d}³ {r.kernel:13s} {r.tflops:7.2f} TFLOP/s  cuBLAS의 {100 * r.ratio:5.1f}%  "
+                     f"호스트 {r.host_us or 0:5.1f} µs{how}{bad}")
+    if run.flagged or run.note:
+        lines.append(f"⚠️ 이 실행은 믿기 어렵습니다: {run.flagged or run.note}")
+    kind = run.baseline.split(" (")[0]
+    compared, off = 0, []
+    for r in rows:
+        if r.kernel == "cuBLAS":
+            continue
+        ref = records.reference(run.gpu, r.kernel, r.n, kind)
+        if ref is None:
+            continue
+        compared += 1
+        diff = 100 * (r.ratio - ref[0].ratio)
+        if abs(diff) > AGREE_POINTS:
+            off.append(f"  {r.n}³ {r.kernel}: 지금 {100 * r.ratio:.1f}%, 기록 {100 * ref[0].ratio:.1f}% "
+                       f"({ref[1].gpu}, {ref[1].date}) — {abs(diff):.1f}%p 차이")
+    if compared and not off:
+        lines.append(f"기록과 비교: {compared}개 값 모두 같은 종류 GPU({run.gpu_class})의 기록과 {AGREE_POINTS:g}%p 안에서 "
+                     "맞습니다.")
+    elif off:
+        lines.append(f"⚠️ 기록과 {AGREE_POINTS:g}%p 넘게 다른 값 ({len(off)}/{compared}개): 같은 이름이라도 다른 GPU 모델·"
+                     "전력 한도, 낮은 클록, 다른 프로세스가 함께 쓰는 GPU, 다른 드라이버·cuBLAS 버전이 원인일 수 있습니다.")
+        lines += off
+    else:
+        lines.append(f"{run.gpu_class} 에서 잰 기록이 없어 기록과 비교하지 않습니다.")
+    return lines
+
+
+# ---- what a Python launch costs ---------------------------------------------------------------------------------
+
+TARGETS_US = (10.0, 50.0, 400.0, 3000.0)   # kernel times the launch-cost lesson compares the host cost with
+
+
+def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
+    """On a GPU: per target kernel time, the size n at which `kernel` takes about that long on this GPU, and
+    {n, gpu_us (CUDA graph of raw dispatches: the kernel alone), host_us (one launch(A, B, C) of device arrays, calls
+    queued without waiting), raw_us (Numba's own dispatch), per_call_us (wall time per call of back-to-back launches:
+    what a Python loop gets), graph_host_us (replaying a graph of 20 launches, per launch)}. None without a GPU."""
+    if not have_gpu():
+        return None
+    import time
+    import cupy as cp
+    from numba import cuda
+    from course import bench
+    spec = kn.get(kernel)
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def arrays(n):
+        rng = cp.random.default_rng(n)
+        A = rng.standard_normal((n, n), dtype=cp.float32)
+        B = rng.standard_normal((n, n), dtype=cp.float32)
+        C = cp.zeros((n, n), cp.float32)
+        return cuda.as_cuda_array(A), cuda.as_cuda_array(B), cuda.as_cuda_array(C)
+
+    def gpu_us(n):
+        dA, dB, dC = arrays(n)
+        return 1e3 * bench.graph_ms(spec.launch.bind(dA, dB, dC, 1.0, 0.0, stream=cuda.external_stream(stream.ptr)),
+                                    stream)
+
+    known = {}
+
+    def timed(n):
+        if n not in known:
+            known[n] = gpu_us(n)
+        return known[n]
+
+    def size_for(target):
+        """The multiple of 64 whose kernel time is nearest the target (time grows with n, not as n^3 while the grid
+        does not fill the GPU): doubling, then bisection."""
+        lo, hi = 64, 64
+        while timed(hi) < target and hi < 16384:
+            lo, hi = hi, hi * 2
+        while hi - lo > 64:
+            mid = (lo + hi) // 128 * 64
+            lo, hi = (mid, hi) if timed(mid) < target else (lo, mid)
+        return min((lo, hi), key=lambda m: abs(math.log(timed(m) / target)))
+
+    rows = []
+    for target in targets_us:
+        n = size_for(target)
+        dA, dB, dC = arrays(n)
+        g = timed(n)
+        grid = (-(-n // spec.launch.tile[1]), -(-n // spec.launch.tile[0]))
+        a, b = np.float32(1), np.float32(0)
+        call = lambda: spec.launch(dA, dB, dC, 1.0, 0.0)                        # noqa: E731
+        raw = lambda: spec.kernel[grid, spec.launch.block](dA, dB, dC, a, b)     # noqa: E731  (Numba's own)
+        host = bench.host_us(call, n=calls)
+        raw_host = bench.host_us(raw, n=calls)
+        cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(calls):
+            call()
+        cuda.synchronize()
+        per_call = (time.perf_counter() - t) / calls * 1e6
+        graph = cp.cuda.Stream(non_blocking=True)
+        fn = spec.launch.bind(dA, dB, dC, 1.0, 0.0, stream=cuda.external_stream(graph.ptr))
+        graph.begin_capture()
+        for _ in range(20):
+            fn()
+        g20 = graph.end_capture()
+        t = time.perf_counter()
+        for _ in range(10):
+            g20.launch(graph)
+        graph_host = (time.perf_counter() - t) / 200 * 1e6
+        graph.synchronize()
+        rows.append({"target_us": target, "n": n, "gpu_us": g, "host_us": host, "raw_us": raw_host,
+                     "per_call_us": per_call, "graph_host_us": graph_host,
+                     "tflops_kernel": 2 * n ** 3 / g / 1e6, "tflops_loop": 2 * n ** 3 / max(per_call, g) / 1e6})
+    return rows
+
+
+def launch_cost_lines(rows, kernel="regblock_vec", where=None):
+    """The launch-cost table: per size, the kernel's own time, Python's host time per launch and what a loop of
+    launches gets per call, with the share of the GPU left idle."""
+    lines = [f"{where or here_label() or '기록'} — {kernel}, 호출 {len(rows) and 200}번을 기다리지 않고 연달아 launch:",
+             "   n³   커널(GPU) µs   launch 1번(호스트) µs   Numba 만 µs   루프의 1회 µs   GPU 가 쉰 비율   그래프 1회 호스트 µs"]
+    for r in rows:
+        idle = max(0.0, 1 - r["gpu_us"] / r["per_call_us"])
+        lines.append(f"{r['n']:5d}   {r['gpu_us']:12.1f}   {r['host_us']:20.1f}   {r['raw_us']:11.1f}   "
+                     f"{r['per_call_us']:13.1f}   {100 * idle:12.0f}%   {r['graph_host_us']:18.1f}")
+    return lines
 
 
 # ---- Nsight Compute ----------------------------------------------------------------------------------------------

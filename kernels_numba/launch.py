@@ -1,11 +1,11 @@
 """Input checks and the one launch interface: launch(A, B, C, alpha=1.0, beta=0.0) -> C."""
 import math
 import numbers
-import os
+import weakref
 
 import numpy as np
 
-from .infra import device
+from .infra import device, jitcache
 from .infra.errors import CourseInputError, positive_int_env
 
 SIM_MAX_MNK_ENV = "SGEMM_SIM_MAX_MNK"
@@ -32,8 +32,18 @@ def _dtype(spec):
     return dt
 
 
+_DEVICE_META = {}    # id -> (weakref, meta) of Numba device arrays: shape, dtype and address never change after creation
+
+
 def _array_meta(name, x):
-    """(shape, dtype, c_contiguous, is_device, (start, end) byte range or None) of an array argument."""
+    """(shape, dtype, c_contiguous, is_device, (start, end) byte range or None) of an array argument.
+
+    A Numba device array (cuda.to_device, cuda.as_cuda_array) is read once and remembered while it lives: its
+    __cuda_array_interface__ costs microseconds per call, and a benchmark launches the same arrays thousands of times.
+    numpy and CuPy arrays are read every time (their shape and dtype can be reassigned in place)."""
+    hit = _DEVICE_META.get(id(x))
+    if hit is not None and hit[0]() is x:
+        return hit[1]
     if isinstance(x, np.ndarray):
         start = x.ctypes.data
         return x.shape, x.dtype, x.flags.c_contiguous, False, (start, start + x.nbytes)
@@ -45,7 +55,11 @@ def _array_meta(name, x):
         contiguous = strides is None or tuple(strides) == _c_strides(shape, dtype.itemsize)
         ptr = cai["data"][0]
         nbytes = math.prod(shape) * dtype.itemsize
-        return shape, dtype, contiguous, True, (ptr, ptr + nbytes) if ptr else None
+        meta = shape, dtype, contiguous, True, (ptr, ptr + nbytes) if ptr else None
+        if type(x).__name__ in ("DeviceNDArray", "MappedNDArray") and type(x).__module__.startswith("numba"):
+            key = id(x)
+            _DEVICE_META[key] = (weakref.ref(x, lambda _, key=key: _DEVICE_META.pop(key, None)), meta)
+        return meta
     if device.SIMULATOR and hasattr(x, "_ary") and isinstance(getattr(x, "_ary"), np.ndarray):
         meta = _array_meta(name, x._ary)      # the simulator's device array wraps a numpy array
         return meta[:3] + (True,) + meta[4:]
@@ -254,6 +268,29 @@ def _away(kernel):
     return away
 
 
+class _Repeat:
+    """The last all-device-array call of one launch, so that calling it again with the same arrays and scalars skips
+    the checks and Numba's launch configuration: a benchmark or a training loop calls the same arrays thousands of
+    times, and every microsecond of Python there is a microsecond the GPU may wait. Only Numba device arrays qualify
+    (their shape, dtype and address never change); the arrays are held weakly, so nothing is kept alive."""
+
+    def __init__(self):
+        self.last = None
+
+    def get(self, A, B, C, alpha, beta):
+        m = self.last
+        if (m is not None and type(alpha) is type(m[3]) and type(beta) is type(m[4]) and m[3] == alpha
+                and m[4] == beta and m[0]() is A and m[1]() is B and m[2]() is C):
+            return m[5]                 # (configured kernel, alpha32, beta32): the caller passes A, B, C again
+        return None
+
+    def put(self, A, B, C, alpha, beta, configured, a32, b32):
+        if all(_DEVICE_META.get(id(X), (lambda: None,))[0]() is X for X in (A, B, C)):
+            self.last = (weakref.ref(A), weakref.ref(B), weakref.ref(C), alpha, beta, (configured, a32, b32))
+        else:
+            self.last = None
+
+
 def make_launch(kernel, block, tile, dtype=np.float32, min_cc=None):
     """Build launch(A, B, C, alpha=1.0, beta=0.0) -> C for a kernel whose blocks cover tile=(BM, BN) of C.
 
@@ -261,11 +298,41 @@ def make_launch(kernel, block, tile, dtype=np.float32, min_cc=None):
     runs (here, or on the simulator in a subprocess) is decided now, once, not on every launch."""
     BM, BN = tile
     away = device.lacks(min_cc)
+    ready = [device.MODE != "gpu"]
+    repeat = _Repeat()
 
     def launch(A, B, C, alpha=1.0, beta=0.0):
+        again = repeat.get(A, B, C, alpha, beta)
+        if again is not None:               # the same device arrays and scalars as the last call: checked then
+            again[0](A, B, C, again[1], again[2])
+            return C
+        if not ready[0]:                    # first launch: another process may be compiling it (jitcache.warm)
+            jitcache.wait_ready(kernel)
+            ready[0] = True
         M, N, K, a32, b32, on_device = check_inputs(A, B, C, alpha, beta, dtype)
-        return run_kernel(kernel, (ceil_div(N, BN), ceil_div(M, BM)), block, A, B, C, a32, b32, tile=tile,
-                          away=away)
+        grid = (ceil_div(N, BN), ceil_div(M, BM))
+        out = run_kernel(kernel, grid, block, A, B, C, a32, b32, tile=tile, away=away)
+        if on_device and not away and device.MODE == "gpu":
+            repeat.put(A, B, C, alpha, beta, kernel[grid, block], a32, b32)
+        return out
 
-    launch.kernel, launch.block, launch.tile, launch.away = kernel, block, tile, away
+    def bind(A, B, C, alpha=1.0, beta=0.0, stream=0):
+        M, N, K, a32, b32, _ = check_inputs(A, B, C, alpha, beta, dtype)
+        return bound(kernel, (ceil_div(N, BN), ceil_div(M, BM)), block, A, B, C, a32, b32, stream, away)
+
+    launch.kernel, launch.block, launch.tile, launch.away, launch.bind = kernel, block, tile, away, bind
     return launch
+
+
+def bound(kernel, grid, block, A, B, C, alpha, beta, stream=0, away=False):
+    """fn() that only dispatches kernel[grid, block, stream](A, B, C, alpha, beta): the checks ran once, before.
+
+    For timing (course.bench) and CUDA graphs: A, B and C must be device arrays already, and the kernel must run on
+    this device (a launch that goes to the simulator subprocess has no raw dispatch)."""
+    if away or device.SIMULATOR or any(isinstance(X, np.ndarray) for X in (A, B, C)):
+        raise CourseInputError(
+            "bind() 는 이 GPU 에서 실행되는 커널과 GPU 배열(cuda.to_device)에만 쓸 수 있습니다.",
+            "bind() needs a kernel that runs on this GPU and device arrays (cuda.to_device).",
+            "보통의 launch(A, B, C) 를 쓰세요.", "use launch(A, B, C) instead.")
+    configured = kernel[grid, block, stream]
+    return lambda: configured(A, B, C, alpha, beta)

@@ -5,6 +5,8 @@ from typing import Callable
 
 import numpy as np
 
+from .infra import jitcache
+
 # module names under kernels_numba, in teaching order
 _MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
             "regblock", "regblock_opt", "regblock_vec",
@@ -51,6 +53,9 @@ class KernelSpec:
 
 def _spec(modname):
     m = importlib.import_module(f"{__package__}.{modname}")
+    # compiled once per GPU and toolchain, on disk (GPU mode only): the key names the module and, for a kernel made
+    # by a factory, its whole configuration
+    jitcache.enable(m.kernel, f"{modname}:{getattr(m, 'CONFIG', None)!r}")
     return KernelSpec(m.NAME, m.LEVEL, m.DESCRIPTION, getattr(m, "DTYPE", np.float32), m, m.launch,
                       getattr(m, "MIN_CC", None))
 

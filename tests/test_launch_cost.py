@@ -1,10 +1,12 @@
 """A launch costs the same whether the process holds 100 modules or 20,000: where a kernel runs is decided once, when
 it is built (make_launch) or first launched, never by scanning sys.modules per call (issue: launch cost)."""
+import gc
 import sys
 import time
 import types
 
 import numpy as np
+import pytest
 
 import kernels_numba as kn
 from kernels_numba import launch as L
@@ -72,3 +74,40 @@ def test_registered_launches_never_search_for_their_kernel(monkeypatch):
     for _ in range(3):
         spec.launch(A, A, np.zeros((16, 16), np.float32))
     assert found == [], "a registered launch scanned the loaded modules"
+
+
+def _numba_like_array(shape, ptr, reads):
+    """An object that looks like a Numba device array to the launch path (class DeviceNDArray of a numba module),
+    counting how often its __cuda_array_interface__ is read."""
+    cls = type("DeviceNDArray", (), {"__module__": "numba.cuda.cudadrv.devicearray"})
+
+    def cai(self):
+        reads.append(1)
+        return {"shape": shape, "typestr": "<f4", "data": (ptr, False), "strides": None, "version": 3}
+    cls.__cuda_array_interface__ = property(cai)
+    return cls()
+
+
+def test_repeated_device_calls_skip_the_checks_but_new_arguments_do_not(monkeypatch):
+    from kernels_numba.infra import device
+    monkeypatch.setattr(device, "MODE", "gpu")
+    monkeypatch.setattr(device, "SIMULATOR", False)
+    reads, stub = [], _Stub()
+    A = _numba_like_array((64, 32), 1 << 20, reads)
+    B = _numba_like_array((32, 48), 1 << 24, reads)
+    C = _numba_like_array((64, 48), 1 << 28, reads)
+    made = L.make_launch(stub, (4, 4), (16, 16))
+    calls = _Stub.calls
+    made(A, B, C)
+    assert len(reads) == 3                          # read once each, then remembered while they live
+    for _ in range(5):
+        made(A, B, C)
+    assert len(reads) == 3 and _Stub.calls == calls + 6
+    made(A, B, C, alpha=2.0)                        # other scalars: checked again (arrays still remembered)
+    with pytest.raises(L.CourseInputError):
+        made(A, B, C, alpha=float("nan"))
+    with pytest.raises(L.CourseInputError):         # another C, of the wrong shape: the full check, the error
+        made(A, B, _numba_like_array((48, 64), 1 << 30, reads))
+    del A
+    gc.collect()
+    assert not any(v[1][0] == (64, 32) for v in L._DEVICE_META.values())   # forgotten with the array

@@ -9,6 +9,7 @@ from course import lesson06
 from sim import banks, occupancy, roofline
 
 import course
+from fakes import live_run
 
 REC = course.recorded()
 N_NCU = REC["ncu_shared"]["n"]
@@ -171,7 +172,7 @@ def test_shared_bound_from_the_recorded_run():
     wf = (METRICS["tiled"][lesson06.LD_WF] + METRICS["tiled"][lesson06.ST_WF]) / (N_NCU ** 3 / 32)
     assert b["wf_per_ffma"] == pytest.approx(wf) and round(b["load_only"], 2) == 1.5 and round(wf, 2) == 1.63
     assert b["bound"] == pytest.approx(f["sm_count"] * 64 / wf * f["max_sm_clock_mhz"] * 1e6 / 1e12)
-    assert b["measured"] == max(r["tflops"] for r in REC["benchmark"] if r["kernel"] == "tiled")
+    assert b["measured"] == max(r.tflops for r in REC.rows if r.kernel == "tiled")
     assert b["measured"] < b["bound"] < lesson06.fp32_peak(REC)
     assert lesson06.fp32_peak(REC) == pytest.approx(132 * 128 * 2 * 1.98e9 / 1e12)
     assert round(b["bound"], 1) == 10.2 and round(lesson06.shared_bound(REC, "tiled_pad")["bound"], 1) == 7.4
@@ -192,7 +193,7 @@ def test_dram_roofs_use_sim_roofline():
         assert r["roof"] == pytest.approx(min(r["peak"], r["dram_gbps"] * 4.0 / 1e3))
     assert rows["H200"]["roof"] == pytest.approx(19.2) and rows["A100"]["ridge"] == pytest.approx(
         roofline.ridge_point("A100"))
-    assert lesson06.best(REC["benchmark"], "tiled") < rows["H200"]["roof"]
+    assert lesson06.best(REC.rows, "tiled") < rows["H200"]["roof"]
 
 
 def test_perf_figure_has_korean_labels_and_one_bar_per_kernel():
@@ -200,8 +201,8 @@ def test_perf_figure_has_korean_labels_and_one_bar_per_kernel():
     ax = fig.axes[0]
     assert "cuBLAS 대비" in ax.get_ylabel() and "커널" in ax.get_xlabel() and "공유 메모리 상한" in ax.get_title()
     heights = [p.get_height() for p in ax.patches]
-    ref = [100 * r["ratio"] for k in ("naive",) + lesson06.LEVEL2 for r in REC["benchmark"]
-           if r["kernel"] == k and r["n"] == 4096]
+    ref = [100 * r.ratio for k in ("naive",) + lesson06.LEVEL2 for r in REC.rows
+           if r.kernel == k and r.n == 4096]
     assert heights == pytest.approx(ref)
 
 
@@ -423,14 +424,15 @@ def test_bank_tables_are_the_bank_model_of_a_fresh_trace(monkeypatch):
 
 def test_bench_lines_keep_the_record_and_add_a_live_run():
     rec_only = lesson06.bench_lines(REC)
-    assert rec_only[0] == f"기록(recorded) — {REC['gpu']} {REC['date']}" and len(rec_only) == 1 + len(REC["benchmark"])
-    live = {"gpu": "Tesla T4", "cc": [7, 5], "date": "2026-11-25",
-            "rows": [{"n": 1024, "kernel": "cuBLAS", "tflops": 4.0, "ratio": 1.0},
-                     {"n": 1024, "kernel": "tiled", "tflops": 1.0, "ratio": 0.25, "correct": False}]}
+    assert rec_only[0] == f"기록(recorded) — {REC.gpu} {REC.date}" and len(rec_only) == 1 + len(REC.rows)
+    live = live_run([{"n": 1024, "kernel": "cuBLAS", "tflops": 4.0, "ratio": 1.0},
+                     {"n": 1024, "kernel": "tiled", "tflops": 1.0, "ratio": 0.25, "correct": False}])
     lines = lesson06.bench_lines(REC, live)
     assert lines[:len(rec_only)] == rec_only
     assert lines[len(rec_only)].startswith("지금 이 GPU (Tesla T4, CC 7.5)")
-    assert "25.0%" in lines[-1] and "WRONG" in lines[-1]
+    tiled = next(line for line in lines[len(rec_only):] if " tiled " in line)
+    assert "25.0%" in tiled and "WRONG" in tiled and "호스트" in tiled
+    assert lines[-1] == "T4 에서 잰 기록이 없어 기록과 비교하지 않습니다."
 
 
 def test_ncu_live_is_off_without_a_gpu_and_names_the_run():

@@ -14,6 +14,7 @@ from sim import outer, roofline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "answers"))
 import ex07_asym  # noqa: E402
+from fakes import live_run
 
 REC = course.recorded("gpu_h200_levels34")
 RB = kn.get("regblock").module
@@ -124,7 +125,7 @@ def test_stall_table_shared_wait():
 
 def test_bench_and_shared_bound():
     bt = L7.bench_table(L7.bench_rows(REC, course.recorded(), ("regblock", "regblock_vec")))
-    want = {(r["kernel"], r["n"]): (r["tflops"], r["ratio"]) for r in REC["benchmark"] if r["kernel"] == "regblock"}
+    want = {(r.kernel, r.n): (r.tflops, r.ratio) for r in REC.rows if r.kernel == "regblock"}
     assert all(bt["val"][k] == v for k, v in want.items()) and any(k[0] == "tiled" for k in bt["val"])
     sb = L7.shared_bound_vs_measured(REC, {"regblock": 0.5, "regblock_vec": 0.2}, bt["val"])
     assert sb["bound"]["regblock_vec"] == sb["peak"] and sb["bound"]["regblock"] == pytest.approx(sb["peak"] / 2)
@@ -196,12 +197,12 @@ def test_stall_claims_of_section_3_6():
 
 def test_sizes_matter_for_the_performance_claims():
     """Issue 18 item 15: regblock is >2x tiled only from 2048³; regblock_vec is 74-77 % only from 2048³."""
-    R = {(r["kernel"], r["n"]): r for r in REC["benchmark"]}
-    T6 = {(r["kernel"], r["n"]): r for r in course.recorded()["benchmark"]}
-    assert R["regblock", 1024]["tflops"] / T6["tiled", 1024]["tflops"] < 1.2
-    assert all(R["regblock", n]["tflops"] / T6["tiled", n]["tflops"] > 2 for n in (2048, 4096))
-    assert R["regblock_vec", 1024]["ratio"] < 0.5 and all(0.73 < R["regblock_vec", n]["ratio"] < 0.78 for n in (2048, 4096))
-    assert all(R["regblock_opt", n]["ratio"] < R["regblock", n]["ratio"] for n in (1024, 2048, 4096))
+    R = {(r.kernel, r.n): r for r in REC.rows}
+    T6 = {(r.kernel, r.n): r for r in course.recorded().rows}
+    assert R["regblock", 1024].tflops / T6["tiled", 1024].tflops < 1.2
+    assert all(R["regblock", n].tflops / T6["tiled", n].tflops > 2 for n in (2048, 4096))
+    assert R["regblock_vec", 1024].ratio < 0.5 and all(0.73 < R["regblock_vec", n].ratio < 0.78 for n in (2048, 4096))
+    assert all(R["regblock_opt", n].ratio < R["regblock", n].ratio for n in (1024, 2048, 4096))
 
 
 def test_regblock_vec_remaining_gap_of_section_4_10():
@@ -291,8 +292,7 @@ def test_live_bench_labels_the_gpu_and_computes_its_ratios():
     rows = [{"n": 2048, "kernel": k, "tflops": t, "ratio": t / 4.0}
             for k, t in (("cuBLAS", 4.0), ("tiled", 0.5), ("regblock", 1.0), ("regblock_opt", 0.9),
                          ("regblock_vec", 2.0))]
-    lb = L7.live_bench({"gpu": "Tesla T4", "cc": [7, 5], "date": "2026-11-25", "rows": rows},
-                       ("regblock", "regblock_opt", "regblock_vec"))
+    lb = L7.live_bench(live_run(rows), ("regblock", "regblock_opt", "regblock_vec"))
     assert lb.lines[0].startswith("지금 이 GPU (Tesla T4, CC 7.5)") and lb["n"] == 2048
     assert lb.lines[-1] == ("2048³: regblock / tiled = 2.00배, regblock_opt / regblock = 0.900, "
                             "regblock_vec / regblock = 2.00배")

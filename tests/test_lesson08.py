@@ -6,6 +6,7 @@ import kernels_numba as kn
 from course import lesson08 as L8
 from kernels_numba.registry import module_of
 from sim import occupancy, pipeline
+from fakes import live_run
 
 REC = course.recorded("gpu_h200_levels34")
 sim_only = pytest.mark.skipif(not kn.device.SIMULATOR, reason="the simulator's thread order makes the race show every time")
@@ -175,12 +176,11 @@ def test_no_here_figures_without_a_gpu():
 
 
 def test_bench_table_keeps_the_record_next_to_a_live_run():
-    live = {"gpu": "Tesla T4", "cc": [7, 5], "date": "2026-11-25",
-            "rows": [{"kernel": "cuBLAS", "n": 1024, "tflops": 4.0, "ratio": 1.0},
-                     {"kernel": "db", "n": 1024, "tflops": 2.0, "ratio": 0.5}]}
+    live = live_run([{"kernel": "cuBLAS", "n": 1024, "tflops": 4.0, "ratio": 1.0},
+                     {"kernel": "db", "n": 1024, "tflops": 2.0, "ratio": 0.5}])
     bt = L8.bench_table(REC, live)
     text = str(bt)
-    assert text.startswith(f"기록(recorded) — {REC['gpu']} {REC['date']}")
+    assert text.startswith(f"기록(recorded) — {REC.gpu} {REC.date}")
     assert "지금 이 GPU (Tesla T4, CC 7.5) — 2026-11-25" in text and bt["live_ratio"]["db", 1024] == 0.5
     assert bt["ratio"] == L8.bench_table(REC)["ratio"] and "지금 이 GPU" not in str(L8.bench_table(REC))
 

@@ -59,7 +59,7 @@ def test_check_and_demos():
 
 def test_recorded_and_plot():
     rec, ratios, cublas = L.recorded_ratios()
-    assert rec["gpu"] == "NVIDIA H200" and set(cublas) == {1024, 2048, 4096}
+    assert rec.gpu == "NVIDIA H200" and set(cublas) == {1024, 2048, 4096}
     assert max(ratios, key=lambda n: ratios[n][4096]) == "async_wide"
     best, pct, at = L.best_at(4096)
     assert best == "async_wide" and pct == ratios["async_wide"][4096] and "db_overlap" in at and "db_overlap" != best

@@ -62,7 +62,9 @@ def test_estimate_grows_with_size_and_has_the_timing_floor(gpu):
     spec = occ.GPUS[gpu]
     est = [measure.estimate_seconds(L2, n, spec) for n in measure.SIZES]
     assert est == sorted(est)
-    assert est[0] >= (1 + len(L2)) * measure.MIN_MS / 1e3        # every (size, kernel) is timed for >= MIN_MS
+    from course import bench
+    # every (size, entry) is timed for >= MIN_MS in each round
+    assert est[0] >= (1 + len(L2)) * measure.ROUNDS * bench.MIN_MS / 1e3
 
 
 def test_estimate_scales_with_the_fp32_peak():
@@ -88,16 +90,17 @@ def test_plan_keeps_everything_on_an_h100_and_drops_4096_with_naive_on_a_t4():
 
 
 def test_plan_counts_compiling_against_the_budget():
-    """Compiling is part of the cell's time: with 7 s of compiles an H100 drops 4096³ it keeps without them, and the
+    """Compiling is part of the cell's time: with 5 s of compiles an H100 drops 4096³ it keeps without them, and the
     plan's seconds are the compile part plus the GPU part."""
     free = measure.plan_sizes(L2, gpu=occ.GPUS["H100"], compile_s=0)
-    busy = measure.plan_sizes(L2, gpu=occ.GPUS["H100"], compile_s=7.0)
-    assert busy["compile"] == 7.0 and busy["sizes"] == [1024, 2048]
+    busy = measure.plan_sizes(L2, gpu=occ.GPUS["H100"], compile_s=5.0)
+    assert free["sizes"] == [1024, 2048, 4096]
+    assert busy["compile"] == 5.0 and busy["sizes"] == [1024, 2048]
     gpu_part = sum(measure.estimate_seconds(L2, n, occ.GPUS["H100"], first=(n == 1024)) for n in (1024, 2048))
-    assert busy["seconds"] == pytest.approx(7.0 + gpu_part) and busy["seconds"] <= measure.BUDGET_S
+    assert busy["seconds"] == pytest.approx(5.0 + gpu_part) and busy["seconds"] <= measure.BUDGET_S
     assert free["seconds"] > gpu_part
     line, = measure.plan_lines(busy)
-    assert "약 7초" in line and "컴파일" in line
+    assert "약 5초" in line and "컴파일" in line
     # compiles alone over the budget: the smallest size, still measured
     assert measure.plan_sizes(L2, gpu=occ.GPUS["H100"], compile_s=60)["sizes"] == [1024]
 
@@ -172,7 +175,7 @@ def test_runnable_is_fp32_kernels_in_registry_order():
 # ---- the benchmark run: a numpy stand-in for CuPy on the simulator ---------------------------------------------------
 
 def _numpy_cupy():
-    """A module with the part of CuPy's API benchmarks/bench_gpu.run uses, on numpy arrays (events: wall clock)."""
+    """A module with the part of CuPy's API course.bench.run uses, on numpy arrays (events: wall clock)."""
     class Event:
         def record(self, stream=None):
             self.t = time.perf_counter()
@@ -187,18 +190,37 @@ def _numpy_cupy():
         def standard_normal(self, shape, dtype=np.float64):
             return self.g.standard_normal(shape, dtype=dtype)
 
+    class Stream:
+        null = None
+
+        def __init__(self, non_blocking=False):
+            self.ptr = 0
+
+        def synchronize(self):
+            pass
+
+    Stream.null = Stream()
     cuda = types.SimpleNamespace(
-        Event=Event, get_current_stream=lambda: None,
+        Event=Event, Stream=Stream, get_current_stream=lambda: Stream.null,
         Device=lambda *a: types.SimpleNamespace(synchronize=lambda: None),
-        get_elapsed_time=lambda a, b: (b.t - a.t) * 1e3)
+        get_elapsed_time=lambda a, b: (b.t - a.t) * 1e3,
+        runtime=types.SimpleNamespace(driverGetVersion=lambda: 0, runtimeGetVersion=lambda: 0))
     cp = types.ModuleType("cupy")
     cp.__version__ = "numpy stand-in"
     cp.cuda, cp.linalg = cuda, np.linalg
     cp.random = types.SimpleNamespace(default_rng=Rng)
     cp.get_default_memory_pool = lambda: types.SimpleNamespace(free_all_blocks=lambda: None)
-    for name in ("float32", "float64", "nan", "empty", "full", "isfinite", "matmul"):
+    for name in ("float16", "float32", "float64", "nan", "empty", "full", "isfinite", "matmul"):
         setattr(cp, name, getattr(np, name))
     return cp
+
+
+class _NumpyCublas:
+    """course.bench.Cublas on numpy: C = A @ B."""
+    def call(self, A, B, C, stream_ptr=0):
+        def fn():
+            C[...] = A.astype(np.float32) @ B.astype(np.float32)
+        return fn
 
 
 @pytest.fixture
@@ -206,33 +228,67 @@ def stand_in(monkeypatch):
     """Simulator as a 'GPU' for measure.benchmark: CuPy on numpy, device arrays wrapping the same numpy memory."""
     from numba import cuda
     from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+    from course import bench
     monkeypatch.setitem(sys.modules, "cupy", _numpy_cupy())
     monkeypatch.setattr(cuda, "as_cuda_array", FakeCUDAArray, raising=False)
     monkeypatch.setattr(cuda, "get_current_device",
                         lambda: types.SimpleNamespace(name=b"Simulator", compute_capability=(8, 0)))
     monkeypatch.setattr(measure, "have_gpu", lambda: True)
+    monkeypatch.setattr(bench, "available", lambda: "")
+    monkeypatch.setattr(bench, "Cublas", _NumpyCublas)
+    monkeypatch.setattr(bench, "other_processes", lambda: [])
+    monkeypatch.setattr(bench, "ClockLog", lambda: None)
+    # simulated launches take as long on the host as "on the GPU": no graph (it needs a real stream capture)
+    monkeypatch.setattr(bench, "HOST_AHEAD", float("inf"))
+    monkeypatch.setattr(bench, "MIN_MS", 1.0)
+    monkeypatch.setattr(bench, "BURST_MS", 1.0)
     monkeypatch.setattr(occ, "current_gpu", lambda: occ.GPUS["T4"])
 
 
 @pytest.mark.sim_only("a numpy stand-in replaces CuPy and the simulator the GPU (on a GPU: the gpu_only test below)")
 def test_benchmark_bar_reaches_its_total_and_progress_false_makes_none(stand_in, bars):
-    res = measure.benchmark(sizes=(16,), kernels=["tiled", "naive"])
-    assert [(r["n"], r["kernel"]) for r in res["rows"]] == [(16, "cuBLAS"), (16, "naive"), (16, "tiled")]
-    assert all(r["correct"] for r in res["rows"][1:]) and all(r["ratio"] > 0 for r in res["rows"])
+    run = measure.benchmark(sizes=(16,), kernels=["tiled", "naive"], rounds=2)
+    assert [(r.n, r.kernel) for r in run.rows] == [(16, "cuBLAS"), (16, "naive"), (16, "tiled")]
+    assert all(r.correct for r in run.rows) and all(r.ratio > 0 for r in run.rows)
+    assert all(len(r.extra["events_rounds_ms"]) == 2 and r.host_us > 0 for r in run.rows)
     bar, = bars                                               # one bar, at its total: tqdm leaves it green
-    assert bar.total == bar.n == len(res["rows"]) and bar.closed
-    assert res["plan"]["sizes"] == [16] and res["gpu"] == "Simulator"
-    again = measure.benchmark(sizes=(16,), kernels=["naive"], progress=False)
-    assert len(bars) == 1 and len(again["rows"]) == 2         # no second bar
+    assert bar.total == bar.n == len(run.rows) and bar.closed
+    assert run.gpu == "Simulator" and run.baseline.startswith("cuBLAS SGEMM")
+    again = measure.benchmark(sizes=(16,), kernels=["naive"], progress=False, rounds=1)
+    assert len(bars) == 1 and len(again.rows) == 2            # no second bar
 
 
 @pytest.mark.sim_only("a numpy stand-in replaces CuPy and the simulator the GPU")
-def test_bench_gpu_run_calls_on_row_once_per_row(stand_in):
-    bench = measure._bench_module()
+def test_bench_run_checks_before_timing_and_calls_on_row_once_per_row(stand_in, monkeypatch):
+    from course import bench
     seen = []
-    res = bench.run((16, 32), ["naive", "tiled", "mma_simple"], on_row=seen.append, resources=False, log=None)
-    assert seen == res["rows"] and len(seen) == 2 * (1 + 2)       # f16 mma_simple: skipped, no row
-    assert res["skipped"] == ["mma_simple"]
+    run = bench.run(["naive", "tiled"], (16, 24), rounds=1, on_row=seen.append, clocks=False)
+    assert list(run.rows) == seen and len(seen) == 2 * (1 + 2)
+    assert {r.n for r in run.rows} == {16, 24} and all(r.correct for r in run.rows)
+    with pytest.raises(ValueError, match="one input dtype"):
+        bench.run(["naive", "mma_simple"], (16,), rounds=1, clocks=False)
+    # a kernel that writes nothing leaves NaN in C: not correct, whatever its speed
+    spec = kn.get("naive")
+    broken = lambda A, B, C, alpha=1.0, beta=0.0: C                      # noqa: E731
+    broken.bind = spec.launch.bind
+    row = next(r for r in bench.run(["naive"], (16,), rounds=1, clocks=False,
+                                    variants={"noop": ("naive", broken)}).rows if r.variant == "noop")
+    assert row.correct is False and row.kernel == "naive"
+
+
+def test_live_lines_compare_with_the_record_of_the_same_gpu_class():
+    from course import records
+    rec = records.load("gpu_h200_levels34").run()
+    same = dataclasses.replace(rec, id="live", rows=tuple(r for r in rec.rows if r.n == 2048))
+    text = "\n".join(measure.live_lines(same))
+    assert "기록과 비교" in text and "모두" in text and "⚠️" not in text
+    off = tuple(dataclasses.replace(r, ratio=r.ratio - 0.2) if r.kernel == "regblock_vec" else r for r in same.rows)
+    text = "\n".join(measure.live_lines(dataclasses.replace(same, rows=off)))
+    assert "⚠️" in text and "regblock_vec" in text and "20.0%p" in text
+    other = dataclasses.replace(same, gpu="Tesla T4")
+    assert "T4 에서 잰 기록이 없어" in "\n".join(measure.live_lines(other))
+    busy = dataclasses.replace(same, flagged="other processes were computing on this GPU (pid 7)")
+    assert "믿기 어렵습니다" in "\n".join(measure.live_lines(busy))
 
 
 # ---- ncu: realistic Numba kernel names, the run and its watchdog ------------------------------------------------------
@@ -359,12 +415,12 @@ def test_compile_many_is_what_try_compile_gives():
 @pytest.mark.gpu_only("measures with CuPy's cuBLAS and the GPU's own kernels")
 def test_benchmark_on_this_gpu_tiny(bars):
     pytest.importorskip("cupy", reason="the benchmark compares with cuBLAS through CuPy")
-    res = measure.benchmark(sizes=(256,), kernels=["naive", "tiled"])
-    assert [(r["n"], r["kernel"]) for r in res["rows"]] == [(256, "cuBLAS"), (256, "naive"), (256, "tiled")]
-    assert all(r["correct"] for r in res["rows"][1:])
-    assert all(r["ratio"] > 0 and r["tflops"] > 0 for r in res["rows"])
+    run = measure.benchmark(sizes=(256,), kernels=["naive", "tiled"])
+    assert [(r.n, r.kernel) for r in run.rows] == [(256, "cuBLAS"), (256, "naive"), (256, "tiled")]
+    assert all(r.correct for r in run.rows)
+    assert all(r.ratio > 0 and r.tflops > 0 and r.host_us > 0 for r in run.rows)
     bar, = bars
-    assert bar.total == bar.n == len(res["rows"]) and bar.closed
+    assert bar.total == bar.n == len(run.rows) and bar.closed
     assert measure.compile_seconds(["naive", "tiled"], cupy_warm=True) == 0       # both compiled by the run
 
 

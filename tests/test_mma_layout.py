@@ -2,6 +2,7 @@
 (course/recorded/mma_layout_*.json, written by benchmarks/record_mma_layout.py), element by element, and the
 stand-in's arithmetic against the GPU's results on the same inputs."""
 import glob
+from pathlib import Path
 import json
 import os
 import subprocess
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from kernels_numba.infra import tc
+from course import records
 from kernels_numba.infra.simulator import warp as _warp
 from sim import mma as layout
 
@@ -40,8 +42,8 @@ from course.lesson10 import check_numerics  # noqa: E402  (stand-in vs GPU, shar
 @pytest.mark.skipif(not RECORDS, reason="no GPU layout record yet (benchmarks/record_mma_layout.py)")
 @pytest.mark.parametrize("path", RECORDS, ids=os.path.basename)
 def test_recorded_gpu_layout_matches_model(path):
-    rec = json.load(open(path))
-    assert rec["gpu"] != "simulator" and tuple(rec["cc"]) >= (8, 0)
+    rec = records.load(Path(path).stem, Path(path).parent)
+    assert rec.gpu != "simulator" and tuple(rec.cc) >= (8, 0)
     check_layout(rec)
     check_numerics(rec)
 
@@ -52,14 +54,14 @@ def test_record_script_in_simulator_matches_model(tmp_path):
     env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "record_mma_layout.py"), "--out", str(out)],
                    check=True, env=env, capture_output=True)
-    rec = json.load(open(out))
+    rec = records.load("sim", tmp_path)
     check_layout(rec)
     worst = check_numerics(rec)
     assert worst["f32"] == 0.0 and worst["f16"] == 0.0          # the same stand-in on both sides: identical
 
 
 def test_check_layout_would_catch_a_swap():
-    rec = json.load(open(RECORDS[0])) if RECORDS else None
+    rec = records.load(Path(RECORDS[0]).stem, Path(RECORDS[0]).parent) if RECORDS else None
     if rec is None:
         pytest.skip("no record")
     rec["mma_m16n8k16"]["C"][0][0], rec["mma_m16n8k16"]["C"][0][1] = rec["mma_m16n8k16"]["C"][0][1], rec["mma_m16n8k16"]["C"][0][0]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from sim import mma
+from course import records
 
 RECORD = Path(__file__).resolve().parents[1] / "course" / "recorded" / "mma_layout_h200.json"
 
@@ -80,7 +81,7 @@ def test_ldmatrix_lane_map_inverts_elements(num, trans):
 def _record():
     if not RECORD.exists():
         pytest.skip("no GPU layout record")
-    return json.loads(RECORD.read_text(encoding="utf-8"))
+    return records.load(RECORD.stem, RECORD.parent)
 
 
 @pytest.mark.parametrize("name", ["x1", "x1.trans", "x2", "x2.trans", "x4", "x4.trans"])

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from kernels_numba.infra.errors import CourseInputError
+from course import records
 from sim import occupancy as occ
 from sim.occupancy import GPUS, occupancy, seed_estimate
 
@@ -198,8 +199,8 @@ def test_sweep_and_no_gpu_here():
 
 
 def test_recorded_h200_attributes_give_the_table_entry():
-    rec = json.loads(RECORDED.read_text())
-    spec = occ.spec_from_attributes(rec["gpu"], rec["cc"], rec["device_attributes"])
+    rec = records.load("occupancy_check_h200")
+    spec = occ.spec_from_attributes(rec.gpu, rec.cc, rec["device_attributes"])
     assert spec.name == "NVIDIA H200"
     assert replace(spec, name="H200") == H200
     assert rec["table_vs_device"] == {} and rec["board_vs_table"] == {}
@@ -207,7 +208,7 @@ def test_recorded_h200_attributes_give_the_table_entry():
 
 def test_model_replays_the_occupancy_api_recorded_on_h200():
     """Every recorded answer of cuOccupancyMaxActiveBlocksPerMultiprocessor (H200) is what the model computes."""
-    rec = json.loads(RECORDED.read_text())
+    rec = records.load("occupancy_check_h200")
     assert rec["agree"] == rec["total"] > 10000 and rec["mismatches"] == []
     assert rec["row_fields"] == ["regs", "static", "block", "dyn", "carveout", "optin", "api"]
     rows = rec["rows"]

@@ -7,17 +7,18 @@ import numpy as np
 import pytest
 
 from kernels_numba.infra.simulator import racecheck
+from course import records
 
 import racecases
 from racecases import build
 
-REC = json.loads((Path(__file__).resolve().parents[1] / "course/recorded/racecheck_h100.json").read_text())
+REC = records.load("racecheck_h100")
 CASES = {c.name: c for c in racecases.CASES}
 pytestmark = pytest.mark.sim_only("compares the simulator's detector with the recorded GPU racecheck")
 
 
 def test_record_is_from_a_gpu_and_covers_the_cases():
-    assert REC["gpu"].startswith("NVIDIA") and REC["tool"].startswith("compute-sanitizer --tool racecheck")
+    assert REC.gpu.startswith("NVIDIA") and REC["tool"].startswith("compute-sanitizer --tool racecheck")
     missing = [c.name for c in racecases.CASES if not c.error and c.name not in REC["cases"]]
     assert not missing, f"re-record with benchmarks/racecheck_gpu.py: {missing}"
 

@@ -18,7 +18,11 @@ NOT_MEASURED = {("nb08.py", "1.19"): "the pipeline model's speedup 1 + L/C for L
 
 
 def _record(name):
-    return json.loads((ROOT / "course" / "recorded" / f"{name}.json").read_text(encoding="utf-8"))
+    """A record through the one loader, or (the level-6 files not yet converted) as its raw dict."""
+    from course import records
+    if name in records.LEGACY:
+        return json.loads((ROOT / "course" / "recorded" / f"{name}.json").read_text(encoding="utf-8"))
+    return records.load(name)
 
 
 def measured_figures():
@@ -33,18 +37,18 @@ def measured_figures():
 
     for name in RECORDS:
         rec = _record(name)
-        rows = rec["benchmark"]
+        rows = rec.rows
         for r in rows:
-            add(r["tflops"], ".1f", ".2f")
-            add(100 * r["ratio"], ".1f")
+            add(r.tflops, ".1f", ".2f")
+            add(100 * r.ratio, ".1f")
         by_n = {}
         for r in rows:
-            by_n.setdefault(r["n"], {})[r["kernel"]] = r
+            by_n.setdefault(r.n, {})[r.kernel] = r
         for n, ks in by_n.items():
             for a, b in combinations(ks, 2):
                 if "cuBLAS" not in (a, b):
-                    add(ks[a]["ratio"] / ks[b]["ratio"], ".3f", ".2f")
-                    add(ks[b]["ratio"] / ks[a]["ratio"], ".3f", ".2f")
+                    add(ks[a].ratio / ks[b].ratio, ".3f", ".2f")
+                    add(ks[b].ratio / ks[a].ratio, ".3f", ".2f")
         for k, m in rec.get("ncu_stalls", {}).get("metrics", {}).items():
             for v in m["percent"].values():
                 add(v, ".1f")
@@ -65,7 +69,7 @@ def measured_percents():
     out = set()
     for name in RECORDS:
         rec = _record(name)
-        out |= {f"{100 * r['ratio']:.0f}" for r in rec["benchmark"] if r["kernel"] != "cuBLAS"}
+        out |= {f"{100 * r.ratio:.0f}" for r in rec.rows if r.kernel != "cuBLAS"}
         for m in rec.get("ncu_stalls", {}).get("metrics", {}).values():
             out |= {f"{v:.0f}" for v in m["percent"].values() if v >= 1}
     return out

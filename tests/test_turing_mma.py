@@ -3,6 +3,7 @@ simulator stand-in, the .ptx file under ptxas for every target, mma_simple_turin
 (derived bound, NaN-poisoned C, size rules), their SASS offline, and the GPU record (course/recorded/mma_m16n8k8_*.json,
 benchmarks/record_turing_mma.py). No compute capability 7.5 GPU was available: the record is from an H100."""
 import glob
+from pathlib import Path
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import pytest
 
 import kernels_numba as kn
 from kernels_numba.infra import device, offline, ptx, tc
+from course import records
 from kernels_numba.infra.errors import CourseInputError
 from kernels_numba.infra.simulator import warp as _warp
 from sim import mma as layout
@@ -378,8 +380,8 @@ def check_kernels(rec):
 @pytest.mark.skipif(not RECORDS, reason="no GPU record yet (benchmarks/record_turing_mma.py)")
 @pytest.mark.parametrize("path", RECORDS, ids=os.path.basename)
 def test_recorded_gpu_matches_model(path):
-    rec = json.load(open(path))
-    assert rec["gpu"] != "simulator" and tuple(rec["cc"]) >= (7, 5) and rec["date"]
+    rec = records.load(Path(path).stem, Path(path).parent)
+    assert rec.gpu != "simulator" and tuple(rec.cc) >= (7, 5) and rec.date
     assert "no compute capability 7.5 GPU" in rec["note"]
     check_layout(rec)
     check_probes(rec)
@@ -392,12 +394,12 @@ def test_recorded_gpu_matches_model(path):
 def test_checks_would_catch_a_wrong_model():
     if not RECORDS:
         pytest.skip("no record")
-    rec = json.load(open(RECORDS[0]))
+    rec = records.load(Path(RECORDS[0]).stem, Path(RECORDS[0]).parent)
     lay = rec["layout"]
     lay["C"][0][0], lay["C"][0][1] = lay["C"][0][1], lay["C"][0][0]
     with pytest.raises(AssertionError):
         check_layout(rec)
-    rec = json.load(open(RECORDS[0]))
+    rec = records.load(Path(RECORDS[0]).stem, Path(RECORDS[0]).parent)
     p = next(p for p in rec["probes"]["probes"] if p["operand"] == "B")
     p["nonzero"][0][2] += 8                       # the value one k row further down
     with pytest.raises(AssertionError):
@@ -410,7 +412,7 @@ def test_record_script_in_simulator_matches_model(tmp_path):
     env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "record_turing_mma.py"), "--out", str(out),
                     "--small"], check=True, env=env, capture_output=True)
-    rec = json.load(open(out))
+    rec = records.load("sim", tmp_path)
     check_layout(rec)
     check_probes(rec)
     assert check_numerics(rec) == 0.0                  # the same stand-in on both sides: identical

@@ -6,12 +6,15 @@ lesson can show the wrong answer and the report side by side. On a GPU `last_rep
 """
 import os
 
-from ..infra import device
+from ..infra import device, jitcache
 from ..launch import make_launch
 
 
 def demo_launch(kernel, block, tile, min_cc=None):
     """make_launch for a bug demo: the race detector collects instead of raising; the report is launch.last_report."""
+    fn = getattr(kernel, "py_func", None)
+    if fn is not None and fn.__closure__ is None:       # a module-level kernel: its module and name say what it is
+        jitcache.enable(kernel, f"{fn.__module__}.{fn.__qualname__}")
     return collecting(make_launch(kernel, block, tile, min_cc=min_cc))
 
 

@@ -117,6 +117,26 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
     return C
 
 
+def simulated(launch, A, B, C, alpha=1.0, beta=0.0):
+    """On a GPU: run a module-level kernel's `launch` on the simulator in a subprocess (small sizes), collecting races
+    as the simulator sees them; (C, racecheck.Report). The bug demos show this report beside the GPU's result."""
+    from .simulator import racecheck
+    M, N = A.shape[0], B.shape[1]
+    BM, BN = launch.tile
+    prev = os.environ.get("SGEMM_RACECHECK")
+    os.environ["SGEMM_RACECHECK"] = "collect"
+    try:
+        with racecheck.collect() as report:
+            run_kernel(launch.kernel, (-(-N // BN), -(-M // BM)), launch.block, A, B, C, np.float32(alpha),
+                       np.float32(beta), launch.tile)
+    finally:                              # the student's own setting, if any, comes back
+        if prev is None:
+            os.environ.pop("SGEMM_RACECHECK", None)
+        else:
+            os.environ["SGEMM_RACECHECK"] = prev
+    return C, report
+
+
 def _collecting():
     """True when this process's race detector collects (a bug demo's launch), else False."""
     if not device.SIMULATOR:

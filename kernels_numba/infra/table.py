@@ -15,16 +15,23 @@ RUNS = ("gpu_h200_2026-11-21.json", "gpu_h200_level5.json", "gpu_h200_levels34.j
         "gpu_h200_level6_fast.json")
 
 
-def _benchmark(run):
-    """A run's rows as {kernel, n, tflops, ratio}, with cuBLAS rows: 'benchmark' as is, or a single-kernel record's
-    'results' (each with the same run's cuBLAS TFLOP/s)."""
-    if "benchmark" in run:
-        return run["benchmark"]
+def _benchmark(fname):
+    """(rows as {kernel, n, tflops, ratio}, gpu, date, baseline) of a recorded run: through the one loader
+    (course.records) where the file has its schema; the level-6 files still in their own layout ('benchmark', or a
+    single-kernel record's 'results' with the same run's cuBLAS TFLOP/s) until they are converted."""
+    raw = json.loads((RECORDED / fname).read_text(encoding="utf-8"))
+    if "schema" in raw:
+        from course import records                 # a tool above the registry: the loader lives in course
+        run = records.load(fname[:-5], RECORDED).run()
+        rows = [{"kernel": r.kernel, "n": r.n, "tflops": r.tflops, "ratio": r.ratio} for r in run.rows if not r.variant]
+        return rows, run.gpu, run.date, run.baseline
+    if "benchmark" in raw:
+        return raw["benchmark"], raw["gpu"], raw["date"], raw.get("baseline", "cuBLAS SGEMM")
     rows = []
-    for r in run["results"]:
-        rows.append({"kernel": run["kernel"], "n": r["n"], "tflops": r["tflops"], "ratio": r["ratio"]})
+    for r in raw["results"]:
+        rows.append({"kernel": raw["kernel"], "n": r["n"], "tflops": r["tflops"], "ratio": r["ratio"]})
         rows.append({"kernel": "cuBLAS", "n": r["n"], "tflops": r["cublas_tflops"], "ratio": 1.0})
-    return rows
+    return rows, raw["gpu"], raw["date"], raw.get("baseline", "cuBLAS SGEMM")
 
 
 def markdown():
@@ -40,8 +47,7 @@ def measured_markdown():
     SGEMM for levels 1-5, HGEMM with f32 output for level 6, as each run's 'baseline' says)."""
     ratio, cublas, sizes, notes = {}, {}, set(), []
     for fname in RUNS:
-        run = json.loads((RECORDED / fname).read_text(encoding="utf-8"))
-        rows = _benchmark(run)
+        rows, gpu, date, base = _benchmark(fname)
         names = {r["kernel"] for r in rows if not r["kernel"].startswith("cuBLAS")}
         for r in rows:
             sizes.add(r["n"])
@@ -49,8 +55,8 @@ def measured_markdown():
                 cublas.setdefault(fname, {})[r["n"]] = r["tflops"]
             else:
                 ratio[(r["kernel"], r["n"])] = (r["ratio"], fname)
-        base = run.get("baseline", "cuBLAS SGEMM")
-        notes.append(f"`{fname}` ({run['gpu']}, {run['date']}): " + ", ".join(sorted(names)) + f" — {base} "
+        base = base.split(" (")[0] if base.startswith("cuBLAS SGEMM (CuPy") else base
+        notes.append(f"`{fname}` ({gpu}, {date}): " + ", ".join(sorted(names)) + f" — {base} "
                      + " / ".join(f"{cublas[fname][n]:.1f}" for n in sorted(cublas[fname])) + " TFLOP/s")
     sizes = sorted(sizes)
     rows = ["| Level | 커널 | " + " | ".join(f"{n}³" for n in sizes) + " |", "|---|---|" + "---|" * len(sizes)]

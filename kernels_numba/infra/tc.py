@@ -1,9 +1,9 @@
 """Shared pieces of the level-6 Tensor Core kernels: size rules, launch, and the fragment coordinates of a lane."""
 import numpy as np
 
-from . import device
+from . import device, jitcache
 from .errors import CourseInputError
-from ..launch import check_inputs, run_kernel
+from ..launch import _Repeat, bound, check_inputs, run_kernel
 
 MMA_M, MMA_N, MMA_K = 16, 8, 16
 
@@ -27,8 +27,10 @@ def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32
     """launch(A, B, C, alpha=1.0, beta=0.0) -> C for f16 A, B and C of c_dtype; grid_of(M, N) -> grid.
     min_cc: the kernel's MIN_CC (m16n8k16 and cp.async: 8.0); where it runs is decided here, once."""
     away = device.lacks(min_cc)
+    ready = [device.MODE != "gpu"]
+    repeat = _Repeat()
 
-    def launch(A, B, C, alpha=1.0, beta=0.0):
+    def checked(A, B, C, alpha, beta):
         M, N, K, a32, b32, _ = check_inputs(A, B, C, alpha, beta, (np.float16, np.float16, c_dtype))
         if exact is not None and (M, N, K) != exact:
             raise CourseInputError(
@@ -36,10 +38,28 @@ def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32
                 f"kernel {name} computes only (M, N, K) = {exact}, got {(M, N, K)}.",
                 "큰 행렬은 mma_large 이후의 커널을 쓰세요.", "use mma_large or a later kernel for other sizes.")
         check_multiples(M, N, K, *multiples, name)
-        grid = grid_of(M, N)
-        # below sm_80 (no m16n8k16 / cp.async) run_kernel sends the launch to a simulator subprocess (subsim)
-        return run_kernel(kernel, grid, threads, A, B, C, a32, b32, away=away)
+        return grid_of(M, N), a32, b32
 
+    def launch(A, B, C, alpha=1.0, beta=0.0):
+        again = repeat.get(A, B, C, alpha, beta)
+        if again is not None:               # the same device arrays and scalars as the last call: checked then
+            again[0](A, B, C, again[1], again[2])
+            return C
+        if not ready[0]:                    # first launch: another process may be compiling it (jitcache.warm)
+            jitcache.wait_ready(getattr(kernel, "kernel", kernel))
+            ready[0] = True
+        grid, a32, b32 = checked(A, B, C, alpha, beta)
+        # below sm_80 (no m16n8k16 / cp.async) run_kernel sends the launch to a simulator subprocess (subsim)
+        out = run_kernel(kernel, grid, threads, A, B, C, a32, b32, away=away)
+        if not away and device.MODE == "gpu":
+            repeat.put(A, B, C, alpha, beta, kernel[grid, threads], a32, b32)
+        return out
+
+    def bind(A, B, C, alpha=1.0, beta=0.0, stream=0):
+        grid, a32, b32 = checked(A, B, C, alpha, beta)
+        return bound(kernel, grid, threads, A, B, C, a32, b32, stream, away)
+
+    launch.bind = bind
     launch.kernel, launch.block, launch.grid_of, launch.away = kernel, threads, grid_of, away
     return launch
 

@@ -1,15 +1,18 @@
 """Recorded GPU figures for the notebook generators: prose states a measured figure only through fill(), never typed."""
-import json
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from course import records  # noqa: E402  (the one loader of course/recorded/)
+
 FIELD = re.compile(r"\{\{(\w+)\}\}")
 
 
 def record(name):
-    """course/recorded/<name>.json as a dict."""
-    return json.loads((ROOT / "course" / "recorded" / f"{name}.json").read_text(encoding="utf-8"))
+    """course/recorded/<name>.json, a records.Record."""
+    return records.load(name)
 
 
 def fill(text, figures):
@@ -23,9 +26,9 @@ def fill(text, figures):
 
 def ratios(rec):
     """{(kernel, n): share of cuBLAS in the same run} of a benchmark record."""
-    return {(r["kernel"], r["n"]): r["ratio"] for r in rec["benchmark"]}
+    return {(r.kernel, r.n): r.ratio for r in rec.rows}
 
 
 def tflops(rec):
     """{(kernel, n): TFLOP/s} of a benchmark record."""
-    return {(r["kernel"], r["n"]): r["tflops"] for r in rec["benchmark"]}
+    return {(r.kernel, r.n): r.tflops for r in rec.rows}

@@ -22,9 +22,9 @@ cells, code = NB.cells, NB.code
 # Every measured figure in the prose comes from the record here (tests/test_recorded_figures.py checks none is typed).
 REC = record("gpu_h200_2026-11-21")
 _F, _NS = REC["device_facts"], REC["ncu_shared"]
-_BEST = {k: max(r["tflops"] for r in REC["benchmark"] if r["kernel"] == k) for k in ("tiled", "tiled_pad", "cuBLAS")}
-_R4096 = {r["kernel"]: r["ratio"] for r in REC["benchmark"] if r["n"] == 4096}
-_R1024 = {r["kernel"]: r["ratio"] for r in REC["benchmark"] if r["n"] == 1024}
+_BEST = {k: max(r.tflops for r in REC.rows if r.kernel == k) for k in ("tiled", "tiled_pad", "cuBLAS")}
+_R4096 = {r.kernel: r.ratio for r in REC.rows if r.n == 4096}
+_R1024 = {r.kernel: r.ratio for r in REC.rows if r.n == 1024}
 
 
 def _bound(kernel):
@@ -34,7 +34,7 @@ def _bound(kernel):
     return _F["sm_count"] * 64 * _F["max_sm_clock_mhz"] * 1e6 / 1e12 / (wf / (_NS["n"] ** 3 / 32))
 
 
-FIG = {"gpu": REC["gpu"], "date": REC["date"], "race_n": REC["races"]["n"], "race_runs": REC["races"]["runs"],
+FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs": REC["races"]["runs"],
        "wrong1": REC["races"]["cases"]["no_sync1"]["wrong_runs"], "wrong2": REC["races"]["cases"]["no_sync2"]["wrong_runs"],
        "bound_tiled": f"{_bound('tiled'):.1f}", "bound_pad": f"{_bound('tiled_pad'):.1f}",
        "best_tiled": f"{_BEST['tiled']:.1f}", "best_pad": f"{_BEST['tiled_pad']:.1f}",
@@ -75,7 +75,7 @@ from sim import banks
 rec = course.recorded()            # device 도구로 H200에서 기록한 측정값
 SIM = kn.device.SIMULATOR
 TILE = kn.get("tiled").module.TILE_SIZE
-print("모드:", info["mode"], "| 기록된 GPU 측정:", rec["gpu"], rec["date"], "| TILE_SIZE =", TILE)
+print("모드:", info["mode"], "| 기록된 GPU 측정:", rec.gpu, rec.date, "| TILE_SIZE =", TILE)
 """)
 md(r"""
 배너의 `KernelSpec.min_cc` 는 커널 레지스트리(`kernels_numba/registry.py`)가 커널마다 적어 둔 최소 compute capability 이고, `runs_here()` 는 그 커널이 지금 장치에서 돌 수 있는지(시뮬레이터에서는 항상 참) 답하는 메서드입니다. 이 노트북의 커널은 모두 `min_cc` 가 없어 어디서나 돕니다.
@@ -291,7 +291,7 @@ md(r"""
 """)
 code(r"""
 r = rec["races"]
-print(f"기록: {rec['gpu']} ({rec['date']}), {r['n']}³, 새 난수 입력으로 {r['runs']}회씩")
+print(f"기록: {rec.gpu} ({rec.date}), {r['n']}³, 새 난수 입력으로 {r['runs']}회씩")
 for name, c in r["cases"].items():
     print(f"  {name:9s} 틀린 횟수 {c['wrong_runs']:2d}/{r['runs']}, 최대 상대 오차 {c['worst_rel_err']:.2e}")
 rc = rec["racecheck"]
@@ -581,8 +581,8 @@ f, m, n3 = rec["device_facts"], rec["ncu_shared"]["metrics"], rec["ncu_shared"][
 for k in ("tiled", "tiled_pad"):
     wf = (m[k][lesson06.LD_WF] + m[k][lesson06.ST_WF]) / (n3 / 32)          # 읽기 + 저장, 워프 FFMA 하나당
     bound = f["sm_count"] / wf * 64 * f["max_sm_clock_mhz"] * 1e6 / 1e12   # TFLOP/s
-    print(f"{k:10s} FFMA당 웨이브프론트 {wf:.2f} → 상한 {bound:5.1f} TFLOP/s, 실측 최고 {lesson06.best(rec['benchmark'], k):.2f}")
-print(f"FP32 이론 최고치 {lesson06.fp32_peak(rec):.1f} TFLOP/s, cuBLAS 최고 실측 {lesson06.best(rec['benchmark'], 'cuBLAS'):.1f} TFLOP/s")
+    print(f"{k:10s} FFMA당 웨이브프론트 {wf:.2f} → 상한 {bound:5.1f} TFLOP/s, 실측 최고 {lesson06.best(rec.rows, k):.2f}")
+print(f"FP32 이론 최고치 {lesson06.fp32_peak(rec):.1f} TFLOP/s, cuBLAS 최고 실측 {lesson06.best(rec.rows, 'cuBLAS'):.1f} TFLOP/s")
 # 예상 출력: tiled 1.63 → 10.2 TFLOP/s, 실측 최고 7.88 / tiled_pad 2.26 → 7.4, 실측 최고 6.20 / … 66.9 … 51.0
 """)
 md(r"""
@@ -595,7 +595,7 @@ print(f"{'GPU':14s} {'FP32 피크':>12s} {'DRAM 대역폭':>12s} {'리지 포인
 for r in lesson06.dram_roofs(ai["tiled"]):
     print(f"{r['name']:14s} {r['peak']:6.1f} TFLOP/s {r['dram_gbps']:7,.0f} GB/s {r['ridge']:6.1f} FLOP/B {r['roof']:9.1f} TFLOP/s")
 b = lesson06.shared_bound(rec, "tiled")
-print(f"{rec['gpu']} tiled: 실측 최고 {b['measured']:.1f}, 공유 메모리 상한 {b['bound']:.1f} TFLOP/s")
+print(f"{rec.gpu} tiled: 실측 최고 {b['measured']:.1f}, 공유 메모리 상한 {b['bound']:.1f} TFLOP/s")
 print(f"A100 모델: 같은 FFMA당 웨이브프론트를 A100 의 SM 수·클록에 넣은 상한 {lesson06.shared_bound(rec, 'tiled', gpu='A100')['bound']:.1f} TFLOP/s")
 if here := lesson06.bound_here_line(rec):                  # GPU 가 있을 때만: 같은 모델을 지금 이 GPU 에
     print(here)

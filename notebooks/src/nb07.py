@@ -23,7 +23,7 @@ cells, code = NB.cells, NB.code
 REC34, REC06 = record("gpu_h200_levels34"), record("gpu_h200_2026-11-21")
 _R, _T, _T6 = ratios(REC34), tflops(REC34), tflops(REC06)
 _SIZES = sorted({n for _, n in _R})
-FIG = {"gpu": REC34["gpu"], "date": REC34["date"], "n_big": _SIZES[-1], "n_mid": _SIZES[-2], "n_small": _SIZES[0],
+FIG = {"gpu": REC34.gpu, "date": REC34.date, "n_big": _SIZES[-1], "n_mid": _SIZES[-2], "n_small": _SIZES[0],
        "tiled_best": f"{max(v for (k, _), v in _T6.items() if k == 'tiled'):.1f}"}
 for _n in _SIZES:
     FIG[f"rb_over_tiled_{_n}"] = f"{_T['regblock', _n] / _T6['tiled', _n]:.2f}"
@@ -36,7 +36,10 @@ FIG["vec_shared_wait"] = f"{_P['regblock_vec']['percent']['short_scoreboard'] + 
 for _why in ("long_scoreboard", "barrier", "dispatch_stall", "not_selected"):
     FIG[f"vec_{_why}"] = f"{_P['regblock_vec']['percent'][_why]:.1f}"
 FIG["ncu_n"] = REC34["ncu_stalls"]["n"]
-FIG["budget_s"] = f"{_const('measure', 'BUDGET_S'):g}"       # the benchmark cell's time budget, as the code uses it
+FIG["budget_s"] = f"{_const('measure', 'BUDGET_S'):g}"
+_LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
+FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
+           lc_targets=", ".join(f"{t:g}" for t in _const("measure", "TARGETS_US")))       # the benchmark cell's time budget, as the code uses it
 FIG["vec_issue"] = f"{100 * 4 / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
 
 
@@ -69,7 +72,7 @@ from kernels_numba.infra import resources, trace
 from sim import occupancy as occ
 rec = course.recorded("gpu_h200_levels34")     # device 도구로 H200에서 기록한 Level 3–4 측정값
 rb = kn.get("regblock").module                   # 이 노트북의 커널: kernels_numba/regblock.py
-print("모드:", info["mode"], "| 기록된 GPU 측정:", rec["gpu"], rec["date"])
+print("모드:", info["mode"], "| 기록된 GPU 측정:", rec.gpu, rec.date)
 """)
 md(r"""
 ## 1. 학습 목표
@@ -159,7 +162,7 @@ from sim import roofline
 print(L7.roofline_position())
 h = "H200"
 print(f"{h} 리지 포인트 = {roofline.peak_tflops(h):.1f} TFLOP/s ÷ {roofline.DRAM_GBPS[h]:,.0f} GB/s = {roofline.ridge_point(h):.1f} FLOP/B")
-tiled_best = max(r["tflops"] for r in course.recorded()["benchmark"] if r["kernel"] == "tiled")
+tiled_best = max(r.tflops for r in course.recorded().rows if r.kernel == "tiled")
 print(f"{h}, AI 4 의 DRAM 지붕 (요청한 바이트가 전부 DRAM 에서 온다고 할 때) {roofline.attainable_tflops(4.0, h):.1f} TFLOP/s"
       f" | tiled 실측 최고 {tiled_best:.1f} TFLOP/s (노트북 06 기록)")
 # 예상 출력: 표 (tiled 는 모두 리지 아래, regblock 은 모두 리지 위) / H200 리지 포인트 … 13.9 FLOP/B / … 19.2 … | … 7.9
@@ -613,7 +616,7 @@ md(r"""
 code(r"""
 from course import measure
 live = measure.benchmark(kernels=["tiled", *cmp_names]) if measure.have_gpu() else None   # 크기: GPU 속도로
-print(f"기록(recorded) — {rec['gpu']} {rec['date']} (tiled: 노트북 06 기록)")
+print(f"기록(recorded) — {rec.gpu} {rec.date} (tiled: 노트북 06 기록)")
 bt = L7.bench_table(L7.bench_rows(rec, course.recorded(), cmp_names))
 print(bt)
 val, n_big = bt["val"], max(n for _, n in bt["val"])
@@ -669,6 +672,26 @@ GPU 없이 컴파일한 SASS(nvJitLink, CUDA 13)와, 같은 커널을 H200 에�
 """)
 code(r"""
 print(L7.lds_loaded_vs_offline(rec))        # 심화: 기록된 H200 SASS 대 오프라인 sm_90 SASS 의 LDS 명령
+""")
+md(r"""
+<details><summary>심화: Python 에서 launch 한 번은 얼마인가 — 작은 행렬이 느려 보이는 이유</summary>
+
+`launch(A, B, C)` 한 번은 GPU 에 일을 맡기기 전에 호스트(CPU)에서 시간이 듭니다: 입력 검사, 그리고 Numba 의 디스패치(dispatch: 인자의 타입 확인, 실행 설정, 드라이버 호출). 그동안 GPU 는 앞서 맡은 커널을 계속 실행합니다. 커널이 이 시간보다 길면 Python 이 앞서 나가 다음 커널을 미리 줄 세우므로 GPU 는 쉬지 않습니다. 커널이 더 짧으면 GPU 는 다음 launch 를 기다리며 놀고, 루프 한 번의 시간은 커널이 아니라 **Python 의 launch 비용**이 됩니다:
+
+호출 한 번의 시간 ≈ max(커널의 GPU 시간, launch 한 번의 호스트 시간)
+
+그래서 작은 행렬은 Python 에서 재면 실제 커널보다 느려 보입니다. 아래 셀은 `regblock_vec` 을 이 GPU 에서 약 {{lc_targets}} µs 가 걸리는 크기로 골라 잽니다 (GPU 가 없으면 {{lc_gpu}} 의 기록, {{lc_date}}). 열은 차례로 커널 자체의 시간(CUDA 그래프로 잰, Python 이 끼지 않는 시간), `launch` 한 번의 호스트 시간, 그 가운데 Numba 디스패치만의 시간, Python 루프에서 한 번에 걸린 시간, GPU 가 쉰 비율, CUDA 그래프를 다시 실행할 때 launch 하나당 호스트 시간입니다.
+
+줄이는 방법은 두 가지입니다.
+* **CUDA 그래프(CUDA graph)**: launch 여러 개를 한 번 기록(capture)해 두고 통째로 다시 실행합니다. 호스트는 그래프 하나만 맡기므로 launch 하나당 호스트 시간이 마지막 열로 줄어듭니다. 이 과정의 벤치마크(`course.bench`)도 launch 비용이 커널보다 긴 행은 이렇게 잽니다.
+* **묶기(batching)**: 작은 행렬곱 여러 개를 커널 하나가 계산하게 해(batched GEMM: 격자의 한 차원으로 행렬을 고름) launch 횟수 자체를 줄입니다.
+</details>
+""")
+code(r"""
+rows = measure.launch_costs() if measure.have_gpu() else None          # GPU: 지금 잼 (몇 초)
+lc = course.recorded("launch_cost_h100")                                 # 없으면: H100 기록
+print("\n".join(measure.launch_cost_lines(rows or lc["lesson"], where=None if rows else f"기록: {lc.gpu}, {lc.date}")))
+# 예상 출력: 크기마다 한 줄. 가장 작은 크기는 루프의 1회가 커널보다 길어 GPU 가 쉬는 비율이 크고, 3 ms 커널은 0% 근처
 """)
 md(r"""
 ## 5. 왜 이것이 작동하는가?

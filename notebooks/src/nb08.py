@@ -17,7 +17,7 @@ _R, _ST = ratios(REC34), REC34["ncu_stalls"]["metrics"]
 _SIZES = sorted({n for _, n in _R})
 _USE = {k: 4 / sum(v["cycles_per_issue"].values()) for k, v in _ST.items()}
 _PAIRS = (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))
-FIG = {"gpu": REC34["gpu"], "date": REC34["date"], "n_big": _SIZES[-1], "n_mid": _SIZES[-2], "n_small": _SIZES[0]}
+FIG = {"gpu": REC34.gpu, "date": REC34.date, "n_big": _SIZES[-1], "n_mid": _SIZES[-2], "n_small": _SIZES[0]}
 for _s, _d in _PAIRS:
     for _n in _SIZES:
         FIG[f"pair_{_d}_{_n}"] = f"{_R[_d, _n] / _R[_s, _n]:.3f}"
@@ -76,7 +76,7 @@ from kernels_numba.infra import resources
 from sim import occupancy, outer, pipeline
 DB = kn.get("db").module                        # 이 노트북이 가르치는 커널: kernels_numba/db.py
 rec34 = course.recorded("gpu_h200_levels34")    # device 도구로 H200 에서 기록한 레벨 3·4 측정값
-print("모드:", info["mode"], "| 기록:", rec34["gpu"], rec34["date"], f"| db: BM={DB.BM}, BN={DB.BN}, BK={DB.BK}, TM={DB.TM}, TN={DB.TN}, {DB.THREADS} 스레드")
+print("모드:", info["mode"], "| 기록:", rec34.gpu, rec34.date, f"| db: BM={DB.BM}, BN={DB.BN}, BK={DB.BK}, TM={DB.TM}, TN={DB.TN}, {DB.THREADS} 스레드")
 """)
 md(r"""
 ## 1. 학습 목표
@@ -184,13 +184,13 @@ syncthreads()          버퍼 kt%2 로 계산 (rC += ...)
 | 쓰기 후 읽기 (RAW) | 반복 kt+1 은 반복 kt 에서 **다른 스레드들이** 채운 `next_buf` 로 계산 | 아직 채워지지 않은 원소를 읽음 |
 | 읽기 후 쓰기 (WAR) | 반복 kt+1 은 타일 kt+2 를 `(kt+2) % 2 == curr_buf` 에 채움 | 느린 스레드가 아직 타일 kt 를 읽는 버퍼를 빠른 스레드가 덮어씀 |
 
-배리어나 프롤로그를 빼면 정말 틀리는지 확인합니다. 틀린 커널 두 개는 `kernels_numba/demos/` 의 실제 모듈입니다: `db_no_loop_barrier.py` 는 반복당 배리어를, `db_no_prologue.py` 는 프롤로그의 타일 0 로드를 뺀 `db` 이고, 각 파일의 설명(docstring)이 무엇이 빠졌고 왜 틀리는지 적고 있습니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태가 매번 같은 방식으로 드러납니다.
+배리어나 프롤로그를 빼면 정말 틀리는지 확인합니다. 틀린 커널 두 개는 `kernels_numba/demos/` 의 실제 모듈입니다: `db_no_loop_barrier.py` 는 반복당 배리어를, `db_no_prologue.py` 는 프롤로그의 타일 0 로드를 뺀 `db` 이고, 각 파일의 설명(docstring)이 무엇이 빠졌고 왜 틀리는지 적고 있습니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태가 매번 같은 방식으로 드러납니다. GPU 에서는 타이밍이 결과를 정합니다: 작은 문제에서는 배리어 없는 `db` 도 **맞는 답**을 낼 때가 있습니다. 그래서 GPU 에서는 블록이 많은 큰 크기로 여러 번 실행해 틀린 횟수를 세고, 그 옆에 시뮬레이터가 같은 커널에서 찾은 경쟁을 보여 줍니다: 결과(틀렸다)와 원인(어느 두 줄이 부딪혔는가)을 함께 봅니다.
 """)
 code(r"""
-bv = L8.broken_variants()                        # db, db_no_loop_barrier, db_no_prologue: 24×20×24 (K 타일 3개)
+bv = L8.broken_variants()     # 시뮬레이터: 24×20×24 (K 타일 3개) / GPU: 큰 크기에서 여러 번 + 시뮬레이터의 경쟁 보고
 print(bv)
 # 예상 출력: (시뮬레이터) db 일치 True·NaN False / db_no_loop_barrier 일치 False / db_no_prologue 일치 False·NaN True
-# GPU 에서는 배리어 없는 db 의 결과가 타이밍에 따라 실행마다 다를 수 있습니다 (프롤로그 없는 db 는 항상 틀림).
+# (GPU) db 는 틀린 실행 0번, 두 버그 커널은 매번 틀리고, 옆에 시뮬레이터가 찾은 경쟁(두 줄과 고칠 곳)이 나옵니다.
 """)
 NB.exercise("08-1", r"""
 버퍼가 둘이면 규칙은 3.2절의 표 그대로입니다. 다음 노트북(09)은 버퍼를 **S 개**로 늘리므로, 여기서 그 일반형을 스스로 세어 봅니다. 프롤로그는 타일 0 … S−2 를 버퍼 0 … S−2 에 미리 채우고(버퍼 하나는 비워 둠), 반복 kt 는 타일 kt 를 계산하면서 아직 버퍼에 없는 타일 하나를 비어 있는 버퍼에 미리 읽습니다. 반복마다 **(kt, 계산하는 버퍼, 미리 읽는 타일, 그 타일을 넣는 버퍼)** 를 돌려주는 함수를 쓰세요. 미리 읽을 타일이 없으면(번호가 `n_tiles` 이상) 뒤의 두 값은 `None` 입니다. 3.3절의 두 위험을 기억하세요: 지금 계산하는 버퍼에 쓰면 같은 반복의 다른 스레드와 부딪히고(WAR), 아직 계산하지 않은 타일이 든 버퍼에 쓰면 그 타일을 잃습니다. 확인 셀은 버퍼 2·3·4 개에서 표를 한 줄씩 따라가며, 버퍼마다 어떤 타일이 들어 있는지 세어 처음 틀린 줄과 그 이유를 알려 줍니다.
@@ -401,16 +401,16 @@ code(r"""
 from course import measure
 live = measure.benchmark(kernels=[s.name for s in kn.REGISTRY if s.level in (3, 4)]) if measure.have_gpu() else None
 print(L8.bench_table(rec34, live))        # 기록한 표, 그리고 GPU 가 있으면 그 아래에 지금 이 GPU 에서 잰 표
-print("기록의 numba-cuda:", rec34["numba_cuda"])
+print("기록의 numba-cuda:", rec34.run().versions["numba_cuda"])
 """)
 md(r"""
 같은 실행의 cuBLAS 대비 비율로만 비교합니다. 레벨 4 커널은 **같은 공유 메모리 배치의 레벨 3 커널**과 짝지어 봐야 더블 버퍼링만의 효과가 보입니다: `db`·`db_ptx` 의 싱글 버퍼 짝은 같은 +1 패딩 배치의 `regblock_opt`, `db_overlap` 의 짝은 같은 배치(전치 `As`, 128비트 읽기)의 `regblock_vec` 입니다. 아래 표는 크기마다 그 비(1보다 크면 더블 버퍼가 빠름)와 cuBLAS 대비 비율입니다. (기록한 값으로 계산합니다. GPU 모드의 새 측정은 위 표에 있습니다.)
 """)
 code(r"""
 pr = L8.pair_ratios(rec34)
-print(f"기록: {rec34['gpu']} {rec34['date']}, 크기마다 한 번의 실행")
+print(f"기록: {rec34.gpu} {rec34.date}, 크기마다 한 번의 실행")
 print(pr)
-R = {(r["kernel"], r["n"]): r["ratio"] for r in rec34["benchmark"]}     # cuBLAS 대비 비율 (같은 실행)
+R = {(r.kernel, r.n): r.ratio for r in rec34.rows}     # cuBLAS 대비 비율 (같은 실행)
 n = max(n for _, n in R)
 print(f"{n}³: db_overlap {R['db_overlap', n]:.3f} ÷ regblock_vec {R['regblock_vec', n]:.3f} = {R['db_overlap', n] / R['regblock_vec', n]:.3f}")
 # 예상 출력: db ÷ regblock_opt 0.93–0.99, db_ptx ÷ regblock_opt 0.99–1.04, db_overlap ÷ regblock_vec 1.01–1.10 …

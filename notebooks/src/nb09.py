@@ -7,16 +7,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
+from _records import records  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-REC = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level5.json").read_text(encoding="utf-8"))
-_PCT = {(r["kernel"], r["n"]): 100 * r["ratio"] for r in REC["benchmark"]}
-_TF = {(r["kernel"], r["n"]): r["tflops"] for r in REC["benchmark"]}
+REC = records.load("gpu_h200_level5")
+_PCT = {(r.kernel, r.n): 100 * r.ratio for r in REC.rows}
+_TF = {(r.kernel, r.n): r.tflops for r in REC.rows}
 # H200 FP32 peak of sim/occupancy (132 SMs x 128 lanes x 2 flops x 1980 MHz)
 _PEAK = 132 * 128 * 2 * 1980e6 / 1e12
 # figures stated in prose: filled in from the record here, never typed
 FIG = {
-    "gpu": REC["gpu"], "date": REC["date"],
+    "gpu": REC.gpu, "date": REC.date,
     "regs_db": REC["loaded"]["db_overlap"]["registers"], "regs_vec": REC["loaded"]["async_vec"]["registers"],
     "blocks_vec": REC["loaded"]["async_vec"]["blocks_per_sm"], "regs_bk16": REC["loaded"]["async_bk16"]["registers"],
     "blocks_bk16": REC["loaded"]["async_bk16"]["blocks_per_sm"],
@@ -28,20 +29,20 @@ FIG = {
     "stage_step_big": f"{max(abs(_PCT[(a, n)] - _PCT[(b, n)]) for n in (2048, 4096) for a, b in (('async_vec_s2', 'async_vec'), ('async_vec', 'async_vec_s4'))):.1f}",
 }
 # compute-sanitizer racecheck on the GPU over the same demos (benchmarks/racecheck_gpu.py)
-RACE = json.loads((ROOT / "course" / "recorded" / "racecheck_h100.json").read_text(encoding="utf-8"))
+RACE = records.load("racecheck_h100")
 _ASYNC_DEMOS = ["demo_" + n for n in ("async_no_commit", "async_no_wait", "async_wait_too_little",
                                       "async_no_barrier_after_wait", "async_overwrite_pending")]  # §4.1's five
-R34 = json.loads((ROOT / "course" / "recorded" / "gpu_h200_levels34.json").read_text(encoding="utf-8"))
+R34 = records.load("gpu_h200_levels34")
 _DBS = R34["ncu_stalls"]["metrics"]["db_overlap"]
 _B16 = {int(l.split()[0]): [float(x) for x in re.findall(r"([\d.]+)%", l)] for l in REC["explore_bk16"]["table"][1:]}
 FIG.update({
     "db_lsb": f"{_DBS['cycles_per_issue']['long_scoreboard']:.2f}", "db_lsb_pct": f"{_DBS['percent']['long_scoreboard']:.1f}",
-    "db_ncu_n": R34["ncu_stalls"]["n"], "db_date": R34["date"],
+    "db_ncu_n": R34["ncu_stalls"]["n"], "db_date": R34.date,
     # 08's estimate: warps per scheduler (256 threads x 2 blocks / 4 schedulers = 4) / sum of cycles per issue
     **{f"issue_{k.split('_')[1]}": f"{400 / sum(REC['ncu_stalls']['kernels'][k]['cycles_per_issue'].values()):.0f}"
        for k in ("async_vec", "async_bk16")},
     "bk16_gain": "–".join(f"{g:.1f}" for g in sorted({round(_B16[n][1] - _B16[n][2], 1) for n in (2048, 4096)})),
-    "race_gpu": RACE["gpu"], "race_date": RACE["date"], "race_runs": RACE["runs"],
+    "race_gpu": RACE.gpu, "race_date": RACE.date, "race_runs": RACE["runs"],
     "race_demos": len(_ASYNC_DEMOS),
     "race_flagged": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["race_reports"]),
     "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
@@ -51,6 +52,7 @@ FIG.update({
 # 4.2's model figures: computed here with sim/occupancy.py and course/lesson09.py, never typed
 sys.path.insert(0, str(ROOT))
 from course import lesson09 as _L9  # noqa: E402
+from course import measure as _measure  # noqa: E402
 from sim import occupancy as _occ  # noqa: E402
 import kernels_numba as _kn  # noqa: E402
 
@@ -62,6 +64,7 @@ FIG.update({
     "h200_smem_kib": _occ.GPUS["H200"].smem_per_sm // 1024,
     "static_kib": _occ.GPUS["H200"].smem_per_block_default // 1024,
     "need_cc": f"{_NEED[0]}.{_NEED[1]}",
+    "agree": f"{_measure.AGREE_POINTS:g}",
     "reg_limited": ", ".join(_REG),
     "other_limited": "".join(f" {g} 에서는 제한 요인이 {', '.join(_occ.LIMITER_KO.get(x, x) for x in lim)} 입니다."
                              for g, lim in _OTHER.items()),
@@ -320,7 +323,7 @@ for name in ("db_overlap", "async_copy", "async_vec"):
     r = rec["loaded"][name]
     loop = {k: v for k, v in r["main_loop"].items() if k != "LDS"}        # LDS: 8절
     print(f"{name:11s} 레지스터 {r['registers']:3d}  공유 {r['shared_bytes']:6,} B  SM당 블록 {r['blocks_per_sm']}  루프 {loop}")
-print("측정:", rec["gpu"], rec["date"])
+print("측정:", rec.gpu, rec.date)
 here = L.loaded_here(("db_overlap", "async_copy", "async_vec"))    # GPU 가 있으면 지금 이 GPU 에 올라간 값
 if here:
     print(here)
@@ -488,6 +491,16 @@ print("4바이트 복사 async_copy:", f"{at['async_copy']:.1f}%")
 print("BK=8, NUM_STAGES 2/3/4:", " / ".join(f"{at[k]:.1f}%" for k in ("async_vec_s2", "async_vec", "async_vec_s4")))
 print("BK=16, NUM_STAGES 3 (async_bk16):", f"{at['async_bk16']:.1f}%")
 print("목표 85%:", "도달" if pct >= 85 else f"미도달 ({85 - pct:.1f}%p 모자람)")
+""")
+md(r"""
+**지금 이 GPU 에서.** GPU 가 있으면 아래 셀이 같은 커널을 이 GPU 에서 cuBLAS 와 **같은 실행** 안에서 잽니다 (`course.bench`: 커널마다 먼저 float64 기준과 맞는지 확인하고, 커널과 cuBLAS 를 라운드마다 순서를 돌려 가며 CUDA 이벤트로 잽니다). 표의 "호스트 µs" 는 Python 이 `launch` 한 번에 쓰는 시간입니다: 커널보다 길면 GPU 가 다음 커널을 기다리며 놀게 되어 이벤트가 커널이 아니라 Python 을 재므로, 그런 행은 Python 이 끼지 않는 CUDA 그래프로 다시 잽니다. 같은 종류 GPU 의 기록과 {{agree}}%p 넘게 다르면 셀이 그렇다고 말합니다. GPU 가 없으면 아무것도 재지 않습니다 (시뮬레이터의 시간은 GPU 의 시간이 아닙니다).
+""")
+code(r"""
+from course import measure
+live = measure.benchmark(kernels=["db_overlap", *[s.name for s in kn.by_level(5)]]) if measure.have_gpu() else None
+print("\n".join(measure.live_lines(live)) if live else "GPU 없음: 위의 기록만 봅니다.")
+# 예상 출력: (시뮬레이터) GPU 없음: 위의 기록만 봅니다.
+# (GPU) 크기별 cuBLAS 와 커널 7개의 TFLOP/s, cuBLAS 대비 %, 호스트 µs, 그리고 같은 종류 GPU 기록과의 비교 한 줄
 """)
 md(r"""
 * 4바이트 복사(`async_copy`)가 가장 느립니다. 이 커널은 여러 가지가 한꺼번에 다릅니다: 펼쳐지지 않은 k 루프(8절: FFMA 64개짜리 안쪽 루프가 타일마다 8번 돌고, 그때마다 분기), 패딩 배치의 스칼라 읽기, 스레드당 복사 명령 8개, 타일당 배리어 2개 (5절 셀의 루프: `LDGSTS` 8, `BAR` 2). 이 측정만으로는 어느 것이 얼마를 차지하는지 가를 수 없습니다.

@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from course import lesson10 as L10  # noqa: E402  (record readers shared with the notebook)
+from course import records  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 REC = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6.json").read_text(encoding="utf-8"))
@@ -51,7 +52,7 @@ FIG = {
 }
 # mma_swizzle -> mma_fast on the H100 (5.3-5.6): every figure from gpu_h100_level6_fast.json (final runs 5 and 6,
 # run 4 only for the spill step, which runs 5/6 did not time) and gpu_h200_level6_fast.json
-RACE = json.loads((ROOT / "course" / "recorded" / "racecheck_h100.json").read_text(encoding="utf-8"))
+RACE = records.load("racecheck_h100")
 H200F = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6_fast.json").read_text(encoding="utf-8"))
 _RUNS = ("run4", "run5", "run6")
 _R = {run: {(r["variant"], r["n"]): r for r in H100["runs"][run]["ablation"] if "tflops" in r} for run in _RUNS}
@@ -130,7 +131,7 @@ FIG.update({
     "occ_fast": f"{_NCU6['mma_fast']['achieved_occupancy_pct']:.1f}", "occ_swz": f"{_NCU6['mma_swizzle']['achieved_occupancy_pct']:.1f}",
     "swz_warps": H100["previous_best"]["threads"] // 32 * H100["previous_best"]["blocks_per_sm"],
     "fast_warps": H100["final"]["threads"] // 32 * H100["final"]["blocks_per_sm"],
-    "race_gpu": RACE["gpu"], "race_date": RACE["date"], "race_runs": RACE["runs"],
+    "race_gpu": RACE.gpu, "race_date": RACE.date, "race_runs": RACE["runs"],
     "w1_wait_wrong": RACE["cases"]["mma_w1_no_barrier_after_wait"]["wrong_runs"],
     "w1_trail_wrong": RACE["cases"]["mma_w1_no_trailing_barrier"]["wrong_runs"],
     "w2_wait_wrong": RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"],

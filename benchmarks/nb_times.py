@@ -1,0 +1,65 @@
+"""Cell times of the notebooks under real nbval on a GPU machine: a first run (empty JIT and offline caches, unless
+they exist already) and a warm run, every notebook in its own pytest process, all in parallel.
+Run (GPU): python benchmarks/nb_times.py --out $OUT/nb_times.json [--notebooks 06 07 ...] [--passes first warm]
+Each pass prints per notebook its wall time, its slowest cells and the cells over the goal (first 10 s, warm 3 s).
+Notebooks that share the GPU measure each other's live tables wrongly: these are times, not the tables."""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOAL = {"first": 10.0, "warm": 3.0}
+LINE = re.compile(r"^\s*([\d.]+)s (call|setup|teardown)\s+(\S+)::Cell (\d+)")
+
+
+def one_pass(numbers, name):
+    procs = {}
+    t0 = time.time()
+    for n in numbers:
+        nb = glob.glob(os.path.join(ROOT, "notebooks", f"{n}_*.ipynb"))[0]
+        procs[n] = (subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+                                      "--nbval-lax", "--nbval-current-env", "--durations=0", nb],
+                                     cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), time.time())
+    out = {}
+    for n, (p, start) in procs.items():
+        text = p.communicate()[0]
+        wall = time.time() - start
+        cells = {}
+        for line in text.splitlines():
+            m = LINE.match(line)
+            if m and m.group(2) == "call":
+                cells[int(m.group(4))] = float(m.group(1))
+        tail = [l for l in text.splitlines() if " passed" in l or " failed" in l or "error" in l.lower()][-3:]
+        slow = sorted(cells.items(), key=lambda kv: -kv[1])[:5]
+        out[n] = {"rc": p.returncode, "wall_s": round(wall, 1), "cells_s": cells, "slowest": slow,
+                  "over_goal": {c: t for c, t in cells.items() if t > GOAL[name]}, "summary": tail,
+                  "failures": text[-4000:] if p.returncode else ""}
+        print(f"[{name}] {n}: rc {p.returncode}, {wall:.0f} s, sum of cells {sum(cells.values()):.0f} s, slowest "
+              f"{[(c, round(t, 1)) for c, t in slow]}, over {GOAL[name]:g} s: {len(out[n]['over_goal'])} | {tail}",
+              flush=True)
+    print(f"[{name}] all notebooks in parallel: {time.time() - t0:.0f} s", flush=True)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--notebooks", nargs="+", default=["06", "07", "08", "09", "10"])
+    ap.add_argument("--passes", nargs="+", default=["first", "warm"])
+    args = ap.parse_args()
+    res = {p: one_pass(args.notebooks, p) for p in args.passes}
+    with open(args.out, "w") as f:
+        json.dump(res, f, indent=1)
+    for p, r in res.items():
+        for n, v in r.items():
+            if v["rc"]:
+                print(f"--- {p} {n} failed ---\n{v['failures'][-2500:]}")
+
+
+if __name__ == "__main__":
+    main()

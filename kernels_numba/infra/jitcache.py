@@ -1,0 +1,223 @@
+"""The course's kernels compiled once per GPU and toolchain, kept on disk: a second session starts without JIT.
+
+Numba's own `cache=True` keys an entry by the kernel function's bytecode and, for a kernel made by a factory
+(infra.tc.build_tiled, mma_fast.make_kernel), by a pickle of its closure, which differs from process to process: such
+kernels missed the cache every time (measured on an H100: mma_fast 5.1 s -> 4.3 s). Here every registered kernel
+gets Numba's CUDA cache with two changes:
+* one folder for all of them, whose entries are stamped with a hash of every source file of kernels_numba (any edit
+  to a kernel, a device function or a .ptx file makes every entry stale: no wrong code from an old cache);
+* the index key is the signature, Numba's codegen magic (target and compute capability), the versions of numba-cuda,
+  NVVM and nvJitLink, and the kernel's configuration (its module, and CONFIG for a factory-made kernel).
+
+SGEMM_JIT_CACHE=off turns it off; a path puts the folder there (default: the user's cache folder). The simulator
+compiles nothing: there it does nothing.
+"""
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from . import device
+
+ENV = "SGEMM_JIT_CACHE"
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def folder():
+    """The cache folder (created), or None when caching is off or not possible here."""
+    raw = os.environ.get(ENV, "").strip()
+    if raw.lower() in ("off", "0", "no", "false"):
+        return None
+    if raw:
+        path = Path(raw).expanduser()
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.environ.get("LOCALAPPDATA", ""), "")
+                                                     if sys.platform == "win32" else "~/.cache")
+        path = Path(base).expanduser() / "sgemm-course" / "jit"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError:
+        return None
+    return path
+
+
+_STAMP = []
+
+
+def sources_stamp():
+    """sha256 of every .py and .ptx file of kernels_numba (names and contents): the entries' freshness stamp."""
+    if not _STAMP:
+        h = hashlib.sha256()
+        for p in sorted(PACKAGE.rglob("*")):
+            if p.suffix in (".py", ".ptx") and "__pycache__" not in p.parts:
+                h.update(str(p.relative_to(PACKAGE)).encode())
+                h.update(p.read_bytes())
+        _STAMP.append(h.hexdigest())
+    return _STAMP[0]
+
+
+def _toolchain():
+    import importlib.metadata as md
+    out = []
+    for dist in ("numba-cuda", "nvidia-nvvm", "nvidia-nvjitlink", "cuda-bindings"):
+        try:
+            out.append(f"{dist}={md.version(dist)}")
+        except md.PackageNotFoundError:
+            out.append(f"{dist}=?")
+    return tuple(out)
+
+
+def _classes():
+    """The Numba cache classes with the course's folder, stamp and key (made once, on first use, in GPU mode)."""
+    from numba.cuda import dispatcher
+    from numba.cuda.core import caching
+
+    where = folder()
+
+    class Locator(caching._CacheLocator):
+        def __init__(self, py_func, py_file):
+            self._lineno = py_func.__code__.co_firstlineno
+            self._sub = caching._CacheLocator.get_suitable_cache_subpath(py_file)
+
+        def get_cache_path(self):
+            return str(where / self._sub)
+
+        def get_source_stamp(self):
+            return sources_stamp()
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            return cls(py_func, py_file)
+
+    class Impl(dispatcher.CUDACacheImpl):
+        _locator_classes = [Locator]
+
+    tools = _toolchain()
+
+    class KeyedCache(dispatcher.CUDACache):
+        _impl_class = Impl
+
+        def __init__(self, py_func, key):
+            self._course_key = key
+            super().__init__(py_func)
+
+        def _index_key(self, sig, codegen):
+            key = (sig, codegen.magic_tuple(), tools, self._course_key)
+            lc = self._launch_config_key            # Numba's launch-config-sensitive kernels: as CUDACache does
+            return key if lc is None else key + (("launch_config", lc),)
+
+    return where, KeyedCache
+
+
+_CLASSES = []
+
+
+def enable(kernel, key):
+    """Give a Numba CUDA dispatcher the course's disk cache under `key` (its configuration); True if enabled."""
+    if device.MODE != "gpu" or not hasattr(kernel, "py_func") or not hasattr(kernel, "_cache"):
+        return False
+    if not _CLASSES:
+        _CLASSES.append(_classes())
+    where, KeyedCache = _CLASSES[0]
+    if where is None:
+        return False
+    kernel._cache = KeyedCache(kernel.py_func, key)
+    return True
+
+
+# ---- compiling ahead, in other processes ---------------------------------------------------------------------------
+# A notebook's first cell starts processes that compile the kernels it will launch (into the folder above) while the
+# student reads. Each compile holds a file lock named after the kernel's key; a launch in the notebook that comes
+# first waits on that lock and then loads the finished kernel instead of compiling it a second time.
+
+def _lock(key):
+    from filelock import FileLock
+    where = folder()
+    return FileLock(str(where / f"{hashlib.sha1(key.encode()).hexdigest()[:16]}.lock"))
+
+
+def key_of(kernel):
+    """The course key of a dispatcher with the course's cache, else None."""
+    return getattr(getattr(kernel, "_cache", None), "_course_key", None)
+
+
+def compile_locked(kernel, sig):
+    """kernel.compile(sig) under the kernel's file lock: loads from the disk cache when another process made it."""
+    key = key_of(kernel)
+    if key is None:
+        return kernel.compile(sig)
+    with _lock(key):
+        return kernel.compile(sig)
+
+
+def wait_ready(kernel):
+    """Before a kernel's first launch in this process: wait while another process of ours is compiling it."""
+    key = key_of(kernel)
+    if key is None or not _WARMING:
+        return
+    with _lock(key):
+        pass
+
+
+_WARMING = []          # the background processes this process started
+
+
+def _targets(names, demos):
+    """[(dispatcher, signature)] of registered kernels `names` and of the kernels of demo modules `demos`."""
+    import importlib
+    from .. import registry
+    from .offline import SIG
+    out = []
+    for name in names:
+        spec = registry.get(name)
+        if spec.runs_here():
+            out.append((spec.kernel, getattr(spec.module, "SIG", SIG)))
+    for mod in demos:
+        m = importlib.import_module(f"kernels_numba.demos.{mod}")
+        for value in vars(m).values():
+            if key_of(value) is not None and (value, getattr(m, "SIG", SIG)) not in out:
+                out.append((value, getattr(m, "SIG", SIG)))
+    return out
+
+
+def warm(names, demos=(), workers=None):
+    """Start background processes compiling registered kernels `names` and the kernels of demo modules `demos` for
+    this GPU into the disk cache; returns them (none on the simulator, with the cache off, or with nothing to do)."""
+    import subprocess
+    if device.MODE != "gpu" or folder() is None or not (names or demos):
+        return []
+    cpus = os.cpu_count() or 2
+    workers = workers or max(1, min(4, cpus // 2, len(names) + len(demos)))
+    jobs = [[] for _ in range(workers)]
+    for i, item in enumerate([*names, *(f"demo:{d}" for d in demos)]):
+        jobs[i % workers].append(item)            # round robin: every worker starts with an early kernel
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]))
+    procs = []
+    for job in jobs:
+        if job:
+            procs.append(subprocess.Popen([sys.executable, "-m", "kernels_numba.infra.jitcache", *job], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          start_new_session=True))
+    _WARMING.extend(procs)
+    return procs
+
+
+def _main(items):
+    import kernels_numba  # noqa: F401  (the device choice; GPU mode, like the notebook that started us)
+    names = [i for i in items if not i.startswith("demo:")]
+    demos = [i[5:] for i in items if i.startswith("demo:")]
+    for kernel, sig in _targets(names, demos):
+        try:
+            compile_locked(kernel, sig)
+        except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
+            pass
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])
