@@ -14,10 +14,16 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOAL = {"first": 10.0, "warm": 3.0}
+OUT_PATH = []
 LINE = re.compile(r"^\s*([\d.]+)s (call|setup|teardown)\s+(\S+)::Cell (\d+)")
 
 
-def one_pass(numbers, name):
+def one_pass(numbers, name, serial=False):
+    if serial:                 # one notebook at a time: nothing else on the GPU or the CPU (live tables are honest)
+        out = {}
+        for n in numbers:
+            out.update(one_pass([n], name))
+        return out
     procs = {}
     t0 = time.time()
     for n in numbers:
@@ -39,6 +45,9 @@ def one_pass(numbers, name):
         out[n] = {"rc": p.returncode, "wall_s": round(wall, 1), "cells_s": cells, "slowest": slow,
                   "over_goal": {c: t for c, t in cells.items() if t > GOAL[name]}, "summary": tail,
                   "failures": text[-4000:] if p.returncode else ""}
+        if p.returncode:                      # the whole log of a failing notebook beside the figures
+            with open(os.path.join(os.path.dirname(OUT_PATH[0]), f"nb_{name}_{n}.log"), "w") as f:
+                f.write(text)
         print(f"[{name}] {n}: rc {p.returncode}, {wall:.0f} s, sum of cells {sum(cells.values()):.0f} s, slowest "
               f"{[(c, round(t, 1)) for c, t in slow]}, over {GOAL[name]:g} s: {len(out[n]['over_goal'])} | {tail}",
               flush=True)
@@ -51,8 +60,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--notebooks", nargs="+", default=["06", "07", "08", "09", "10"])
     ap.add_argument("--passes", nargs="+", default=["first", "warm"])
+    ap.add_argument("--serial", action="store_true", help="one notebook at a time")
     args = ap.parse_args()
-    res = {p: one_pass(args.notebooks, p) for p in args.passes}
+    OUT_PATH.append(os.path.abspath(args.out))
+    res = {p: one_pass(args.notebooks, p, args.serial) for p in args.passes}
     with open(args.out, "w") as f:
         json.dump(res, f, indent=1)
     for p, r in res.items():

@@ -38,25 +38,42 @@ def _compile_ahead(module):
     except KeyError:
         return
     procs = jitcache.warm(list(ch.kernels), ch.demos)
-    _offline_ahead([(k, cc) for k in ch.kernels for cc in offline.ARCHS])
+    _offline_ahead([(k, cc) for cc in reversed(offline.ARCHS) for k in ch.kernels])
+    _cupy_ahead()
     if procs:
         print(f"ℹ️ 이 노트북의 커널 {len(ch.kernels) + len(ch.demos)}종을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "
               "(디스크 캐시: 다음 세션에는 바로 뜹니다) / compiling this notebook's kernels ahead in the background.")
 
 
 def _offline_ahead(pairs):
-    """The offline compiles (PTX/SASS for sm_80 and sm_90, no GPU) the chapter's cells read, requested from the
-    compile worker process on a daemon thread: a first run finds most of them done (they are cached on disk after)."""
+    """The offline compiles (PTX/SASS for sm_90 and sm_80, no GPU) the chapter's cells read, in background compile
+    processes (one per 4 CPU cores, at least one) fed from daemon threads: a first run finds most of them done, and
+    the disk cache keeps them for the next."""
+    import os
     import threading
     from kernels_numba.infra import offline
+    n = max(1, min(4, (os.cpu_count() or 2) // 4))
 
-    def run():
-        for name, cc in pairs:
-            try:
-                offline.try_compile(name, cc)
-            except Exception:  # noqa: BLE001 — the cell that needs it compiles it and shows any error there
-                pass
-    threading.Thread(target=run, daemon=True, name="sgemm-offline-ahead").start()
+    def run(chunk):
+        try:
+            offline.try_compile_many(chunk)          # one compile subprocess for the chunk, into the disk cache
+        except Exception:  # noqa: BLE001 — the cell that needs it compiles it and shows any error there
+            pass
+    for i in range(n):
+        threading.Thread(target=run, args=(pairs[i::n],), daemon=True, name=f"sgemm-offline-ahead-{i}").start()
+
+
+def _cupy_ahead():
+    """CuPy compiles its own kernels (NVRTC) on first use: a background process runs the benchmark's CuPy operations
+    once so that CuPy's disk cache has them when the first benchmark cell comes."""
+    import subprocess
+    import sys
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return
+    subprocess.Popen([sys.executable, "-c", "from course import bench; bench.warm_cupy()"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def progress(path=None):

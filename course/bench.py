@@ -59,6 +59,22 @@ def available():
     return ""
 
 
+def warm_cupy():
+    """Run once, small, every CuPy operation a benchmark uses, so that CuPy compiles its kernels (NVRTC) into its disk
+    cache: a notebook's first benchmark then starts at once (python -c "from course import bench; bench.warm_cupy()",
+    started in the background by course.setup on a GPU)."""
+    import cupy as cp
+    for dtype in (cp.float32, cp.float16):
+        A = cp.random.default_rng(0).standard_normal((64, 64), dtype=cp.float32).astype(dtype)
+        ref = A.astype(cp.float64) @ A.astype(cp.float64)
+        C = cp.full((64, 64), cp.nan, cp.float32)
+        C.fill(cp.nan)
+        C[...] = A
+        _rel_err(C, 1.5 * ref - 0.5 * C.astype(cp.float64))
+        bool(cp.isfinite(C).all())
+    cp.cuda.Device().synchronize()
+
+
 # ---- cuBLAS through its own handle --------------------------------------------------------------------------------
 
 class Cublas:

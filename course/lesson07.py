@@ -228,10 +228,13 @@ def register_steps(gpu="H100", threads=256, smem=0):
     return Report(lines, runs=[tuple(r) for r in runs])
 
 
-def occupancy_vs_api(rec, gpu="H200"):
-    """Model blocks/SM for the kernels loaded on the recorded GPU next to the CUDA occupancy API's answer."""
+def occupancy_vs_api(rec, gpu="H200", names=None):
+    """Model blocks/SM for the kernels loaded on the recorded GPU next to the CUDA occupancy API's answer (`names`:
+    those kernels only; None: every kernel the record has)."""
     lines, agree = [], {}
     for name, api in rec["occupancy_api"].items():
+        if names is not None and name not in names:
+            continue
         r = rec["resources"][name]
         model = occ.occupancy(occ.GPUS[gpu], r["registers"], api["threads"], r["shared_bytes"]).blocks_per_sm
         agree[name] = model == api["blocks_per_sm"]

@@ -193,7 +193,7 @@ def warm(names, demos=(), workers=None):
     if device.MODE != "gpu" or folder() is None or not (names or demos):
         return []
     cpus = os.cpu_count() or 2
-    workers = workers or max(1, min(4, cpus // 2, len(names) + len(demos)))
+    workers = workers or max(1, min(8, cpus // 2, len(names) + len(demos)))
     jobs = [[] for _ in range(workers)]
     for i, item in enumerate([*names, *(f"demo:{d}" for d in demos)]):
         jobs[i % workers].append(item)            # round robin: every worker starts with an early kernel

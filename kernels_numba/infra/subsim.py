@@ -69,8 +69,9 @@ def _host(X):
     return X if isinstance(X, np.ndarray) else X.copy_to_host()
 
 
-def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
-    """launch.run_kernel of `kernel` in a simulator subprocess; C is updated in place (host or device array)."""
+def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=True):
+    """launch.run_kernel of `kernel` in a simulator subprocess; C is updated in place (host or device array).
+    why_told: say once per kernel that this device lacks its instructions (the reason it runs there)."""
     where = _where(kernel)
     cc, need = device.compute_capability(), min_cc(kernel)
     if where is None:
@@ -80,7 +81,7 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None):
             f"this device (CC {cc[0]}.{cc[1]}) lacks an instruction the kernel needs (CC {need[0]}.{need[1]}), and a "
             "kernel not defined at module level cannot be sent to a simulator process.",
             "SGEMM_DEVICE=sim 으로 노트북 전체를 시뮬레이터에서 실행하세요.", "run the notebook with SGEMM_DEVICE=sim.")
-    if where not in _told:
+    if why_told and where not in _told:
         _told.add(where)
         print(f"ℹ️ {where[0].split('.')[-1]}: 이 장치(CC {cc[0]}.{cc[1]})에는 CC {need[0]}.{need[1]} 명령(cp.async · "
               "mma.m16n8k16 등)이 없어, 이 커널은 별도 프로세스의 시뮬레이터에서 실행합니다 (결과는 같고, 시간은 재지 "
@@ -128,7 +129,7 @@ def simulated(launch, A, B, C, alpha=1.0, beta=0.0):
     try:
         with racecheck.collect() as report:
             run_kernel(launch.kernel, (-(-N // BN), -(-M // BM)), launch.block, A, B, C, np.float32(alpha),
-                       np.float32(beta), launch.tile)
+                       np.float32(beta), launch.tile, why_told=False)
     finally:                              # the student's own setting, if any, comes back
         if prev is None:
             os.environ.pop("SGEMM_RACECHECK", None)

@@ -272,7 +272,7 @@ md(r"""
 """)
 code(r"""
 from course import lesson07 as L7
-api = L7.occupancy_vs_api({**rec34, "occupancy_api": {k: rec34["occupancy_api"][k] for k in ("db", "db_overlap", "db_ptx")}})
+api = L7.occupancy_vs_api(rec34, names=("db", "db_overlap", "db_ptx"))
 print(api)
 print("PASS: 모델 = CUDA 점유율 API" if all(api["agree"].values()) else "FAIL: 모델과 API 가 다름")
 here = L8.kernels_here(("db", "db_overlap", "db_ptx"))      # GPU 가 있으면: 지금 이 GPU 에 올라간 커널로 계산한 모델
