@@ -59,6 +59,7 @@ class Run:
     clocks: dict = field(default_factory=dict)      # SM clock / power during the run, where logged
     flagged: str = ""                   # why this run must not be used for a goal ("" = not flagged)
     note: str = ""
+    extra: dict = field(default_factory=dict)       # what the run found besides timing rows (resources, checks)
 
     def select(self, kernel=None, n=None, variant=None):
         """Rows of this run, filtered by kernel name, size and variant (None: any)."""
