@@ -31,7 +31,8 @@ class Row:
     n: int                              # M = N = K = n (square runs); `shape` when not square
     ms: float
     tflops: float
-    ratio: float                        # baseline ms / this ms, in the same run (1.0 for the baseline itself)
+    ratio: float                        # baseline ms / this ms, in the same run (1.0 for the baseline itself; None
+    #                                     in a run without a baseline, such as a launch-cost run)
     correct: bool = None                # checked against a float64 reference before timing (None: not recorded)
     variant: str = ""                   # a configuration of the kernel other than the registered one ("no_lean")
     rel_err: float = None
