@@ -105,7 +105,7 @@ def main():
               f"{gpu_ms['launch']:.4f}, raw {gpu_ms['raw']:.4f}, graph {graph:.4f}  err {err:.1e}", flush=True)
     run = records.Run(id=f"{records.gpu_class(gpu).lower()}_launch_cost_{datetime.date.today().isoformat()}",
                       gpu=gpu, cc=tuple(dev.compute_capability), date=datetime.date.today().isoformat(),
-                      baseline="none (host cost of one call; ratio not applicable)",
+                      baseline="none (host cost of one call: no ratio)",
                       method=f"host: perf_counter around 200 queued calls, median of 7 batches, in a process holding "
                              f"{held} modules; GPU: CUDA events around >= 100 ms of back-to-back calls, and a CUDA "
                              "graph of 20 raw dispatches replayed 5 times (median)",
