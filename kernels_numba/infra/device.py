@@ -146,10 +146,18 @@ def compute_capability():
     return SIM_CC
 
 
-def lacks(min_cc):
-    """True when this device cannot run code needing compute capability min_cc (a 7.5 GPU and cp.async, say)."""
+def lacks(min_cc, exact=False):
+    """True when this device cannot run code needing compute capability min_cc (a 7.5 GPU and cp.async, say).
+    exact: the code is arch-specific (sm_90a: wgmma, level 7) and runs on that compute capability only, not on later
+    ones (a CC 10.0 or 12.0 GPU has no wgmma)."""
     cc = compute_capability()
-    return min_cc is not None and cc is not None and cc < tuple(min_cc)
+    if min_cc is None or cc is None:
+        return False
+    return cc < tuple(min_cc) or (exact and cc != tuple(min_cc))
+
+
+def lacks_exact(min_cc):
+    return lacks(min_cc, exact=True)
 
 
 def info():

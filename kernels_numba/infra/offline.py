@@ -52,10 +52,17 @@ def _tool(name):
     return found
 
 
-def ptx_to_cubin(ptx, cc):
-    """Assemble PTX to a cubin for sm_<cc> with nvJitLink (Numba's NVVM emits a PTX version the system ptxas may not know)."""
+def arch_name(cc):
+    """'sm_90' for (9, 0), 'sm_90a' for (9, 0, 'a') (the arch-specific target of wgmma, setmaxnreg)."""
+    return f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) > 2 else ''}"
+
+
+def ptx_to_cubin(ptx, cc, with_log=False):
+    """Assemble PTX to a cubin for sm_<cc> with nvJitLink (Numba's NVVM emits a PTX version the system ptxas may not
+    know); cc may carry the arch-specific suffix, (9, 0, 'a'). with_log: (cubin, ptxas's info log) — its warnings
+    (e.g. C7515, wgmma serialized; C7517, a wgmma.wait_group injected) are performance facts."""
     from cuda.bindings import nvjitlink
-    arch = f"-arch=sm_{cc[0]}{cc[1]}"
+    arch = f"-arch={arch_name(cc)}"
     h = nvjitlink.create(2, [arch, "-O3"])
     try:
         data = ptx.encode()
@@ -70,7 +77,12 @@ def ptx_to_cubin(ptx, cc):
         n = nvjitlink.get_linked_cubin_size(h)
         cubin = bytearray(n)
         nvjitlink.get_linked_cubin(h, cubin)
-        return bytes(cubin)
+        if not with_log:
+            return bytes(cubin)
+        size = nvjitlink.get_info_log_size(h)
+        log = bytearray(size)
+        nvjitlink.get_info_log(h, log)
+        return bytes(cubin), log.decode(errors="replace").strip("\x00")
     finally:
         nvjitlink.destroy(h)
 
@@ -138,20 +150,34 @@ def offline_device(cc):
         api.current_context = saved
 
 
+def compile_cc(module, cc):
+    """The cc to compile a kernel module for on target cc: (9, 0, 'a') for an ARCH_SPECIFIC (sm_90a) module on its
+    own MIN_CC, as numba-cuda does on such a GPU (codegen._ensure_cc); else cc itself."""
+    cc = tuple(cc)
+    if getattr(module, "ARCH_SPECIFIC", False) and cc == tuple(getattr(module, "MIN_CC", ()))[:2]:
+        return (*cc, "a")
+    return cc
+
+
 def _compile_here(name, cc):
     from numba import cuda
+    from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
     kernel = _kernel_by_name(name)
     # a kernel's @cuda.jit(launch_bounds=...) caps its registers on the GPU: compile offline with the same cap
     bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
+    ccc = compile_cc(module_of(name), cc)
     with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
-        from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
-        ptx, _ = cuda.compile_ptx(kernel.py_func, getattr(module_of(name), "SIG", SIG), cc=cc, launch_bounds=bounds)
+        ptx, _ = cuda.compile_ptx(kernel.py_func, getattr(module_of(name), "SIG", SIG), cc=ccc, launch_bounds=bounds)
     out = {"name": name, "cc": list(cc), "ptx": ptx, "launch_bounds": list(bounds) if bounds else None}
+    if len(ccc) > 2:
+        out["arch"] = arch_name(ccc)
     try:
-        cubin = ptx_to_cubin(ptx, cc)
+        cubin, log = ptx_to_cubin(ptx, ccc, with_log=True)
     except OfflineCompileError as e:     # the target lacks an instruction: keep the PTX and ptxas's words
         return {**out, "error": str(e)}
     sass, usage = cubin_report(cubin)
+    if len(ccc) > 2:
+        out["ptxas_log"] = log           # sm_90a: ptxas says here when it serialised wgmma (C7515) or added waits (C7517)
     return {**out, "sass": sass, "usage": usage}
 
 

@@ -28,7 +28,7 @@ from numba.cuda.simulator import kernel as _kernel
 from numba.cuda.simulator import kernelapi as _api
 
 from .. import _fp
-from . import memory, racecheck, warp
+from . import async_proxy, memory, racecheck, tma, warp, warpgroup  # noqa: F401 (tma, warpgroup: resolvers)
 from .errors import DivergentBarrierError
 from .state import _state, current
 
@@ -72,6 +72,7 @@ class BlockManager:
                 memory.poison(arr)
             ctx._shared._dynshared[:] = -1
         racecheck.begin_block()
+        async_proxy.begin_block()                          # Hopper: shared window, wgmma units, mbarriers
         bx, by, bz = self._block_dim
         threads = [_SimThread(grid_point, (x, y, z), self._block_dim)
                    for z in range(bz) for y in range(by) for x in range(bx)]
@@ -95,6 +96,8 @@ class BlockManager:
                 _state["thread"] = None
                 if warp.resolve(threads, grid_point):      # warps complete at mma/ldmatrix ran it: go on
                     continue
+                if async_proxy.resolve(threads, grid_point):   # warpgroups at wgmma, mbarrier waits released
+                    continue
                 waiting = [t for t in threads if not t.done]
                 if not waiting:
                     return
@@ -117,6 +120,7 @@ class BlockManager:
                         pass
             _state["thread"] = None
             warp.reset()
+            warpgroup.reset()
 
     @staticmethod
     def _body(f, t, args, debug=False):
@@ -187,7 +191,7 @@ def _shared_array(self, shape, dtype, alignment=None):
     check_alignment(alignment, dtype)
     dtype = _as_dtype(dtype)
     if shape == 0:
-        return memory.alloc_dynamic(self, dtype, sys._getframe(1))
+        return memory.alloc_dynamic(self, dtype, sys._getframe(1), alignment)
     return memory.alloc(self, shape, dtype, alignment, sys._getframe(1))
 
 

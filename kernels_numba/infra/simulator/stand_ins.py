@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._fp import fma_rn_f32
-from . import async_copy, warp
+from . import async_copy, tma, warp, warpgroup
+from .async_proxy import shared_address  # noqa: F401  (ptx.shared_address in the simulator)
 from .errors import MisalignedAddressError
 from .memory import element
 
@@ -32,3 +33,5 @@ STAND_INS = {"fma_rn_f32": fma_rn_f32, "ld_global_ca_f32": _ld_global_ca_f32,
              "st_global_v4_f32": _st_global_v4_f32}
 STAND_INS.update(warp.stand_ins())
 STAND_INS.update(async_copy.STAND_INS)
+STAND_INS.update(warpgroup.stand_ins())          # Hopper: wgmma, setmaxnreg
+STAND_INS.update(tma.STAND_INS)                  # Hopper: mbarrier, TMA, proxy fences
