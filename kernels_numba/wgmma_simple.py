@@ -80,21 +80,16 @@ def kernel(A, B, C, alpha, beta):
         ptx.fence_proxy_async()
         cuda.syncthreads()
         # wgmma.fence: the accumulators' earlier accesses come before the wgmma that reads them
-        ptx.wgmma_fence()
+        ptx.wgmma_fence(acc, NACC)
         for kk in range(BK // 16):
             WGMMA(acc, desc_a + uint64(kk * A_STEP), desc_b + uint64(kk * B_STEP))
         ptx.wgmma_commit_group()
         # wait_group 0: all four wgmma are done — acc holds the sums, and As/Bs are no longer being read
-        ptx.wgmma_wait_group_0()
+        ptx.wgmma_wait_group_0(acc, NACC)
         # barrier: every warp's wgmma has finished reading As/Bs before the next tile's stores overwrite them
         cuda.syncthreads()
-    for i in range(NACC):
-        r, c = hopper.acc_row_col(tid, i)
-        if bm + r < M and bn + c < N:
-            v = alpha * acc[i]
-            if beta != 0:
-                v += beta * C[bm + r, bn + c]
-            C[bm + r, bn + c] = v
+    # the epilogue: register i of thread tid is element hopper.acc_row_col(tid, i) of the 64 x 64 tile
+    hopper.store_acc(C, acc, NACC, bm, bn, tid, M, N, alpha, beta)
 
 
 launch = tc.make_tc_launch(kernel, lambda M, N: (-(-N // BN), -(-M // BM)), THREADS, (1, 1, 1), NAME)

@@ -52,6 +52,34 @@ def acc_row_col(t, i):
     return 16 * w + lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2
 
 
+def _tma_sig():
+    from numba import types
+    f16 = types.Array(types.float16, 2, "C")
+    tmap = types.Array(types.uint64, 1, "C")
+    return (f16, f16, types.Array(types.float32, 2, "C"), tmap, tmap, types.float32, types.float32)
+
+
+TMA_SIG = _tma_sig()        # kernel(A, B, C, tmA, tmB, alpha, beta) of the TMA kernels (offline compiles)
+
+
+@cuda.jit(device=True, inline=True)
+def store_acc(C, acc, nacc, row0, col0, t, M, N, alpha, beta):
+    """C[row0:+64, col0:+2*nacc] = alpha * (the warpgroup's tile) + beta * C, inside C only; thread t of the warpgroup
+    stores its nacc registers. One loop over constant indexes with a small body, which NVVM unrolls fully (so acc
+    stays in registers: a rolled loop would index acc at run time and put it in local memory)."""
+    u = uint32
+    r0 = u(row0) + u(16) * (u(t) // u(32)) + (u(t) % u(32)) // u(4)
+    c0 = u(col0) + u(2) * (u(t) % u(4))
+    for i in range(nacc):
+        row = r0 + u(8) * ((u(i) // u(2)) % u(2))
+        col = c0 + u(8) * (u(i) // u(4)) + u(i) % u(2)
+        if row < u(M) and col < u(N):
+            v = alpha * acc[i]
+            if beta != 0:
+                v += beta * C[row, col]
+            C[row, col] = v
+
+
 def tile_bytes(rows, cols):
     return rows * cols * 2
 

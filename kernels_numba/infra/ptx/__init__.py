@@ -35,6 +35,11 @@ Hopper (sm_90a, notebook 11) adds three shapes, all read from the same kind of f
     indexes, so NVVM keeps them in registers), issues the instruction, stores the 32 results back;
   * an address operand written ``[tmap, {c0, c1}]`` (a tensor map and its coordinates) is the tensor map's address
     in the opcode's second state space; the mbarrier operand ``[bar]`` after the copy's own spaces is .shared.
+  * wgmma.fence and wgmma.wait_group may be given the accumulator arrays they order, each followed by its length (a
+    constant): ``ptx.wgmma_wait_group_1(acc, 64)``. The instruction text is the file's; the asm statement also
+    declares acc[0..63] read and written (tied, like "+f" in CUDA C++; CUTLASS's warpgroup_fence_operand), so the
+    compiler keeps those registers in place across it: no copy of an accumulator lands between a fence and its wait
+    (ptxas would then serialise the wgmma, warning C7514) and no use of the results is scheduled before the wait.
 ``ptx.shared_address(array, i, ...)`` gives the 32-bit .shared address of a shared element (no instruction: the
 addrspacecast that ``.shared`` address operands use), the value matrix descriptors are built from.
 
@@ -64,6 +69,8 @@ REG_TYPES = {
 # opcodes that change memory or state: never deleted or moved by the compiler even if nothing uses a result
 _SIDE_EFFECT_PREFIXES = ("st.", "red.", "atom.", "cp.", "bar.", "barrier.", "fence.", "membar.", "mbarrier.",
                          "wgmma.", "setmaxnreg.")
+# opcodes that may pin register arrays (see the module docstring): wgmma's register-ordering instructions
+_PINS_REGISTERS = ("wgmma.fence", "wgmma.wait_group")
 # opcodes without an address operand that still order memory (the asm gets the memory clobber)
 _MEMORY_ORDER_PREFIXES = ("cp.async", "wgmma.", "mbarrier.", "fence.", "setmaxnreg.")
 
@@ -340,9 +347,50 @@ def _build_intrinsics(funcs):
         typer.__name__ = fn.name
         return intrinsic(typer)
 
+    def make_pinning(fn):
+        """fn() or fn(acc, n, acc2, n2, ...): the instruction, with acc[0..n-1] tied in and out of it."""
+
+        def typer(typingctx, *args):
+            if len(args) % 2:
+                raise NumbaTypeError(f"{fn.name}(acc, n, ...): each accumulator array is followed by its length")
+            for arr, n in zip(args[::2], args[1::2]):
+                if not isinstance(arr, types.Array) or arr.ndim != 1 or arr.dtype != types.float32:
+                    raise NumbaTypeError(f"{fn.name}: {arr} is not a 1-D float32 accumulator array")
+                if not isinstance(n, types.IntegerLiteral):
+                    return None                  # Numba retries with the constant's literal value
+            sig = types.void(types.StarArgTuple.from_types(args))
+
+            def codegen(context, builder, sig, llargs):
+                argtys = tuple(sig.args[0])
+                flat = cgutils.unpack_tuple(builder, llargs[0], len(argtys))
+                ptrs = []
+                for k in range(0, len(argtys), 2):
+                    aryty, n = argtys[k], argtys[k + 1].literal_value
+                    arr = context.make_array(aryty)(context, builder, value=flat[k])
+                    ptrs += [cgutils.get_item_pointer(context, builder, aryty, arr,
+                                                      [context.get_constant(types.intp, i)], wraparound=False)
+                             for i in range(n)]
+                vals = [builder.load(q) for q in ptrs]
+                ft = ir.FloatType()
+                n = len(vals)
+                ret = ir.LiteralStructType([ft] * n) if n else ir.VoidType()
+                cons = ",".join(["=f"] * n + [str(i) for i in range(n)] + ["~{memory}"])
+                asm = ir.InlineAsm(ir.FunctionType(ret, [ft] * n), fn.asm_template(), cons, side_effect=True)
+                out = builder.call(asm, vals)
+                for i, q in enumerate(ptrs):
+                    builder.store(builder.extract_value(out, i), q)
+                return context.get_dummy_value()
+
+            return sig, codegen
+
+        typer.__name__ = fn.name
+        return intrinsic(typer)
+
     def make(fn):
         if fn.accumulates:
             return make_accumulating(fn)
+        if fn.opcode.startswith(_PINS_REGISTERS) and not fn.results and not fn.operands:
+            return make_pinning(fn)
         results = [numba_type(p) for p in fn.results]
         if not results:
             restype = types.void

@@ -113,8 +113,15 @@ def arrive(name, payload):
     return _results.pop(t, None)
 
 
-def _simple(name):
-    def f():
+def _simple(name, pins=False):
+    def f(*args):
+        if args and not pins:
+            raise TypeError(f"{name}() takes no arguments")
+        for k in range(0, len(args), 2):          # wgmma_fence / wait_group(acc, n, ...): the arrays they order
+            acc = args[k]
+            if not isinstance(acc, LocalArray) or k + 1 >= len(args) or int(args[k + 1]) > acc.size:
+                raise TypeError(f"{name}(acc, n, ...): each 1-D accumulator array (cuda.local.array) is followed by "
+                                "its length")
         return arrive(name, ())
     f.__name__ = name
     return f
@@ -134,10 +141,10 @@ def _mma(name, n, dtype):
 
 
 def stand_ins():
-    out = {"wgmma_fence": _simple("wgmma_fence"), "wgmma_commit_group": _simple("wgmma_commit_group"),
+    out = {"wgmma_fence": _simple("wgmma_fence", True), "wgmma_commit_group": _simple("wgmma_commit_group"),
            "setmaxnreg_dec_40": _simple("setmaxnreg_dec_40"), "setmaxnreg_inc_232": _simple("setmaxnreg_inc_232")}
     for k in (0, 1):
-        out[f"wgmma_wait_group_{k}"] = _simple(f"wgmma_wait_group_{k}")
+        out[f"wgmma_wait_group_{k}"] = _simple(f"wgmma_wait_group_{k}", True)
     for dt in ("f16", "bf16"):
         for n in (64, 128, 256):
             name = f"wgmma_m64n{n}k16_f32_{dt}"
