@@ -13,7 +13,7 @@ _MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
             "mma_simple", "mma_large", "mma_simple_turing", "mma_large_turing",     # the last two: m16n8k8, sm_75
             "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc",
             "mma_pipe4_lb2", "mma_swizzle", "mma_fast",
-            "wgmma_simple", "wgmma_tma")                                                       # level 7: Hopper, sm_90a
+            "wgmma_simple", "wgmma_tma", "wgmma_ws")                                                       # level 7: Hopper, sm_90a
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ A block is one warpgroup (128 threads = 4 warps) computing a 64 x 64 tile of C w
 * fence.proxy.async: the stores went through the generic proxy, wgmma reads through the async proxy;
   cuda.syncthreads(): every thread's stores are in;
 * wgmma.fence, then four wgmma.mma_async (k = 0, 16, 32, 48: the descriptors advance by 32 bytes in A and 2048 bytes
-  in B), one commit_group, wait_group 0: the accumulators hold the tile's product;
-* a barrier before the next tile's stores overwrite what the wgmma read.
+  in B), one commit_group, wait_group 0: the accumulators hold the tile's product, and the tile is no longer read,
+  so the next tile's stores may begin (the block is one warpgroup: its wait is every warp's).
 No asynchronous copies and no overlap: what step 2 (wgmma_tma) adds.
 """
 import numpy as np
@@ -84,10 +84,10 @@ def kernel(A, B, C, alpha, beta):
         for kk in range(BK // 16):
             WGMMA(acc, desc_a + uint64(kk * A_STEP), desc_b + uint64(kk * B_STEP))
         ptx.wgmma_commit_group()
-        # wait_group 0: all four wgmma are done — acc holds the sums, and As/Bs are no longer being read
+        # wait_group 0: all four wgmma are done — acc holds the sums, and As/Bs are no longer read. The block is this
+        # one warpgroup, whose four warps all pass this wait only once the wgmma (issued by all four) are complete:
+        # the next tile's stores need no barrier here (with two warpgroups they would: see wgmma_tma)
         ptx.wgmma_wait_group_0(acc, NACC)
-        # barrier: every warp's wgmma has finished reading As/Bs before the next tile's stores overwrite them
-        cuda.syncthreads()
     # the epilogue: register i of thread tid is element hopper.acc_row_col(tid, i) of the 64 x 64 tile
     hopper.store_acc(C, acc, NACC, bm, bn, tid, M, N, alpha, beta)
 

@@ -62,18 +62,24 @@ def _tma_sig():
 TMA_SIG = _tma_sig()        # kernel(A, B, C, tmA, tmB, alpha, beta) of the TMA kernels (offline compiles)
 
 
+_U1, _U2, _U8 = np.uint32(1), np.uint32(2), np.uint32(8)      # uint32 constants: uint32 op int64 would be int64
+
+
 @cuda.jit(device=True, inline=True)
 def store_acc(C, acc, nacc, row0, col0, t, M, N, alpha, beta):
     """C[row0:+64, col0:+2*nacc] = alpha * (the warpgroup's tile) + beta * C, inside C only; thread t of the warpgroup
-    stores its nacc registers. One loop over constant indexes with a small body, which NVVM unrolls fully (so acc
-    stays in registers: a rolled loop would index acc at run time and put it in local memory)."""
+    stores its nacc registers: register i is row 8*((i//2)%2), column 8*(i//4) + i%2 from the thread's first element
+    (sim.wgmma.accumulator_elements). One loop over constant indexes with a small unsigned body, which NVVM unrolls
+    fully, so acc stays in registers (a rolled loop would index acc at run time and put it in local memory)."""
     u = uint32
-    r0 = u(row0) + u(16) * (u(t) // u(32)) + (u(t) % u(32)) // u(4)
-    c0 = u(col0) + u(2) * (u(t) % u(4))
+    r0 = u(row0 + 16 * (t // 32) + (t % 32) // 4)
+    c0 = u(col0 + 2 * (t % 4))
+    Mu, Nu = u(M), u(N)
     for i in range(nacc):
-        row = r0 + u(8) * ((u(i) // u(2)) % u(2))
-        col = c0 + u(8) * (u(i) // u(4)) + u(i) % u(2)
-        if row < u(M) and col < u(N):
+        ui = u(i)
+        row = r0 + ((ui >> _U1) & _U1) * _U8
+        col = c0 + (ui >> _U2) * _U8 + (ui & _U1)
+        if row < Mu and col < Nu:
             v = alpha * acc[i]
             if beta != 0:
                 v += beta * C[row, col]

@@ -367,10 +367,26 @@ class Requirement:
     sass: str                  # the SASS opcode it becomes (what the lesson shows)
     example: str               # one instruction of the family, for the ptxas check
     example_regs: tuple = ()   # its registers: ((type, name), ...)
+    arch_specific: bool = False    # exists on exactly min_cc, with the 'a' target (sm_90a: wgmma), no later target
+
+    @property
+    def target(self):
+        """'sm_80', or 'sm_90a' for an arch-specific instruction."""
+        return f"sm_{self.min_cc[0]}{self.min_cc[1]}{'a' if self.arch_specific else ''}"
+
+    def available(self, cc):
+        """True where the instruction exists: cc >= min_cc, and exactly min_cc if it is arch-specific."""
+        cc = tuple(cc)[:2]
+        return cc >= self.min_cc and (not self.arch_specific or cc == self.min_cc)
+
+    def check_cc(self, cc):
+        """The cc to ask ptxas with on target cc: (9, 0, 'a') for an arch-specific instruction on its own target."""
+        cc = tuple(cc)[:2]
+        return (*cc, "a") if self.arch_specific and cc == self.min_cc else cc
 
     @property
     def why(self):
-        return f"{self.name} requires sm_{self.min_cc[0]}{self.min_cc[1]} (PTX ISA {self.ptx_isa})"
+        return f"{self.name} requires {self.target} (PTX ISA {self.ptx_isa})"
 
 
 _F4 = (("f32", "d0"), ("f32", "d1"), ("f32", "d2"), ("f32", "d3"))
@@ -391,6 +407,21 @@ REQUIREMENTS = (
     Requirement("mma.m16n8k8 (f16)", r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f(?:16|32)\.f16\.f16", (7, 5), "6.5",
                 "HMMA", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1}, {b0}, "
                         "{d0, d1, d2, d3};", _F4 + tuple(("b32", n) for n in ("a0", "a1", "b0"))),
+    # Hopper (notebook 11, level 7)
+    Requirement("mbarrier", r"mbarrier\.(?:init|arrive)\.shared", (8, 0), "7.8", "SYNCS",
+                "mbarrier.init.shared::cta.b64 [bar], count;", (("u32", "bar"), ("u32", "count"))),
+    Requirement("mbarrier.try_wait/expect_tx", r"mbarrier\.(?:try_wait|arrive\.expect_tx)", (9, 0), "7.8", "SYNCS",
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [bar], parity;",
+                (("pred", "p"), ("u32", "bar"), ("u32", "parity"))),
+    Requirement("cp.async.bulk.tensor", r"cp\.async\.bulk\.tensor", (9, 0), "8.0", "UTMALDG",
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [tmap, {c0, c1}], "
+                "[bar];", (("u32", "dst"), ("u64", "tmap"), ("s32", "c0"), ("s32", "c1"), ("u32", "bar"))),
+    Requirement("fence.proxy.async", r"fence\.proxy\.async", (9, 0), "8.0", "FENCE", "fence.proxy.async.shared::cta;"),
+    Requirement("fence.proxy.tensormap", r"fence\.proxy\.tensormap", (9, 0), "8.3", "UTMACCTL",
+                "fence.proxy.tensormap::generic.acquire.sys [tmap], 128;", (("u64", "tmap"),)),
+    Requirement("wgmma", r"wgmma\.", (9, 0), "8.0", "HGMMA", "wgmma.fence.sync.aligned;", arch_specific=True),
+    Requirement("setmaxnreg", r"setmaxnreg\.", (9, 0), "8.0", "SETMAXNREG", "setmaxnreg.dec.sync.aligned.u32 40;",
+                arch_specific=True),      # also on sm_100a/sm_120a, targets the matrix does not list
 )
 CHECK_PTX_VERSION = "8.7"       # the first PTX ISA version with .target sm_120: a wrapper for every target
 
@@ -403,7 +434,7 @@ def uses(ptx):
 def entry_for(instruction, regs, cc):
     """A one-instruction .entry module for sm_<cc> (regs: [(type, name)]), for asking ptxas whether the target has it."""
     decl = "".join(f"    .reg .{t} {n};\n" for t, n in regs)
-    return (f".version {CHECK_PTX_VERSION}\n.target sm_{cc[0]}{cc[1]}\n.address_size 64\n\n"
+    return (f".version {CHECK_PTX_VERSION}\n.target {arch_name(cc)}\n.address_size 64\n\n"
             f".visible .entry check()\n{{\n{decl}    {instruction}\n    ret;\n}}\n")
 
 
@@ -441,17 +472,29 @@ def static_shared_bytes(ptx):
     return total
 
 
+def dynamic_shared_align(ptx):
+    """The .align of the kernel's dynamic shared memory (its .extern .shared array), or None without one: ptxas places
+    the static shared arrays first and rounds them up to it, so the cubin's shared size grows by that padding."""
+    m = re.search(r"\.extern\s+\.shared\s+\.align\s+(\d+)", ptx)
+    return int(m.group(1)) if m else None
+
+
 def target_row(spec, cc, compiled=None):
     """One cell of the kernel x target matrix (a JSON-ready dict): compiles, resources, limits, SASS claims, why not."""
     from sim import occupancy as occ
     r = compiled or try_compile(spec.name, tuple(cc))
     used = uses(r["ptx"])
-    needs = max((q.min_cc for q in used), default=None)
-    lacking = [q for q in used if tuple(cc) < q.min_cc]
+    newest = max(used, key=lambda q: (q.min_cc, q.arch_specific), default=None)
+    lacking = [q for q in used if not q.available(cc)]
     row = {"kernel": spec.name, "target": f"sm_{cc[0]}{cc[1]}", "compiles": "error" not in r,
-           "uses": [q.name for q in used], "needs": f"sm_{needs[0]}{needs[1]}" if needs else None,
+           "uses": [q.name for q in used], "needs": newest.target if newest else None,
            "threads": spec.threads, "smem_static": static_shared_bytes(r["ptx"]), "smem_dynamic": spec.dynamic_smem,
            "launch_bounds": r.get("launch_bounds")}
+    if r.get("arch"):
+        row["arch"] = r["arch"]              # compiled for sm_90a
+    align = dynamic_shared_align(r["ptx"])
+    if align:
+        row["dynamic_align"] = align
     if not row["compiles"]:
         row["why_not"] = "; ".join(q.why for q in lacking) or "?"
         row["ptxas"] = ptxas_errors(r["error"])

@@ -244,10 +244,26 @@ _stock_shared_array = _api.FakeCUDAShared.array
 _stock_local_array = _api.FakeCUDALocal.array
 
 
+def _fast_scalar_casts():
+    """`uint32(x)`, `float32(x)` in kernel code: numba's Type.__call__ imports its typing module and runs an ABC
+    isinstance on every call (~15 us, most of a simulated epilogue's time); a plain scalar goes straight to the same
+    numpy cast (Integer/Float.cast_python_value), anything else (a signature such as float32(float32)) as before."""
+    from numba.core.types import scalars
+    stock = scalars.Integer.__call__
+
+    def call(self, *args):
+        if len(args) == 1 and isinstance(args[0], (int, float, np.generic)):
+            return self.cast_python_value(args[0])
+        return stock(self, *args)
+    for cls in (scalars.Integer, scalars.Float):
+        cls.__call__ = call
+
+
 def install():
     """Patch the simulator in place (idempotent)."""
     if getattr(_kernel, "_sgemm_course_patched", False):
         return
+    _fast_scalar_casts()
     _kernel.BlockManager = BlockManager
     FakeMod = _api.FakeCUDAModule
     FakeMod.threadIdx = property(lambda self: current().threadIdx)

@@ -287,11 +287,13 @@ def _execute(name, lanes, payloads, site):
 
 
 def resolve(threads, grid_point):
-    """Execute every warpgroup instruction whose warpgroup has all arrived at the same line; True if any ran."""
+    """Execute the instruction of ONE warpgroup whose 128 threads have all arrived at the same line (the lowest such
+    warpgroup); True if one ran. One per round, on purpose: the released warpgroup runs ahead while the others stay
+    parked with their wgmma in flight, so a warpgroup that overwrites shared memory another one still reads (a missing
+    barrier or empty-mbarrier wait) is caught whatever the order, as the hardware may run it."""
     at = [t for t in threads if not t.done and t.site and t.site[0] == "wg"]
     if not at:
         return False
-    ran = False
     for w in sorted({t.thread_id // model.WARPGROUP for t in at}):
         lanes = sorted((t for t in threads if t.thread_id // model.WARPGROUP == w), key=lambda t: t.thread_id)
         site = next(t.site for t in lanes if t in _pending)
@@ -301,8 +303,8 @@ def resolve(threads, grid_point):
         _execute(site[1], lanes, payloads, (site[2], site[3]))
         for t in lanes:
             t.site = None
-        ran = True
-    return ran
+        return True
+    return False
 
 
 def explain(threads, grid_point):
