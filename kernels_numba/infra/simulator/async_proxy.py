@@ -176,6 +176,7 @@ class _Shadow:
         self.readers = np.zeros(n, np.int32)              # in-flight wgmma reading it
         self.reader_site = {}                             # element -> (thread, site) of the latest such wgmma
         self.tma = np.zeros(n, np.int64)                  # id of the TMA copy that will write it (0: none)
+        self.tma_origin = {}                              # copy id -> (issuing thread, issue site)
         self.landed_bar = np.full(n, -1, np.int64)        # mbarrier key of the copy that landed it (-1: none)
         self.landed_phase = np.full(n, -1, np.int64)      # phase that copy completed
         self.landed_ep = np.full(n, -1, np.int64)         # barrier interval it landed in
@@ -236,6 +237,7 @@ def tma_issue(decl, elems, copy_id, t, site):
             rt, rsite = sh.reader_site.get(e, (t, site))
             _report("ASYNC_WAR", decl, e, (rt, rsite, "wgmma"), (t, site, "tma"))
     sh.tma[elems] = copy_id
+    sh.tma_origin[copy_id] = (t, site)
     _pend(decl, elems, t, site, sh)
 
 
@@ -278,14 +280,21 @@ def fence_proxy_async():
     if not racecheck.ON:
         return
     ep0 = _block["epoch0"]
-    for w in _block["windows"]:
-        for decl in w[2]:
+    for decl in _block_decls():
+        if True:
             sh = shadow(decl)
             w_ep, fthr = decl.w_ep, sh.fenced_thr
             for i in compress(range(len(w_ep)), map(is_, decl.w_thr, repeat(t))):    # t's writes (C-speed scan)
                 if w_ep[i] >= ep0:
                     sh.fenced_ep[i] = w_ep[i]
                     fthr[i] = t
+
+
+def _block_decls():
+    """Every shared declaration of the running launch (memory.alloc keeps them on the simulator's shared object)."""
+    from numba.cuda.simulator import kernel as _kernel
+    ctx = _kernel._get_kernel_context()
+    return list(ctx._shared.__dict__.get("_sgemm_decls", {}).values()) if ctx is not None else []
 
 
 def init_fenced(t):
@@ -305,7 +314,7 @@ def check_async_read(decl, elems, threads, site, what="wgmma"):
     pend = elems[sh.tma[elems] != 0]
     if pend.size:
         e = int(pend[0])
-        owner, isite, _ = decl.pend.get(e, (t0, site, None))
+        owner, isite = sh.tma_origin[int(sh.tma[e])]
         _report("TMA_IN_FLIGHT", decl, e, (owner, isite, "tma"), (t0, site, what))
         return
     ep = racecheck.epoch()
@@ -343,6 +352,7 @@ class _Token:
         sh = shadow(d)
         owner, isite, _ = d.pend[i]
         if sh.tma[i]:
+            owner, isite = sh.tma_origin[int(sh.tma[i])]
             _report("TMA_IN_FLIGHT", d, i, (owner, isite, "tma"), (t, site, what))
             return
         if what == "write" and sh.readers[i]:
