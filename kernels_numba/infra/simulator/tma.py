@@ -27,6 +27,7 @@ import weakref
 import numpy as np
 
 from sim import tma as model
+from sim.korean import josa
 
 from . import async_proxy, racecheck
 from .errors import SimulatorFault, StateSpaceError
@@ -332,7 +333,7 @@ def explain(threads, grid_point):
         m = b.model
         n = sum(1 for u in waiting if u.site[4] is b and u.site[5] == parity)
         lines.append(
-            f"  mbarrier {b.name}: 스레드 {n}개가 parity {parity} 를 기다림 (예: {describe(t)}, {t.site[2]}:{t.site[3]}); "
+            f"  mbarrier {b.name}: 스레드 {n}개가 parity {josa(parity, '을/를')} 기다림 (예: {describe(t)}, {t.site[2]}:{t.site[3]}); "
             f"현재 단계 {m.phase} (parity {m.phase & 1}), 남은 도착 {m.pending}/{m.expected}, 남은 트랜잭션 바이트 {m.tx}"
             f" / waiting for parity {parity}: phase {m.phase}, arrivals still expected {m.pending}/{m.expected}, "
             f"transaction bytes still expected {m.tx}")
