@@ -1,5 +1,7 @@
 """The simulator's Hopper hazards, each shown by a buggy twin of a correct kernel (kernels_numba/demos) or a small
 kernel: the wrong answer where the bug makes one, and a report naming the kind, the lines and the fix."""
+import os
+
 import numpy as np
 import pytest
 
@@ -28,17 +30,28 @@ def _demo(name, shape):
     return right, launch.last_report
 
 
-@pytest.mark.parametrize("name,shape,kinds,wrong", [
-    ("wgmma_no_proxy_fence", (70, 50, 100), {"PROXY_FENCE"}, False),
-    ("wgmma_no_wait", (70, 50, 130), {"WGMMA_ACC", "ASYNC_WAR"}, True),
-    ("tma_wrong_parity", (100, 72, 300), {"TMA_IN_FLIGHT"}, True),
-    ("tma_short_expect_tx", (100, 72, 130), {"TMA_IN_FLIGHT"}, True),
-    ("ws_release_before_wait", (136, 264, 300), {"ASYNC_WAR"}, True),
-])
+# wrong: the answer the bug gives on the simulator (None: right or wrong depending on the shape, the report is what
+# counts); the shapes are the smallest that show each bug (make test-hopper runs larger ones too)
+TWINS = [
+    ("wgmma_no_proxy_fence", (64, 40, 100), {"PROXY_FENCE"}, False),
+    ("wgmma_no_wait", (64, 40, 130), {"WGMMA_ACC", "ASYNC_WAR"}, True),
+    ("tma_wrong_parity", (64, 40, 300), {"TMA_IN_FLIGHT"}, True),
+    ("tma_short_expect_tx", (64, 40, 130), {"TMA_IN_FLIGHT"}, True),
+    ("ws_release_before_wait", (40, 24, 300), {"ASYNC_WAR"}, None),
+]
+FULL = os.environ.get("SGEMM_FULL_SIM") == "1"
+if FULL:
+    TWINS += [("wgmma_no_wait", (70, 50, 200), {"WGMMA_ACC", "ASYNC_WAR"}, True),
+              ("tma_wrong_parity", (100, 72, 300), {"TMA_IN_FLIGHT"}, True),
+              ("ws_release_before_wait", (136, 264, 300), {"ASYNC_WAR"}, True)]
+
+
+@pytest.mark.parametrize("name,shape,kinds,wrong", TWINS)
 def test_buggy_twin_is_reported(name, shape, kinds, wrong):
     right, report = _demo(name, shape)
     assert set(report.kinds) == kinds, report.summary()
-    assert right != wrong, name
+    if wrong is not None:
+        assert right != wrong, name
     for h in report.hazards:
         assert h.first_site and h.second_site and h.fix_ko and h.fix_en
         assert "kernels_numba/" in h.first_site[0] or "kernels_numba/" in h.second_site[0]

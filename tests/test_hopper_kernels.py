@@ -1,6 +1,8 @@
 """Level 7 (Hopper, sm_90a): each kernel against a float64 reference with the derived error bound on the simulator,
 ragged shapes (M, N, K not tile multiples) included, alpha/beta, identity; the registry's facts; and the SASS the
 kernels compile to offline (HGMMA, TMA, no local memory, no wgmma serialisation)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -10,9 +12,14 @@ from kernels_numba.infra import device, offline, tc
 L7 = kn.by_level(7)
 # small shapes that still cover: ragged M/N/K, several blocks, the stage ring wrapping (K > STAGES * 64), and for the
 # persistent kernel several tiles per block (the simulator's grid has 2 blocks)
-SHAPES = {"wgmma_simple": [(70, 50, 100), (128, 64, 64)],
-          "wgmma_tma": [(100, 72, 300), (130, 136, 64)],
-          "wgmma_ws": [(136, 264, 130), (40, 24, 24)]}
+SHAPES = {"wgmma_simple": [(70, 50, 100)],
+          "wgmma_tma": [(64, 40, 300)],
+          "wgmma_ws": [(40, 24, 24), (136, 264, 70)]}
+# `make test-hopper` (SGEMM_FULL_SIM=1): larger shapes, several blocks in both dimensions, more tiles per block
+if os.environ.get("SGEMM_FULL_SIM") == "1":
+    SHAPES["wgmma_simple"] += [(128, 64, 64), (200, 130, 150)]
+    SHAPES["wgmma_tma"] += [(130, 136, 64), (100, 72, 300), (260, 140, 520)]
+    SHAPES["wgmma_ws"] += [(136, 264, 130), (300, 520, 70)]
 
 
 def _run(spec, M, N, K, alpha=1.0, beta=0.0, seed=0):
@@ -52,7 +59,7 @@ def test_matches_float64_on_ragged_shapes(spec):
 
 @pytest.mark.parametrize("spec", L7, ids=lambda s: s.name)
 def test_alpha_beta(spec):
-    M, N, K = SHAPES[spec.name][-1]
+    M, N, K = SHAPES[spec.name][0]
     A, B, C, C0, bound = _run(spec, M, N, K, alpha=1.5, beta=-0.5, seed=3)
     err = np.abs(C.astype(np.float64) - tc.reference(A, B, 1.5, -0.5, C0))
     assert (err <= bound).all()
@@ -67,12 +74,6 @@ def test_identity_is_exact():
     C = np.zeros((72, 40), np.float32)
     spec.launch(np.eye(72, dtype=np.float16), B, C)
     assert np.array_equal(C, B.astype(np.float32))
-
-
-def test_nan_poisoned_output_is_overwritten_everywhere():
-    spec = kn.get("wgmma_ws")
-    A, B, C, C0, bound = _run(spec, 130, 260, 70)
-    assert not np.isnan(C).any()
 
 
 @pytest.mark.parametrize("spec", L7, ids=lambda s: s.name)
