@@ -51,7 +51,13 @@ def padded(X):
     if _row_stride(X) % 16 == 0 and _address(X) % 16 == 0:
         return X
     per = 16 // item
-    host = X if isinstance(X, np.ndarray) else X.copy_to_host()
+    if isinstance(X, np.ndarray):
+        host = X
+    elif device.SIMULATOR:
+        host = np.asarray(X.copy_to_host())
+    else:                                        # any device array (Numba's, CuPy's): through its CUDA interface
+        from numba import cuda
+        host = cuda.as_cuda_array(X).copy_to_host()
     buf = np.zeros((rows, -(-cols // per) * per), host.dtype)
     buf[:, :cols] = host
     if isinstance(X, np.ndarray) or device.SIMULATOR:
