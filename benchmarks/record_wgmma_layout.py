@@ -142,6 +142,12 @@ def run_probe(N, kk, pattern, use_tma, rng):
     if pattern == "random":
         ulp = np.abs(out.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
         row["max_ulp"] = int(ulp.max())
+        k0 = 16 * kk
+        rows, cols = wgmma.accumulator_index(N)
+        mag = (np.abs(A[:, k0:k0 + 16].astype(np.float64)) @ np.abs(B[k0:k0 + 16, :].astype(np.float64)))[rows, cols]
+        exact = (A[:, k0:k0 + 16].astype(np.float64) @ B[k0:k0 + 16, :].astype(np.float64))[rows, cols] + C
+        bound = 2 * 17 * 2.0 ** -24 * (mag + np.abs(C)) + 2.0 ** -149      # 16 products + C, tc.error_bound's form
+        row["max_err_over_bound"] = float((np.abs(out - exact) / bound).max())
         row["raw"] = out.tolist()
     elif pattern == "rc":
         r, c = np.divmod(np.rint(out).astype(np.int64), N)

@@ -208,6 +208,11 @@ def live_benchmark(sizes=(2048,), reps=5):
     from kernels_numba.infra import device, hopper
     if device.SIMULATOR or hopper.lacks_hopper():
         return None
+    try:
+        import cupy  # noqa: F401  (cuBLAS through CuPy: pip install -e .[gpu])
+    except ImportError:
+        print("CuPy 가 없어 cuBLAS 와 비교할 수 없습니다: pip install -e \".[gpu]\" / no CuPy: no cuBLAS to compare with")
+        return None
     import importlib.util
     path = ROOT / "benchmarks" / "bench_level7.py"
     spec = importlib.util.spec_from_file_location("bench_level7", path)
