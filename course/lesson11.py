@@ -15,6 +15,7 @@ ROOT = RECORDED.parents[1]
 LEVEL7 = ("wgmma_simple", "wgmma_tma", "wgmma_ws")
 LAYOUT_RECORD = "wgmma_layout_h100"          # benchmarks/record_wgmma_layout.py writes it
 PERF_RECORD = "gpu_h100_level7"              # benchmarks/bench_level7.py writes it
+FAST_FINAL_RUNS = ("run5", "run6")           # mma_fast's final H100 runs (course.lesson10.FINAL_RUNS)
 
 
 # ---------------------------------------------------------------------------------- PTX and compiled facts

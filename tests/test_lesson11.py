@@ -56,3 +56,8 @@ def test_live_benchmark_is_none_without_hopper():
     from kernels_numba.infra import device, hopper
     if device.SIMULATOR or hopper.lacks_hopper():
         assert L.live_benchmark() is None
+
+
+def test_the_mma_fast_runs_quoted_are_notebook_10s():
+    from course import lesson10
+    assert tuple(lesson10.FINAL_RUNS) == L.FAST_FINAL_RUNS

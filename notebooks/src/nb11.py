@@ -4,6 +4,7 @@ Measured figures come only from course/recorded/ (gpu_h100_level7.json, wgmma_la
 exist the prose says that no measurement exists yet and names the script that makes it; once they do, this generator
 fills the figures in from them (FIG) — no number is typed."""
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -14,8 +15,12 @@ from course import lesson11 as L11  # noqa: E402  (record readers shared with th
 from _records import fill as _fill  # noqa: E402
 
 PERF = L11.perf_record()
+_FAST = json.loads((Path(__file__).resolve().parents[2] / "course" / "recorded" / "gpu_h100_level6_fast.json")
+                   .read_text(encoding="utf-8"))
+_FAST4096 = [r["ratio"] for r in _FAST["results"] if r["n"] == 4096 and r["measured_as"] == "fast"
+             and r["run"] in L11.FAST_FINAL_RUNS]
 LAYOUT = L11.layout_record()
-FIG = {}
+FIG = {"fast_gpu": _FAST["gpu"], "fast_lo": f"{100 * min(_FAST4096):.1f}", "fast_hi": f"{100 * max(_FAST4096):.1f}"}
 if PERF is not None:
     _R = {(r["kernel"], r["n"]): r for r in PERF["benchmark"]}
     FIG.update(gpu=PERF["gpu"], date=PERF["date"],
@@ -307,7 +312,7 @@ md(r"""
 """ + ("""
 기록된 측정({{gpu}}, {{date}}; `benchmarks/bench_level7.py`: 같은 실행의 cuBLAS HGEMM — `cublasGemmEx` f16×f16→f32 — 대비 비율):
 """ if PERF is not None else """
-레벨 7 커널의 **GPU 측정 기록은 아직 없습니다.** H100 에서 `python benchmarks/bench_level7.py` 를 실행하면 같은 실행의 cuBLAS HGEMM (`cublasGemmEx` f16×f16→f32) 과 나란히 2048³, 4096³ 을 재서 `course/recorded/gpu_h100_level7.json` 을 쓰고, 이 절의 문장과 표는 생성기가 그 기록으로 채웁니다. 목표는 4096³ 에서 cuBLAS 의 75 % 입니다 (노트북 10 의 `mma_fast` 는 `mma.sync` 로 약 56 %). 기록이 없으므로 아래 셀은 그렇다고만 말합니다.
+레벨 7 커널의 **GPU 측정 기록은 아직 없습니다.** H100 에서 `python benchmarks/bench_level7.py` 를 실행하면 같은 실행의 cuBLAS HGEMM (`cublasGemmEx` f16×f16→f32) 과 나란히 2048³, 4096³ 을 재서 `course/recorded/gpu_h100_level7.json` 을 쓰고, 이 절의 문장과 표는 생성기가 그 기록으로 채웁니다. 목표는 4096³ 에서 cuBLAS 의 75 % 입니다 (노트북 10 의 `mma_fast` 는 `mma.sync` 로 {{fast_gpu}} 의 두 기록 실행에서 {{fast_lo}} %, {{fast_hi}} %). 기록이 없으므로 아래 셀은 그렇다고만 말합니다.
 """) + r"""
 """)
 code(r"""
