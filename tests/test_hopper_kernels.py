@@ -18,7 +18,7 @@ SHAPES = {"wgmma_simple": [(70, 50, 100)],
 # `make test-hopper` (SGEMM_FULL_SIM=1): larger shapes, several blocks in both dimensions, more tiles per block
 if os.environ.get("SGEMM_FULL_SIM") == "1":
     SHAPES["wgmma_simple"] += [(128, 64, 64), (200, 130, 150)]
-    SHAPES["wgmma_tma"] += [(130, 136, 64), (100, 72, 300), (260, 140, 520)]
+    SHAPES["wgmma_tma"] += [(130, 136, 64), (100, 72, 300), (260, 140, 300)]
     SHAPES["wgmma_ws"] += [(136, 264, 130), (300, 520, 70)]
 
 
