@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-t4 test-fast test-upstream bench-sim targets clean
+.PHONY: setup lab test test-t4 test-fast test-hopper test-upstream bench-sim targets clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ test-upstream: $(STAMP)
 test-t4: $(STAMP)
 	SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5 $(PY) -m pytest -q -p no:randomly --nbval-lax --nbval-current-env \
 		notebooks/09_cp_async_triple_buffering.ipynb notebooks/10_tensor_core_mma.ipynb
+
+# level 7 (Hopper) on the simulator with larger shapes and bug twins than make test runs (minutes on 2 cores)
+test-hopper: $(STAMP)
+	SGEMM_FULL_SIM=1 $(PY) -m pytest -q -p no:randomly tests/test_hopper_kernels.py tests/test_hopper_hazards.py
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -n auto tests

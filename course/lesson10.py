@@ -1042,8 +1042,13 @@ def _check_in_simulator(cases, alpha, beta, seed, bar=None):
     cc = device.compute_capability()
     where = f"CC {cc[0]}.{cc[1]}" if cc else "시뮬레이터"       # None: the plain simulator (only a test sends kernels here)
     names = ", ".join(n for n, _ in cases)
-    print(f"ℹ️ 이 장치({where})에는 CC 8.0 명령(cp.async · mma.m16n8k16)이 없어 {names} 은(는) 별도 프로세스의 "
-          "시뮬레이터에서 검사합니다 (결과는 같음) / checked on the simulator in a subprocess: this device lacks sm_80 "
+    import kernels_numba as kn
+    if any(kn.get(n).arch_specific for n, _ in cases):        # level 7 (notebook 11): sm_90a code
+        what, arch = "sm_90a 전용 명령(wgmma · TMA)", "sm_90a"
+    else:
+        what, arch = "CC 8.0 명령(cp.async · mma.m16n8k16)", "sm_80"
+    print(f"ℹ️ 이 장치({where})에는 {what}이 없어 {names} 은(는) 별도 프로세스의 "
+          f"시뮬레이터에서 검사합니다 (결과는 같음) / checked on the simulator in a subprocess: this device lacks {arch} "
           "instructions.", flush=True)
     env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}   # as subsim's child
     env[device.ENV] = "sim"

@@ -14,7 +14,8 @@ _MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
             "async_copy", "async_vec_s2", "async_vec", "async_vec_s4", "async_bk16", "async_wide",
             "mma_simple", "mma_large", "mma_simple_turing", "mma_large_turing",     # the last two: m16n8k8, sm_75
             "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc",
-            "mma_pipe4_lb2", "mma_swizzle", "mma_fast")
+            "mma_pipe4_lb2", "mma_swizzle", "mma_fast",
+            "wgmma_simple", "wgmma_tma", "wgmma_ws")                                                       # level 7: Hopper, sm_90a
 
 
 @dataclass(frozen=True)
@@ -26,13 +27,14 @@ class KernelSpec:
     module: object
     launch: Callable            # launch(A, B, C, alpha=1.0, beta=0.0) -> C
     min_cc: tuple = None        # oldest GPU that runs it (module's MIN_CC); None: any GPU the course accepts
+    arch_specific: bool = False  # module's ARCH_SPECIFIC: runs on exactly min_cc (sm_90a code: wgmma, level 7)
 
     def runs_here(self):
         """True where this device has the kernel's instructions: the plain simulator always, a GPU (or a simulator told
         to be one with SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5) of compute capability >= min_cc. Elsewhere its launch runs on
         the simulator in a subprocess (kernels_numba.infra.subsim)."""
         from .infra import device
-        return not device.lacks(self.min_cc)
+        return not device.lacks(self.min_cc, self.arch_specific)
 
     @property
     def kernel(self):
@@ -57,7 +59,7 @@ def _spec(modname):
     # by a factory, its whole configuration
     jitcache.enable(m.kernel, f"{modname}:{getattr(m, 'CONFIG', None)!r}")
     return KernelSpec(m.NAME, m.LEVEL, m.DESCRIPTION, getattr(m, "DTYPE", np.float32), m, m.launch,
-                      getattr(m, "MIN_CC", None))
+                      getattr(m, "MIN_CC", None), bool(getattr(m, "ARCH_SPECIFIC", False)))
 
 
 REGISTRY = tuple(_spec(m) for m in _MODULES)

@@ -31,7 +31,7 @@ CASES = {
 }
 
 # Notebooks 07–10 keep their cases in their own files (one engineer per notebook).
-for _nb in ("07", "08", "09", "10"):
+for _nb in ("07", "08", "09", "10", "11"):
     try:
         CASES.update(__import__(f"exercise_cases_{_nb}").CASES)
     except ModuleNotFoundError:

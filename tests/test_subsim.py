@@ -73,3 +73,30 @@ def test_kernels_built_by_a_builder_are_found_through_their_kernel_module():
         k = kn.get(name).kernel
         assert subsim._where(k) == (f"kernels_numba.{name}", "kernel")
         assert subsim.min_cc(k) == kn.get(name).min_cc
+
+
+LEVEL7 = r"""
+import numpy as np
+import kernels_numba as kn
+from kernels_numba.infra import tc
+from kernels_numba.demos import tma_wrong_parity
+print("RUNS", [s.runs_here() for s in kn.by_level(7)], kn.get("mma_fast").runs_here())
+rng = np.random.default_rng(0)
+A = rng.standard_normal((64, 40)).astype(np.float16)
+B = rng.standard_normal((40, 36)).astype(np.float16)
+C = np.full((64, 36), np.nan, np.float32)
+kn.get("wgmma_tma").launch(A, B, C)
+print("OK" if (np.abs(C - tc.reference(A, B)) <= tc.error_bound(A, B)).all() else "BAD")
+A = rng.standard_normal((64, 40)).astype(np.float16)
+B = rng.standard_normal((300, 40)).astype(np.float16)
+tma_wrong_parity.launch(rng.standard_normal((64, 300)).astype(np.float16), B, np.zeros((64, 40), np.float32))
+"""
+
+
+def test_a_gpu_without_sm90a_sends_level7_and_its_bug_demos_to_a_simulator_process():
+    """An A100 (CC 8.0) has mma.sync but no wgmma: the level-7 TMA kernel (launched through its TmaLauncher) and a
+    Hopper bug demo run in the simulator process, with the arch-specific notice."""
+    r = _run({"SGEMM_SIM_CC": "8.0"}, LEVEL7)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "RUNS [False, False, False] True" in r.stdout and "OK" in r.stdout, r.stdout
+    assert r.stdout.count("sm_90a 전용 명령") == 2, r.stdout

@@ -146,10 +146,18 @@ def compute_capability():
     return SIM_CC
 
 
-def lacks(min_cc):
-    """True when this device cannot run code needing compute capability min_cc (a 7.5 GPU and cp.async, say)."""
+def lacks(min_cc, exact=False):
+    """True when this device cannot run code needing compute capability min_cc (a 7.5 GPU and cp.async, say).
+    exact: the code is arch-specific (sm_90a: wgmma, level 7) and runs on that compute capability only, not on later
+    ones (a CC 10.0 or 12.0 GPU has no wgmma)."""
     cc = compute_capability()
-    return min_cc is not None and cc is not None and cc < tuple(min_cc)
+    if min_cc is None or cc is None:
+        return False
+    return cc < tuple(min_cc) or (exact and cc != tuple(min_cc))
+
+
+def lacks_exact(min_cc):
+    return lacks(min_cc, exact=True)
 
 
 def info():
@@ -169,7 +177,8 @@ def rule_text():
     return (f"GPU 모드는 compute capability(CC) ≥ {_cc(MIN_CC)} 인 NVIDIA GPU에서 선택되고, 아니면 시뮬레이터입니다. "
             f"레벨 1–4 커널은 그런 GPU 어디서나 실행되고, cp.async(레벨 5, 노트북 09)나 mma.m16n8k16(노트북 10)을 "
             f"쓰는 커널은 CC ≥ {_cc(ASYNC_MIN_CC)} (sm_{ASYNC_MIN_CC[0]}{ASYNC_MIN_CC[1]}, Ampere) 이 "
-            "필요합니다 (레지스트리의 KernelSpec.min_cc / runs_here(); ldmatrix 와 mma.m16n8k8 은 sm_75 에도 있음).")
+            "필요합니다 (레지스트리의 KernelSpec.min_cc / runs_here(); ldmatrix 와 mma.m16n8k8 은 sm_75 에도 있음). "
+            "wgmma·TMA 를 쓰는 레벨 7 커널(노트북 11)은 sm_90a 전용이라 CC 9.0 (H100·H200) GPU 에서만 GPU 로 돕니다.")
 
 
 def banner_text():
@@ -186,8 +195,11 @@ def banner_text():
                 + rule_text() +
                 f" GPU가 있는데 강제로 시뮬레이터를 쓰려면 {ENV}=sim, GPU를 강제하려면 {ENV}=gpu.")
     name, cc = GPU[0], tuple(GPU[1])
-    if cc >= ASYNC_MIN_CC:
-        here = f"이 GPU(CC {_cc(cc)})에서는 모든 레벨의 커널이 실행됩니다."
+    if cc == (9, 0):
+        here = f"이 GPU(CC {_cc(cc)})에서는 모든 레벨의 커널이 실행됩니다 (레벨 7 의 wgmma·TMA 포함)."
+    elif cc >= ASYNC_MIN_CC:
+        here = (f"이 GPU(CC {_cc(cc)})에서는 레벨 1–6 커널이 실행되고, sm_90a 전용인 레벨 7 커널(노트북 11)은 별도 "
+                "프로세스의 시뮬레이터에서 작은 크기로 실행됩니다.")
     else:
         here = (f"이 GPU(CC {_cc(cc)})에서는 레벨 1–4 와 m16n8k8 Tensor Core 커널이 GPU 에서 실행되고, CC ≥ "
                 f"{_cc(ASYNC_MIN_CC)} 이 필요한 cp.async·mma.m16n8k16 커널(노트북 09·10)은 별도 프로세스의 "

@@ -52,10 +52,17 @@ def _tool(name):
     return found
 
 
-def ptx_to_cubin(ptx, cc):
-    """Assemble PTX to a cubin for sm_<cc> with nvJitLink (Numba's NVVM emits a PTX version the system ptxas may not know)."""
+def arch_name(cc):
+    """'sm_90' for (9, 0), 'sm_90a' for (9, 0, 'a') (the arch-specific target of wgmma, setmaxnreg)."""
+    return f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) > 2 else ''}"
+
+
+def ptx_to_cubin(ptx, cc, with_log=False):
+    """Assemble PTX to a cubin for sm_<cc> with nvJitLink (Numba's NVVM emits a PTX version the system ptxas may not
+    know); cc may carry the arch-specific suffix, (9, 0, 'a'). with_log: (cubin, ptxas's info log) — its warnings
+    (e.g. C7515, wgmma serialized; C7517, a wgmma.wait_group injected) are performance facts."""
     from cuda.bindings import nvjitlink
-    arch = f"-arch=sm_{cc[0]}{cc[1]}"
+    arch = f"-arch={arch_name(cc)}"
     h = nvjitlink.create(2, [arch, "-O3"])
     try:
         data = ptx.encode()
@@ -70,7 +77,12 @@ def ptx_to_cubin(ptx, cc):
         n = nvjitlink.get_linked_cubin_size(h)
         cubin = bytearray(n)
         nvjitlink.get_linked_cubin(h, cubin)
-        return bytes(cubin)
+        if not with_log:
+            return bytes(cubin)
+        size = nvjitlink.get_info_log_size(h)
+        log = bytearray(size)
+        nvjitlink.get_info_log(h, log)
+        return bytes(cubin), log.decode(errors="replace").strip("\x00")
     finally:
         nvjitlink.destroy(h)
 
@@ -138,20 +150,34 @@ def offline_device(cc):
         api.current_context = saved
 
 
+def compile_cc(module, cc):
+    """The cc to compile a kernel module for on target cc: (9, 0, 'a') for an ARCH_SPECIFIC (sm_90a) module on its
+    own MIN_CC, as numba-cuda does on such a GPU (codegen._ensure_cc); else cc itself."""
+    cc = tuple(cc)
+    if getattr(module, "ARCH_SPECIFIC", False) and cc == tuple(getattr(module, "MIN_CC", ()))[:2]:
+        return (*cc, "a")
+    return cc
+
+
 def _compile_here(name, cc):
     from numba import cuda
+    from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
     kernel = _kernel_by_name(name)
     # a kernel's @cuda.jit(launch_bounds=...) caps its registers on the GPU: compile offline with the same cap
     bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
+    ccc = compile_cc(module_of(name), cc)
     with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
-        from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
-        ptx, _ = cuda.compile_ptx(kernel.py_func, getattr(module_of(name), "SIG", SIG), cc=cc, launch_bounds=bounds)
+        ptx, _ = cuda.compile_ptx(kernel.py_func, getattr(module_of(name), "SIG", SIG), cc=ccc, launch_bounds=bounds)
     out = {"name": name, "cc": list(cc), "ptx": ptx, "launch_bounds": list(bounds) if bounds else None}
+    if len(ccc) > 2:
+        out["arch"] = arch_name(ccc)
     try:
-        cubin = ptx_to_cubin(ptx, cc)
+        cubin, log = ptx_to_cubin(ptx, ccc, with_log=True)
     except OfflineCompileError as e:     # the target lacks an instruction: keep the PTX and ptxas's words
         return {**out, "error": str(e)}
     sass, usage = cubin_report(cubin)
+    if len(ccc) > 2:
+        out["ptxas_log"] = log           # sm_90a: ptxas says here when it serialised wgmma (C7515) or added waits (C7517)
     return {**out, "sass": sass, "usage": usage}
 
 
@@ -341,10 +367,26 @@ class Requirement:
     sass: str                  # the SASS opcode it becomes (what the lesson shows)
     example: str               # one instruction of the family, for the ptxas check
     example_regs: tuple = ()   # its registers: ((type, name), ...)
+    arch_specific: bool = False    # exists on exactly min_cc, with the 'a' target (sm_90a: wgmma), no later target
+
+    @property
+    def target(self):
+        """'sm_80', or 'sm_90a' for an arch-specific instruction."""
+        return f"sm_{self.min_cc[0]}{self.min_cc[1]}{'a' if self.arch_specific else ''}"
+
+    def available(self, cc):
+        """True where the instruction exists: cc >= min_cc, and exactly min_cc if it is arch-specific."""
+        cc = tuple(cc)[:2]
+        return cc >= self.min_cc and (not self.arch_specific or cc == self.min_cc)
+
+    def check_cc(self, cc):
+        """The cc to ask ptxas with on target cc: (9, 0, 'a') for an arch-specific instruction on its own target."""
+        cc = tuple(cc)[:2]
+        return (*cc, "a") if self.arch_specific and cc == self.min_cc else cc
 
     @property
     def why(self):
-        return f"{self.name} requires sm_{self.min_cc[0]}{self.min_cc[1]} (PTX ISA {self.ptx_isa})"
+        return f"{self.name} requires {self.target} (PTX ISA {self.ptx_isa})"
 
 
 _F4 = (("f32", "d0"), ("f32", "d1"), ("f32", "d2"), ("f32", "d3"))
@@ -365,6 +407,21 @@ REQUIREMENTS = (
     Requirement("mma.m16n8k8 (f16)", r"mma\.sync\.aligned\.m16n8k8\.row\.col\.f(?:16|32)\.f16\.f16", (7, 5), "6.5",
                 "HMMA", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1}, {b0}, "
                         "{d0, d1, d2, d3};", _F4 + tuple(("b32", n) for n in ("a0", "a1", "b0"))),
+    # Hopper (notebook 11, level 7)
+    Requirement("mbarrier", r"mbarrier\.(?:init|arrive)\.shared", (8, 0), "7.8", "SYNCS",
+                "mbarrier.init.shared::cta.b64 [bar], count;", (("u32", "bar"), ("u32", "count"))),
+    Requirement("mbarrier.try_wait/expect_tx", r"mbarrier\.(?:try_wait|arrive\.expect_tx)", (9, 0), "7.8", "SYNCS",
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [bar], parity;",
+                (("pred", "p"), ("u32", "bar"), ("u32", "parity"))),
+    Requirement("cp.async.bulk.tensor", r"cp\.async\.bulk\.tensor", (9, 0), "8.0", "UTMALDG",
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [tmap, {c0, c1}], "
+                "[bar];", (("u32", "dst"), ("u64", "tmap"), ("s32", "c0"), ("s32", "c1"), ("u32", "bar"))),
+    Requirement("fence.proxy.async", r"fence\.proxy\.async", (9, 0), "8.0", "FENCE", "fence.proxy.async.shared::cta;"),
+    Requirement("fence.proxy.tensormap", r"fence\.proxy\.tensormap", (9, 0), "8.3", "UTMACCTL",
+                "fence.proxy.tensormap::generic.acquire.sys [tmap], 128;", (("u64", "tmap"),)),
+    Requirement("wgmma", r"wgmma\.", (9, 0), "8.0", "HGMMA", "wgmma.fence.sync.aligned;", arch_specific=True),
+    Requirement("setmaxnreg", r"setmaxnreg\.", (9, 0), "8.0", "SETMAXNREG", "setmaxnreg.dec.sync.aligned.u32 40;",
+                arch_specific=True),      # also on sm_100a/sm_120a, targets the matrix does not list
 )
 CHECK_PTX_VERSION = "8.7"       # the first PTX ISA version with .target sm_120: a wrapper for every target
 
@@ -377,7 +434,7 @@ def uses(ptx):
 def entry_for(instruction, regs, cc):
     """A one-instruction .entry module for sm_<cc> (regs: [(type, name)]), for asking ptxas whether the target has it."""
     decl = "".join(f"    .reg .{t} {n};\n" for t, n in regs)
-    return (f".version {CHECK_PTX_VERSION}\n.target sm_{cc[0]}{cc[1]}\n.address_size 64\n\n"
+    return (f".version {CHECK_PTX_VERSION}\n.target {arch_name(cc)}\n.address_size 64\n\n"
             f".visible .entry check()\n{{\n{decl}    {instruction}\n    ret;\n}}\n")
 
 
@@ -415,17 +472,29 @@ def static_shared_bytes(ptx):
     return total
 
 
+def dynamic_shared_align(ptx):
+    """The .align of the kernel's dynamic shared memory (its .extern .shared array), or None without one: ptxas places
+    the static shared arrays first and rounds them up to it, so the cubin's shared size grows by that padding."""
+    m = re.search(r"\.extern\s+\.shared\s+\.align\s+(\d+)", ptx)
+    return int(m.group(1)) if m else None
+
+
 def target_row(spec, cc, compiled=None):
     """One cell of the kernel x target matrix (a JSON-ready dict): compiles, resources, limits, SASS claims, why not."""
     from sim import occupancy as occ
     r = compiled or try_compile(spec.name, tuple(cc))
     used = uses(r["ptx"])
-    needs = max((q.min_cc for q in used), default=None)
-    lacking = [q for q in used if tuple(cc) < q.min_cc]
+    newest = max(used, key=lambda q: (q.min_cc, q.arch_specific), default=None)
+    lacking = [q for q in used if not q.available(cc)]
     row = {"kernel": spec.name, "target": f"sm_{cc[0]}{cc[1]}", "compiles": "error" not in r,
-           "uses": [q.name for q in used], "needs": f"sm_{needs[0]}{needs[1]}" if needs else None,
+           "uses": [q.name for q in used], "needs": newest.target if newest else None,
            "threads": spec.threads, "smem_static": static_shared_bytes(r["ptx"]), "smem_dynamic": spec.dynamic_smem,
            "launch_bounds": r.get("launch_bounds")}
+    if r.get("arch"):
+        row["arch"] = r["arch"]              # compiled for sm_90a
+    align = dynamic_shared_align(r["ptx"])
+    if align:
+        row["dynamic_align"] = align
     if not row["compiles"]:
         row["why_not"] = "; ".join(q.why for q in lacking) or "?"
         row["ptxas"] = ptxas_errors(r["error"])

@@ -60,9 +60,16 @@ def min_cc(kernel):
     return getattr(home[0], "MIN_CC", None)
 
 
+def arch_specific(kernel):
+    """The ARCH_SPECIFIC flag of the module that holds the kernel (level 7: sm_90a code runs on CC 9.0 only)."""
+    home = _home(kernel)
+    return bool(getattr(home[0], "ARCH_SPECIFIC", False)) if home else False
+
+
 def needed(kernel):
-    """True when this device lacks an instruction the kernel's module needs (its MIN_CC)."""
-    return device.lacks(min_cc(kernel))
+    """True when this device lacks an instruction the kernel's module needs (its MIN_CC; exactly it if the module is
+    ARCH_SPECIFIC)."""
+    return device.lacks(min_cc(kernel), arch_specific(kernel))
 
 
 def _host(X):
@@ -83,10 +90,13 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=Tr
             "SGEMM_DEVICE=sim 으로 노트북 전체를 시뮬레이터에서 실행하세요.", "run the notebook with SGEMM_DEVICE=sim.")
     if why_told and where not in _told:
         _told.add(where)
-        print(f"ℹ️ {where[0].split('.')[-1]}: 이 장치(CC {cc[0]}.{cc[1]})에는 CC {need[0]}.{need[1]} 명령(cp.async · "
-              "mma.m16n8k16 등)이 없어, 이 커널은 별도 프로세스의 시뮬레이터에서 실행합니다 (결과는 같고, 시간은 재지 "
-              f"않습니다) / runs on the simulator in a subprocess: this device lacks sm_{need[0]}{need[1]} instructions.",
-              flush=True)
+        if arch_specific(kernel):
+            what_ko, arch = "sm_90a 전용 명령(wgmma 등; Hopper CC 9.0 에만 있음)", f"sm_{need[0]}{need[1]}a"
+        else:
+            what_ko, arch = f"CC {need[0]}.{need[1]} 명령(cp.async · mma.m16n8k16 등)", f"sm_{need[0]}{need[1]}"
+        print(f"ℹ️ {where[0].split('.')[-1]}: 이 장치(CC {cc[0]}.{cc[1]})에는 {what_ko}이 없어, 이 커널은 별도 프로세스의 "
+              "시뮬레이터에서 실행합니다 (결과는 같고, 시간은 재지 않습니다) / runs on the simulator in a subprocess: this "
+              f"device lacks {arch} instructions.", flush=True)
     with tempfile.TemporaryDirectory() as d:
         np.savez(Path(d, "in.npz"), A=_host(A), B=_host(B), C=_host(C))
         spec = {"module": where[0], "kernel": where[1], "grid": list(grid) if not isinstance(grid, int) else grid,

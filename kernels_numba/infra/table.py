@@ -109,6 +109,7 @@ def _short_why(row):
     """'cp.async, m16n8k16 → sm_80': the instructions this target lacks."""
     names = [w.split(" requires ")[0] for w in row["why_not"].split("; ")]
     short = [n for n in names if n not in ("cp.async.commit_group", "cp.async.wait_group")]
+    short = [n for n in short if n == "wgmma"] or short       # level 7: wgmma (sm_90a) decides; the rest follows
     return ", ".join(short or names) + f" → {row['needs']}"
 
 
@@ -127,7 +128,8 @@ def targets_markdown(rows=None):
                 continue
             spill = f" **스필 {r['local_bytes'] + r['stack_bytes']} B**" if r["spills"] else ""
             fits = "" if r["fits"] else " **한도 초과**"
-            cells.append(f"{r['registers']} / {r['smem_static'] / 1024:.1f} KB{spill}{fits}")
+            dyn = f" + 동적 {r['smem_dynamic'] / 1024:.0f} KB" if r["smem_dynamic"] else ""
+            cells.append(f"{r['registers']} / {r['smem_static'] / 1024:.1f} KB{dyn}{spill}{fits}")
         out.append(f"| `{s.name}` | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -168,10 +170,14 @@ def readme_section(name, text=None):
     return text.split(f"<!-- {name}:start -->")[1].split(f"<!-- {name}:end -->")[0].strip()
 
 
-def update_readme():
-    """Rewrite the README sections generated from the target matrix (only those)."""
+def update_readme(registry=False):
+    """Rewrite the README sections generated from the target matrix (registry=True: also the kernel table and the
+    measured table, after a kernel was added)."""
     text = README.read_text(encoding="utf-8")
-    for name, body in (("target-matrix", targets_markdown()), ("occupancy-table", occupancy_markdown())):
+    sections = [("target-matrix", targets_markdown()), ("occupancy-table", occupancy_markdown())]
+    if registry:
+        sections += [("kernel-table", markdown()), ("measured-table", measured_markdown())]
+    for name, body in sections:
         text = re.sub(rf"(<!-- {name}:start -->).*?(<!-- {name}:end -->)",
                       lambda m: f"{m.group(1)}\n{body}\n{m.group(2)}", text, flags=re.S)
     README.write_text(text, encoding="utf-8")
@@ -189,6 +195,8 @@ if __name__ == "__main__":
         regenerate_targets()
     elif "--readme-targets" in sys.argv:
         update_readme()
+    elif "--readme" in sys.argv:
+        update_readme(registry=True)
     elif "--targets" in sys.argv:
         print(targets_markdown() + "\n\n" + occupancy_markdown())
     else:

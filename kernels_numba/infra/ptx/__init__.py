@@ -27,6 +27,22 @@ Calling convention, the same on GPU and in the simulator:
     the generic space; ``.shared``: converted with addrspacecast, i.e. ``cvta.to.shared``).
   * Other operands are scalars, converted to the parameter's type (f32 -> float32, u32 -> uint32, ...).
 
+Hopper (sm_90a, notebook 11) adds three shapes, all read from the same kind of file:
+  * a ``.pred`` result (mbarrier.try_wait.parity) is returned as a bool (LLVM constraint "b");
+  * an accumulating instruction (wgmma.mma_async with scale-d = 1) reads its destination registers: its results are
+    also operands (LLVM "tied" inputs "0", "1", ...). In Python the register list is one 1-D local array passed
+    first, updated in place: ``ptx.wgmma_m64n64k16_f32_f16(acc, desc_a, desc_b)`` loads acc[0..31] (constant
+    indexes, so NVVM keeps them in registers), issues the instruction, stores the 32 results back;
+  * an address operand written ``[tmap, {c0, c1}]`` (a tensor map and its coordinates) is the tensor map's address
+    in the opcode's second state space; the mbarrier operand ``[bar]`` after the copy's own spaces is .shared.
+  * wgmma.fence and wgmma.wait_group may be given the accumulator arrays they order, each followed by its length (a
+    constant): ``ptx.wgmma_wait_group_1(acc, 64)``. The instruction text is the file's; the asm statement also
+    declares acc[0..63] read and written (tied, like "+f" in CUDA C++; CUTLASS's warpgroup_fence_operand), so the
+    compiler keeps those registers in place across it: no copy of an accumulator lands between a fence and its wait
+    (ptxas would then serialise the wgmma, warning C7514) and no use of the results is scheduled before the wait.
+``ptx.shared_address(array, i, ...)`` gives the 32-bit .shared address of a shared element (no instruction: the
+addrspacecast that ``.shared`` address operands use), the value matrix descriptors are built from.
+
 Under the simulator (kernels_numba.device.SIMULATOR) the same names are Python functions with the
 hardware's semantics (STAND_INS): fma rounds once, st.global.v4 faults on a misaligned address, ...
 The stand-ins live in kernels_numba/infra/simulator/ (stand_ins.py; the cp.async family in async_copy.py, built on
@@ -48,9 +64,15 @@ REG_TYPES = {
     "b32": (np.uint32, "r"), "u32": (np.uint32, "r"), "s32": (np.int32, "r"),
     "b64": (np.uint64, "l"), "u64": (np.uint64, "l"), "s64": (np.int64, "l"),
     "b16": (np.uint16, "h"), "u16": (np.uint16, "h"), "s16": (np.int16, "h"),
+    "pred": (np.bool_, "b"),
 }
 # opcodes that change memory or state: never deleted or moved by the compiler even if nothing uses a result
-_SIDE_EFFECT_PREFIXES = ("st.", "red.", "atom.", "cp.", "bar.", "barrier.", "fence.", "membar.")
+_SIDE_EFFECT_PREFIXES = ("st.", "red.", "atom.", "cp.", "bar.", "barrier.", "fence.", "membar.", "mbarrier.",
+                         "wgmma.", "setmaxnreg.")
+# opcodes that may pin register arrays (see the module docstring): wgmma's register-ordering instructions
+_PINS_REGISTERS = ("wgmma.fence", "wgmma.wait_group")
+# opcodes without an address operand that still order memory (the asm gets the memory clobber)
+_MEMORY_ORDER_PREFIXES = ("cp.async", "wgmma.", "mbarrier.", "fence.", "setmaxnreg.")
 
 
 class PtxFileError(ValueError):
@@ -77,15 +99,26 @@ class PtxFunc:
     operands: tuple            # Param, in order
     instruction: str           # exact text of the instruction line, e.g. 'fma.rn.f32 d, a, b, c;'
 
+    target: str = "sm_80"      # the module's .target (sm_90a: Hopper-only instructions such as wgmma)
+
     @property
     def opcode(self):
         return self.instruction.split(None, 1)[0]
 
     @property
+    def accumulates(self):
+        """True when the instruction reads its destination registers too (wgmma.mma_async with scale-d = 1): the
+        results are tied operands, passed in Python as one array updated in place."""
+        if not self.opcode.startswith("wgmma.mma_async"):
+            return False
+        ops = [o.strip() for o in self.instruction.split("}", 1)[1].rstrip(";").split(",")]
+        return ops[3] == "1"        # d, a-desc, b-desc, scale-d, ...
+
+    @property
     def touches_memory(self):
         # cp.async.commit_group / wait_group / wait_all have no address operand but order shared-memory
         # accesses: without the memory clobber LLVM could move a shared load above the wait that guards it
-        return any(p.is_address for p in self.operands) or self.opcode.startswith("cp.async")
+        return any(p.is_address for p in self.operands) or self.opcode.startswith(_MEMORY_ORDER_PREFIXES)
 
     @property
     def side_effect(self):
@@ -95,13 +128,18 @@ class PtxFunc:
         """The instruction with every parameter name replaced by LLVM's $N (results first, then operands)."""
         op, _, rest = self.instruction.partition(" ")
         rest = rest.replace("$", "$$")
+        n = len(self.results)
+        tied = n if self.accumulates else 0            # tied inputs take $n .. $2n-1 and appear in no text
         for i, p in enumerate(self.results + self.operands):
-            rest = re.sub(rf"(?<![\w$%.]){re.escape(p.name)}(?!\w)", f"${i}", rest)
+            k = i if i < n else i + tied
+            rest = re.sub(rf"(?<![\w$%.]){re.escape(p.name)}(?!\w)", f"${k}", rest)
         return (op + " " + rest.strip()).strip()      # no operands ('cp.async.commit_group;'): no trailing blank
 
     def constraints(self):
         """LLVM inline-asm constraint string, e.g. '=f,f,f,f' or 'l,f,f,f,f,~{memory}'."""
         cs = ["=" + REG_TYPES[p.type][1] for p in self.results]
+        if self.accumulates:
+            cs += [str(i) for i in range(len(self.results))]      # each result register is also read
         cs += [REG_TYPES[p.type][1] for p in self.operands]
         if self.touches_memory:
             cs.append("~{memory}")    # reads/writes memory: keep it ordered with the other memory accesses
@@ -128,12 +166,19 @@ def _params(text, where):
 
 
 def _address_spaces(opcode, operand_text, names):
-    """{param name: state space} for the operands used inside [...], matched in order to the spaces in the opcode."""
-    spaces = [t for t in opcode.split(".") if t in SPACES] or ["generic"]
+    """{param name: state space} for the operands used inside [...], matched in order to the spaces in the opcode
+    ('shared::cta' and 'shared::cluster' are .shared). A tensor operand [tmap, {c0, c1}] is the tensor map's address;
+    the [mbar] of a copy that completes on an mbarrier (mbarrier::complete_tx), after the copy's own spaces, is .shared."""
+    spaces = [t.split("::")[0] for t in opcode.split(".") if t.split("::")[0] in SPACES] or ["generic"]
     found = {}
-    for k, m in enumerate(re.finditer(r"\[\s*([A-Za-z_]\w*)\s*(?:\+\s*-?\d+\s*)?\]", operand_text)):
+    brackets = list(re.finditer(r"\[\s*([A-Za-z_]\w*)\s*(?:\+\s*-?\d+\s*)?(?:,\s*\{[^}]*\}\s*)?\]", operand_text))
+    for k, m in enumerate(brackets):
         name = m.group(1)
-        if name in names:
+        if name not in names:
+            continue
+        if "mbarrier::" in opcode and k == len(brackets) - 1 and k >= len(spaces):
+            found[name] = "shared"
+        else:
             found[name] = spaces[min(k, len(spaces) - 1)]
     return found
 
@@ -144,6 +189,7 @@ def parse_text(text, path="<text>"):
     for directive in (r"\.version\s+\d+\.\d+", r"\.target\s+sm_\d+", r"\.address_size\s+64"):
         if not re.search(directive, src):
             raise PtxFileError(f"{path}: not a complete PTX module (missing {directive.split(chr(92))[1]})")
+    target = re.search(r"\.target\s+(sm_\w+)", src).group(1)
     funcs, pos = [], 0
     head = re.compile(r"\.visible\s+\.func\s*(?:\(([^)]*)\))?\s*([A-Za-z_]\w*)\s*\(([^)]*)\)\s*\{")
     while True:
@@ -168,7 +214,7 @@ def parse_text(text, path="<text>"):
                 raise PtxFileError(f"{where}: address operand {p.name} must be .u64 (or .u32 for shared)")
         # the exact line as written in the file (comments removed), so tests can compare it with the .ptx text
         line = next(l.strip() for l in body.splitlines() if l.strip().startswith(opcode))
-        funcs.append(PtxFunc(name, path, tuple(results), tuple(operands), line))
+        funcs.append(PtxFunc(name, path, tuple(results), tuple(operands), line, target))
     if not funcs:
         raise PtxFileError(f"{path}: no '.visible .func' found")
     return funcs
@@ -199,7 +245,7 @@ def load_all():
 # They live in the simulator package (kernels_numba/infra/simulator/stand_ins.py); the import runs one way.
 from ..simulator.errors import AsyncCopyAlignmentError, MisalignedAddressError  # noqa: E402
 from ..simulator.memory import element as _element, host_array as _host_array  # noqa: E402,F401
-from ..simulator.stand_ins import STAND_INS, element_address  # noqa: E402
+from ..simulator.stand_ins import STAND_INS, element_address, shared_address  # noqa: E402
 
 
 def _missing_stand_in(name):
@@ -220,6 +266,8 @@ def _build_intrinsics(funcs):
     from numba.cuda.extending import intrinsic
 
     def numba_type(p):
+        if p.type == "pred":
+            return types.boolean
         return getattr(types, np.dtype(REG_TYPES[p.type][0]).name)      # e.g. types.float32
 
     def split_args(fn, argtys):
@@ -256,7 +304,93 @@ def _build_intrinsics(funcs):
             raise NotImplementedError(f"address operand in .{p.space} space")
         return builder.ptrtoint(ptr, ir.IntType(bits))
 
+    def make_accumulating(fn):
+        """fn(acc, *operands): acc[0 .. n-1] are the tied result registers, loaded and stored at constant indexes."""
+        n = len(fn.results)
+        rtype = numba_type(fn.results[0])
+        if any(numba_type(p) != rtype for p in fn.results):
+            raise PtxFileError(f"{fn.name}: an accumulating instruction needs results of one type")
+
+        def typer(typingctx, *args):
+            if not args or not isinstance(args[0], types.Array) or args[0].ndim != 1 or args[0].dtype != rtype:
+                raise NumbaTypeError(f"{fn.name}(acc, ...): acc must be a 1-D {rtype} array of {n} accumulators "
+                                     "(cuda.local.array)")
+            split_args(fn, args[1:])
+            sig = types.void(types.StarArgTuple.from_types(args))
+
+            def codegen(context, builder, sig, llargs):
+                argtys = tuple(sig.args[0])
+                flat = cgutils.unpack_tuple(builder, llargs[0], len(argtys))
+                aryty = argtys[0]
+                arr = context.make_array(aryty)(context, builder, value=flat[0])
+                ptrs = [cgutils.get_item_pointer(context, builder, aryty, arr, [context.get_constant(types.intp, i)],
+                                                 wraparound=False) for i in range(n)]
+                acc = [builder.load(q) for q in ptrs]
+                values = []
+                for p, lo, hi in split_args(fn, argtys[1:]):
+                    lo, hi = lo + 1, hi + 1
+                    if p.is_address:
+                        values.append(address(context, builder, p, argtys[lo], flat[lo], argtys[lo + 1:hi],
+                                              flat[lo + 1:hi]))
+                    else:
+                        values.append(context.cast(builder, flat[lo], argtys[lo], numba_type(p)))
+                lt = context.get_value_type(rtype)
+                fnty = ir.FunctionType(ir.LiteralStructType([lt] * n), [lt] * n + [v.type for v in values])
+                asm = ir.InlineAsm(fnty, fn.asm_template(), fn.constraints(), side_effect=True)
+                out = builder.call(asm, acc + values)
+                for i, q in enumerate(ptrs):
+                    builder.store(builder.extract_value(out, i), q)
+                return context.get_dummy_value()
+
+            return sig, codegen
+
+        typer.__name__ = fn.name
+        return intrinsic(typer)
+
+    def make_pinning(fn):
+        """fn() or fn(acc, n, acc2, n2, ...): the instruction, with acc[0..n-1] tied in and out of it."""
+
+        def typer(typingctx, *args):
+            if len(args) % 2:
+                raise NumbaTypeError(f"{fn.name}(acc, n, ...): each accumulator array is followed by its length")
+            for arr, n in zip(args[::2], args[1::2]):
+                if not isinstance(arr, types.Array) or arr.ndim != 1 or arr.dtype != types.float32:
+                    raise NumbaTypeError(f"{fn.name}: {arr} is not a 1-D float32 accumulator array")
+                if not isinstance(n, types.IntegerLiteral):
+                    return None                  # Numba retries with the constant's literal value
+            sig = types.void(types.StarArgTuple.from_types(args))
+
+            def codegen(context, builder, sig, llargs):
+                argtys = tuple(sig.args[0])
+                flat = cgutils.unpack_tuple(builder, llargs[0], len(argtys))
+                ptrs = []
+                for k in range(0, len(argtys), 2):
+                    aryty, n = argtys[k], argtys[k + 1].literal_value
+                    arr = context.make_array(aryty)(context, builder, value=flat[k])
+                    ptrs += [cgutils.get_item_pointer(context, builder, aryty, arr,
+                                                      [context.get_constant(types.intp, i)], wraparound=False)
+                             for i in range(n)]
+                vals = [builder.load(q) for q in ptrs]
+                ft = ir.FloatType()
+                n = len(vals)
+                ret = ir.LiteralStructType([ft] * n) if n else ir.VoidType()
+                cons = ",".join(["=f"] * n + [str(i) for i in range(n)] + ["~{memory}"])
+                asm = ir.InlineAsm(ir.FunctionType(ret, [ft] * n), fn.asm_template(), cons, side_effect=True)
+                out = builder.call(asm, vals)
+                for i, q in enumerate(ptrs):
+                    builder.store(builder.extract_value(out, i), q)
+                return context.get_dummy_value()
+
+            return sig, codegen
+
+        typer.__name__ = fn.name
+        return intrinsic(typer)
+
     def make(fn):
+        if fn.accumulates:
+            return make_accumulating(fn)
+        if fn.opcode.startswith(_PINS_REGISTERS) and not fn.results and not fn.operands:
+            return make_pinning(fn)
         results = [numba_type(p) for p in fn.results]
         if not results:
             restype = types.void
@@ -314,7 +448,23 @@ def _build_intrinsics(funcs):
 
         return sig, codegen
 
+    @intrinsic
+    def shared_address_gpu(typingctx, *args):
+        arr, idx = (args[0], args[1:]) if args else (None, ())
+        if not isinstance(arr, types.Array) or len(idx) != arr.ndim:
+            raise NumbaTypeError("shared_address(shared_array, i, j, ...): one index per dimension")
+        sig = types.uint32(types.StarArgTuple.from_types(args))
+
+        def codegen(context, builder, sig, llargs):
+            argtys = tuple(sig.args[0])
+            flat = cgutils.unpack_tuple(builder, llargs[0], len(argtys))
+            p = Param("addr", "u32", "shared")
+            return address(context, builder, p, argtys[0], flat[0], argtys[1:], flat[1:])
+
+        return sig, codegen
+
     out["element_address"] = element_address_gpu
+    out["shared_address"] = shared_address_gpu
     return out
 
 
@@ -322,9 +472,11 @@ FUNCS = load_all()
 if device.SIMULATOR:
     _impl = {name: STAND_INS.get(name) or _missing_stand_in(name) for name in FUNCS}
     _impl["element_address"] = element_address
+    _impl["shared_address"] = shared_address
 else:
     _impl = _build_intrinsics(FUNCS)
 globals().update(_impl)
 
 __all__ = ["FUNCS", "PtxFunc", "Param", "parse_text", "parse_file", "ptx_files", "load_all", "STAND_INS",
-           "MisalignedAddressError", "AsyncCopyAlignmentError", "PtxFileError", "element_address", *FUNCS]
+           "MisalignedAddressError", "AsyncCopyAlignmentError", "PtxFileError", "element_address", "shared_address",
+           *FUNCS]

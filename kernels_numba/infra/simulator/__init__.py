@@ -14,7 +14,11 @@ What it guarantees (README "시뮬레이터가 보장하는 것"):
 What it cannot see: races through global memory, races between blocks, races through dynamic shared memory viewed
 with two different dtypes; atomics are not race-checked; timing (it runs on the CPU).
 
-Modules, imported one way: state <- errors <- memory/racecheck <- warp, async_copy <- scheduler, stand_ins.
+Hopper (level 7): TMA copies land at the mbarrier phase they complete, wgmma results at the wait_group that covers
+them; accesses in between, missing proxy fences and hung mbarriers are reported (async_proxy, warpgroup, tma).
+
+Modules, imported one way: state <- errors <- memory/racecheck <- warp, async_copy <- async_proxy <- warpgroup, tma
+<- scheduler, stand_ins.
 The PTX layer (kernels_numba/infra/ptx) uses stand_ins; nothing here imports the PTX layer.
 """
 from . import racecheck

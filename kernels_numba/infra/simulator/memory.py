@@ -306,8 +306,9 @@ def alloc(shared, shape, dtype, alignment, frame):
     return decl.view
 
 
-def alloc_dynamic(shared, dtype, frame):
-    """A view of the block's dynamic shared memory (all `cuda.shared.array(0, ...)` alias it, as on the GPU)."""
+def alloc_dynamic(shared, dtype, frame, alignment=None):
+    """A view of the block's dynamic shared memory (all `cuda.shared.array(0, ...)` alias it, as on the GPU); its start
+    is aligned to the largest of 16 B and the declared `alignment=` (the extern declaration's .align)."""
     count = shared._dynshared_size // dtype.itemsize
     raw = np.frombuffer(shared._dynshared.data, dtype=dtype, count=count)
     key = ("dynamic", dtype.str)
@@ -315,7 +316,8 @@ def alloc_dynamic(shared, dtype, frame):
     decl = decls.get(key)
     if decl is None or decl.raw.size != count:
         decl = SharedDecl(raw, _decl_name(frame.f_code.co_filename, frame.f_lineno, 0) + "(dynamic)",
-                          max(DYNAMIC_ALIGN, dtype.itemsize), (frame.f_code.co_filename, frame.f_lineno), True)
+                          max(DYNAMIC_ALIGN, dtype.itemsize, alignment or 1), (frame.f_code.co_filename, frame.f_lineno),
+                          True)
         decls[key] = decl
     return decl.view
 

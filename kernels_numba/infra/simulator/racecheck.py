@@ -245,6 +245,8 @@ def async_land(d, idxs, issue_site, wait_site, token, t=None):
 
 def _in_flight(d, i, t, site, what):
     owner, issue_site, token = d.pend[i]
+    if hasattr(token, "on_access"):    # an entry of the Hopper async units (async_proxy.py) judges the access itself
+        return token.on_access(d, i, t, site, what)
     _hazard("IN_FLIGHT", d, i, (owner, issue_site, "cp.async", None), (t, site, what, None), token=token)
 
 
@@ -454,3 +456,20 @@ def _hazard(kind, d, i, first, second, token=None):
         _found.append(h)
         return
     raise SharedMemoryRaceError(Hazard(kind, d, i, first, second, token))
+
+
+# ------------------------------------------------------------- hook for the Hopper detectors (issue 31)
+# simulator/async_proxy.py builds its own hazards (wgmma, TMA, proxy fences) with the fields Report and subsim read
+# (kind, array, index, first_site, second_site, count, k_tile, ko, en, fix_ko, fix_en, key) and hands them here, so
+# that they are raised or collected exactly like the hazards above.
+def report(h):
+    """Raise SharedMemoryRaceError(h), or record h in collect mode (counting repeats of the same key)."""
+    if MODE == "collect":
+        old = _seen.get(h.key)
+        if old is not None:
+            old.count += 1
+            return
+        _seen[h.key] = h
+        _found.append(h)
+        return
+    raise SharedMemoryRaceError(h)

@@ -28,7 +28,7 @@ from numba.cuda.simulator import kernel as _kernel
 from numba.cuda.simulator import kernelapi as _api
 
 from .. import _fp
-from . import memory, racecheck, warp
+from . import async_proxy, memory, racecheck, tma, warp, warpgroup  # noqa: F401 (tma, warpgroup: resolvers)
 from .errors import DivergentBarrierError
 from .state import _state, current
 
@@ -72,6 +72,7 @@ class BlockManager:
                 memory.poison(arr)
             ctx._shared._dynshared[:] = -1
         racecheck.begin_block()
+        async_proxy.begin_block()                          # Hopper: shared window, wgmma units, mbarriers
         bx, by, bz = self._block_dim
         threads = [_SimThread(grid_point, (x, y, z), self._block_dim)
                    for z in range(bz) for y in range(by) for x in range(bx)]
@@ -95,6 +96,8 @@ class BlockManager:
                 _state["thread"] = None
                 if warp.resolve(threads, grid_point):      # warps complete at mma/ldmatrix ran it: go on
                     continue
+                if async_proxy.resolve(threads, grid_point):   # warpgroups at wgmma, mbarrier waits released
+                    continue
                 waiting = [t for t in threads if not t.done]
                 if not waiting:
                     return
@@ -117,6 +120,7 @@ class BlockManager:
                         pass
             _state["thread"] = None
             warp.reset()
+            warpgroup.reset()
 
     @staticmethod
     def _body(f, t, args, debug=False):
@@ -187,7 +191,7 @@ def _shared_array(self, shape, dtype, alignment=None):
     check_alignment(alignment, dtype)
     dtype = _as_dtype(dtype)
     if shape == 0:
-        return memory.alloc_dynamic(self, dtype, sys._getframe(1))
+        return memory.alloc_dynamic(self, dtype, sys._getframe(1), alignment)
     return memory.alloc(self, shape, dtype, alignment, sys._getframe(1))
 
 
@@ -240,10 +244,26 @@ _stock_shared_array = _api.FakeCUDAShared.array
 _stock_local_array = _api.FakeCUDALocal.array
 
 
+def _fast_scalar_casts():
+    """`uint32(x)`, `float32(x)` in kernel code: numba's Type.__call__ imports its typing module and runs an ABC
+    isinstance on every call (~15 us, most of a simulated epilogue's time); a plain scalar goes straight to the same
+    numpy cast (Integer/Float.cast_python_value), anything else (a signature such as float32(float32)) as before."""
+    from numba.core.types import scalars
+    stock = scalars.Integer.__call__
+
+    def call(self, *args):
+        if len(args) == 1 and isinstance(args[0], (int, float, np.generic)):
+            return self.cast_python_value(args[0])
+        return stock(self, *args)
+    for cls in (scalars.Integer, scalars.Float):
+        cls.__call__ = call
+
+
 def install():
     """Patch the simulator in place (idempotent)."""
     if getattr(_kernel, "_sgemm_course_patched", False):
         return
+    _fast_scalar_casts()
     _kernel.BlockManager = BlockManager
     FakeMod = _api.FakeCUDAModule
     FakeMod.threadIdx = property(lambda self: current().threadIdx)

@@ -1,0 +1,72 @@
+"""compute-sanitizer (memcheck, racecheck, synccheck) on every level-7 kernel, small ragged shapes.
+
+`python benchmarks/sanitize_level7.py` runs this same file three times under compute-sanitizer (memcheck with
+--report-api-errors no: the driver's start-up probes are not kernel errors, see NOTES), each run launching every
+level-7 kernel once per shape and checking its result, and writes the three logs and a summary:
+  -> course/recorded/sanitize_level7.json and course/recorded/sanitize_level7_<tool>.log (or --out-dir DIR).
+`--child` is the run the sanitizer watches. Note: racecheck checks shared-memory accesses of threads; the async
+proxy (TMA writes, wgmma reads) is outside what it tracks, which is what the simulator's detector adds.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHAPES = [(70, 50, 100), (136, 264, 130), (64, 40, 300)]
+TOOLS = {"memcheck": ["--tool", "memcheck", "--report-api-errors", "no"], "racecheck": ["--tool", "racecheck"],
+         "synccheck": ["--tool", "synccheck"]}
+
+
+def child():
+    sys.path.insert(0, ROOT)
+    import numpy as np
+    import kernels_numba as kn
+    from kernels_numba.infra import tc
+    rng = np.random.default_rng(1)
+    bad = 0
+    for spec in kn.by_level(7):
+        for M, N, K in SHAPES:
+            A = rng.standard_normal((M, K)).astype(np.float16)
+            B = rng.standard_normal((K, N)).astype(np.float16)
+            C = np.full((M, N), np.nan, np.float32)
+            spec.launch(A, B, C)
+            ok = bool(np.isfinite(C).all() and (np.abs(C - tc.reference(A, B)) <= tc.error_bound(A, B)).all())
+            bad += not ok
+            print(spec.name, (M, N, K), "OK" if ok else "WRONG", flush=True)
+    sys.exit(1 if bad else 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "course", "recorded"))
+    ap.add_argument("--sanitizer", default=shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer")
+    args = ap.parse_args()
+    if args.child:
+        return child()
+    rec = {"what": "benchmarks/sanitize_level7.py: compute-sanitizer on the level-7 kernels",
+           "date": datetime.date.today().isoformat(), "shapes": SHAPES, "tools": {}}
+    for tool, flags in TOOLS.items():
+        p = subprocess.run([args.sanitizer, *flags, sys.executable, os.path.abspath(__file__), "--child"],
+                           capture_output=True, text=True, cwd=ROOT)
+        log = p.stdout + p.stderr
+        with open(os.path.join(args.out_dir, f"sanitize_level7_{tool}.log"), "w") as f:
+            f.write(log)
+        summary = re.findall(r"(ERROR SUMMARY: .*|RACECHECK SUMMARY: .*)", log)
+        rec["tools"][tool] = {"exit": p.returncode, "summary": summary[-1:],
+                              "results_ok": log.count(" OK") == len(SHAPES) * 3 and "WRONG" not in log,
+                              "clean": p.returncode == 0 and all(" 0 " in s or s.endswith(" 0") or "0 hazards" in s
+                                                                 or "0 errors" in s for s in summary[-1:])}
+        print(tool, rec["tools"][tool], flush=True)
+    with open(os.path.join(args.out_dir, "sanitize_level7.json"), "w") as f:
+        json.dump(rec, f, indent=1)
+    print("->", os.path.join(args.out_dir, "sanitize_level7.json"))
+
+
+if __name__ == "__main__":
+    main()
