@@ -27,6 +27,10 @@ CHAPTERS = (
     Chapter("10", "10_tensor_core_mma", "Tensor Core mma",
             ("mma_simple", "mma_large", "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc",
              "mma_pipe4_lb2", "mma_swizzle", "mma_fast"), ("mma_barriers", "mma_divergent")),
+    Chapter("11", "11_hopper_wgmma_tma", "Hopper wgmma 와 TMA",
+            ("wgmma_simple", "wgmma_tma", "wgmma_ws", "mma_fast"),
+            ("wgmma_no_wait", "wgmma_no_proxy_fence", "tma_wrong_parity", "tma_short_expect_tx", "ws_producer_parity",
+             "ws_release_before_wait")),
 )
 
 

@@ -92,6 +92,7 @@ def kernel(A, B, C, alpha, beta):
     hopper.store_acc(C, acc, NACC, bm, bn, tid, M, N, alpha, beta)
 
 
-launch = tc.make_tc_launch(kernel, lambda M, N: (-(-N // BN), -(-M // BM)), THREADS, (1, 1, 1), NAME)
+launch = tc.make_tc_launch(kernel, lambda M, N: (-(-N // BN), -(-M // BM)), THREADS, (1, 1, 1), NAME,
+                            min_cc=MIN_CC, arch_specific=True)
 CONFIG = dict(BM=BM, BN=BN, BK=BK, THREADS=THREADS, SMEM_BYTES=2 * (A_TILE + B_TILE), acc="f32", out="f32")
 SMEM_BYTES = CONFIG["SMEM_BYTES"]

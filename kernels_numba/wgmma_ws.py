@@ -174,7 +174,8 @@ def grid_of(M, N):
 
 
 launcher = TmaLauncher(kernel, SIG, SMEM_BYTES, (BM, BK), (BK, hopper.ROW_ELEMS))
-launch = tc.make_tc_launch(launcher, grid_of, THREADS, (1, 1, 1), NAME)
+launch = tc.make_tc_launch(launcher, grid_of, THREADS, (1, 1, 1), NAME,
+                            min_cc=MIN_CC, arch_specific=True)
 launch.kernel, launch.launcher = kernel, launcher
 CONFIG = dict(BM=BM, BN=BN, BK=BK, STAGES=STAGES, THREADS=THREADS, SMEM_BYTES=SMEM_BYTES, DYNAMIC=True, acc="f32",
               out="f32", GROUP_M=GROUP_M, CONSUMERS=CONSUMERS)

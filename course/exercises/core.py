@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernels_numba.infra.errors import CourseInputError
+from course import chapters
 
 EXERCISES = {}                       # "06-2" -> Exercise (filled when course.exercises.exNN is imported)
-NOTEBOOKS = ("06", "07", "08", "09", "10", "11")
+NOTEBOOKS = tuple(chapters.numbers())          # the one list of chapters (course/chapters.py)
 _next_hint = {}                      # exercise id -> next hint level asked for in this kernel session
 VARIANT = [0]                        # added to every random seed: check(..., variant=n) draws other inputs (hidden tests)
 SIM_CHECKED = [False]                # True while a GPU check runs after the simulator already passed the same code

@@ -64,4 +64,5 @@ def kernel(A, B, C, tmA, tmB, alpha, beta):
 
 
 launcher = TmaLauncher(kernel, SIG, SMEM_BYTES, (BM, BK), (BK, hopper.ROW_ELEMS))
-launch = collecting(make_tc_launch(launcher, lambda M, N: (-(-N // BN), -(-M // BM)), THREADS, (1, 1, 1), NAME))
+launch = collecting(make_tc_launch(launcher, lambda M, N: (-(-N // BN), -(-M // BM)), THREADS, (1, 1, 1), NAME,
+                            min_cc=MIN_CC, arch_specific=True))

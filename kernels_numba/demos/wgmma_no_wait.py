@@ -40,4 +40,5 @@ def kernel(A, B, C, alpha, beta):
     hopper.store_acc(C, acc, NACC, bm, bn, tid, M, N, alpha, beta)
 
 
-launch = collecting(make_tc_launch(kernel, lambda M, N: (-(-N // BN), -(-M // BM)), THREADS, (1, 1, 1), NAME))
+launch = collecting(make_tc_launch(kernel, lambda M, N: (-(-N // BN), -(-M // BM)), THREADS, (1, 1, 1), NAME,
+                            min_cc=MIN_CC, arch_specific=True))

@@ -111,4 +111,5 @@ def kernel(A, B, C, tmA, tmB, alpha, beta):
 
 
 launcher = TmaLauncher(kernel, SIG, SMEM_BYTES, (BM, BK), (BK, hopper.ROW_ELEMS))
-launch = collecting(make_tc_launch(launcher, grid_of, THREADS, (1, 1, 1), NAME))
+launch = collecting(make_tc_launch(launcher, grid_of, THREADS, (1, 1, 1), NAME,
+                            min_cc=MIN_CC, arch_specific=True))

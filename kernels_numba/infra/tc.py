@@ -23,10 +23,11 @@ def check_multiples(M, N, K, bm, bn, bk, name):
 
 
 def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32, exact=None,
-                   min_cc=device.ASYNC_MIN_CC):
+                   min_cc=device.ASYNC_MIN_CC, arch_specific=False):
     """launch(A, B, C, alpha=1.0, beta=0.0) -> C for f16 A, B and C of c_dtype; grid_of(M, N) -> grid.
-    min_cc: the kernel's MIN_CC (m16n8k16 and cp.async: 8.0); where it runs is decided here, once."""
-    away = device.lacks(min_cc)
+    min_cc: the kernel's MIN_CC (m16n8k16 and cp.async: 8.0); arch_specific: it runs on that CC only (sm_90a code,
+    level 7). Where it runs (here, or the simulator in a subprocess) is decided here, once."""
+    away = device.lacks(min_cc, arch_specific)
     ready = [device.MODE != "gpu"]
     repeat = _Repeat()
 
