@@ -507,18 +507,33 @@ FAST_STEPS = [
     ("3단 (2단 대신)", "stages2", REF),
     ("launch_bounds(128, 2)", "no_launch_bounds", REF),
 ]
-# the final runs' ablation: every switch of the final kernel undone alone (no_prefetch also undoes the pipeline,
-# so its partner is barrier_at_tile_start); the last row is the whole way from the previous best
+# the final runs' ablation: one row per switch, the two variants of a row differ in that switch alone
+# (kernels_numba.mma_fast.VARIANTS; tests/test_lesson10.py checks it). The pipeline and lean are each measured
+# with the other switch off and on: runs 5/6 timed barrier_at_tile_start (neither), no_lean (pipeline) and fast
+# (both), not no_pipeline (lean alone), so two of the four rows wait for a run that has it (MISSING in their cells).
+# The last row is the whole way from the previous best, not a switch.
 FINAL_STEPS = [
     ("스위즐 (패딩 없는 행 대신)", "no_swizzle", REF),
-    ("프래그먼트 이중 버퍼 (prefetch)", "no_prefetch", "barrier_at_tile_start"),
-    ("배리어 파이프라인", "barrier_at_tile_start", REF),
-    ("주소를 루프 앞에서 한 번 (lean)", "no_lean", REF),
+    ("프래그먼트 이중 버퍼 (prefetch; 파이프라인·lean 없이)", "no_prefetch", "barrier_at_tile_start"),
+    ("배리어 파이프라인 (lean 없이)", "barrier_at_tile_start", "no_lean"),
+    ("배리어 파이프라인 (lean 과 함께)", "no_pipeline", REF),
+    ("주소를 루프 앞에서 한 번 (lean; 파이프라인과 함께)", "no_lean", REF),
+    ("주소를 루프 앞에서 한 번 (lean; 파이프라인 없이)", "barrier_at_tile_start", "no_pipeline"),
     ("3단 (2단 대신)", "stages2", REF),
     ("launch_bounds(128, 2)", "no_launch_bounds", REF),
     ("블록 래스터화 GROUP_M = 8", REF, "raster_g8"),
     ("mma_swizzle → mma_fast 전체", "mma_swizzle", REF),
 ]
+WHOLE_WAY = "mma_swizzle"          # the last row's 'without': not one switch
+MISSING = "기록 없음"               # a cell whose run did not time one of its two variants
+
+
+def steps_measured(run="run6", rec=None, steps=None):
+    """The rows of FINAL_STEPS (or `steps`) whose two variants the run timed (at every size)."""
+    tf = fast_tflops(run, rec)
+    return [s for s in (steps or FINAL_STEPS) if all((v, n) in tf for v in s[1:] for n in {n for _, n in tf})]
+
+
 # configurations above the static 48 KiB (dynamic shared memory), measured beside the final kernel in runs 5/6
 DYNAMIC = ("stages4_lean_dyn", "bk64_lean_dyn", "128x256_s4_dyn", "128x256x64_dyn")
 
@@ -589,7 +604,8 @@ def final_steps(runs=FINAL_RUNS, sizes=(2048, 4096), rec=None):
         for run in runs:
             for n in sizes:
                 tf = tfs[run]
-                row[f"{run} {n}³"] = f"×{tf[(with_, n)] / tf[(without, n)]:.2f} ({tf[(without, n)]:.0f}→{tf[(with_, n)]:.0f})"
+                row[f"{run} {n}³"] = (f"×{tf[(with_, n)] / tf[(without, n)]:.2f} ({tf[(without, n)]:.0f}→{tf[(with_, n)]:.0f})"
+                                      if (with_, n) in tf and (without, n) in tf else MISSING)
         rows.append(row)
     return rows
 
@@ -602,7 +618,8 @@ def fast_gain(without, with_=REF, n=2048, run="run6", rec=None):
 
 def largest_step(n=4096, run="run6", rec=None):
     """(step, gain) of the largest single-switch gain in the run's ablation at size n (not the whole-way row)."""
-    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in _steps(run) if w != "mma_swizzle"]
+    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in steps_measured(run, rec, _steps(run))
+             if w != WHOLE_WAY]
     return max(gains, key=lambda g: g[1])
 
 
@@ -669,6 +686,55 @@ def final_results_rows(rec=None, h200=None):
         gr = {(x["variant"], x["n"]): x for x in g["rows"]}
         add(name, g["gpu"], g["date"], "CUDA 그래프", {n: {"cuBLAS": gr[("cuBLAS", n)], "fast": gr[("fast", n)]} for n in (2048, 4096)})
     return rows
+
+
+BASELINE_RUNS = ("run3", "run4", "run5", "run6")    # H100 runs that timed the same kernel beside cuBLAS
+STEADY = "barrier_at_tile_start"                      # one kernel every one of them timed (unchanged since run 3)
+
+
+def baseline_rows(n=4096, rec=None):
+    """Every cuBLAS figure of the H100 record at n³ with what the same run measured of one unchanged kernel (STEADY)
+    and of the final mma_fast: how far a % of cuBLAS moves with the baseline alone. Plain runs 3-6 (each its own
+    cuBLAS), run7_graph (CUDA graphs both sides) and run 6's isolated ncu launches (time and same-clock ratio)."""
+    rec = rec or fast_record()
+    rows = []
+    for run in BASELINE_RUNS:
+        tf = {k: r["tflops"] for k, r in fast_rows(run, rec).items()}
+        cub, st = tf[("cuBLAS", n)], tf[(STEADY, n)]
+        fast = tf[("fast", n)] if run in FINAL_RUNS else None
+        rows.append({"실행": run, "시간 재기": "일반 (실행마다 호출)", "cuBLAS TFLOP/s": f"{cub:.0f}",
+                     f"{STEADY} TFLOP/s (cuBLAS 대비)": f"{st:.0f} ({100 * st / cub:.1f} %)",
+                     "mma_fast (cuBLAS 대비)": f"{fast:.0f} ({100 * fast / cub:.1f} %)" if fast else "- (lean 이전)"})
+    g = {(x["variant"], x["n"]): x for x in rec["graphs"]["run7_graph"]["rows"]}
+    rows.append({"실행": "run7_graph", "시간 재기": "CUDA 그래프", "cuBLAS TFLOP/s": f"{g[('cuBLAS', n)]['tflops']:.0f}",
+                 f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
+                 "mma_fast (cuBLAS 대비)": f"{g[('fast', n)]['tflops']:.0f} ({100 * g[('fast', n)]['ratio']:.1f} %)"})
+    if n == 4096:                                     # ncu profiled 4096^3 only
+        raw = ncu_csv("run6")
+        t_ratio, cyc_ratio = ncu_ratio("run6", rec)
+        tf_of = lambda k: 2 * n ** 3 / raw[k]["duration_ns"] / 1e3           # noqa: E731  (TFLOP/s)
+        rows.append({"실행": "run6 ncu", "시간 재기": "단독 실행 한 번 (클럭 고정 안 함)",
+                     "cuBLAS TFLOP/s": f"{tf_of('cublas'):.0f}", f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
+                     "mma_fast (cuBLAS 대비)": f"{tf_of('mma_fast'):.0f} ({100 * t_ratio:.1f} %; 같은 클럭 {100 * cyc_ratio:.1f} %)"})
+    return rows
+
+
+def goal_evidence(n=4096, rec=None):
+    """The figures 5.6 and the summary state about the goal at n³: mma_fast's % of cuBLAS in each final run and in
+    run7_graph, the isolated ncu time and same-clock ratios (4096³ only), how much lower the final runs' cuBLAS was
+    than the earlier runs' (fractions), and STEADY's % of cuBLAS per run."""
+    rec = rec or fast_record()
+    cub = {run: cublas_tflops(run, rec)[n] for run in BASELINE_RUNS}
+    early = [run for run in BASELINE_RUNS if run not in FINAL_RUNS]
+    drops = [1 - cub[f] / cub[e] for f in FINAL_RUNS for e in early]
+    g = {(x["variant"], x["n"]): x for x in rec["graphs"]["run7_graph"]["rows"]}
+    out = {"final": {run: fast_tflops(run, rec)[("fast", n)] / cub[run] for run in FINAL_RUNS},
+           "graph": g[("fast", n)]["ratio"], "cublas": cub, "drop_lo": min(drops), "drop_hi": max(drops),
+           "steady": {run: fast_tflops(run, rec)[(STEADY, n)] / cub[run] for run in BASELINE_RUNS},
+           "goal": rec["goal"][str(n)]}
+    if n == 4096:
+        out["ncu_time"], out["ncu_clock"] = ncu_ratio("run6", rec)
+    return out
 
 
 def promotion_rows():

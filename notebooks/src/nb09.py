@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
+import _records  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 REC = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level5.json").read_text(encoding="utf-8"))
@@ -66,12 +67,9 @@ FIG.update({
     "other_limited": "".join(f" {g} 에서는 제한 요인이 {', '.join(_occ.LIMITER_KO.get(x, x) for x in lim)} 입니다."
                              for g, lim in _OTHER.items()),
 })
-_FIELD = re.compile(r"\{\{(\w+)\}\}")
-
-
 def fill(text):
-    """Replace each {{name}} by FIG[name] (an unknown name is an error)."""
-    return _FIELD.sub(lambda m: str(FIG[m.group(1)]), text)
+    """Replace each {{name}} by FIG[name], {{name|pair}} by it and its particle (an unknown name is an error)."""
+    return _records.fill(text, FIG)
 
 
 

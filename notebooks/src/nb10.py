@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
+import _records  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from course import lesson10 as L10  # noqa: E402  (record readers shared with the notebook)
 
@@ -136,6 +137,20 @@ FIG.update({
     "w2_wait_wrong": RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"],
     "w2_trail_wrong": RACE["cases"]["mma_w2_no_trailing_barrier"]["wrong_runs"],
 })
+_GOAL = L10.goal_evidence(4096)
+_RANGE = [_GOAL["ncu_clock"], _GOAL["ncu_time"], _GOAL["graph"], *_GOAL["final"].values()]
+FIG.update({
+    "drop_lo": f"{100 * _GOAL['drop_lo']:.0f}", "drop_hi": f"{100 * _GOAL['drop_hi']:.0f}",
+    "early_runs": "·".join(r[3:] for r in L10.BASELINE_RUNS if r not in L10.FINAL_RUNS),
+    "early_cub_lo": f"{min(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
+    "early_cub_hi": f"{max(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
+    "steady": L10.STEADY,
+    "steady_early": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.BASELINE_RUNS if r not in L10.FINAL_RUNS),
+    "steady_final": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.FINAL_RUNS),
+    "goal_lo": f"{100 * min(_RANGE):.1f}", "goal_hi": f"{100 * max(_RANGE):.1f}",
+    "burst_ms": _note("measurement_note", r"each timing a (\d+) ms burst"),
+    "power_w": _note("measurement_note", r"the (\d+) W power limit"),
+})
 for _run in ("run5", "run6"):
     _k = _run[-1]
     FIG.update({
@@ -145,19 +160,17 @@ for _run in ("run5", "run6"):
         f"best{_k}_tf": f"{_RES[(_run, 4096, 'fast')]['tflops']:.0f}",
         f"swz_gain_r{_k}_2048": _gain(_run, "no_swizzle", 2048), f"swz_gain_r{_k}_4096": _gain(_run, "no_swizzle", 4096),
         f"lean_gain_r{_k}_2048": _gain(_run, "no_lean", 2048), f"lean_gain_r{_k}_4096": _gain(_run, "no_lean", 4096),
-        f"pipe_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096),
+        f"pipe_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096, "no_lean"),   # the pipeline alone
+        f"both_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096),   # pipeline and lean together
         f"pre_gain_r{_k}_4096": _gain(_run, "no_prefetch", 4096, "barrier_at_tile_start"),
         f"st_gain_r{_k}_4096": _gain(_run, "stages2", 4096),
         f"lb_gain_r{_k}_4096": _gain(_run, "no_launch_bounds", 4096),
         f"all_gain_r{_k}_4096": _gain(_run, "mma_swizzle", 4096),
         f"bk64_gain_r{_k}": _gain(_run, "fast", 4096, "bk64_lean_dyn"),
     })
-_FIELD = re.compile(r"\{\{(\w+)\}\}")
-
-
 def fill(text):
-    """Replace each {{name}} by FIG[name] (an unknown name is an error)."""
-    return _FIELD.sub(lambda m: str(FIG[m.group(1)]), text)
+    """Replace each {{name}} by FIG[name], {{name|pair}} by it and its particle (an unknown name is an error)."""
+    return _records.fill(text, FIG)
 
 
 
@@ -558,7 +571,7 @@ for line in L.here_lines(("mma_swizzle", "mma_fast")):     # GPU 가 있을 때�
 md(r"""
 ### 5.4 단계마다 얼마나: 절제 실험(ablation), run 5 와 run 6
 
-`benchmarks/record_level6_fast.py` 는 최종 구성에서 **스위치 하나만 되돌린 변형**들을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 두 실행을 나란히 두었을 뿐 서로 나누지 않습니다. 셀이 먼저 각 실행의 GPU, 날짜와 cuBLAS 를 기록에서 읽어 찍습니다.
+`benchmarks/record_level6_fast.py` 는 `mma_fast.make_kernel` 의 스위치를 바꾼 변형들(`kernels_numba/mma_fast.py` 의 `VARIANTS`)을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 행마다 두 변형은 **스위치 하나만** 다릅니다 (마지막 행 `mma_swizzle` → `mma_fast` 전체만 예외; `tests/test_lesson10.py` 가 확인). 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 두 실행을 나란히 두었을 뿐 서로 나누지 않습니다. '기록 없음' 칸은 그 실행이 재지 않은 변형이 필요한 행입니다. 셀이 먼저 각 실행의 GPU, 날짜와 cuBLAS 를 기록에서 읽어 찍습니다.
 """)
 code(r"""
 for run in L.FINAL_RUNS:
@@ -572,8 +585,9 @@ md(r"""
 읽는 법 (4096³ 부터; 2048³ 는 5.6절의 실행 비용 때문에 따로 봅니다):
 
 * **스위즐이 가장 큰 단계입니다**: 최종 커널은 행을 패딩도 스위즐도 없이 둔 변형(`no_swizzle`)보다 run 5 에서 ×{{swz_gain_r5_4096}}, run 6 에서 ×{{swz_gain_r6_4096}} 빠릅니다. 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 B 에서 8-way, A 에서 4-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다. 스위즐은 이미 `mma_swizzle` 에 있었으므로, 이 배수는 `mma_swizzle` → `mma_fast` 에서 얻은 것이 아닙니다.
-* 그다음은 비슷한 크기의 단계 셋입니다: **배리어 파이프라인** ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}}, **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096}}, **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} (run 5 / run 6). 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). `no_prefetch` 는 파이프라인도 함께 끄므로, 이중 버퍼의 배수는 파이프라인이 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
-* **주소를 한 번만 계산하기(lean)** 는 ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}} 입니다. 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
+* 그다음은 **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096|과/와}} **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} 입니다 (run 5 / run 6). 파이프라인은 이중 버퍼를 전제로 하므로 `no_prefetch` 는 파이프라인 없이만 만들 수 있고, 그래서 이중 버퍼의 행은 파이프라인도 lean 도 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
+* **배리어 파이프라인**과 **주소를 한 번만 계산하기(lean)** 는 서로 다른 두 스위치이고, 표는 각각을 다른 스위치가 꺼진 상태와 켜진 상태에서 따로 둡니다 (네 행). run 5/6 는 둘 다 없는 `barrier_at_tile_start`, 파이프라인만 있는 `no_lean`, 둘 다 있는 `fast` 를 쟀고 lean 만 있는 `no_pipeline` 은 재지 않았으므로, 네 행 중 두 행만 값이 있습니다: 파이프라인(lean 없이) ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}}, lean(파이프라인과 함께) ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}}. 둘을 함께 되돌린 `barrier_at_tile_start` → `fast` 는 ×{{both_gain_r5_4096}} / ×{{both_gain_r6_4096|으로/로}} 이 두 배수의 곱이고, 파이프라인 하나의 몫이 아닙니다. 파이프라인이 lean 과 함께일 때 얼마인지는 이 기록으로 말할 수 없습니다 (`no_pipeline` 을 넣은 실행이 필요합니다: `benchmarks/record_level6_fast.py` 의 변형 목록에 있음). 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). lean 으로 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
+* 이름에 대해: `barrier_at_tile_start` 는 기록 당시의 이름 그대로이고, 파이프라인도 lean 도 없는 커널입니다. 그때의 `make_kernel` 은 파이프라인이 없으면 lean 스위치를 무시했습니다. 지금은 두 스위치가 따로이고, `VARIANTS` 는 그 커널을 `pipelined=False, lean=False` 로 적습니다 (오프라인 sm_90 SASS 가 바이트까지 같음).
 * **`launch_bounds(128, 2)`** 는 run 5 에서 ×{{lb_gain_r5_4096}}, run 6 에서 ×{{lb_gain_r6_4096}} 로 두 실행의 방향이 다릅니다. 같은 실행 안에서도 최종 커널 자신의 라운드가 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 흔들리므로 (위 셀의 마지막 줄), 이 정도 차이는 이 측정으로 가릴 수 없습니다. 블록 래스터화(rasterization; 블록을 8행씩 묶어 도는 순서, `raster_g8`)도 두 실행 모두 ×1 근처라 효과가 보이지 않았고, 그래서 최종 커널은 행 우선 순서(`GROUP_M = 0`)입니다.
 * 마지막 행이 `mma_swizzle` → `mma_fast` 전체: ×{{all_gain_r5_4096}} / ×{{all_gain_r6_4096}} 입니다.
 
@@ -589,7 +603,7 @@ cols = ["변형", "레지스터", "K 루프 SASS 명령", "HMMA", "LDGSTS", "LDS
 display(Markdown(L.markdown(L.lean_rows((9, 0)), cols)))
 """)
 md(r"""
-HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자 4096³ 에서 ×{{lean_gain_r5_4096}} (run 5), ×{{lean_gain_r6_4096}} (run 6) 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096}} 였습니다. 2048³ 의 일반 측정에서는 ×{{lean_gain_r5_2048}} (run 5) 와 ×{{lean_gain_r6_2048}} (run 6) 으로 방향이 엇갈립니다: 그 크기에서는 커널이 짧아 실행 비용과 라운드 사이의 흔들림이 차이를 덮습니다 (5.6절).
+HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 에서 ×{{lean_gain_r5_4096}}, run 6 에서 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 에서 ×{{lean_gain_r5_2048}}, run 6 에서 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 커널이 짧아 실행 비용과 라운드 사이의 흔들림이 차이를 덮습니다 (5.6절).
 
 모든 인덱스를 `uint32` 로 두는 이유도 여기 있습니다. 부호 있는 `int64` 인덱스면 Numba 가 배열 접근마다 음수 인덱스 처리(PTX 의 `setp.lt.s64` / `selp.b64`)를 넣고, 부호 없는 값과 섞으면 타입이 바뀝니다. 아래 셀은 Numba 의 타입 규칙이 섞인 피연산자에 주는 결과 타입입니다.
 """)
@@ -616,13 +630,26 @@ md(r"""
 md(r"""
 ### 5.6 목표, 재는 방법, 그리고 cuBLAS 와 남은 차이
 
-**목표는 두 실행 모두에서 이루었습니다.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **재는 방법**에 따라 달라집니다. 아래 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})의 한 번의 실행이고, 목표는 H100 에 대해 세운 것입니다.
+**목표와 그 단서.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **기준(같은 실행의 cuBLAS)** 과 **재는 방법**에 따라 달라집니다. 아래 첫 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})의 한 번의 실행이고, 목표는 H100 에 대해 세운 것입니다.
 """)
 code(r"""
 cols = ["실행", "GPU", "날짜", "시간 재기"] + [f"{k} {n}³{u}" for n in (2048, 4096) for k, u in (("cuBLAS", " TFLOP/s"), ("mma_fast", ""))]
 display(Markdown(L.markdown(L.final_results_rows(), cols)))
 """)
 md(r"""
+**기준이 움직였습니다.** 아래 표는 같은 H100 기록에서 4096³ 의 cuBLAS 를 잰 모든 곳입니다: 실행 run 3–6 (일반 측정), CUDA 그래프(`run7_graph`), 그리고 run 6 과 같은 날 ncu 로 한 번씩 단독 실행한 값. 옆 열의 `{{steady}}` 는 run 3 부터 run 6 까지 바뀌지 않은 커널이라, 그 % 가 움직인 만큼은 기준이 움직인 것입니다.
+""")
+code(r"""
+rows = L.baseline_rows(4096)      # 같은 H100 기록의 cuBLAS 4096³ 전부, 같은 실행의 두 커널과 함께
+display(Markdown(L.markdown(rows, list(rows[0]))))
+""")
+md(r"""
+* run 5·6 의 측정 방법(잴 때마다 그 커널만 {{burst_ms}} ms 먼저 돌려 클럭이 자리 잡게 한 뒤 잼)으로 잰 cuBLAS 는 같은 종류의 H100 에서 잰 run {{early_runs}} ({{early_cub_lo}}–{{early_cub_hi}} TFLOP/s) 보다 {{drop_lo}}–{{drop_hi}} % 낮았고, ncu 의 단독 실행 한 번보다도 낮았습니다. 기록의 클럭 로그로는 run 5·6 의 4096³ 에서 모든 커널이 전력 한도({{power_w}} W)에 걸려 클럭이 내려갔습니다. 해석: 연달아 오래 돌 때의 cuBLAS 는 전력에 묶이고, 측정 방법이 그것을 얼마나 잡느냐에 따라 기준이 달라집니다.
+* 그동안 `{{steady}}` 의 TFLOP/s 는 거의 그대로인데 cuBLAS 대비로는 {{steady_early}} % (run {{early_runs}}) 에서 {{steady_final}} % (run 5·6) 가 되었습니다. 기준이 낮아진 것만으로 몇 %p 가 생긴 것이고, run 5·6 의 {{best5_4096}}·{{best6_4096}} % 에도 같은 몫이 들어 있습니다.
+* 재는 방법을 바꾸면: CUDA 그래프로 양쪽을 잰 `run7_graph` 는 {{g_fast4096}} %, ncu 단독 실행의 시간 비는 {{ncu_ratio6}} %, 두 커널의 클럭 차이를 뺀 같은 클럭 비율(사이클 수의 비)은 {{ncu_cyc6}} % 입니다. 마지막 것은 목표 아래입니다.
+
+그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말입니다. 기준과 재는 방법을 바꾸면 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 사이이고, 어느 쪽으로 재도 cuBLAS 의 절반 근처입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
+
 **2048³ 에서는 실행 비용이 섞입니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다. 아래 셀은 run 6 의 2048³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 20번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
 """)
 code(r"""
@@ -633,7 +660,7 @@ display(Markdown(L.markdown(L.launch_cost_rows("run6", 2048), cols)))
 md(r"""
 `mma_fast` 는 호스트 시간이 약 {{host_fast}} µs 로 GPU 시간 약 {{gpu_fast}} µs 와 같은 크기이고, 그래프로 재면 ×{{graph_gain_fast}} 빨랐습니다: 실행 비용이 몇 % 섞였습니다. 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 은 ×{{graph_gain_bk64}} 로, 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
 
-**단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클럭이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz). 같은 클럭으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때 두 커널 모두 전력 한도에 걸려 클럭이 내려가므로(기록의 클럭 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
+**단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클럭이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz: ncu 는 클럭을 고정하지 않았음). 같은 클럭으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때는 두 커널 모두 전력 한도에 걸려 클럭이 내려가므로(기록의 클럭 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
 
 **cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프 그룹 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper(sm_90)에만 있는 명령으로, 워프 4개(워프 그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
 
@@ -721,7 +748,7 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 단위 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누적기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 의 일반 측정에는 실행 비용이 몇 % 섞임). 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누적기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 의 일반 측정에는 실행 비용이 몇 % 섞임). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클럭으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. 4096³ 의 비율은 기준과 재는 방법에 따라 {{goal_lo}}–{{goal_hi}} % 이고, '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
 * 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 접근 순서와 상관없이 보고하고, GPU 에서는 racecheck 가 보고합니다 (4.4절).
 * 허용 오차는 K·u 에 비례하게 유도해야 합니다. 한계의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
