@@ -473,6 +473,33 @@ def dram_roofs(ai, gpus=("A100", "A100-40GB", "H100", "H200")):
              "ridge": roofline.ridge_point(g), "roof": roofline.attainable_tflops(ai, g)} for g in gpus]
 
 
+SEPARATES = 0.10     # two model ceilings closer than this (relative) do not say which one binds
+
+
+def bound_vs_roofs(rec, ai, kernel="tiled", gpus=("A100", "A100-40GB")):
+    """[{gpu, name, bound, roof, margin, clear}]: `kernel`'s shared-memory ceiling (recorded wavefronts per FFMA in
+    that GPU's SM count and clock) against the worst-case DRAM roof at intensity `ai`; margin = 1 - bound / roof, and
+    clear when the margin is at least SEPARATES (closer ceilings are within the models' own error)."""
+    out = []
+    for r in dram_roofs(ai, gpus):
+        b = shared_bound(rec, kernel, gpu=r["gpu"].split("-")[0])["bound"]       # A100-40GB: the A100's SMs, clock
+        margin = 1 - b / r["roof"]
+        out.append({"gpu": r["gpu"], "name": r["name"], "bound": b, "roof": r["roof"], "margin": margin,
+                    "clear": margin >= SEPARATES})
+    return out
+
+
+def bound_vs_roof_lines(rec, ai, kernel="tiled", gpus=("A100", "A100-40GB")):
+    """One line per GPU: which model ceiling is lower and by how much, and whether that margin says anything."""
+    lines = []
+    for r in bound_vs_roofs(rec, ai, kernel, gpus):
+        verdict = ("공유 메모리 상한이 분명히 낮음" if r["clear"] else
+                   f"차이가 {100 * SEPARATES:.0f}% 보다 작아 이 모델로는 어느 쪽이 먼저 한계인지 가릴 수 없음")
+        lines.append(f"{r['name']} 모델: {kernel} 공유 메모리 상한 {r['bound']:.1f} / 가장 나쁜 DRAM 지붕 "
+                     f"{r['roof']:.1f} TFLOP/s → 상한이 {100 * r['margin']:.0f}% 낮음 ({verdict})")
+    return lines
+
+
 def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):
     """Bar chart (Korean labels) of each kernel's share of cuBLAS at n³, with the shared-memory ceilings as marks."""
     from matplotlib.figure import Figure

@@ -249,7 +249,7 @@ def register_steps_here(threads=256, smem=0, gpu=None):
 
 
 def shared_limits(name, rec, gpu=None):
-    """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KB per-block system
+    """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KiB per-block system
     reserve on A100/H100/H200 (the recorded H200's loaded bytes), plus one line for `gpu` with that GPU's own figures:
     None: the GPU in use, from the kernel as loaded on it (sim.occupancy.occupancy_here; no line without a GPU);
     a GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
@@ -260,7 +260,7 @@ def shared_limits(name, rec, gpu=None):
     regs = resources.report(name, (8, 0))["registers"]
 
     def line(head, s, o):
-        return (f"{head}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block:,} B "
+        return (f"{head}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KiB, 블록당 할당 {o.smem_allocated_per_block:,} B "
                 f"(선언 {o.smem_per_block:,} + 시스템 예약 {s.smem_reserved_per_block:,}) → 공유 메모리만으로는 "
                 f"{o.limits['shared memory']}블록")
     for g in GPUS:
@@ -547,7 +547,7 @@ def shared_bound_vs_measured(rec, per_ffma, val):
     ffma_per_clk = f["fp32_lanes_per_sm"] // 32
     peak = f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
     n = max(n for _, n in val)
-    lines = [f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클럭), cuBLAS {n}³ {val[('cuBLAS', n)][0]:.1f} TFLOP/s"]
+    lines = [f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클록), cuBLAS {n}³ {val[('cuBLAS', n)][0]:.1f} TFLOP/s"]
     bound = {}
     for name, wpf in per_ffma.items():
         bound[name] = peak * min(ffma_per_clk, 1 / wpf) / ffma_per_clk

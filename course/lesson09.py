@@ -45,7 +45,7 @@ def smem_bytes(num_stages, BK=8, BM=128, BN=128, pad=1):
 
 
 def ptxas_static_shared(nbytes, arch="sm_80"):
-    """ptxas on a kernel with a static .shared array of nbytes that it reads: (accepted, message). Limit: 48 KB."""
+    """ptxas on a kernel with a static .shared array of nbytes that it reads: (accepted, message). Limit: 48 KiB."""
     text = HEADER + (f"\n.visible .entry k(.param .u64 p)\n{{\n    .shared .align 16 .b8 smem[{nbytes}];\n"
                      "    .reg .u32 %r<3>;\n    .reg .u64 %rd<2>;\n    ld.param.u64 %rd1, [p];\n"
                      f"    mov.u32 %r1, smem;\n    ld.shared.u32 %r2, [%r1+{nbytes - 4}];\n"

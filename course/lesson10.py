@@ -1,6 +1,7 @@
 """Analysis helpers of notebook 10 (Tensor Core mma): ptxas shape table, layout check, error vs K, padding, tables."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -124,6 +125,43 @@ def feature_table(archs=("sm_75", "sm_80", "sm_90")):
             row[arch] = _sass_ops(sass) if ok else f"❌ {err}"
         rows.append(row)
     return rows
+
+
+# wgmma (Hopper's warp-group mma, what cuBLAS ran in 5.6) in a kernel that stores its result: PTX ISA 8.0, the
+# target in the module must be the arch-specific sm_90a; ptxas refuses it for .target sm_90
+WGMMA = ("wgmma.fence.sync.aligned;\n"
+         "    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {f0,f1,f2,f3}, rd1, rd2, q, 1, 1, 0, 0;\n"
+         "    wgmma.commit_group.sync.aligned;\n    wgmma.wait_group.sync.aligned 0;")
+
+
+def _wgmma_probe_now(target):
+    text = (f".version 8.0\n.target {target}\n.address_size 64\n.visible .entry probe(.param .u64 p)\n{{\n"
+            "    .reg .f32 f<4>;\n    .reg .b64 rd<3>;\n    .reg .pred q;\n    ld.param.u64 rd0, [p];\n"
+            "    mov.b64 rd1, 0;\n    mov.b64 rd2, 0;\n    setp.ne.b32 q, 0, 0;\n"
+            + "".join(f"    mov.f32 f{i}, 0f00000000;\n" for i in range(4)) + "    " + WGMMA + "\n"
+            + "".join(f"    st.global.f32 [rd0+{4 * i}], f{i};\n" for i in range(4)) + "    ret;\n}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cubin = os.path.join(tmp, "probe.ptx"), os.path.join(tmp, "probe.cubin")
+        Path(src).write_text(text)
+        p = _run_low([_ptxas(), f"-arch={target}", src, "-o", cubin])
+        sass = ""
+        if p.returncode == 0:
+            from kernels_numba.infra import offline
+            sass = _run_low([offline._tool("cuobjdump"), "-sass", cubin]).stdout
+    err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
+    return p.returncode == 0, err, sass
+
+
+def wgmma_targets(targets=("sm_90", "sm_90a")):
+    """{target: 'SASS ops' or '❌ ptxas error'}: ptxas on a wgmma kernel whose PTX names that target."""
+    for t in targets:
+        _side(("wgmma", t), _wgmma_probe_now, t)
+    out = {}
+    for t in targets:
+        ok, err, sass = _side(("wgmma", t), _wgmma_probe_now, t).result()
+        out[t] = (", ".join(sorted(set(re.findall(r"\b((?:HGMMA|WARPGROUP)[A-Za-z0-9.]*)", sass))))
+                  if ok else f"❌ {err}")
+    return out
 
 
 # Per-SM limits by compute capability, as CUDA 13's cuda_occupancy.h encodes them (cudaOccMaxBlocksPerMultiprocessor:
@@ -267,6 +305,41 @@ def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
         rep = banks.analyze_request([(r, r * row_bytes + 2 * col_of(r, col), 16) for r in range(8)], "load")
         out[name] = (rep.wavefronts, rep.conflict_degree)
     return out
+
+
+def bound_formula(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety=2.0):
+    """Section 8's bound written out term by term, the way the prose states it (tests: = tc.error_bound):
+    gamma_K(2 u_acc) M + u_f32 M + u_out |C_exact| + t, M = |alpha| |A| |B| + |beta| |C0|, gamma_K(v) = K v / (1 - K v)."""
+    from kernels_numba.infra import tc
+    A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    K = A64.shape[1]
+    v = safety * tc.UNIT_ROUNDOFF[acc]
+    gamma = K * v / (1 - K * v)
+    C0_64 = np.zeros(A64.shape[0:1] + B64.shape[1:]) if C0 is None or beta == 0 else np.asarray(C0, np.float64)
+    M = abs(alpha) * (np.abs(A64) @ np.abs(B64)) + abs(beta) * np.abs(C0_64)
+    exact = alpha * (A64 @ B64) + beta * C0_64
+    return gamma * M + tc.UNIT_ROUNDOFF["f32"] * M + tc.UNIT_ROUNDOFF[out] * np.abs(exact) + tc.TINY[out]
+
+
+def bound_check(M=32, N=16, K=272, seed=0):
+    """What section 8's cell prints: the prose formula (bound_formula) against tc.error_bound on random f16 inputs
+    for each accumulator/output pair (largest relative difference), gamma_K(2u) against 2 gamma_K(u) at that K,
+    and the largest K with a bound per accumulator type."""
+    from kernels_numba.infra import tc
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    C0 = rng.standard_normal((M, N)).astype(np.float32)
+    diff = 0.0
+    for acc, out in (("f32", "f32"), ("f32", "f16"), ("f16", "f16")):
+        a = tc.error_bound(A, B, 1.5, -0.5, C0, acc=acc, out=out)
+        b = bound_formula(A, B, 1.5, -0.5, C0, acc=acc, out=out)
+        diff = max(diff, float(np.max(np.abs(a - b) / b)))
+    u = tc.UNIT_ROUNDOFF["f16"]
+    g = lambda v: K * v / (1 - K * v)                   # noqa: E731
+    return {"식과 tc.error_bound 의 최대 상대 차이": diff,
+            f"K={K}, f16 누적: γ_K(2u) ÷ 2·γ_K(u)": round(g(2 * u) / (2 * g(u)), 3),
+            "한계가 있는 가장 큰 K (f32 누적, f16 누적)": (tc.bound_k_max("f32"), tc.bound_k_max("f16"))}
 
 
 def error_growth_plot(run=None):
@@ -713,9 +786,9 @@ def baseline_rows(n=4096, rec=None):
         raw = ncu_csv("run6")
         t_ratio, cyc_ratio = ncu_ratio("run6", rec)
         tf_of = lambda k: 2 * n ** 3 / raw[k]["duration_ns"] / 1e3           # noqa: E731  (TFLOP/s)
-        rows.append({"실행": "run6 ncu", "시간 재기": "단독 실행 한 번 (클럭 고정 안 함)",
+        rows.append({"실행": "run6 ncu", "시간 재기": "단독 실행 한 번 (클록 고정 안 함)",
                      "cuBLAS TFLOP/s": f"{tf_of('cublas'):.0f}", f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
-                     "mma_fast (cuBLAS 대비)": f"{tf_of('mma_fast'):.0f} ({100 * t_ratio:.1f} %; 같은 클럭 {100 * cyc_ratio:.1f} %)"})
+                     "mma_fast (cuBLAS 대비)": f"{tf_of('mma_fast'):.0f} ({100 * t_ratio:.1f} %; 같은 클록 {100 * cyc_ratio:.1f} %)"})
     return rows
 
 
@@ -885,7 +958,7 @@ def ncu_rows(run="run6", rec=None):
                "점유율 %": p["achieved_occupancy_pct"], "L2 적중 %": p["l2_hit_pct"],
                "시간 µs": round(p["duration_ns"] / 1000, 1)}
         if raw:
-            row["SM 클럭 GHz"] = round(raw[name]["clock_ghz"], 2)
+            row["SM 클록 GHz"] = round(raw[name]["clock_ghz"], 2)
         row.update({f"스톨 {s}": stalls.get(s, "-") for s in NCU_STALLS})
         rows.append(row)
     return rows

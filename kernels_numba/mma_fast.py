@@ -6,7 +6,8 @@ Read it top to bottom; every choice is a switch of make_kernel so each one can b
   MI x NI = 4 x 8 mma tiles of 16 x 8: 128 f32 accumulators rC per thread. Per k16 step a warp issues 4 ldmatrix.x4
   for A, 4 ldmatrix.x4.trans for B and 32 mma: 4 mma per shared-memory load (mma_swizzle's 64 x 32 warps: 2.7);
 * STAGES = 3 shared buffers of As[BM][BK] + Bs[BK][BN] f16 = 3 x 16 KiB = 48 KiB, the static limit;
-  launch_bounds(128, 2): 2 blocks (8 warps) per SM, so up to 255 registers per thread;
+  launch_bounds(128, 2) caps nothing here (65536 / (128 x 2) = 256 >= the 255 a thread may have): 2 blocks
+  (8 warps) fit per SM because ptxas gives the kernel 240 registers (sm_90), 30720 per block;
 * rows unpadded, their 16-byte chunks XOR-swizzled by the row (tc.swizzle_params): every ldmatrix phase reads
   8 different bank groups, and the swizzle of a lane does not depend on the mma tile (computed once);
 * fragments double-buffered in registers (PREFETCH): the ldmatrix of k step kk+1 is issued before the mma of kk;

@@ -377,7 +377,7 @@ def test_fast_section_figures_are_filled_not_typed():
     for run in lesson10.FINAL_RUNS:                                   # 'met in both runs' holds
         for n in ("2048", "4096"):
             assert float(gen.FIG[f"best{run[-1]}_{n}"]) >= 100 * rec["goal"][n]
-    assert "목표와 그 단서" in text and "같은 클럭" in text          # met in runs 5/6, with the baseline's caveat
+    assert "목표와 그 단서" in text and "같은 클록" in text          # met in runs 5/6, with the baseline's caveat
     assert "run 5" in text and "run 6" in text and gen.FIG["h200_gpu"] in text
 
 
@@ -640,3 +640,30 @@ def test_goal_caveat_follows_the_record():
     lo = min(ev["ncu_clock"], ev["ncu_time"], ev["graph"], *ev["final"].values())
     assert "단서" in summary and f"{100 * ev['ncu_clock']:.1f} %" in summary and f"{100 * lo:.1f}–" in summary
     assert "L.baseline_rows(4096)" in text
+
+
+def test_wgmma_needs_sm_90a():
+    """Issue 27: wgmma assembles for the arch-specific target sm_90a only; ptxas refuses it for .target sm_90."""
+    t = lesson10.wgmma_targets()
+    assert t["sm_90"].startswith("❌") and "not supported on .target 'sm_90'" in t["sm_90"]
+    assert "HGMMA" in t["sm_90a"]
+
+
+def test_launch_bounds_128_2_caps_nothing():
+    """Issue 27: 65,536 / (128 x 2) = 256 >= 255, so launch_bounds(128, 2) sets no register cap; in both final runs the
+    variant without it has the same blocks per SM (5.3 and 5.4 say so, from these figures)."""
+    from sim import occupancy
+    rec = lesson10.fast_record()
+    h100 = occupancy.GPUS["H100"]
+    assert h100.regs_per_sm // (rec["final"]["threads"] * 2) >= h100.max_regs_per_thread
+    for run in lesson10.FINAL_RUNS:
+        rows = lesson10.fast_rows(run)
+        assert rows[("no_launch_bounds", 4096)]["blocks_per_sm"] == rows[("fast", 4096)]["blocks_per_sm"] == 2
+
+
+def test_bound_check_prints_the_prose_formula():
+    """Section 8's cell: the formula as the prose writes it equals tc.error_bound; the largest K per accumulator."""
+    from kernels_numba.infra import tc
+    r = lesson10.bound_check()
+    vals = list(r.values())
+    assert vals[0] < 1e-12 and vals[1] > 1 and vals[2] == (tc.bound_k_max("f32"), tc.bound_k_max("f16")) and vals[2][1] == 1023

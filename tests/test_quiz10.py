@@ -120,4 +120,4 @@ def test_q7_and_q3_explanations_follow_the_record():
     expl = QS["q7"]["explanation"]
     assert f"약 {rows[0]['mma_pipe_f16acc'] / rows[0]['mma_pipe']:.0f} 배" in expl and f"K = {rows[0]['K']}" in expl
     assert rows[0]["mma_pipe_f16acc"] == rows[0]["mma_pipe_f16out"]     # K = 16: the output rounding alone
-    assert "32 × (768 B + 1 KB)" in QS["q3"]["explanation"]
+    assert "32 × (768 B + 1 KiB)" in QS["q3"]["explanation"] and "KB" not in QS["q3"]["explanation"]

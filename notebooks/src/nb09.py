@@ -451,7 +451,7 @@ s = L.sass_main_loop("async_copy", (8, 0))
 print("async_copy 메인 루프:", s["main_loop"], "| 그 안의 안쪽 루프:", s["inner_loops"])
 """)
 md(r"""
-`async_copy` 의 `compute_tile` 안 `for k in range(BK)` 루프는 펼쳐지지 않았습니다: 타일 루프 안에 FFMA 64개(한 k 의 8×8 외적)를 담은 안쪽 루프가 있고, 그것이 뒤로 가는 분기로 타일마다 BK = 8번 돕니다. `async_vec` 은 k 8개를 펼쳐 FFMA 512개가 한 줄로 이어집니다.
+`async_copy` 의 `compute_tile` 안 `for k in range(BK)` 루프는 펼쳐지지 않았습니다: 타일 루프 안에 FFMA 64개(한 k 의 8×8 외적)를 담은 안쪽 루프가 있고, 그것이 뒤로 가는 분기로 타일마다 BK = 8번 반복됩니다. `async_vec` 은 k 8개를 펼쳐 FFMA 512개가 한 줄로 이어집니다.
 
 ### 8.1 정적 공유 메모리 48 KiB 의 벽
 
