@@ -202,6 +202,26 @@ def sass_iteration(name="mma_large", cc=(9, 0)):
     return "\n".join(i.text() for i in ins[a:b + 1] if i.base in keep)
 
 
+def iteration_facts(name="mma_large", cc=(9, 0)):
+    """What 4.3's prose says about the K step sass_iteration prints and the loops loop_mma counts, read from that same
+    compile (compilers differ): how many of each instruction, whether a CALL is there, whether the two ldmatrix come in
+    the source's order (the A fragment's .x4 first), and how the K loop was split (HMMA per loop)."""
+    import re
+    from collections import Counter
+    text = sass_iteration(name, cc)
+    ops = Counter(re.sub(r"^@!?P\w+\s+", "", l.split("*/", 1)[1].strip()).split()[0] for l in text.splitlines())
+    ldsm = [o for o in (re.sub(r"^@!?P\w+\s+", "", l.split("*/", 1)[1].strip()).split()[0] for l in text.splitlines())
+            if o.startswith("LDSM")]
+    per_loop, total = loop_mma(name, cc)
+    same = ldsm and ldsm[0].startswith("LDSM.16.M88")
+    loops = " + ".join(f"HMMA {h}개 루프" for h, _ in per_loop)
+    line = (f"이 컴파일러 (sm_{cc[0]}{cc[1]}): K 스텝 하나에 " + ", ".join(f"{o} {n}" for o, n in ops.items())
+            + f" | CALL {'있음' if ops.get('CALL') else '없음'} | ldmatrix 순서: "
+            + ("소스와 같음 (.x4 먼저)" if same else "소스와 다름 (.x2.trans 먼저)")
+            + f" | K 루프: {loops} = 커널 전체 HMMA {total}개")
+    return line, {"ops": dict(ops), "ldsm_order": ldsm, "per_loop": per_loop, "total": total, "source_order": same}
+
+
 def call_sites(name="mma_large", cc=(9, 0)):
     """[(CALL instruction, the instruction after it, the instruction at the CALL's target)] of kernel `name`'s
     offline SASS: each CALL.REL.NOINC sits before the loop's back branch and targets the instruction after it."""

@@ -396,6 +396,21 @@ def sweep_registers(spec, threads_per_block, smem_per_block=0, carveout=None, re
     return [(r, occupancy(spec, r, threads_per_block, smem_per_block, carveout)) for r in regs]
 
 
+def mean_warps_per_scheduler(grid_blocks, blocks_per_sm, warps_per_block, sm_count, schedulers=4):
+    """Time-average of the warps resident on one scheduler (SM sub-partition) while a grid of `grid_blocks` runs,
+    every block taking the same time: the grid runs in ceil(grid / (SMs x blocks_per_sm)) waves and the last one may
+    be partly empty (2048^3 in 128 x 128 tiles: 256 blocks in 132 x 2 = 264 slots, 3.88 warps, not 4)."""
+    for name, v in (("grid_blocks", grid_blocks), ("blocks_per_sm", blocks_per_sm),
+                    ("warps_per_block", warps_per_block), ("sm_count", sm_count), ("schedulers", schedulers)):
+        _int(name, name, v)
+        if v < 1:
+            from sim.korean import josa
+            raise _error(f"{josa(name, '은/는')} 1 이상이어야 합니다 (받은 값 {v}).", f"{name} must be at least 1 (got {v}).",
+                         "그리드·블록·SM 수를 양의 정수로 주세요.", "pass positive integers.")
+    waves = -(-grid_blocks // (sm_count * blocks_per_sm))
+    return grid_blocks * warps_per_block / (waves * sm_count * schedulers)
+
+
 def seed_estimate(regs, regs_per_sm=65536, max_threads=2048) -> SeedEstimate:
     """The seed's method (module 7 §3.5): regs_per_sm // regs threads, floored to whole warps, over max_threads."""
     regs = _int("스레드당 레지스터 수", "registers per thread", regs)

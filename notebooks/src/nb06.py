@@ -384,12 +384,13 @@ sass = lesson06.sass_shared_loads(("tiled", "tiled_pad"), cc=(9, 0))
 n_ncu = rec["ncu_shared"]["n"]
 for k, (lds, lds128, ffma) in sass.items():
     pred = lesson06.predicted_load_instructions(lds, lds128, n_ncu, TILE)
+    same = "같음" if pred == metrics[k][lesson06.LD_INST] else "다름"
     print(f"{k:10s} 타일당 LDS(32비트) {lds:2d}개, LDS.128 {lds128}개, FFMA {ffma}개 → "
-          f"{n_ncu}³ 읽기 명령 예측 {pred:,d} / ncu {metrics[k][lesson06.LD_INST]:,d}")
+          f"{n_ncu}³ 읽기 명령 예측 {pred:,d} / ncu {metrics[k][lesson06.LD_INST]:,d} ({same})")
 # 예상 출력: … [0, 4, 8, 12, 0, 4, 8, 12] / tiled 16 + 4 → 41,943,040 / 41,943,040, tiled_pad 32 + 0 → 67,108,864 / 67,108,864
 """)
 md(r"""
-SASS 의 명령 수가 ncu 의 명령 수와 정확히 맞습니다: `tiled` 는 타일당 32비트 `LDS` 16개와 `LDS.128` 4개, `tiled_pad` 는 32비트 `LDS` 32개입니다. 타일 하나에서 워프가 내는 공유 메모리 읽기 명령이 `tiled` 쪽이 적고(20 대 32), 4.8절에서 이것이 FFMA당 웨이브프론트와 속도 차이로 이어지는 것을 봅니다.
+이 강좌의 컴파일러(`kernels_numba/infra/targets.json` 의 도구 모음)로는 SASS 로 예측한 읽기 명령 수가 H200 에서 ncu 가 센 수와 정확히 같습니다 (셀의 괄호: 다른 컴파일러에서는 다를 수 있고, 그러면 '다름' 이 나옵니다). `tiled` 는 타일당 32비트 `LDS` 와 `LDS.128` 을 함께 쓰고 `tiled_pad` 는 32비트 `LDS` 만 씁니다: `As[ty, k]` 의 16개 읽기를 `tiled` 는 `LDS.128` 네 개로 합치고 `tiled_pad` 는 하나씩 읽으므로, 타일 하나에서 워프가 내는 공유 메모리 읽기 명령이 `tiled` 쪽이 적습니다 (셀의 타일당 개수). 4.8절에서 이것이 FFMA당 웨이브프론트와 속도 차이로 이어지는 것을 봅니다.
 
 <details><summary>심화: LDS.128 하나는 웨이브프론트 몇 개인가 (답이 나지 않는 질문)</summary>
 

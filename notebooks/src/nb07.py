@@ -31,13 +31,24 @@ for _n in _SIZES:
         FIG[f"pct_{_k}_{_n}"] = f"{100 * _R[_k, _n]:.1f}"
     FIG[f"tf_regblock_{_n}"] = f"{_T['regblock', _n]:.1f}"
 _P = REC34["ncu_stalls"]["metrics"]
-FIG["opt_shared_wait"] = f"{_P['regblock_opt']['percent']['short_scoreboard'] + _P['regblock_opt']['percent']['mio_throttle']:.1f}"
-FIG["vec_shared_wait"] = f"{_P['regblock_vec']['percent']['short_scoreboard'] + _P['regblock_vec']['percent']['mio_throttle']:.1f}"
+for _k, _short in (("regblock_opt", "opt"), ("regblock_vec", "vec")):
+    _p = _P[_k]["percent"]
+    _mio = _p["short_scoreboard"] + _p["mio_throttle"]          # MIO waits, as lesson07.stall_table
+    FIG[f"{_short}_shared_wait"] = f"{_mio:.1f}"                 # of all warp-cycles (selected included)
+    FIG[f"{_short}_shared_wait_stalled"] = f"{100 * _mio / (100 - _p['selected']):.1f}"   # of the cycles not issuing
 for _why in ("long_scoreboard", "barrier", "dispatch_stall", "not_selected"):
     FIG[f"vec_{_why}"] = f"{_P['regblock_vec']['percent'][_why]:.1f}"
 FIG["ncu_n"] = REC34["ncu_stalls"]["n"]
 FIG["budget_s"] = f"{_const('measure', 'BUDGET_S'):g}"       # the benchmark cell's time budget, as the code uses it
-FIG["vec_issue"] = f"{100 * 4 / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
+# warps per scheduler time-averaged over the profiled grid (course.lesson07.mean_warps, sim.occupancy)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from sim import occupancy as _occ  # noqa: E402
+_NS = REC34["ncu_stalls"]["n"]
+_GRID = (_NS // 128) * (_NS // 128)                         # regblock_vec's 128 x 128 block tiles
+_API = REC34["occupancy_api"]["regblock_vec"]
+FIG["vec_warps"] = f"{_occ.mean_warps_per_scheduler(_GRID, _API['blocks_per_sm'], _API['threads'] // 32, REC34['device_facts']['sm_count']):.2f}"
+FIG["vec_issue"] = f"{100 * float(FIG['vec_warps']) / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
+FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
 
 
 def md(s):
@@ -358,20 +369,20 @@ print("25% 점유율의 스케줄러당 워프:", occ.occupancy("H100", regs[(9,
 md(r"""
 서로 독립인 FFMA가 64개면 한 워프만으로도 스케줄러는 여러 사이클 동안 앞 결과를 기다리지 않고 FFMA를 낼 수 있습니다. 그래서 `regblock` 은 워프가 적어도(TLP ↓) ILP로 연산 파이프를 채웁니다. 반대로 `tiled` 의 스레드는 누산기가 `acc` 하나라 FFMA가 모두 직전 FFMA에 의존하고(위 셀: 사슬 길이 = FFMA 수, ILP 없음), 대기 시간은 다른 워프로만 숨길 수 있습니다.
 
-실제 H200에서 Nsight Compute(`ncu`)의 WarpStateStats 섹션이 센 **워프가 기다린 이유(stall reason)** 를 봅니다. 각 이유는 "발행한 명령 하나당 그 이유로 기다린 평균 사이클"이고, 표의 % 는 그것을 모든 이유의 합으로 나눈 비율입니다(샘플링이 아니라 카운터로 센 값). `short_scoreboard` 와 `mio_throttle` 을 더한 값이 공유 메모리를 기다린 몫입니다.
+실제 H200에서 Nsight Compute(`ncu`)의 WarpStateStats 섹션이 센 **워프가 기다린 이유(stall reason)** 를 봅니다. 각 이유는 "발행한 명령 하나당 그 이유로 기다린 평균 사이클"이고, 표의 % 는 그것을 모든 상태의 합으로 나눈 비율입니다(샘플링이 아니라 카운터로 센 값). 이 합에는 워프가 명령을 낸 사이클 `selected` 도 들어 있으므로, 표의 % 는 '기다린 사이클'이 아니라 **워프-사이클 전체**의 몫입니다. `short_scoreboard` 와 `mio_throttle` 을 더한 값은 MIO(memory input/output) 파이프의 명령을 기다린 몫이고, 이 커널들에서 그 명령은 **주로** 공유 메모리 읽기·쓰기입니다 (MIO 에는 특수 함수 같은 다른 명령도 지나가므로 전부라고는 말할 수 없습니다). 표의 마지막 두 줄이 그 합을 전체 중, 그리고 명령을 내지 못한 사이클(`selected` 를 뺀 나머지) 중의 몫으로 보여 줍니다.
 """)
 code(r"""
 stalls = L7.stall_table(rec, [s.name for s in kn.by_level(3)])
 print(stalls)
 w, p = stalls["shared_wait"], stalls["share"]["regblock_opt"]
 others = {k: v for k, v in p.items() if k not in ("selected", "not_selected", "short_scoreboard", "mio_throttle")}
-print(f"regblock_opt: 공유 메모리 대기 {w['regblock_opt']:.1f}% vs 다른 이유 중 가장 큰 {max(others, key=others.get)} {max(others.values()):.1f}%")
-# 예상 출력: 표 … / regblock_opt: 공유 메모리 대기 …% vs 다른 이유 중 가장 큰 …% (공유 메모리 대기가 더 큼)
+print(f"regblock_opt: MIO(주로 공유 메모리) 대기 {w['regblock_opt']:.1f}% vs 다른 이유 중 가장 큰 {max(others, key=others.get)} {max(others.values()):.1f}%")
+# 예상 출력: 표 … / regblock_opt: MIO(주로 공유 메모리) 대기 …% vs 다른 이유 중 가장 큰 …% (MIO 대기가 더 큼)
 """)
 md(r"""
 * `selected` 는 워프가 명령을 낸 사이클(명령당 1), `not_selected` 는 낼 수 있었지만 같은 스케줄러의 다른 워프가 뽑힌 사이클입니다 — 두 값의 몫이 크면 스케줄러가 쉬지 않고 일하고 있다는 뜻입니다.
 * `short_scoreboard` 는 **공유 메모리** 같은 MIO 명령의 결과를 기다리는 것, `mio_throttle` 은 그 명령 큐가 가득 차서 새 명령을 못 내는 것, `long_scoreboard` 는 글로벌/로컬 메모리를 기다리는 것, `barrier` 는 `syncthreads` 에서 기다리는 것, `math_pipe_throttle` 은 연산 파이프가 바빠 기다리는 것입니다.
-* 패딩과 명시적 FMA를 넣은 `regblock_opt`(4.7절)는 기다린 사이클의 {{opt_shared_wait}}% 가 공유 메모리 대기이고(이유 중 가장 큼), 공유 메모리 읽기를 128비트로 바꾼 `regblock_vec`(4.8절)에서는 {{vec_shared_wait}}% 로 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.7절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
+* 패딩과 명시적 FMA를 넣은 `regblock_opt`(4.7절)에서는 워프-사이클 전체의 {{opt_shared_wait}}% (명령을 내지 못한 사이클만 보면 {{opt_shared_wait_stalled}}%) 가 MIO, 주로 공유 메모리를 기다린 몫이고(이유 중 가장 큼), 공유 메모리 읽기를 128비트로 바꾼 `regblock_vec`(4.8절)에서는 {{vec_shared_wait}}% (명령을 내지 못한 사이클 중 {{vec_shared_wait_stalled}}%) 로 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.7절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
 
 ## 4. 코드 분석: 우리 `regblock` 커널
 
@@ -451,14 +462,16 @@ print(f"K 타일 루프: 명령 {kt_loop['n']}개 (배리어 {kt_loop['BAR']}) �
       f"FFMA {inner['FFMA']} + LDS {inner['LDS']} + 기타 {inner['n'] - inner['FFMA'] - inner['LDS']}")
 print(f"k 루프 본문의 FFMA 비율 {100 * inner['FFMA'] / inner['n']:.0f}% | 커널 전체 FFMA {rep[(9, 0)]['ffma']} "
       f"= 외적 {inner['FFMA']} + 결과 기록 {rep[(9, 0)]['ffma'] - inner['FFMA']}")
-print(resources.inner_loop_excerpt(sass_rb, max_lines=14))
+excerpt = resources.inner_loop_excerpt(sass_rb, max_lines=14)
+print(excerpt)
+print(L7.excerpt_facts(excerpt))      # 위 발췌에서 읽은 것 (컴파일러마다 다름)
 """)
 md(r"""
 SASS가 보여 주는 사실:
 
-* `m`, `n` 루프(외적 64번과 `rA`·`rB` 읽기 16번)는 **완전히 펼쳐졌습니다**: FFMA 64개가 서로 독립(의존 사슬 1)이고, `LDS` 는 상수 오프셋(`+0x60`, `+0x80` …)을 씁니다.
-* 하지만 **`k` 루프는 펼쳐지지 않았습니다**: FFMA 64개 + LDS 16개 + 루프·주소 명령 몇 개가 한 반복이고, 뒤로 가는 `BRA` 로 8번 반복됩니다.
-* `R62.reuse` 의 `.reuse` 는 **피연산자 재사용 캐시(operand reuse cache)** 표시입니다: 다음 명령도 같은 레지스터를 같은 자리에서 읽으므로, 레지스터 파일에서 다시 읽지 말고 방금 읽은 값을 쓰라는 컴파일러의 표시로 해석됩니다(NVIDIA 가 공식 문서로 설명하지 않은 표시입니다). 외적에서 `rA[m]` 하나가 FFMA 여러 개에 연달아 쓰이는 것이 SASS 에 그대로 보입니다.
+* `m`, `n` 루프(외적 TM·TN 번과 `rA`·`rB` 읽기 TM + TN 번)는 **완전히 펼쳐졌습니다**: 위 셀의 k 루프 본문에 FFMA 가 TM·TN = 64개 있고 (3.6절: 서로 독립, 의존 사슬 1), 발췌의 `LDS` 는 레지스터 주소에 **상수 오프셋**을 더해 읽습니다 (셀의 마지막 줄이 이 발췌의 오프셋을 모읍니다: 오프셋 값은 컴파일러가 정하는 배치라 컴파일러마다 다를 수 있습니다).
+* 하지만 **`k` 루프는 펼쳐지지 않았습니다**: 셀의 첫 줄처럼 K 타일 루프 안에 k 루프가 따로 있고, 그 본문(FFMA + LDS + 루프·주소 명령 몇 개)이 한 반복이며, 뒤로 가는 `BRA` 로 BK = 8번 반복됩니다.
+* 발췌의 `.reuse` 는 **피연산자 재사용 캐시(operand reuse cache)** 표시입니다: 다음 명령도 같은 레지스터를 같은 자리에서 읽으므로, 레지스터 파일에서 다시 읽지 말고 방금 읽은 값을 쓰라는 컴파일러의 표시로 해석됩니다(NVIDIA 가 공식 문서로 설명하지 않은 표시입니다). 어느 레지스터에 몇 번 붙는지는 컴파일러가 정하므로, 셀의 마지막 줄이 이 발췌에서 찾아 보여 줍니다. 표시가 이어진 FFMA 들은 외적에서 값 하나(`rA` 나 `rB` 의 원소)를 여러 곱에 연달아 쓰는 자리입니다.
 * 루프를 펼치지 않은 비용은 재지 않았습니다. 우리가 아는 것은 위 셀이 센 k 루프 본문의 FFMA 비율이고, 나머지 명령도 발행(issue) 슬롯을 씁니다. 루프를 완전히 펼친 `regblock_vec`(4.8절)와의 차이는 다른 변경과 섞여 있어 펼침만의 효과로 읽을 수 없습니다.
 """)
 NB.exercise("07-3", r"""
@@ -644,7 +657,7 @@ for name, wpf in wf_per_ffma.items():                                 # 공유 �
 # 예상 출력: FP32 피크 66.9 … / 커널마다 FFMA당 웨이브프론트 → 공유 메모리 상한 TFLOP/s | 측정 4096³ …
 """)
 md(r"""
-* `regblock_opt` 의 측정은 공유 메모리 상한 아래에 있고, 3.6절의 기록에서 대기의 가장 큰 몫이 공유 메모리 대기입니다: 이 커널은 공유 메모리 읽기에 묶여 있습니다.
+* `regblock_opt` 의 측정은 공유 메모리 상한 아래에 있고, 3.6절의 기록에서 대기의 가장 큰 몫이 MIO(주로 공유 메모리) 대기입니다: 이 커널은 공유 메모리 읽기에 묶여 있다고 해석합니다.
 * H200 에 올라간 `regblock` 의 상한(두 가정에 따라 위 셀의 두 줄)은 측정({{n_big}}³ 에서 {{tf_regblock_4096}} TFLOP/s)보다 한참 높습니다. `regblock` 의 한계는 공유 메모리 웨이브프론트가 아니라 다른 곳(펼쳐지지 않은 k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등)에 있다는 뜻이고, 이 기록에는 `regblock` 의 스톨 측정이 없어 어느 것인지는 말할 수 없습니다. 모델은 상한일 뿐 예측이 아닙니다.
 * `regblock_vec` 의 공유 메모리 상한은 `words` 가정이면 FP32 피크, `phases` 가정이면 피크의 약 94% 입니다(4.8절). 측정은 그보다 훨씬 아래라 남은 차이는 다른 곳에 있습니다. 아래 셀이 3.6절의 기록({{ncu_n}}³)에서 `regblock_vec` 의 큰 몫을 다시 꺼내고, 스케줄러가 명령을 낸 사이클의 비율을 어림합니다.
 """)
@@ -653,13 +666,13 @@ v = rec["ncu_stalls"]["metrics"]["regblock_vec"]
 print("regblock_vec:", ", ".join(f"{k} {v['percent'][k]:.1f}%" for k in
                                  ("not_selected", "long_scoreboard", "barrier", "dispatch_stall")))
 total = sum(v["cycles_per_issue"].values())           # 명령 하나당 워프-사이클 = 명령을 낸 사이클마다 있던 워프 수
-per_sched = rec["occupancy_api"]["regblock_vec"]["blocks_per_sm"] * rb.THREADS // 32 // 4   # SM당 2블록 → 스케줄러당 4워프
-print(f"스케줄러당 {per_sched}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
+per_sched = L7.mean_warps(rec, "regblock_vec")       # 스케줄러당 평균 워프: 그리드가 SM 자리를 다 채우는가
+print(f"스케줄러당 평균 {per_sched:.2f}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
 # 예상 출력: regblock_vec: not_selected 36.1%, long_scoreboard 13.0%, barrier 8.4%, dispatch_stall 8.4% / … 약 74% 에 명령을 냄
 """)
 md(r"""
 * 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다. `dispatch_stall` 은 3.6절 표에 없던 이유로, 스케줄러가 명령을 골랐지만 디스패치(dispatch) 단계가 그 명령을 받아 주지 못해 기다린 사이클입니다.
-* 명령 하나당 워프-사이클의 합은 "명령을 낸 사이클마다 그 스케줄러에 있던 워프 수"와 같으므로(`selected` 가 명령당 정확히 1), 스케줄러당 워프 수를 그 합으로 나누면 명령을 낸 사이클의 비율이 됩니다: 약 {{vec_issue}}% 입니다. 블록이 들고 나는 실행의 시작과 끝을 무시한 어림입니다(노트북 08 4.9절이 다른 커널에도 같은 계산을 합니다).
+* 명령 하나당 워프-사이클의 합은 "명령을 낸 사이클마다 그 스케줄러에 있던 워프 수"와 같으므로(`selected` 가 명령당 정확히 1), 스케줄러당 워프 수를 그 합으로 나누면 명령을 낸 사이클의 비율이 됩니다. 스케줄러에는 SM당 2블록이면 4워프까지 올라가지만, {{ncu_n}}³ 의 그리드는 블록 {{vec_grid}}개라 {{vec_slots}}자리를 다 채우지 못해 평균 {{vec_warps}}워프입니다 (`L7.mean_warps`: 블록마다 걸리는 시간이 같다고 봄). 그래서 약 {{vec_issue}}% 입니다. 블록마다 시간이 조금씩 다른 것은 무시한 어림입니다(노트북 08 4.9절이 다른 커널에도 같은 계산을 합니다).
 * 글로벌 메모리 대기를 연산 뒤에 숨기는 것이 다음 노트북(더블 버퍼링)의 주제입니다.
 
 <details><summary>심화: 오프라인 SASS 와 GPU 에 올라간 SASS 는 왜 다른가</summary>

@@ -15,7 +15,19 @@ cells, code = NB.cells, NB.code
 REC34 = record("gpu_h200_levels34")
 _R, _ST = ratios(REC34), REC34["ncu_stalls"]["metrics"]
 _SIZES = sorted({n for _, n in _R})
-_USE = {k: 4 / sum(v["cycles_per_issue"].values()) for k, v in _ST.items()}
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import kernels_numba as _kn  # noqa: E402
+from sim import occupancy as _occ  # noqa: E402
+
+
+def _warps(k):
+    """Warps per scheduler, time-averaged over the profiled grid (as course.lesson07.mean_warps)."""
+    m, api, n = _kn.get(k).module, REC34["occupancy_api"][k], REC34["ncu_stalls"]["n"]
+    return _occ.mean_warps_per_scheduler(-(-n // m.BM) * -(-n // m.BN), api["blocks_per_sm"], api["threads"] // 32,
+                                         REC34["device_facts"]["sm_count"])
+
+
+_USE = {k: _warps(k) / sum(v["cycles_per_issue"].values()) for k, v in _ST.items()}
 _PAIRS = (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))
 FIG = {"gpu": REC34["gpu"], "date": REC34["date"], "n_big": _SIZES[-1], "n_mid": _SIZES[-2], "n_small": _SIZES[0]}
 for _s, _d in _PAIRS:
@@ -30,6 +42,10 @@ for _k in ("db", "db_ptx", "db_overlap", "regblock_opt", "regblock_vec"):
 FIG["regs_db"] = REC34["resources"]["db"]["registers"]
 FIG["max_math_pipe"] = f"{max(v['percent']['math_pipe_throttle'] for v in _ST.values()):.1f}"
 FIG["idle_db_overlap"] = f"{100 - 100 * _USE['db_overlap']:.0f}"
+_N = REC34["ncu_stalls"]["n"]
+FIG.update(ncu_n=_N, grid_blocks=(_N // _kn.get("db").module.BM) * (_N // _kn.get("db").module.BN),
+           sms=REC34["device_facts"]["sm_count"], slots=REC34["device_facts"]["sm_count"] * REC34["occupancy_api"]["db"]["blocks_per_sm"],
+           mean_warps=f"{_warps('db'):.2f}")
 # 3.5's offline register counts of db: the committed kernel x target matrix (kernels_numba/infra/targets.json, made
 # by compiling each kernel for each target; tests/test_lesson08.py checks it equals the cell's offline compile), and
 # the occupancy they give (sim/occupancy.py), never typed
@@ -41,6 +57,14 @@ _DBROWS = {r["target"]: r for r in _table.load_targets()["rows"] if r["kernel"] 
 _DBOCC = {g: _occ.occupancy(g, _DBROWS[_occ.GPUS[g].arch]["registers"], _DBROWS["sm_80"]["threads"],
                             _DBROWS["sm_80"]["smem_static"]) for g in ("A100", "H100", "H200")}
 assert len({(o.blocks_per_sm, o.active_warps, o.percent) for o in _DBOCC.values()}) == 1, "3.5's prose: one figure"
+# the register counts for which db gets the same blocks per SM on A100/H100/H200 with 1-3 buffer sets: the prose
+# states this range (it holds for any compiler whose count falls in it), the cell shows this compiler's count
+_SAME = [r for r in range(1, 256) if all(
+    _occ.occupancy(g, r, _DBROWS["sm_80"]["threads"], S * _DBROWS["sm_80"]["smem_static"] // 2).blocks_per_sm
+    == _DBOCC["A100"].blocks_per_sm for g in ("A100", "H100", "H200") for S in (1, 2, 3))]
+assert _SAME == list(range(_SAME[0], _SAME[-1] + 1)) and all(_SAME[0] <= _DBROWS[t]["registers"] <= _SAME[-1]
+                                                                 for t in ("sm_80", "sm_90"))
+FIG.update(same_lo=_SAME[0], same_hi=_SAME[-1])
 FIG.update(regs_db_sm80=_DBROWS["sm_80"]["registers"], regs_db_sm90=_DBROWS["sm_90"]["registers"],
            nvjitlink=_table.load_targets()["toolchain"]["nvidia-nvjitlink"],
            db_blocks=_DBOCC["A100"].blocks_per_sm, db_warps=_DBOCC["A100"].active_warps,
@@ -281,7 +305,7 @@ if here:
 # 예상 출력: db, db_overlap, db_ptx 모두 API 2블록/SM = 모델 2블록/SM ✓ / PASS: 모델 = CUDA 점유율 API
 """)
 md(r"""
-* 공유 메모리만 보면 A100 에 {{db_smem_blocks_a100}}블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 {{regs_db_sm80}}개·sm_90 {{regs_db_sm90}}개 — nvJitLink {{nvjitlink}} 로 컴파일한 값이라 다른 버전에서는 위 셀이 조금 다른 수를 보일 수 있습니다 —, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **{{db_blocks}}블록**({{db_warps}}워프, 점유율 {{db_occ}}%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
+* 공유 메모리만 보면 A100 에 {{db_smem_blocks_a100}}블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(셀의 'db 의 보고' 줄: 이 컴퓨터의 컴파일러로 센 오프라인 값이라 컴파일러 버전마다 조금 다를 수 있고, H200 에 올라간 커널은 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **{{db_blocks}}블록**({{db_warps}}워프, 점유율 {{db_occ}}%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. 레지스터가 {{same_lo}}–{{same_hi}}개이면 같은 모델에서 이 결론이 그대로이므로(생성기가 `sim.occupancy` 로 계산한 범위), 컴파일러가 그 안의 어느 수를 주든 달라지지 않습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
 * 그래서 이 커널에서 더블 버퍼링의 공유 메모리 비용은 점유율로는 **공짜**입니다. 버퍼를 늘려 점유율이 떨어지는 것은 공유 메모리가 한도인 커널의 이야기입니다.
 * 그 대신 SM 에 워프가 {{db_warps}}개(A100·H100·H200)뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
 
@@ -317,19 +341,15 @@ md(r"""
 GPU 의 워프는 명령을 **순서대로** 발행하고, 어떤 명령의 입력 레지스터가 아직 로드 중이면 그 명령에서 멈춥니다(이때의 스톨 이유가 **long scoreboard**). 그러니 프리페치가 한 워프 안에서 연산과 겹치려면 SASS 가 **LDG(글로벌 로드) → FFMA 들(연산) → STS(공유 메모리 저장, LDG 결과를 씀)** 순서여야 합니다. `db` 의 메인 루프를 GPU 없이 sm_80·sm_90 용으로 컴파일해서 명령 순서를 봅니다 (`L8.loop_phases`: 메인 루프 안의 LDG, STS, LDS, FFMA, BAR 를 순서대로, 같은 종류가 이어지면 `종류×개수` 로 묶어서).
 """)
 code(r"""
-ov = L8.overlap_table()
+ov = L8.overlap_table()       # 커널·타깃마다 메인 루프의 순서, 그리고 그 순서에서 읽은 것 (컴파일러마다 순서가 다름)
 print(ov)
-order, _ = L8.loop_phases("db_overlap", (9, 0))            # 메인 루프의 (명령 종류, 연속 개수) 순서
-kinds = [k for k, _ in order]
-first_ldg, first_sts = kinds.index("LDG"), kinds.index("STS")
-print(f"db_overlap sm_90: 첫 LDG 와 첫 STS 사이 FFMA {sum(n for k, n in order[first_ldg:first_sts] if k == 'FFMA')}개")
-# 예상 출력: db … LDG×7 → STS×2 → LDG×1 → STS×14 → 계산(LDS+FFMA)×80 → BAR×1 | … FFMA 0개
-#            db_overlap … LDG×16 → 계산(LDS+FFMA)×544 → STS×8 → BAR×1 | … FFMA 512개 / … 사이 FFMA 512개
+# 예상 출력: db … LDG×? → STS×? → … → 계산(LDS+FFMA)×… → BAR×1 / db_overlap … LDG×16 → 계산(LDS+FFMA)×544 → STS×8 → BAR×1
+#            … db: 첫 LDG 와 첫 STS 사이 FFMA 0개, 모든 STS 가 계산 앞 / db_overlap: … FFMA 512개, 모든 STS 가 계산 뒤
 """)
 md(r"""
-* `db`: 숫자는 명령의 **개수**입니다. ptxas 는 LDG 8개(A 4 + B 4) 가운데 7개를 먼저 내고, STS 2개, 마지막 LDG, 나머지 STS 14개 순서로 섞어 놓았습니다(STS 가 16개인 것은 값을 저장하는 길과 행렬 밖에 0을 저장하는 길이 따로 있기 때문). 어느 쪽이든 **첫 LDG 와 첫 STS 사이에 FFMA 가 하나도 없고**, 모든 STS 가 계산보다 앞에 있습니다. STS 는 LDG 가 가져온 레지스터를 저장하므로, 워프는 **STS 에서 자기 로드가 도착할 때까지 멈춘 뒤에야** 계산을 시작합니다. 한 워프 안에서는 로드와 연산이 겹치지 않고, 그 시간을 메우는 것은 같은 SM 의 **다른 워프**(다른 블록 포함)뿐입니다. 3.5절에서 본 것처럼 SM 에 워프가 {{db_warps}}개뿐입니다 (A100·H100·H200). 계산 80개는 펼쳐지지 않은 k 루프 한 번(LDS 16 + FFMA 64)이고 8번 반복됩니다.
+* `db`: 숫자는 명령의 **개수**입니다. 스레드 몫의 LDG(A 4 + B 4)와 STS 를 `ptxas` 가 어떤 순서로 섞어 놓는지는 컴파일러 버전과 타깃마다 다릅니다 (위 셀의 `db` 줄; STS 가 LDG 보다 많은 것은 값을 저장하는 길과 행렬 밖에 0을 저장하는 길이 따로 있기 때문). 달라지지 않는 것은 셀의 마지막 줄들이 이 순서에서 읽어 보여 줍니다: **첫 LDG 와 첫 STS 사이에 FFMA 가 하나도 없고**, 모든 STS 가 계산보다 앞에 있습니다. STS 는 LDG 가 가져온 레지스터를 저장하므로, 워프는 **STS 에서 자기 로드가 도착할 때까지 멈춘 뒤에야** 계산을 시작합니다. 한 워프 안에서는 로드와 연산이 겹치지 않고, 그 시간을 메우는 것은 같은 SM 의 **다른 워프**(다른 블록 포함)뿐입니다. 3.5절에서 본 것처럼 SM 에 워프가 {{db_warps}}개뿐입니다 (A100·H100·H200). 계산(LDS+FFMA)의 수는 펼쳐지지 않은 k 루프 한 번의 몫이고, 그 루프가 BK = 8번 반복됩니다.
 * 왜 컴파일러가 STS 를 계산 뒤로 미루지 않을까요? 프리페치는 `As[next_buf, ...]` 에 쓰고 계산은 `As[curr_buf, ...]` 를 읽는데, 버퍼 번호가 실행 중에 정해지므로(`kt % 2`) 컴파일러는 둘이 겹치지 않는다는 것을 증명할 수 없고, 소스에 적힌 순서(저장 → 읽기)를 지킵니다.
-* 처방은 소스에서 순서를 직접 바꾸는 것입니다: **글로벌 → 레지스터(LDG)를 계산 전에, 레지스터 → 공유 메모리(STS)를 계산 뒤에.** `db_overlap` 의 SASS 가 바로 그 순서입니다: LDG 16개(다음 타일 8개와 경계 검사가 있는 가장자리용 8개, 4.6절) 뒤에 타일 하나의 계산(완전히 펼친 k 루프: FFMA 512 = BK·TM·TN + LDS.128 32)이 오고, 그 뒤에 STS 8개가 옵니다.
+* 처방은 소스에서 순서를 직접 바꾸는 것입니다: **글로벌 → 레지스터(LDG)를 계산 전에, 레지스터 → 공유 메모리(STS)를 계산 뒤에.** `db_overlap` 의 SASS 가 바로 그 순서입니다 (셀의 `db_overlap` 줄): LDG 가 모두 계산 앞에(다음 타일의 스레드 몫과, 경계 검사가 있는 가장자리용 같은 수, 4.6절), 그 뒤에 타일 하나의 계산(완전히 펼친 k 루프: FFMA BK·TM·TN = 512개와 LDS)이, 그 뒤에 STS 가 옵니다. 첫 LDG 와 첫 STS 사이의 FFMA 가 512개, 곧 타일 하나의 계산 전부입니다.
 """)
 NB.exercise("08-2", r"""
 이 처방을 작은 커널에 직접 써 봅니다. 06-2 의 8×8 타일 커널(블록당 64 스레드, 스레드마다 C 원소 하나)을 더블 버퍼로 바꾼 것입니다: `As`, `Bs` 는 `[버퍼][8][8]` 이고, 스레드는 K 타일마다 A 타일과 B 타일의 원소를 하나씩 맡습니다(06-2 처럼 타일 t 의 원소는 `load_or_zero(A, row, t * T8 + tx)`, `load_or_zero(B, t * T8 + ty, col)`). 프롤로그(타일 0 → 버퍼 0, 배리어)는 채워 두었습니다: 겹칠 계산이 아직 없으니 곧바로 공유 메모리에 넣습니다. 여러분이 쓸 곳은 두 군데입니다.
@@ -448,14 +468,11 @@ md(r"""
 * 비율은 기다린 사이클을 이유별로 나눈 몫이라, 전체 시간이 같아도 바뀔 수 있습니다. 그래서 항상 4.8절의 시간(cuBLAS 대비 비율)과 함께 읽습니다.
 * 더블 버퍼링 뒤 "Long Scoreboard 40–50% → 20–30%, Math Pipe Throttle 10–20% → 30–40%" 같은 숫자가 인용되기도 하지만, 어떤 커널·GPU·지표로 잰 것인지 알 수 없고 우리 기록과는 맞지 않습니다.
 
-**스케줄러는 사이클의 몇 %에 명령을 냈나?** 위 표의 마지막 줄(명령당 워프-사이클의 합)은 "명령을 낸 사이클 하나마다 스케줄러에 있던 워프 수"와 같습니다(`selected` 가 명령당 정확히 1 이기 때문). 기록한 H200 에서 SM 에 2블록 × 8워프 = 16워프, 스케줄러 4개면 스케줄러당 4워프이므로, **명령을 낸 사이클의 비율 ≈ 4 ÷ 그 합**입니다. 블록이 들고 나는 실행의 시작과 끝을 무시한 추정입니다.
+**스케줄러는 사이클의 몇 %에 명령을 냈나?** 위 표의 마지막 줄(명령당 워프-사이클의 합)은 "명령을 낸 사이클 하나마다 스케줄러에 있던 워프 수"와 같습니다(`selected` 가 명령당 정확히 1 이기 때문). 기록한 H200 에는 SM 에 2블록 × 8워프 = 16워프까지, 스케줄러 4개면 스케줄러당 4워프까지 올라갑니다. 그러나 {{ncu_n}}³ 의 그리드는 128×128 블록 {{grid_blocks}}개뿐이라 SM {{sms}}개 × 2블록 = {{slots}}자리를 다 채우지 못하고, 스케줄러에 있는 워프는 평균 {{mean_warps}}개입니다 (`sim.occupancy.mean_warps_per_scheduler`: 블록마다 걸리는 시간이 같다고 봄). 그래서 **명령을 낸 사이클의 비율 ≈ 스케줄러당 평균 워프 수 ÷ 그 합**입니다. 블록마다 걸리는 시간이 조금씩 다른 것은 무시한 추정입니다.
 """)
 code(r"""
-st = rec34["ncu_stalls"]["metrics"]
-for k in L8.STALL_KERNELS:
-    total = sum(st[k]["cycles_per_issue"].values())          # 명령 하나당 워프-사이클
-    print(f"{k:13s} 4워프 ÷ {total:.2f} = 사이클의 {100 * min(1, 4 / total):.0f}% 에 명령을 냄")
-# 예상 출력: regblock_opt 63%, db 67%, db_ptx 65%, regblock_vec 74%, db_overlap 82%
+print(L8.issue_use(rec34))      # 커널마다: 스케줄러당 평균 워프 수 ÷ 명령당 워프-사이클의 합
+# 예상 출력: regblock_opt … 3.88 / 6.31 = 61.5%, db … 65%, db_ptx … 63%, regblock_vec … 72%, db_overlap … 3.88 / 4.88 = 79.5%
 """)
 md(r"""
 `db_overlap` 의 스케줄러는 사이클의 약 {{use_db_overlap}}% 에 명령을 냈고(`db` {{use_db}}%, `db_ptx` {{use_db_ptx}}%, `regblock_opt` {{use_regblock_opt}}%, `regblock_vec` {{use_regblock_vec}}%), 가장 큰 몫은 "준비됐지만 뽑히지 못함"(`not_selected`)입니다. 사이클당 명령 하나만 낼 수 있는 스케줄러 앞에 준비된 워프가 줄을 서 있다는 뜻이므로, "한계가 메모리 지연시간이 아니라 **명령 발행**에 가깝다" 는 것이 이 기록에서 나오는 **해석**입니다. 명령을 내지 못한 나머지 약 {{idle_db_overlap}}% 의 사이클을 이 기록은 이유별로 나누지 않습니다. 워프의 대기 가운데 큰 몫은 `short_scoreboard` {{st_db_overlap_short_scoreboard}}%, `dispatch_stall` {{st_db_overlap_dispatch_stall}}%, `wait` {{st_db_overlap_wait}}% 이고, `barrier` 는 {{st_db_overlap_barrier}}% 뿐입니다.

@@ -48,6 +48,7 @@ FIG = {
     "h100_gpu": H100["gpu"], "h100_date": H100["date"], "cublas_kernel": _NCU["cublas"]["kernel_name"],
     "gmma": f"{_NCU['cublas']['stalls_per_issue']['gmma']:.2f}",
     "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
+    "large_hmma": REC["resources"]["mma_large"]["sass"]["HMMA.16816.F32"],
     "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)]['tflops']:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
 }
 # mma_swizzle -> mma_fast on the H100 (5.3-5.6): every figure from gpu_h100_level6_fast.json (final runs 5 and 6,
@@ -427,9 +428,10 @@ code(r"""
 print(L.sass_iteration("mma_large"))
 per_loop, total = L.loop_mma("mma_large")
 print("루프마다 (HMMA, BAR):", per_loop, "| 커널 전체 HMMA:", total)
+print(L.iteration_facts("mma_large")[0])      # 위 출력에서 읽은 것 (컴파일러마다 다를 수 있음)
 """)
 md(r"""
-`LDGSTS.E.BYPASS.128` (cp.async 16 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `LDSM.16.M88.4` (`ldmatrix.x4`), `HMMA.16816.F32` (mma) 가 한 줄씩 들어 있고 `CALL` 이 없습니다 (두 `ldmatrix` 의 순서는 컴파일러가 바꿨습니다). 기록된 H200 커널의 SASS 에 HMMA 가 5개인 것도 이것으로 설명됩니다: 컴파일러가 K 루프를 4번씩 펼친 루프(HMMA 4개)와, 남은 K 스텝(K/16 을 4 로 나눈 나머지)을 하나씩 도는 루프(HMMA 1개)로 나눴습니다. K 스텝마다 실행되는 HMMA 는 하나입니다.
+위 구간에는 `LDGSTS.E.BYPASS.128` (cp.async 16 B: A 와 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.M88.4` (`ldmatrix.x4`), `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `HMMA.16816.F32` (mma) 가 들어 있고 `CALL` 이 없습니다. 각각 몇 개인지, 두 `ldmatrix` 가 소스와 같은 순서인지는 컴파일러가 정하므로 셀의 마지막 줄이 이 컴파일에서 읽어 보여 줍니다 (K 스텝마다 실행되는 `ldmatrix` 는 두 개, HMMA 는 하나로 소스가 정합니다). 커널 전체의 HMMA 수도 같은 줄에 있습니다: 컴파일러가 K 루프를 몇 번씩 펼친 루프와, 남은 K 스텝을 하나씩 도는 루프로 나누면 HMMA 가 그 합만큼 보입니다. 기록된 {{gpu}} 커널의 SASS 에도 HMMA 가 {{large_hmma}}개 있습니다.
 """)
 md(r"""
 ### 4.4 배리어 하나를 빼면: 답은 맞는데 경쟁(race)이 있다
