@@ -12,6 +12,7 @@ from kernels_numba.infra import offline, trace
 from sim import banks, roofline
 from sim import occupancy as occ
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
+from sim.korean import josa
 
 LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
 RACE_CASES = ("tiled", "no_sync1", "no_sync2")
@@ -454,7 +455,7 @@ def bound_here_line(rec, kernel="tiled", gpu=None):
     b = shared_bound(rec, kernel, gpu=gpu)
     peak = (f"이 GPU 의 FP32 피크 {gpu.fp32_peak_tflops:.1f} TFLOP/s" if gpu.fp32_peak_tflops else
             f"이 GPU 의 FP32 피크는 모름: CC {gpu.cc[0]}.{gpu.cc[1]} 의 SM 당 FP32 레인 수가 과정의 표에 없음")
-    return (f"{here_label(gpu)} 모델: {kernel} 의 FFMA당 웨이브프론트 {b['wf_per_ffma']:.2f} 를 SM {gpu.sm_count}개·"
+    return (f"{here_label(gpu)} 모델: {kernel} 의 FFMA당 웨이브프론트 {josa(format(b['wf_per_ffma'], '.2f'), '을/를')} SM {gpu.sm_count}개·"
             f"{gpu.boost_clock_mhz} MHz 에 넣은 공유 메모리 상한 {b['bound']:.1f} TFLOP/s ({peak})")
 
 

@@ -17,6 +17,7 @@ from .lesson06 import racy_demo
 from .steps import Progress  # noqa: F401  (lesson09 and the notebook use it from here too)
 from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
+from sim.korean import josa
 
 CCS = ((8, 0), (9, 0))
 GPUS = ("A100", "H100", "H200")
@@ -111,7 +112,7 @@ def kernels_here(names, gpu=None):
         if r is None:
             need = kn.get(name).min_cc
             occ[name] = None
-            lines.append(f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다"
+            lines.append(f"{here_label(spec)}: {josa(name, '은/는')} 이 GPU 에서 돌지 않습니다"
                          + (f" (CC {need[0]}.{need[1]} 이상 필요)" if need else ""))
             continue
         o = occ[name] = occupancy.occupancy(spec, r["registers"], r["threads"], r["shared_bytes"])

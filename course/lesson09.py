@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import tempfile
+from sim.korean import josa
 
 HEADER = ".version 7.0\n.target sm_80\n.address_size 64\n"
 # the seed writes this helper for 4-byte copies: '.cg' with 4 bytes
@@ -288,7 +289,7 @@ def unbounded_blocks(name="async_vec", ccs=((8, 0), (9, 0)), gpu=None):
     here = None
     if spec is not None:
         if not runs_here:
-            here = f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다 (CC {ks.min_cc[0]}.{ks.min_cc[1]} 이상 필요)"
+            here = f"{here_label(spec)}: {josa(name, '은/는')} 이 GPU 에서 돌지 않습니다 (CC {ks.min_cc[0]}.{ks.min_cc[1]} 이상 필요)"
         else:
             o = occupancy.occupancy(spec, regs[spec.cc], ks.threads, smem)
             blocks[spec.name] = o.blocks_per_sm
@@ -343,7 +344,7 @@ def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None, name="a
         return None
     need = kn.get(name).min_cc
     if need and tuple(spec.cc) < tuple(need):
-        return _report([f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다 (cp.async: CC {need[0]}.{need[1]} "
+        return _report([f"{here_label(spec)}: {josa(name, '은/는')} 이 GPU 에서 돌지 않습니다 (cp.async: CC {need[0]}.{need[1]} "
                         "이상 필요) -> 이 표의 값이 없습니다"], occ={}, gpu=spec.name, runs=False)
     lines, occ = [], {}
     for S in stages:

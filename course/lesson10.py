@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
+from sim.korean import josa
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 
@@ -1201,7 +1202,7 @@ def _check_in_simulator(cases, alpha, beta, seed, bar=None):
     cc = device.compute_capability()
     where = f"CC {cc[0]}.{cc[1]}" if cc else "시뮬레이터"       # None: the plain simulator (only a test sends kernels here)
     names = ", ".join(n for n, _ in cases)
-    print(f"ℹ️ 이 장치({where})에는 CC 8.0 명령(cp.async · mma.m16n8k16)이 없어 {names} 은(는) 별도 프로세스의 "
+    print(f"ℹ️ 이 장치({where})에는 CC 8.0 명령(cp.async · mma.m16n8k16)이 없어 {josa(names, '은/는')} 별도 프로세스의 "
           "시뮬레이터에서 검사합니다 (결과는 같음) / checked on the simulator in a subprocess: this device lacks sm_80 "
           "instructions.", flush=True)
     env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}   # as subsim's child
@@ -1309,7 +1310,7 @@ def here_lines(kernels, gpu=None):
     lines = []
     for r in here_rows(kernels, gpu):
         if r["runs"] is None:
-            lines.append(f"{label}: {r['kernel']} 은(는) CC 8.0 이상이 필요해 이 GPU 에서는 돌지 않습니다 (시뮬레이터에서만)")
+            lines.append(f"{label}: {josa(r['kernel'], '은/는')} CC 8.0 이상이 필요해 이 GPU 에서는 돌지 않습니다 (시뮬레이터에서만)")
         elif "registers" not in r:
             lines.append(f"{label}: {r['kernel']} 의 오프라인 컴파일 기록이 이 아키텍처에는 없습니다")
         else:

@@ -30,6 +30,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field, replace
 
+from sim.korean import josa
+
 WARP_SIZE = 32
 UNLIMITED = 2**31 - 1          # [OCC] uses INT_MAX for "this resource sets no limit"
 LIMITERS = ("registers", "shared memory", "warps", "blocks")
@@ -234,7 +236,7 @@ def _int(name_ko, name_en, value):
     try:
         return operator.index(value)
     except TypeError:
-        raise _error(f"{name_ko}은(는) 정수여야 합니다 (받은 값: {value!r}).",
+        raise _error(f"{josa(name_ko, '은/는')} 정수여야 합니다 (받은 값: {value!r}).",
                      f"{name_en} must be an integer (got {value!r}).",
                      "정수로 넣으세요.", "pass an int.") from None
 
@@ -404,7 +406,6 @@ def mean_warps_per_scheduler(grid_blocks, blocks_per_sm, warps_per_block, sm_cou
                     ("warps_per_block", warps_per_block), ("sm_count", sm_count), ("schedulers", schedulers)):
         _int(name, name, v)
         if v < 1:
-            from sim.korean import josa
             raise _error(f"{josa(name, '은/는')} 1 이상이어야 합니다 (받은 값 {v}).", f"{name} must be at least 1 (got {v}).",
                          "그리드·블록·SM 수를 양의 정수로 주세요.", "pass positive integers.")
     waves = -(-grid_blocks // (sm_count * blocks_per_sm))

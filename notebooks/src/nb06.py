@@ -59,7 +59,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 타일링(tiling)과 데이터 재사용, 협력적 로딩(cooperative loading), `cuda.syncthreads()` 가 두 번 필요한 이유, 뱅크 충돌(bank conflict)과 패딩(padding)이 우리 커널에서 실제로 하는 일, FMA(fused multiply-add)가 PTX·SASS에서 어떻게 보이는지, 이 커널의 성능을 정하는 상한 |
-| **실행 환경** | GPU 없이 실행됩니다. GPU 모드는 compute capability(CC) 7.5 이상의 NVIDIA GPU가 있을 때 선택되고, 그 밖에는 Numba CUDA 시뮬레이터가 자동으로 선택됩니다(첫 코드 셀이 어느 모드인지 화면에 알려 줍니다). 같은 커널 소스가 두 모드에서 돌고, GPU 모드에서는 측정 셀이 실제로 잽니다. Level 1–4 커널(이 노트북의 Level 1–2 포함)은 그런 GPU 어디서나 실행됩니다. 노트북 09의 cp.async 와 노트북 10의 mma.m16n8k16 은 CC 8.0(sm_80, Ampere) 이상이 필요하고(ldmatrix 와 f16 mma.m16n8k8 은 7.5 에서도 어셈블됩니다), 그런 커널은 7.x GPU에서 분명한 메시지와 함께 대체하거나 건너뜁니다. 오프라인 컴파일과 SASS 확인은 sm_80과 sm_90을 대상으로 합니다(GPU 없이). |
+| **실행 환경** | GPU 없이 실행됩니다. GPU 모드는 compute capability(CC) 7.5 이상의 NVIDIA GPU가 있을 때 선택되고, 그 밖에는 Numba CUDA 시뮬레이터가 자동으로 선택됩니다(첫 코드 셀이 어느 모드인지 화면에 알려 줍니다). 같은 커널 소스가 두 모드에서 돌고, GPU 모드에서는 측정 셀이 실제로 잽니다. Level 1–4 커널(이 노트북의 Level 1–2 포함)은 그런 GPU 어디서나 실행됩니다. 노트북 09의 cp.async 와 노트북 10의 mma.m16n8k16 은 CC 8.0(sm_80, Ampere) 이상이 필요하고(ldmatrix 와 f16 mma.m16n8k8 은 7.5 에서도 어셈블됩니다), 7.5 GPU에서는 그런 커널의 실행을 별도 프로세스의 시뮬레이터로 보내고 그렇다고 알립니다(결과는 같고, 시간은 재지 않음). 오프라인 컴파일과 SASS 확인은 sm_80과 sm_90을 대상으로 합니다(GPU 없이). |
 | **선수 노트북** | 없음 — 이 과정의 첫 노트북입니다. CUDA의 스레드·블록·그리드, 워프(warp, 32 스레드), 글로벌 메모리 코얼레싱(coalescing)을 안다고 가정하고, 스레드마다 C 원소 하나를 계산하는 나이브(naive) 커널(`kernels_numba/naive.py`)에서 출발합니다. 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 **계산하거나 측정한 값**입니다. 시뮬레이터 모드에서는 GPU 수치를 실제 H200에서 **기록한 값(recorded)** 으로, 그렇다고 표시해서 보여 줍니다. 긴 분석(기록 → 뱅크 모델, SASS 세기, 측정 표)은 `course/lesson06.py` 에 이름 붙은 함수로 있고(테스트: `tests/test_lesson06.py`), 핵심 계산은 셀에 그대로 적습니다. "심화" 표시가 붙은 부분은 건너뛰어도 됩니다.

@@ -771,7 +771,7 @@ md(r"""
 * **점유율은 규칙으로**: 256 스레드 블록에서 81–128 레지스터는 모두 25% (할당 단위·서브파티션·블록 양자화). 공유 메모리는 블록마다 선언한 바이트 + 시스템 예약 1 KiB. 낮은 점유율은 독립 FFMA 64개의 ILP가 메웁니다.
 * **결과 저장**: `alpha·rC + beta·C`, 경계 검사, `beta == 0` 이면 C 를 읽지 않음. 스레드당 8열씩 떨어진 4 B 저장은 32 B 섹터의 12.5% 만 씁니다.
 * **패딩과 FMA**: +1 패딩은 `rA` 읽기의 2-way 충돌을 없애지만 `rB` 읽기의 4-way 충돌은 그대로이고 `As` 저장에 2-way 충돌을 만듭니다. 명시적 FMA는 PTX를 바꾸지 않습니다(이미 `fma.rn.f32`).
-* **성능 ({{gpu}} 기록, 4.10절)**: `regblock` 은 {{n_mid}}³·{{n_big}}³ 에서 cuBLAS 의 {{pct_regblock_2048}}%·{{pct_regblock_4096}}%(`tiled` 의 {{rb_over_tiled_4096}}배; {{n_small}}³ 에서는 {{rb_over_tiled_1024}}배), "최적화 버전" `regblock_opt` 는 그보다 느리고, 공유 메모리 읽기를 LDS.128 로 줄인 `regblock_vec` 은 {{n_mid}}³·{{n_big}}³ 에서 {{pct_regblock_vec_2048}}%·{{pct_regblock_vec_4096}}% ({{n_small}}³ 에서 {{pct_regblock_vec_1024}}%) 입니다.
+* **성능 ({{gpu}} 기록, 4.10절)**: `regblock` 은 {{n_mid}}³·{{n_big}}³ 에서 cuBLAS 의 {{pct_regblock_2048}}%·{{pct_regblock_4096}}%(`tiled` 의 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배; {{n_small}}³ 에서는 {{rb_over_tiled_1024}}배), "최적화 버전" `regblock_opt` 는 그보다 느리고, 공유 메모리 읽기를 LDS.128 로 줄인 `regblock_vec` 은 {{n_mid}}³·{{n_big}}³ 에서 {{pct_regblock_vec_2048}}%·{{pct_regblock_vec_4096}}% ({{n_small}}³ 에서 {{pct_regblock_vec_1024}}%) 입니다.
 
 ## 8. 마스터리 체크포인트 퀴즈
 
