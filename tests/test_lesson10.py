@@ -624,9 +624,16 @@ def test_goal_caveat_follows_the_record():
     for run in lesson10.BASELINE_RUNS:
         rows = lesson10.fast_rows(run)
         assert ev["cublas"][run] == rows[("cuBLAS", 4096)]["tflops"]
+    # the steady kernel is the same kernel in those runs: same switches, default block order, registers
+    steady = lesson10.steady_runs()
+    assert steady == ("run4", "run5", "run6") and rec["runs"]["run3"]["config"]["GROUP_M"] != rec["config"]["GROUP_M"]
+    assert len({(str(lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]["switches"]),
+                 lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]["registers"]) for r in steady}) == 1
+    for run in steady:
+        rows = lesson10.fast_rows(run)
         assert ev["steady"][run] == pytest.approx(rows[(lesson10.STEADY, 4096)]["tflops"] / ev["cublas"][run])
     # the unchanged kernel moves within a few %, its share of cuBLAS by much more: the baseline moved
-    st = [lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]["tflops"] for r in lesson10.BASELINE_RUNS]
+    st = [lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]["tflops"] for r in steady]
     assert max(st) / min(st) < 1.05 and max(ev["steady"].values()) - min(ev["steady"].values()) > 0.05
     assert 0.1 < ev["drop_lo"] < ev["drop_hi"] < 0.2
     assert (ev["ncu_time"], ev["ncu_clock"]) == lesson10.ncu_ratio("run6") and ev["ncu_clock"] < ev["goal"]

@@ -150,7 +150,9 @@ FIG.update({
     "early_cub_lo": f"{min(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
     "early_cub_hi": f"{max(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
     "steady": L10.STEADY,
-    "steady_early": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.BASELINE_RUNS if r not in L10.FINAL_RUNS),
+    "steady_early": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.steady_runs() if r not in L10.FINAL_RUNS),
+    "steady_early_runs": "·".join(r[3:] for r in L10.steady_runs() if r not in L10.FINAL_RUNS),
+    "steady_first": L10.steady_runs()[0].replace("run", "run "),
     "steady_final": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.FINAL_RUNS),
     "goal_lo": f"{100 * min(_RANGE):.1f}", "goal_hi": f"{100 * max(_RANGE):.1f}",
     "burst_ms": _note("measurement_note", r"each timing a (\d+) ms burst"),
@@ -661,7 +663,7 @@ cols = ["실행", "GPU", "날짜", "시간 재기"] + [f"{k} {n}³{u}" for n in 
 display(Markdown(L.markdown(L.final_results_rows(), cols)))
 """)
 md(r"""
-**기준이 움직였습니다.** 아래 표는 같은 H100 기록에서 4096³ 의 cuBLAS 를 잰 모든 곳입니다: 실행 run 3–6 (일반 측정), CUDA 그래프(`run7_graph`), 그리고 run 6 과 같은 날 ncu 로 한 번씩 단독 실행한 값. 옆 열의 `{{steady}}` 는 run 3 부터 run 6 까지 바뀌지 않은 커널이라, 그 % 가 움직인 만큼은 기준이 움직인 것입니다.
+**기준이 움직였습니다.** 아래 표는 같은 H100 기록에서 4096³ 의 cuBLAS 를 잰 모든 곳입니다: 실행 run 3–6 (일반 측정), CUDA 그래프(`run7_graph`), 그리고 run 6 과 같은 날 ncu 로 한 번씩 단독 실행한 값. 옆 열의 `{{steady}}` 는 {{steady_first}} 부터 run 6 까지 바뀌지 않은 커널이라(같은 스위치, 레지스터도 같음), 그 % 가 움직인 만큼은 기준이 움직인 것입니다.
 """)
 code(r"""
 rows = L.baseline_rows(4096)      # 같은 H100 기록의 cuBLAS 4096³ 전부, 같은 실행의 두 커널과 함께
@@ -669,7 +671,7 @@ display(Markdown(L.markdown(rows, list(rows[0]))))
 """)
 md(r"""
 * run 5·6 의 측정 방법(잴 때마다 그 커널만 {{burst_ms}} ms 먼저 돌려 클록이 자리 잡게 한 뒤 잼)으로 잰 cuBLAS 는 같은 종류의 H100 에서 잰 run {{early_runs}} ({{early_cub_lo}}–{{early_cub_hi}} TFLOP/s) 보다 {{drop_lo}}–{{drop_hi}} % 낮았고, ncu 의 단독 실행 한 번보다도 낮았습니다. 기록의 클록 로그로는 run 5·6 의 4096³ 에서 모든 커널이 전력 한도({{power_w}} W)에 걸려 클록이 내려갔습니다. 해석: 연달아 오래 돌 때의 cuBLAS 는 전력에 묶이고, 측정 방법이 그것을 얼마나 잡느냐에 따라 기준이 달라집니다.
-* 그동안 `{{steady}}` 의 TFLOP/s 는 거의 그대로인데 cuBLAS 대비로는 {{steady_early}} % (run {{early_runs}}) 에서 {{steady_final}} % (run 5·6) 가 되었습니다. 기준이 낮아진 것만으로 몇 %p 가 생긴 것이고, run 5·6 의 {{best5_4096}}·{{best6_4096}} % 에도 같은 몫이 들어 있습니다.
+* 그동안 `{{steady}}` 의 TFLOP/s 는 거의 그대로인데 cuBLAS 대비로는 {{steady_early}} % (run {{steady_early_runs}}) 에서 {{steady_final}} % (run 5·6) 가 되었습니다. 기준이 낮아진 것만으로 몇 %p 가 생긴 것이고, run 5·6 의 {{best5_4096}}·{{best6_4096}} % 에도 같은 몫이 들어 있습니다.
 * 재는 방법을 바꾸면: CUDA 그래프로 양쪽을 잰 `run7_graph` 는 {{g_fast4096}} %, ncu 단독 실행의 시간 비는 {{ncu_ratio6}} %, 두 커널의 클록 차이를 뺀 같은 클록 비율(사이클 수의 비)은 {{ncu_cyc6}} % 입니다. 마지막 것은 목표 아래입니다.
 
 그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말입니다. 기준과 재는 방법을 바꾸면 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 사이이고, 어느 쪽으로 재도 cuBLAS 의 절반 근처입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
