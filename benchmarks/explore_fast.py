@@ -24,30 +24,8 @@ from kernels_numba import mma_fast                # noqa: E402
 from kernels_numba.infra import tc                # noqa: E402
 from record_level6 import _cublas_f32out, _timeit  # noqa: E402
 
-# name -> make_kernel switches (default: 128x128x32, 64x64 per warp, 3 stages, swizzle, prefetch, pipelined,
-# GROUP_M=0, lb(128,2)); run 2 and 3 of the record had GROUP_M=8 as the default ('no_raster' there = 'fast' now)
-VARIANTS = {
-    "fast": {},                                                   # lean addresses, pipelined, 3 stages, GROUP_M 0
-    "no_lean": dict(lean=False),                                  # addresses from (row, col) in every tile
-    "bk64_lean_dyn": dict(BK=64),                                 # 3 x 32 KiB stages, 4 k steps per barrier
-    "stages4_lean_dyn": dict(STAGES=4),
-    "128x256_s4_dyn": dict(BN=256, STAGES=4, min_blocks=1),       # 8 warps of 64 x 64, 96 KiB
-    "128x256x64_dyn": dict(BN=256, BK=64, min_blocks=1),          # Triton's usual f16 tile, 144 KiB
-    "barrier_at_tile_start": dict(pipelined=False),               # wait + barrier before the tile's first ldmatrix
-    "barrier_start_early_copy": dict(pipelined=False, late_copy=False),   # = the first measured mma_fast
-    "no_prefetch": dict(prefetch=False, pipelined=False),         # vs barrier_at_tile_start
-    "no_swizzle": dict(swizzle=False),
-    "raster_g4": dict(GROUP_M=4),
-    "raster_g8": dict(GROUP_M=8),
-    "raster_g16": dict(GROUP_M=16),
-    "stages2": dict(STAGES=2),
-    "stages4_dyn": dict(STAGES=4),
-    "no_launch_bounds": dict(min_blocks=None),
-    "warp64x32_lb2": dict(WN=32, pipelined=False),              # mma_swizzle's warp tile, 8 warps
-    "bk64_s2_dyn": dict(BK=64, STAGES=2),
-    "bk64_s3_dyn": dict(BK=64, pipelined=False),
-    "128x256_dyn": dict(BN=256, min_blocks=1),
-}
+# name -> make_kernel switches: one list, kept beside the switches in kernels_numba/mma_fast.py
+VARIANTS = mma_fast.VARIANTS
 
 
 def resources(kernel, threads, dyn_smem):

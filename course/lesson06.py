@@ -13,6 +13,7 @@ from sim import banks, roofline
 from sim import occupancy as occ
 from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
+from sim.korean import josa
 
 LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
 RACE_CASES = ("tiled", "no_sync1", "no_sync2")
@@ -450,7 +451,7 @@ def bound_here_line(rec, kernel="tiled", gpu=None):
     b = shared_bound(rec, kernel, gpu=gpu)
     peak = (f"이 GPU 의 FP32 피크 {gpu.fp32_peak_tflops:.1f} TFLOP/s" if gpu.fp32_peak_tflops else
             f"이 GPU 의 FP32 피크는 모름: CC {gpu.cc[0]}.{gpu.cc[1]} 의 SM 당 FP32 레인 수가 과정의 표에 없음")
-    return (f"{here_label(gpu)} 모델: {kernel} 의 FFMA당 웨이브프론트 {b['wf_per_ffma']:.2f} 를 SM {gpu.sm_count}개·"
+    return (f"{here_label(gpu)} 모델: {kernel} 의 FFMA당 웨이브프론트 {josa(format(b['wf_per_ffma'], '.2f'), '을/를')} SM {gpu.sm_count}개·"
             f"{gpu.boost_clock_mhz} MHz 에 넣은 공유 메모리 상한 {b['bound']:.1f} TFLOP/s ({peak})")
 
 
@@ -467,6 +468,33 @@ def dram_roofs(ai, gpus=("A100", "A100-40GB", "H100", "H200")):
     """[{gpu, name, peak, dram_gbps, ridge, roof}]: roof = min(peak, bandwidth × ai), the DRAM ceiling at intensity `ai`."""
     return [{"gpu": g, "name": GPU_NAMES[g], "peak": roofline.peak_tflops(g), "dram_gbps": roofline.DRAM_GBPS[g],
              "ridge": roofline.ridge_point(g), "roof": roofline.attainable_tflops(ai, g)} for g in gpus]
+
+
+SEPARATES = 0.10     # two model ceilings closer than this (relative) do not say which one binds
+
+
+def bound_vs_roofs(rec, ai, kernel="tiled", gpus=("A100", "A100-40GB")):
+    """[{gpu, name, bound, roof, margin, clear}]: `kernel`'s shared-memory ceiling (recorded wavefronts per FFMA in
+    that GPU's SM count and clock) against the worst-case DRAM roof at intensity `ai`; margin = 1 - bound / roof, and
+    clear when the margin is at least SEPARATES (closer ceilings are within the models' own error)."""
+    out = []
+    for r in dram_roofs(ai, gpus):
+        b = shared_bound(rec, kernel, gpu=r["gpu"].split("-")[0])["bound"]       # A100-40GB: the A100's SMs, clock
+        margin = 1 - b / r["roof"]
+        out.append({"gpu": r["gpu"], "name": r["name"], "bound": b, "roof": r["roof"], "margin": margin,
+                    "clear": margin >= SEPARATES})
+    return out
+
+
+def bound_vs_roof_lines(rec, ai, kernel="tiled", gpus=("A100", "A100-40GB")):
+    """One line per GPU: which model ceiling is lower and by how much, and whether that margin says anything."""
+    lines = []
+    for r in bound_vs_roofs(rec, ai, kernel, gpus):
+        verdict = ("공유 메모리 상한이 분명히 낮음" if r["clear"] else
+                   f"차이가 {100 * SEPARATES:.0f}% 보다 작아 이 모델로는 어느 쪽이 먼저 한계인지 가릴 수 없음")
+        lines.append(f"{r['name']} 모델: {kernel} 공유 메모리 상한 {r['bound']:.1f} / 가장 나쁜 DRAM 지붕 "
+                     f"{r['roof']:.1f} TFLOP/s → 상한이 {100 * r['margin']:.0f}% 낮음 ({verdict})")
+    return lines
 
 
 def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):

@@ -253,7 +253,7 @@ def register_steps_here(threads=256, smem=0, gpu=None):
 
 
 def shared_limits(name, rec, gpu=None):
-    """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KB per-block system
+    """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KiB per-block system
     reserve on A100/H100/H200 (the recorded H200's loaded bytes), plus one line for `gpu` with that GPU's own figures:
     None: the GPU in use, from the kernel as loaded on it (sim.occupancy.occupancy_here; no line without a GPU);
     a GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
@@ -264,7 +264,7 @@ def shared_limits(name, rec, gpu=None):
     regs = resources.report(name, (8, 0))["registers"]
 
     def line(head, s, o):
-        return (f"{head}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KB, 블록당 할당 {o.smem_allocated_per_block:,} B "
+        return (f"{head}: SM당 공유 메모리 최대 {s.smem_per_sm // 1024} KiB, 블록당 할당 {o.smem_allocated_per_block:,} B "
                 f"(선언 {o.smem_per_block:,} + 시스템 예약 {s.smem_reserved_per_block:,}) → 공유 메모리만으로는 "
                 f"{o.limits['shared memory']}블록")
     for g in GPUS:
@@ -306,17 +306,60 @@ def ilp(sass_rb, sass_tiled):
 
 
 def stall_table(rec, names=None, keys=STALL_KEYS):
-    """Recorded ncu warp-state shares (%) per kernel, and shared-memory waits = short_scoreboard + mio_throttle."""
+    """Recorded ncu warp-state shares (%) per kernel, and MIO waits = short_scoreboard + mio_throttle (mostly shared
+    memory in these kernels; special-function and some other instructions also go through the MIO pipe), as a share
+    of all warp-cycles (selected, the cycles a warp issued, included) and of the cycles a warp did not issue."""
     st = rec["ncu_stalls"]
     names = [n for n in (names or st["metrics"]) if n in st["metrics"]]
-    lines = [f"기록: {rec.gpu} {rec.date}, {st['n']}³, {st['tool']} — 이유별 대기 사이클의 비율(%)",
+    lines = [f"기록: {rec.gpu} {rec.date}, {st['n']}³, {st['tool']} — 워프-사이클을 상태별로 나눈 비율(%; "
+             "selected 는 명령을 낸 사이클)",
              f"{'':20s}" + "".join(f"{n:>13s}" for n in names)]
     share = {n: st["metrics"][n]["percent"] for n in names}
     for k in keys:
         lines.append(f"{k:20s}" + "".join(f"{share[n].get(k, 0.0):12.1f}%" for n in names))
     wait = {n: share[n]["short_scoreboard"] + share[n]["mio_throttle"] for n in names}
-    lines.append(f"{'공유 메모리 대기':17s}" + "".join(f"{wait[n]:12.1f}%" for n in names))
-    return Report(lines, share=share, shared_wait=wait)
+    stalled = {n: 100 * wait[n] / (100 - share[n]["selected"]) for n in names}
+    lines.append(f"{'MIO 대기, 전체 중':16s}" + "".join(f"{wait[n]:12.1f}%" for n in names))
+    lines.append(f"{'  명령 못 낸 사이클 중':15s}" + "".join(f"{stalled[n]:12.1f}%" for n in names))
+    return Report(lines, share=share, shared_wait=wait, shared_wait_stalled=stalled)
+
+
+def mean_warps(rec, kernel, n=None, sm_count=None):
+    """Warps per scheduler, time-averaged over the recorded ncu run of `kernel` at n³ (default: the record's size): its
+    block tile's grid, the recorded blocks per SM and threads, the recorded GPU's SMs, every block taking the same time
+    (sim.occupancy.mean_warps_per_scheduler: at 2048³ 256 blocks fill 256 of 264 slots, 3.88 warps, not 4)."""
+    n = n or rec["ncu_stalls"]["n"]
+    m = kn.get(kernel).module
+    api = rec["occupancy_api"][kernel]
+    sms = sm_count or rec["device_facts"]["sm_count"]
+    return occ.mean_warps_per_scheduler(-(-n // m.BM) * -(-n // m.BN), api["blocks_per_sm"], api["threads"] // 32, sms)
+
+
+def excerpt_facts(excerpt):
+    """What 4.5's prose says about a printed SASS excerpt, read from that excerpt (it differs between compilers): the
+    constant offsets of its LDS, and its operands marked .reuse with how many instructions in a row carry the mark.
+    Returns a Report whose one line the notebook prints under the excerpt."""
+    import re
+    offsets = sorted({int(m, 16) for m in re.findall(r"\bLDS[\w.]*\s+R\d+,\s*\[[^\]]*\+(0x[0-9a-f]+)\]", excerpt)})
+    runs, last, best = {}, None, (None, 0)
+    count = 0
+    for line in excerpt.splitlines():
+        marked = re.findall(r"\b(R\d+)\.reuse\b", line)
+        for r in marked:
+            runs[r] = runs.get(r, 0) + 1
+        reg = marked[0] if marked else None
+        count = count + 1 if reg is not None and reg == last else (1 if reg else 0)
+        last = reg
+        if reg and count > best[1]:
+            best = (reg, count)
+    off = ", ".join(f"+{o:#x}" for o in offsets) or "없음"
+    if runs:
+        reuse = (", ".join(f"{r} {n}번" for r, n in sorted(runs.items(), key=lambda x: -x[1]))
+                 + f" (가장 길게 이어진 것: {best[0]}, 명령 {best[1]}개 연속)")
+    else:
+        reuse = "이 발췌에는 없음"
+    return Report([f"이 발췌의 LDS 상수 오프셋: {off} | .reuse 가 붙은 피연산자: {reuse}"],
+                  offsets=offsets, reuse=runs, longest=best)
 
 
 # ------------------------------------------------------------------ 4 code walkthrough
@@ -549,7 +592,7 @@ def shared_bound_vs_measured(rec, per_ffma, val):
     ffma_per_clk = f["fp32_lanes_per_sm"] // 32
     peak = f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
     n = max(n for _, n in val)
-    lines = [f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클럭), cuBLAS {n}³ {val[('cuBLAS', n)][0]:.1f} TFLOP/s"]
+    lines = [f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클록), cuBLAS {n}³ {val[('cuBLAS', n)][0]:.1f} TFLOP/s"]
     bound = {}
     for name, wpf in per_ffma.items():
         bound[name] = peak * min(ffma_per_clk, 1 / wpf) / ffma_per_clk

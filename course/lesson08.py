@@ -18,6 +18,7 @@ from .steps import Progress  # noqa: F401  (lesson09 and the notebook use it fro
 from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
 from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
+from sim.korean import josa
 
 CCS = ((8, 0), (9, 0))
 GPUS = ("A100", "H100", "H200")
@@ -112,7 +113,7 @@ def kernels_here(names, gpu=None):
         if r is None:
             need = kn.get(name).min_cc
             occ[name] = None
-            lines.append(f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다"
+            lines.append(f"{here_label(spec)}: {josa(name, '은/는')} 이 GPU 에서 돌지 않습니다"
                          + (f" (CC {need[0]}.{need[1]} 이상 필요)" if need else ""))
             continue
         o = occ[name] = occupancy.occupancy(spec, r["registers"], r["threads"], r["shared_bytes"])
@@ -388,17 +389,42 @@ def ffma_between(order, first, then):
     return count
 
 
+def order_facts(order):
+    """What 4.4's prose says about a main-loop order [(kind, count)], read from that order (compilers order the loads
+    and stores differently): LDG and STS counts, LDGs before the first STS, FFMAs between the first LDG and the first
+    STS, and whether every STS comes before the first compute instruction (LDS/FFMA) or after the last one."""
+    flat = [k for k, n in order for _ in range(n)]
+    compute = [i for i, k in enumerate(flat) if k in ("LDS", "FFMA")]
+    sts = [i for i, k in enumerate(flat) if k == "STS"]
+    ldg = [i for i, k in enumerate(flat) if k == "LDG"]
+    return {"ldg": len(ldg), "sts": len(sts), "ldg_before_sts": sum(i < sts[0] for i in ldg) if sts else len(ldg),
+            "ffma_between": ffma_between(order, "LDG", "STS"),
+            "sts_before_compute": bool(sts and compute and max(sts) < min(compute)),
+            "sts_after_compute": bool(sts and compute and min(sts) > max(compute)),
+            "ldg_before_compute": bool(ldg and compute and max(ldg) < min(compute))}
+
+
+def _facts_line(name, cc, f):
+    where = ("모든 STS 가 계산 앞" if f["sts_before_compute"] else
+             "모든 STS 가 계산 뒤" if f["sts_after_compute"] else "STS 가 계산 사이에 섞임")
+    return (f"  {name} sm_{cc[0]}{cc[1]}: LDG {f['ldg']}개 중 {f['ldg_before_sts']}개가 첫 STS 앞, STS {f['sts']}개, "
+            f"첫 LDG 와 첫 STS 사이 FFMA {f['ffma_between']}개, {where}"
+            + (", 모든 LDG 가 계산 앞" if f["ldg_before_compute"] else ""))
+
+
 def overlap_table(names=("db", "db_overlap")):
-    """Main-loop phases of each kernel at sm_80/sm_90 and the FFMAs between its first LDG and first STS."""
-    lines, between = [], {}
+    """Main-loop phases of each kernel at sm_80/sm_90 and what the prose reads from them (order_facts)."""
+    lines, between, facts = [], {}, {}
     compiled([(n, cc) for n in names for cc in CCS], "컴파일 (GPU 없이 sm_80·sm_90)")
     for name in names:
         for cc in CCS:
             order, phases = loop_phases(name, cc)
-            between[name, cc] = ffma_between(order, "LDG", "STS")
-            lines.append(f"{name:10s} sm_{cc[0]}{cc[1]}: " + " → ".join(f"{k}×{n}" for k, n in phases)
-                         + f"  | 첫 LDG 와 첫 STS 사이 FFMA {between[name, cc]}개")
-    return Report(lines, between=between)
+            facts[name, cc] = order_facts(order)
+            between[name, cc] = facts[name, cc]["ffma_between"]
+            lines.append(f"{name:10s} sm_{cc[0]}{cc[1]}: " + " → ".join(f"{k}×{n}" for k, n in phases))
+    lines.append("이 컴파일러의 순서에서 읽은 것:")
+    lines += [_facts_line(name, cc, facts[name, cc]) for name in names for cc in CCS]
+    return Report(lines, between=between, facts=facts)
 
 
 def overlap_resources(gpu=None):
@@ -481,17 +507,20 @@ def stall_shares(rec, names=STALL_KERNELS, reasons=STALLS):
     return Report(lines, share=share, cpi=cpi)
 
 
-def issue_use(rec, names=STALL_KERNELS, warps_per_scheduler=4):
+def issue_use(rec, names=STALL_KERNELS):
     """Share of cycles a scheduler issued, from the recorded ncu figures: warps per scheduler / summed cycles per issue.
 
-    ncu's per-issue stall figures sum to (resident warps x cycles) / issue cycles; `selected` is 1 per issue. With
-    2 blocks of 8 warps per SM, 4 warps per scheduler: an estimate, since blocks come and go at the edges of the run.
+    ncu's per-issue stall figures sum to (resident warps x cycles) / issue cycles; `selected` is 1 per issue. The warps
+    per scheduler are their time average over the profiled grid (lesson07.mean_warps: at 2048³ the 256 blocks of
+    8 warps fill 256 of the 132 x 2 slots, 3.88 per scheduler): an estimate, as blocks do not all take the same time.
     """
+    from .lesson07 import mean_warps
     st = rec["ncu_stalls"]["metrics"]
-    use = {k: min(1.0, warps_per_scheduler / sum(st[k]["cycles_per_issue"].values())) for k in names}
+    warps = {k: mean_warps(rec, k) for k in names}
+    use = {k: min(1.0, warps[k] / sum(st[k]["cycles_per_issue"].values())) for k in names}
     lines = [f"{k:13s} 명령당 워프-사이클 합 {sum(st[k]['cycles_per_issue'].values()):5.2f} → 스케줄러가 명령을 낸 사이클 ≈ "
-             f"{warps_per_scheduler} / {sum(st[k]['cycles_per_issue'].values()):.2f} = {100 * use[k]:5.1f}%" for k in names]
-    return Report(lines, use=use)
+             f"{warps[k]:.2f} / {sum(st[k]['cycles_per_issue'].values()):.2f} = {100 * use[k]:5.1f}%" for k in names]
+    return Report(lines, use=use, warps=warps)
 
 
 # ------------------------------------------------------------------ 6 pipeline model and our tile

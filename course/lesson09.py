@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import tempfile
+from sim.korean import josa
 
 HEADER = ".version 7.0\n.target sm_80\n.address_size 64\n"
 # the seed writes this helper for 4-byte copies: '.cg' with 4 bytes
@@ -45,7 +46,7 @@ def smem_bytes(num_stages, BK=8, BM=128, BN=128, pad=1):
 
 
 def ptxas_static_shared(nbytes, arch="sm_80"):
-    """ptxas on a kernel with a static .shared array of nbytes that it reads: (accepted, message). Limit: 48 KB."""
+    """ptxas on a kernel with a static .shared array of nbytes that it reads: (accepted, message). Limit: 48 KiB."""
     text = HEADER + (f"\n.visible .entry k(.param .u64 p)\n{{\n    .shared .align 16 .b8 smem[{nbytes}];\n"
                      "    .reg .u32 %r<3>;\n    .reg .u64 %rd<2>;\n    ld.param.u64 %rd1, [p];\n"
                      f"    mov.u32 %r1, smem;\n    ld.shared.u32 %r2, [%r1+{nbytes - 4}];\n"
@@ -89,7 +90,7 @@ def compute_read_wavefronts(wide_rule="words"):
 
     'padded' is async_copy (As[m][k] pitch 9, Bs[k][n] pitch 129, scalar loads, thread_col = tx*8);
     'aligned' is async_vec as compiled (sass_main_loop: 32 LDS.128 in the loop, no LDS.64): As[m][k..k+3] and
-    As[m][k+4..k+7] as 16-byte loads (ptxas merges the source's 2-float reads of consecutive k), Bs[k][n] pitch 128
+    As[m][k+4..k+7] as 16-byte loads (NVVM merges the source's 2-float reads of consecutive k; ptxas keeps them), Bs[k][n] pitch 128
     read as 2x4 floats at tx*4 and 64+tx*4. wide_rule: sim.banks.count_wavefronts's rule for 8/16-byte accesses.
     """
     from sim import banks
@@ -288,7 +289,7 @@ def unbounded_blocks(name="async_vec", ccs=((8, 0), (9, 0)), gpu=None):
     here = None
     if spec is not None:
         if not runs_here:
-            here = f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다 (CC {ks.min_cc[0]}.{ks.min_cc[1]} 이상 필요)"
+            here = f"{here_label(spec)}: {josa(name, '은/는')} 이 GPU 에서 돌지 않습니다 (CC {ks.min_cc[0]}.{ks.min_cc[1]} 이상 필요)"
         else:
             o = occupancy.occupancy(spec, regs[spec.cc], ks.threads, smem)
             blocks[spec.name] = o.blocks_per_sm
@@ -316,8 +317,10 @@ def stage_limits(gpu, regs=128, threads=256, stages=(2, 3, 4)):
 
 
 def stage_limiters(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), gpus=None):
-    """{GPU name: sorted limiters of stage_limits over `stages`} for the GPUs of sim.occupancy.GPUS (or `gpus`) that
-    run kernel `name` (compute capability >= its min_cc): what 4.2's prose says about GPUs other than the H200."""
+    """{GPU name: {S: every resource that allows exactly its blocks per SM (Occupancy.limiters), or ("too big",)}} for
+    the GPUs of sim.occupancy.GPUS (or `gpus`) that run kernel `name` (compute capability >= its min_cc): what 4.2's
+    prose says about GPUs other than the H200. Ties stay ties: at 4 stages a 100-KiB GPU is bound by registers and
+    shared memory alike (2 blocks each), and a tie is not 'registers'."""
     from sim import occupancy
     import kernels_numba as kn
     need = tuple(kn.get(name).min_cc or (0, 0))
@@ -326,7 +329,7 @@ def stage_limiters(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), g
         spec = occupancy.get_spec(g)
         if tuple(spec.cc) >= need:
             occ = stage_limits(spec, regs, threads, stages)
-            out[spec.name] = sorted({o.limiter for o in occ.values()}) + (["too big"] if len(occ) < len(stages) else [])
+            out[spec.name] = {S: tuple(occ[S].limiters) if S in occ else ("too big",) for S in stages}
     return out
 
 
@@ -341,7 +344,7 @@ def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None, name="a
         return None
     need = kn.get(name).min_cc
     if need and tuple(spec.cc) < tuple(need):
-        return _report([f"{here_label(spec)}: {name} 은(는) 이 GPU 에서 돌지 않습니다 (cp.async: CC {need[0]}.{need[1]} "
+        return _report([f"{here_label(spec)}: {josa(name, '은/는')} 이 GPU 에서 돌지 않습니다 (cp.async: CC {need[0]}.{need[1]} "
                         "이상 필요) -> 이 표의 값이 없습니다"], occ={}, gpu=spec.name, runs=False)
     lines, occ = [], {}
     for S in stages:
@@ -496,9 +499,30 @@ def sass_main_loop(name, cc=(8, 0)):
             forms[i.op] = forms.get(i.op, 0) + 1
     inner = [{"FFMA": sum(i.base == "FFMA" for i in b), "LDS": sum(i.base == "LDS" and i.pred != "@!PT" for i in b)}
              for b in resources.inner_loops(r["sass"])]
+    ptx_loads = {w: len(re.findall(rf"\bld\.shared{w}\.f32\b", r["ptx"])) for w in (".v4", ".v2", "")}
     return {"name": name, "cc": f"sm_{cc[0]}{cc[1]}", "registers": r["usage"]["registers"], "main_loop": counts,
             "ldgsts_forms": ldgsts, "calls": [i.text() for i in loop if i.base == "CALL"], "forms": forms,
-            "placeholders": sum(i.base == "LDS" and i.pred == "@!PT" for i in loop), "inner_loops": inner}
+            "placeholders": sum(i.base == "LDS" and i.pred == "@!PT" for i in loop), "inner_loops": inner,
+            "ptx_shared_loads": {f"ld.shared{w}.f32": n for w, n in ptx_loads.items()}}
+
+
+def read_widths(name="async_vec", ccs=((8, 0), (9, 0))):
+    """Who merges the shared-memory reads: per target, the PTX's ld.shared forms (NVVM's output, the whole kernel) and
+    the main loop's LDS forms (ptxas's), then one line saying from the data whether NVVM already emitted 16-byte
+    reads only, and whether every executed LDS of the loop is LDS.128."""
+    lines = []
+    ok_ptx = ok_sass = True
+    for cc in ccs:
+        s = sass_main_loop(name, cc)
+        lds = {k: v for k, v in s["forms"].items() if k.startswith("LDS")}
+        lines.append(f"{s['cc']}: PTX {s['ptx_shared_loads']} → 메인 루프 SASS {lds}")
+        ok_ptx &= s["ptx_shared_loads"]["ld.shared.f32"] == s["ptx_shared_loads"]["ld.shared.v2.f32"] == 0
+        ok_sass &= set(lds) == {"LDS.128"}
+    who = ("NVVM 이 PTX 에서 이미 16 B 읽기(ld.shared.v4.f32)만 냈고" if ok_ptx else
+           "PTX 에 16 B 보다 좁은 공유 메모리 읽기가 있고")
+    lines.append(f"이 컴파일러: {who}, 메인 루프의 공유 메모리 읽기는 "
+                 + ("모두 LDS.128 입니다." if ok_sass else "LDS.128 만이 아닙니다."))
+    return _report(lines, ptx_only_v4=ok_ptx, sass_only_128=ok_sass)
 
 
 def recorded_ratios(run="gpu_h200_level5"):

@@ -1,12 +1,14 @@
 """Analysis helpers of notebook 10 (Tensor Core mma): ptxas shape table, layout check, error vs K, padding, tables."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
+from sim.korean import josa
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 
@@ -126,6 +128,43 @@ def feature_table(archs=("sm_75", "sm_80", "sm_90")):
     return rows
 
 
+# wgmma (Hopper's warp-group mma, what cuBLAS ran in 5.6) in a kernel that stores its result: PTX ISA 8.0, the
+# target in the module must be the arch-specific sm_90a; ptxas refuses it for .target sm_90
+WGMMA = ("wgmma.fence.sync.aligned;\n"
+         "    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {f0,f1,f2,f3}, rd1, rd2, q, 1, 1, 0, 0;\n"
+         "    wgmma.commit_group.sync.aligned;\n    wgmma.wait_group.sync.aligned 0;")
+
+
+def _wgmma_probe_now(target):
+    text = (f".version 8.0\n.target {target}\n.address_size 64\n.visible .entry probe(.param .u64 p)\n{{\n"
+            "    .reg .f32 f<4>;\n    .reg .b64 rd<3>;\n    .reg .pred q;\n    ld.param.u64 rd0, [p];\n"
+            "    mov.b64 rd1, 0;\n    mov.b64 rd2, 0;\n    setp.ne.b32 q, 0, 0;\n"
+            + "".join(f"    mov.f32 f{i}, 0f00000000;\n" for i in range(4)) + "    " + WGMMA + "\n"
+            + "".join(f"    st.global.f32 [rd0+{4 * i}], f{i};\n" for i in range(4)) + "    ret;\n}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cubin = os.path.join(tmp, "probe.ptx"), os.path.join(tmp, "probe.cubin")
+        Path(src).write_text(text)
+        p = _run_low([_ptxas(), f"-arch={target}", src, "-o", cubin])
+        sass = ""
+        if p.returncode == 0:
+            from kernels_numba.infra import offline
+            sass = _run_low([offline._tool("cuobjdump"), "-sass", cubin]).stdout
+    err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
+    return p.returncode == 0, err, sass
+
+
+def wgmma_targets(targets=("sm_90", "sm_90a")):
+    """{target: 'SASS ops' or '❌ ptxas error'}: ptxas on a wgmma kernel whose PTX names that target."""
+    for t in targets:
+        _side(("wgmma", t), _wgmma_probe_now, t)
+    out = {}
+    for t in targets:
+        ok, err, sass = _side(("wgmma", t), _wgmma_probe_now, t).result()
+        out[t] = (", ".join(sorted(set(re.findall(r"\b((?:HGMMA|WARPGROUP)[A-Za-z0-9.]*)", sass))))
+                  if ok else f"❌ {err}")
+    return out
+
+
 # Per-SM limits by compute capability, as CUDA 13's cuda_occupancy.h encodes them (cudaOccMaxBlocksPerMultiprocessor:
 # 32 on 8.0 and 9.0, 24 on 8.9, 16 on 8.6) and the CUDA C++ Programming Guide's per-CC table (max resident warps:
 # 64 on 8.0/9.0, 48 on 8.6/8.9). tests/test_lesson10.py checks the block limits against the header in the wheel.
@@ -162,6 +201,26 @@ def sass_iteration(name="mma_large", cc=(9, 0)):
     b = next(n for n in range(h, len(ins)) if ins[n].base == "BAR")
     keep = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDSM", "HMMA", "CALL")     # CALL: a call would show here
     return "\n".join(i.text() for i in ins[a:b + 1] if i.base in keep)
+
+
+def iteration_facts(name="mma_large", cc=(9, 0)):
+    """What 4.3's prose says about the K step sass_iteration prints and the loops loop_mma counts, read from that same
+    compile (compilers differ): how many of each instruction, whether a CALL is there, whether the two ldmatrix come in
+    the source's order (the A fragment's .x4 first), and how the K loop was split (HMMA per loop)."""
+    import re
+    from collections import Counter
+    text = sass_iteration(name, cc)
+    ops = Counter(re.sub(r"^@!?P\w+\s+", "", l.split("*/", 1)[1].strip()).split()[0] for l in text.splitlines())
+    ldsm = [o for o in (re.sub(r"^@!?P\w+\s+", "", l.split("*/", 1)[1].strip()).split()[0] for l in text.splitlines())
+            if o.startswith("LDSM")]
+    per_loop, total = loop_mma(name, cc)
+    same = ldsm and ldsm[0].startswith("LDSM.16.M88")
+    loops = " + ".join(f"HMMA {h}개 루프" for h, _ in per_loop)
+    line = (f"이 컴파일러 (sm_{cc[0]}{cc[1]}): K 스텝 하나에 " + ", ".join(f"{o} {n}" for o, n in ops.items())
+            + f" | CALL {'있음' if ops.get('CALL') else '없음'} | ldmatrix 순서: "
+            + ("소스와 같음 (.x4 먼저)" if same else "소스와 다름 (.x2.trans 먼저)")
+            + f" | K 루프: {loops} = 커널 전체 HMMA {total}개")
+    return line, {"ops": dict(ops), "ldsm_order": ldsm, "per_loop": per_loop, "total": total, "source_order": same}
 
 
 def call_sites(name="mma_large", cc=(9, 0)):
@@ -267,6 +326,41 @@ def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
         rep = banks.analyze_request([(r, r * row_bytes + 2 * col_of(r, col), 16) for r in range(8)], "load")
         out[name] = (rep.wavefronts, rep.conflict_degree)
     return out
+
+
+def bound_formula(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety=2.0):
+    """Section 8's bound written out term by term, the way the prose states it (tests: = tc.error_bound):
+    gamma_K(2 u_acc) M + u_f32 M + u_out |C_exact| + t, M = |alpha| |A| |B| + |beta| |C0|, gamma_K(v) = K v / (1 - K v)."""
+    from kernels_numba.infra import tc
+    A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    K = A64.shape[1]
+    v = safety * tc.UNIT_ROUNDOFF[acc]
+    gamma = K * v / (1 - K * v)
+    C0_64 = np.zeros(A64.shape[0:1] + B64.shape[1:]) if C0 is None or beta == 0 else np.asarray(C0, np.float64)
+    M = abs(alpha) * (np.abs(A64) @ np.abs(B64)) + abs(beta) * np.abs(C0_64)
+    exact = alpha * (A64 @ B64) + beta * C0_64
+    return gamma * M + tc.UNIT_ROUNDOFF["f32"] * M + tc.UNIT_ROUNDOFF[out] * np.abs(exact) + tc.TINY[out]
+
+
+def bound_check(M=32, N=16, K=272, seed=0):
+    """What section 8's cell prints: the prose formula (bound_formula) against tc.error_bound on random f16 inputs
+    for each accumulator/output pair (largest relative difference), gamma_K(2u) against 2 gamma_K(u) at that K,
+    and the largest K with a bound per accumulator type."""
+    from kernels_numba.infra import tc
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    C0 = rng.standard_normal((M, N)).astype(np.float32)
+    diff = 0.0
+    for acc, out in (("f32", "f32"), ("f32", "f16"), ("f16", "f16")):
+        a = tc.error_bound(A, B, 1.5, -0.5, C0, acc=acc, out=out)
+        b = bound_formula(A, B, 1.5, -0.5, C0, acc=acc, out=out)
+        diff = max(diff, float(np.max(np.abs(a - b) / b)))
+    u = tc.UNIT_ROUNDOFF["f16"]
+    g = lambda v: K * v / (1 - K * v)                   # noqa: E731
+    return {"식과 tc.error_bound 의 최대 상대 차이": diff,
+            f"K={K}, f16 누적: γ_K(2u) ÷ 2·γ_K(u)": round(g(2 * u) / (2 * g(u)), 3),
+            "한계가 있는 가장 큰 K (f32 누적, f16 누적)": (tc.bound_k_max("f32"), tc.bound_k_max("f16"))}
 
 
 def error_growth_plot(run=None):
@@ -507,18 +601,33 @@ FAST_STEPS = [
     ("3단 (2단 대신)", "stages2", REF),
     ("launch_bounds(128, 2)", "no_launch_bounds", REF),
 ]
-# the final runs' ablation: every switch of the final kernel undone alone (no_prefetch also undoes the pipeline,
-# so its partner is barrier_at_tile_start); the last row is the whole way from the previous best
+# the final runs' ablation: one row per switch, the two variants of a row differ in that switch alone
+# (kernels_numba.mma_fast.VARIANTS; tests/test_lesson10.py checks it). The pipeline and lean are each measured
+# with the other switch off and on: runs 5/6 timed barrier_at_tile_start (neither), no_lean (pipeline) and fast
+# (both), not no_pipeline (lean alone), so two of the four rows wait for a run that has it (MISSING in their cells).
+# The last row is the whole way from the previous best, not a switch.
 FINAL_STEPS = [
     ("스위즐 (패딩 없는 행 대신)", "no_swizzle", REF),
-    ("프래그먼트 이중 버퍼 (prefetch)", "no_prefetch", "barrier_at_tile_start"),
-    ("배리어 파이프라인", "barrier_at_tile_start", REF),
-    ("주소를 루프 앞에서 한 번 (lean)", "no_lean", REF),
+    ("프래그먼트 이중 버퍼 (prefetch; 파이프라인·lean 없이)", "no_prefetch", "barrier_at_tile_start"),
+    ("배리어 파이프라인 (lean 없이)", "barrier_at_tile_start", "no_lean"),
+    ("배리어 파이프라인 (lean 과 함께)", "no_pipeline", REF),
+    ("주소를 루프 앞에서 한 번 (lean; 파이프라인과 함께)", "no_lean", REF),
+    ("주소를 루프 앞에서 한 번 (lean; 파이프라인 없이)", "barrier_at_tile_start", "no_pipeline"),
     ("3단 (2단 대신)", "stages2", REF),
     ("launch_bounds(128, 2)", "no_launch_bounds", REF),
     ("블록 래스터화 GROUP_M = 8", REF, "raster_g8"),
     ("mma_swizzle → mma_fast 전체", "mma_swizzle", REF),
 ]
+WHOLE_WAY = "mma_swizzle"          # the last row's 'without': not one switch
+MISSING = "기록 없음"               # a cell whose run did not time one of its two variants
+
+
+def steps_measured(run="run6", rec=None, steps=None):
+    """The rows of FINAL_STEPS (or `steps`) whose two variants the run timed (at every size)."""
+    tf = fast_tflops(run, rec)
+    return [s for s in (steps or FINAL_STEPS) if all((v, n) in tf for v in s[1:] for n in {n for _, n in tf})]
+
+
 # configurations above the static 48 KiB (dynamic shared memory), measured beside the final kernel in runs 5/6
 DYNAMIC = ("stages4_lean_dyn", "bk64_lean_dyn", "128x256_s4_dyn", "128x256x64_dyn")
 
@@ -589,7 +698,8 @@ def final_steps(runs=FINAL_RUNS, sizes=(2048, 4096), rec=None):
         for run in runs:
             for n in sizes:
                 tf = tfs[run]
-                row[f"{run} {n}³"] = f"×{tf[(with_, n)] / tf[(without, n)]:.2f} ({tf[(without, n)]:.0f}→{tf[(with_, n)]:.0f})"
+                row[f"{run} {n}³"] = (f"×{tf[(with_, n)] / tf[(without, n)]:.2f} ({tf[(without, n)]:.0f}→{tf[(with_, n)]:.0f})"
+                                      if (with_, n) in tf and (without, n) in tf else MISSING)
         rows.append(row)
     return rows
 
@@ -602,7 +712,8 @@ def fast_gain(without, with_=REF, n=2048, run="run6", rec=None):
 
 def largest_step(n=4096, run="run6", rec=None):
     """(step, gain) of the largest single-switch gain in the run's ablation at size n (not the whole-way row)."""
-    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in _steps(run) if w != "mma_swizzle"]
+    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in steps_measured(run, rec, _steps(run))
+             if w != WHOLE_WAY]
     return max(gains, key=lambda g: g[1])
 
 
@@ -669,6 +780,63 @@ def final_results_rows(rec=None, h200=None):
         gr = {(x["variant"], x["n"]): x for x in g["rows"]}
         add(name, g["gpu"], g["date"], "CUDA 그래프", {n: {"cuBLAS": gr[("cuBLAS", n)], "fast": gr[("fast", n)]} for n in (2048, 4096)})
     return rows
+
+
+BASELINE_RUNS = ("run3", "run4", "run5", "run6")    # H100 runs that timed cuBLAS at 2048³ and 4096³ (plain timing)
+STEADY = "barrier_at_tile_start"                      # one kernel they all timed, unchanged where steady_runs says
+
+
+def steady_runs(rec=None):
+    """The BASELINE_RUNS whose STEADY is the same kernel as in the final runs: the run's default block order
+    (GROUP_M) is the final one (run 3's default was GROUP_M = 8, so its STEADY was another kernel)."""
+    rec = rec or fast_record()
+    return tuple(r for r in BASELINE_RUNS if rec["runs"][r]["config"]["GROUP_M"] == rec["config"]["GROUP_M"])
+
+
+def baseline_rows(n=4096, rec=None):
+    """Every cuBLAS figure of the H100 record at n³ with what the same run measured of one unchanged kernel (STEADY)
+    and of the final mma_fast: how far a % of cuBLAS moves with the baseline alone. Plain runs 3-6 (each its own
+    cuBLAS), run7_graph (CUDA graphs both sides) and run 6's isolated ncu launches (time and same-clock ratio)."""
+    rec = rec or fast_record()
+    rows, same = [], steady_runs(rec)
+    for run in BASELINE_RUNS:
+        tf = {k: r["tflops"] for k, r in fast_rows(run, rec).items()}
+        cub, st = tf[("cuBLAS", n)], tf[(STEADY, n)]
+        fast = tf[("fast", n)] if run in FINAL_RUNS else None
+        rows.append({"실행": run, "시간 재기": "일반 (실행마다 호출)", "cuBLAS TFLOP/s": f"{cub:.0f}",
+                     f"{STEADY} TFLOP/s (cuBLAS 대비)": (f"{st:.0f} ({100 * st / cub:.1f} %)" if run in same else
+                                                      f"- (GROUP_M = {rec['runs'][run]['config']['GROUP_M']}: 다른 커널)"),
+                     "mma_fast (cuBLAS 대비)": f"{fast:.0f} ({100 * fast / cub:.1f} %)" if fast else "- (lean 이전)"})
+    g = {(x["variant"], x["n"]): x for x in rec["graphs"]["run7_graph"]["rows"]}
+    rows.append({"실행": "run7_graph", "시간 재기": "CUDA 그래프", "cuBLAS TFLOP/s": f"{g[('cuBLAS', n)]['tflops']:.0f}",
+                 f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
+                 "mma_fast (cuBLAS 대비)": f"{g[('fast', n)]['tflops']:.0f} ({100 * g[('fast', n)]['ratio']:.1f} %)"})
+    if n == 4096:                                     # ncu profiled 4096^3 only
+        raw = ncu_csv("run6")
+        t_ratio, cyc_ratio = ncu_ratio("run6", rec)
+        tf_of = lambda k: 2 * n ** 3 / raw[k]["duration_ns"] / 1e3           # noqa: E731  (TFLOP/s)
+        rows.append({"실행": "run6 ncu", "시간 재기": "단독 실행 한 번 (클록 고정 안 함)",
+                     "cuBLAS TFLOP/s": f"{tf_of('cublas'):.0f}", f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
+                     "mma_fast (cuBLAS 대비)": f"{tf_of('mma_fast'):.0f} ({100 * t_ratio:.1f} %; 같은 클록 {100 * cyc_ratio:.1f} %)"})
+    return rows
+
+
+def goal_evidence(n=4096, rec=None):
+    """The figures 5.6 and the summary state about the goal at n³: mma_fast's % of cuBLAS in each final run and in
+    run7_graph, the isolated ncu time and same-clock ratios (4096³ only), how much lower the final runs' cuBLAS was
+    than the earlier runs' (fractions), and STEADY's % of cuBLAS per run."""
+    rec = rec or fast_record()
+    cub = {run: cublas_tflops(run, rec)[n] for run in BASELINE_RUNS}
+    early = [run for run in BASELINE_RUNS if run not in FINAL_RUNS]
+    drops = [1 - cub[f] / cub[e] for f in FINAL_RUNS for e in early]
+    g = {(x["variant"], x["n"]): x for x in rec["graphs"]["run7_graph"]["rows"]}
+    out = {"final": {run: fast_tflops(run, rec)[("fast", n)] / cub[run] for run in FINAL_RUNS},
+           "graph": g[("fast", n)]["ratio"], "cublas": cub, "drop_lo": min(drops), "drop_hi": max(drops),
+           "steady": {run: fast_tflops(run, rec)[(STEADY, n)] / cub[run] for run in steady_runs(rec)},
+           "goal": rec["goal"][str(n)]}
+    if n == 4096:
+        out["ncu_time"], out["ncu_clock"] = ncu_ratio("run6", rec)
+    return out
 
 
 def promotion_rows():
@@ -819,7 +987,7 @@ def ncu_rows(run="run6", rec=None):
                "점유율 %": p["achieved_occupancy_pct"], "L2 적중 %": p["l2_hit_pct"],
                "시간 µs": round(p["duration_ns"] / 1000, 1)}
         if raw:
-            row["SM 클럭 GHz"] = round(raw[name]["clock_ghz"], 2)
+            row["SM 클록 GHz"] = round(raw[name]["clock_ghz"], 2)
         row.update({f"스톨 {s}": stalls.get(s, "-") for s in NCU_STALLS})
         rows.append(row)
     return rows
@@ -1047,7 +1215,7 @@ def _check_in_simulator(cases, alpha, beta, seed, bar=None):
         what, arch = "sm_90a 전용 명령(wgmma · TMA)", "sm_90a"
     else:
         what, arch = "CC 8.0 명령(cp.async · mma.m16n8k16)", "sm_80"
-    print(f"ℹ️ 이 장치({where})에는 {what}이 없어 {names} 은(는) 별도 프로세스의 "
+    print(f"ℹ️ 이 장치({where})에는 {what}이 없어 {josa(names, '은/는')} 별도 프로세스의 "
           f"시뮬레이터에서 검사합니다 (결과는 같음) / checked on the simulator in a subprocess: this device lacks {arch} "
           "instructions.", flush=True)
     env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}   # as subsim's child
@@ -1155,7 +1323,7 @@ def here_lines(kernels, gpu=None):
     lines = []
     for r in here_rows(kernels, gpu):
         if r["runs"] is None:
-            lines.append(f"{label}: {r['kernel']} 은(는) CC 8.0 이상이 필요해 이 GPU 에서는 돌지 않습니다 (시뮬레이터에서만)")
+            lines.append(f"{label}: {josa(r['kernel'], '은/는')} CC 8.0 이상이 필요해 이 GPU 에서는 돌지 않습니다 (시뮬레이터에서만)")
         elif "registers" not in r:
             lines.append(f"{label}: {r['kernel']} 의 오프라인 컴파일 기록이 이 아키텍처에는 없습니다")
         else:

@@ -23,7 +23,7 @@ MIN_BARRIERS = 1               # one barrier per K tile, none before the loop (i
 DESCRIPTION = "async_vec 에서 BK=16 (타일당 cp.async 2번씩, 배리어 절반), 3단 버퍼 = 공유 메모리 48 KiB"
 NUM_STAGES = 3
 BK = 16
-KV = async_vec.KV              # k values per A read in the source; ptxas merges the reads into LDS.128 (no LDS.64)
+KV = async_vec.KV              # k values per A read in the source; NVVM merges the reads into ld.shared.v4 (LDS.128, no LDS.64)
 A_FRAG = async_vec.A_FRAG      # a thread holds 8 rows x 2 k of the A tile at a time
 A_VECS_PER_ROW = BK // VEC     # 4: vector v of the A tile is row v // 4, columns (v % 4) * 4 ..
 B_VECS_PER_ROW = BN // VEC     # 32: vector v of the B tile is row v // 32, columns (v % 32) * 4 ..

@@ -12,7 +12,7 @@ What changes against async_copy (the seed's 4-byte kernel):
   in the previous iteration; commit; compute. The barrier then serves both purposes (tile kt landed for every
   thread, and everyone finished reading the buffer about to be refilled): one barrier per tile instead of two;
 * the micro-kernel reads A along k, 2 values of k per call (As[s][m][k..k+1], 8 contiguous bytes); the loop is
-  unrolled and ptxas merges the reads of two calls, so the compiled loop reads A with LDS.128 too: 32 LDS.128
+  unrolled and NVVM merges the reads of two calls (ld.shared.v4.f32 in the PTX), so the compiled loop reads A with LDS.128 too: 32 LDS.128
   per tile and no LDS.64 (offline SASS for sm_80/sm_90 and the SASS loaded on the H200; course.lesson09).
 
 NUM_STAGES is a module constant; async_vec_s2 and async_vec_s4 are the same kernel built with 2 and 4 stages
@@ -36,7 +36,7 @@ BK = 8
 TM = 8
 TN = 8
 VEC = 4                        # floats per 16-byte copy / per LDS.128
-KV = 2                         # k values of A per _outer_products call: As[s][m][k..k+1] (ptxas merges 2 calls: LDS.128)
+KV = 2                         # k values of A per _outer_products call: As[s][m][k..k+1] (NVVM merges 2 calls: ld.shared.v4)
 A_FRAG = TM * KV               # 8 rows x 2 k of the A tile per call
 TN_HALF = TN // 2              # a thread's columns: 4 at tx*4 and 4 at BN/2 + tx*4
 BLOCK = (BN // TN, BM // TM)   # (16, 16)
@@ -75,7 +75,8 @@ def copy_vec(S, stage, srow, scol, X, grow, gcol, rows, cols):
 
 @cuda.jit(device=True, inline=True)
 def _outer_products(As, Bs, stage, a, rB, rC, thread_row, thread_col, k2):
-    """rC += 2 outer products, k = k2, k2+1: A read along k (2 floats per row; ptxas merges 2 calls into LDS.128), B as 2x LDS.128."""
+    """rC += 2 outer products, k = k2, k2+1: A read along k (2 floats per row; NVVM merges 2 unrolled calls into one
+    ld.shared.v4.f32 in the PTX, which ptxas emits as LDS.128), B as 2x LDS.128."""
     for m in range(TM):
         for j in range(KV):
             a[m * KV + j] = As[stage, thread_row + m, k2 + j]

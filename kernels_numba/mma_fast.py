@@ -6,7 +6,8 @@ Read it top to bottom; every choice is a switch of make_kernel so each one can b
   MI x NI = 4 x 8 mma tiles of 16 x 8: 128 f32 accumulators rC per thread. Per k16 step a warp issues 4 ldmatrix.x4
   for A, 4 ldmatrix.x4.trans for B and 32 mma: 4 mma per shared-memory load (mma_swizzle's 64 x 32 warps: 2.7);
 * STAGES = 3 shared buffers of As[BM][BK] + Bs[BK][BN] f16 = 3 x 16 KiB = 48 KiB, the static limit;
-  launch_bounds(128, 2): 2 blocks (8 warps) per SM, so up to 255 registers per thread;
+  launch_bounds(128, 2) caps nothing here (65536 / (128 x 2) = 256 >= the 255 a thread may have): 2 blocks
+  (8 warps) fit per SM because ptxas gives the kernel 240 registers (sm_90), 30720 per block;
 * rows unpadded, their 16-byte chunks XOR-swizzled by the row (tc.swizzle_params): every ldmatrix phase reads
   8 different bank groups, and the swizzle of a lane does not depend on the mma tile (computed once);
 * fragments double-buffered in registers (PREFETCH): the ldmatrix of k step kk+1 is issued before the mma of kk;
@@ -90,7 +91,9 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
     rows (default 0: plain row-major order);
     min_blocks=None: no launch_bounds (no register cap); late_copy=False: the next tile's copies are issued right
     after the barrier, before the first mma of the tile; lean=False: every cp.async and ldmatrix address computed
-    from its (row, column) in every tile (pipelined only)."""
+    from its (row, column) in every tile. Each switch changes one thing: lean applies with or without the pipeline
+    (until 2026-11-26 lean=True did nothing when pipelined=False; the recorded kernels named in VARIANTS below say
+    lean=False where they had it off)."""
     WARPS_M, WARPS_N = BM // WM, BN // WN
     THREADS = 32 * WARPS_M * WARPS_N
     MI, NI = WM // 16, WN // 8                # mma tiles (16 x 8) per warp
@@ -110,7 +113,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
     WAIT = tc.WAIT_GROUP[STAGES - 2]          # the immediate of wait_group is in the function's name
     DYNAMIC = SMEM_BYTES > STATIC_SMEM_LIMIT
     SW, PF, GM, LATE, PIPE = bool(swizzle), bool(prefetch), int(GROUP_M), bool(late_copy), bool(pipelined)
-    LEAN = bool(lean) and PIPE
+    LEAN = bool(lean)
     assert not PIPE or (PF and KSTEPS % 2 == 0), "pipelined needs prefetch and an even number of k steps per tile"
     WAIT_FIRST = tc.WAIT_GROUP[STAGES - 1]
     jit_options = {} if device.SIMULATOR or min_blocks is None else {"launch_bounds": (THREADS, min_blocks)}
@@ -219,6 +222,24 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
                 ptx.ldmatrix_x4_trans(smem, int64(u(stage * u(B_STAGE) + lb[nj])) + kk * 16 * BN)
 
     @cuda.jit(device=True, inline=True)
+    def lean_offsets(la, lb, tid, lane, bm, bn, wm, wn, K, N):
+        """LEAN: every address the loop needs, computed once. Returns the thread's copy offsets in A, B (flat, tile 0)
+        and in stage 0 of As, Bs; fills la[kk] / lb[nj], the lane's ldmatrix offsets in stage 0 (la per k step: the
+        swizzle XOR changes with the chunk; lb per pair of B tiles). The loop adds only the stage and constants."""
+        u = uint32
+        ar, ac = u(tid // u(A_CPR)), u(tid % u(A_CPR))
+        br, bc = u(tid // u(B_CPR)), u(tid % u(B_CPR))
+        a_src = u(u(bm + ar) * K + ac * u(8))
+        b_src = u(br * N + u(bn) + bc * u(8))
+        a_dst = u(a_at(u(0), ar, ac))
+        b_dst = u(b_at(u(0), br, bc))
+        for kk in range(KSTEPS):
+            la[kk] = u(a_at(u(0), u(u(wm) + lane % u(16)), u(u(kk * 2) + lane // u(16))))
+        for nj in range(NJ):
+            lb[nj] = u(b_at(u(0), u(lane % u(16)), u(u(wn // 8) + u(nj * 2) + lane // u(16))))
+        return a_src, b_src, a_dst, b_dst
+
+    @cuda.jit(device=True, inline=True)
     def refill_lean(smem, A, B, Af, Bf, nxt, stage, ntiles, bm, bn, tid, M, N, K, block_inside,
                     a_src, b_src, a_dst, b_dst):
         """refill with load_tile_lean where the tile lies inside A and B (every tile but the edges)."""
@@ -311,25 +332,13 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
             ptx.cp_async_commit_group()
 
         cur = uint32(0)                     # == kt % STAGES: the stage computed now
-        if LEAN:
-            # every address the loop needs, computed once: the thread's copy offsets in A, B (flat, tile 0) and
-            # in stage 0 of As, Bs; the lane's ldmatrix offsets in stage 0 (la per k step: the swizzle XOR
-            # changes with the chunk; lb per pair of B tiles). The loop adds only the stage and constants.
+        if LEAN and PIPE:
             u = uint32
             nt = u(ntiles)                      # ntiles is int64 (K + int): int64 vs uint64 compares as float64
             Af, Bf = flat(A), flat(B)
-            ar, ac = u(tid // u(A_CPR)), u(tid % u(A_CPR))
-            br, bc = u(tid // u(B_CPR)), u(tid % u(B_CPR))
-            a_src = u(u(bm + ar) * K + ac * u(8))
-            b_src = u(br * N + u(bn) + bc * u(8))
-            a_dst = u(a_at(u(0), ar, ac))
-            b_dst = u(b_at(u(0), br, bc))
             la = cuda.local.array((KSTEPS,), uint32)
             lb = cuda.local.array((NJ,), uint32)
-            for kk in range(KSTEPS):
-                la[kk] = u(a_at(u(0), u(u(wm) + lane % u(16)), u(u(kk * 2) + lane // u(16))))
-            for nj in range(NJ):
-                lb[nj] = u(b_at(u(0), u(lane % u(16)), u(u(wn // 8) + u(nj * 2) + lane // u(16))))
+            a_src, b_src, a_dst, b_dst = lean_offsets(la, lb, tid, lane, bm, bn, wm, wn, K, N)
             # tiles 0 .. STAGES-1 in flight, one commit group each (empty past the last tile)
             for s in range(STAGES):
                 refill_lean(smem, A, B, Af, Bf, uint32(s), uint32(s), nt, bm, bn, tid, M, N, K, block_inside,
@@ -384,6 +393,47 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
                 # tile kt+STAGES into the stage tile kt leaves (free since the barrier above)
                 refill(smem, A, B, kt + STAGES, cur, ntiles, bm, bn, tid, M, N, K, block_inside)
                 cur = nxt_stage
+        elif LEAN:
+            # the branch below (wait and barrier at the start of each tile) with the lean addresses
+            u = uint32
+            nt = u(ntiles)
+            Af, Bf = flat(A), flat(B)
+            la = cuda.local.array((KSTEPS,), uint32)
+            lb = cuda.local.array((NJ,), uint32)
+            a_src, b_src, a_dst, b_dst = lean_offsets(la, lb, tid, lane, bm, bn, wm, wn, K, N)
+            # prologue: tiles 0 .. STAGES-2 in flight, one commit group each (empty when K has fewer tiles)
+            for s in range(STAGES - 1):
+                refill_lean(smem, A, B, Af, Bf, u(s), u(s), nt, bm, bn, tid, M, N, K, block_inside,
+                            a_src, b_src, a_dst, b_dst)
+            nxt_stage = u(STAGES - 1)           # == (kt + STAGES - 1) % STAGES: the stage refilled now
+            for kt in range(nt):
+                kt = u(kt)
+                # wait: STAGES-1+kt groups are committed; at most STAGES-2 still pending => tile kt (this thread's
+                # copies) has landed
+                WAIT()
+                # barrier: (1) every thread's copies of tile kt have landed; (2) every warp has finished its
+                # ldmatrix of tile kt-1, whose stage (== nxt_stage) the copies below overwrite
+                cuda.syncthreads()
+                nxt = u(kt + u(STAGES - 1))
+                if not LATE:
+                    refill_lean(smem, A, B, Af, Bf, nxt, nxt_stage, nt, bm, bn, tid, M, N, K, block_inside,
+                                a_src, b_src, a_dst, b_dst)
+                if PF:
+                    load_frags_lean(smem, rA, rB, 0, cur, 0, la, lb)
+                for kk in range(KSTEPS):
+                    if PF:
+                        if kk + 1 < KSTEPS:
+                            load_frags_lean(smem, rA, rB, (kk + 1) % 2, cur, kk + 1, la, lb)
+                        mma_all(rA, rB, rC, kk % 2)
+                    else:
+                        load_frags_lean(smem, rA, rB, 0, cur, kk, la, lb)
+                        mma_all(rA, rB, rC, 0)
+                    if LATE and kk == 0:
+                        # nxt_stage is free since the barrier (as in the branch below)
+                        refill_lean(smem, A, B, Af, Bf, nxt, nxt_stage, nt, bm, bn, tid, M, N, K, block_inside,
+                                    a_src, b_src, a_dst, b_dst)
+                cur = u(cur + u(1)) if cur + u(1) < u(STAGES) else u(0)
+                nxt_stage = u(nxt_stage + u(1)) if nxt_stage + u(1) < u(STAGES) else u(0)
         else:
             nxt_stage = uint32(STAGES - 1)      # == (kt + STAGES - 1) % STAGES: the stage refilled now
             for kt in range(ntiles):
@@ -448,3 +498,32 @@ class _DynamicSmem:
 
 kernel, launch, CONFIG = make_kernel()
 SMEM_BYTES = CONFIG["SMEM_BYTES"]
+
+# The measured variants: name -> make_kernel switches (benchmarks/explore_fast.py times them; notebook 10's ablation
+# reads the records by these names). Every switch a recorded kernel had off is spelled out: until 2026-11-26
+# make_kernel ignored lean=True without the pipeline, so the recorded barrier_at_tile_start, no_prefetch, ... were
+# built without lean addresses, and say lean=False here (the same SASS: tests/test_mma_fast.py). 'fast' minus one
+# switch is named no_<switch>; runs 2 and 3 of the H100 record had GROUP_M=8 as the default ('no_raster' there).
+VARIANTS = {
+    "fast": {},                                                   # lean addresses, pipelined, 3 stages, GROUP_M 0
+    "no_lean": dict(lean=False),                                  # addresses from (row, col) in every tile
+    "no_pipeline": dict(pipelined=False),                         # lean, wait + barrier at the tile's start
+    "bk64_lean_dyn": dict(BK=64),                                 # 3 x 32 KiB stages, 4 k steps per barrier
+    "stages4_lean_dyn": dict(STAGES=4),
+    "128x256_s4_dyn": dict(BN=256, STAGES=4, min_blocks=1),       # 8 warps of 64 x 64, 96 KiB
+    "128x256x64_dyn": dict(BN=256, BK=64, min_blocks=1),          # Triton's usual f16 tile, 144 KiB
+    "barrier_at_tile_start": dict(pipelined=False, lean=False),   # no_pipeline without lean: the recorded kernel
+    "barrier_start_early_copy": dict(pipelined=False, late_copy=False, lean=False),   # = the first measured mma_fast
+    "no_prefetch": dict(prefetch=False, pipelined=False, lean=False),   # vs barrier_at_tile_start: prefetch alone
+    "no_swizzle": dict(swizzle=False),
+    "raster_g4": dict(GROUP_M=4),
+    "raster_g8": dict(GROUP_M=8),
+    "raster_g16": dict(GROUP_M=16),
+    "stages2": dict(STAGES=2),
+    "stages4_dyn": dict(STAGES=4),
+    "no_launch_bounds": dict(min_blocks=None),
+    "warp64x32_lb2": dict(WN=32, pipelined=False, lean=False),   # mma_swizzle's warp tile, 8 warps
+    "bk64_s2_dyn": dict(BK=64, STAGES=2),
+    "bk64_s3_dyn": dict(BK=64, pipelined=False, lean=False),
+    "128x256_dyn": dict(BN=256, min_blocks=1),
+}

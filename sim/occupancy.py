@@ -30,6 +30,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field, replace
 
+from sim.korean import josa
+
 WARP_SIZE = 32
 UNLIMITED = 2**31 - 1          # [OCC] uses INT_MAX for "this resource sets no limit"
 LIMITERS = ("registers", "shared memory", "warps", "blocks")
@@ -234,7 +236,7 @@ def _int(name_ko, name_en, value):
     try:
         return operator.index(value)
     except TypeError:
-        raise _error(f"{name_ko}은(는) 정수여야 합니다 (받은 값: {value!r}).",
+        raise _error(f"{josa(name_ko, '은/는')} 정수여야 합니다 (받은 값: {value!r}).",
                      f"{name_en} must be an integer (got {value!r}).",
                      "정수로 넣으세요.", "pass an int.") from None
 
@@ -394,6 +396,20 @@ def occupancy(spec, regs_per_thread, threads_per_block, smem_per_block=0, carveo
 def sweep_registers(spec, threads_per_block, smem_per_block=0, carveout=None, regs=range(1, 256)):
     """[(regs, Occupancy)] over a range of registers per thread (for the occupancy-vs-registers chart)."""
     return [(r, occupancy(spec, r, threads_per_block, smem_per_block, carveout)) for r in regs]
+
+
+def mean_warps_per_scheduler(grid_blocks, blocks_per_sm, warps_per_block, sm_count, schedulers=4):
+    """Time-average of the warps resident on one scheduler (SM sub-partition) while a grid of `grid_blocks` runs,
+    every block taking the same time: the grid runs in ceil(grid / (SMs x blocks_per_sm)) waves and the last one may
+    be partly empty (2048^3 in 128 x 128 tiles: 256 blocks in 132 x 2 = 264 slots, 3.88 warps, not 4)."""
+    for name, v in (("grid_blocks", grid_blocks), ("blocks_per_sm", blocks_per_sm),
+                    ("warps_per_block", warps_per_block), ("sm_count", sm_count), ("schedulers", schedulers)):
+        _int(name, name, v)
+        if v < 1:
+            raise _error(f"{josa(name, '은/는')} 1 이상이어야 합니다 (받은 값 {v}).", f"{name} must be at least 1 (got {v}).",
+                         "그리드·블록·SM 수를 양의 정수로 주세요.", "pass positive integers.")
+    waves = -(-grid_blocks // (sm_count * blocks_per_sm))
+    return grid_blocks * warps_per_block / (waves * sm_count * schedulers)
 
 
 def seed_estimate(regs, regs_per_sm=65536, max_threads=2048) -> SeedEstimate:

@@ -186,6 +186,20 @@ def test_a100_model_points_the_same_way_as_the_h200():
     assert round(roofs["A100"]["ridge"], 1) == 9.6 and round(roofs["A100-40GB"]["ridge"], 1) == 12.5
 
 
+def test_a100_parts_differ_in_how_clearly_the_shared_bound_binds():
+    """Issue 27: the 80 GB part's DRAM roof is well above the shared-memory ceiling; the 40 GB part's only ~3 %, within
+    the models' error, so notebook 06 says so per part (bound_vs_roofs, from the same models as dram_roofs)."""
+    rows = {r["gpu"]: r for r in lesson06.bound_vs_roofs(REC, 4.0)}
+    bound = lesson06.shared_bound(REC, "tiled", gpu="A100")["bound"]
+    for g, r in rows.items():
+        assert r["bound"] == pytest.approx(bound)                         # same SMs and clock
+        assert r["margin"] == pytest.approx(1 - bound / {x["gpu"]: x for x in lesson06.dram_roofs(4.0)}[g]["roof"])
+    assert rows["A100"]["clear"] and not rows["A100-40GB"]["clear"]
+    assert 0 < rows["A100-40GB"]["margin"] < lesson06.SEPARATES <= rows["A100"]["margin"]
+    lines = lesson06.bound_vs_roof_lines(REC, 4.0)
+    assert "분명히 낮음" in lines[0] and "가릴 수 없음" in lines[1] and f"{rows['A100-40GB']['roof']:.1f}" in lines[1]
+
+
 def test_dram_roofs_use_sim_roofline():
     rows = {r["gpu"]: r for r in lesson06.dram_roofs(4.0)}
     for g, r in rows.items():

@@ -281,7 +281,7 @@ def test_shared_limits_adds_a_labelled_line_for_the_gpu():
     assert sl.lines[:1 + len(L7.GPUS)] == base.lines[:1 + len(L7.GPUS)]        # cubin figures, A100, H100, H200
     t = next(r for r in table.load_targets()["rows"] if r["kernel"] == "regblock" and r["target"] == "sm_86")
     o = occ.occupancy(spec, t["registers"], t["threads"], t["smem_static"] + t["smem_dynamic"])
-    assert sl.lines[-1].startswith("지금 이 GPU (RTX 3060, CC 8.6), 오프라인 sm_86 컴파일: SM당 공유 메모리 최대 100 KB")
+    assert sl.lines[-1].startswith("지금 이 GPU (RTX 3060, CC 8.6), 오프라인 sm_86 컴파일: SM당 공유 메모리 최대 100 KiB")
     assert f"블록당 할당 {o.smem_allocated_per_block:,} B (선언 {t['smem_static']:,} + 시스템 예약 1,024)" in sl.lines[-1]
     assert sl.lines[-1].endswith(f"공유 메모리만으로는 {o.limits['shared memory']}블록")
     if kn.device.SIMULATOR:

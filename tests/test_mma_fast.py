@@ -70,7 +70,9 @@ def test_default_edges_and_stage_ring():
 @pytest.mark.parametrize("switches,shape", [
     (dict(GROUP_M=2), (272, 136, 16)),                # 3 block rows: the last raster group has one row
     (dict(prefetch=False, pipelined=False, late_copy=False, swizzle=False, GROUP_M=0, STAGES=2), (48, 40, 80)),
-    (dict(pipelined=False), (48, 40, 80)),
+    (dict(pipelined=False, lean=False), (48, 40, 80)),   # the recorded barrier_at_tile_start
+    (dict(pipelined=False), (144, 136, 112)),         # lean addresses without the pipeline (no_pipeline)
+    (dict(pipelined=False, prefetch=False, late_copy=False), (144, 136, 112)),   # lean, whole inside block, 4 tiles
     (dict(lean=False), (48, 40, 80)),                 # addresses from (row, column) in every tile
     (dict(BK=64), (128, 128, 208)),                   # lean copies in a whole block, 4 k steps, ragged last K tile
 ])

@@ -351,3 +351,13 @@ def test_model_equals_cuda_occupancy_h_for_every_compute_capability(tmp_path):
     assert len(out) == len(expect) > 10000
     wrong = [(e, got) for e, got in zip(expect, out) if str(e[-1]) != got]
     assert wrong == [], wrong[:10]
+
+
+def test_mean_warps_per_scheduler_counts_the_last_wave():
+    """Issue 27: 2048^3 in 128 x 128 tiles is 256 blocks in 132 x 2 slots: 3.88 warps per scheduler, not 4; a full
+    wave gives 4; 4096^3 (1024 blocks, 4 waves, the last partly empty) averages 3.88 too."""
+    assert occ.mean_warps_per_scheduler(256, 2, 8, 132) == pytest.approx(256 * 8 / (132 * 4))
+    assert occ.mean_warps_per_scheduler(264, 2, 8, 132) == 4
+    assert occ.mean_warps_per_scheduler(1024, 2, 8, 132) == pytest.approx(1024 * 8 / (4 * 132 * 4))
+    with pytest.raises(CourseInputError, match="blocks_per_sm은"):
+        occ.mean_warps_per_scheduler(256, 0, 8, 132)

@@ -68,7 +68,10 @@ def test_q3_q8_numbers_are_the_recorded_run():
     expl = QS["q8"]["explanation"]
     assert f"{s2}%" in expl and f"{s3}%" in expl and f"{s4}%" in expl
     key = next(c["text"] for c in QS["q8"]["choices"] if c["id"] == QS["q8"]["key"])
-    assert abs(s3 - s2) < 2 and abs(s4 - s3) < 2 and "한 번 바꿀 때마다 2%p 이내" in key and s2 != max(s2, s3, s4)    # not "d"
+    assert abs(s3 - s2) < 2 and abs(s4 - s3) < 2 and "한 번 바꿀 때마다 2%p 보다 작게" in key and s2 != max(s2, s3, s4)    # not "d"
+    # issue 27: the explanation gives each step as the record rounds it (the largest, 1.8%p, is what "< 2%p" rests on)
+    steps = [abs(ratios[b][4096] - ratios[a][4096]) for a, b in (("async_vec_s2", "async_vec"), ("async_vec", "async_vec_s4"))]
+    assert all(f"{d:.1f}%p" in expl for d in steps) and max(steps) < 2
     assert f"db_overlap {round(ratios['db_overlap'][4096], 1)}%" in QS["q9"]["explanation"]
 
 
@@ -86,3 +89,14 @@ def test_intro_points_at_the_notebook_sections():
     assert "3절(PTX 명령 3가지)" in ANSWERS["intro"] and "## 3. cp.async" in nb and "세 가지 PTX 명령" in nb
     assert "4절(상태 기계" in ANSWERS["intro"] and "## 4. 그룹 상태 기계" in nb
     assert "최종" not in ANSWERS["title"] and "최종" not in nb
+
+
+def test_q1_and_q9_say_where_level_5_runs_on_cc_7_5():
+    """Issue 27: on a CC 7.5 GPU level 5 runs in a simulator subprocess (kernels_numba/infra/subsim.py); db_overlap is
+    the GPU kernel that overlaps without cp.async, not a stand-in the course swaps in."""
+    from kernels_numba.infra import subsim
+    import kernels_numba as kn
+    assert tuple(subsim.min_cc(kn.get("async_vec").kernel)) == (8, 0) and kn.get("db_overlap").min_cc is None
+    assert "별도 프로세스의 시뮬레이터" in QS["q1"]["explanation"] and "subsim" in QS["q1"]["explanation"]
+    assert "대신입니다" not in QS["q1"]["explanation"] and "레벨 5 대신" not in QS["q9"]["model_answer"]
+    assert "기다립니다" in QS["q4"]["explanation"] and "완료시킵니다" not in QS["q4"]["explanation"]

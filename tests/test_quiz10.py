@@ -2,6 +2,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from course import lesson10
 from course.quiz import build
 from course.quiz.engine import DATA_DIR, decode_key, grade, load_quiz
@@ -99,10 +101,16 @@ def test_q9_is_the_largest_step_of_the_final_ablation():
         assert f"{lesson10.fast_gain('no_swizzle', n=4096, run=run):.1f} 배" in expl, run
     tf = lesson10.fast_tflops("run6")
     assert f" {tf[('no_swizzle', 4096)]:.0f} TFLOP/s" in expl and f" {tf[(lesson10.REF, 4096)]:.0f} TFLOP/s" in expl
-    new = [(w, v) for _, w, v in lesson10.FINAL_STEPS if w not in ("no_swizzle", "mma_swizzle") and v != "raster_g8"]
+    new = [(w, v) for _, w, v in lesson10.steps_measured("run6")
+           if w not in ("no_swizzle", lesson10.WHOLE_WAY) and v != "raster_g8"]
     for w, v in new:
         assert f"×{lesson10.fast_gain(w, v, 4096, 'run6'):.2f}" in expl, (w, v)
         assert all(lesson10.fast_gain(w, v, 4096, r) < 1.2 for r in lesson10.FINAL_RUNS)
+    # the pipeline row is the pipeline alone; pipeline and lean together is their product, and named so
+    both = lesson10.fast_gain("barrier_at_tile_start", n=4096, run="run6")
+    assert f"×{both:.2f} 로 두 스위치의 곱" in expl
+    assert both == pytest.approx(lesson10.fast_gain("barrier_at_tile_start", "no_lean", 4096, "run6")
+                                 * lesson10.fast_gain("no_lean", n=4096, run="run6"))
     lb = [lesson10.fast_gain("no_launch_bounds", lesson10.REF, 4096, r) for r in lesson10.FINAL_RUNS]
     assert min(lb) < 1 < max(lb) and "방향이 달라" in expl                # the two runs disagree
 
@@ -112,4 +120,4 @@ def test_q7_and_q3_explanations_follow_the_record():
     expl = QS["q7"]["explanation"]
     assert f"약 {rows[0]['mma_pipe_f16acc'] / rows[0]['mma_pipe']:.0f} 배" in expl and f"K = {rows[0]['K']}" in expl
     assert rows[0]["mma_pipe_f16acc"] == rows[0]["mma_pipe_f16out"]     # K = 16: the output rounding alone
-    assert "32 × (768 B + 1 KB)" in QS["q3"]["explanation"]
+    assert "32 × (768 B + 1 KiB)" in QS["q3"]["explanation"] and "KB" not in QS["q3"]["explanation"]

@@ -221,12 +221,33 @@ def test_old_gpu_runs_level6_on_a_simulator_process(monkeypatch, capsys):
 
 
 def test_error_bound_refuses_f16_accumulation_beyond_its_range():
-    """gamma_K = K u / (1 - K u) needs K u < 1: for f16 accumulation K < 2048 (found by the notebook-10 review: K = 2048
-    divided by zero, K = 4096 gave a negative bound that every check would fail)."""
+    """gamma_K(v) = K v / (1 - K v) needs K v < 1, v = 2u (one addition's error inside the Tensor Core): for f16
+    accumulation K < 1024 (issue 27: the guard refused only K u >= 1, K >= 2048, and used 2 gamma_K(u) < gamma_K(2u);
+    found by the notebook-10 review before that: K = 2048 divided by zero, K = 4096 gave a negative bound)."""
     import kernels_numba as kn
-    A = np.ones((2, 2048), np.float16)
-    B = np.ones((2048, 2), np.float16)
-    with pytest.raises(kn.CourseInputError, match="K = 2048"):
+    k_max = tc.bound_k_max("f16")
+    assert k_max == 1023 and 2 * k_max * tc.UNIT_ROUNDOFF["f16"] < 1 <= 2 * (k_max + 1) * tc.UNIT_ROUNDOFF["f16"]
+    A = np.ones((2, k_max + 1), np.float16)
+    B = np.ones((k_max + 1, 2), np.float16)
+    with pytest.raises(kn.CourseInputError, match=f"K = {k_max + 1}"):
         tc.error_bound(A, B, acc="f16")
-    assert (tc.error_bound(A[:, :2047], B[:2047], acc="f16") > 0).all()
+    assert (tc.error_bound(A[:, :k_max], B[:k_max], acc="f16") > 0).all()
     assert (tc.error_bound(A, B, acc="f32") > 0).all()
+
+
+def test_error_bound_is_the_formula_of_notebook_10():
+    """tc.error_bound = gamma_K(2u) M + u_out |C| + u_f32 M + tiny, M = |alpha| |A||B| + |beta| |C0|, term by term
+    (the formula notebook 10 section 8 writes and lesson10.bound_formula evaluates), and gamma_K(2u) > 2 gamma_K(u)."""
+    from course import lesson10
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((24, 272)).astype(np.float16)
+    B = rng.standard_normal((272, 16)).astype(np.float16)
+    C0 = rng.standard_normal((24, 16)).astype(np.float32)
+    for acc, out in (("f32", "f32"), ("f32", "f16"), ("f16", "f16")):
+        for alpha, beta in ((1.0, 0.0), (1.5, -0.5)):
+            got = tc.error_bound(A, B, alpha, beta, C0, acc=acc, out=out)
+            mine = lesson10.bound_formula(A, B, alpha, beta, C0, acc=acc, out=out)
+            np.testing.assert_allclose(got, mine, rtol=1e-12, atol=0)
+    K, u = 1000, tc.UNIT_ROUNDOFF["f16"]
+    assert K * 2 * u / (1 - K * 2 * u) > 2 * K * u / (1 - K * u)
+

@@ -6,6 +6,7 @@ from sim import banks
 
 from .core import exercise, fail, passed
 from .diagnose import run_shapes
+from sim.korean import josa
 
 TILE = 16
 
@@ -40,10 +41,10 @@ def check_pads(student):
     outside = [p for p in got if p not in truth]
     missing = [p for p in truth if truth[p] == (1, 1) and p not in got]
     lines = [f"  p = {p}: 워프당 웨이브프론트가 저장 {truth[p][0]}, 읽기 {truth[p][1]} — "
-             + " · ".join(f"{what}가 {w}-way 충돌" for what, w in zip(("저장", "읽기"), truth[p]) if w > 1)
+             + " · ".join(f"{josa(what, '이/가')} {w}-way 충돌" for what, w in zip(("저장", "읽기"), truth[p]) if w > 1)
              for p in extra]
     if outside:
-        return fail("06-1", "range", f"0..max_pad 밖의 p {outside} 가 들어 있습니다.")
+        return fail("06-1", "range", f"0..max_pad 밖의 p {josa(outside, '이/가')} 들어 있습니다.")
     if extra:
         return fail("06-1", "extra_pad", "충돌이 있는 패딩이 들어 있습니다: 두 접근을 모두 세었는지 보세요.", *lines)
     if missing:

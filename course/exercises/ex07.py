@@ -9,6 +9,7 @@ from kernels_numba.infra import device
 
 from .core import exercise, explain_exception, fail, passed
 from .diagnose import SENTINEL, close, gemm, heatmap, reference
+from sim.korean import josa
 
 # The exercises' register-blocked kernel: regblock's structure at a size the simulator runs in about a second.
 # The block is not square (16 x 8 threads) and TM != TN, so a swapped x/y or TM/TN cannot pass by symmetry.
@@ -222,7 +223,7 @@ def check_thread_tile(student):
         owners = [f"(tx={tx}, ty={ty})" for ty in range(BLOCK[1]) for tx in range(BLOCK[0])
                   if got[ty, tx, 0] <= r < got[ty, tx, 0] + TM and got[ty, tx, 1] <= c < got[ty, tx, 1] + TN]
         return fail(ex, "overlap", "부분 타일이 서로 겹치고, 그래서 아무도 맡지 않는 C 원소가 생깁니다"
-                    + (f": 원소 ({r}, {c}) 를 스레드 {', '.join(owners[:3])} 가 함께 맡습니다." if len(owners) > 1 else ".")
+                    + (f": 원소 {josa(f'({r}, {c})', '을/를')} 스레드 {josa(', '.join(owners[:3]), '이/가')} 함께 맡습니다." if len(owners) > 1 else ".")
                     + f" 이웃 스레드의 부분 타일은 행으로 TM = {TM}, 열로 TN = {TN} 만큼 떨어져야 합니다.",
                     *_coverage_lines(cover), *_gemm_picture(launch))
     res = _shapes(ex, launch)
@@ -310,7 +311,7 @@ def check_load_coords(student):
                    if not (0 <= got[t, p, 0] < rows and 0 <= got[t, p, 1] < cols)]
         if outside:
             t, p, r, c = (int(v) for v in outside[0])
-            return fail(ex, "out_of_tile", f"{name} ({rows}×{cols}): tid = {t} 이 패스 {p} 에서 ({r}, {c}) 를 "
+            return fail(ex, "out_of_tile", f"{name} ({rows}×{cols}): tid = {josa(t, '이/가')} 패스 {p} 에서 {josa(f'({r}, {c})', '을/를')} "
                         f"채우려 합니다 — 타일 밖입니다 ({len(outside)}곳). 열은 tid % cols, 한 패스가 덮는 행은 "
                         "THREADS // cols 개입니다 (rows 와 cols 가 바뀌지 않았는지, 같은 함수가 As 와 Bs 둘 다에 "
                         "맞는지 보세요).")
@@ -328,7 +329,7 @@ def check_load_coords(student):
             continue
         (r, c), w = dup[0]
         if all(len({t for t, _ in ws}) == 1 for _, ws in dup):
-            return fail(ex, "pass_repeat", f"{name}: tid = {w[0][0]} 이 패스 {w[0][1]} 과 {w[1][1]} 에서 같은 원소 "
+            return fail(ex, "pass_repeat", f"{name}: tid = {josa(w[0][0], '이/가')} 패스 {josa(w[0][1], '과/와')} {w[1][1]} 에서 같은 원소 "
                         f"({r}, {c}) 를 채우고, 다른 행은 아무도 채우지 않습니다: 패스 p 마다 THREADS // cols = "
                         f"{stride} 행씩 내려가야 합니다.", *_tile_picture(name, stores, rows, cols), *_gemm_picture(launch))
         pairs = ", ".join(f"tid = {t} 의 패스 {p}" for t, p in w[:3])
@@ -381,12 +382,12 @@ def _refine_micro(res, A, B, C0, C, shape):
         rows_bad, cols_bad = fold.all(axis=1), fold.all(axis=0)
         if fold.any() and (fold == rows_bad[:, None]).all():
             return fail(res.exercise, "ra_index", f"모든 스레드에서 스레드 타일의 같은 행 m = "
-                        f"{[int(m) for m in np.flatnonzero(rows_bad)]} 이 통째로 틀립니다: 행 m 의 모든 열에 같은 rA[m] 이 "
+                        f"{josa([int(m) for m in np.flatnonzero(rows_bad)], '이/가')} 통째로 틀립니다: 행 m 의 모든 열에 같은 rA[m] 이 "
                         "곱해지니, rA[m] 을 As 의 어느 행에서 읽는지(thread_row + m) 확인하세요.",
                         *_fold_picture(fold), _first_tile(bad))
         if fold.any() and (fold == cols_bad[None, :]).all():
             return fail(res.exercise, "rb_index", f"모든 스레드에서 스레드 타일의 같은 열 n = "
-                        f"{[int(n) for n in np.flatnonzero(cols_bad)]} 이 통째로 틀립니다: 열 n 의 모든 행에 같은 rB[n] 이 "
+                        f"{josa([int(n) for n in np.flatnonzero(cols_bad)], '이/가')} 통째로 틀립니다: 열 n 의 모든 행에 같은 rB[n] 이 "
                         "곱해지니, rB[n] 을 Bs 의 어느 열에서 읽는지(thread_col + n) 확인하세요.",
                         *_fold_picture(fold), _first_tile(bad))
         res.details[:0] = _fold_picture(fold)

@@ -10,6 +10,7 @@ from sim import pipeline
 
 from .core import gpu_note, exercise, fail, passed
 from .diagnose import k_tile_counts, run_shapes
+from sim.korean import josa
 
 T8 = 8
 
@@ -40,7 +41,7 @@ def _table_diagnosis(got, n, S):
         if k != kt:
             return fail("08-1", "input", "각 행의 첫 값은 반복 번호 kt (0, 1, 2, …) 입니다.", where, at)
         if cur is None or held.get(cur) != kt:
-            what = "아무 타일도 들어 있지 않은" if cur not in held else f"타일 {held[cur]} 이 들어 있는"
+            what = "아무 타일도 들어 있지 않은" if cur not in held else f"타일 {josa(held[cur], '이/가')} 들어 있는"
             return fail("08-1", "compute_buffer", f"반복 kt 는 타일 kt 를 계산해야 하는데, 고른 버퍼는 {what} 버퍼입니다: "
                         "프롤로그가 타일을 어느 버퍼에 넣었고, 타일 t 가 어느 버퍼로 가는지 다시 세어 보세요.", where, at)
         want = kt + S - 1
@@ -64,7 +65,7 @@ def _table_diagnosis(got, n, S):
                 return fail("08-1", "overwrite_in_use", "지금 계산하는 버퍼에 다음 타일을 씁니다: 같은 반복 안에서 다른 "
                             "스레드가 아직 그 버퍼를 읽고 있습니다(WAR 경쟁).", where, at)
             if buf in held and held[buf] > kt:
-                return fail("08-1", "overwrite_pending", f"아직 계산하지 않은 타일 {held[buf]} 이 든 버퍼를 덮어씁니다: "
+                return fail("08-1", "overwrite_pending", f"아직 계산하지 않은 타일 {josa(held[buf], '이/가')} 든 버퍼를 덮어씁니다: "
                             "비어 있는 버퍼는 이미 계산이 끝난 타일이 들어 있던 것 하나뿐입니다.", where, at)
             if buf is None or not 0 <= buf < S:
                 return fail("08-1", "input", f"버퍼 번호는 0 … {S - 1} 입니다.", where, at)

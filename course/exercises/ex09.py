@@ -11,6 +11,7 @@ from kernels_numba.infra import device
 from . import diagnose
 from . import core
 from .core import EXERCISES, exercise, fail, gpu_note, passed
+from sim.korean import josa
 
 
 # ------------------------------------------------------------------------------------ 09-1: the K loop
@@ -268,7 +269,7 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords):
         exp = coords(idx)
         came = f"{name}{list(src)}" if src else "행렬에 없는 값"
         return fail(ex_id, "misplaced", f"{name} 타일의 원소가 엉뚱한 곳에서 왔습니다: 블록 {idx[:2]}, 버퍼 {idx[2]}, 타일 "
-                    f"({idx[3]}, {idx[4]}) 에는 {name}{list(exp)} 가 와야 하는데 {came} 가 왔습니다. 전역 주소의 행·열 "
+                    f"({idx[3]}, {idx[4]}) 에는 {josa(f'{name}{list(exp)}', '이/가')} 와야 하는데 {josa(came, '이/가')} 왔습니다. 전역 주소의 행·열 "
                     "(블록 오프셋 block_row / block_col, K 타일 오프셋 kt * BK)을 확인하세요.")
     return None
 
@@ -427,7 +428,7 @@ def check_zfill(student):
             r, c = (int(i) for i in np.argwhere(over)[0])
             side = "행(grow ≥ rows)" if r >= rows else "열(gcol + j ≥ cols)"
             return fail("09-3", "edge_overread", f"행렬 밖을 읽었습니다: 출력 ({r}, {c}) 는 0 이어야 하는데 X 의 행렬 밖 값 "
-                        f"{PAD} 가 왔습니다 ({side} 경계). src-size 를 행렬 안의 float 개수 × 4 바이트로 줄이세요 "
+                        f"{josa(PAD, '이/가')} 왔습니다 ({side} 경계). src-size 를 행렬 안의 float 개수 × 4 바이트로 줄이세요 "
                         "(X.shape 가 아니라 rows, cols 로 판단).", shape, _picture(over))
         if zeroed.any():
             return fail("09-3", "edge_zeroed", f"행렬 안의 원소 {int(zeroed.sum())}개가 0 이 되었습니다: 일부만 행렬 안인 "

@@ -7,6 +7,7 @@ from sim import mma
 
 from .core import EXERCISES, exercise, fail, gpu_note, passed
 from .diagnose import heatmap, run_shapes
+from sim.korean import josa
 
 WARP = 32
 SHAPE = {"A": (16, 16), "B": (16, 8), "C": (16, 8)}
@@ -227,7 +228,7 @@ def check_fragment(ex_id, matrix, student):
     count, picture = _coverage_picture(matrix, got)
     if (count != 1).any():
         return fail(ex_id, "coverage", f"{matrix} 의 원소 {int((count == 0).sum())}개는 아무 레인도 갖지 않고 "
-                    f"{int((count > 1).sum())}개는 두 레인 이상이 갖습니다: 32레인 × {n}개가 {R}×{C} 를 정확히 한 번씩 "
+                    f"{int((count > 1).sum())}개는 두 레인 이상이 갖습니다: 32레인 × {n}개가 {josa(f'{R}×{C}', '을/를')} 정확히 한 번씩 "
                     "덮어야 합니다.", where, *ex, picture)
     return fail(ex_id, "wrong_elements", f"{matrix} 를 한 번씩 덮기는 하지만 레인과 원소의 짝이 틀렸습니다. "
                 f"{LAYOUT_TEXT[matrix]}", where, *ex, lane_grid(wrong_lanes))

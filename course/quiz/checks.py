@@ -3,6 +3,7 @@ import ast
 import warnings
 
 import numpy as np
+from sim.korean import josa
 
 TILE = 16
 MAX_BLANK_CHARS = 60
@@ -115,7 +116,7 @@ def _race_note(report):
     if not report:
         return ""
     h = report.hazards[0]
-    return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {h.array}{list(h.index)} 를 "
+    return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {josa(f'{h.array}{list(h.index)}', '을/를')} "
             f"{h.first_site[1]}행과 {h.second_site[1]}행에서 서로 다른 스레드가 건드립니다 — {h.fix_ko}")
 
 
@@ -208,15 +209,15 @@ def validate_code(src):
         return f"파이썬 문법 오류 ({e.lineno}행): {e.msg}"
     for node in ast.walk(tree):
         if isinstance(node, _NO_NODES):
-            return f"이 문제에서는 {type(node).__name__} 을(를) 쓸 수 없습니다 (커널 안의 문장·식만 씁니다)"
+            return f"이 문제에서는 {josa(type(node).__name__, '을/를')} 쓸 수 없습니다 (커널 안의 문장·식만 씁니다)"
         if isinstance(node, ast.Name) and (node.id.startswith("_") or node.id in _NO_NAMES):
             hint = " — 결과 저장은 직접 쓰세요" if node.id == "store_c" else ""
-            return f"이름 {node.id!r} 는 쓸 수 없습니다{hint}"
+            return f"이름 {josa(repr(node.id), '은/는')} 쓸 수 없습니다{hint}"
         if isinstance(node, ast.Attribute) and node.attr not in _ATTRS:
-            return f"속성 .{node.attr} 는 쓸 수 없습니다 (쓸 수 있는 것: .shape, cuda.syncthreads())"
+            return f"속성 {josa('.' + node.attr, '은/는')} 쓸 수 없습니다 (쓸 수 있는 것: .shape, cuda.syncthreads())"
         if isinstance(node, ast.Constant) and not (node.value is None or type(node.value) in (bool, float) or
                                                    (type(node.value) is int and abs(node.value) <= 1024)):
-            return f"상수 {node.value!r} 는 쓸 수 없습니다 (숫자만, 정수는 1024 이하)"
+            return f"상수 {josa(repr(node.value), '은/는')} 쓸 수 없습니다 (숫자만, 정수는 1024 이하)"
     return None
 
 
@@ -389,7 +390,7 @@ def regblock_load_coverage(blanks):
             return None, f"실행 오류: {type(e).__name__}: {e} (tid={tid})"
         for name, v in (("a_row", a_row), ("a_col", a_col), ("range 의 간격", step)):
             if not isinstance(v, (int, np.integer)):
-                return None, f"실행 오류: {name} 이 정수가 아닙니다 ({type(v).__name__}, tid={tid})"
+                return None, f"실행 오류: {josa(name, '이/가')} 정수가 아닙니다 ({type(v).__name__}, tid={tid})"
         if step <= 0:
             return None, f"실행 오류: range(0, BM, {step}) 의 간격은 양수여야 합니다 (tid={tid})"
         for off in range(0, c["BM"], step):

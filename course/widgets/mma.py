@@ -6,6 +6,7 @@ import ipywidgets as W
 
 from kernels_numba.infra.errors import CourseInputError
 from sim import mma
+from sim.korean import josa
 
 MATRICES = (("A (16×16, row)", "A"), ("B (16×8, col)", "B"), ("C/D (16×8)", "C"))
 SEL, SAME_LANE, OTHER = "#f28e2b", "#ffd8a8", "#f4f4f4"
@@ -105,13 +106,13 @@ class FragmentView:
 
 def _check_lane(lane):
     if isinstance(lane, bool) or not isinstance(lane, numbers.Integral) or not 0 <= lane < mma.WARP:
-        raise CourseInputError(f"레인 {lane!r} 은(는) 없습니다.", f"There is no lane {lane!r}.",
+        raise CourseInputError(f"레인 {josa(repr(lane), '은/는')} 없습니다.", f"There is no lane {lane!r}.",
                                "0 부터 31 까지의 정수를 주세요.", "Give an integer from 0 to 31.")
 
 
 def fragment_view(matrix="A", lane=0):
     if matrix not in mma.SHAPES:
-        raise CourseInputError(f"행렬 {matrix!r} 은(는) 없습니다.", f"There is no matrix {matrix!r}.",
+        raise CourseInputError(f"행렬 {josa(repr(matrix), '은/는')} 없습니다.", f"There is no matrix {matrix!r}.",
                                "'A', 'B', 'C' 중 하나를 주세요.", "Give one of 'A', 'B', 'C'.")
     _check_lane(lane)
     return FragmentView(matrix, int(lane))
@@ -255,7 +256,7 @@ class LdmatrixView:
 
 def ldmatrix_view(num=4, trans=False, lane=0):
     if isinstance(num, bool) or num not in (1, 2, 4):
-        raise CourseInputError(f"ldmatrix 에 .x{num} 은(는) 없습니다.", f"ldmatrix has no .x{num}.",
+        raise CourseInputError(f"ldmatrix 에 {josa(f'.x{num}', '은/는')} 없습니다.", f"ldmatrix has no .x{num}.",
                                "num 은 1, 2, 4 중 하나입니다 (.x1/.x2/.x4).", "num is 1, 2 or 4 (.x1/.x2/.x4).")
     if not isinstance(trans, bool):
         raise CourseInputError(f"trans 는 True/False 여야 합니다 ({trans!r}).", f"trans must be True/False, not {trans!r}.")

@@ -75,34 +75,45 @@ def sig(c_dtype):
 
 # unit roundoff of the accumulation / output types
 UNIT_ROUNDOFF = {"f32": 2.0 ** -24, "f16": 2.0 ** -11}
+TINY = {"f32": 2.0 ** -150, "f16": 2.0 ** -25}     # half the spacing of the subnormals
 
 
 def error_bound(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety=2.0):
     """Elementwise bound |C - C_exact| for C = alpha*A@B + beta*C0 from f16 A, B (exact inputs, float64 reference).
 
-    Recursive summation of K products in a type of unit roundoff u errs by at most gamma_K * sum_k |a_ik b_kj| with
-    gamma_K = K u / (1 - K u) (Higham, Accuracy and Stability of Numerical Algorithms, 3.1); the products of two f16
-    are exact in f32. `safety` = 2 covers round-toward-zero inside the Tensor Core (error up to 2u per addition instead
-    of u). Rounding the result to the output type adds u_out * |C|. So the tolerance is relative to |A| @ |B| and grows
-    linearly with K, 8192 times faster for f16 than for f32 accumulation (2^-11 / 2^-24)."""
+    Recursive summation of K terms with a relative error of at most v per addition errs by at most
+    gamma_K(v) * sum_k |a_ik b_kj|, gamma_K(v) = K v / (1 - K v), defined for K v < 1 (Higham, Accuracy and Stability
+    of Numerical Algorithms, 3.1); the products of two f16 are exact in f32. Inside the Tensor Core the order and
+    rounding of the additions are undocumented, so each may err by `safety` (2) units of the accumulator's u:
+    v = 2u, and gamma_K(2u) > 2 gamma_K(u) (the bound exists only for 2 K u < 1: f16 accumulation K < 1024).
+    With M = |alpha| |A| @ |B| + |beta| |C0|: + u_f32 M for the f32 epilogue alpha*acc + beta*C, + u_out |C_exact|
+    for the result's rounding to the output type, + half the spacing of that type's subnormals (absolute). So the
+    tolerance grows linearly with K, 8192 times faster for f16 than for f32 accumulation (2^-11 / 2^-24)."""
     A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
     K = A64.shape[1]
     u = UNIT_ROUNDOFF[acc]
-    if K * u >= 1:          # gamma_K is defined only for K*u < 1 (f16: K < 2048); beyond it there is no bound
+    v = safety * u                   # one addition's relative error inside the Tensor Core
+    if K * v >= 1:          # gamma_K(v) is defined only for K*v < 1; beyond it there is no bound
+        k_max = int(np.ceil(1 / v)) - 1
         raise CourseInputError(
-            f"K = {K} 에서는 {acc} 누적의 오차 한계가 성립하지 않습니다 (K·u = {K * u:g} ≥ 1; {acc} 의 u = {u:g}).",
-            f"no error bound for {acc} accumulation at K = {K}: K*u = {K * u:g} >= 1 (u = {u:g}).",
-            "f32 누적 커널을 쓰거나 K 를 2048 보다 작은 조각으로 나눠 확인하세요.",
-            "use an f32-accumulating kernel, or check K in pieces shorter than 2048.")
-    gamma = K * u / (1 - K * u)
+            f"K = {K} 에서는 {acc} 누적의 오차 한계가 성립하지 않습니다 (K·{safety:g}u = {K * v:g} ≥ 1; {acc} 의 u = {u:g}).",
+            f"no error bound for {acc} accumulation at K = {K}: K*{safety:g}u = {K * v:g} >= 1 (u = {u:g}).",
+            f"f32 누적 커널을 쓰거나 K 를 {k_max} 이하의 조각으로 나눠 확인하세요.",
+            f"use an f32-accumulating kernel, or check K in pieces of at most {k_max}.")
+    gamma = K * v / (1 - K * v)
     mag = abs(alpha) * (np.abs(A64) @ np.abs(B64))
     exact = alpha * (A64 @ B64)
     if C0 is not None and beta != 0:
         mag = mag + abs(beta) * np.abs(np.asarray(C0, np.float64))
         exact = exact + beta * np.asarray(C0, np.float64)
     # + half the spacing of the output type's subnormals (f16: 2^-25), where relative rounding does not apply
-    tiny = {"f32": 2.0 ** -150, "f16": 2.0 ** -25}[out]
-    return safety * gamma * mag + UNIT_ROUNDOFF[out] * np.abs(exact) + UNIT_ROUNDOFF["f32"] * mag + tiny
+    tiny = TINY[out]
+    return gamma * mag + UNIT_ROUNDOFF[out] * np.abs(exact) + UNIT_ROUNDOFF["f32"] * mag + tiny
+
+
+def bound_k_max(acc="f32", safety=2.0):
+    """The largest K for which error_bound exists: K * safety * u < 1."""
+    return int(np.ceil(1 / (safety * UNIT_ROUNDOFF[acc]))) - 1
 
 
 def reference(A, B, alpha=1.0, beta=0.0, C0=None):

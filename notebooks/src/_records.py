@@ -4,10 +4,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))             # sim.korean, course.records
 from course import records  # noqa: E402  (the one loader of course/recorded/)
 
-FIELD = re.compile(r"\{\{(\w+)\}\}")
+FIELD = re.compile(r"\{\{(\w+)(?:\|([^}]+))?\}\}")          # {{name}} or {{name|이었/였}}: the value and its particle
 
 
 def record(name):
@@ -16,11 +17,17 @@ def record(name):
 
 
 def fill(text, figures):
-    """Replace each {{name}} in `text` with figures[name] (already formatted); an unknown name is an error."""
+    """Replace each {{name}} in `text` with figures[name] (already formatted); an unknown name is an error.
+
+    {{name|pair}} adds the particle of `pair` (이/가, 을/를, 은/는, 과/와, 이었/였, 으로/로, ...) that the value takes
+    when read aloud (sim/korean.py): the particle follows the recorded figure, never a guess typed next to it."""
+    from sim.korean import josa
+
     def one(m):
         if m.group(1) not in figures:
             raise KeyError(f"no recorded figure {m.group(1)!r}")
-        return str(figures[m.group(1)])
+        value = str(figures[m.group(1)])
+        return josa(value, m.group(2)) if m.group(2) else value
     return FIELD.sub(one, text)
 
 

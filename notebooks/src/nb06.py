@@ -39,7 +39,8 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
        "bound_tiled": f"{_bound('tiled'):.1f}", "bound_pad": f"{_bound('tiled_pad'):.1f}",
        "best_tiled": f"{_BEST['tiled']:.1f}", "best_pad": f"{_BEST['tiled_pad']:.1f}",
        "pct_tiled_4096": f"{100 * _R4096['tiled']:.0f}", "pct_pad_4096": f"{100 * _R4096['tiled_pad']:.0f}",
-       "pct_tiled_1024": f"{100 * _R1024['tiled']:.0f}",
+       "pct_tiled_1024_1": f"{100 * _R1024['tiled']:.1f}",
+       "pct_tiled_2048_1": f"{100 * REC.run().ratio('tiled', 2048):.1f}",
        "bound_pct": f"{100 * _bound('tiled') / _BEST['cuBLAS']:.0f}",
        # time budgets of the GPU path, stated in the prose from the constants the code uses
        "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('lesson06', 'RACE_BUDGET_S'):g}"}
@@ -58,7 +59,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 타일링(tiling)과 데이터 재사용, 협력적 로딩(cooperative loading), `cuda.syncthreads()` 가 두 번 필요한 이유, 뱅크 충돌(bank conflict)과 패딩(padding)이 우리 커널에서 실제로 하는 일, FMA(fused multiply-add)가 PTX·SASS에서 어떻게 보이는지, 이 커널의 성능을 정하는 상한 |
-| **실행 환경** | GPU 없이 실행됩니다. GPU 모드는 compute capability(CC) 7.5 이상의 NVIDIA GPU가 있을 때 선택되고, 그 밖에는 Numba CUDA 시뮬레이터가 자동으로 선택됩니다(첫 코드 셀이 어느 모드인지 화면에 알려 줍니다). 같은 커널 소스가 두 모드에서 돌고, GPU 모드에서는 측정 셀이 실제로 잽니다. Level 1–4 커널(이 노트북의 Level 1–2 포함)은 그런 GPU 어디서나 돕니다. 노트북 09의 cp.async 와 노트북 10의 mma.m16n8k16 은 CC 8.0(sm_80, Ampere) 이상이 필요하고(ldmatrix 와 f16 mma.m16n8k8 은 7.5 에서도 어셈블됩니다), 그런 커널은 7.x GPU에서 분명한 메시지와 함께 대체하거나 건너뜁니다. 오프라인 컴파일과 SASS 확인은 sm_80과 sm_90을 대상으로 합니다(GPU 없이). |
+| **실행 환경** | GPU 없이 실행됩니다. GPU 모드는 compute capability(CC) 7.5 이상의 NVIDIA GPU가 있을 때 선택되고, 그 밖에는 Numba CUDA 시뮬레이터가 자동으로 선택됩니다(첫 코드 셀이 어느 모드인지 화면에 알려 줍니다). 같은 커널 소스가 두 모드에서 돌고, GPU 모드에서는 측정 셀이 실제로 잽니다. Level 1–4 커널(이 노트북의 Level 1–2 포함)은 그런 GPU 어디서나 실행됩니다. 노트북 09의 cp.async 와 노트북 10의 mma.m16n8k16 은 CC 8.0(sm_80, Ampere) 이상이 필요하고(ldmatrix 와 f16 mma.m16n8k8 은 7.5 에서도 어셈블됩니다), 7.5 GPU에서는 그런 커널의 실행을 별도 프로세스의 시뮬레이터로 보내고 그렇다고 알립니다(결과는 같고, 시간은 재지 않음). 오프라인 컴파일과 SASS 확인은 sm_80과 sm_90을 대상으로 합니다(GPU 없이). |
 | **선수 노트북** | 없음 — 이 과정의 첫 노트북입니다. CUDA의 스레드·블록·그리드, 워프(warp, 32 스레드), 글로벌 메모리 코얼레싱(coalescing)을 안다고 가정하고, 스레드마다 C 원소 하나를 계산하는 나이브(naive) 커널(`kernels_numba/naive.py`)에서 출발합니다. 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 **계산하거나 측정한 값**입니다. 시뮬레이터 모드에서는 GPU 수치를 실제 H200에서 **기록한 값(recorded)** 으로, 그렇다고 표시해서 보여 줍니다. 긴 분석(기록 → 뱅크 모델, SASS 세기, 측정 표)은 `course/lesson06.py` 에 이름 붙은 함수로 있고(테스트: `tests/test_lesson06.py`), 핵심 계산은 셀에 그대로 적습니다. "심화" 표시가 붙은 부분은 건너뛰어도 됩니다.
@@ -78,7 +79,7 @@ TILE = kn.get("tiled").module.TILE_SIZE
 print("모드:", info["mode"], "| 기록된 GPU 측정:", rec.gpu, rec.date, "| TILE_SIZE =", TILE)
 """)
 md(r"""
-배너의 `KernelSpec.min_cc` 는 커널 레지스트리(`kernels_numba/registry.py`)가 커널마다 적어 둔 최소 compute capability 이고, `runs_here()` 는 그 커널이 지금 장치에서 돌 수 있는지(시뮬레이터에서는 항상 참) 답하는 메서드입니다. 이 노트북의 커널은 모두 `min_cc` 가 없어 어디서나 돕니다.
+배너의 `KernelSpec.min_cc` 는 커널 레지스트리(`kernels_numba/registry.py`)가 커널마다 적어 둔 최소 compute capability 이고, `runs_here()` 는 그 커널이 지금 장치에서 돌 수 있는지(시뮬레이터에서는 항상 참) 답하는 메서드입니다. 이 노트북의 커널은 모두 `min_cc` 가 없어 어디서나 실행됩니다.
 """)
 md(r"""
 ## 1. 학습 목표
@@ -356,7 +357,7 @@ md(r"""
 * 패딩이 없어도 내적 루프의 읽기 `As[ty, k]` 는 충돌이 없습니다. 한 워프의 두 행은 뱅크 `k` 와 `k+16` 에 있고, 같은 행의 16 스레드는 같은 워드를 읽으므로(브로드캐스트) 서로 다른 워드는 2개뿐입니다. `Bs[k, tx]` 도 연속 16워드라 충돌이 없습니다.
 * +1 패딩은 충돌을 없애는 것이 아니라 **저장에 2-way 충돌을 만듭니다.** 행 `2w+1` 이 17워드 뒤에서 시작하므로 `(ty=2w+1, tx=15)` 의 워드가 `(ty=2w, tx=0)` 과 같은 뱅크에 떨어집니다.
 
-모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 공유 메모리 웨이브프론트 지표(`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`; ncu 화면에서는 Memory Workload Analysis 의 공유 메모리 표)를 명령 수로 나누면 **명령당 웨이브프론트**가 나오고, 1.0 이 충돌 없는 이상값입니다. 셀은 기록한 값을 보여 줍니다(아래 설명이 말하는 수치). GPU와 `ncu` 가 있으면 셀 첫 줄을 `LIVE_NCU = True` 로 바꿔 지금 GPU 에서도 잴 수 있습니다: ncu 는 커널마다 여러 번 다시 실행하며 카운터를 모으므로 1분 넘게 걸릴 수 있고, 그동안 진행 막대가 커널 수를 셉니다.
+모델의 예측을 실제 GPU의 Nsight Compute(`ncu`) 측정과 나란히 놓습니다. ncu의 공유 메모리 웨이브프론트 지표(`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`; ncu 화면에서는 Memory Workload Analysis 의 공유 메모리 표)를 명령 수로 나누면 **명령당 웨이브프론트**가 나옵니다. 32비트 접근이면 1.0 이 충돌 없는 이상값입니다. 128비트 접근(`LDS.128`)은 다릅니다: 워프의 32 스레드가 서로 다른 16바이트를 읽으면 32 × 16 B = 512 B 이고 웨이브프론트 하나는 최대 128 B 이므로, 충돌이 없어도 적어도 512 ÷ 128 = 4개입니다 (같은 주소를 읽는 스레드가 있으면 그보다 적을 수 있습니다: 아래 심화). 셀은 기록한 값을 보여 줍니다(아래 설명이 말하는 수치). GPU와 `ncu` 가 있으면 셀 첫 줄을 `LIVE_NCU = True` 로 바꿔 지금 GPU 에서도 잴 수 있습니다: ncu 는 커널마다 여러 번 다시 실행하며 카운터를 모으므로 1분 넘게 걸릴 수 있고, 그동안 진행 막대가 커널 수를 셉니다.
 """)
 code(r"""
 LIVE_NCU = False     # True: 이 GPU 에서 ncu 로 직접 잼 (GPU 와 ncu 필요, 1분 넘게 걸릴 수 있음)
@@ -372,21 +373,24 @@ for src, m in [(where, metrics)] + ([lesson06.ncu_metrics(rec, live)] if live el
 md(r"""
 * `tiled_pad` 저장: 명령당 약 **2.0** 웨이브프론트 — 모델이 예측한 2-way 충돌 그대로입니다. `tiled` 저장은 약 1.0. (+1 패딩이면 이 값이 1.0 이 된다는 설명을 보기도 하는데, 우리 커널에서는 저장이 2.0 이 됩니다.)
 * `tiled_pad` 읽기: 명령당 1.0 — 충돌 없음. 패딩이 읽기에서 없앤 충돌은 애초에 없었습니다.
-* `tiled` 읽기가 1.2인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 홀수 행의 시작 주소가 16의 배수가 아니므로 합칠 수 없습니다.
+* `tiled` 읽기가 1.2인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 행 `ty` 의 시작 주소 68·`ty` 가 16의 배수인 것은 `ty` 가 4의 배수인 행뿐이고 (나머지 행은 16바이트 경계에서 4, 8, 12 바이트 어긋납니다: 아래 셀의 첫 줄), 컴파일러는 모든 행에 맞는 한 가지 명령을 내야 하므로 합칠 수 없습니다.
 
 SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일: 처음 실행할 때는 컴파일하는 동안 진행 막대가 보이고, 결과는 디스크에 남아 다시 실행하면 바로 나옴). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
 """)
 code(r"""
+row_bytes = (TILE + 1) * 4                                      # tiled_pad 의 한 행 (패딩 포함)
+print(f"tiled_pad 행 ty 의 시작 바이트 mod 16 (ty = 0..7): {[row_bytes * ty % 16 for ty in range(8)]}")
 sass = lesson06.sass_shared_loads(("tiled", "tiled_pad"), cc=(9, 0))
 n_ncu = rec["ncu_shared"]["n"]
 for k, (lds, lds128, ffma) in sass.items():
     pred = lesson06.predicted_load_instructions(lds, lds128, n_ncu, TILE)
+    same = "같음" if pred == metrics[k][lesson06.LD_INST] else "다름"
     print(f"{k:10s} 타일당 LDS(32비트) {lds:2d}개, LDS.128 {lds128}개, FFMA {ffma}개 → "
-          f"{n_ncu}³ 읽기 명령 예측 {pred:,d} / ncu {metrics[k][lesson06.LD_INST]:,d}")
-# 예상 출력: tiled 16 + 4 → 41,943,040 / 41,943,040, tiled_pad 32 + 0 → 67,108,864 / 67,108,864
+          f"{n_ncu}³ 읽기 명령 예측 {pred:,d} / ncu {metrics[k][lesson06.LD_INST]:,d} ({same})")
+# 예상 출력: … [0, 4, 8, 12, 0, 4, 8, 12] / tiled 16 + 4 → 41,943,040 / 41,943,040, tiled_pad 32 + 0 → 67,108,864 / 67,108,864
 """)
 md(r"""
-SASS 의 명령 수가 ncu 의 명령 수와 정확히 맞습니다: `tiled` 는 타일당 32비트 `LDS` 16개와 `LDS.128` 4개, `tiled_pad` 는 32비트 `LDS` 32개입니다. 타일 하나에서 워프가 내는 공유 메모리 읽기 명령이 `tiled` 쪽이 적고(20 대 32), 4.8절에서 이것이 FFMA당 웨이브프론트와 속도 차이로 이어지는 것을 봅니다.
+이 강좌의 컴파일러(`kernels_numba/infra/targets.json` 의 도구 모음)로는 SASS 로 예측한 읽기 명령 수가 H200 에서 ncu 가 센 수와 정확히 같습니다 (셀의 괄호: 다른 컴파일러에서는 다를 수 있고, 그러면 '다름' 이 나옵니다). `tiled` 는 타일당 32비트 `LDS` 와 `LDS.128` 을 함께 쓰고 `tiled_pad` 는 32비트 `LDS` 만 씁니다: `As[ty, k]` 의 16개 읽기를 `tiled` 는 `LDS.128` 네 개로 합치고 `tiled_pad` 는 하나씩 읽으므로, 타일 하나에서 워프가 내는 공유 메모리 읽기 명령이 `tiled` 쪽이 적습니다 (셀의 타일당 개수). 4.8절에서 이것이 FFMA당 웨이브프론트와 속도 차이로 이어지는 것을 봅니다.
 
 <details><summary>심화: LDS.128 하나는 웨이브프론트 몇 개인가 (답이 나지 않는 질문)</summary>
 
@@ -483,7 +487,7 @@ for what, line in lesson06.walkthrough(kn.get("tiled").kernel):
 md(r"""
 **4.1 인자.** `A, B, C` 는 2차원 float32 배열, `alpha, beta` 는 float32. CUDA C 커널이라면 포인터와 `M, N, K`, 행 간격 `lda, ldb, ldc` 를 따로 받고, 드라이버 API로 이름을 찾기 위해 `extern "C"`, 포인터끼리 겹치지 않는다고 알려 주는 `__restrict__` 를 붙입니다. Numba에서는 배열이 모양을 알고(`M, K = A.shape`), 런처가 세 배열이 행 우선 연속(C-contiguous) float32 인지 확인합니다(잘못된 입력은 4.7절).
 
-**4.2 공유 메모리 선언.** `cuda.shared.array((TILE_SIZE, TILE_SIZE), float32, alignment=16)` 가 블록 하나가 함께 쓰는 배열을 만듭니다. 모양은 **컴파일 시간 상수**여야 GPU에서 컴파일됩니다(그래서 `tiled_pad.py` 는 `TILE_PAD = TILE_SIZE + 1` 을 모듈 상수로 둡니다). `alignment=16` 은 3.4절의 `LDS.128` 을 가능하게 합니다. 크기는 `2 × 16 × 16 × 4 = 2048` 바이트, 패딩 버전은 `2 × 16 × 17 × 4 = 2176` 바이트(약 2.1 KB)입니다. 선언한 크기와, 컴파일러·드라이버가 보고하는 크기를 비교합니다.
+**4.2 공유 메모리 선언.** `cuda.shared.array((TILE_SIZE, TILE_SIZE), float32, alignment=16)` 가 블록 하나가 함께 쓰는 배열을 만듭니다. 모양은 **컴파일 시간 상수**여야 GPU에서 컴파일됩니다(그래서 `tiled_pad.py` 는 `TILE_PAD = TILE_SIZE + 1` 을 모듈 상수로 둡니다). `alignment=16` 은 3.4절의 `LDS.128` 을 가능하게 합니다. 크기는 `2 × 16 × 16 × 4 = 2048` 바이트, 패딩 버전은 `2 × 16 × 17 × 4 = 2176` 바이트(약 2.1 KiB)입니다. 선언한 크기와, 컴파일러·드라이버가 보고하는 크기를 비교합니다.
 """)
 code(r"""
 occ_rec = course.recorded("occupancy_check_h200")        # H200에서 기록한 장치 속성과 올라간 커널의 속성
@@ -495,11 +499,11 @@ print("H200 장치 속성 RESERVED_SHARED_MEMORY_PER_BLOCK (기록):",
 # 예상 출력: tiled 2048 | 2048, 3072 | 2048 / tiled_pad 2176 | 2176, 3200 | 2176 / 1024 B
 """)
 md(r"""
-<details><summary>심화: 블록마다 예약되는 1 KB 와 sm_90 cubin 의 숫자 (노트북 07·08 이 이곳을 가리킵니다)</summary>
+<details><summary>심화: 블록마다 예약되는 1 KiB 와 sm_90 cubin 의 숫자 (노트북 07·08 이 이곳을 가리킵니다)</summary>
 
 **시스템 예약 공유 메모리.** CUDA는 **compute capability 8.0 이상의 GPU(A100의 8.0, H100·H200의 9.0 모두)에서 블록마다 공유 메모리 1 KB를 시스템용으로 예약**합니다(장치 속성 `RESERVED_SHARED_MEMORY_PER_BLOCK`; 위 셀의 H200 기록 1024 B). 이 1 KB는 커널이 쓰는 크기에 들어가지 않고, SM에 블록이 몇 개 들어가는지 셀 때 **블록마다 더해집니다**. 우리 점유율 모델(`sim/occupancy.py`)도 A100과 H100/H200 모두에 같은 1 KB를 더합니다 (아래 셀).
 
-sm_90 cubin 의 `cuobjdump` 보고(3072 B)만 1 KB 가 더 큽니다. 같은 커널을 H200에 올렸을 때 드라이버가 보고한 크기는 2048 B 로 선언과 같고, 예약은 A100에도 있습니다. 그러니 sm_90 cubin 의 숫자를 "Hopper 만 1 KB 를 더 쓴다"로 읽거나 커널 사용량으로 쓰면 안 됩니다: 점유율 계산에서 1 KB 를 두 번 세게 됩니다. 아래 셀이 블록 하나의 할당을 계산합니다.
+sm_90 cubin 의 `cuobjdump` 보고(3072 B)만 1 KiB 가 더 큽니다. 같은 커널을 H200에 올렸을 때 드라이버가 보고한 크기는 2048 B 로 선언과 같고, 예약은 A100에도 있습니다. 그러니 sm_90 cubin 의 숫자를 "Hopper 만 1 KiB 를 더 쓴다"로 읽거나 커널 사용량으로 쓰면 안 됩니다: 점유율 계산에서 1 KiB 를 두 번 세게 됩니다. 아래 셀이 블록 하나의 할당을 계산합니다.
 </details>
 """)
 code(r"""
@@ -572,7 +576,7 @@ for line in lesson06.bench_lines(rec, bench):        # 기록(설명이 말하�
     print(line)
 """)
 md(r"""
-{{gpu}} 기록({{date}})으로는 4096³에서 `tiled` 가 cuBLAS 의 약 {{pct_tiled_4096}}%, `tiled_pad` 가 약 {{pct_pad_4096}}% 이고, cuBLAS 가 덜 빠른 1024³ 에서도 `tiled` 는 {{pct_tiled_1024}}% 입니다. (타일링만으로 cuBLAS 의 20–40% 에 이른다는 소개도 보이는데, 이 기록과는 맞지 않습니다.)
+{{gpu}} 기록({{date}})으로는 4096³에서 `tiled` 가 cuBLAS 의 약 {{pct_tiled_4096}}%, `tiled_pad` 가 약 {{pct_pad_4096}}% 이고, 2048³ 에서 `tiled` 는 {{pct_tiled_2048_1}}% 입니다. cuBLAS 가 덜 빠른 1024³ 에서는 `tiled` 가 {{pct_tiled_1024_1}}% 입니다. (타일링만으로 cuBLAS 의 20–40% 에 이른다는 소개도 보이는데, 큰 행렬(2048³·4096³)에서는 이 기록과 맞지 않습니다. 1024³ 의 값은 그 범위의 아래 끝 근처이고, 그것은 `tiled` 가 빨라서가 아니라 그 크기의 cuBLAS 가 느려서입니다: 위 셀의 cuBLAS TFLOP/s 를 크기끼리 비교해 보세요.)
 
 **왜 이 정도에서 멈출까요?** 공유 메모리의 처리량으로 상한을 계산해 봅니다. 모델의 가정: SM 하나는 한 사이클에 공유 메모리 웨이브프론트 1개(최대 128 B)를 처리하고, 워프의 FFMA 하나는 32 레인 × 2 FLOP입니다. 그러면 상한은 `SM 수 × (1 / FFMA당 웨이브프론트) × 64 FLOP × 클록` 입니다. FFMA당 웨이브프론트는 기록된 ncu 웨이브프론트(3.4절)를 **읽기와 저장 모두** 더해 내적의 워프 FFMA 수(`n³ / 32`)로 나눈 값입니다(이 과정의 한 가지 규칙: 노트북 07도 같음). `tiled` 의 읽기만 보면 타일당 약 24 / 16 = 1.5 이고, 저장이 조금 더해집니다.
 """)
@@ -596,13 +600,14 @@ for r in lesson06.dram_roofs(ai["tiled"]):
     print(f"{r['name']:14s} {r['peak']:6.1f} TFLOP/s {r['dram_gbps']:7,.0f} GB/s {r['ridge']:6.1f} FLOP/B {r['roof']:9.1f} TFLOP/s")
 b = lesson06.shared_bound(rec, "tiled")
 print(f"{rec.gpu} tiled: 실측 최고 {b['measured']:.1f}, 공유 메모리 상한 {b['bound']:.1f} TFLOP/s")
-print(f"A100 모델: 같은 FFMA당 웨이브프론트를 A100 의 SM 수·클록에 넣은 상한 {lesson06.shared_bound(rec, 'tiled', gpu='A100')['bound']:.1f} TFLOP/s")
+for line in lesson06.bound_vs_roof_lines(rec, ai["tiled"]):    # 같은 FFMA당 웨이브프론트를 A100 의 SM 수·클록에
+    print(line)
 if here := lesson06.bound_here_line(rec):                  # GPU 가 있을 때만: 같은 모델을 지금 이 GPU 에
     print(here)
-# 예상 출력: A100 80GB … 9.6 / 8.2, A100 40GB … 12.5 / 6.2, H100 … 20.0 / 13.4, H200 … 13.9 / 19.2 / tiled 7.9, 10.2 / A100 모델 … 6.0
+# 예상 출력: A100 80GB … 9.6 / 8.2, A100 40GB … 12.5 / 6.2, H100 … 20.0 / 13.4, H200 … 13.9 / 19.2 / tiled 7.9, 10.2 / A100 80GB SXM 모델 … 6.0 / 8.2 … (분명히 낮음) / A100 40GB 모델 … 6.0 / 6.2 … (가릴 수 없음)
 """)
 md(r"""
-4.0 은 **SM이 요청한 바이트** 기준이라 DRAM 루프라인에 그대로 넣으면 가장 나쁜 경우가 됩니다: L2 캐시가 블록 사이의 재사용을 잡아 실제 DRAM 바이트는 훨씬 적습니다. H200에서 그렇게 가장 나쁘게 잡은 DRAM 지붕도 `tiled` 의 실측 최고의 2배가 넘고, 공유 메모리 상한이 그보다 낮으며 실측에 더 가깝습니다(위 셀). 그래서 "이 커널에서 글로벌 메모리(DRAM)는 병목이 아니고, 공유 메모리가 한계"라는 것은 **해석**입니다: 이 기록에는 DRAM·L2 처리량 측정이 없으므로, 측정으로 확인한 사실이 아니라 두 상한을 비교한 결론입니다. A100 에서도 같은 쪽을 가리킵니다: 같은 모델로 A100 의 공유 메모리 상한(위 셀의 마지막 줄)은 두 A100 모델의 가장 나쁜 DRAM 지붕보다 낮습니다. (AI 4.0 이 "A100 의 리지 포인트 약 100 FLOP/B 에 못 미쳐 메모리 바운드"라는 설명을 보기도 하는데, 계산한 리지 포인트는 위 표의 값이고, 요청 기준 AI 를 그대로 비교할 수도 없습니다.)
+4.0 은 **SM이 요청한 바이트** 기준이라 DRAM 루프라인에 그대로 넣으면 가장 나쁜 경우가 됩니다: L2 캐시가 블록 사이의 재사용을 잡아 실제 DRAM 바이트는 훨씬 적습니다. H200에서 그렇게 가장 나쁘게 잡은 DRAM 지붕도 `tiled` 의 실측 최고의 2배가 넘고, 공유 메모리 상한이 그보다 낮으며 실측에 더 가깝습니다(위 셀). 그래서 "이 커널에서 글로벌 메모리(DRAM)는 병목이 아니고, 공유 메모리가 한계"라는 것은 **해석**입니다: 이 기록에는 DRAM·L2 처리량 측정이 없으므로, 측정으로 확인한 사실이 아니라 두 상한을 비교한 결론입니다. A100 에서는 제품에 따라 다릅니다 (위 셀의 A100 두 줄: 같은 FFMA당 웨이브프론트를 A100 의 SM 수·클록에 넣은 공유 메모리 상한은 두 제품이 같고, DRAM 대역폭만 다릅니다). 80 GB SXM 제품에서는 공유 메모리 상한이 가장 나쁜 DRAM 지붕보다 분명히 낮아 H200 과 같은 쪽을 가리킵니다. 40 GB 제품에서는 두 상한이 몇 % 차이뿐이라, 어림한 두 상한으로는 어느 쪽이 먼저 한계인지 말할 수 없습니다. (AI 4.0 이 "A100 의 리지 포인트 약 100 FLOP/B 에 못 미쳐 메모리 바운드"라는 설명을 보기도 하는데, 계산한 리지 포인트는 위 표의 값이고, 요청 기준 AI 를 그대로 비교할 수도 없습니다.)
 
 그림으로 모아 보면 (막대: 실측, 빨간 선: 공유 메모리 상한, 모두 같은 실행의 cuBLAS 대비):
 """)

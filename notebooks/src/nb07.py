@@ -31,16 +31,27 @@ for _n in _SIZES:
         FIG[f"pct_{_k}_{_n}"] = f"{100 * _R[_k, _n]:.1f}"
     FIG[f"tf_regblock_{_n}"] = f"{_T['regblock', _n]:.1f}"
 _P = REC34["ncu_stalls"]["metrics"]
-FIG["opt_shared_wait"] = f"{_P['regblock_opt']['percent']['short_scoreboard'] + _P['regblock_opt']['percent']['mio_throttle']:.1f}"
-FIG["vec_shared_wait"] = f"{_P['regblock_vec']['percent']['short_scoreboard'] + _P['regblock_vec']['percent']['mio_throttle']:.1f}"
+for _k, _short in (("regblock_opt", "opt"), ("regblock_vec", "vec")):
+    _p = _P[_k]["percent"]
+    _mio = _p["short_scoreboard"] + _p["mio_throttle"]          # MIO waits, as lesson07.stall_table
+    FIG[f"{_short}_shared_wait"] = f"{_mio:.1f}"                 # of all warp-cycles (selected included)
+    FIG[f"{_short}_shared_wait_stalled"] = f"{100 * _mio / (100 - _p['selected']):.1f}"   # of the cycles not issuing
 for _why in ("long_scoreboard", "barrier", "dispatch_stall", "not_selected"):
     FIG[f"vec_{_why}"] = f"{_P['regblock_vec']['percent'][_why]:.1f}"
 FIG["ncu_n"] = REC34["ncu_stalls"]["n"]
-FIG["budget_s"] = f"{_const('measure', 'BUDGET_S'):g}"
+FIG["budget_s"] = f"{_const('measure', 'BUDGET_S'):g}"       # the benchmark cell's time budget, as the code uses it
+# warps per scheduler time-averaged over the profiled grid (course.lesson07.mean_warps, sim.occupancy)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from sim import occupancy as _occ  # noqa: E402
+_NS = REC34["ncu_stalls"]["n"]
+_GRID = (_NS // 128) * (_NS // 128)                         # regblock_vec's 128 x 128 block tiles
+_API = REC34["occupancy_api"]["regblock_vec"]
+FIG["vec_warps"] = f"{_occ.mean_warps_per_scheduler(_GRID, _API['blocks_per_sm'], _API['threads'] // 32, REC34['device_facts']['sm_count']):.2f}"
+FIG["vec_issue"] = f"{100 * float(FIG['vec_warps']) / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
+FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
 _LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
 FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
-           lc_targets=", ".join(f"{t:g}" for t in _const("measure", "TARGETS_US")))       # the benchmark cell's time budget, as the code uses it
-FIG["vec_issue"] = f"{100 * 4 / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
+           lc_targets=", ".join(f"{t:g}" for t in _const("measure", "TARGETS_US")))
 
 
 def md(s):
@@ -155,7 +166,7 @@ for g in L7.GPUS:
 md(r"""
 AI 0.25 에서 공유 메모리가 허락하는 연산은 A100 에서 피크의 25%, **Hopper(H100/H200)에서는 12.5%** 입니다: SM당 FP32 레인은 두 배(64 → 128)가 됐는데 공유 메모리는 여전히 SM당 사이클당 128 B 이기 때문입니다. 그래서 H200에서 FP32 피크에 닿으려면 이 모델로도 AI ≥ 2.0, 즉 **T = 8 이 최소**입니다. (이 계산을 A100 으로만 보여 주며 "약 24%" 라고 하는 설명도 있는데, 사양으로는 25% 이고 Hopper 에서는 그 절반입니다.)
 
-**루프라인(roofline)과 리지 포인트(ridge point).** 같은 생각을 DRAM 수준에서 하면 루프라인 모델입니다: 커널이 낼 수 있는 성능은 `min(FP32 피크, DRAM 대역폭 × AI)` 이고, 두 직선이 만나는 **리지 포인트** = 피크 ÷ 대역폭 (FLOP/B) 보다 AI가 크면 연산이, 작으면 메모리가 한계입니다. `sim/roofline.py` 가 네 GPU(A100 은 80 GB SXM 과 40 GB 두 모델)의 리지 포인트를 계산합니다(FP32 피크는 SM 수 × 레인 × 2 × 클럭으로 계산, 대역폭은 데이터시트 값). 우리 커널의 블록 단위 글로벌 → 공유 AI(위 셀: `tiled` 4, `regblock` 32)를 나란히 놓습니다. 이 AI 는 SM 이 **요청한** 바이트로 센 값이라, 리지 아래라는 것은 "요청한 바이트가 전부 DRAM 에서 온다면 메모리에 묶인다"는 뜻일 뿐입니다.
+**루프라인(roofline)과 리지 포인트(ridge point).** 같은 생각을 DRAM 수준에서 하면 루프라인 모델입니다: 커널이 낼 수 있는 성능은 `min(FP32 피크, DRAM 대역폭 × AI)` 이고, 두 직선이 만나는 **리지 포인트** = 피크 ÷ 대역폭 (FLOP/B) 보다 AI가 크면 연산이, 작으면 메모리가 한계입니다. `sim/roofline.py` 가 네 GPU(A100 은 80 GB SXM 과 40 GB 두 모델)의 리지 포인트를 계산합니다(FP32 피크는 SM 수 × 레인 × 2 × 클록으로 계산, 대역폭은 데이터시트 값). 우리 커널의 블록 단위 글로벌 → 공유 AI(위 셀: `tiled` 4, `regblock` 32)를 나란히 놓습니다. 이 AI 는 SM 이 **요청한** 바이트로 센 값이라, 리지 아래라는 것은 "요청한 바이트가 전부 DRAM 에서 온다면 메모리에 묶인다"는 뜻일 뿐입니다.
 """)
 code(r"""
 from sim import roofline
@@ -284,7 +295,7 @@ md(r"""
 2. 레지스터 파일은 **서브파티션 4개**(각 16,384개)로 나뉘고 워프 하나는 그중 하나에 삽니다.
 3. 블록은 **통째로** 올라갑니다: 256 스레드 블록이면 8워프 단위로만 늘어납니다.
 
-공유 메모리는 커널이 **선언한** 바이트(`regblock`: 8,192 B)를 넣고, 모델이 블록마다 시스템 예약 1 KB 를 더합니다(노트북 06 4.2절). 아래 셀은 이 규칙(`sim/occupancy.py`)과, 규칙 없이 "65,536 ÷ 레지스터 수" 로 나눈 어림(`seed_estimate`)을 나란히 놓습니다.
+공유 메모리는 커널이 **선언한** 바이트(`regblock`: 8,192 B)를 넣고, 모델이 블록마다 시스템 예약 1 KiB 를 더합니다(노트북 06 4.2절). 아래 셀은 이 규칙(`sim/occupancy.py`)과, 규칙 없이 "65,536 ÷ 레지스터 수" 로 나눈 어림(`seed_estimate`)을 나란히 놓습니다.
 """)
 code(r"""
 smem = rec["resources"]["regblock"]["shared_bytes"]          # 선언한 공유 메모리 (H200 에 올라간 커널의 속성)
@@ -330,15 +341,15 @@ occ_view = occupancy_explorer(gpu="H100", regs=regs[(9, 0)], threads=rb.THREADS,
 occ_view.widget
 """)
 md(r"""
-**공유 메모리 한도는 GPU마다 다릅니다.** "Ampere SM당 최대 공유 메모리 164 KB" 는 **A100(sm_80)** 의 값입니다. 같은 Ampere라도 sm_86(RTX 30xx 등)은 100 KB 이고, H100/H200 은 228 KB 입니다.
+**공유 메모리 한도는 GPU마다 다릅니다.** "Ampere SM당 최대 공유 메모리 164 KiB" 는 **A100(sm_80)** 의 값입니다. 같은 Ampere라도 sm_86(RTX 30xx 등)은 100 KiB 이고, H100/H200 은 228 KiB 입니다.
 
-블록마다 더해지는 시스템 예약 1 KB 와, sm_90 cubin 이 선언보다 1,024 B 크게 보고하는 이유는 노트북 06 4.2절의 심화에서 다뤘습니다. 점유율에 넣을 값은 선언한 바이트입니다.
+블록마다 더해지는 시스템 예약 1 KiB 와, sm_90 cubin 이 선언보다 1,024 B 크게 보고하는 이유는 노트북 06 4.2절의 심화에서 다뤘습니다. 점유율에 넣을 값은 선언한 바이트입니다.
 """)
 code(r"""
 sl = L7.shared_limits("regblock", rec)
 print(sl)
-print("sm_86 의 최대 카브아웃(carveout: 공유 메모리에 떼어 줄 수 있는 L1 의 몫):", occ._steps_for((8, 6))[-1], "KB")
-# 예상 출력: regblock: cubin 보고 sm_80 8,192 B, sm_90 9,216 B | H200 … 8,192 B / … / sm_86 … 100 KB
+print("sm_86 의 최대 카브아웃(carveout: 공유 메모리에 떼어 줄 수 있는 L1 의 몫):", occ._steps_for((8, 6))[-1], "KiB")
+# 예상 출력: regblock: cubin 보고 sm_80 8,192 B, sm_90 9,216 B | H200 … 8,192 B / … / sm_86 … 100 KiB
 """)
 md(r"""
 ### 3.6 ILP vs TLP
@@ -361,20 +372,20 @@ print("25% 점유율의 스케줄러당 워프:", occ.occupancy("H100", regs[(9,
 md(r"""
 서로 독립인 FFMA가 64개면 한 워프만으로도 스케줄러는 여러 사이클 동안 앞 결과를 기다리지 않고 FFMA를 낼 수 있습니다. 그래서 `regblock` 은 워프가 적어도(TLP ↓) ILP로 연산 파이프를 채웁니다. 반대로 `tiled` 의 스레드는 누산기가 `acc` 하나라 FFMA가 모두 직전 FFMA에 의존하고(위 셀: 사슬 길이 = FFMA 수, ILP 없음), 대기 시간은 다른 워프로만 숨길 수 있습니다.
 
-실제 H200에서 Nsight Compute(`ncu`)의 WarpStateStats 섹션이 센 **워프가 기다린 이유(stall reason)** 를 봅니다. 각 이유는 "발행한 명령 하나당 그 이유로 기다린 평균 사이클"이고, 표의 % 는 그것을 모든 이유의 합으로 나눈 비율입니다(샘플링이 아니라 카운터로 센 값). `short_scoreboard` 와 `mio_throttle` 을 더한 값이 공유 메모리를 기다린 몫입니다.
+실제 H200에서 Nsight Compute(`ncu`)의 WarpStateStats 섹션이 센 **워프가 기다린 이유(stall reason)** 를 봅니다. 각 이유는 "발행한 명령 하나당 그 이유로 기다린 평균 사이클"이고, 표의 % 는 그것을 모든 상태의 합으로 나눈 비율입니다(샘플링이 아니라 카운터로 센 값). 이 합에는 워프가 명령을 낸 사이클 `selected` 도 들어 있으므로, 표의 % 는 '기다린 사이클'이 아니라 **워프-사이클 전체**의 몫입니다. `short_scoreboard` 와 `mio_throttle` 을 더한 값은 MIO(memory input/output) 파이프의 명령을 기다린 몫이고, 이 커널들에서 그 명령은 **주로** 공유 메모리 읽기·쓰기입니다 (MIO 에는 특수 함수 같은 다른 명령도 지나가므로 전부라고는 말할 수 없습니다). 표의 마지막 두 줄이 그 합을 전체 중, 그리고 명령을 내지 못한 사이클(`selected` 를 뺀 나머지) 중의 몫으로 보여 줍니다.
 """)
 code(r"""
 stalls = L7.stall_table(rec, [s.name for s in kn.by_level(3)])
 print(stalls)
 w, p = stalls["shared_wait"], stalls["share"]["regblock_opt"]
 others = {k: v for k, v in p.items() if k not in ("selected", "not_selected", "short_scoreboard", "mio_throttle")}
-print(f"regblock_opt: 공유 메모리 대기 {w['regblock_opt']:.1f}% vs 다른 이유 중 가장 큰 {max(others, key=others.get)} {max(others.values()):.1f}%")
-# 예상 출력: 표 … / regblock_opt: 공유 메모리 대기 …% vs 다른 이유 중 가장 큰 …% (공유 메모리 대기가 더 큼)
+print(f"regblock_opt: MIO(주로 공유 메모리) 대기 {w['regblock_opt']:.1f}% vs 다른 이유 중 가장 큰 {max(others, key=others.get)} {max(others.values()):.1f}%")
+# 예상 출력: 표 … / regblock_opt: MIO(주로 공유 메모리) 대기 …% vs 다른 이유 중 가장 큰 …% (MIO 대기가 더 큼)
 """)
 md(r"""
 * `selected` 는 워프가 명령을 낸 사이클(명령당 1), `not_selected` 는 낼 수 있었지만 같은 스케줄러의 다른 워프가 뽑힌 사이클입니다 — 두 값의 몫이 크면 스케줄러가 쉬지 않고 일하고 있다는 뜻입니다.
 * `short_scoreboard` 는 **공유 메모리** 같은 MIO 명령의 결과를 기다리는 것, `mio_throttle` 은 그 명령 큐가 가득 차서 새 명령을 못 내는 것, `long_scoreboard` 는 글로벌/로컬 메모리를 기다리는 것, `barrier` 는 `syncthreads` 에서 기다리는 것, `math_pipe_throttle` 은 연산 파이프가 바빠 기다리는 것입니다.
-* 패딩과 명시적 FMA를 넣은 `regblock_opt`(4.7절)는 기다린 사이클의 {{opt_shared_wait}}% 가 공유 메모리 대기이고(이유 중 가장 큼), 공유 메모리 읽기를 128비트로 바꾼 `regblock_vec`(4.8절)에서는 {{vec_shared_wait}}% 로 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.7절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
+* 패딩과 명시적 FMA를 넣은 `regblock_opt`(4.7절)에서는 워프-사이클 전체의 {{opt_shared_wait}}% (명령을 내지 못한 사이클만 보면 {{opt_shared_wait_stalled}}%) 가 MIO, 주로 공유 메모리를 기다린 몫이고(이유 중 가장 큼), 공유 메모리 읽기를 128비트로 바꾼 `regblock_vec`(4.8절)에서는 {{vec_shared_wait}}% (명령을 내지 못한 사이클 중 {{vec_shared_wait_stalled}}%) 로 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.7절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
 
 ## 4. 코드 분석: 우리 `regblock` 커널
 
@@ -454,14 +465,16 @@ print(f"K 타일 루프: 명령 {kt_loop['n']}개 (배리어 {kt_loop['BAR']}) �
       f"FFMA {inner['FFMA']} + LDS {inner['LDS']} + 기타 {inner['n'] - inner['FFMA'] - inner['LDS']}")
 print(f"k 루프 본문의 FFMA 비율 {100 * inner['FFMA'] / inner['n']:.0f}% | 커널 전체 FFMA {rep[(9, 0)]['ffma']} "
       f"= 외적 {inner['FFMA']} + 결과 기록 {rep[(9, 0)]['ffma'] - inner['FFMA']}")
-print(resources.inner_loop_excerpt(sass_rb, max_lines=14))
+excerpt = resources.inner_loop_excerpt(sass_rb, max_lines=14)
+print(excerpt)
+print(L7.excerpt_facts(excerpt))      # 위 발췌에서 읽은 것 (컴파일러마다 다름)
 """)
 md(r"""
 SASS가 보여 주는 사실:
 
-* `m`, `n` 루프(외적 64번과 `rA`·`rB` 읽기 16번)는 **완전히 펼쳐졌습니다**: FFMA 64개가 서로 독립(의존 사슬 1)이고, `LDS` 는 상수 오프셋(`+0x60`, `+0x80` …)을 씁니다.
-* 하지만 **`k` 루프는 펼쳐지지 않았습니다**: FFMA 64개 + LDS 16개 + 루프·주소 명령 몇 개가 한 반복이고, 뒤로 가는 `BRA` 로 8번 돕니다.
-* `R62.reuse` 의 `.reuse` 는 **피연산자 재사용 캐시(operand reuse cache)** 표시입니다: 다음 명령도 같은 레지스터를 같은 자리에서 읽으므로, 레지스터 파일에서 다시 읽지 말고 방금 읽은 값을 쓰라는 컴파일러의 표시로 해석됩니다(NVIDIA 가 공식 문서로 설명하지 않은 표시입니다). 외적에서 `rA[m]` 하나가 FFMA 여러 개에 연달아 쓰이는 것이 SASS 에 그대로 보입니다.
+* `m`, `n` 루프(외적 TM·TN 번과 `rA`·`rB` 읽기 TM + TN 번)는 **완전히 펼쳐졌습니다**: 위 셀의 k 루프 본문에 FFMA 가 TM·TN = 64개 있고 (3.6절: 서로 독립, 의존 사슬 1), 발췌의 `LDS` 는 레지스터 주소에 **상수 오프셋**을 더해 읽습니다 (셀의 마지막 줄이 이 발췌의 오프셋을 모읍니다: 오프셋 값은 컴파일러가 정하는 배치라 컴파일러마다 다를 수 있습니다).
+* 하지만 **`k` 루프는 펼쳐지지 않았습니다**: 셀의 첫 줄처럼 K 타일 루프 안에 k 루프가 따로 있고, 그 본문(FFMA + LDS + 루프·주소 명령 몇 개)이 한 반복이며, 뒤로 가는 `BRA` 로 BK = 8번 반복됩니다.
+* 발췌의 `.reuse` 는 **피연산자 재사용 캐시(operand reuse cache)** 표시입니다: 다음 명령도 같은 레지스터를 같은 자리에서 읽으므로, 레지스터 파일에서 다시 읽지 말고 방금 읽은 값을 쓰라는 컴파일러의 표시로 해석됩니다(NVIDIA 가 공식 문서로 설명하지 않은 표시입니다). 어느 레지스터에 몇 번 붙는지는 컴파일러가 정하므로, 셀의 마지막 줄이 이 발췌에서 찾아 보여 줍니다. 표시가 이어진 FFMA 들은 외적에서 값 하나(`rA` 나 `rB` 의 원소)를 여러 곱에 연달아 쓰는 자리입니다.
 * 루프를 펼치지 않은 비용은 재지 않았습니다. 우리가 아는 것은 위 셀이 센 k 루프 본문의 FFMA 비율이고, 나머지 명령도 발행(issue) 슬롯을 씁니다. 루프를 완전히 펼친 `regblock_vec`(4.8절)와의 차이는 다른 변경과 섞여 있어 펼침만의 효과로 읽을 수 없습니다.
 """)
 NB.exercise("07-3", r"""
@@ -640,14 +653,14 @@ wf_per_ffma.update(L7.loaded_regblock_wavefronts(wf["regblock"]))   # 올라간 
 f = rec["device_facts"]
 ffma_clk = f["fp32_lanes_per_sm"] // 32                               # SM 하나가 사이클당 내는 워프 FFMA (H200: 4)
 peak = f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
-print(f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클럭), cuBLAS {n_big}³ {val[('cuBLAS', n_big)][0]:.1f} TFLOP/s")
+print(f"FP32 피크 {peak:.1f} TFLOP/s (기록된 SM 수·클록), cuBLAS {n_big}³ {val[('cuBLAS', n_big)][0]:.1f} TFLOP/s")
 for name, wpf in wf_per_ffma.items():                                 # 공유 메모리는 사이클당 웨이브프론트 1개
     bound = peak * min(1, 1 / (wpf * ffma_clk))
     print(f"{name:32s} FFMA당 웨이브프론트 {wpf:.3f} → 상한 {bound:5.1f} TFLOP/s | 측정 {n_big}³ {val[(name.split()[0], n_big)][0]:5.1f}")
 # 예상 출력: FP32 피크 66.9 … / 커널마다 FFMA당 웨이브프론트 → 공유 메모리 상한 TFLOP/s | 측정 4096³ …
 """)
 md(r"""
-* `regblock_opt` 의 측정은 공유 메모리 상한 아래에 있고, 3.6절의 기록에서 대기의 가장 큰 몫이 공유 메모리 대기입니다: 이 커널은 공유 메모리 읽기에 묶여 있습니다.
+* `regblock_opt` 의 측정은 공유 메모리 상한 아래에 있고, 3.6절의 기록에서 대기의 가장 큰 몫이 MIO(주로 공유 메모리) 대기입니다: 이 커널은 공유 메모리 읽기에 묶여 있다고 해석합니다.
 * H200 에 올라간 `regblock` 의 상한(두 가정에 따라 위 셀의 두 줄)은 측정({{n_big}}³ 에서 {{tf_regblock_4096}} TFLOP/s)보다 한참 높습니다. `regblock` 의 한계는 공유 메모리 웨이브프론트가 아니라 다른 곳(펼쳐지지 않은 k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등)에 있다는 뜻이고, 이 기록에는 `regblock` 의 스톨 측정이 없어 어느 것인지는 말할 수 없습니다. 모델은 상한일 뿐 예측이 아닙니다.
 * `regblock_vec` 의 공유 메모리 상한은 `words` 가정이면 FP32 피크, `phases` 가정이면 피크의 약 94% 입니다(4.8절). 측정은 그보다 훨씬 아래라 남은 차이는 다른 곳에 있습니다. 아래 셀이 3.6절의 기록({{ncu_n}}³)에서 `regblock_vec` 의 큰 몫을 다시 꺼내고, 스케줄러가 명령을 낸 사이클의 비율을 어림합니다.
 """)
@@ -656,13 +669,13 @@ v = rec["ncu_stalls"]["metrics"]["regblock_vec"]
 print("regblock_vec:", ", ".join(f"{k} {v['percent'][k]:.1f}%" for k in
                                  ("not_selected", "long_scoreboard", "barrier", "dispatch_stall")))
 total = sum(v["cycles_per_issue"].values())           # 명령 하나당 워프-사이클 = 명령을 낸 사이클마다 있던 워프 수
-per_sched = rec["occupancy_api"]["regblock_vec"]["blocks_per_sm"] * rb.THREADS // 32 // 4   # SM당 2블록 → 스케줄러당 4워프
-print(f"스케줄러당 {per_sched}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
+per_sched = L7.mean_warps(rec, "regblock_vec")       # 스케줄러당 평균 워프: 그리드가 SM 자리를 다 채우는가
+print(f"스케줄러당 평균 {per_sched:.2f}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
 # 예상 출력: regblock_vec: not_selected 36.1%, long_scoreboard 13.0%, barrier 8.4%, dispatch_stall 8.4% / … 약 74% 에 명령을 냄
 """)
 md(r"""
 * 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다. `dispatch_stall` 은 3.6절 표에 없던 이유로, 스케줄러가 명령을 골랐지만 디스패치(dispatch) 단계가 그 명령을 받아 주지 못해 기다린 사이클입니다.
-* 명령 하나당 워프-사이클의 합은 "명령을 낸 사이클마다 그 스케줄러에 있던 워프 수"와 같으므로(`selected` 가 명령당 정확히 1), 스케줄러당 워프 수를 그 합으로 나누면 명령을 낸 사이클의 비율이 됩니다: 약 {{vec_issue}}% 입니다. 블록이 들고 나는 실행의 시작과 끝을 무시한 어림입니다(노트북 08 4.9절이 다른 커널에도 같은 계산을 합니다).
+* 명령 하나당 워프-사이클의 합은 "명령을 낸 사이클마다 그 스케줄러에 있던 워프 수"와 같으므로(`selected` 가 명령당 정확히 1), 스케줄러당 워프 수를 그 합으로 나누면 명령을 낸 사이클의 비율이 됩니다. 스케줄러에는 SM당 2블록이면 4워프까지 올라가지만, {{ncu_n}}³ 의 그리드는 블록 {{vec_grid}}개라 {{vec_slots}}자리를 다 채우지 못해 평균 {{vec_warps}}워프입니다 (`L7.mean_warps`: 블록마다 걸리는 시간이 같다고 봄). 그래서 약 {{vec_issue}}% 입니다. 블록마다 시간이 조금씩 다른 것은 무시한 어림입니다(노트북 08 4.9절이 다른 커널에도 같은 계산을 합니다).
 * 글로벌 메모리 대기를 연산 뒤에 숨기는 것이 다음 노트북(더블 버퍼링)의 주제입니다.
 
 <details><summary>심화: 오프라인 SASS 와 GPU 에 올라간 SASS 는 왜 다른가</summary>
@@ -778,10 +791,10 @@ md(r"""
 * **산술 강도는 수준을 밝혀서**: 공유 메모리 → 레지스터 `TM·TN / (2·(TM+TN))`: tiled 0.25 → regblock 2.0 (기록으로 확인). 블록 단위 글로벌 → 공유는 `BM·BN / (2·(BM+BN))`: 4 → 32. 이것은 요청한 바이트 기준이라, 리지 포인트 위의 `regblock` 은 DRAM 기준으로도 위지만, 리지 아래의 `tiled` 가 DRAM 에 묶인다는 뜻은 아닙니다(노트북 06 4.8절).
 * **외적**: k 단계마다 16번 읽고 64번 FMA, 값 하나를 레지스터에서 8번 재사용. TM·TN 이 같으면 정사각 타일의 AI 가 가장 큽니다(4 × 16: 1.6 < 8 × 8: 2.0).
 * **레지스터는 컴파일러에서 읽는다**: 데이터 80개에 64비트 인덱스·주소가 더해져 120개 이상(3.4절의 ptxas·GPU 값). TM = TN = 16 은 컴파일되지만 레지스터 상한 안에서 할당되고 나머지는 로컬 메모리로 스필(`STL`/`LDL`).
-* **점유율은 규칙으로**: 256 스레드 블록에서 81–128 레지스터는 모두 25% (할당 단위·서브파티션·블록 양자화). 공유 메모리는 블록마다 선언한 바이트 + 시스템 예약 1 KB. 낮은 점유율은 독립 FFMA 64개의 ILP가 메웁니다.
+* **점유율은 규칙으로**: 256 스레드 블록에서 81–128 레지스터는 모두 25% (할당 단위·서브파티션·블록 양자화). 공유 메모리는 블록마다 선언한 바이트 + 시스템 예약 1 KiB. 낮은 점유율은 독립 FFMA 64개의 ILP가 메웁니다.
 * **결과 저장**: `alpha·rC + beta·C`, 경계 검사, `beta == 0` 이면 C 를 읽지 않음. 스레드당 8열씩 떨어진 4 B 저장은 32 B 섹터의 12.5% 만 씁니다.
 * **패딩과 FMA**: +1 패딩은 `rA` 읽기의 2-way 충돌을 없애지만 `rB` 읽기의 4-way 충돌은 그대로이고 `As` 저장에 2-way 충돌을 만듭니다. 명시적 FMA는 PTX를 바꾸지 않습니다(이미 `fma.rn.f32`).
-* **성능 ({{gpu}} 기록, 4.10절)**: `regblock` 은 {{n_mid}}³·{{n_big}}³ 에서 cuBLAS 의 {{pct_regblock_2048}}%·{{pct_regblock_4096}}%(`tiled` 의 {{rb_over_tiled_4096}}배; {{n_small}}³ 에서는 {{rb_over_tiled_1024}}배), "최적화 버전" `regblock_opt` 는 그보다 느리고, 공유 메모리 읽기를 LDS.128 로 줄인 `regblock_vec` 은 {{n_mid}}³·{{n_big}}³ 에서 {{pct_regblock_vec_2048}}%·{{pct_regblock_vec_4096}}% ({{n_small}}³ 에서 {{pct_regblock_vec_1024}}%) 입니다.
+* **성능 ({{gpu}} 기록, 4.10절)**: `regblock` 은 {{n_mid}}³·{{n_big}}³ 에서 cuBLAS 의 {{pct_regblock_2048}}%·{{pct_regblock_4096}}%(`tiled` 의 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배; {{n_small}}³ 에서는 {{rb_over_tiled_1024}}배), "최적화 버전" `regblock_opt` 는 그보다 느리고, 공유 메모리 읽기를 LDS.128 로 줄인 `regblock_vec` 은 {{n_mid}}³·{{n_big}}³ 에서 {{pct_regblock_vec_2048}}%·{{pct_regblock_vec_4096}}% ({{n_small}}³ 에서 {{pct_regblock_vec_1024}}%) 입니다.
 
 ## 8. 마스터리 체크포인트 퀴즈
 

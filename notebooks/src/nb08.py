@@ -15,7 +15,19 @@ cells, code = NB.cells, NB.code
 REC34 = record("gpu_h200_levels34")
 _R, _ST = ratios(REC34), REC34["ncu_stalls"]["metrics"]
 _SIZES = sorted({n for _, n in _R})
-_USE = {k: 4 / sum(v["cycles_per_issue"].values()) for k, v in _ST.items()}
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import kernels_numba as _kn  # noqa: E402
+from sim import occupancy as _occ  # noqa: E402
+
+
+def _warps(k):
+    """Warps per scheduler, time-averaged over the profiled grid (as course.lesson07.mean_warps)."""
+    m, api, n = _kn.get(k).module, REC34["occupancy_api"][k], REC34["ncu_stalls"]["n"]
+    return _occ.mean_warps_per_scheduler(-(-n // m.BM) * -(-n // m.BN), api["blocks_per_sm"], api["threads"] // 32,
+                                         REC34["device_facts"]["sm_count"])
+
+
+_USE = {k: _warps(k) / sum(v["cycles_per_issue"].values()) for k, v in _ST.items()}
 _PAIRS = (("regblock_opt", "db"), ("regblock_opt", "db_ptx"), ("regblock_vec", "db_overlap"))
 FIG = {"gpu": REC34.gpu, "date": REC34.date, "n_big": _SIZES[-1], "n_mid": _SIZES[-2], "n_small": _SIZES[0]}
 for _s, _d in _PAIRS:
@@ -30,6 +42,10 @@ for _k in ("db", "db_ptx", "db_overlap", "regblock_opt", "regblock_vec"):
 FIG["regs_db"] = REC34["resources"]["db"]["registers"]
 FIG["max_math_pipe"] = f"{max(v['percent']['math_pipe_throttle'] for v in _ST.values()):.1f}"
 FIG["idle_db_overlap"] = f"{100 - 100 * _USE['db_overlap']:.0f}"
+_N = REC34["ncu_stalls"]["n"]
+FIG.update(ncu_n=_N, grid_blocks=(_N // _kn.get("db").module.BM) * (_N // _kn.get("db").module.BN),
+           sms=REC34["device_facts"]["sm_count"], slots=REC34["device_facts"]["sm_count"] * REC34["occupancy_api"]["db"]["blocks_per_sm"],
+           mean_warps=f"{_warps('db'):.2f}")
 # 3.5's offline register counts of db: the committed kernel x target matrix (kernels_numba/infra/targets.json, made
 # by compiling each kernel for each target; tests/test_lesson08.py checks it equals the cell's offline compile), and
 # the occupancy they give (sim/occupancy.py), never typed
@@ -41,6 +57,14 @@ _DBROWS = {r["target"]: r for r in _table.load_targets()["rows"] if r["kernel"] 
 _DBOCC = {g: _occ.occupancy(g, _DBROWS[_occ.GPUS[g].arch]["registers"], _DBROWS["sm_80"]["threads"],
                             _DBROWS["sm_80"]["smem_static"]) for g in ("A100", "H100", "H200")}
 assert len({(o.blocks_per_sm, o.active_warps, o.percent) for o in _DBOCC.values()}) == 1, "3.5's prose: one figure"
+# the register counts for which db gets the same blocks per SM on A100/H100/H200 with 1-3 buffer sets: the prose
+# states this range (it holds for any compiler whose count falls in it), the cell shows this compiler's count
+_SAME = [r for r in range(1, 256) if all(
+    _occ.occupancy(g, r, _DBROWS["sm_80"]["threads"], S * _DBROWS["sm_80"]["smem_static"] // 2).blocks_per_sm
+    == _DBOCC["A100"].blocks_per_sm for g in ("A100", "H100", "H200") for S in (1, 2, 3))]
+assert _SAME == list(range(_SAME[0], _SAME[-1] + 1)) and all(_SAME[0] <= _DBROWS[t]["registers"] <= _SAME[-1]
+                                                                 for t in ("sm_80", "sm_90"))
+FIG.update(same_lo=_SAME[0], same_hi=_SAME[-1])
 FIG.update(regs_db_sm80=_DBROWS["sm_80"]["registers"], regs_db_sm90=_DBROWS["sm_90"]["registers"],
            nvjitlink=_table.load_targets()["toolchain"]["nvidia-nvjitlink"],
            db_blocks=_DBOCC["A100"].blocks_per_sm, db_warps=_DBOCC["A100"].active_warps,
@@ -60,7 +84,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 글로벌 메모리 지연시간(latency)을 연산 뒤에 숨기는 소프트웨어 파이프라이닝, 버퍼 2개의 교대(`kt % 2`), 프롤로그(prologue)·메인 루프·에필로그(epilogue), 반복당 `syncthreads` 한 번이 충분한 이유, 프리페치가 **한 워프 안에서** 정말 겹치는지 SASS 로 확인하기, PTX 캐시 힌트 `ld.global.ca` 가 실제로 바꾸는 것, 결과 저장과 벡터 저장, 공유 메모리 압박과 점유율(occupancy), 워프 스톨(warp stall) 분석 |
-| **실행 환경** | GPU 없이 실행됩니다: NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고 화면에 그렇게 표시됩니다. SASS 는 GPU 없이 sm_80(A100)·sm_90(H100/H200)용으로 컴파일해서 읽습니다. 연산 능력(compute capability) 7.5 이상의 NVIDIA GPU가 있으면 GPU 모드가 선택되고, 이 노트북의 커널(Level 4)은 그런 GPU 어디서나 돌며 측정 셀이 실제로 잽니다. |
+| **실행 환경** | GPU 없이 실행됩니다: NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고 화면에 그렇게 표시됩니다. SASS 는 GPU 없이 sm_80(A100)·sm_90(H100/H200)용으로 컴파일해서 읽습니다. compute capability(CC) 7.5 이상의 NVIDIA GPU가 있으면 GPU 모드가 선택되고, 이 노트북의 커널(Level 4)은 그런 GPU 어디서나 돌며 측정 셀이 실제로 잽니다. |
 | **선수 노트북** | 06(공유 메모리 타일링: 배리어 두 번, 뱅크 충돌), 07(레지스터 블로킹: 8×8 외적 마이크로커널, 레지스터와 점유율). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 **계산하거나 측정한 값**입니다 (파이프라인·점유율 모델, GPU 없이 컴파일한 SASS, 시뮬레이터 실행). GPU 성능 수치는 실제 H200에서 **기록한 값(recorded)** 을 그렇다고 표시해서 보여 주고, GPU가 있으면 다시 잽니다.
@@ -87,7 +111,7 @@ md(r"""
 2. 더블 버퍼링의 파이프라인 구조(버퍼 교대, 프롤로그·메인 루프·에필로그)를 **설명**하고 **구현**한다.
 3. 컴파일된 SASS 의 명령 순서로 프리페치가 한 워프 안에서 연산과 겹치는지 **판단**한다.
 4. 공유 메모리를 두 배로 쓰는 것이 점유율에 미치는 영향을 실제 레지스터 수로 **계산**한다.
-5. Nsight Compute 의 스톨 분석에서 레이턴시 은닉(latency hiding) 효과를 **평가**한다.
+5. Nsight Compute 의 스톨 분석에서 지연시간 은닉(latency hiding) 효과를 **평가**한다.
 
 ## 2. 사전 복습
 
@@ -114,7 +138,7 @@ print(f"3. 산술 강도: 공유→레지스터 {ai['ai']} FLOP/B (스레드, k 
 md(r"""
 ## 3. 개념
 
-### 3.1 레이턴시 문제 (구체 → 표현 → 추상)
+### 3.1 지연시간 문제 (구체 → 표현 → 추상)
 
 **구체 (Concrete).** 요리사(연산 유닛)가 재료(데이터)를 기다립니다. 재료 배달에 100분, 요리에 1분이 걸리는데 "주문 → 도착 → 요리 → 다음 주문" 순서로만 일하면 요리사는 거의 내내 기다립니다: 101분 중 100분, 99.0% 입니다. 해결책은 **지금 요리를 하면서 다음 재료를 미리 주문하는 것**입니다. GPU에서는 현재 타일로 계산하는 동안 다음 타일을 글로벌 메모리에서 미리 읽어 두는 것이 더블 버퍼링입니다.
 
@@ -133,7 +157,7 @@ md(r"""
 
 이 예에서는 로드(8)가 연산(2)보다 길기 때문에, 숨겨지는 것은 **연산**이고 총 시간은 로드가 정합니다(N·8 + 2). "로드 시간 뒤에 연산이 완전히 숨겨진다" 가 정확한 표현입니다. 지연시간을 숨기려면 반대로 연산이 로드보다 길어야 합니다.
 
-**추상 (Abstract).** 그러면 우리 커널에서 타일 하나의 연산은 얼마나 걸릴까요? 스레드의 누산기 `rC` 64개는 서로 독립이라 FFMA 가 파이프라인으로 겹쳐 실행됩니다(노트북 07 3.6절). 그래서 연산 시간은 명령 하나의 지연시간이 아니라 **처리량(throughput)** 으로 셉니다: SM 의 FP32 레인(lane) 하나가 한 사이클에 FMA 하나. 블록의 K 타일 하나는 FMA BM·BN·BK 번이고, 이것을 SM 의 레인이 나눠 처리합니다. SM당 레인 수와 부스트 클럭은 `sim/occupancy.py` 의 GPU 사양(아키텍처 백서; H200 의 값은 이 과정의 H200 에서 읽은 장치 정보와 같음, `tests/test_lesson08.py`)입니다.
+**추상 (Abstract).** 그러면 우리 커널에서 타일 하나의 연산은 얼마나 걸릴까요? 스레드의 누산기 `rC` 64개는 서로 독립이라 FFMA 가 파이프라인으로 겹쳐 실행됩니다(노트북 07 3.6절). 그래서 연산 시간은 명령 하나의 지연시간이 아니라 **처리량(throughput)** 으로 셉니다: SM 의 FP32 레인(lane) 하나가 한 사이클에 FMA 하나. 블록의 K 타일 하나는 FMA BM·BN·BK 번이고, 이것을 SM 의 레인이 나눠 처리합니다. SM당 레인 수와 부스트 클록은 `sim/occupancy.py` 의 GPU 사양(아키텍처 백서; H200 의 값은 이 과정의 H200 에서 읽은 장치 정보와 같음, `tests/test_lesson08.py`)입니다.
 """)
 code(r"""
 fmas_per_tile = DB.BM * DB.BN * DB.BK                       # 블록의 K 타일 하나
@@ -148,9 +172,9 @@ if here:
 # 예상 출력: A100: 131,072 FMA ÷ 64 = 2048 사이클 … / H100, H200: ÷ 128 = 1024 사이클 …
 """)
 md(r"""
-FP32 레인이 두 배인 H100/H200 에서는 같은 타일이 절반의 사이클에 끝납니다. 이 값은 FFMA 만 센, 블록 하나가 SM 을 혼자 쓸 때의 **최소 시간**입니다: LDS 같은 다른 명령도 발행 슬롯을 쓰고, SM 을 다른 블록과 나눠 쓰면 더 오래 걸립니다. ("FMA 지연 4 사이클 × 스레드당 512 FMA = 2048" 이라는 계산도 보이는데, 지연과 스레드 하나의 FMA 수를 곱한 것이라 뜻이 다르고, A100 에서 같은 수가 나오는 것은 우연입니다.)
+FP32 레인이 두 배인 H100/H200 에서는 같은 타일이 절반의 사이클에 끝납니다. 이 값은 FFMA 만 센, 블록 하나가 SM 을 혼자 쓸 때의 **최소 시간**입니다: LDS 같은 다른 명령도 발행 슬롯을 쓰고, SM 을 다른 블록과 나눠 쓰면 더 오래 걸립니다. ("FMA 지연시간 4 사이클 × 스레드당 512 FMA = 2048" 이라는 계산도 보이는데, 지연시간과 스레드 하나의 FMA 수를 곱한 것이라 뜻이 다르고, A100 에서 같은 수가 나오는 것은 우연입니다.)
 
-글로벌 메모리 지연시간은 이 과정에서 재지 않았습니다. 6절에서 자주 인용되는 400 사이클을 **가정**으로 넣어 "이 지연이 숨겨지는가"를 판정합니다.
+글로벌 메모리 지연시간은 이 과정에서 재지 않았습니다. 6절에서 자주 인용되는 400 사이클을 **가정**으로 넣어 "이 지연시간이 숨겨지는가"를 판정합니다.
 
 ### 3.2 더블 버퍼 구조
 
@@ -206,7 +230,7 @@ md(r"""
 | `.cg` | cache global: L2 에만 캐시, L1 을 거치지 않음 |
 | `.nc` (`ld.global.nc`) | 읽기 전용(non-coherent) 경로 |
 
-PTX ISA 는 캐시 연산자를 "성능 힌트"라고 적습니다. `.ca` 는 정의된 연산자이지만 기본값이므로, **명시해도 기본 `ld.global` 에 보태는 것이 없습니다.**
+PTX ISA 는 캐시 연산자를 "성능 힌트"라고 적습니다. `.ca` 는 정의된 연산자이지만 기본값이므로, **캐시 정책으로는** 명시해도 기본 `ld.global` 에 보태는 것이 없습니다 (문서상 둘 다 L1·L2 에 캐시). 그렇다고 같은 명령이 되는 것은 아닙니다: 아래 심화의 탐침에서 명시적 `.ca` 는 기본 로드와 **다른** SASS 명령이 됩니다.
 
 **이 커널에서 재사용은 어디서 일어나는가?** A, B 의 원소 하나는 블록 안에서 128번 쓰이지만(노트북 07 3.3절: 16 스레드 × 8 FMA), 그 재사용은 전부 **공유 메모리와 레지스터**에서 일어납니다: 스레드는 K 타일마다 자기 몫을 글로벌 메모리에서 **한 번만** 읽어 `As`/`Bs` 에 저장합니다. 같은 원소를 다시 읽는 것은 **다른 블록**이고, 다른 블록은 대개 다른 SM 에 있어 그 SM 의 L1 을 공유하지 않습니다(블록 사이의 재사용은 L2 에서 일어남). 그래서 이 커널에서 L1 에 둘지 말지는 재사용을 좌우하지 않습니다.
 
@@ -228,8 +252,8 @@ print(pv)
 md(r"""
 읽는 법:
 
-* **메인 루프**: 두 커널 모두 LDG 8개(스레드 몫 A 4 + B 4)와 FFMA 64개(펼쳐지지 않은 k 루프 한 번: 8 × 8)입니다. 다른 것은 LDG 의 접미사뿐입니다: 명시적 `.ca` 는 `LDG.E` 가 아니라 `LDG.E.STRONG.SM` 이 됩니다(아래 심화에서 그 뜻을 봅니다).
-* **PTX 의 수** (PTX 는 소스에 적힌 곳마다 명령을 하나씩 가지므로, 소스의 자리로 셉니다): `db_ptx` 의 `ld.global.ca.f32` 16개 = 타일 로드 8개가 두 곳(프롤로그와 메인 루프의 프리페치)에 적혀 있기 때문입니다. `db` 의 `ld.global.f32` 80개 = 같은 타일 로드 16개 + `beta ≠ 0` 일 때 C 를 읽는 64개(`rC` 원소마다 하나)이고, `fma.rn.f32` 128개 = 펼쳐지지 않은 k 루프 본문의 외적 64개 + 결과 저장의 `alpha·rC + beta·C` 64개입니다. `db_ptx` 는 결과 저장이 두 길(16 B 벡터 저장과 원소별 저장, 4.5절)이라 C 읽기가 64 × 2 = 128개(`ld.global.f32`), `fma.rn.f32` 가 64 + 64 × 2 = 192개입니다. `db` 의 `rA[m] * rB[n]` 누적도 이미 `fma.rn.f32` 이므로(노트북 06), 명시적 `fma.rn.f32` 는 같은 명령을 낼 뿐입니다.
+* **메인 루프**: 위 셀에서 두 커널 모두 LDG 8개(스레드 몫 A 4 + B 4)와 FFMA 64개(펼쳐지지 않은 k 루프 한 번: 8 × 8)입니다 (이 강좌의 컴파일러로 센 값: 루프를 얼마나 펼치는지는 컴파일러가 정하므로, 다른 버전에서는 셀의 수를 보세요). 다른 것은 LDG 의 접미사뿐입니다: 명시적 `.ca` 는 `LDG.E` 가 아니라 `LDG.E.STRONG.SM` 이 됩니다(아래 심화에서 그 뜻을 봅니다).
+* **PTX 의 수** (셀의 `PTX:` 줄. 펼친 루프의 명령은 펼친 횟수만큼, 나머지는 소스에 적힌 곳마다 하나씩이므로 소스의 자리로 셉니다): `db_ptx` 의 `ld.global.ca.f32` 16개 = 타일 로드 8개가 두 곳(프롤로그와 메인 루프의 프리페치)에 적혀 있기 때문입니다. `db` 의 `ld.global.f32` 80개 = 같은 타일 로드 16개 + `beta ≠ 0` 일 때 C 를 읽는 64개(`rC` 원소마다 하나)이고, `fma.rn.f32` 128개 = 펼쳐지지 않은 k 루프 본문의 외적 64개 + 결과 저장의 `alpha·rC + beta·C` 64개입니다. `db_ptx` 는 결과 저장이 두 길(16 B 벡터 저장과 원소별 저장, 4.5절)이라 C 읽기가 64 × 2 = 128개(`ld.global.f32`), `fma.rn.f32` 가 64 + 64 × 2 = 192개입니다. `db` 의 `rA[m] * rB[n]` 누적도 이미 `fma.rn.f32` 이므로(노트북 06), 명시적 `fma.rn.f32` 는 같은 명령을 낼 뿐입니다.
 * **C 저장**: `db` 의 `STG.E` 128개 = `rC` 원소 64개 × `beta == 0` 인 길과 아닌 길(소스의 저장문 두 개). `db_ptx` 에는 16 B 저장 `STG.E.128` 이 16개(행 8개 × 16 B 두 번) 생깁니다. N 이 4의 배수가 아니거나 주소가 16 B 정렬이 아니면 원소 하나씩 저장하는 길(`STG.E`)로 갑니다(4.5절, 4.7절이 그 경우를 검증).
 * 성능 차이는 추론하지 않고 **같은 실행에서 잰 값**(4.8절 `db` 대 `db_ptx`)으로 판단합니다.
 
@@ -257,7 +281,7 @@ print(sb)
 # 예상 출력: 버퍼 한 세트 = 8,736 B / 버퍼 1개 … 8,736 / 2개 … 17,472 / 3개 … 26,208 B / db 의 보고: sm_80 17,472, sm_90 18,496, H200 17,472
 """)
 md(r"""
-선언한 공유 메모리는 17,472 B 이고, sm_80 cubin 과 H200 에 올라간 커널이 모두 그 값을 보고합니다. 점유율 모델(`sim/occupancy.py`, CUDA 점유율 계산기 `cuda_occupancy.h` 의 규칙)에는 이 선언한 바이트를 넣고, 모델이 블록마다 시스템 예약 1 KB 를 더합니다. (sm_90 cubin 만 1,024 B 크게 보고하는 이유와 예약 1 KB 는 노트북 06 4.2절의 심화에서 한 번 다룹니다.) 이제 **이 커널이 실제로 쓰는 레지스터 수**를 넣어, 버퍼 수에 따라 SM 에 블록이 몇 개 올라가는지 계산합니다.
+선언한 공유 메모리는 17,472 B 이고, sm_80 cubin 과 H200 에 올라간 커널이 모두 그 값을 보고합니다. 점유율 모델(`sim/occupancy.py`, CUDA 점유율 계산기 `cuda_occupancy.h` 의 규칙)에는 이 선언한 바이트를 넣고, 모델이 블록마다 시스템 예약 1 KiB 를 더합니다. (sm_90 cubin 만 1,024 B 크게 보고하는 이유와 예약 1 KiB 는 노트북 06 4.2절의 심화에서 한 번 다룹니다.) 이제 **이 커널이 실제로 쓰는 레지스터 수**를 넣어, 버퍼 수에 따라 SM 에 블록이 몇 개 올라가는지 계산합니다.
 """)
 code(r"""
 ob = L8.occupancy_by_stages(sb["regs"])
@@ -281,7 +305,7 @@ if here:
 # 예상 출력: db, db_overlap, db_ptx 모두 API 2블록/SM = 모델 2블록/SM ✓ / PASS: 모델 = CUDA 점유율 API
 """)
 md(r"""
-* 공유 메모리만 보면 A100 에 {{db_smem_blocks_a100}}블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(오프라인 sm_80 {{regs_db_sm80}}개·sm_90 {{regs_db_sm90}}개 — nvJitLink {{nvjitlink}} 로 컴파일한 값이라 다른 버전에서는 위 셀이 조금 다른 수를 보일 수 있습니다 —, H200 에 올라간 커널 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **{{db_blocks}}블록**({{db_warps}}워프, 점유율 {{db_occ}}%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
+* 공유 메모리만 보면 A100 에 {{db_smem_blocks_a100}}블록이 들어가지만, 실제 한도는 레지스터입니다: 스레드당 레지스터가 위 셀의 값(셀의 'db 의 보고' 줄: 이 컴퓨터의 컴파일러로 센 오프라인 값이라 컴파일러 버전마다 조금 다를 수 있고, H200 에 올라간 커널은 {{regs_db}}개)이고 블록이 256 스레드라 A100·H100·H200 에서는 SM 에 **{{db_blocks}}블록**({{db_warps}}워프, 점유율 {{db_occ}}%)만 올라가고, 이것은 버퍼가 1개든 2개든 3개든 같습니다. 레지스터가 {{same_lo}}–{{same_hi}}개이면 같은 모델에서 이 결론이 그대로이므로(생성기가 `sim.occupancy` 로 계산한 범위), 컴파일러가 그 안의 어느 수를 주든 달라지지 않습니다. (SM당 워프 한도가 다른 GPU 에서는 점유율 % 가 다릅니다: GPU 가 있으면 위 두 셀이 그 GPU 의 값도 보여 줍니다.)
 * 그래서 이 커널에서 더블 버퍼링의 공유 메모리 비용은 점유율로는 **공짜**입니다. 버퍼를 늘려 점유율이 떨어지는 것은 공유 메모리가 한도인 커널의 이야기입니다.
 * 그 대신 SM 에 워프가 {{db_warps}}개(A100·H100·H200)뿐이어서, 한 워프가 로드를 기다릴 때 대신 발행할 워프가 많지 않습니다. 그래서 4.4절의 질문, "한 워프 **안에서** 로드와 연산이 겹치는가"가 중요해집니다.
 
@@ -310,26 +334,22 @@ md(r"""
 
 **4.2 장치 함수.** `load_A_tile` 은 256 스레드가 128 × 8 타일을 나눠 올리므로 스레드당 4번(`range(0, BM, A_ROW_STRIDE)`, 스트라이드 32행), `load_B_tile` 도 4번(스트라이드 2행)입니다. 행렬 밖은 0 을 저장합니다. 로드 명령은 발행된 뒤 완료를 기다리지 않고 다음 명령으로 넘어가지만, `As[buf, row, a_col] = A[grow, gcol]` 은 **읽은 값을 곧바로 공유 메모리에 저장**하는 문장이고, 저장은 그 값을 기다려야 합니다. 이것이 무엇을 뜻하는지 4.4절에서 SASS 로 봅니다.
 
-**4.3 프롤로그와 메인 루프.** 3.3절의 그림 그대로입니다. `num_k_tiles = (K + BK - 1) // BK` 는 올림 나눗셈이고, 마지막 타일의 모자란 열은 경계 검사가 0 으로 채웁니다. 프롤로그 뒤의 배리어는 반복 0 이 다른 스레드가 채운 버퍼 0 을 읽기 전에 필요하고, 메인 루프의 배리어는 반복마다 하나입니다(3.3절 표). K 타일이 하나뿐이면(K ≤ BK) 메인 루프는 프리페치 없이 한 번 돕니다.
+**4.3 프롤로그와 메인 루프.** 3.3절의 그림 그대로입니다. `num_k_tiles = (K + BK - 1) // BK` 는 올림 나눗셈이고, 마지막 타일의 모자란 열은 경계 검사가 0 으로 채웁니다. 프롤로그 뒤의 배리어는 반복 0 이 다른 스레드가 채운 버퍼 0 을 읽기 전에 필요하고, 메인 루프의 배리어는 반복마다 하나입니다(3.3절 표). K 타일이 하나뿐이면(K ≤ BK) 메인 루프는 프리페치 없이 한 번 실행됩니다.
 
 ### 4.4 프리페치는 한 워프 안에서 정말 연산과 겹치는가? (SASS 순서)
 
 GPU 의 워프는 명령을 **순서대로** 발행하고, 어떤 명령의 입력 레지스터가 아직 로드 중이면 그 명령에서 멈춥니다(이때의 스톨 이유가 **long scoreboard**). 그러니 프리페치가 한 워프 안에서 연산과 겹치려면 SASS 가 **LDG(글로벌 로드) → FFMA 들(연산) → STS(공유 메모리 저장, LDG 결과를 씀)** 순서여야 합니다. `db` 의 메인 루프를 GPU 없이 sm_80·sm_90 용으로 컴파일해서 명령 순서를 봅니다 (`L8.loop_phases`: 메인 루프 안의 LDG, STS, LDS, FFMA, BAR 를 순서대로, 같은 종류가 이어지면 `종류×개수` 로 묶어서).
 """)
 code(r"""
-ov = L8.overlap_table()
+ov = L8.overlap_table()       # 커널·타깃마다 메인 루프의 순서, 그리고 그 순서에서 읽은 것 (컴파일러마다 순서가 다름)
 print(ov)
-order, _ = L8.loop_phases("db_overlap", (9, 0))            # 메인 루프의 (명령 종류, 연속 개수) 순서
-kinds = [k for k, _ in order]
-first_ldg, first_sts = kinds.index("LDG"), kinds.index("STS")
-print(f"db_overlap sm_90: 첫 LDG 와 첫 STS 사이 FFMA {sum(n for k, n in order[first_ldg:first_sts] if k == 'FFMA')}개")
-# 예상 출력: db … LDG×7 → STS×2 → LDG×1 → STS×14 → 계산(LDS+FFMA)×80 → BAR×1 | … FFMA 0개
-#            db_overlap … LDG×16 → 계산(LDS+FFMA)×544 → STS×8 → BAR×1 | … FFMA 512개 / … 사이 FFMA 512개
+# 예상 출력: db … LDG×? → STS×? → … → 계산(LDS+FFMA)×… → BAR×1 / db_overlap … LDG×16 → 계산(LDS+FFMA)×544 → STS×8 → BAR×1
+#            … db: 첫 LDG 와 첫 STS 사이 FFMA 0개, 모든 STS 가 계산 앞 / db_overlap: … FFMA 512개, 모든 STS 가 계산 뒤
 """)
 md(r"""
-* `db`: 숫자는 명령의 **개수**입니다. ptxas 는 LDG 8개(A 4 + B 4) 가운데 7개를 먼저 내고, STS 2개, 마지막 LDG, 나머지 STS 14개 순서로 섞어 놓았습니다(STS 가 16개인 것은 값을 저장하는 길과 행렬 밖에 0을 저장하는 길이 따로 있기 때문). 어느 쪽이든 **첫 LDG 와 첫 STS 사이에 FFMA 가 하나도 없고**, 모든 STS 가 계산보다 앞에 있습니다. STS 는 LDG 가 가져온 레지스터를 저장하므로, 워프는 **STS 에서 자기 로드가 도착할 때까지 멈춘 뒤에야** 계산을 시작합니다. 한 워프 안에서는 로드와 연산이 겹치지 않고, 그 시간을 메우는 것은 같은 SM 의 **다른 워프**(다른 블록 포함)뿐입니다. 3.5절에서 본 것처럼 SM 에 워프가 {{db_warps}}개뿐입니다 (A100·H100·H200). 계산 80개는 펼쳐지지 않은 k 루프 한 번(LDS 16 + FFMA 64)이고 8번 돕니다.
+* `db`: 숫자는 명령의 **개수**입니다. 스레드 몫의 LDG(A 4 + B 4)와 STS 를 `ptxas` 가 어떤 순서로 섞어 놓는지는 컴파일러 버전과 타깃마다 다릅니다 (위 셀의 `db` 줄; STS 가 LDG 보다 많은 것은 값을 저장하는 길과 행렬 밖에 0을 저장하는 길이 따로 있기 때문). 달라지지 않는 것은 셀의 마지막 줄들이 이 순서에서 읽어 보여 줍니다: **첫 LDG 와 첫 STS 사이에 FFMA 가 하나도 없고**, 모든 STS 가 계산보다 앞에 있습니다. STS 는 LDG 가 가져온 레지스터를 저장하므로, 워프는 **STS 에서 자기 로드가 도착할 때까지 멈춘 뒤에야** 계산을 시작합니다. 한 워프 안에서는 로드와 연산이 겹치지 않고, 그 시간을 메우는 것은 같은 SM 의 **다른 워프**(다른 블록 포함)뿐입니다. 3.5절에서 본 것처럼 SM 에 워프가 {{db_warps}}개뿐입니다 (A100·H100·H200). 계산(LDS+FFMA)의 수는 펼쳐지지 않은 k 루프 한 번의 몫이고, 그 루프가 BK = 8번 반복됩니다.
 * 왜 컴파일러가 STS 를 계산 뒤로 미루지 않을까요? 프리페치는 `As[next_buf, ...]` 에 쓰고 계산은 `As[curr_buf, ...]` 를 읽는데, 버퍼 번호가 실행 중에 정해지므로(`kt % 2`) 컴파일러는 둘이 겹치지 않는다는 것을 증명할 수 없고, 소스에 적힌 순서(저장 → 읽기)를 지킵니다.
-* 처방은 소스에서 순서를 직접 바꾸는 것입니다: **글로벌 → 레지스터(LDG)를 계산 전에, 레지스터 → 공유 메모리(STS)를 계산 뒤에.** `db_overlap` 의 SASS 가 바로 그 순서입니다: LDG 16개(다음 타일 8개와 경계 검사가 있는 가장자리용 8개, 4.6절) 뒤에 타일 하나의 계산(완전히 펼친 k 루프: FFMA 512 = BK·TM·TN + LDS.128 32)이 오고, 그 뒤에 STS 8개가 옵니다.
+* 처방은 소스에서 순서를 직접 바꾸는 것입니다: **글로벌 → 레지스터(LDG)를 계산 전에, 레지스터 → 공유 메모리(STS)를 계산 뒤에.** `db_overlap` 의 SASS 가 바로 그 순서입니다 (셀의 `db_overlap` 줄): LDG 가 모두 계산 앞에(다음 타일의 스레드 몫과, 경계 검사가 있는 가장자리용 같은 수, 4.6절), 그 뒤에 타일 하나의 계산(완전히 펼친 k 루프: FFMA BK·TM·TN = 512개와 LDS)이, 그 뒤에 STS 가 옵니다. 첫 LDG 와 첫 STS 사이의 FFMA 가 512개, 곧 타일 하나의 계산 전부입니다.
 """)
 NB.exercise("08-2", r"""
 이 처방을 작은 커널에 직접 써 봅니다. 06-2 의 8×8 타일 커널(블록당 64 스레드, 스레드마다 C 원소 하나)을 더블 버퍼로 바꾼 것입니다: `As`, `Bs` 는 `[버퍼][8][8]` 이고, 스레드는 K 타일마다 A 타일과 B 타일의 원소를 하나씩 맡습니다(06-2 처럼 타일 t 의 원소는 `load_or_zero(A, row, t * T8 + tx)`, `load_or_zero(B, t * T8 + ty, col)`). 프롤로그(타일 0 → 버퍼 0, 배리어)는 채워 두었습니다: 겹칠 계산이 아직 없으니 곧바로 공유 메모리에 넣습니다. 여러분이 쓸 곳은 두 군데입니다.
@@ -448,17 +468,14 @@ md(r"""
 * 비율은 기다린 사이클을 이유별로 나눈 몫이라, 전체 시간이 같아도 바뀔 수 있습니다. 그래서 항상 4.8절의 시간(cuBLAS 대비 비율)과 함께 읽습니다.
 * 더블 버퍼링 뒤 "Long Scoreboard 40–50% → 20–30%, Math Pipe Throttle 10–20% → 30–40%" 같은 숫자가 인용되기도 하지만, 어떤 커널·GPU·지표로 잰 것인지 알 수 없고 우리 기록과는 맞지 않습니다.
 
-**스케줄러는 사이클의 몇 %에 명령을 냈나?** 위 표의 마지막 줄(명령당 워프-사이클의 합)은 "명령을 낸 사이클 하나마다 스케줄러에 있던 워프 수"와 같습니다(`selected` 가 명령당 정확히 1 이기 때문). 기록한 H200 에서 SM 에 2블록 × 8워프 = 16워프, 스케줄러 4개면 스케줄러당 4워프이므로, **명령을 낸 사이클의 비율 ≈ 4 ÷ 그 합**입니다. 블록이 들고 나는 실행의 시작과 끝을 무시한 추정입니다.
+**스케줄러는 사이클의 몇 %에 명령을 냈나?** 위 표의 마지막 줄(명령당 워프-사이클의 합)은 "명령을 낸 사이클 하나마다 스케줄러에 있던 워프 수"와 같습니다(`selected` 가 명령당 정확히 1 이기 때문). 기록한 H200 에는 SM 에 2블록 × 8워프 = 16워프까지, 스케줄러 4개면 스케줄러당 4워프까지 올라갑니다. 그러나 {{ncu_n}}³ 의 그리드는 128×128 블록 {{grid_blocks}}개뿐이라 SM {{sms}}개 × 2블록 = {{slots}}자리를 다 채우지 못하고, 스케줄러에 있는 워프는 평균 {{mean_warps}}개입니다 (`sim.occupancy.mean_warps_per_scheduler`: 블록마다 걸리는 시간이 같다고 봄). 그래서 **명령을 낸 사이클의 비율 ≈ 스케줄러당 평균 워프 수 ÷ 그 합**입니다. 블록마다 걸리는 시간이 조금씩 다른 것은 무시한 추정입니다.
 """)
 code(r"""
-st = rec34["ncu_stalls"]["metrics"]
-for k in L8.STALL_KERNELS:
-    total = sum(st[k]["cycles_per_issue"].values())          # 명령 하나당 워프-사이클
-    print(f"{k:13s} 4워프 ÷ {total:.2f} = 사이클의 {100 * min(1, 4 / total):.0f}% 에 명령을 냄")
-# 예상 출력: regblock_opt 63%, db 67%, db_ptx 65%, regblock_vec 74%, db_overlap 82%
+print(L8.issue_use(rec34))      # 커널마다: 스케줄러당 평균 워프 수 ÷ 명령당 워프-사이클의 합
+# 예상 출력: regblock_opt … 3.88 / 6.31 = 61.5%, db … 65%, db_ptx … 63%, regblock_vec … 72%, db_overlap … 3.88 / 4.88 = 79.5%
 """)
 md(r"""
-`db_overlap` 의 스케줄러는 사이클의 약 {{use_db_overlap}}% 에 명령을 냈고(`db` {{use_db}}%, `db_ptx` {{use_db_ptx}}%, `regblock_opt` {{use_regblock_opt}}%, `regblock_vec` {{use_regblock_vec}}%), 가장 큰 몫은 "준비됐지만 뽑히지 못함"(`not_selected`)입니다. 사이클당 명령 하나만 낼 수 있는 스케줄러 앞에 준비된 워프가 줄을 서 있다는 뜻이므로, "한계가 메모리 지연이 아니라 **명령 발행**에 가깝다" 는 것이 이 기록에서 나오는 **해석**입니다. 명령을 내지 못한 나머지 약 {{idle_db_overlap}}% 의 사이클을 이 기록은 이유별로 나누지 않습니다. 워프의 대기 가운데 큰 몫은 `short_scoreboard` {{st_db_overlap_short_scoreboard}}%, `dispatch_stall` {{st_db_overlap_dispatch_stall}}%, `wait` {{st_db_overlap_wait}}% 이고, `barrier` 는 {{st_db_overlap_barrier}}% 뿐입니다.
+`db_overlap` 의 스케줄러는 사이클의 약 {{use_db_overlap}}% 에 명령을 냈고(`db` {{use_db}}%, `db_ptx` {{use_db_ptx}}%, `regblock_opt` {{use_regblock_opt}}%, `regblock_vec` {{use_regblock_vec}}%), 가장 큰 몫은 "준비됐지만 뽑히지 못함"(`not_selected`)입니다. 사이클당 명령 하나만 낼 수 있는 스케줄러 앞에 준비된 워프가 줄을 서 있다는 뜻이므로, "한계가 메모리 지연시간이 아니라 **명령 발행**에 가깝다" 는 것이 이 기록에서 나오는 **해석**입니다. 명령을 내지 못한 나머지 약 {{idle_db_overlap}}% 의 사이클을 이 기록은 이유별로 나누지 않습니다. 워프의 대기 가운데 큰 몫은 `short_scoreboard` {{st_db_overlap_short_scoreboard}}%, `dispatch_stall` {{st_db_overlap_dispatch_stall}}%, `wait` {{st_db_overlap_wait}}% 이고, `barrier` 는 {{st_db_overlap_barrier}}% 뿐입니다.
 
 ## 5. 왜 이것이 작동하는가?
 
@@ -540,7 +557,7 @@ for L, C in ((400, 2048), (400, 200), (300, 300)):
     print(f"L={L}, C={C}: N=20,000 에서 모델 {big:.4f}, 점근식 (L+C)/max(L,C) = {(L + C) / max(L, C):.4f}")
 """)
 md(r"""
-속도 향상 **배수**는 로드가 더 긴 L=400, C=200 쪽이 L=400, C=2048 보다 큽니다. 그렇다고 그쪽이 더 좋은 것은 아닙니다: 싱글 버퍼가 그만큼 나빴을 뿐이고, 총 시간은 여전히 로드가 정합니다(≈ N·L). 로드 지연이 사라지는 것, 곧 타일당 시간이 해야 할 일(연산)로 정해지는 것은 연산이 로드보다 긴 쪽입니다.
+속도 향상 **배수**는 로드가 더 긴 L=400, C=200 쪽이 L=400, C=2048 보다 큽니다. 그렇다고 그쪽이 더 좋은 것은 아닙니다: 싱글 버퍼가 그만큼 나빴을 뿐이고, 총 시간은 여전히 로드가 정합니다(≈ N·L). 로드 지연시간이 사라지는 것, 곧 타일당 시간이 해야 할 일(연산)로 정해지는 것은 연산이 로드보다 긴 쪽입니다.
 """)
 md(r"""
 **"연산 ≥ 지연시간" 조건을 우리 타일로.** 프리페치한 타일 kt+1 은 현재 타일 kt 의 연산이 끝난 뒤에야 쓰입니다. 로드가 **연산하는 동안 진행되는 커널**이라면, 워프가 LDG 를 내고 그 값을 쓰는 STS 에 닿기까지의 시간 안에 로드가 돌아오면 워프는 멈추지 않습니다. 그 시간은 적어도 얼마일까요? 워프는 그 사이에 FFMA 512개(BK·TM·TN)를 내야 하고, 워프 FFMA 하나는 스케줄러의 FP32 레인(SM 레인 ÷ 스케줄러 4개)을 32 ÷ 레인 사이클 동안 씁니다. 같은 스케줄러의 다른 워프가 끼어들면 이 시간은 더 길어질 뿐이므로, 이것이 **워프 하나의 창(window)의 하한**입니다.
@@ -559,7 +576,7 @@ print("LDG 와 STS 사이에 FFMA 가 있는 커널 (4.4절 SASS):", [k for (k, 
 # 예상 출력: A100 … 창 ≥ 1024 / H100, H200 … 창 ≥ 512 / … ['db_overlap']
 """)
 md(r"""
-이 과정에서 재지 않은 가정값 400 사이클(자주 인용되는 글로벌 메모리 지연)을 넣으면 창(A100 1024, H100/H200 512 사이클)보다 짧으므로, `db_overlap` 의 워프는 STS 에서 기다리지 않아야 합니다. `db` 에는 이 논증이 **적용되지 않습니다**: 워프가 계산을 시작하기 전에 STS 에서 자기 로드를 기다리기 때문입니다(4.4절). 두 가지 단서: 부하가 걸린 메모리 시스템의 실제 지연은 재지 않았고, 지연이 로드마다 같다고 가정했습니다. 측정(4.9절)은 논증과 같은 쪽을 가리킵니다: `db_overlap` 의 Long Scoreboard 는 {{st_db_overlap_long_scoreboard}}%, `db` 는 {{st_db_long_scoreboard}}% 입니다.
+이 과정에서 재지 않은 가정값 400 사이클(자주 인용되는 글로벌 메모리 지연시간)을 넣으면 창(A100 1024, H100/H200 512 사이클)보다 짧으므로, `db_overlap` 의 워프는 STS 에서 기다리지 않아야 합니다. `db` 에는 이 논증이 **적용되지 않습니다**: 워프가 계산을 시작하기 전에 STS 에서 자기 로드를 기다리기 때문입니다(4.4절). 두 가지 단서: 부하가 걸린 메모리 시스템의 실제 지연시간은 재지 않았고, 지연시간이 로드마다 같다고 가정했습니다. 측정(4.9절)은 논증과 같은 쪽을 가리킵니다: `db_overlap` 의 Long Scoreboard 는 {{st_db_overlap_long_scoreboard}}%, `db` 는 {{st_db_long_scoreboard}}% 입니다.
 
 <details><summary>심화: 블록 전체로 센 타일 시간과는 무엇이 다른가</summary>
 
@@ -572,13 +589,13 @@ md(r"""
 * **더블 버퍼링 = 로드와 연산의 시간적 중첩.** 버퍼 두 세트(`As[2]`, `Bs[2]`)를 `kt % 2`, `(kt + 1) % 2` 로 번갈아 씁니다(실제 커널의 공유 메모리 접근으로 확인).
 * **프롤로그**가 타일 0 을 채워야 첫 반복이 계산할 수 있고, **반복당 배리어 하나**가 반복 경계의 RAW·WAR 두 위험을 모두 막습니다(빼면 시뮬레이터에서 틀림: `demos/db_no_prologue.py`, `demos/db_no_loop_barrier.py`).
 * **파이프라인 모델**: 더블 버퍼 총 시간 = L + C + (N−1)·max(L, C) (손 계산: 로드 100 / 연산 10 이면 410). 속도 향상은 최대 2배((L+C)/max(L,C)).
-* **연산 시간은 처리량으로.** 블록 타일 FMA ÷ SM 의 FP32 레인: A100 2048, H100/H200 1024 사이클(블록 하나가 SM 을 혼자 쓸 때). 프리페치가 숨길 수 있는 지연의 기준은 워프 하나의 창: FFMA 512개를 내는 시간(A100 1024, H100/H200 512 사이클 이상). 로드가 연산 동안 진행되는 커널에만 적용됩니다.
+* **연산 시간은 처리량으로.** 블록 타일 FMA ÷ SM 의 FP32 레인: A100 2048, H100/H200 1024 사이클(블록 하나가 SM 을 혼자 쓸 때). 프리페치가 숨길 수 있는 지연시간의 기준은 워프 하나의 창: FFMA 512개를 내는 시간(A100 1024, H100/H200 512 사이클 이상). 로드가 연산 동안 진행되는 커널에만 적용됩니다.
 * **겹침은 SASS 순서가 정합니다.** 기본 구조(`db`)는 모든 STS 가 계산보다 앞이라 워프가 STS 에서 자기 로드를 기다린 뒤에 계산합니다. `db_overlap` 처럼 레지스터로 먼저 읽고, 계산하고, 나중에 저장해야 한 워프 안에서 겹칩니다. PTX 에 적은 순서가 아니라 ptxas 가 배치한 순서가 중요합니다.
 * **결과 저장**: `alpha·rC + beta·C`, 경계 검사, `beta == 0` 이면 C 를 읽지 않음. `db_ptx` 의 16 B 벡터 저장은 정렬된 곳에서만, 같은 섹터 수로 4배를 씁니다.
 * **성능({{gpu}} 기록, 4.8절)**: 기본 구조의 `db` 는 같은 배치의 싱글 버퍼보다 빠르지 않습니다. {{n_big}}³ 에서 `db_ptx` 와 `db_overlap` 은 짝보다 몇 % 빠르고(한 번의 실행), `db_overlap` 은 {{n_mid}}³ 이상에서 cuBLAS 의 {{pct_db_overlap_2048}}–{{pct_db_overlap_4096}}%, {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다.
 * **스톨 (WarpStateStats 비율)**: `db_overlap` 에서 Long Scoreboard 는 거의 사라지고({{st_db_overlap_long_scoreboard}}%), Math Pipe Throttle 로 옮겨 가지 않았습니다. 스케줄러는 약 {{use_db_overlap}}% 의 사이클에 명령을 내며 가장 큰 몫은 `not_selected` 입니다(명령 발행이 한계에 가깝다는 해석).
 * **공유 메모리 압박**: 더블 버퍼는 17,472 B(버퍼 하나의 2배)지만 점유율을 정하는 것은 레지스터라 A100·H100·H200 에서 SM당 2블록으로 그대로입니다(H200 에서 모델 = CUDA 점유율 API).
-* **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 명시해도 기본 로드에 보태는 것이 없습니다(SASS 는 `LDG.E.STRONG.SM` 이 됨: 심화). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
+* **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 캐시 정책으로는 명시해도 기본 로드에 보태는 것이 없습니다. 하지만 SASS 는 다릅니다: 이 컴파일러에서 명시적 `.ca` 는 기본 로드의 `LDG.E` 가 아니라 메모리 순서가 더 강한 `LDG.E.STRONG.SM` 이 됩니다 (3.4절 심화의 탐침). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
 
 ## 8. 마스터리 체크포인트 퀴즈
 
@@ -591,7 +608,7 @@ quiz = show_quiz("08")
 md(r"""
 ## 9. 다음 단계 미리보기
 
-지금 구조에서 글로벌 메모리의 타일은 **레지스터를 거쳐** 공유 메모리로 갑니다(LDG → 레지스터 → STS). 그래서 (1) 로드한 값을 담을 레지스터가 필요하고, (2) 저장 명령이 로드 결과를 기다리므로 4.4절처럼 명령 순서가 겹침을 좌우합니다. 다음 노트북(09, Level 5: 비동기 복사)에서는 `cp.async` 로 글로벌 → 공유 메모리를 **레지스터 없이 직접, 비동기로** 복사하고(SASS `LDGSTS`), 버퍼를 3개 이상으로 늘려 로드 여러 개를 동시에 진행시킵니다. `cp.async` 는 연산 능력 8.0(sm_80, Ampere) 이상이 필요합니다: 7.x GPU 에서는 과정이 분명한 안내와 함께 그 커널을 건너뜁니다. 6절의 모델에서 "동시 로드 수"를 늘려 보면 왜 버퍼를 늘리는 것이 의미가 있는지 미리 볼 수 있습니다: 로드 유닛이 하나뿐이면 버퍼를 3개로 늘려도 총 시간이 2개와 같습니다.
+지금 구조에서 글로벌 메모리의 타일은 **레지스터를 거쳐** 공유 메모리로 갑니다(LDG → 레지스터 → STS). 그래서 (1) 로드한 값을 담을 레지스터가 필요하고, (2) 저장 명령이 로드 결과를 기다리므로 4.4절처럼 명령 순서가 겹침을 좌우합니다. 다음 노트북(09, Level 5: 비동기 복사)에서는 `cp.async` 로 글로벌 → 공유 메모리를 **레지스터 없이 직접, 비동기로** 복사하고(SASS `LDGSTS`), 버퍼를 3개 이상으로 늘려 로드 여러 개를 동시에 진행시킵니다. `cp.async` 는 CC 8.0(sm_80, Ampere) 이상이 필요합니다: 7.5 GPU 에서는 노트북 09 가 그 커널의 실행을 별도 프로세스의 시뮬레이터로 보내고 그렇다고 알립니다 (결과는 같고, 시간은 재지 않음). 6절의 모델에서 "동시 로드 수"를 늘려 보면 왜 버퍼를 늘리는 것이 의미가 있는지 미리 볼 수 있습니다: 로드 유닛이 하나뿐이면 버퍼를 3개로 늘려도 총 시간이 2개와 같습니다.
 """)
 code(r"""
 for S, k in ((2, 1), (3, 1), (3, 2)):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
+import _records  # noqa: E402
 from _records import records  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,13 +34,22 @@ RACE = records.load("racecheck_h100")
 _ASYNC_DEMOS = ["demo_" + n for n in ("async_no_commit", "async_no_wait", "async_wait_too_little",
                                       "async_no_barrier_after_wait", "async_overwrite_pending")]  # §4.1's five
 R34 = records.load("gpu_h200_levels34")
+sys.path.insert(0, str(ROOT))
+from sim import occupancy as _occ  # noqa: E402
+
+
+def _warps(k):
+    """Warps per scheduler time-averaged over the ncu run of k (its 128 x 128 tiles, recorded blocks per SM)."""
+    n, ld = REC["ncu_stalls"]["n"], REC["loaded"][k]
+    return _occ.mean_warps_per_scheduler((n // 128) ** 2, ld["blocks_per_sm"], ld["threads"] // 32, _occ.GPUS["H200"].sm_count)
 _DBS = R34["ncu_stalls"]["metrics"]["db_overlap"]
 _B16 = {int(l.split()[0]): [float(x) for x in re.findall(r"([\d.]+)%", l)] for l in REC["explore_bk16"]["table"][1:]}
 FIG.update({
     "db_lsb": f"{_DBS['cycles_per_issue']['long_scoreboard']:.2f}", "db_lsb_pct": f"{_DBS['percent']['long_scoreboard']:.1f}",
     "db_ncu_n": R34["ncu_stalls"]["n"], "db_date": R34.date,
-    # 08's estimate: warps per scheduler (256 threads x 2 blocks / 4 schedulers = 4) / sum of cycles per issue
-    **{f"issue_{k.split('_')[1]}": f"{400 / sum(REC['ncu_stalls']['kernels'][k]['cycles_per_issue'].values()):.0f}"
+    # 08's estimate: warps per scheduler, time-averaged over the profiled grid (sim.occupancy; at 4096³ 1024 blocks
+    # of 8 warps run in 4 waves of 264 slots, the last partly empty: 3.88) / sum of cycles per issue
+    **{f"issue_{k.split('_')[1]}": f"{100 * _warps(k) / sum(REC['ncu_stalls']['kernels'][k]['cycles_per_issue'].values()):.0f}"
        for k in ("async_vec", "async_bk16")},
     "bk16_gain": "–".join(f"{g:.1f}" for g in sorted({round(_B16[n][1] - _B16[n][2], 1) for n in (2048, 4096)})),
     "race_gpu": RACE.gpu, "race_date": RACE.date, "race_runs": RACE["runs"],
@@ -57,8 +67,24 @@ from sim import occupancy as _occ  # noqa: E402
 import kernels_numba as _kn  # noqa: E402
 
 _LIM = _L9.stage_limiters("async_copy")                  # GPUs of the table that run cp.async (CC >= 8.0)
-_REG = [g for g, lim in _LIM.items() if lim == ["registers"] and g != "H200"]
-_OTHER = {g: lim for g, lim in _LIM.items() if lim != ["registers"]}
+_REG = [g for g, by in _LIM.items() if set(by.values()) == {("registers",)} and g != "H200"]
+_TIES = {}                                                # (stages tied, resources) -> GPUs
+_OTHER = {}                                               # GPUs where registers do not bind at some stage count
+for _g, _by in _LIM.items():
+    if _g in _REG or _g == "H200":
+        continue
+    if all("registers" in lim for lim in _by.values()):
+        _t = tuple(S for S, lim in _by.items() if lim != ("registers",))
+        _TIES.setdefault((_t, tuple(sorted({x for S in _t for x in _by[S]} - {"registers"}))), []).append(_g)
+    else:
+        _OTHER[_g] = _by
+
+
+assert all(by[2] == by[3] == ("registers",) for by in _LIM.values()), "4.2's prose: 2 and 3 stages register-bound"
+
+
+def _stages(t):
+    return "·".join(str(S) for S in t) + "단"
 _NEED = _kn.get("async_copy").min_cc
 FIG.update({
     "h200_smem_kib": _occ.GPUS["H200"].smem_per_sm // 1024,
@@ -66,15 +92,16 @@ FIG.update({
     "need_cc": f"{_NEED[0]}.{_NEED[1]}",
     "agree": f"{_measure.AGREE_POINTS:g}",
     "reg_limited": ", ".join(_REG),
-    "other_limited": "".join(f" {g} 에서는 제한 요인이 {', '.join(_occ.LIMITER_KO.get(x, x) for x in lim)} 입니다."
-                             for g, lim in _OTHER.items()),
+    "tied": "".join(f" {', '.join(gs)} 에서는 {_stages(t)}이면 {'·'.join(_occ.LIMITER_KO.get(x, x) for x in res)}도 "
+                    f"레지스터와 같은 블록 수에서 걸립니다 (동률: 둘 중 하나만 줄여서는 블록이 늘지 않음)."
+                    for (t, res), gs in _TIES.items()),
+    "other_limited": "".join(f" {g} 에서는 단마다 제한 요인이 "
+                             + ", ".join(f"{S}단 {'·'.join(_occ.LIMITER_KO.get(x, x) for x in lim)}" for S, lim in by.items())
+                             + " 입니다." for g, by in _OTHER.items()),
 })
-_FIELD = re.compile(r"\{\{(\w+)\}\}")
-
-
 def fill(text):
-    """Replace each {{name}} by FIG[name] (an unknown name is an error)."""
-    return _FIELD.sub(lambda m: str(FIG[m.group(1)]), text)
+    """Replace each {{name}} by FIG[name], {{name|pair}} by it and its particle (an unknown name is an error)."""
+    return _records.fill(text, FIG)
 
 
 
@@ -95,7 +122,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | Ampere 의 비동기 복사 `cp.async` (SASS `LDGSTS`), PTX 명령 세 가지(`cp.async`, `cp.async.commit_group`, `cp.async.wait_group N`), 스레드별 그룹 상태 기계, 버퍼 3개를 링 버퍼(ring buffer)로 돌려 쓰는 트리플 버퍼링, 파이프라인의 꼬리(tail)를 바르게 닫는 법, 16바이트 복사와 정렬된 공유 메모리 배치, SASS 확인, cuBLAS 대비 측정 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터에는 cp.async 가 없으므로 이 과정의 PTX 계층이 **하드웨어와 같은 의미**의 파이썬 대체 함수를 씁니다: 복사는 그것을 보장하는 `wait_group` 에서야 공유 메모리에 도착합니다. SASS 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 읽습니다. cp.async 는 **compute capability 8.0 이상**(Ampere, Hopper)에서만 돌고, 7.5 GPU 에서는 레벨 4 의 `db_overlap` 이 대신합니다. |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터에는 cp.async 가 없으므로 이 과정의 PTX 계층이 **하드웨어와 같은 의미**의 파이썬 대체 함수를 씁니다: 복사는 그것을 보장하는 `wait_group` 에서야 공유 메모리에 도착합니다. SASS 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 읽습니다. cp.async 는 **compute capability 8.0 이상**(Ampere, Hopper)의 GPU 에서만 실행됩니다. 7.5 GPU(예: T4)에서는 레벨 5 커널의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행되지만 레벨 5 의 GPU 측정은 없습니다. cp.async 없이 로드와 계산을 겹치는 GPU 커널은 노트북 08 의 `db_overlap` 입니다. |
 | **선수 노트북** | 07(레지스터 블로킹: 8×8 외적 마이크로커널), 08(더블 버퍼링: 프롤로그, 버퍼 교대, 반복당 배리어). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 **계산하거나 측정한 값**입니다: `ptxas` 의 판정, 상태 기계 모델, 뱅크 모델, GPU 없이 컴파일한 SASS, 시뮬레이터 실행, 그리고 {{gpu}} 에서 **기록한 측정(recorded, {{date}})** 입니다. 글에 나오는 측정값은 노트북을 만들 때 기록 파일에서 채워 넣은 값입니다.
@@ -223,7 +250,7 @@ md(r"""
 
 ### 4.1 빠뜨리면 어떻게 되나 — 시뮬레이터에서 매번
 
-시뮬레이터는 공유 메모리를 NaN 으로 채워 두고, 스레드 하나를 다음 배리어까지 혼자 실행합니다 (하드웨어에서도 합법적인 순서). 그래서 아래의 버그는 **매번** 틀린 답을 냅니다. 버그 데모는 `kernels_numba/demos/async_*.py` 의 실제 모듈로, 각각 올바른 커널 `async_copy` 에서 한 곳만 다릅니다: commit 없음, wait 없음, 너무 적게 기다림(`wait_group(NUM_STAGES)`), wait 뒤 배리어 없음, 대기 중인 버퍼에 또 복사(같은 바이트에 대한 두 대기 중 복사는 도착 순서가 정해지지 않으므로 모델은 그 값을 정의되지 않음 = NaN 으로 만듭니다).
+시뮬레이터는 공유 메모리를 NaN 으로 채워 두고, 스레드 하나를 다음 배리어까지 혼자 실행합니다 (하드웨어에서도 합법적인 순서). 그래서 아래의 버그는 **매번** 틀린 답을 냅니다. 버그 데모는 `kernels_numba/demos/async_*.py` 의 실제 모듈로, 각각 올바른 커널 `async_copy` 와 버그 하나만큼 다르고, 그 버그가 바꾼 줄은 한 줄에서 세 줄입니다 (데모 파일의 `# BUG` 주석): commit 없음(프롤로그와 루프의 commit, 두 줄), wait 없음, 너무 적게 기다림(`wait_group(NUM_STAGES)`), wait 뒤 배리어 없음, 대기 중인 버퍼에 또 복사(프롤로그가 버퍼 NUM_STAGES 개를 모두 채우고, 미리 읽기가 한 타일 더 앞서고, wait 의 N 도 그에 맞춘 세 줄. 같은 바이트에 대한 두 대기 중 복사는 도착 순서가 정해지지 않으므로 모델은 그 값을 정의되지 않음 = NaN 으로 만듭니다).
 """)
 code(r"""
 if SIM:                                 # GPU 에서는 버그가 운 좋게 맞을 수 있어 시뮬레이터에서만 보여 줍니다
@@ -267,7 +294,7 @@ if here:
     print(here)
 """)
 md(r"""
-SM 하나의 공유 메모리(H200 에서 최대 {{h200_smem_kib}} KiB 까지 배정)는 이 크기의 블록을 여러 개 담으므로 H200 에서는 공유 메모리가 블록 수를 제한하지 않고, 제한은 레지스터입니다 (5절). 같은 모델로 계산하면 cp.async 가 도는(CC {{need_cc}} 이상) 다른 GPU — {{reg_limited}} — 에서도 2·3·4단 모두 제한은 레지스터입니다 (레지스터 128개, 256 스레드일 때).{{other_limited}} CC {{need_cc}} 미만 GPU 에서는 cp.async 커널이 돌지 않으므로 이 표가 없습니다. GPU 가 있으면 위 셀이 그 GPU 의 값(또는 돌지 않는다는 한 줄)을 보여 줍니다. 블록당 {{static_kib}} KiB 라는 정적 선언의 한도(8.1절)는 **블록 하나**의 크기 한도이지 SM당 블록 수의 한도가 아닙니다.
+SM 하나의 공유 메모리(H200 에서 최대 {{h200_smem_kib}} KiB 까지 배정)는 이 크기의 블록을 여러 개 담으므로 H200 에서는 공유 메모리가 블록 수를 제한하지 않고, 제한은 레지스터입니다 (5절). 같은 모델로 계산하면(레지스터 128개, 256 스레드일 때) cp.async 가 도는(CC {{need_cc}} 이상) 다른 GPU 에서도 2단과 3단의 제한은 레지스터이고, {{reg_limited}} 에서는 4단도 레지스터입니다.{{tied}}{{other_limited}} CC {{need_cc}} 미만 GPU 에서는 cp.async 커널이 돌지 않으므로 이 표가 없습니다. GPU 가 있으면 위 셀이 그 GPU 의 값(또는 돌지 않는다는 한 줄)을 보여 줍니다. 블록당 {{static_kib}} KiB 라는 정적 선언의 한도(8.1절)는 **블록 하나**의 크기 한도이지 SM당 블록 수의 한도가 아닙니다.
 
 ### 4.3 파이프라인 구조와 반복 추적
 
@@ -362,15 +389,14 @@ NB.exercise("09-2", r"""
 정렬 규칙을 지키는 매핑을 직접 써 봅시다. 블록 타일 32×32, K 타일 8, 스레드 64개인 작은 커널에서 스레드 `tid` 는 A 타일(32×8)의 float4 하나와 B 타일(8×32)의 float4 하나를 `ptx.cp_async_cg_16(As, stage, 행, 열, A, 전역 행, 전역 열)` 로 복사합니다. 공유 배열은 패딩 없이 `alignment=16` 으로 선언되어 있고, 이번에는 행렬 안의 타일만 다룹니다 (경계는 다음 해보기). 6절 처음의 매핑은 128×8·8×128 타일의 것이었습니다: 그 규칙(한 행에 float4 가 몇 개인가)을 이 타일 모양에 맞게 A 와 B 에 따로 적용하세요. 확인 셀은 블록 4개 × K 타일 3개를 복사해 공유 메모리에 도착한 값을 원소마다 비교하고, 어긋난 주소는 시뮬레이터가 스레드를 밝혀 멈춥니다.
 """)
 md(r"""
-패딩은 뱅크 충돌을 피하려고 있었습니다. 없애면 무엇을 잃고 얻는지 보려면 먼저 컴파일된 커널이 공유 메모리를 **어떤 명령으로** 읽는지 알아야 합니다. 소스의 `_outer_products` 는 A 를 k 두 개씩(8 B) 읽지만, 루프가 펼쳐져 있어서 `ptxas` 가 이웃한 두 호출의 읽기를 하나로 합칩니다. 아래 셀은 GPU 없이 컴파일한 메인 루프의 공유 메모리 읽기 명령을 셉니다 (8절에서 SASS 를 더 봅니다).
+패딩은 뱅크 충돌을 피하려고 있었습니다. 없애면 무엇을 잃고 얻는지 보려면 먼저 컴파일된 커널이 공유 메모리를 **어떤 명령으로** 읽는지 알아야 합니다. 소스의 `_outer_products` 는 A 를 k 두 개씩(8 B) 읽지만, 루프가 펼쳐져 있어서 이웃한 두 호출의 읽기가 16 B 읽기 하나로 합쳐질 수 있습니다. 누가 합칠까요? 아래 셀은 GPU 없이 컴파일해, NVVM(LLVM)이 낸 PTX 의 공유 메모리 읽기(`ld.shared` 의 폭별 개수)와 `ptxas` 가 낸 메인 루프의 SASS 읽기 명령을 나란히 셉니다 (8절에서 SASS 를 더 봅니다). 마지막 줄이 그 데이터에서 답을 읽습니다.
 """)
 code(r"""
-for cc in ((8, 0), (9, 0)):
-    s = L.sass_main_loop("async_vec", cc)
-    print(s["cc"], {k: v for k, v in s["forms"].items() if k.startswith("LDS")})
+print(L.read_widths("async_vec"))      # 타깃마다: PTX 의 ld.shared 폭별 개수 → 메인 루프의 LDS 종류별 개수
+# 예상 출력: sm_80: PTX {'ld.shared.v4.f32': 32, …: 0} → 메인 루프 SASS {'LDS.128': 32} / sm_90 … / 이 컴파일러: NVVM 이 … 16 B 읽기 … 모두 LDS.128 입니다.
 """)
 md(r"""
-A 도 B 도 `LDS.128` (16 B) 입니다: 타일당 A 16개(행 8개 × k 4개씩 2번), B 16개(k 8개 × 두 번). 이것을 뱅크 모델(`sim/banks.py`)로 세어 봅니다 (한 K 타일, 워프당 요청 수와 웨이브프론트 수). 16 B 접근을 하드웨어가 어떻게 나눠 처리하는지는 문서에 없어서, 모델에는 두 규칙이 있습니다: 워프 전체를 한 번에 보는 "words" 와 4분의 1워프씩 처리하는 "phases" (9.2절에서 기록으로 확인하는 것은 8 B 접근의 규칙입니다).
+이 강좌의 컴파일러(`kernels_numba/infra/targets.json` 의 도구 모음)에서는 NVVM 이 PTX 를 만들 때 이미 두 호출의 읽기를 `ld.shared.v4.f32` 하나로 합쳤고, `ptxas` 는 그것을 `LDS.128` 로 옮길 뿐입니다. 모든 읽기가 16 B 이면 그 수는 소스가 정합니다: 타일당 A 16개(행 8개 × k 4개씩 2번), B 16개(k 8개 × 두 번). 다른 컴파일러에서는 위 셀의 수가 다를 수 있고, 그때는 셀의 마지막 줄이 그렇다고 말합니다. 이것을 뱅크 모델(`sim/banks.py`)로 세어 봅니다 (한 K 타일, 워프당 요청 수와 웨이브프론트 수). 16 B 접근을 하드웨어가 어떻게 나눠 처리하는지는 문서에 없어서, 모델에는 두 규칙이 있습니다: 워프 전체를 한 번에 보는 "words" 와 4분의 1워프씩 처리하는 "phases" (9.2절에서 기록으로 확인하는 것은 8 B 접근의 규칙입니다).
 """)
 code(r"""
 for rule in ("words", "phases"):
@@ -408,7 +434,7 @@ md(r"""
 * **공유 메모리**: `As = cuda.shared.array((NUM_STAGES, BM, BK), float32, alignment=16)` — `[버퍼][m][k]`, 행 32 B. `Bs` 는 `[버퍼][k][n]`, 행 512 B. 모든 16 B 복사의 목적지가 정렬됩니다.
 * **프롤로그**: 타일 `0 .. S-2` 의 복사를 발행하고 **매번 commit** (타일이 모자라면 빈 그룹).
 * **루프 ① wait**: 반복 kt 직전까지 `S-1+kt` 개 그룹이 commit 되었으므로 `wait_group(S-2)` 가 그룹 0 … kt, 곧 내 몫의 타일 kt 를 끝냅니다.
-* **루프 ② 배리어 하나**: (1) 모든 스레드의 타일 kt 복사가 도착했고, (2) 모든 스레드가 타일 kt-1 계산을 마쳤습니다. (2) 덕분에 바로 다음에 버퍼 `(kt-1) % S` 를 다시 채울 수 있습니다. 흔한 루프(`async_copy`)는 미리 읽기를 wait 앞에 두어서 계산 뒤에 배리어가 하나 더 필요합니다 — 우리 순서는 타일당 배리어가 하나입니다.
+* **루프 ② 배리어 하나**: (1) 모든 스레드의 타일 kt 복사가 도착했고, (2) 모든 스레드가 타일 kt-1 계산을 마쳤습니다. (2) 덕분에 바로 다음에 버퍼 `(kt-1) % S` 를 다시 채울 수 있습니다. `async_copy` 의 루프(4.3절의 흔한 루프와 같은 순서에 commit 만 매 반복)는 미리 읽기를 wait 앞에 두어서 계산 뒤에 배리어가 하나 더 필요합니다 — 우리 순서는 타일당 배리어가 하나입니다. (이 노트북에서 '흔한 루프'는 4.3절의, commit 을 로드 조건 안에 둔 루프 하나만 가리킵니다.)
 * **루프 ③ 미리 읽기**: 타일 kt+S-1 을 버퍼 `nxt_stage` 로. 링 버퍼 인덱스 `cur`, `nxt_stage` 는 1 씩 더하고 S 에서 0 으로 돌립니다. `kt % NUM_STAGES` 라고 써도 나눗셈은 생기지 않습니다: NUM_STAGES 가 컴파일 시간 상수라 NVVM 이 곱셈(상위 절반, `mul.hi`)과 시프트로 바꿉니다 (아래 셀: `kt % NUM_STAGES` 를 쓰는 `async_copy` 의 PTX). 1 씩 더하는 형태는 의도를 드러낼 뿐입니다.
 * **루프 ④ commit (빈 그룹이라도)**, **⑤ 계산**: `_outer_products` 4번 = k 8개, 외적 8×8.
 * **에필로그** (`store_C`): beta = 0 이면 C 를 읽지 않습니다 (C 는 출력 전용, NaN 이어도 됨).
@@ -420,15 +446,16 @@ print("async_copy 의 PTX:", L.ptx_division_ops("async_copy"))
 md(r"""
 ### 7.1 실행하고 확인하기
 
-K 타일 1 … 5개와 타일 배수가 아닌 모양(K = 13 은 A 의 행이 16 B 정렬이 아니어서 4바이트 경로)을 numpy 와 비교합니다.
+세 모양을 numpy 와 비교합니다 (BK = 8): K = 8 은 K 타일 1개, K = 40 은 5개(3단 링이 한 바퀴 넘게 돎), K = 13 은 2개이면서 타일 배수가 아닌 모양입니다 (A 의 행이 16 B 정렬이 아니어서 4바이트 경로). 셀이 모양마다 K 타일 수를 함께 찍습니다.
 """)
 code(r"""
 shapes = [(12, 16, 8), (12, 16, 40), (33, 40, 13)]
 results = [L.check("async_vec", *s) for s in shapes]
+BK = kn.get("async_vec").module.BK
 for r in results:
-    print(r["shape"], "NaN", r["nan"], f"최대 오차 {r['max_err']:.1e}", "맞음" if r["ok"] else "틀림")
+    print(r["shape"], f"K 타일 {-(-r['shape'][2] // BK)}개", "NaN", r["nan"], f"최대 오차 {r['max_err']:.1e}", "맞음" if r["ok"] else "틀림")
 print("PASS" if all(r["ok"] for r in results) else "FAIL")
-# 예상 출력: 세 모양 모두 NaN 0, 최대 오차 1e-06 정도, 맞음, 그리고 PASS
+# 예상 출력: K 타일 1개, 5개, 2개: 세 모양 모두 NaN 0, 최대 오차 1e-06 정도, 맞음, 그리고 PASS
 """)
 md(r"""
 테스트(`tests/test_level5.py`)는 레벨 5 의 여섯 커널을 K 타일 1~5개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/recorded/sanitize_level5_*.log`; 9.1절의 `async_bk16` 과 9.2절의 `async_wide` 는 나중에 추가되어 따로 잰 기록 `course/recorded/sanitize_level5_bk16_*.log`, `sanitize_level5_wide_*.log`).
@@ -456,7 +483,7 @@ s = L.sass_main_loop("async_copy", (8, 0))
 print("async_copy 메인 루프:", s["main_loop"], "| 그 안의 안쪽 루프:", s["inner_loops"])
 """)
 md(r"""
-`async_copy` 의 `compute_tile` 안 `for k in range(BK)` 루프는 펼쳐지지 않았습니다: 타일 루프 안에 FFMA 64개(한 k 의 8×8 외적)를 담은 안쪽 루프가 있고, 그것이 뒤로 가는 분기로 타일마다 BK = 8번 돕니다. `async_vec` 은 k 8개를 펼쳐 FFMA 512개가 한 줄로 이어집니다.
+`async_copy` 의 `compute_tile` 안 `for k in range(BK)` 루프는 펼쳐지지 않았습니다: 타일 루프 안에 FFMA 64개(한 k 의 8×8 외적)를 담은 안쪽 루프가 있고, 그것이 뒤로 가는 분기로 타일마다 BK = 8번 반복됩니다. `async_vec` 은 k 8개를 펼쳐 FFMA 512개가 한 줄로 이어집니다.
 
 ### 8.1 정적 공유 메모리 48 KiB 의 벽
 
@@ -482,7 +509,7 @@ for name, row in ratios.items():
 print("cuBLAS TFLOP/s:", {n: round(v, 1) for n, v in sorted(cublas.items())})
 """)
 md(r"""
-아래 셀은 같은 기록에서 4096³ 의 값만 골라 비교합니다. 이 절의 글에는 숫자를 옮겨 적지 않았습니다: 수치는 모두 셀의 출력입니다.
+아래 셀은 같은 기록에서 4096³ 의 값만 골라 비교합니다. 아래 글머리의 수치(%p 차이)는 생성기가 같은 기록에서 계산해 채운 값이고, 비교할 원래 값은 위와 아래 셀의 출력입니다.
 """)
 code(r"""
 best, pct, at = L.best_at(4096)
@@ -646,7 +673,7 @@ for name, top in L.recorded_stalls().items():
     print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top), f"| long_scoreboard {lsb:.2f}")
 """)
 md(r"""
-전역 메모리 로드(`LDG`)의 결과를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 루프에 `LDG` 가 없으니 당연한 결과이고, 기다림이 사라졌다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. 이 기록은 그 대기를 따로 나눠 보여 주지 않지만, 단을 늘려도 크게 나아지지 않았다는 9절의 결과는 그 대기가 작다는 쪽과 맞습니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
+전역 메모리 로드(`LDG`)의 결과를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 루프에 `LDG` 가 없으니 당연한 결과이고, 기다림이 사라졌다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. 이 기록은 그 대기를 따로 나눠 보여 주지 않지만, 단을 늘려도 크게 나아지지 않았다는 9절의 결과는 그 대기가 작다는 쪽과 맞습니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 평균 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
 
 `async_wide` 에서는 스케줄러당 워프가 2개뿐이라 `not_selected` 가 작아졌고(고를 워프가 적음), 명령당 `dispatch_stall` 사이클도 줄었습니다. 발행하는 명령 중 FFMA 의 몫이 커져서 같은 발행 속도로 더 많이 계산한다고 해석합니다 (해석). 남은 차이는 이 과정이 고를 수 없는 곳에 있다고 해석합니다: 레지스터 배정과 명령 순서는 `ptxas` 가 정하고, cuBLAS 의 SGEMM 커널은 그 단계까지 조율되어 있습니다 (해석).
 
@@ -712,7 +739,7 @@ md(r"""
 * 파이프라인의 올바른 셈: **매 반복 commit** (타일이 없으면 빈 그룹) + `wait_group` + 배리어. 로드할 때만 commit 하면 마지막 S-1 타일이 보장 없이 읽힙니다.
 * 16 B 복사는 정렬이 필요합니다: 패딩 배치는 4행 중 3행이 어긋납니다. 16 B 복사는 같은 섹터를 4분의 1 의 워프 명령으로 읽습니다. 컴파일된 `async_vec` 은 A 도 B 도 `LDS.128` 로 읽고, 뱅크 모델로 정렬 배치의 대가는 A 읽기의 2-way 충돌("words" 규칙)이었습니다.
 * SASS 의 `@!PT LDS` 는 실행되지 않는 자리 채움입니다: LDS 를 셀 때 빼야 합니다.
-* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2048³·4096³ 에서 2단 → 3단이 {{bk16_gain}}%p 였습니다 (9.1절 탐색; 1024³ 에서는 2단이 조금 빨랐음). 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정으로 보면 한계는 메모리 지연이 아니라 명령 발행입니다.
+* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2048³·4096³ 에서 2단 → 3단이 {{bk16_gain}}%p 였습니다 (9.1절 탐색; 1024³ 에서는 2단이 조금 빨랐음). 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정(9.3절)은 메모리 대기가 작다는 것을 보여 주고, 한계가 명령 발행이라는 것은 거기서 나온 **해석**입니다.
 
 ## 14. 체크포인트 퀴즈
 

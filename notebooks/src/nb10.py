@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
+import _records  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from course import lesson10 as L10  # noqa: E402  (record readers shared with the notebook)
 from course import records  # noqa: E402
@@ -48,6 +49,7 @@ FIG = {
     "h100_gpu": H100["gpu"], "h100_date": H100["date"], "cublas_kernel": _NCU["cublas"]["kernel_name"],
     "gmma": f"{_NCU['cublas']['stalls_per_issue']['gmma']:.2f}",
     "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
+    "large_hmma": REC["resources"]["mma_large"]["sass"]["HMMA.16816.F32"],
     "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)]['tflops']:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
 }
 # mma_swizzle -> mma_fast on the H100 (5.3-5.6): every figure from gpu_h100_level6_fast.json (final runs 5 and 6,
@@ -87,6 +89,10 @@ FIG.update({
     "swz_stl": H100["previous_best"]["sass"]["STL"] + H100["previous_best"]["sass"]["STL.64"],
     "swz_blocks": H100["previous_best"]["blocks_per_sm"],
     "nolean_regs": _R["run6"][("no_lean", 4096)]["registers"],
+    "nolb_regs": _R["run6"][("no_launch_bounds", 4096)]["registers"],
+    "sm_regs": f"{_occ.GPUS['H100'].regs_per_sm:,}", "max_regs": _occ.GPUS["H100"].max_regs_per_thread,
+    "lb_cap": _occ.GPUS["H100"].regs_per_sm // (H100["final"]["threads"] * 2),
+    "fast_block_regs": f"{H100['final']['registers'] * H100['final']['threads']:,}",
     "goal4096": _pct(H100["goal"]["4096"])[:-2], "goal2048": _pct(H100["goal"]["2048"])[:-2],
     "r4_cub2048": f"{_R['run4'][('cuBLAS', 2048)]['tflops']:.0f}", "r4_cub4096": f"{_R['run4'][('cuBLAS', 4096)]['tflops']:.0f}",
     "spill_gain_4096": _gain("run4", "mma_swizzle", 4096, "warp64x32_lb2"),
@@ -137,6 +143,40 @@ FIG.update({
     "w2_wait_wrong": RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"],
     "w2_trail_wrong": RACE["cases"]["mma_w2_no_trailing_barrier"]["wrong_runs"],
 })
+_GOAL = L10.goal_evidence(4096)
+_RANGE = [_GOAL["ncu_clock"], _GOAL["ncu_time"], _GOAL["graph"], *_GOAL["final"].values()]
+FIG.update({
+    "drop_lo": f"{100 * _GOAL['drop_lo']:.0f}", "drop_hi": f"{100 * _GOAL['drop_hi']:.0f}",
+    "early_runs": "·".join(r[3:] for r in L10.BASELINE_RUNS if r not in L10.FINAL_RUNS),
+    "early_cub_lo": f"{min(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
+    "early_cub_hi": f"{max(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
+    "steady": L10.STEADY,
+    "steady_early": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.steady_runs() if r not in L10.FINAL_RUNS),
+    "steady_early_runs": "·".join(r[3:] for r in L10.steady_runs() if r not in L10.FINAL_RUNS),
+    "steady_first": L10.steady_runs()[0].replace("run", "run "),
+    "steady_final": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.FINAL_RUNS),
+    "goal_lo": f"{100 * min(_RANGE):.1f}", "goal_hi": f"{100 * max(_RANGE):.1f}",
+    "burst_ms": _note("measurement_note", r"each timing a (\d+) ms burst"),
+    "power_w": _note("measurement_note", r"the (\d+) W power limit"),
+})
+
+
+def _wrong(k, runs, last=True):
+    """'한 번도 틀리지 않았습니다' / '20번 모두 틀렸고' / '20번 중 3번 틀렸습니다': k wrong runs of `runs`, as a clause."""
+    end = "습니다" if last else "고"
+    if k == 0:
+        return f"한 번도 틀리지 않았{end}" + (f" ({runs}번 모두 **맞는 답**)" if last else "")
+    return f"{runs}번 {'모두' if k == runs else f'중 {k}번'} 틀렸{end}"
+
+
+_W1 = (RACE["cases"]["mma_w1_no_barrier_after_wait"]["wrong_runs"], RACE["cases"]["mma_w1_no_trailing_barrier"]["wrong_runs"])
+FIG.update({
+    "w1_wrong": ("두 경우 모두 " + _wrong(_W1[0], RACE["runs"]) if _W1[0] == _W1[1] else
+                 f"wait 뒤 배리어가 없는 경우가 {_wrong(_W1[0], RACE['runs'], False)}, 뒤 배리어가 없는 경우는 "
+                 + _wrong(_W1[1], RACE["runs"])),
+    "w2_wait": _wrong(RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"], RACE["runs"], False),
+    "w2_trail": _wrong(RACE["cases"]["mma_w2_no_trailing_barrier"]["wrong_runs"], RACE["runs"]),
+})
 for _run in ("run5", "run6"):
     _k = _run[-1]
     FIG.update({
@@ -146,19 +186,17 @@ for _run in ("run5", "run6"):
         f"best{_k}_tf": f"{_RES[(_run, 4096, 'fast')]['tflops']:.0f}",
         f"swz_gain_r{_k}_2048": _gain(_run, "no_swizzle", 2048), f"swz_gain_r{_k}_4096": _gain(_run, "no_swizzle", 4096),
         f"lean_gain_r{_k}_2048": _gain(_run, "no_lean", 2048), f"lean_gain_r{_k}_4096": _gain(_run, "no_lean", 4096),
-        f"pipe_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096),
+        f"pipe_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096, "no_lean"),   # the pipeline alone
+        f"both_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096),   # pipeline and lean together
         f"pre_gain_r{_k}_4096": _gain(_run, "no_prefetch", 4096, "barrier_at_tile_start"),
         f"st_gain_r{_k}_4096": _gain(_run, "stages2", 4096),
         f"lb_gain_r{_k}_4096": _gain(_run, "no_launch_bounds", 4096),
         f"all_gain_r{_k}_4096": _gain(_run, "mma_swizzle", 4096),
         f"bk64_gain_r{_k}": _gain(_run, "fast", 4096, "bk64_lean_dyn"),
     })
-_FIELD = re.compile(r"\{\{(\w+)\}\}")
-
-
 def fill(text):
-    """Replace each {{name}} by FIG[name] (an unknown name is an error)."""
-    return _FIELD.sub(lambda m: str(FIG[m.group(1)]), text)
+    """Replace each {{name}} by FIG[name], {{name|pair}} by it and its particle (an unknown name is an error)."""
+    return _records.fill(text, FIG)
 
 
 
@@ -178,7 +216,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 맡는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 레벨 6 커널의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 그래서 노트북은 7.5 GPU 에서도 끝까지 돕니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 레벨 6 커널의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행됩니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
 | **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200·H100 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
@@ -220,11 +258,11 @@ for name in ("mma_m16n8k16_f32", "mma_m16n8k16_f16", "ldmatrix_x4", "ldmatrix_x2
 md(r"""
 ## 2. 프래그먼트 레이아웃: 어느 레인이 무엇을 맡는가
 
-PTX ISA("Matrix Fragments for mma.m16n8k16 with floating point type")의 규칙은 레인 번호를 두 부분으로 나눕니다: `groupID = laneid >> 2` (0–7), `threadID_in_group = laneid % 4` (0–3).
+PTX ISA("Matrix Fragments for mma.m16n8k16 with floating point type")의 규칙은 레인 번호를 두 부분으로 나눕니다: `groupID = laneid >> 2` (0–7, 아래에서 g), `threadID_in_group = laneid % 4` (0–3, 아래에서 t).
 
-* **C/D** (16×8): 원소 c_i 의 행은 `groupID` (i < 2) 또는 `groupID + 8` (i ≥ 2), 열은 `threadID_in_group·2 + (i & 1)`. 즉 네 레인이 한 그룹이 되어 두 행(g, g+8)을 나눠 갖고, 레인마다 붙어 있는 두 열을 갖습니다.
-* **A** (16×16, row): 원소 a_0..a_7. 행은 i 가 2, 3, 6, 7 이면 g+8, 나머지(0, 1, 4, 5)는 g, 곧 `g + 8·((i >> 1) & 1)`; 열은 `tid·2 + (i & 1)` 에 i ≥ 4 이면 +8.
-* **B** (16×8, col): 원소 b_0..b_3. 행(k)은 `tid·2 + (i & 1)` 에 i ≥ 2 이면 +8, 열은 `groupID`.
+* **C/D** (16×8): 원소 c_i 의 행은 g (i < 2) 또는 g + 8 (i ≥ 2), 열은 `t·2 + (i & 1)`. 즉 네 레인이 한 그룹이 되어 두 행(g, g+8)을 나눠 갖고, 레인마다 붙어 있는 두 열을 갖습니다.
+* **A** (16×16, row): 원소 a_0..a_7. 행은 i 가 2, 3, 6, 7 이면 g+8, 나머지(0, 1, 4, 5)는 g, 곧 `g + 8·((i >> 1) & 1)`; 열은 `t·2 + (i & 1)` 에 i ≥ 4 이면 +8.
+* **B** (16×8, col): 원소 b_0..b_3. 행(k)은 `t·2 + (i & 1)` 에 i ≥ 2 이면 +8, 열은 g.
 
 이 규칙은 `sim/mma.py` 한 곳에만 있고, 시뮬레이터의 `mma`/`ldmatrix` 대체 함수와 아래 위젯이 **같은 코드**를 씁니다. 먼저 레인 5 가 맡는 C 원소를 계산해 봅니다.
 """)
@@ -324,7 +362,7 @@ md(r"""
 
 **M, N (공간 병렬화)**: 그리드를 (M/16) × (N/8) 블록으로 만들고, 블록 하나(워프 하나)가 C 의 16×8 타일 하나를 맡습니다: `tile_m = blockIdx.x·16`, `tile_n = blockIdx.y·8`.
 
-**K (반복 누적)**: mma 의 K 는 16 으로 고정이므로 K 를 16 씩 나눠 반복하고, 누적기 c0..c3 는 루프 내내 레지스터에 둡니다. 반복마다: (1) cp.async 로 A[tile_m:+16, k0:+16] 와 B[k0:+16, tile_n:+8] 를 공유 메모리로, (2) `wait_group 0` 과 배리어, (3) `ldmatrix`, (4) mma, (5) 다음 복사가 덮어쓰기 전에 모두 읽었음을 보장하는 배리어.
+**K (반복 누적)**: mma 의 K 는 16 으로 고정이므로 K 를 16 씩 나눠 반복하고, 누산기 c0..c3 는 루프 내내 레지스터에 둡니다. 반복마다: (1) cp.async 로 A[tile_m:+16, k0:+16] 와 B[k0:+16, tile_n:+8] 를 공유 메모리로, (2) `wait_group 0` 과 배리어, (3) `ldmatrix`, (4) mma, (5) 다음 복사가 덮어쓰기 전에 모두 읽었음을 보장하는 배리어.
 
 """)
 NB.exercise("10-5", r"""
@@ -366,9 +404,9 @@ for line in L.here_lines(["mma_large"]):     # GPU 가 있을 때만: 지금 이
 # 예상 출력: {'A 행 바이트': 32, 'A 행당 16B 복사': 2, 'A 복사 수': 32, 'B 행 바이트': 16, 'B 행당 16B 복사': 1, 'B 복사 수': 16} / 계산: 768 B | ... 768 B
 """)
 md(r"""
-### 4.2 성능 고려사항과 한계: 점유율, 그리고 '레이턴시 숨김'
+### 4.2 성능 고려사항과 한계: 점유율, 그리고 '지연시간 숨김'
 
-**점유율**: 블록당 워프가 하나뿐이면 SM 에 올라갈 수 있는 블록 수 한도가 먼저 걸립니다. 레지스터(32개)나 공유 메모리(768 B + 예약 1 KB)는 한도에 한참 못 미칩니다. 블록 수 한도와 SM 의 최대 워프 수는 compute capability 마다 다릅니다. 아래 셀은 점유율 모델(`sim/occupancy.py`)에 CUDA 13 의 `cuda_occupancy.h` 가 정한 SM당 블록 한도(8.0·9.0: 32, 8.9: 24, 8.6: 16)와 프로그래밍 가이드의 SM당 최대 워프(8.0·9.0: 64, 8.6·8.9: 48)를 넣어 계산합니다.
+**점유율**: 블록당 워프가 하나뿐이면 SM 에 올라갈 수 있는 블록 수 한도가 먼저 걸립니다. 레지스터(32개)나 공유 메모리(768 B + 예약 1 KiB)는 한도에 한참 못 미칩니다. 블록 수 한도와 SM 의 최대 워프 수는 compute capability 마다 다릅니다. 아래 셀은 점유율 모델(`sim/occupancy.py`)에 CUDA 13 의 `cuda_occupancy.h` 가 정한 SM당 블록 한도(8.0·9.0: 32, 8.9: 24, 8.6: 16)와 프로그래밍 가이드의 SM당 최대 워프(8.0·9.0: 64, 8.6·8.9: 48)를 넣어 계산합니다.
 """)
 code(r"""
 for cc, o in L.one_warp_occupancy():
@@ -377,7 +415,7 @@ for cc, o in L.one_warp_occupancy():
 md(r"""
 H200(9.0)과 A100(8.0)에서는 64워프 중 32워프, **50 %** 입니다. 8.6 에서는 블록 한도가 16 이라 더 낮습니다.
 
-⚠️ **'cp.async 로 레이턴시를 숨긴다'** 는 흔한 설명은 `large` 의 루프에는 맞지 않습니다: 복사를 내자마자 `wait_group 0` 으로 기다리므로 한 워프 안에서는 복사와 계산이 겹치지 않습니다. 겹침은 SM 의 다른 블록들이 번갈아 실행되며 생길 뿐입니다. 한 워프 안에서 겹치려면 다음 타일을 **먼저** 발행하는 다단 파이프라인이 필요합니다(5절). 측정: `mma_large` 는 {{gpu}} 에서 4096³ 에 {{large_tf}} TFLOP/s 로 같은 실행의 cuBLAS HGEMM 의 {{large_pct}} % 입니다.
+⚠️ **'cp.async 로 지연시간을 숨긴다'** 는 흔한 설명은 `large` 의 루프에는 맞지 않습니다: 복사를 내자마자 `wait_group 0` 으로 기다리므로 한 워프 안에서는 복사와 계산이 겹치지 않습니다. 겹침은 SM 의 다른 블록들이 번갈아 실행되며 생길 뿐입니다. 한 워프 안에서 겹치려면 다음 타일을 **먼저** 발행하는 다단 파이프라인이 필요합니다(5절). 측정: `mma_large` 는 {{gpu}} 에서 4096³ 에 {{large_tf}} TFLOP/s 로 같은 실행의 cuBLAS 의 {{large_pct}} % 입니다. 이 노트북에서 **cuBLAS** 는 `cublasGemmEx` 의 f16 × f16 → f32 (`CUBLAS_COMPUTE_32F`: 입력 f16, 누적·출력 f32) 입니다. 출력까지 f16 인 HGEMM(`cublasHgemm`)이 아니라 우리 f32 출력 커널과 같은 계산이고, 이 뒤의 'cuBLAS' 는 모두 이것입니다 (5.1절).
 """)
 code(r"""
 display(Markdown(L.markdown(L.occupancy_rows(), ["커널", "스레드/블록", "레지스터", "공유 메모리 B", "결과"])))
@@ -393,9 +431,10 @@ code(r"""
 print(L.sass_iteration("mma_large"))
 per_loop, total = L.loop_mma("mma_large")
 print("루프마다 (HMMA, BAR):", per_loop, "| 커널 전체 HMMA:", total)
+print(L.iteration_facts("mma_large")[0])      # 위 출력에서 읽은 것 (컴파일러마다 다를 수 있음)
 """)
 md(r"""
-`LDGSTS.E.BYPASS.128` (cp.async 16 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `LDSM.16.M88.4` (`ldmatrix.x4`), `HMMA.16816.F32` (mma) 가 한 줄씩 들어 있고 `CALL` 이 없습니다 (두 `ldmatrix` 의 순서는 컴파일러가 바꿨습니다). 기록된 H200 커널의 SASS 에 HMMA 가 5개인 것도 이것으로 설명됩니다: 컴파일러가 K 루프를 4번씩 펼친 루프(HMMA 4개)와, 남은 K 스텝(K/16 을 4 로 나눈 나머지)을 하나씩 도는 루프(HMMA 1개)로 나눴습니다. K 스텝마다 실행되는 HMMA 는 하나입니다.
+위 구간에는 `LDGSTS.E.BYPASS.128` (cp.async 16 B: A 와 B), `LDGDEPBAR` (commit), `DEPBAR.LE SB0, 0x0` (`wait_group 0`), 배리어, `LDSM.16.M88.4` (`ldmatrix.x4`), `LDSM.16.MT88.2` (`ldmatrix.x2.trans`), `HMMA.16816.F32` (mma) 가 들어 있고 `CALL` 이 없습니다. 각각 몇 개인지, 두 `ldmatrix` 가 소스와 같은 순서인지는 컴파일러가 정하므로 셀의 마지막 줄이 이 컴파일에서 읽어 보여 줍니다 (K 스텝마다 실행되는 `ldmatrix` 는 두 개, HMMA 는 하나로 소스가 정합니다). 커널 전체의 HMMA 수도 같은 줄에 있습니다: 컴파일러가 K 루프를 몇 번씩 펼친 루프와, 남은 K 스텝을 하나씩 도는 루프로 나누면 HMMA 가 그 합만큼 보입니다. 기록된 {{gpu}} 커널의 SASS 에도 HMMA 가 {{large_hmma}}개 있습니다.
 """)
 md(r"""
 ### 4.4 배리어 하나를 빼면: 답은 맞는데 경쟁(race)이 있다
@@ -423,7 +462,7 @@ md(r"""
 
 한 가지 실행 순서로는 모든 경쟁을 드러낼 수 없습니다. 그래서 검출기는 순서와 상관없이, 배리어와 배리어 사이에서 일어난 **모든 접근의 쌍**을 판정합니다: 서로 다른 두 스레드가 같은 원소를 건드리고 하나가 쓰기이면 경쟁이고, cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 '날아가는 중'으로 봅니다. 보고는 원소, 배리어 구간, `k0`, 두 커널 줄과 고치는 법을 말합니다.
 
-GPU 에서는 어떨까요? {{race_gpu}} 에서({{race_date}}) 같은 모양의 커널(워프 1개, 그리고 A 타일을 나눠 쓰는 워프 2개)을 `compute-sanitizer --tool racecheck` 로 돌린 기록(`course/recorded/racecheck_h100.json`)입니다. racecheck 는 네 경우 모두 경쟁을 보고했지만 (보고의 심각도는 워프 1개의 두 경우가 Warning 뿐이고, 워프 2개의 두 경우에는 Error 가 있습니다: 표의 '심각도' 열), 검사 없이 {{race_runs}}번씩 실행하면 워프 1개의 두 경우는 각각 {{w1_wait_wrong}}번과 {{w1_trail_wrong}}번 틀렸습니다: 매번 **맞는 답**입니다. 워프 2개이면 wait 뒤 배리어가 없는 경우가 {{w2_wait_wrong}}/{{race_runs}}번 틀렸고, 뒤 배리어가 없는 경우는 {{w2_trail_wrong}}/{{race_runs}}번이었습니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+GPU 에서는 어떨까요? {{race_gpu}} 에서({{race_date}}) 같은 모양의 커널(워프 1개, 그리고 A 타일을 나눠 쓰는 워프 2개)을 `compute-sanitizer --tool racecheck` 로 돌린 기록(`course/recorded/racecheck_h100.json`)입니다. racecheck 는 네 경우 모두 경쟁을 보고했지만 (보고의 심각도는 워프 1개의 두 경우가 Warning 뿐이고, 워프 2개의 두 경우에는 Error 가 있습니다: 표의 '심각도' 열), 검사 없이 {{race_runs}}번씩 실행한 결과는 이렇습니다: 워프 1개에서는 {{w1_wrong}}. 워프 2개에서는 wait 뒤 배리어가 없는 경우가 {{w2_wait}}, 뒤 배리어가 없는 경우는 {{w2_trail}}. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
 """)
 code(r"""
 display(Markdown(L.markdown(L.race_gpu(), ["경우", "워프", "racecheck 보고", "심각도", "검사 없이 틀린 실행"])))
@@ -431,7 +470,7 @@ display(Markdown(L.markdown(L.race_gpu(), ["경우", "워프", "racecheck 보고
 md(r"""
 ## 5. 더 큰 확장: 여러 워프, 여러 타일, 다단 cp.async
 
-`large` 는 mma 한 번마다 A 프래그먼트 4개와 B 프래그먼트 2개를 새로 읽습니다: 읽은 데이터의 재사용이 없습니다. 07·08 에서 한 것처럼 **한 스레드(여기서는 한 워프)가 더 큰 출력 타일**을 맡으면 재사용이 생깁니다.
+`large` 는 mma 한 번마다 A 프래그먼트 하나(레지스터 4개: `ldmatrix.x4` 한 번)와 B 프래그먼트 하나(레지스터 2개: `ldmatrix.x2.trans` 한 번)를 새로 읽고, 그 프래그먼트를 mma 한 번에만 씁니다 (4.3절의 SASS: K 스텝마다 LDSM 두 개에 HMMA 하나): 읽은 데이터의 재사용이 없습니다. 07·08 에서 한 것처럼 **한 스레드(여기서는 한 워프)가 더 큰 출력 타일**을 맡으면 재사용이 생깁니다.
 
 **워프 하나에서 워프 여럿으로.** 한 걸음씩 키워 봅니다. 먼저 블록 타일 32×16 을 워프 2개가 위아래로 나누면, 워프마다 16×16 = mma 타일(16×8) 2개를 맡습니다: A 프래그먼트 하나를 읽어 mma 두 번에 씁니다. 같은 생각을 128×128 블록 타일로 넓히면, 워프 8개를 2행 × 4열로 놓고 워프마다 64×32 = mma 타일 4×4개를 맡깁니다. 그림에서 색이 워프, 점선 칸이 mma 타일 하나입니다.
 """)
@@ -439,7 +478,7 @@ code(r"""
 fig = L.warp_tiling_plot()
 """)
 md(r"""
-`build_tiled` 의 코드에서는 워프 번호 `warp = tid // 32` 가 워프 타일의 시작 `(wm, wn)` 을 정하고, `compute` 가 K 스텝(16)마다 A 프래그먼트 MI개와 B 프래그먼트 NI개를 `ldmatrix` 로 읽은 뒤 mma 를 MI × NI번 합니다 (`MI, NI` = 워프 타일 안의 mma 타일 수).
+`build_tiled` 의 코드에서는 블록 안의 스레드 번호 `tid` (= `threadIdx.x`) 로 정한 워프 번호 `warp = tid // 32` 가 워프 타일의 시작 `(wm, wn)` 을 정하고, `compute` 가 K 스텝(16)마다 A 프래그먼트 MI개와 B 프래그먼트 NI개를 `ldmatrix` 로 읽은 뒤 mma 를 MI × NI번 합니다 (`MI, NI` = 워프 타일 안의 mma 타일 수).
 """)
 code(r"""
 print(L.tiling_source())
@@ -450,7 +489,7 @@ md(r"""
 * `mma_warps`: 블록 타일 128×128, 워프 8개(2×4), 워프마다 64×32 = 16×8 mma 타일 4×4개. K 스텝(16)마다 A 프래그먼트 4개(레지스터 4개씩: `ldmatrix.x4` 4번)와 B 프래그먼트 4개(레지스터 2개씩, 모두 8개: `ldmatrix.x4.trans` 2번)로 mma 16번: A 하나를 4번, B 하나를 4번 씁니다. 단일 버퍼.
 * `mma_pipe`: 같은 타일에 2단 cp.async 파이프라인 (BK=32). 프롤로그에서 타일 0 을 발행하고, 반복마다 `wait_group(단 수 - 2)`, 배리어, 다음 타일 발행, 계산 순서입니다.
 * `mma_pipe4`: BK=16, 4단 (타일 3개를 미리 발행). 공유 메모리 4·(128·24 + 16·136)·2 = 41 984 B 로 정적 한도 48 KiB 안입니다 (BK=32 로 3단이면 56 832 B 라 동적 공유 메모리가 필요).
-* `mma_pipe_f16out` (f32 누적, f16 출력), `mma_pipe_f16acc` (f16 누적 + f16 출력: 누적기가 `.f16x2` 레지스터 2개).
+* `mma_pipe_f16out` (f32 누적, f16 출력), `mma_pipe_f16acc` (f16 누적 + f16 출력: 누산기가 `.f16x2` 레지스터 2개).
 * `mma_pipe4_lb2`: `launch_bounds(256, 2)` 로 레지스터를 128개로 묶어 SM 에 블록 2개를 올립니다.
 * `mma_swizzle`: 같은 타일·같은 `launch_bounds(256, 2)` 에 BK=32, 2단, 그리고 패딩 대신 **스위즐(swizzle)** 배치 (아래 5.2절).
 
@@ -469,13 +508,13 @@ print("PASS: 확장 커널 3개 (가장자리 블록, alpha/beta, 단위행렬)"
 md(r"""
 ### 5.1 H200 에서 잰 결과 (기록)
 
-한 번의 실행({{gpu}}, {{date}})에서 cuBLAS HGEMM 과 나란히 쟀습니다 (`benchmarks/record_level6.py`). 비교 대상 `cuBLAS` 는 `cublasGemmEx` 의 f16 × f16 → f32, `CUBLAS_COMPUTE_32F` 입니다: 입력 f16, 누적·출력 f32 로 우리 f32 출력 커널과 같은 계산입니다. `cuBLAS_f16out` 행은 같은 실행에서 출력만 f16 인 cuBLAS(`cupy.matmul` f16 → f16, 누적은 f32)로, f16 으로 출력하는 `mma_pipe_f16out`·`mma_pipe_f16acc` 의 비교 대상입니다 ('같은 출력 cuBLAS 대비' 열). 비율은 모두 같은 실행의 cuBLAS 대비입니다.
+한 번의 실행({{gpu}}, {{date}})에서 cuBLAS 와 나란히 쟀습니다 (`benchmarks/record_level6.py`). 비교 대상 `cuBLAS` 는 `cublasGemmEx` 의 f16 × f16 → f32, `CUBLAS_COMPUTE_32F` 입니다: 입력 f16, 누적·출력 f32 로 우리 f32 출력 커널과 같은 계산입니다. `cuBLAS_f16out` 행은 같은 실행에서 출력만 f16 인 cuBLAS(`cupy.matmul` f16 → f16, 누적은 f32)로, f16 으로 출력하는 `mma_pipe_f16out`·`mma_pipe_f16acc` 의 비교 대상입니다 ('같은 출력 cuBLAS 대비' 열). 비율은 모두 같은 실행의 cuBLAS 대비입니다.
 """)
 code(r"""
 display(Markdown(L.markdown(L.bench_rows(n=4096), ["커널", "n", "출력", "TFLOP/s", "cuBLAS 대비", "같은 출력 cuBLAS 대비"])))
 """)
 md(r"""
-{{gpu}} 에 로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. {{gpu}} 에서 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. GPU 가 있으면 아래에 지금 이 GPU 의 값도 나옵니다: 앞 셀에서 이미 올린 커널은 그 커널의 값, 나머지는 이 GPU 의 compute capability 용 오프라인 컴파일 표(`kernels_numba/infra/targets.json`)의 값입니다 (새로 컴파일하지 않음). `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누적기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
+{{gpu}} 에 로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. {{gpu}} 에서 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. GPU 가 있으면 아래에 지금 이 GPU 의 값도 나옵니다: 앞 셀에서 이미 올린 커널은 그 커널의 값, 나머지는 이 GPU 의 compute capability 용 오프라인 컴파일 표(`kernels_numba/infra/targets.json`)의 값입니다 (새로 컴파일하지 않음). `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누산기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
 """)
 code(r"""
 display(Markdown(L.markdown(L.resource_rows(), ["커널", "레지스터", "공유 B", "로컬 B", "블록/SM", "HMMA", "LDSM"])))
@@ -531,13 +570,13 @@ display(Markdown(L.markdown(L.spill_rows((9, 0)), cols)))
 md(r"""
 표가 말하는 것:
 
-1. `mma_swizzle` 의 PTX 에는 `.local` 이 없습니다. NVVM(LLVM)은 프래그먼트와 누적기 배열을 모두 레지스터로 바꿨습니다. 스필은 레지스터를 128개 안에 맞추려는 `ptxas` 가 만든 것입니다.
+1. `mma_swizzle` 의 PTX 에는 `.local` 이 없습니다. NVVM(LLVM)은 프래그먼트와 누산기 배열을 모두 레지스터로 바꿨습니다. 스필은 레지스터를 128개 안에 맞추려는 `ptxas` 가 만든 것입니다.
 2. 로컬 메모리 명령의 거의 전부가 마지막 `HMMA` 뒤, 곧 **에필로그**에 있습니다. K 루프가 아니라 결과를 C 에 쓰는 곳입니다.
-3. 원인은 에필로그의 `for q in literal_unroll(EPI_T)` 입니다. 같은 타입 정수 32개의 튜플에 대한 이 루프는 펼쳐지지 **않고**, 반복마다 `setp.eq.s64 ..., q` 비교 32개로 '지금이 몇 번째 경우인가'를 고르는 실행 시간 루프가 됩니다 (표의 마지막 열). LLVM 은 32가지 경우의 일(alpha × 누적기 64개, C 주소 64개, 조건 64개)을 루프 앞으로 끌어내고, 그 값이 루프 내내 살아 있으니 `ptxas` 는 마지막 HMMA 직후 누적기 64개를 로컬 메모리에 저장(`STL`)했다가 경우마다 다시 읽습니다(`LDL.LU`).
+3. 원인은 에필로그의 `for q in literal_unroll(EPI_T)` 입니다. 같은 타입 정수 32개의 튜플에 대한 이 루프는 펼쳐지지 **않고**, 반복마다 `setp.eq.s64 ..., q` 비교 32개로 '지금이 몇 번째 경우인가'를 고르는 실행 시간 루프가 됩니다 (표의 마지막 열). LLVM 은 32가지 경우의 일(alpha × 누산기 64개, C 주소 64개, 조건 64개)을 루프 앞으로 끌어내고, 그 값이 루프 내내 살아 있으니 `ptxas` 는 마지막 HMMA 직후 누산기 64개를 로컬 메모리에 저장(`STL`)했다가 경우마다 다시 읽습니다(`LDL.LU`).
 
-`mma_fast` 의 에필로그는 누적기 배열 `rC` 를 **상수 인덱스로만** 읽습니다: mma 행 타일 `mi` 마다 `store_rows` 를 한 번씩 따로 부르고, 그 안의 작은 루프는 NVVM 이 펼칩니다. `for mi in range(MI)` 로 감싸면 펼쳐지지 않아 `rC` 가 실행 시간 인덱스로 읽히고, 그러면 `rC` 전체가 로컬 메모리로 갑니다 (`store_C` 의 docstring 에 적은 측정). GPU 에 로드된 커널의 기록도 같습니다: `mma_swizzle` 레지스터 {{swz_regs}}개·로컬 {{swz_local}} B·저장 명령 STL 과 STL.64 합쳐 {{swz_stl}}개, `mma_fast` 레지스터 {{fast_regs}}개·로컬 {{fast_local}} B (위 표는 이 컴퓨터의 컴파일러로 만든 값이라 수가 조금 다를 수 있습니다).
+`mma_fast` 의 에필로그는 누산기 배열 `rC` 를 **상수 인덱스로만** 읽습니다: mma 행 타일 `mi` 마다 `store_rows` 를 한 번씩 따로 부르고, 그 안의 작은 루프는 NVVM 이 펼칩니다. `for mi in range(MI)` 로 감싸면 펼쳐지지 않아 `rC` 가 실행 시간 인덱스로 읽히고, 그러면 `rC` 전체가 로컬 메모리로 갑니다 (`store_C` 의 docstring 에 적은 측정). GPU 에 로드된 커널의 기록도 같습니다: `mma_swizzle` 레지스터 {{swz_regs}}개·로컬 {{swz_local}} B·저장 명령 STL 과 STL.64 합쳐 {{swz_stl}}개, `mma_fast` 레지스터 {{fast_regs}}개·로컬 {{fast_local}} B (위 표는 이 컴퓨터의 컴파일러로 만든 값이라 수가 조금 다를 수 있습니다).
 
-`mma_fast` 의 나머지 구성: 블록 타일 128×128×32 에 워프 4개({{fast_threads}} 스레드), 워프마다 64×64 = mma 타일 4×8개 (누적기 128개). K 스텝마다 A 프래그먼트 4개(레지스터 4개씩: `ldmatrix.x4` 4번)와 B 프래그먼트 8개(레지스터 2개씩, 모두 16개: `ldmatrix.x4.trans` 4번)를 읽고 mma 를 4 × 8 = 32번 합니다: `ldmatrix` 한 번에 mma 4번 (`mma_swizzle` 의 64×32 워프는 `ldmatrix` 6번에 mma 16번, 약 2.7번). 3단 cp.async 로 공유 메모리 {{fast_smem}} B (정적 한도 48 KiB), `launch_bounds(128, 2)` 로 SM 에 블록 {{fast_blocks}}개이니 스레드당 레지스터는 255개까지 쓸 수 있습니다.
+`mma_fast` 의 나머지 구성: 블록 타일 128×128×32 에 워프 4개({{fast_threads}} 스레드), 워프마다 64×64 = mma 타일 4×8개 (누산기 128개). K 스텝마다 A 프래그먼트 4개(레지스터 4개씩: `ldmatrix.x4` 4번)와 B 프래그먼트 8개(레지스터 2개씩, 모두 16개: `ldmatrix.x4.trans` 4번)를 읽고 mma 를 4 × 8 = 32번 합니다: `ldmatrix` 한 번에 mma 4번 (`mma_swizzle` 의 64×32 워프는 `ldmatrix` 6번에 mma 16번, 약 2.7번). 3단 cp.async 로 공유 메모리 {{fast_smem}} B (정적 한도 48 KiB). `launch_bounds(128, 2)` 는 이 커널에서 레지스터를 묶지 않습니다: SM 의 레지스터 {{sm_regs}}개를 (128 스레드 × 2블록) 으로 나누면 {{lb_cap}}개로, 스레드당 최대치 {{max_regs}}개보다 크기 때문입니다. SM 에 블록이 {{fast_blocks}}개 올라가는 것은 컴파일러가 실제로 쓴 레지스터({{fast_regs}}개, 128 스레드면 블록당 {{fast_block_regs}}개)가 SM 의 절반 안에 들어서입니다.
 
 먼저 맞는지부터 봅니다. 시뮬레이터에서 가장자리가 잘린 블록 하나(48×24)와 K 타일 4개(마지막은 절반, 3단 링이 한 바퀴 돎)로, 3절과 같은 float64 기준값과 유도한 한계로 검사합니다 (몇 초).
 """)
@@ -559,7 +598,7 @@ for line in L.here_lines(("mma_swizzle", "mma_fast")):     # GPU 가 있을 때�
 md(r"""
 ### 5.4 단계마다 얼마나: 절제 실험(ablation), run 5 와 run 6
 
-`benchmarks/record_level6_fast.py` 는 최종 구성에서 **스위치 하나만 되돌린 변형**들을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 두 실행을 나란히 두었을 뿐 서로 나누지 않습니다. 셀이 먼저 각 실행의 GPU, 날짜와 cuBLAS 를 기록에서 읽어 찍습니다.
+`benchmarks/record_level6_fast.py` 는 `mma_fast.make_kernel` 의 스위치를 바꾼 변형들(`kernels_numba/mma_fast.py` 의 `VARIANTS`)을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 행마다 두 변형은 **스위치 하나만** 다릅니다 (마지막 행 `mma_swizzle` → `mma_fast` 전체만 예외; `tests/test_lesson10.py` 가 확인). 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 두 실행을 나란히 두었을 뿐 서로 나누지 않습니다. '기록 없음' 칸은 그 실행이 재지 않은 변형이 필요한 행입니다. 셀이 먼저 각 실행의 GPU, 날짜와 cuBLAS 를 기록에서 읽어 찍습니다.
 """)
 code(r"""
 for run in L.FINAL_RUNS:
@@ -573,9 +612,10 @@ md(r"""
 읽는 법 (4096³ 부터; 2048³ 는 5.6절의 실행 비용 때문에 따로 봅니다):
 
 * **스위즐이 가장 큰 단계입니다**: 최종 커널은 행을 패딩도 스위즐도 없이 둔 변형(`no_swizzle`)보다 run 5 에서 ×{{swz_gain_r5_4096}}, run 6 에서 ×{{swz_gain_r6_4096}} 빠릅니다. 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 B 에서 8-way, A 에서 4-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다. 스위즐은 이미 `mma_swizzle` 에 있었으므로, 이 배수는 `mma_swizzle` → `mma_fast` 에서 얻은 것이 아닙니다.
-* 그다음은 비슷한 크기의 단계 셋입니다: **배리어 파이프라인** ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}}, **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096}}, **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} (run 5 / run 6). 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). `no_prefetch` 는 파이프라인도 함께 끄므로, 이중 버퍼의 배수는 파이프라인이 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
-* **주소를 한 번만 계산하기(lean)** 는 ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}} 입니다. 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
-* **`launch_bounds(128, 2)`** 는 run 5 에서 ×{{lb_gain_r5_4096}}, run 6 에서 ×{{lb_gain_r6_4096}} 로 두 실행의 방향이 다릅니다. 같은 실행 안에서도 최종 커널 자신의 라운드가 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 흔들리므로 (위 셀의 마지막 줄), 이 정도 차이는 이 측정으로 가릴 수 없습니다. 블록 래스터화(rasterization; 블록을 8행씩 묶어 도는 순서, `raster_g8`)도 두 실행 모두 ×1 근처라 효과가 보이지 않았고, 그래서 최종 커널은 행 우선 순서(`GROUP_M = 0`)입니다.
+* 그다음은 **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096|과/와}} **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} 입니다 (run 5 / run 6). 파이프라인은 이중 버퍼를 전제로 하므로 `no_prefetch` 는 파이프라인 없이만 만들 수 있고, 그래서 이중 버퍼의 행은 파이프라인도 lean 도 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
+* **배리어 파이프라인**과 **주소를 한 번만 계산하기(lean)** 는 서로 다른 두 스위치이고, 표는 각각을 다른 스위치가 꺼진 상태와 켜진 상태에서 따로 둡니다 (네 행). run 5·6 은 둘 다 없는 `barrier_at_tile_start`, 파이프라인만 있는 `no_lean`, 둘 다 있는 `fast` 를 쟀고 lean 만 있는 `no_pipeline` 은 재지 않았으므로, 네 행 중 두 행만 값이 있습니다: 파이프라인(lean 없이) ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}}, lean(파이프라인과 함께) ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}}. 둘을 함께 되돌린 `barrier_at_tile_start` → `fast` 는 ×{{both_gain_r5_4096}} / ×{{both_gain_r6_4096|으로/로}} 이 두 배수의 곱이고, 파이프라인 하나의 몫이 아닙니다. 파이프라인이 lean 과 함께일 때 얼마인지는 이 기록으로 말할 수 없습니다 (`no_pipeline` 을 넣은 실행이 필요합니다: `benchmarks/record_level6_fast.py` 의 변형 목록에 있음). 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). lean 으로 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
+* 이름에 대해: `barrier_at_tile_start` 는 기록 당시의 이름 그대로이고, 파이프라인도 lean 도 없는 커널입니다. 그때의 `make_kernel` 은 파이프라인이 없으면 lean 스위치를 무시했습니다. 지금은 두 스위치가 따로이고, `VARIANTS` 는 그 커널을 `pipelined=False, lean=False` 로 적습니다 (오프라인 sm_90 SASS 가 바이트까지 같음).
+* **`launch_bounds(128, 2)`** 는 run 5 에서 ×{{lb_gain_r5_4096}}, run 6 에서 ×{{lb_gain_r6_4096|으로/로}} 두 실행의 방향이 다릅니다. 이 스위치는 레지스터 상한을 만들지 않으므로 (5.3절: {{lb_cap}} ≥ {{max_regs}}) 두 변형은 SM당 블록 수가 같고, 다른 것은 컴파일러의 선택뿐입니다 (GPU 에 로드된 레지스터 {{fast_regs}} 대 {{nolb_regs}}개). 같은 실행 안에서도 최종 커널 자신의 라운드가 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 흔들리므로 (위 셀의 마지막 줄), 이 정도 차이는 이 측정으로 가릴 수 없습니다. 블록 래스터화(rasterization; 블록을 8행씩 묶어 도는 순서, `raster_g8`)도 두 실행 모두 ×1 근처라 효과가 보이지 않았고, 그래서 최종 커널은 행 우선 순서(`GROUP_M = 0`)입니다.
 * 마지막 행이 `mma_swizzle` → `mma_fast` 전체: ×{{all_gain_r5_4096}} / ×{{all_gain_r6_4096}} 입니다.
 
 run 5/6 에 없는 단계도 있습니다. **스필 없는 본문**(같은 64×32 워프 타일)과 **워프 타일 64×32 → 64×64** 는 그보다 앞선 **run 4** (같은 H100·같은 날, lean 이전의 커널, cuBLAS {{r4_cub2048}} / {{r4_cub4096}} TFLOP/s)에서만 쟀습니다: 4096³ 에서 ×{{spill_gain_4096}} 와 ×{{warp_gain_4096}} (2048³ ×{{spill_gain_2048}}, ×{{warp_gain_2048}}). 이 `warp64x32_lb2` 는 `mma_fast` 의 본문이라 3단·이중 버퍼·`uint32` 인덱스도 함께 다릅니다: 스필만의 효과로 읽지 마세요. 다음 타일의 복사를 어디서 낼지도 run 4 에서 파이프라인이 없는 변형으로만 쟀고(첫 mma 뒤로 옮긴 쪽이 ×{{late_gain_4096}}), 최종 커널에서 복사가 타일의 mma 뒤에 있는 것은 재서 고른 것이 아닙니다: 파이프라인에서 그 단(stage)은 다음 배리어를 지나야 비고, 그 위치를 옮긴 변형은 없습니다.
@@ -590,7 +630,7 @@ cols = ["변형", "레지스터", "K 루프 SASS 명령", "HMMA", "LDGSTS", "LDS
 display(Markdown(L.markdown(L.lean_rows((9, 0)), cols)))
 """)
 md(r"""
-HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자 4096³ 에서 ×{{lean_gain_r5_4096}} (run 5), ×{{lean_gain_r6_4096}} (run 6) 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096}} 였습니다. 2048³ 의 일반 측정에서는 ×{{lean_gain_r5_2048}} (run 5) 와 ×{{lean_gain_r6_2048}} (run 6) 으로 방향이 엇갈립니다: 그 크기에서는 커널이 짧아 실행 비용과 라운드 사이의 흔들림이 차이를 덮습니다 (5.6절).
+HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 커널이 짧아 실행 비용과 라운드 사이의 흔들림이 차이를 덮습니다 (5.6절).
 
 모든 인덱스를 `uint32` 로 두는 이유도 여기 있습니다. 부호 있는 `int64` 인덱스면 Numba 가 배열 접근마다 음수 인덱스 처리(PTX 의 `setp.lt.s64` / `selp.b64`)를 넣고, 부호 없는 값과 섞으면 타입이 바뀝니다. 아래 셀은 Numba 의 타입 규칙이 섞인 피연산자에 주는 결과 타입입니다.
 """)
@@ -603,27 +643,40 @@ md(r"""
 md(r"""
 ### 5.5 ncu 가 본 것: 텐서 파이프와 스톨 (run 6)
 
-run 6 과 같은 날 Nsight Compute(ncu)로 4096³ 를 커널마다 한 번씩 단독 실행해 프로파일했습니다 (최종 커널, `course/recorded/ncu_fast_h100_run6.csv.gz`). **텐서 파이프(tensor pipe) 활성률**은 SM 의 텐서 코어가 일한 시간의 비율, **스톨(stall)** 열은 워프가 명령 하나를 내는 데 평균 몇 사이클을 그 이유로 기다렸는지(issue-stall reasons)입니다. ncu 는 클럭을 고정하지 않고(`--clock-control none`) 쟀으므로 SM 클럭 열이 커널마다 다릅니다.
+run 6 과 같은 날 Nsight Compute(ncu)로 4096³ 를 커널마다 한 번씩 단독 실행해 프로파일했습니다 (최종 커널, `course/recorded/ncu_fast_h100_run6.csv.gz`). **텐서 파이프(tensor pipe) 활성률**은 SM 의 텐서 코어가 일한 시간의 비율, **스톨(stall)** 열은 워프가 명령 하나를 내는 데 평균 몇 사이클을 그 이유로 기다렸는지(issue-stall reasons)입니다. ncu 는 클록을 고정하지 않고(`--clock-control none`) 쟀으므로 SM 클록 열이 커널마다 다릅니다.
 """)
 code(r"""
-cols = ["커널", "텐서 파이프 %", "점유율 %", "L2 적중 %", "시간 µs", "SM 클럭 GHz"] + [f"스톨 {s}" for s in L.NCU_STALLS]
+cols = ["커널", "텐서 파이프 %", "점유율 %", "L2 적중 %", "시간 µs", "SM 클록 GHz"] + [f"스톨 {s}" for s in L.NCU_STALLS]
 display(Markdown(L.markdown(L.ncu_rows("run6"), cols)))
 """)
 md(r"""
 * 텐서 파이프는 `mma_swizzle` {{tp_swz}} % → `mma_fast` {{tp_fast}} % 입니다 (run 4 의 lean 이전 커널은 {{tp_fast4}} %). cuBLAS 는 {{tp_cub}} % 입니다.
 * 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령, 여기서는 주로 `ldmatrix` 의 결과를 기다림) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. L1TEX(글로벌·로컬 메모리)의 결과를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 K 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 텐서 파이프가 바빠서 기다린 것입니다.
-* 점유율은 오히려 낮습니다 ({{occ_swz}} % → {{occ_fast}} %: SM 에 워프 {{swz_warps}}개 → {{fast_warps}}개). 해석: 워프 수 대신 워프마다 서로 독립인 mma 가 많아져(누적기 128개) 지연이 가려졌습니다.
+* 점유율은 오히려 낮습니다 ({{occ_swz}} % → {{occ_fast}} %: SM 에 워프 {{swz_warps}}개 → {{fast_warps}}개). 해석: 워프 수 대신 워프마다 서로 독립인 mma 가 많아져(누산기 128개) 지연이 가려졌습니다.
 """)
 md(r"""
 ### 5.6 목표, 재는 방법, 그리고 cuBLAS 와 남은 차이
 
-**목표는 두 실행 모두에서 이루었습니다.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **재는 방법**에 따라 달라집니다. 아래 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})의 한 번의 실행이고, 목표는 H100 에 대해 세운 것입니다.
+**목표와 그 단서.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **기준(같은 실행의 cuBLAS)** 과 **재는 방법**에 따라 달라집니다. 아래 첫 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})의 한 번의 실행이고, 목표는 H100 에 대해 세운 것입니다.
 """)
 code(r"""
 cols = ["실행", "GPU", "날짜", "시간 재기"] + [f"{k} {n}³{u}" for n in (2048, 4096) for k, u in (("cuBLAS", " TFLOP/s"), ("mma_fast", ""))]
 display(Markdown(L.markdown(L.final_results_rows(), cols)))
 """)
 md(r"""
+**기준이 움직였습니다.** 아래 표는 같은 H100 기록에서 4096³ 의 cuBLAS 를 잰 모든 곳입니다: 실행 run 3–6 (일반 측정), CUDA 그래프(`run7_graph`), 그리고 run 6 과 같은 날 ncu 로 한 번씩 단독 실행한 값. 옆 열의 `{{steady}}` 는 {{steady_first}} 부터 run 6 까지 바뀌지 않은 커널이라(같은 스위치, 레지스터도 같음), 그 % 가 움직인 만큼은 기준이 움직인 것입니다.
+""")
+code(r"""
+rows = L.baseline_rows(4096)      # 같은 H100 기록의 cuBLAS 4096³ 전부, 같은 실행의 두 커널과 함께
+display(Markdown(L.markdown(rows, list(rows[0]))))
+""")
+md(r"""
+* run 5·6 의 측정 방법(잴 때마다 그 커널만 {{burst_ms}} ms 먼저 돌려 클록이 자리 잡게 한 뒤 잼)으로 잰 cuBLAS 는 같은 종류의 H100 에서 잰 run {{early_runs}} ({{early_cub_lo}}–{{early_cub_hi}} TFLOP/s) 보다 {{drop_lo}}–{{drop_hi}} % 낮았고, ncu 의 단독 실행 한 번보다도 낮았습니다. 기록의 클록 로그로는 run 5·6 의 4096³ 에서 모든 커널이 전력 한도({{power_w}} W)에 걸려 클록이 내려갔습니다. 해석: 연달아 오래 돌 때의 cuBLAS 는 전력에 묶이고, 측정 방법이 그것을 얼마나 잡느냐에 따라 기준이 달라집니다.
+* 그동안 `{{steady}}` 의 TFLOP/s 는 거의 그대로인데 cuBLAS 대비로는 {{steady_early}} % (run {{steady_early_runs}}) 에서 {{steady_final}} % (run 5·6) 가 되었습니다. 기준이 낮아진 것만으로 몇 %p 가 생긴 것이고, run 5·6 의 {{best5_4096}}·{{best6_4096}} % 에도 같은 몫이 들어 있습니다.
+* 재는 방법을 바꾸면: CUDA 그래프로 양쪽을 잰 `run7_graph` 는 {{g_fast4096}} %, ncu 단독 실행의 시간 비는 {{ncu_ratio6}} %, 두 커널의 클록 차이를 뺀 같은 클록 비율(사이클 수의 비)은 {{ncu_cyc6}} % 입니다. 마지막 것은 목표 아래입니다.
+
+그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말입니다. 기준과 재는 방법을 바꾸면 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 사이이고, 어느 쪽으로 재도 cuBLAS 의 절반 근처입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
+
 **2048³ 에서는 실행 비용이 섞입니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다. 아래 셀은 run 6 의 2048³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 20번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
 """)
 code(r"""
@@ -634,9 +687,9 @@ display(Markdown(L.markdown(L.launch_cost_rows("run6", 2048), cols)))
 md(r"""
 `mma_fast` 는 호스트 시간이 약 {{host_fast}} µs 로 GPU 시간 약 {{gpu_fast}} µs 와 같은 크기이고, 그래프로 재면 ×{{graph_gain_fast}} 빨랐습니다: 실행 비용이 몇 % 섞였습니다. 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 은 ×{{graph_gain_bk64}} 로, 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
 
-**단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클럭이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz). 같은 클럭으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때 두 커널 모두 전력 한도에 걸려 클럭이 내려가므로(기록의 클럭 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
+**단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클록이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz: ncu 는 클록을 고정하지 않았음). 같은 클록으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때는 두 커널 모두 전력 한도에 걸려 클록이 내려가므로(기록의 클록 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
 
-**cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프 그룹 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper(sm_90)에만 있는 명령으로, 워프 4개(워프 그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
+**cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프 그룹 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper 의 아키텍처 전용 타깃 `sm_90a` 에서만 쓸 수 있는 명령으로 (`ptxas` 는 `.target sm_90` 의 `wgmma` 를 거부합니다: 6절의 셀), 워프 4개(워프 그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
 
 **48 KiB 를 넘는 구성.** 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 `mma_fast.set_max_dynamic_smem` 이 드라이버의 함수 속성을 직접 설정)로 더 큰 구성도 같은 실행에서 쟀습니다. 칸은 같은 실행의 최종 커널 대비 배수입니다.
 """)
@@ -646,7 +699,7 @@ for run in L.FINAL_RUNS:
 display(Markdown(L.markdown(L.dynamic_rows(), ["변형", "공유 B", "블록/SM", "레지스터"] + [f"{run} 4096³" for run in L.FINAL_RUNS])))
 """)
 md(r"""
-가장 빠른 것은 BK = 64 (3단 × 32 KiB = 96 KiB) 의 `bk64_lean_dyn` 으로 4096³ 에서 ×{{bk64_gain_r5}} (run 5), ×{{bk64_gain_r6}} (run 6) 였고, CUDA 그래프 측정(`run7_graph`)에서는 cuBLAS 의 {{g_bk64_2048}} % (2048³) 와 {{g_bk64_4096}} % (4096³) 였습니다. 그래도 기본 커널은 아닙니다: 기본으로 삼으려면 그 구성 자체로 두 번의 기록 실행과 compute-sanitizer 검사가 필요한데 아직 없습니다. 일반 측정의 2048³ 에서는 {{bk64_r5_2048}} % 와 {{bk64_r6_2048}} % 였지만, 위에서 본 대로 그 크기의 일반 측정은 이 커널의 속도가 아닙니다.
+가장 빠른 것은 BK = 64 (3단 × 32 KiB = 96 KiB) 의 `bk64_lean_dyn` 으로 4096³ 에서 run 5 는 ×{{bk64_gain_r5}}, run 6 은 ×{{bk64_gain_r6|이었/였}}고, CUDA 그래프 측정(`run7_graph`)에서는 cuBLAS 의 {{g_bk64_2048}} % (2048³) 와 {{g_bk64_4096}} % (4096³) 였습니다. 그래도 기본 커널은 아닙니다: 기본으로 삼으려면 그 구성 자체로 두 번의 기록 실행과 compute-sanitizer 검사가 필요한데 아직 없습니다. 일반 측정의 2048³ 에서는 {{bk64_r5_2048}} % 와 {{bk64_r6_2048}} % 였지만, 위에서 본 대로 그 크기의 일반 측정은 이 커널의 속도가 아닙니다.
 """)
 md(r"""
 ## 6. 다른 mma 모양: `ptxas` 에게 물어보기
@@ -667,7 +720,16 @@ code(r"""
 display(Markdown(L.markdown(L.feature_table(), ["명령", "sm_75", "sm_80", "sm_90"])))
 """)
 md(r"""
-`ldmatrix` 와 `mma.m16n8k8` (f16) 은 sm_75 에서도 LDSM·HMMA 가 되고, sm_80 이 필요한 것은 `mma.m16n8k16` 과 `cp.async` 입니다. 우리 레벨 6 커널은 둘 다 쓰므로 GPU 에서는 8.0 이상에서만 돕니다 (7.5 GPU 에서는 시뮬레이터 프로세스에서 실행).
+`ldmatrix` 와 `mma.m16n8k8` (f16) 은 sm_75 에서도 LDSM·HMMA 가 되고, sm_80 이 필요한 것은 `mma.m16n8k16` 과 `cp.async` 입니다. 우리 레벨 6 커널은 둘 다 쓰므로 GPU 에서는 8.0 이상에서만 실행됩니다 (7.5 GPU 에서는 시뮬레이터 프로세스에서 실행).
+
+5.6절의 cuBLAS 가 쓴 `wgmma` 는 한 단계 더 좁습니다. 같은 방법으로, 모듈의 `.target` 만 다른 두 PTX 를 어셈블합니다 (PTX ISA 8.0).
+""")
+code(r"""
+print(L.wgmma_targets())      # {타깃: SASS 의 wgmma 명령, 또는 ❌ ptxas 의 오류}
+# 예상 출력: {'sm_90': "❌ Instruction 'wgmma.fence' not supported on .target 'sm_90'", 'sm_90a': 'HGMMA.64x8x16.F32, …'}
+""")
+md(r"""
+`wgmma` 는 `.target sm_90` 에서는 오류이고, 아키텍처 전용 타깃 `sm_90a` 에서만 `HGMMA` 가 됩니다. `a` 가 붙은 타깃의 코드는 그 아키텍처(CC 9.0)에서만 돌고 다음 세대와 호환되지 않습니다. numba-cuda 0.30 은 CC 9.0 GPU 에서 커널을 `sm_90a` 로 컴파일합니다 (`numba_cuda` 의 `codegen._ensure_cc` 가 `a` 를 붙임). `wgmma` 로 커널을 쓰는 것은 이 노트북의 범위 밖입니다 (5.6절).
 """)
 md(r"""
 ## 7. 컴파일과 실행
@@ -685,11 +747,20 @@ md(r"""
 
 ⚠️ "허용 오차 1e-2 (FP16 정밀도)" 라는 고정값은 두 가지를 무시합니다: K 가 커질수록 반올림이 쌓이고, 그 크기가 누적 타입(f16 이냐 f32 냐)에 따라 크게 다릅니다.
 
-입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 오차는 더하기에서만 생깁니다. 단위 반올림 u 인 타입으로 K개를 차례로 더하면 오차는 γ_K·Σ|a_ik·b_kj|, γ_K = K·u/(1−K·u) 이하입니다 (Higham, 3.1절). 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 안전 계수 2 를 둡니다 (H200 에서 f32 누적·f32 출력 커널의 오차는 이 한계의 {{f32_bound_pct}} % 이하였습니다. f32 누적·f16 출력 `mma_pipe_f16out` 은 아래 결과 반올림 항이 거의 전부라 한계의 {{f16out_bound_pct}} % 까지 갔고, f16 누적 `mma_pipe_f16acc` 는 {{f16acc_bound_pct}} % 이하였습니다). f16 으로 출력하면 결과 반올림 u_f16·|C| 가 더해집니다. 그래서 한계는
+입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 누적의 오차는 더하기에서만 생깁니다. K개를 차례로 더하면서 덧셈마다 상대 오차가 v 이하이면, 오차는 γ_K(v)·Σ|a_ik·b_kj|, γ_K(v) = K·v/(1−K·v) 이하입니다 (Higham, 3.1절; K·v < 1 일 때만 성립). 보통의 반올림이면 v 는 누적 타입의 단위 반올림 u 입니다. 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 v = 2u 로 둡니다. γ_K(2u) 는 2·γ_K(u) 보다 크고(K·u 가 작으면 거의 같음), 한계는 2·K·u < 1 일 때만 있습니다: f16 누적이면 K 가 1024 보다 작아야 합니다 (아래 셀). 여기에 두 항이 더해집니다: 에필로그의 f32 연산(alpha·누산기 + beta·C)의 반올림 u_f32·M 과, 결과를 출력 타입으로 반올림하는 u_out·|C|. 그래서 한계는
 
-`|C − C_정확| ≤ 2·K·u_acc·(|A|·|B|) + u_out·|C| (+ 아주 작은 절댓값 항)` — `kernels_numba/infra/tc.py` 의 `error_bound`.
+`|C − C_정확| ≤ γ_K(2·u_acc)·M + u_f32·M + u_out·|C_정확| + t`,  `M = |α|·(|A|·|B|) + |β|·|C₀|`
 
-모든 커널 테스트가 이 한계로 검사하며, K 스텝 하나(16)를 빠뜨린 결과는 이 한계를 넘는다는 것도 테스트로 확인합니다. 두 누적 타입의 **한계**의 비는 u_f16 / u_f32 = 2⁻¹¹ / 2⁻²⁴ = 8192 입니다. 실제 오차도 그만큼 다를까요? 아래 그림과 셀은 H200 에서 K 를 늘리며 잰 최대 상대 오차와, log-log 기울기(오차 ∝ K^기울기)입니다.
+이고, t 는 출력 타입의 서브노멀 간격의 절반인 아주 작은 절댓값 항입니다 (f32 2⁻¹⁵⁰, f16 2⁻²⁵). 이것이 `kernels_numba/infra/tc.py` 의 `error_bound` 입니다. 아래 셀은 이 식을 항마다 계산해(`L.bound_formula`) `error_bound` 와 비교하고, K = 272 의 f16 누적에서 γ_K(2u) 와 2·γ_K(u) 의 비, 누적 타입마다 한계가 있는 가장 큰 K 를 보여 줍니다.
+""")
+code(r"""
+print(L.bound_check())
+# 예상 출력: {'식과 tc.error_bound 의 최대 상대 차이': 4e-16 정도, 'K=272, f16 누적: γ_K(2u) ÷ 2·γ_K(u)': 1.181, '한계가 있는 가장 큰 K (f32 누적, f16 누적)': (8388607, 1023)}
+""")
+md(r"""
+H200 에서 f32 누적·f32 출력 커널의 오차는 기록 당시의 한계의 {{f32_bound_pct}} % 이하였습니다. f32 누적·f16 출력 `mma_pipe_f16out` 은 결과 반올림 항이 거의 전부라 한계의 {{f16out_bound_pct}} % 까지 갔고, f16 누적 `mma_pipe_f16acc` 는 {{f16acc_bound_pct}} % 이하였습니다 (기록 당시의 한계는 γ_K(2u) 대신 2·γ_K(u) 를 썼고, 지금 한계는 그보다 조금 크므로 지금 한계 대비로는 이 비율보다 작습니다).
+
+모든 커널 테스트가 이 한계로 검사하며, K 스텝 하나(16)를 빠뜨린 결과는 이 한계를 넘는다는 것도 테스트로 확인합니다. K·u 가 작을 때 두 누적 타입의 **한계**의 주된 항의 비는 u_f16 / u_f32 = 2⁻¹¹ / 2⁻²⁴ = 8192 입니다. 실제 오차도 그만큼 다를까요? 아래 그림과 셀은 H200 에서 K 를 늘리며 잰 최대 상대 오차와, log-log 기울기(오차 ∝ K^기울기)입니다.
 """)
 code(r"""
 fig = L.error_growth_plot()
@@ -722,9 +793,9 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 단위 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS HGEMM 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누적기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 의 일반 측정에는 실행 비용이 몇 % 섞임). 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 의 일반 측정에는 실행 비용이 몇 % 섞임). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. 4096³ 의 비율은 기준과 재는 방법에 따라 {{goal_lo}}–{{goal_hi}} % 이고, '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
 * 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 접근 순서와 상관없이 보고하고, GPU 에서는 racecheck 가 보고합니다 (4.4절).
-* 허용 오차는 K·u 에 비례하게 유도해야 합니다. 한계의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
+* 허용 오차는 K·u 에 비례하게 유도해야 합니다 (한계 γ_K(2u)·M + …, f16 누적이면 K < 1024 에서만 있음). 한계의 주된 항의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
 ## 11. 체크포인트 퀴즈
 """)
@@ -737,7 +808,7 @@ md(r"""
 
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절의 실행 비용과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
 * **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특수화(warp specialization)와, Hopper 에서는 `wgmma`.
-* **Hopper 의 새 명령**: sm_90 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
+* **Hopper 의 새 명령**: Hopper 의 아키텍처 전용 타깃 sm_90a 에는 워프 그룹(128 스레드) 단위의 `wgmma` 와 TMA 비동기 복사가 있습니다 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음). 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 
