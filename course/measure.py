@@ -352,14 +352,15 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
         a, b = np.float32(1), np.float32(0)
         call = lambda: spec.launch(dA, dB, dC, 1.0, 0.0)                        # noqa: E731
         raw = lambda: spec.kernel[grid, spec.launch.block](dA, dB, dC, a, b)     # noqa: E731  (Numba's own)
-        host = bench.host_us(call, n=calls)
-        raw_host = bench.host_us(raw, n=calls)
+        k = int(min(calls, max(20, 0.15e6 / g)))       # ~0.15 s of GPU work per loop: a 3 ms kernel needs fewer calls
+        host = bench.host_us(call, n=k)
+        raw_host = bench.host_us(raw, n=k)
         cuda.synchronize()
         t = time.perf_counter()
-        for _ in range(calls):
+        for _ in range(k):
             call()
         cuda.synchronize()
-        per_call = (time.perf_counter() - t) / calls * 1e6
+        per_call = (time.perf_counter() - t) / k * 1e6
         graph = cp.cuda.Stream(non_blocking=True)
         fn = spec.launch.bind(dA, dB, dC, 1.0, 0.0, stream=cuda.external_stream(graph.ptr))
         graph.begin_capture()
@@ -380,7 +381,7 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
 def launch_cost_lines(rows, kernel="regblock_vec", where=None):
     """The launch-cost table: per size, the kernel's own time, Python's host time per launch and what a loop of
     launches gets per call, with the share of the GPU left idle."""
-    lines = [f"{where or here_label() or '기록'} — {kernel}, 호출 {len(rows) and 200}번을 기다리지 않고 연달아 launch:",
+    lines = [f"{where or here_label() or '기록'} — {kernel}, 기다리지 않고 연달아 launch (크기마다 0.15 초 남짓):",
              "   n³   커널(GPU) µs   launch 1번(호스트) µs   Numba 만 µs   루프의 1회 µs   GPU 가 쉰 비율   그래프 1회 호스트 µs"]
     for r in rows:
         idle = max(0.0, 1 - r["gpu_us"] / r["per_call_us"])
