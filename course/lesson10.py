@@ -290,7 +290,7 @@ def bench_rows(n=None):
     """[{kernel, n, output, TFLOP/s, % of cuBLAS HGEMM (f32 out), % of the cuBLAS with the same output type}] of the
     recorded level-6 run; 'cuBLAS_f16out' is cuBLAS with f16 output, the baseline of the f16-output kernels."""
     rows = []
-    for r in H200_LEVEL6.run().select(n=n):
+    for r in H200_LEVEL6.run().select(n=n, variant=""):
         same = r.extra.get("ratio_same_output")
         rows.append({"커널": r.kernel, "n": r.n, "출력": r.extra.get("output", "f16" if r.kernel == "cuBLAS_f16out" else "f32"),
                      "TFLOP/s": f"{r.tflops:.1f}", "cuBLAS 대비": f"{100 * r.ratio:.1f}%",
@@ -302,7 +302,7 @@ def best_kernel(n=4096):
     """{kernel, n, tflops, ratio, cublas_tflops} of the fastest of our level-6 kernels in the recorded run at size n."""
     run = H200_LEVEL6.run()
     base = run.row("cuBLAS", n)
-    best = max((r for r in run.select(n=n) if not r.kernel.startswith("cuBLAS")), key=lambda r: r.tflops)
+    best = max((r for r in run.select(n=n, variant="") if not r.kernel.startswith("cuBLAS")), key=lambda r: r.tflops)
     return {"kernel": best.kernel, "n": n, "tflops": round(best.tflops, 1), "ratio": round(best.ratio, 3),
             "cublas_tflops": round(base.tflops, 1)}
 

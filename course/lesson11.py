@@ -121,6 +121,14 @@ def compare_layout(rec):
     return out
 
 
+def layout_probes(rec):
+    """(layout probes, of them agreeing with sim/wgmma.py element for element, dynamic shared memory 1024-aligned in
+    every probe) of a wgmma layout record: the stores and TMA probes of patterns rc and k at every k16 step."""
+    probes = [p for p in rec["probes"] if p["pattern"] != "random"]
+    return (len(probes), sum(p["agree"] == p["total"] for p in probes),
+            all(p["smem_address_mod_1024"]["dynamic"] == 0 for p in rec["probes"]))
+
+
 def swizzle_grid(rows=8):
     """The 16-byte chunk each logical chunk c of row r lands in, 128-byte swizzle (sim.wgmma.swizzle)."""
     from sim import wgmma

@@ -24,7 +24,10 @@ if PERF is not None:
                **{f"{k}_{n}": f"{100 * r.ratio:.1f}" for (k, n), r in _R.items() if k != "cuBLAS"},
                **{f"cub_{n}": f"{r.tflops:.0f}" for (k, n), r in _R.items() if k == "cuBLAS"})
 if LAYOUT is not None:
-    FIG.update(layout_gpu=LAYOUT.gpu, layout_date=LAYOUT.date)
+    _N, _AGREE, _ALIGNED = L11.layout_probes(LAYOUT)
+    FIG.update(layout_gpu=LAYOUT.gpu, layout_date=LAYOUT.date,
+               layout_agree=(f"{_N}개가 모두" if _AGREE == _N else f"{_N}개 중 {_AGREE}개만"),
+               layout_aligned="에서 시작했습니다" if _ALIGNED else "에서 시작하지 않은 탐침이 있었습니다")
 
 OUT = Path(__file__).resolve().parents[1] / "11_hopper_wgmma_tma.ipynb"
 NB = Notebook("nb11", OUT)
@@ -46,7 +49,9 @@ if LAYOUT is None:
                    "PTX ISA 의 그림과 그 예제(`tests/test_wgmma_model.py`)가 근거입니다.")
 else:
     LAYOUT_LINE = ("{{layout_gpu}} 에서 기록한 레이아웃({{layout_date}})과 모델을 원소마다 비교합니다 "
-                   "(`benchmarks/record_wgmma_layout.py`).")
+                   "(`benchmarks/record_wgmma_layout.py`). 그 기록에서 일반 저장과 TMA 로 채운 타일, k16 단계 0–3 의 "
+                   "레이아웃 탐침 {{layout_agree}} 모델(`sim/wgmma.py`)과 원소마다 같았고, `alignment=1024` 로 선언한 "
+                   "동적 공유 메모리는 1024 바이트 경계{{layout_aligned}}.")
 
 md(r"""
 # 11. Level 7 — Hopper 의 `wgmma` 와 TMA: mma.sync 의 천장 너머로
