@@ -20,7 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPU_LINE = "@@gpu "                # the child names the GPU it ran on: the record's run says where it was checked
 SHAPES = [(70, 50, 100), (136, 264, 130), (64, 40, 300)]
 METHOD = ("compute-sanitizer memcheck (--report-api-errors no), racecheck and synccheck, each over one process that "
-          "launches every level-7 kernel once per shape of SHAPES and checks its result (benchmarks/sanitize_level7.py)")
+          "launches every level-7 kernel once per shape of SHAPES and checks its result "
+          "(benchmarks/sanitize_level7.py)")
 TOOLS = {"memcheck": ["--tool", "memcheck", "--report-api-errors", "no"], "racecheck": ["--tool", "racecheck"],
          "synccheck": ["--tool", "synccheck"]}
 

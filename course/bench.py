@@ -43,8 +43,8 @@ def method(rounds=ROUNDS, min_ms=MIN_MS, graphs=None):
     """How a run of `rounds` rounds was timed, in words (a record's `method`); graphs as in run()."""
     if graphs:
         return (f"per size: correctness first; {rounds} rounds in rotated order, each entry (a {BURST_MS:g} ms burst "
-                "where it is short, then) timed from CUDA graphs of 20 raw dispatches replayed 5 times (median), cuBLAS "
-                "too; median over rounds (host time per launch kept as its own column)")
+                "where it is short, then) timed from CUDA graphs of 20 raw dispatches replayed 5 times (median), "
+                "cuBLAS too; median over rounds (host time per launch kept as its own column)")
     how = "" if graphs is None else " (never from graphs)"
     text = (f"per size: correctness first; {rounds} rounds in rotated order, each entry (a {BURST_MS:g} ms burst where "
             f"it is short, then) CUDA events around >= {min_ms:g} ms of back-to-back calls through launch (3 groups, "
@@ -289,7 +289,7 @@ def _rel_err(C, ref):
 
 
 class _Entry:
-    """A kernel (or cuBLAS) at one size: its course call, its raw dispatch on a capture stream, its check, its C type."""
+    """A kernel (or cuBLAS) at one size: its course call, its raw dispatch on a capture stream, its check, C's type."""
 
     def __init__(self, label, call, raw_on, check, c_dtype=np.float32):
         self.label, self.call, self.raw_on, self.check, self.c_dtype = label, call, raw_on, check, c_dtype
@@ -423,7 +423,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
                 extra = {"rounds_ms": times[e.label], "timed_by": "graph" if by_graph else "events"}
                 if F16OUT in med and not e.label.startswith("cuBLAS"):
                     f16 = e.c_dtype == np.float16
-                    extra.update(output="f16" if f16 else "f32", ratio_same_output=med[F16OUT if f16 else "cuBLAS"] / ms)
+                    extra.update(output="f16" if f16 else "f32",
+                                 ratio_same_output=med[F16OUT if f16 else "cuBLAS"] / ms)
                 row = records.Row(kernel=name, n=n, ms=ms, tflops=flops / ms / 1e9, ratio=med["cuBLAS"] / ms,
                                   correct=ok, variant=variant.rstrip("]"), rel_err=err,
                                   spread=(min(per_round), max(per_round)) if e.label != "cuBLAS" else None,

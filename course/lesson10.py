@@ -13,7 +13,7 @@ from sim.korean import josa
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 # the GPU records this lesson reads (course/recorded/, one schema: course.records), each loaded once
-H200_LEVEL6 = records.load("gpu_h200_level6")             # level-6 kernels vs cuBLAS HGEMM (benchmarks/record_level6.py)
+H200_LEVEL6 = records.load("gpu_h200_level6")             # level-6 kernels vs cuBLAS HGEMM (record_level6.py)
 H200_EXPLORE = records.load("gpu_h200_level6_explore")    # tc.build_tiled configurations, kernels as loaded
 FAST = records.load("gpu_h100_level6_fast")                # mma_swizzle -> mma_fast on the H100: runs 1-6, run7_graph
 FAST_H200 = records.load("gpu_h200_level6_fast")           # the final mma_fast on an H200: h200_run1, h200_graph
@@ -292,7 +292,8 @@ def bench_rows(n=None):
     rows = []
     for r in H200_LEVEL6.run().select(n=n, variant=""):
         same = r.extra.get("ratio_same_output")
-        rows.append({"커널": r.kernel, "n": r.n, "출력": r.extra.get("output", "f16" if r.kernel == "cuBLAS_f16out" else "f32"),
+        out = r.extra.get("output", "f16" if r.kernel == "cuBLAS_f16out" else "f32")
+        rows.append({"커널": r.kernel, "n": r.n, "출력": out,
                      "TFLOP/s": f"{r.tflops:.1f}", "cuBLAS 대비": f"{100 * r.ratio:.1f}%",
                      "같은 출력 cuBLAS 대비": f"{100 * same:.1f}%" if same is not None else "-"})
     return rows
@@ -771,10 +772,15 @@ BASELINE_RUNS = ("run3", "run4", "run5", "run6")    # H100 runs that timed cuBLA
 STEADY = "barrier_at_tile_start"                      # one kernel they all timed, unchanged where steady_runs says
 
 
+def _group_m(run):
+    """The default block order (GROUP_M) of mma_fast in one recorded H100 run."""
+    return FAST.run(run).extra["config"]["GROUP_M"]
+
+
 def steady_runs():
     """The BASELINE_RUNS whose STEADY is the same kernel as in the final runs: the run's default block order
     (GROUP_M) is the final one (run 3's default was GROUP_M = 8, so its STEADY was another kernel)."""
-    return tuple(r for r in BASELINE_RUNS if FAST.run(r).extra["config"]["GROUP_M"] == FAST["config"]["GROUP_M"])
+    return tuple(r for r in BASELINE_RUNS if _group_m(r) == FAST["config"]["GROUP_M"])
 
 
 def baseline_rows(n=4096):
@@ -788,7 +794,7 @@ def baseline_rows(n=4096):
         fast = tf[("fast", n)] if run in FINAL_RUNS else None
         rows.append({"실행": run, "시간 재기": "일반 (실행마다 호출)", "cuBLAS TFLOP/s": f"{cub:.0f}",
                      f"{STEADY} TFLOP/s (cuBLAS 대비)": (f"{st:.0f} ({100 * st / cub:.1f} %)" if run in same else
-                                                      f"- (GROUP_M = {FAST.run(run).extra['config']['GROUP_M']}: 다른 커널)"),
+                                                      f"- (GROUP_M = {_group_m(run)}: 다른 커널)"),
                      "mma_fast (cuBLAS 대비)": f"{fast:.0f} ({100 * fast / cub:.1f} %)" if fast else "- (lean 이전)"})
     g = ablation(FAST.run(GRAPH_RUN))
     rows.append({"실행": GRAPH_RUN, "시간 재기": "CUDA 그래프", "cuBLAS TFLOP/s": f"{g[('cuBLAS', n)].tflops:.0f}",

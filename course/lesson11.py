@@ -146,11 +146,13 @@ PERF_COLUMNS = ["커널", "n", "TFLOP/s", "cuBLAS 대비", "시간 재기", "호
 
 def perf_rows(rec):
     """(kernel, n, TFLOP/s, % of cuBLAS in the same run, how it was timed, host µs per launch) of a level-7 record
-    (its last run) or of a records.Run (a live course.bench run); [] without one."""
+    (its last run) or of a records.Run (a live course.bench run); [] without one. A kernel whose result was wrong
+    (checked before timing) shows no speed."""
     if rec is None:
         return []
     run = rec.run() if isinstance(rec, records.Record) else rec
-    return [(r.label, r.n, f"{r.tflops:.0f}", f"{100 * r.ratio:.1f}%", TIMED_BY.get(r.extra.get("timed_by"), "-"),
+    return [(r.label, r.n, f"{r.tflops:.0f}" if r.correct is not False else "결과 틀림",
+             f"{100 * r.ratio:.1f}%" if r.correct is not False else "-", TIMED_BY.get(r.extra.get("timed_by"), "-"),
              f"{r.host_us:.0f}" if r.host_us is not None else "-") for r in run.rows]
 
 

@@ -38,7 +38,8 @@ def _level7_record(folder):
             for m in (2048, 4096) for k, t in ms.items()]
     run = records.Run(id="h100_test", gpu="NVIDIA H100 80GB HBM3", cc=(9, 0), date="2026-12-01", baseline=bench.HGEMM,
                       method=bench.method(), rows=tuple(rows))
-    path = bench.save_run(folder / f"{L.PERF_RECORD}.json", run, "level 7 vs cuBLAS HGEMM (test)", {"goal": {"4096": 0.75}})
+    path = bench.save_run(folder / f"{L.PERF_RECORD}.json", run, "level 7 vs cuBLAS HGEMM (test)",
+                          {"goal": {"4096": 0.75}})
     return records.load(L.PERF_RECORD, path.parent)
 
 
@@ -50,6 +51,9 @@ def test_perf_rows_read_a_schema_record(tmp_path):
     assert rows[3] == ("wgmma_ws", 2048, f"{2 * 2048 ** 3 / 0.040 / 1e9:.0f}", "75.0%", "CUDA 그래프", "30")
     assert rows[8][3:5] == ("75.0%", "CUDA 이벤트") and L.perf_rows(rec.run()) == rows      # a Run (live) alike
     assert L.timing_note(rec) == "2048³ CUDA 그래프, 4096³ CUDA 이벤트"
+    import dataclasses
+    wrong = dataclasses.replace(rec.run(), rows=(dataclasses.replace(rec.rows[3], correct=False),))
+    assert L.perf_rows(wrong) == [("wgmma_ws", 2048, "결과 틀림", "-", "CUDA 그래프", "30")]   # no speed for it
 
 
 def _nb11(monkeypatch, perf):

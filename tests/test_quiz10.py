@@ -52,7 +52,7 @@ def test_keys_agree_with_models():
     assert K == 4096 and QS["q7"]["key"] == round(ratio) and "8192" in QS["q7"]["prompt"]
     assert tc.UNIT_ROUNDOFF["f16"] / tc.UNIT_ROUNDOFF["f32"] == 8192
     run = lesson10.H200_LEVEL6.run()
-    assert run.tflops("mma_pipe", 4096) > run.tflops("mma_warps", 4096)          # q5: the 2-stage pipeline is what overlaps
+    assert run.tflops("mma_pipe", 4096) > run.tflops("mma_warps", 4096)      # q5: the 2-stage pipeline overlaps
 
 
 def kn_smem(name):

@@ -12,7 +12,7 @@ from course import lesson10 as L10  # noqa: E402  (record readers shared with th
 from course import records  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-REC = L10.H200_LEVEL6                   # the records through the one loader (course.records), as course.lesson10 reads them
+REC = L10.H200_LEVEL6                   # the records through the one loader, as course.lesson10 reads them
 EXP = L10.H200_EXPLORE
 _B = {(r.kernel, r.n): r for r in REC.run().select(variant="")}      # the registered kernels and cuBLAS
 _OURS = [r for (k, n), r in _B.items() if n == 4096 and not k.startswith("cuBLAS")]
