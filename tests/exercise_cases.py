@@ -26,7 +26,7 @@ CASES = {
         ("less_equal", [("r < X.shape[0] and c < X.shape[1]", "r <= X.shape[0] and c <= X.shape[1]")], "out_of_bounds"),
         ("rows_only", [("if r < X.shape[0] and c < X.shape[1]:", "if r < X.shape[0] and c < X.shape[0] + 100:")],
          "out_of_bounds"),
-        ("one_outside", [("return float32(0.0)", "return float32(1.0)")], "k_padding"),
+        ("one_outside", [("return float32(0.0)", "return float32(1.0)")], "outside_not_zero"),
     ],
 }
 

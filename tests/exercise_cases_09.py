@@ -28,7 +28,7 @@ CASES = {
     "09-1": [
         # wait_group(S-1) in the one-barrier order: tile kt's group is still pending when it is computed
         ("wait_n_too_large", [(_WAIT, "        ptx.cp_async_wait_group_2()  ")], "wait_too_large"),
-        ("no_wait", [(_WAIT, "        pass                         ")], "wait_too_large"),
+        ("no_wait", [(_WAIT, "        pass                         ")], "no_wait"),
         ("no_barrier_after_wait", [(_BAR, "        pass                         ")], "no_barrier_after_wait"),
         # prefetch before the barrier: the buffer of tile kt-1 is refilled while slower threads still read it
         ("prefetch_before_barrier", [(_BAR, "        pass                         "),
@@ -58,7 +58,7 @@ CASES["09-2"] = [
     ("column_not_times_vec", [(_A_MAP, "a_row, a_col = tid // (BK // VEC), tid % (BK // VEC)")], "misaligned"),
     # A divided by B's float4 per row: rows 0..7 only, every float4 there copied by four threads
     ("a_rows_with_b_count", [(_A_MAP, "a_row, a_col = tid // (BN // VEC), (tid % (BK // VEC)) * VEC")], "overlap"),
-    ("no_k_offset", [("kt * BK + a_col)", "a_col)")], "misplaced"),
+    ("no_k_offset", [("kt * BK + a_col)", "a_col)")], "no_k_offset"),
     ("b_with_a_map", [(_B_MAP, "b_row, b_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC")], "out_of_bounds"),
     ("b_half_the_columns", [(_B_MAP, "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * 2")], "misaligned"),
 ]

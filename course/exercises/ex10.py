@@ -5,17 +5,15 @@ import numpy as np
 from kernels_numba.infra import device, tc
 from sim import mma
 
+from sim.korean import josa
+
+from . import probe
 from .core import EXERCISES, exercise, fail, gpu_note, passed
 from .diagnose import heatmap, run_shapes
 
 WARP = 32
 SHAPE = {"A": (16, 16), "B": (16, 8), "C": (16, 8)}
 AXES = {"A": ("행", "열"), "B": ("k(행)", "n(열)"), "C": ("행", "열")}
-# names a student might call to get the answer from the model instead of computing it
-MODEL_NAMES = {"c_elements", "a_elements", "b_elements", "owner", "lane_map", "ELEMENTS", "fragments_from_tiles",
-               "tiles_from_fragments", "ldmatrix_for_mma", "ldmatrix_address_lane", "ldmatrix_address_lanes"}
-
-
 def frag(matrix, g, t):
     """The fragment formula of sim/mma.py written with (groupID, threadID_in_group) as free inputs (for variants)."""
     if matrix == "C":
@@ -64,27 +62,19 @@ def lane_grid(lanes):
     return "\n".join(rows)
 
 
-def uses_model(fn):
-    """True when the function's code refers to sim/mma.py's answers (by name or through a global bound to it)."""
-    fn = getattr(fn, "py_func", fn)
-    code, names, todo = getattr(fn, "__code__", None), set(), []
-    if code is None:
-        return False
-    todo.append(code)
-    while todo:
-        c = todo.pop()
-        names |= set(c.co_names)
-        todo += [k for k in c.co_consts if hasattr(k, "co_names")]
-    if names & MODEL_NAMES:
-        return True
-    glb = getattr(fn, "__globals__", {})          # an alias: from sim.mma import c_elements as f
-    return any(getattr(glb.get(n), "__module__", None) == "sim.mma" and getattr(glb.get(n), "__name__", "") in MODEL_NAMES
-               for n in names)
+def _model_used(ex_id, rec):
+    """A failure when the student's function called sim/mma.py (found by watching the run, at any depth)."""
+    c = rec.model_calls[0]
+    return fail(ex_id, "uses_model", f"sim/mma.py 의 `{c.name}`를 불러서 답을 얻고 있습니다: 그 모델이 바로 확인 셀의 "
+                "정답이라, 이것은 아무것도 확인하지 못합니다. 레인 번호에서 직접 계산하세요 (lane >> 2, lane % 4 와 "
+                "덧셈·곱셈만으로 됩니다).", f"  부른 곳: {probe.line_text(c.site)}", where=probe.line_text(c.site))
 
 
-def _model_used(ex_id):
-    return fail(ex_id, "uses_model", "sim/mma.py 의 답(mma.c_elements, mma.owner, ldmatrix_for_mma 같은 함수)을 불러서 "
-                "돌려주고 있습니다: 레인 번호에서 직접 계산하세요 (lane >> 2, lane % 4 와 덧셈·곱셈만으로 됩니다).")
+def _answers(student, lanes=WARP):
+    """[student(lane) for every lane] with the run watched for calls into sim/mma.py: (answers, recording)."""
+    with probe.recording(model_files=(probe.model_file(mma),)) as rec:
+        out = [student(lane) for lane in range(lanes)]
+    return out, rec
 
 
 def _pairs(v, n):
@@ -169,16 +159,17 @@ def _order_message(matrix, perm):
 
 def check_fragment(ex_id, matrix, student):
     """PASS, or which lanes and registers hold the wrong element of `matrix` and what pattern that is."""
-    if uses_model(student):
-        return _model_used(ex_id)
+    raw, rec = _answers(student)
+    if rec.model_calls:
+        return _model_used(ex_id, rec)
     n = len(mma.ELEMENTS[matrix](0))
     R, C = SHAPE[matrix]
     got = []
     for lane in range(WARP):
-        v = _pairs(student(lane), n)
+        v = _pairs(raw[lane], n)
         if v is None:
             return fail(ex_id, "input", f"레인 {lane}: ({AXES[matrix][0]}, {AXES[matrix][1]}) 정수 쌍 {n}개의 리스트를 "
-                        f"돌려주세요 (받은 값: {student(lane)!r:.80}).")
+                        f"돌려주세요 (받은 값: {raw[lane]!r:.80}).")
         got.append(v)
     truth = [mma.ELEMENTS[matrix](l) for l in range(WARP)]
     if got == truth:
@@ -298,11 +289,12 @@ def _block_of(addrs):
 
 def check_ldsm(student):
     ex_id = "10-4"
-    if uses_model(student):
-        return _model_used(ex_id)
+    raw, rec = _answers(student)
+    if rec.model_calls:
+        return _model_used(ex_id, rec)
     got = []
     for lane in range(WARP):
-        v = student(lane)
+        v = raw[lane]
         a, b = (_pairs(v, 2) or [None, None]) if isinstance(v, (tuple, list)) and len(v) == 2 else (None, None)
         if a is None:
             return fail(ex_id, "input", f"레인 {lane}: ((A 의 행, 열), (B 의 행, 열)) 을 돌려주세요 (받은 값: {v!r:.80}).")
@@ -424,14 +416,16 @@ def _kloop_launch(kernel, runs):
     return launch
 
 
-KLOOP_SHAPES = ((32, 16, 48, 1.0, 0.0), (16, 24, 32, 0.5, 2.0))
+KLOOP_SHAPES = ((32, 16, 48, 1.0, 0.0), (16, 24, 32, 0.5, 2.0), (16, 8, 16, 1.0, 0.0))     # K steps 3, 2, 1
 
 
 def check_kloop_kernel(ex_id, kernel):
     """Run the one-warp kernel on two shapes; on a wrong C, name the fragment mistake whose product matches it."""
     runs = []
     res = run_shapes(ex_id, _kloop_launch(kernel, runs), KLOOP_SHAPES, tile=(16, 8), BK=16, dtype=np.float16,
-                     tol=tc_tol)
+                     tol=tc_tol, product="ldmatrix 에 주는 행 주소(10-4)와 mma 에 넘기는 a0..a3, b0, b1 의 순서",
+                     nan_cause="ldmatrix 가 아직 채우지 않은 공유 메모리를 읽었습니다(시뮬레이터는 공유 메모리를 NaN 으로 "
+                               "채웁니다): copy_tiles 와 ldmatrix 사이의 배리어나 ldmatrix 의 주소를 보세요")
     if res.ok:
         shapes = ", ".join(f"{M}×{N}×{K}" for M, N, K, _, _ in KLOOP_SHAPES)
         return passed(ex_id, f"(M×N×K) = {shapes} (alpha/beta 포함) 에서 float64 기준값과 tc.error_bound (f16 입력, f32 "
