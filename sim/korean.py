@@ -117,8 +117,8 @@ def wrong_particles(text):
             continue
         before = text[:start]
         last = before[-1]
-        if last.isspace() or last in "([{":
-            continue
+        if last.isspace() or last in "([{.,:;!?…·":
+            continue                             # a new word ('입니다. 이 함수'), not a particle
         pair = _PAIR_OF[p]
         ctx = text[max(0, start - 12):m.end()]
         if _is_hangul(last):
@@ -127,11 +127,13 @@ def wrong_particles(text):
             continue
         if last == ")":
             word = _word_before_paren(before, len(before) - 1)
-            if word is not None:
-                if word and _is_hangul(word[-1]) and not space:
-                    before = word
-                elif word and _is_hangul(word[-1]):
-                    continue
+            if word:                             # 'As(32×8)와', '타일(k = …)이': the word decides
+                if not _is_hangul(word[-1]):
+                    continue                     # a Latin word: its English reading is not known here
+                before = word
+        token = re.search(r"[A-Za-z]+$", before.rstrip("`'\"")) if before[-1] in "`'\"" or before[-1].isalpha() else None
+        if token and len(token.group(0)) > 1 and not token.group(0).isupper():
+            continue                             # an English word ('commit', 'scol'): read as English, not judged
         fc = final_consonant(before)
         if fc is None:
             continue

@@ -13,7 +13,7 @@ from .core import exercise, fail, passed, technique
 from .diagnose import run_shapes
 
 TILE = 16
-PADS = (4, 0, 33)        # the notebook's p = 0..4, no padding at all, and past the 32 banks (p = 32 is conflict-free too)
+PADS = (4, 0, 31, 32)    # the notebook's p = 0..4, no padding at all, and around the 32 banks (p = 32 is conflict-free too)
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,7 +48,7 @@ def my_conflict_free_pads(max_pad=4):
 def check_pads(student):
     for max_pad in PADS:
         got = student(max_pad)
-        where = f"  (max_pad = {max_pad} 으로 불렀을 때)"
+        where = f"  ({josa(f'max_pad = {max_pad}', '으로/로')} 불렀을 때)"
         if not isinstance(got, (list, tuple)) or not all(isinstance(p, (int, np.integer)) for p in got):
             return fail("06-1", "input", f"정수 p 의 리스트를 돌려주세요 (받은 값: {got!r:.80}).", where)
         got = sorted(set(int(p) for p in got))
@@ -80,8 +80,9 @@ def _square_launch(kernel, tile):
     return launch
 
 
-# (M, N, K, alpha, beta): K tiles 2 (ragged), 3, 1 (K < tile) and 5; no shape is square
-SHAPES = ((20, 11, 13, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (12, 7, 5, 1.0, 0.0), (8, 10, 40, 1.0, 0.0))
+# (M, N, K, alpha, beta): K tiles 2 (ragged), 3, 1 (K < tile) and 6 (K % 8 = 1: a last tile of one column); no shape
+# is square
+SHAPES = ((20, 11, 13, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (12, 7, 5, 1.0, 0.0), (8, 10, 41, 1.0, 0.0))
 PRODUCT8 = "곱하는 두 원소의 인덱스(As 의 행이 ty, Bs 의 열이 tx 이고, k 가 As 의 열이자 Bs 의 행인지)"
 
 
@@ -239,7 +240,7 @@ def _num(v):
                                "축(X.shape[0] 과 X.shape[1])을 확인해 보세요.",
               "outside_not_zero": "행렬 밖일 때 돌려주는 값은 무엇인가요? 그 값이 곱해져 더해지면 합은 어떻게 되나요?",
               "inside_wrong": "행렬 안일 때 읽는 원소의 인덱스 순서는 (r, c) 인가요?",
-              "k_padding": "K 가 타일의 배수가 아닐 때만 틀립니다: 행렬 밖에서 돌려주는 값을 보세요.",
+              "k_padding": "K 가 타일의 배수가 아닐 때만 틀립니다. 행렬 밖에서 돌려주는 값은 무엇인가요?",
           },
           solution="answers/ex06_bounds.py::load_or_zero", name="my_load_or_zero",
           preamble="from numba import cuda, float32", template='''

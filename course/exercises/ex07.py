@@ -608,8 +608,6 @@ def _reg_variants():
         ("warps_round_down", "블록의 워프 수를 내림으로 셌습니다: 32의 배수가 아닌 블록의 남는 스레드도 워프 하나를 통째로 "
          "씁니다 (33 스레드는 워프 2개). 워프 수는 올림입니다.",
          lambda r, t: _right(r, t, warps=lambda x: x // 32)),
-        ("no_block_limit", "블록 하나가 쓸 수 있는 레지스터 한도(65,536개)를 빠뜨렸습니다: 레지스터가 많고 블록이 크면 "
-         "블록 하나도 올라가지 못해 답이 0 입니다.", lambda r, t: _right(r, t, block_limit=False)),
         ("division", "65,536 ÷ (레지스터 × 스레드) 나눗셈 어림입니다: 할당 단위(256), 서브파티션(4), 블록 단위 세 "
          "규칙을 모두 넣어야 합니다.", lambda r, t: 65536 // (r * t)),
     ]
@@ -625,7 +623,6 @@ def _reg_variants():
               "no_alloc_unit": "워프 하나가 받는 레지스터 수는 regs·32 그대로인가요, 어떤 단위로 올림한 값인가요?",
               "no_subpartition": "65,536개를 한꺼번에 나누고 있나요? 워프는 어느 조각에 사나요?",
               "warps_round_down": "threads = 33 이면 워프는 몇 개인가요? 여러분의 식은 몇 개로 세나요?",
-              "no_block_limit": "블록 하나가 65,536개보다 많은 레지스터를 원하면 SM 에 몇 블록이 올라가나요?",
               "division": "세 규칙(할당 단위, 서브파티션, 블록 단위) 중 어느 것이 여러분의 식에 들어 있나요?",
               "zero_division": "threads 가 32보다 작을 때 여러분의 워프 수는 얼마인가요?",
               "not_whole_blocks": "블록 수를 나누는 연산은 정수 나눗셈인가요?",
@@ -647,10 +644,12 @@ def check_register_blocks(student):
     for r, t in cases:
         try:
             v = student(r, t)
-        except ZeroDivisionError:
+        except ZeroDivisionError as exc:
+            from .core import _student_site
+            site = probe.line_text(_student_site(exc.__traceback__))
             return fail(ex, "zero_division", f"regs = {r}, threads = {t}에서 0 으로 나눴습니다: 스레드가 32개보다 적은 "
                         "블록도 워프 하나를 통째로 씁니다. 블록의 워프 수는 올림으로 셉니다.",
-                        f"  모델: {want[r, t]}블록")
+                        f"  모델: {want[r, t]}블록", f"  위치: {site}" if site else "", where=site)
         if isinstance(v, (float, np.floating)) and not float(v).is_integer():
             return fail(ex, "not_whole_blocks", "블록 수가 정수가 아닙니다 "
                         f"(regs = {r}, threads = {t}에서 {v!r}): 블록은 통째로만 올라가므로 블록당 워프 수로 내림 "

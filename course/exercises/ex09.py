@@ -571,8 +571,9 @@ def _size_finding(rec, rows, cols):
             if size is None:
                 continue
             if size < 0:
-                why = (f"gcol = {gcol} 은 이미 cols = {cols} 이상이라 cols − gcol 이 음수입니다" if gcol >= cols else
-                       f"grow = {grow} 가 rows = {rows} 이상입니다" if grow >= rows else "")
+                why = (f"{josa(f'gcol = {gcol}', '은/는')} 이미 cols = {cols} 이상이라 cols − gcol 이 음수입니다"
+                       if gcol >= cols else f"{josa(f'grow = {grow}', '이/가')} rows = {rows} 이상입니다" if grow >= rows
+                       else "")
                 return ("negative_size", f"src-size 가 음수({size})입니다{at}: " + (why + ". " if why else "") +
                         "읽을 float 의 개수는 0 보다 작을 수 없습니다: 통째로 밖인 벡터는 0, 경계에 걸친 벡터는 안쪽 "
                         "개수입니다.", e.site)
@@ -604,7 +605,7 @@ def _size_finding(rec, rows, cols):
               "size_too_large": "16바이트 복사가 읽을 수 있는 가장 큰 src-size 는 얼마인가요?",
               "out_of_bounds": "통째로 밖인 벡터에도 주소를 줍니다. 그 주소는 X 안에 있나요? 행 검사를 했나요?",
               "misaligned": "경계에서 시작 열을 옮기지 않았나요? 16바이트 복사의 시작은 어디여야 하나요?",
-              "wrong_values": "목적지 (stage, srow, scol) 와 원본 (grow, gcol) 을 받은 그대로 넘겼나요?",
+              "wrong_values": "목적지와 원본의 인덱스를 받은 그대로 복사에 넘겼나요?",
           },
           solution="answers/ex09_zfill.py::copy16", name="my_copy16",
           preamble='''
