@@ -23,6 +23,10 @@ def final_consonant(word):
     """Index (1-27) of the final consonant with which `word` is read aloud, 0 if it ends in a vowel; None if unknown."""
     text = str(word)
     i = len(text) - 1
+    if text.endswith(")"):
+        w = _word_before_paren(text, i)
+        if w and _is_hangul(w[-1]):                  # '순서(로드 → 저장)' is read by its word: 순서를
+            return final_consonant(w)
     while i >= 0 and text[i] in _SKIP:
         if text[i] == "." and i > 0 and text[i - 1].isdigit() and i + 1 < len(text) and text[i + 1].isdigit():
             break                                # a decimal point inside a number is never at the end here

@@ -183,8 +183,8 @@ class _Plan:
     def _context(self, node):
         """The smallest statement-or-expression text around `node` (for the mutant's description)."""
         p = self.parent.get(id(node))
-        while p is not None and isinstance(p, (ast.BinOp, ast.UnaryOp, ast.Tuple)) and \
-                isinstance(self.parent.get(id(p)), (ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Call, ast.Subscript)):
+        while p is not None and isinstance(p, (ast.BinOp, ast.UnaryOp)) and \
+                isinstance(self.parent.get(id(p)), (ast.BinOp, ast.UnaryOp)):
             p = self.parent.get(id(p))
         return _seg(p)[:50] if p is not None and not isinstance(p, (ast.Module, ast.FunctionDef)) else ""
 
@@ -622,8 +622,10 @@ def equivalent(ex, source, attr=None):
         fn = getattr(load(source), attr or ex.solution_name)
     except Exception:                                         # noqa: BLE001
         return False
+    from course.exercises.probe import strict_global_indexing
     try:
-        return bool(_oracle(ex, fn, sol))
+        with strict_global_indexing():                        # a negative global index is out of bounds on the GPU
+            return bool(_oracle(ex, fn, sol))
     except Exception:                                         # noqa: BLE001
         return False
 
@@ -659,6 +661,7 @@ class Figures:
     seconds: float = 0.0
     codes: dict = field(default_factory=dict)
     equivalents: list = field(default_factory=list)
+    particles: list = field(default_factory=list)        # particle mistakes found in the diagnoses' own text
 
     @property
     def rate(self):
@@ -682,6 +685,13 @@ def run_exercise(ex, oracle=True, check_kills=False, log=print):
         if status == "killed":
             fig.killed += 1
             fig.codes[res.code] = fig.codes.get(res.code, 0) + 1
+            from course.exercises.diagnose import Foreign
+            from sim.korean import wrong_particles
+            own = "\n".join([res.message, res.where] + [d for d in res.details if not isinstance(d, Foreign)])
+            for w in wrong_particles(own):
+                if w not in fig.particles:
+                    fig.particles.append(w)
+                    log(f"  PARTICLE {ex.id} {res.code}: {w}")
             if check_kills and res.code not in ("error", "out_of_bounds", "misaligned", "divergent_barrier",
                                                  "zero_division", "input") and equivalent(ex, m.source):
                 fig.false_kills.append((m, res.code))
@@ -704,6 +714,8 @@ def main(argv=None):
     ap.add_argument("--no-oracle", action="store_true")
     ap.add_argument("--check-kills", action="store_true", help="also run the oracle on killed mutants (right answers "
                     "that a checker fails)")
+    ap.add_argument("--write-equivalents", action="store_true", help=f"record the equivalent mutants in {EQUIV_FILE.name} "
+                    "(keeping the reasons already written there)")
     args = ap.parse_args(argv)
     exs = [core.get(e) for e in args.exercises] if args.exercises else core.catalog()
     rows = []
@@ -730,6 +742,12 @@ def main(argv=None):
             "codes": f.codes, "equivalents": [(m.id, m.desc) for m in f.equivalents],
             "false_kills": [(m.id, m.desc, c) for m, c in f.false_kills], "seconds": f.seconds} for f in rows],
             ensure_ascii=False, indent=1), encoding="utf-8")
+    if args.write_equivalents:
+        old = json.loads(EQUIV_FILE.read_text(encoding="utf-8")) if EQUIV_FILE.exists() else {}
+        for f in rows:
+            keep = old.get(f.ex_id, {})
+            old[f.ex_id] = {m.id: keep.get(m.id, m.desc) for m in f.equivalents}
+        EQUIV_FILE.write_text(json.dumps(dict(sorted(old.items())), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     bad = [f for f in rows if f.rate < 0.95 or f.false_kills]
     return 1 if bad else 0
 

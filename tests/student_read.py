@@ -791,6 +791,10 @@ def main(argv=None):
     for nb in ("06", "07", "08", "09", "10"):
         subs = [s for s in SUBMISSIONS if s[0].startswith(nb)]
         for (ex_id, kind, label, expect, _), code, text, hint2 in _run_kernel_session(nb, subs):
+            from sim.korean import wrong_particles
+            bad_particles = wrong_particles(text.split("공유 메모리 경쟁")[0]) + wrong_particles(hint2)
+            if bad_particles:
+                print(f"    PARTICLE {bad_particles}")
             ok = code in expect
             rows.append({"exercise": ex_id, "submission": label, "kind": kind, "verdict": code, "expected":
                          sorted(expect), "as_expected": ok, "message": text, "hint2": hint2})

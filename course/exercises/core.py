@@ -311,9 +311,11 @@ def simulate(ex, student, variant=0, timeout=600):
 
 
 def _run(ex, student, variant):
+    from .probe import strict_global_indexing
     VARIANT[0] = int(variant)
     try:
-        return ex.run(student)
+        with strict_global_indexing():
+            return ex.run(student)
     except Exception as exc:         # the student's code may fail in any way: explain, never crash the cell
         return explain_exception(ex.id, exc, student)
     finally:

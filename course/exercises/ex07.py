@@ -20,8 +20,8 @@ BLOCK = (BN // TN, BM // TM)   # (16, 8) threads: x walks N, y walks M
 THREADS = BLOCK[0] * BLOCK[1]  # 128
 A_PASSES = BM * BK // THREADS  # 2 loads per thread for As (32 x 8)
 B_PASSES = BK * BN // THREADS  # 2 loads per thread for Bs (8 x 32)
-# (M, N, K, alpha, beta): 2 K tiles, 3 K tiles (ragged M, N, K), 1 K tile (K < BK); two blocks each
-SHAPES = ((40, 32, 16, 1.0, 0.0), (33, 20, 20, 0.5, 2.0), (32, 40, 5, 1.0, 0.0))
+# (M, N, K, alpha, beta): 2 K tiles, 3 K tiles (ragged M, N, K; K % 8 = 1), 1 K tile (K < BK); two blocks each
+SHAPES = ((40, 32, 16, 1.0, 0.0), (33, 20, 17, 0.5, 2.0), (32, 40, 5, 1.0, 0.0))
 
 
 @cuda.jit(device=True)
@@ -49,8 +49,8 @@ def _micro(As, Bs, rC, thread_row, thread_col):
 
 
 def regblock_with(tile=None, load=None, micro=None):
-    """The exercises' register-blocked kernel with the student's device function in place of one of its parts."""
-    from course.lesson06 import load_or_zero, store_c
+    """The exercises' register-blocked kernel with the student's device function in place of one of its parts (the
+    bounds-checked loads and the stores are written inline: a device call costs the simulator far more than a line)."""
     tile, load, micro = tile or _tile, load or _load, micro or _micro
 
     @cuda.jit
@@ -58,7 +58,8 @@ def regblock_with(tile=None, load=None, micro=None):
         As = cuda.shared.array((BM, BK), float32)
         Bs = cuda.shared.array((BK, BN), float32)
         rC = cuda.local.array((TM, TN), float32)
-        K = A.shape[1]
+        M, K = A.shape
+        N = B.shape[1]
         tx = cuda.threadIdx.x
         ty = cuda.threadIdx.y
         tid = ty * BLOCK[0] + tx
@@ -71,16 +72,20 @@ def regblock_with(tile=None, load=None, micro=None):
         for k0 in range(0, K, BK):
             for p in range(A_PASSES):
                 r, c = load(tid, p, BM, BK)
-                As[r, c] = load_or_zero(A, block_row + r, k0 + c)
+                gr, gc = block_row + r, k0 + c
+                As[r, c] = A[gr, gc] if gr < M and gc < K else float32(0.0)     # 0 outside A
             for p in range(B_PASSES):
                 r, c = load(tid, p, BK, BN)
-                Bs[r, c] = load_or_zero(B, k0 + r, block_col + c)
+                gr, gc = k0 + r, block_col + c
+                Bs[r, c] = B[gr, gc] if gr < K and gc < N else float32(0.0)
             cuda.syncthreads()       # the tiles are complete before anyone reads them
             micro(As, Bs, rC, thread_row, thread_col)
             cuda.syncthreads()       # everyone has read them before the next pass overwrites them
         for m in range(TM):
             for n in range(TN):
-                store_c(C, block_row + thread_row + m, block_col + thread_col + n, rC[m, n], alpha, beta)
+                gr, gc = block_row + thread_row + m, block_col + thread_col + n
+                if gr < M and gc < N:
+                    C[gr, gc] = alpha * rC[m, n] + (beta * C[gr, gc] if beta != 0 else float32(0.0))
 
     def launch(A, B, C, alpha, beta):
         M, N = C.shape
@@ -140,8 +145,8 @@ def _host_call(ex_id, rec):
     if not rec.host_calls:
         return None
     c = rec.host_calls[0]
-    return fail(ex_id, "host_helper", f"장치 함수(device function) 안에서 파이썬 함수 `{c.name}`"
-                f"({_where_defined(c.file)})를 부릅니다: GPU 커널 안에서는 @cuda.jit 로 컴파일한 함수만 부를 수 있습니다 "
+    return fail(ex_id, "host_helper", f"장치 함수(device function) 안에서 파이썬 함수를 부릅니다: `{c.name}` "
+                f"({_where_defined(c.file)}). GPU 커널 안에서는 @cuda.jit 로 컴파일한 함수만 부를 수 있습니다 "
                 "(딕셔너리를 만드는 도우미는 더더욱). 인덱스를 정수 연산(//, %, *, +)으로 직접 계산하세요.",
                 f"  부른 곳: {probe.line_text(c.site)}", where=probe.line_text(c.site))
 
@@ -176,6 +181,7 @@ def _sub_tile_variant(f):
               "overlap": "그림에서 2 이상인 칸을 함께 맡은 두 스레드의 (tx, ty) 를 보세요. 두 부분 타일의 왼쪽 위 사이 "
                          "거리는 부분 타일의 크기(TM 행, TN 열)와 같은가요?",
               "swapped_xy": "threadIdx.x 가 늘어날 때 부분 타일은 오른쪽(열)으로 가나요, 아래(행)로 가나요?",
+              "return_order": "함수가 돌려주는 두 값 중 첫째는 행인가요, 열인가요? 커널은 어느 순서로 받나요?",
               "tm_tn_mixed": "부분 타일의 높이는 TM 인가요 TN 인가요? 행 간격에 쓰는 상수와 열 간격에 쓰는 상수를 "
                              "확인해 보세요.",
               "block_offset": "이 함수가 돌려주는 위치는 C 전체에서의 위치인가요, 블록 타일 안의 위치인가요?",
@@ -220,7 +226,12 @@ def check_thread_tile(student):
                 cover[r:r + TM, c:c + TN] += 1
     swapped = _sub_tile_variant(lambda tx, ty: (tx * TM, ty * TN))
     mixed = _sub_tile_variant(lambda tx, ty: (ty * TN, tx * TM))
+    col_row = _sub_tile_variant(lambda tx, ty: (tx * TN, ty * TM))
     launch = regblock_with(tile=student)
+    if (got == col_row).all():
+        return fail(ex, "return_order", "돌려주는 두 값의 순서가 바뀌었습니다: 함수는 (thread_row, thread_col), 곧 (행, 열) "
+                    "순서로 돌려줘야 하는데, 여러분의 답은 열 위치를 먼저, 행 위치를 나중에 돌려줍니다.",
+                    f"  예: (tx=1, ty=0) → {tuple(int(v) for v in got[0, 1])} (기대: (0, {TN}))")
     if (got == swapped).all():
         return fail(ex, "swapped_xy", "tx 와 ty 가 바뀌었습니다: threadIdx.x 는 열(N 방향), threadIdx.y 는 행(M 방향)을 "
                     f"따라갑니다. 이 블록은 {BLOCK[0]}×{BLOCK[1]} 스레드라 둘을 바꾸면 부분 타일이 블록 타일 밖으로 "
@@ -475,6 +486,11 @@ def _refine_micro(res, A, B, C0, C, shape):
         return fail(res.exercise, "overwrite", f"C 에 마지막 k(= {last})의 곱 하나만 남았습니다: rC[m, n] 에 "
                     "rA[m]·rB[n] 을 더하지 않고 덮어쓰고 있습니다.", _first_tile(bad))
     for j in range(BK):
+        missing = [k for k in range(K) if k % BK != j]          # every k of the tiles but the j-th of each
+        if len(missing) < K and close(C, *reference(A, B, C0, alpha, beta, missing)).all():
+            return fail(res.exercise, "missing_k", f"K 타일마다 k = {j}의 곱만 빠졌습니다: 마이크로커널의 k 루프가 "
+                        f"K 타일의 k {BK}개를 모두 도는지 (범위의 시작과 끝) 확인하세요.", _first_tile(bad))
+    for j in range(BK):
         ks = list(range(j, K, BK))
         if len(ks) < K and close(C, *reference(A, B, C0, alpha, beta, ks)).all():
             return fail(res.exercise, "one_k_per_tile", f"K 타일마다 k = {j} 하나의 곱만 더해졌습니다: 마이크로커널이 "
@@ -530,6 +546,7 @@ def _reuse(launch):
               "rb_index": "틀린 열 n 에서 rB[n] 을 읽는 Bs 의 열 번호는 n 에 따라 바뀌나요?",
               "overwrite": "rC[m, n] 에 곱을 쓰는 줄은 이전 값에 더하나요, 덮어쓰나요?",
               "one_k_per_tile": "k 루프는 몇 번 도나요? rA, rB 를 읽는 줄이 그 루프 안에 있나요?",
+              "missing_k": "k 루프의 범위는 어디서 시작해 어디서 끝나나요? BK 개를 모두 도나요?",
               "acc_reset": "이 함수 안에서 rC 를 0 으로 만드는 곳이 있나요? rC 를 처음 0 으로 만드는 것은 누구의 일인가요?",
               "register_unfilled": "그 줄에서 읽는 레지스터 배열에는 언제 값이 들어가나요? 읽기보다 먼저인가요?",
               "out_of_bounds": "As 의 모양은 (BM, BK), Bs 는 (BK, BN) 입니다. 위치에 나온 줄의 인덱스 순서가 그 모양과 "
@@ -598,10 +615,14 @@ def _right(regs, t, unit=256, sub=4, warps=_warps, block_limit=True, block_sub=4
 
 def _reg_variants():
     """Wrong-but-typical versions of the register rule: (code, message, function(regs, threads), ...)."""
+    units = [(u, f"워프당 레지스터를 {u}개 단위로 올렸습니다: 레지스터는 워프마다 256개 단위로 할당되므로 워프 "
+                 "하나가 쓰는 레지스터 수를 256 의 배수로 올려야 합니다 (스레드당 수를 8의 배수로 올리는 것과 같음).")
+             for u in (32, 64, 128, 512, 1024)]
     return [
         ("no_alloc_unit", "워프당 레지스터를 256개 단위로 올림하지 않았습니다: 레지스터는 워프마다 256개씩 할당되므로 "
          "워프 하나가 쓰는 레지스터 수를 256 의 배수로 올려야 합니다 (스레드당 수를 8의 배수로 올리는 것과 같음).",
          lambda r, t: _right(r, t, unit=1)),
+        *[("no_alloc_unit", msg, lambda r, t, u=u: _right(r, t, unit=u)) for u, msg in units],
         ("no_subpartition", "서브파티션을 빠뜨렸습니다: 레지스터 파일은 16,384개씩 4조각이고 워프 하나는 한 조각에만 "
          "삽니다. 65,536 을 통째로 나누지 말고 조각마다 들어가는 워프 수에 4를 곱해 세세요.",
          lambda r, t: _right(r, t, sub=1), lambda r, t: _right(r, t, sub=1, block_sub=1)),

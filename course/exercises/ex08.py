@@ -195,6 +195,12 @@ def _db_order(kernel):
     """The technique of 4.4 from the trace: in every loop iteration the global loads of the next tile come before the
     computation and the shared-memory stores after it. A technique Result, or None."""
     _, iters, _ = db_trace(kernel)
+    n = DB_K // T8
+    if len(iters) > n - 1:
+        site = next((e.site for e in iters[-1][1] if e.site), None)
+        return fail("08-2", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: K 타일 {n}개의 메인 루프는 "
+                    f"{n - 1}번(마지막 타일은 에필로그)이면 되는데 {len(iters)}번 돕니다. 남는 반복은 행렬 밖의 빈 "
+                    "타일을 읽고 0 을 더할 뿐입니다. 반복 횟수를 다시 세어 보세요.", where=probe.line_text(site))
     for kt, evs in iters:
         loads = [i for i, e in enumerate(evs) if e.kind == "gread"]
         reads = [i for i, e in enumerate(evs) if e.kind == "sread"]
@@ -215,7 +221,7 @@ def _db_order(kernel):
     return None
 
 
-DB_SHAPES = ((20, 11, 29, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))     # K tiles 4, 3, 1
+DB_SHAPES = ((20, 11, 29, 1.0, 0.0), (9, 17, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))     # K tiles 4, 5 (K % 8 = 1), 1
 
 
 @exercise("08-2", "레지스터 프리페치 더블 버퍼 루프 (프롤로그·루프·에필로그)", "4.4절",
@@ -240,6 +246,7 @@ DB_SHAPES = ((20, 11, 29, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
                                       "기다리는 것은 무엇인가요?",
               "load_after_compute": "다음 타일의 전역 로드는 계산보다 앞인가요, 뒤인가요? 계산하는 동안 날아오게 하려면 "
                                     "언제 보내야 하나요?",
+              "extra_iterations": "K 타일이 4개면 메인 루프는 몇 번 돌아야 하나요? 여러분의 n_tiles 는 얼마로 계산되나요?",
           },
           solution="answers/ex08_db8.py::db8", name="my_db8",
           preamble='''

@@ -124,7 +124,7 @@ def _loop_findings(kernel, n_tiles):
                             f"타일 t 를 버퍼 t % 3 에서 읽으므로, 타일 {josa(tile, '은/는')} {josa(f'버퍼 {tile % S3}', '으로/로')} 가야 "
                             "합니다 (발행의 버퍼 번호와 타일 번호를 같은 식으로 정하세요).", e.site)
                 prev = last_compute.get(stage)
-                if prev is not None and not any(x.kind == "bar" for x in flat[prev:]):
+                if prev is not None and not any(x.kind == "bar" for x in (flat + evs[:i])[prev:]):
                     return ("overwrite_stage", f"다른 스레드가 아직 읽는 버퍼에 다음 타일을 복사합니다{at(kt)}: 버퍼 "
                             f"{stage}의 마지막 계산과 이 발행 사이에 배리어가 없어, 느린 스레드가 읽는 중인 버퍼를 "
                             "덮어씁니다. 미리 읽기는 그 버퍼를 다 읽었다는 배리어 뒤에 하세요.", e.site)
@@ -167,6 +167,11 @@ def _loop_technique(kernel, n_tiles):
     """09-1's technique, from the trace of a loop that computes the right values: one barrier per tile, and the copy
     of tile kt + 1 still in flight while tile kt is computed (a wait_group that leaves it pending). None when kept."""
     (before, iters, after), _ = pipe_trace(kernel)
+    if len(iters) > n_tiles:
+        site = next((e.site for e in iters[-1][1] if e.site), None)
+        return fail("09-1", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: K 타일 {n_tiles}개에 반복 "
+                    f"{len(iters)}번입니다. 남는 반복은 행렬 밖의 빈 타일을 기다리고 0 을 더할 뿐입니다. 타일 수를 다시 "
+                    "세어 보세요.", where=probe.line_text(site))
     g = _Groups()
     for e in before:
         g.step(e)
@@ -210,7 +215,7 @@ def _pipeline_race(ex_id, report, n_tiles):
     return fail(ex_id, "race", "공유 메모리 경쟁(race)이 있습니다.", *lines, where=rw)
 
 
-PIPE_SHAPES = ((16, 12, 40, 1.0, 0.0), (9, 8, 16, 1.0, 0.0), (8, 9, 5, 0.5, 2.0))      # K tiles 5, 2, 1
+PIPE_SHAPES = ((16, 12, 40, 1.0, 0.0), (9, 8, 9, 1.0, 0.0), (8, 9, 5, 0.5, 2.0))       # K tiles 5, 2 (K % 8 = 1), 1
 
 
 def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
@@ -271,6 +276,7 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
                                        "무엇이 필요한가요?",
               "two_barriers": "두 배리어가 각각 무엇을 보장하나요? 이 순서에서 하나가 둘의 일을 함께 할 수 있나요?",
               "no_overlap": "타일 kt 를 계산할 때 타일 kt + 1 의 복사는 끝나 있어야 하나요, 날아가는 중이어도 되나요?",
+              "extra_iterations": "K 를 8 로 나눈 올림이 타일 수입니다. 여러분의 n_tiles 는 K = 40 에서 얼마인가요?",
               "race": "검출기가 가리킨 두 줄 사이에 무엇이 빠졌나요: wait, 배리어, 아니면 다른 버퍼인가요?",
           },
           solution="answers/ex09_pipeline.py::pipeline3", name="my_pipeline3",
@@ -477,7 +483,7 @@ def check_vec_map(student, M=64, N=64, K=40):
     if report:
         h = report.hazards[0]
         if h.kind in ("WAW", "IN_FLIGHT") and h.first_what == "cp.async" and h.second_what == "cp.async":
-            return fail("09-2", "overlap", f"두 스레드가 같은 float4 ({h.array}{list(h.index)})를 복사합니다: 매핑이 "
+            return fail("09-2", "overlap", f"두 스레드가 같은 {josa(f'float4 ({h.array}{list(h.index)})', '을/를')} 복사합니다: 매핑이 "
                         "겹치면 어떤 float4 는 아무도 복사하지 않습니다. tid 를 나누는 수가 그 타일 한 행의 float4 "
                         "개수인지 보세요 (A 와 B 가 다릅니다).", shape, "", diagnose.Foreign(h.ko),
                         where=diagnose.race_where(report))
@@ -618,7 +624,7 @@ def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
     raise NotImplementedError("행렬 안의 float 개수 n(0..4)을 세고 ptx.cp_async_cg_16_zfill(..., src-size) 를 부르세요")
 ''')
 def check_zfill(student):
-    shapes = ((10, 13), (7, 6), (9, 32), (3, 2), (17, 20))
+    shapes = ((10, 13), (7, 6), (9, 32), (3, 2), (17, 20), (1, 5))
     for rows, cols in shapes:
         shape = f"  행렬 rows × cols = {rows} × {cols} (X 의 행 길이 {-(-cols // 4) * 4 + 4}: 그 뒤는 행렬 밖)"
         with context(shape):
@@ -658,7 +664,7 @@ def check_zfill(student):
         if over.any():
             r, c = (int(i) for i in np.argwhere(over)[0])
             side = "행(grow ≥ rows)" if r >= rows else "열(gcol + j ≥ cols)"
-            return fail("09-3", "edge_overread", f"행렬 밖을 읽었습니다: 출력 ({r}, {c})는 0 이어야 하는데 X 의 행렬 밖 값 "
+            return fail("09-3", "edge_overread", f"행렬 밖을 읽었습니다: {josa(f'출력 ({r}, {c})', '은/는')} 0 이어야 하는데 X 의 행렬 밖 값 "
                         f"{josa(f'{PAD:g}', '이/가')} 왔습니다 ({side} 경계). src-size 를 행렬 안의 float 개수 × 4 바이트로 줄이세요 "
                         "(X.shape 가 아니라 rows, cols 로 판단).", shape, _picture(over))
         if zeroed.any():
@@ -669,7 +675,8 @@ def check_zfill(student):
             return fail("09-3", "wrong_values", f"틀린 원소 {int(bad.sum())}개 (NaN 은 복사가 도착하지 않은 자리): "
                         "목적지 (stage, srow, scol) 와 원본 (grow, gcol) 을 그대로 넘겼는지 보세요.", shape,
                         _picture(bad))
-    return passed("09-3", f"{len(shapes)}가지 모양(경계에 걸친 float4, 통째로 밖인 float4, 16보다 좁은 행렬 포함)에서 "
+    return passed("09-3", f"{len(shapes)}가지 모양(경계에 걸친 float4, 통째로 밖인 float4, 16보다 좁은 행렬, 한 행뿐인 "
+                  "행렬 포함)에서 "
                   "행렬 안은 그대로, 밖은 0 입니다.")
 
 

@@ -291,6 +291,39 @@ def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False
             patched[0].FakeCUDALocal.array = patched[1]
 
 
+@contextlib.contextmanager
+def strict_global_indexing():
+    """Inside: a negative index into a kernel's global array raises IndexError, as an access before the array does on
+    the GPU (numpy, under the simulator, would quietly read from the end instead)."""
+    from kernels_numba.infra import device
+    if not device.SIMULATOR:
+        yield
+        return
+    import numpy as np
+    from numba.cuda.simulator.cudadrv import devicearray as da
+    get, put = da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__
+
+    def check(self, idx):
+        for k in (idx if isinstance(idx, tuple) else (idx,)):
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k < 0:
+                raise IndexError(f"전역 배열(모양 {tuple(self._ary.shape)})의 음수 인덱스 {idx}: GPU 에서는 배열 앞의 "
+                                 "메모리를 가리킵니다 (numpy 처럼 끝에서 세지 않습니다) / negative index into a global "
+                                 "array: on the GPU it addresses memory before the array")
+
+    def getitem(self, idx):
+        check(self, idx)
+        return get(self, idx)
+
+    def setitem(self, idx, val):
+        check(self, idx)
+        return put(self, idx, val)
+    da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__ = getitem, setitem
+    try:
+        yield
+    finally:
+        da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__ = get, put
+
+
 def model_file(module):
     """The source file of a module (for recording(model_files=...))."""
     return os.path.abspath(module.__file__)

@@ -381,7 +381,7 @@ md(r"""
 **경계**: 행렬 밖 원소는 읽지 않고 0 으로 채워야 합니다. `async_vec` 는 (1) 블록 전체가 행렬 안이고 행이 정렬되어 있으면 검사 없는 16 B 복사, (2) 벡터 4개가 전부 밖이면 src-size 0 의 16 B 복사(읽지 않고 0 16바이트), (3) 일부만 안이거나 행 시작이 어긋나면(K 또는 N 이 4 의 배수가 아님) 4바이트 복사 4번(각각 src-size 4 또는 0)을 씁니다. src-size 4~12 의 16 B 복사 하나도 PTX 로는 합법이지만 우리 커널은 쓰지 않습니다. 7절의 기록된 compute-sanitizer 실행이 확인한 것은 4바이트 복사를 쓰는 이 형태입니다.
 """)
 NB.exercise("09-3", r"""
-경계를 16바이트 복사 **하나**로 처리해 봅시다: src-size 형태 `cp.async.cg.shared.global [dst], [src], 16, src_size;` 는 `src_size` 바이트만 읽고 나머지를 0 으로 씁니다 (`ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, src_size)`). 여기서는 X 의 행 길이를 4 의 배수로 늘려 두어 모든 행이 16 B 정렬입니다. 그래서 행렬의 열 수 `cols` 는 X 의 행 길이보다 작을 수 있습니다: 경계는 `rows`, `cols` 로만 판단하세요. 행렬 밖의 float 는 읽지 말고(0 으로 도착) 안의 float 는 모두 읽어야 합니다. 하나도 읽지 않는 복사(src-size 0)에도 이 과정은 `async_vec` 처럼 X 안의 주소를 줍니다. 확인 셀은 경계에 걸친 float4 와 통째로 밖인 float4 가 있는 다섯 모양에서 복사된 타일을 원소마다 비교하고, 틀리면 복사마다 넘긴 src-size 를 보고 어느 스레드의 어떤 값이 틀렸는지 알려 줍니다 (X 의 행렬 밖 자리에는 7777 이 들어 있습니다).
+경계를 16바이트 복사 **하나**로 처리해 봅시다: src-size 형태 `cp.async.cg.shared.global [dst], [src], 16, src_size;` 는 `src_size` 바이트만 읽고 나머지를 0 으로 씁니다 (`ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, src_size)`). 여기서는 X 의 행 길이를 4 의 배수로 늘려 두어 모든 행이 16 B 정렬입니다. 그래서 행렬의 열 수 `cols` 는 X 의 행 길이보다 작을 수 있습니다: 경계는 `rows`, `cols` 로만 판단하세요. 행렬 밖의 float 는 읽지 말고(0 으로 도착) 안의 float 는 모두 읽어야 합니다. 하나도 읽지 않는 복사(src-size 0)에도 이 과정은 `async_vec` 처럼 X 안의 주소를 줍니다. 확인 셀은 경계에 걸친 float4 와 통째로 밖인 float4 가 있는 여섯 모양에서 복사된 타일을 원소마다 비교하고, 틀리면 복사마다 넘긴 src-size 를 보고 어느 스레드의 어떤 값이 틀렸는지 알려 줍니다 (X 의 행렬 밖 자리에는 7777 이 들어 있습니다).
 """)
 md(r"""
 ## 7. 우리 커널 전체 읽기: `kernels_numba/async_vec.py`
