@@ -123,6 +123,8 @@ def wrong_particles(text):
         last = before[-1]
         if last.isspace() or last in "([{.,:;!?…·":
             continue                             # a new word ('입니다. 이 함수'), not a particle
+        if last in "\"'`" and (len(before) == 1 or before[-2] in " \t\n([\"'`"):
+            continue                             # an opening quote: a word starts ('"""이 함수는')
         pair = _PAIR_OF[p]
         ctx = text[max(0, start - 12):m.end()]
         if _is_hangul(last):
@@ -135,7 +137,7 @@ def wrong_particles(text):
                 if not _is_hangul(word[-1]):
                     continue                     # a Latin word: its English reading is not known here
                 before = word
-        token = re.search(r"[A-Za-z]+$", before.rstrip("`'\"")) if before[-1] in "`'\"" or before[-1].isalpha() else None
+        token = re.search(r"[A-Za-z]+$", before.rstrip("`'\")]} "))
         if token and len(token.group(0)) > 1 and not token.group(0).isupper():
             continue                             # an English word ('commit', 'scol'): read as English, not judged
         fc = final_consonant(before)

@@ -136,3 +136,31 @@ def test_wordings_a_native_reader_flagged_stay_fixed(path):
     # a Korean word and its particle are written together ('4.3절을', not '4.3절 을')
     spaced = re.findall("[\uac00-\ud7a3] (?:을|를|은|는|과|와|으로|이었|였|입니다)(?=[\\s.,:;)\"']|$)", text)
     assert not spaced, (path.name, spaced[:5])
+
+
+def _render(js, value):
+    """An f-string with every plain value replaced by `value` (a particle chosen by josa() stays right by itself)."""
+    out = []
+    for v in js.values:
+        if isinstance(v, ast.Constant):
+            out.append(str(v.value))
+        elif isinstance(v.value, ast.Call) and getattr(v.value.func, "id", "") in ("josa", "particle"):
+            out.append("값이")
+        else:
+            out.append(value)
+    return "".join(out)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_every_message_template_reads_right_with_consonant_and_vowel_values(path):
+    # each template rendered with values that end in a consonant (16: 십육) and in a vowel (2: 이): a particle that
+    # follows a value without josa() is wrong for one of them; plain texts are checked as they are
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            for value in ("16", "2"):
+                bad += [(node.lineno, value, w) for w in wrong_particles(_render(node, value))]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            bad += [(node.lineno, "-", w) for w in wrong_particles(node.value)]
+    assert not bad, bad[:5]

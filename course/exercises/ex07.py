@@ -203,7 +203,7 @@ def my_thread_tile(tx, ty):
 ''')
 def check_thread_tile(student):
     ex = "07-1"
-    with probe.recording(shared=False) as rec:
+    with probe.watching(shared=False) as rec:
         per_block = _tile_map(student)
     bad = _host_call(ex, rec)
     if bad:
@@ -365,7 +365,7 @@ def my_load_coords(tid, p, rows, cols):
 ''')
 def check_load_coords(student):
     ex = "07-2"
-    with probe.recording(shared=False) as rec:
+    with probe.watching(shared=False) as rec:
         maps = _load_maps(student)
     bad = _host_call(ex, rec)
     if bad:
@@ -673,7 +673,7 @@ def check_register_blocks(student):
                         f"  모델: {want[r, t]}블록", f"  위치: {site}" if site else "", where=site)
         if isinstance(v, (float, np.floating)) and not float(v).is_integer():
             return fail(ex, "not_whole_blocks", "블록 수가 정수가 아닙니다 "
-                        f"(regs = {r}, threads = {t}에서 {v!r}): 블록은 통째로만 올라가므로 블록당 워프 수로 내림 "
+                        f"(regs = {r}, threads = {t}에서 받은 값 {v!r}): 블록은 통째로만 올라가므로 블록당 워프 수로 내림 "
                         "나눗셈을 하세요.")
         if not isinstance(v, (int, np.integer, float, np.floating)) or isinstance(v, bool):
             return fail(ex, "input", f"정수 하나를 돌려주세요 (regs = {r}, threads = {t}에서 받은 값: {v!r:.60}).")

@@ -178,7 +178,7 @@ def _loop_technique(kernel, n_tiles):
     for kt, evs in iters:
         bars = [e for e in evs if e.kind == "bar"]
         if len(bars) > 1:
-            return technique("09-1", "two_barriers", "반복당 배리어 하나", f"반복 kt = {kt}에 배리어가 {len(bars)}개 "
+            return technique("09-1", "two_barriers", "반복당 배리어 하나의 순서", f"반복 kt = {kt}에 배리어가 {len(bars)}개 "
                              "있습니다. 이 문제의 순서(wait → 배리어 → 발행 → commit → 계산)에서는 배리어 하나가 '타일 kt "
                              "도착'과 '지난 반복에 읽은 버퍼 해제'를 함께 보장하므로, 두 번째 배리어는 블록 전체를 한 번 "
                              "더 세울 뿐입니다.", f"  배리어: {', '.join(probe.line_text(b.site) for b in bars)}",
@@ -673,7 +673,7 @@ def check_zfill(student):
                         "만이 아니라 4·(안쪽 float 개수)입니다.", shape, _picture(zeroed))
         if bad.any():
             return fail("09-3", "wrong_values", f"틀린 원소 {int(bad.sum())}개 (NaN 은 복사가 도착하지 않은 자리): "
-                        "목적지 (stage, srow, scol) 와 원본 (grow, gcol) 을 그대로 넘겼는지 보세요.", shape,
+                        "목적지와 원본의 인덱스를 받은 그대로 복사에 넘겼는지 보세요.", shape,
                         _picture(bad))
     return passed("09-3", f"{len(shapes)}가지 모양(경계에 걸친 float4, 통째로 밖인 float4, 16보다 좁은 행렬, 한 행뿐인 "
                   "행렬 포함)에서 "

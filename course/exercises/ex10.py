@@ -193,7 +193,7 @@ def check_fragment(ex_id, matrix, student):
         return fail(ex_id, "register_order", msg, where, *ex, "  " + LAYOUT_TEXT[matrix])
     for gt, text in GT_VARIANTS:
         if all(got[l] == frag(matrix, *gt(l)) for l in range(WARP)):
-            return fail(ex_id, "lane_groups", f"레인 → (groupID, threadID_in_group) 가 틀렸습니다: {text}. 레인 4개가 "
+            return fail(ex_id, "lane_groups", f"레인에서 (groupID, threadID_in_group) 을 얻는 계산이 틀렸습니다: {text}. 레인 4개가 "
                         "한 묶음입니다: groupID = lane >> 2 (0–7), threadID_in_group = lane % 4 (0–3).",
                         where, *ex, lane_grid(wrong_lanes))
     diffs = {(truth[l][i][0] - got[l][i][0], truth[l][i][1] - got[l][i][1]) for l, i in bad}
@@ -207,7 +207,7 @@ def check_fragment(ex_id, matrix, student):
         if all(i % 2 and (got[l][i][0] - got[l][i - 1][0], got[l][i][1] - got[l][i - 1][1]) == other for l, i in bad):
             same, nxt = ("행", "열") if matrix == "A" else ("열 n", "k")
             return fail(ex_id, "half_axis", f"레지스터 하나의 두 f16 (하위·상위 절반)을 엉뚱한 방향의 이웃에 두었습니다: "
-                        f"{matrix} 에서 두 절반은 같은 {same}의 이웃한 두 {nxt} 입니다 (상위 = 하위 + {step}). "
+                        f"{matrix} 에서 두 절반은 같은 {same}의 이웃한 두 {nxt}입니다 (상위 = 하위 + {step}). "
                         + ("B 는 .col 이라 메모리의 행 우선 B 와 방향이 다릅니다." if matrix == "B" else ""), where, *ex)
     outside = [(l, i) for l in range(WARP) for i in range(n) if not (0 <= got[l][i][0] < R and 0 <= got[l][i][1] < C)]
     if outside:
@@ -354,7 +354,7 @@ def check_ldsm(student):
         odd = [l for l in range(lanes) if addrs[l][1] % 8]
         if odd:
             l = odd[0]
-            return fail(ex_id, "misaligned", f"{name}[{addrs[l][0]}][{addrs[l][1]}] 은 16바이트 정렬이 아닙니다 "
+            return fail(ex_id, "misaligned", f"{josa(f'{name}[{addrs[l][0]}][{addrs[l][1]}]', '은/는')} 16바이트 정렬이 아닙니다 "
                         f"({lanes_text(odd)}): ldmatrix 는 레인마다 16바이트(f16 8개) 한 행을 읽으므로 열은 8 의 "
                         "배수여야 합니다 (GPU 에서는 misaligned address 오류). 레인은 원소 하나가 아니라 8×8 행렬의 "
                         "한 행 전체를 가리킵니다.")

@@ -324,6 +324,13 @@ def strict_global_indexing():
         da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__ = get, put
 
 
+def watching(**kw):
+    """recording(**kw) on the simulator; on a GPU nothing to watch (the simulator subprocess already did), so a
+    Recording that stays empty."""
+    from kernels_numba.infra import device
+    return recording(**kw) if device.SIMULATOR else contextlib.nullcontext(Recording())
+
+
 def model_file(module):
     """The source file of a module (for recording(model_files=...))."""
     return os.path.abspath(module.__file__)
