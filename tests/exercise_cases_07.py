@@ -33,6 +33,13 @@ CASES = {
         ("reset_rc", [("    for k in range(BK):\n", "    for m in range(TM):\n        for n in range(TN):\n"
                        "            rC[m, n] = 0.0\n    for k in range(BK):\n")], "acc_reset"),
         ("rb_transposed", [("rB[n] = Bs[k, thread_col + n]", "rB[n] = Bs[thread_col + n, k]")], "out_of_bounds"),
+        # rB never filled: the NaN comes from a register array, not from shared memory
+        ("rb_never_filled", [("            rB[n] = Bs[k, thread_col + n]      # row k of this thread's TN columns of the B tile\n",
+                              "            pass\n")], "register_unfilled"),
+        ("inner_product", [("    for k in range(BK):\n        for m in range(TM):\n            rA[m]",
+                            "    for m in range(TM):\n        for n in range(TN):\n            for k in range(BK):\n"
+                            "                rC[m, n] += As[thread_row + m, k] * Bs[k, thread_col + n]\n"
+                            "    for k in range(0):\n        for m in range(TM):\n            rA[m]")], "no_register_reuse"),
     ],
     "07-4": [
         ("no_alloc_unit", [("per_warp = -(-regs * WARP // alloc_unit) * alloc_unit", "per_warp = regs * WARP")],

@@ -295,7 +295,8 @@ def simulate(ex, student, variant=0, timeout=600):
         code = ("import json, sys; sys.path.insert(0, sys.argv[1])\n"
                 "from course.exercises import check\nimport student_code as m\n"
                 f"r = check({ex.id!r}, getattr(m, {ex.name!r}), save=False, variant={int(variant)})\n"
-                "print('@@SGEMM_RESULT@@' + json.dumps(dict(ok=r.ok, code=r.code, message=r.message, details=r.details)))")
+                "print('@@SGEMM_RESULT@@' + json.dumps(dict(ok=r.ok, code=r.code, message=r.message, details=r.details, "
+                "where=r.where)))")
         env = dict(os.environ, SGEMM_DEVICE="sim",
                    PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
         try:
@@ -307,7 +308,7 @@ def simulate(ex, student, variant=0, timeout=600):
     if line is None:
         return None, f"시뮬레이터 확인이 실패했습니다: {(r.stderr or r.stdout)[-300:]}"
     d = json.loads(line[len("@@SGEMM_RESULT@@"):])
-    return Result(ex.id, d["ok"], d["code"], d["message"], d["details"]), None
+    return Result(ex.id, d["ok"], d["code"], d["message"], d["details"], where=d.get("where", "")), None
 
 
 def _run(ex, student, variant):
