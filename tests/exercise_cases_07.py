@@ -9,6 +9,7 @@ CASES = {
          "tm_tn_mixed"),
         ("block_offset_added", [("thread_row = ty * TM ", "thread_row = cuda.blockIdx.y * 32 + ty * TM ")], "block_offset"),
         ("rows_only_stride", [("thread_col = tx * TN ", "thread_col = tx ")], "overlap"),
+        ("column_first", [("return thread_row, thread_col", "return thread_col, thread_row")], "return_order"),
     ],
     "07-2": [
         ("stride_by_rows", [("stride = THREADS // cols ", "stride = THREADS // rows ")], "out_of_tile"),
@@ -24,6 +25,9 @@ CASES = {
                              "return L7.load_map(THREADS, rows, cols, stride)[(tid, p)]")], "host_helper"),
         ("divides_by_rows", [("return tid // cols + p * stride, tid % cols", "return tid // rows + p * stride, tid % rows")],
          "out_of_tile"),
+        # a column of the tile per run of consecutive threads: right values, scattered global reads
+        ("column_major", [("return tid // cols + p * stride, tid % cols",
+                           "return tid % rows, tid // rows + p * (THREADS // rows)")], "uncoalesced"),
     ],
     "07-3": [
         ("ra_no_m", [("rA[m] = As[thread_row + m, k]", "rA[m] = As[thread_row, k]")], "ra_index"),

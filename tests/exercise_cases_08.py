@@ -41,6 +41,10 @@ CASES = {
         ("store_before_compute", [(_COMPUTE + "\n", "        pass\n"),
                                   (_LOOP_BARRIER, "        acc += tile_dot(As, Bs, kt % 2, ty, tx)\n" + _LOOP_BARRIER)],
          "store_before_compute"),
+        ("load_after_compute", [(_COMPUTE + "\n", ""),
+                                ("        " + _LOOP_LOAD_A, _COMPUTE + "\n        " + _LOOP_LOAD_A)], "load_after_compute"),
+        ("prefetch_two_ahead", [(_LOOP_LOAD_A, "a = load_or_zero(A, row, (kt + 2) * T8 + tx)"),
+                                (_LOOP_LOAD_B, "b = load_or_zero(B, (kt + 2) * T8 + ty, col)")], "prefetch_tile"),
     ],
     "08-3": [
         ("common_formula", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",

@@ -54,6 +54,8 @@ CASES = {
         # the two-barrier order without its second barrier (WAR), and with the seed's tail
         ("two_barrier_order_missing_second", _two_barrier(second_barrier=False), "overwrite_stage"),
         ("two_barrier_order_seed_tail", _two_barrier(commit_in_if=True), "tail_not_waited"),
+        # right values: the seed's two-barrier order, not the one barrier per tile this exercise asks for
+        ("two_barrier_order", _two_barrier(), "two_barriers"),
     ],
 }
 
@@ -65,6 +67,7 @@ CASES["09-2"] = [
     # A divided by B's float4 per row: rows 0..7 only, every float4 there copied by four threads
     ("a_rows_with_b_count", [(_A_MAP, "a_row, a_col = tid // (BN // VEC), (tid % (BK // VEC)) * VEC")], "overlap"),
     ("no_k_offset", [("kt * BK + a_col)", "a_col)")], "no_k_offset"),
+    ("no_block_row", [("A, block_row + a_row,", "A, a_row,")], "misplaced"),
     ("b_with_a_map", [(_B_MAP, "b_row, b_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC")], "out_of_bounds"),
     ("b_half_the_columns", [(_B_MAP, "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * 2")], "misaligned"),
 ]

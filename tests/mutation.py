@@ -424,6 +424,17 @@ def generate(ex):
     return out
 
 
+_GENERATED = {}
+
+
+def generated(ex_id):
+    """generate() of exercise `ex_id`, once per process (the solution files do not change during a run)."""
+    if ex_id not in _GENERATED:
+        from course.exercises import core
+        _GENERATED[ex_id] = generate(core.get(ex_id))
+    return _GENERATED[ex_id]
+
+
 # ------------------------------------------------------------------------------------------------ running
 
 class _Timeout(Exception):
