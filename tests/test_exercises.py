@@ -136,7 +136,7 @@ def test_an_exception_in_a_kernel_keeps_the_shape_it_ran_on(tmp_path):
     src = _solution_src(ex).replace("As[ty, tx] = load_or_zero(A, row, t * T8 + tx)",
                                     "As[ty, tx + 1] = load_or_zero(A, row, t * T8 + tx)")
     res = exercises.check("06-2", getattr(_import(src, tmp_path), ex.solution_name), save=False)
-    assert res.code == "out_of_bounds" and "(M, N, K) = (20, 11, 13)" in str(res) and "행" in res.where, str(res)
+    assert res.code == "out_of_bounds" and "(M, N, K) = (12, 11, 13)" in str(res) and "행" in res.where, str(res)
 
 
 def test_a_negative_global_index_is_out_of_bounds_as_on_the_gpu(tmp_path):

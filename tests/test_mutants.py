@@ -71,11 +71,11 @@ def test_a_right_answer_in_another_style_passes(ex_id, style, src):
 KIND = [
     ("07-1", "swap_names", ("`ty` → `tx`",), "out_of_tile"),
     ("07-3", "loop_bounds", ("range(BK)", "한 번 덜"), "missing_k"),
-    ("08-2", "arith", ("`(A.shape[1] + T8 - 1) // T8` 의 FloorDiv → Mult",), "extra_iterations"),
+    ("08-2", "arith", ("26행", "`A.shape[1] + T8 - 1` 의 Sub → Add"), "extra_iterations"),
     ("09-1", "constant", ("`cp_async_wait_group_1` → `cp_async_wait_group_0`",), "no_overlap"),
     ("09-1", "arith", ("29행", "`kt % S3` 의 Mod → FloorDiv"), "compute_stage"),
     ("09-1", "constant", ("27행", "`(kt + S3 - 1) % S3` 의 상수 1 → 2"), "stage_mismatch"),
-    ("09-1", "arith", ("`(A.shape[1] + T8 - 1) // T8` 의 FloorDiv → Mult",), "extra_iterations"),
+    ("09-1", "arith", ("20행", "`A.shape[1] + T8 - 1` 의 Sub → Add"), "extra_iterations"),
     ("09-1", "index_off_by_one", ("`issue_tile` 의 인자 `kt + S3 - 1` +1",), "prefetch_distance"),
     ("10-5", "index_off_by_one", ("`copy_tiles` 의 인자 `k0` -1",), "out_of_bounds"),
 ]

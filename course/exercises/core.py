@@ -156,6 +156,7 @@ def _thread_free(text):
 def explain_exception(ex_id, exc, student):
     """Turn an exception raised while running the student's code into a diagnosis (with the shape it ran on)."""
     from kernels_numba.infra.simulator import errors as simerr
+    from .diagnose import Foreign
     from .probe import line_text
     where = line_text(_student_site(exc.__traceback__))
     at = f"  위치: {where}" if where else ""
@@ -167,17 +168,18 @@ def explain_exception(ex_id, exc, student):
         msg = _thread_free(str(exc)) or "TODO 를 채우세요."
         return fail(ex_id, "not_implemented", f"아직 구현하지 않았습니다 (NotImplementedError): {msg}", where=where)
     if isinstance(exc, simerr.MisalignedAddressError):
-        return out("misaligned", "정렬되지 않은 주소입니다 (misaligned address).", str(exc))
+        return out("misaligned", "정렬되지 않은 주소입니다 (misaligned address).", Foreign(str(exc)))
     if isinstance(exc, simerr.DivergentBarrierError):
         return out("divergent_barrier", "블록의 일부 스레드만 배리어에 도달합니다 (divergent barrier): 배리어를 모든 "
-                   "스레드가 지나는 곳(조건문과 early return 밖)에 두세요.", str(exc))
+                   "스레드가 지나는 곳(조건문과 early return 밖)에 두세요.", Foreign(str(exc)))
     if isinstance(exc, simerr.SimulatorFault):
-        return out("simulator_fault", "시뮬레이터가 하드웨어 규칙 위반을 찾았습니다.", str(exc))
+        return out("simulator_fault", "시뮬레이터가 하드웨어 규칙 위반을 찾았습니다.", Foreign(str(exc)))
     if isinstance(exc, IndexError):
         return out("out_of_bounds", "배열 밖을 읽거나 썼습니다 (index out of bounds): 아래 위치의 인덱스가 배열의 모양 "
-                   "안에 드는지, 경계 검사가 빠지지 않았는지 보세요.", f"  {type(exc).__name__}: {_thread_free(str(exc))}")
+                   "안에 드는지, 경계 검사가 빠지지 않았는지 보세요.",
+                   Foreign(f"  {type(exc).__name__}: {_thread_free(str(exc))}"))
     if isinstance(exc, CourseInputError):
-        return out("input", "입력이 맞지 않습니다.", str(exc))
+        return out("input", "입력이 맞지 않습니다.", Foreign(str(exc)))
     if isinstance(exc, ZeroDivisionError):
         return out("zero_division", f"0 으로 나눴습니다 ({_thread_free(str(exc))}): 나누는 값이 0 이 될 수 있는 입력이 "
                    "있습니다.")

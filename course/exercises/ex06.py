@@ -82,7 +82,7 @@ def _square_launch(kernel, tile):
 
 # (M, N, K, alpha, beta): K tiles 2 (ragged), 3, 1 (K < tile) and 6 (K % 8 = 1: a last tile of one column); no shape
 # is square
-SHAPES = ((20, 11, 13, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (12, 7, 5, 1.0, 0.0), (8, 10, 41, 1.0, 0.0))
+SHAPES = ((12, 11, 13, 1.0, 0.0), (9, 10, 24, 0.5, 2.0), (12, 7, 5, 1.0, 0.0), (8, 10, 41, 1.0, 0.0))
 PRODUCT8 = "곱하는 두 원소의 인덱스(As 의 행이 ty, Bs 의 열이 tx 이고, k 가 As 의 열이자 Bs 의 행인지)"
 
 

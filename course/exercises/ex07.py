@@ -499,8 +499,9 @@ def _refine_micro(res, A, B, C0, C, shape):
 
 
 def _unfilled_registers(launch):
-    """A failure naming the local (register) array a thread read before writing it, from one traced run (None)."""
-    M, N, K, alpha, beta = SHAPES[0]
+    """A failure naming the local (register) array a thread read before writing it, from one traced run of one block
+    and one K tile (None)."""
+    M, N, K, alpha, beta = BM, BN, BK, 1.0, 0.0
     rng = np.random.default_rng(0)
     A = rng.standard_normal((M, K)).astype(np.float32)
     B = rng.standard_normal((K, N)).astype(np.float32)

@@ -137,7 +137,7 @@ class _Recorder:
         return None
 
 
-DB_M, DB_N, DB_K = 8, 16, 32          # the traced run: 4 K tiles; A (8×32) and B (32×16) told apart by their shapes
+DB_M, DB_N, DB_K = 8, 8, 32           # the traced run: one block, 4 K tiles; A (8×32) and B (32×8) told apart by shape
 
 
 def db_trace(kernel):
@@ -221,7 +221,7 @@ def _db_order(kernel):
     return None
 
 
-DB_SHAPES = ((20, 11, 29, 1.0, 0.0), (9, 17, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))     # K tiles 4, 5 (K % 8 = 1), 1
+DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))     # K tiles 4, 5 (K % 8 = 1), 1
 
 
 @exercise("08-2", "레지스터 프리페치 더블 버퍼 루프 (프롤로그·루프·에필로그)", "4.4절",

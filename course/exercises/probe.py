@@ -226,7 +226,7 @@ def _tracing_local_class():
 
         def __getitem__(self, key):
             w = self.__dict__.get("_sgemm_written")
-            if w is not None and _RECORDING and not np.all(w[key]):
+            if w is not None and _RECORDING and not self.__dict__.get("_sgemm_full") and not np.all(w[key]):
                 rec = _RECORDING[-1]
                 f = sys._getframe(1)
                 site = Recording._site(f) or (f.f_code.co_filename, f.f_lineno)
@@ -242,8 +242,10 @@ def _tracing_local_class():
         def __setitem__(self, key, value):
             np.ndarray.__setitem__(self, key, value)
             w = self.__dict__.get("_sgemm_written")
-            if w is not None:
+            if w is not None and not self.__dict__.get("_sgemm_full"):
                 w[key] = True
+                if w.all():                  # every element written: nothing left to watch
+                    self.__dict__["_sgemm_full"] = True
 
     return TracingLocal
 
@@ -268,7 +270,13 @@ def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False
         stock = api.FakeCUDALocal.array
 
         def traced(self, shape, dtype, alignment=None):
-            arr = stock(self, shape, dtype, alignment).view(cls)
+            arr = stock(self, shape, dtype, alignment)
+            from kernels_numba.infra.simulator.state import running
+            t = running()
+            if t is None or tuple(t.threadIdx) != (0, 0, 0) or (rec._blocks is not None and tuple(t.blockIdx)
+                                                                 not in rec._blocks):
+                return arr                   # one thread is enough to name the array nobody filled
+            arr = arr.view(cls)
             arr.__dict__["_sgemm_written"] = np.zeros(arr.shape, bool)
             arr.__dict__["_sgemm_name"] = _local_name(sys._getframe(1))
             return arr
