@@ -163,7 +163,7 @@ def my_load_or_zero(X, r, c):
     return 0
 '''),
     # ---------------------------------------------------------------- 07
-    ("07-1", W, "row_col_returned_swapped", {"swapped_xy", "out_of_tile", "overlap"}, '''
+    ("07-1", W, "row_col_returned_swapped", {"return_order"}, '''
 @cuda.jit(device=True)
 def my_thread_tile(tx, ty):
     return tx * TN, ty * TM
@@ -264,7 +264,7 @@ def my_register_limited_blocks(regs, threads):
     warps = threads // 32
     return (16384 // per_warp) * 4 // warps
 '''),
-    ("07-4", W, "rounds_to_four", {"no_alloc_unit", "mismatch"}, '''
+    ("07-4", W, "rounds_to_four", {"no_alloc_unit"}, '''
 def my_register_limited_blocks(regs, threads):
     warps = -(-threads // 32)
     per_thread = -(-regs // 4) * 4
