@@ -83,12 +83,16 @@ def test_level_2_follows_the_last_diagnosis_and_points_at_the_line(tmp_path, cap
     assert ex.questions["zero_division"] in out and "3행" in out and "`zero_division`" in out
 
 
-def test_hints_go_up_one_level_per_call(capsys):
-    core._next_hint.pop("06-2", None)
+def test_hints_go_up_one_level_per_call_and_a_new_mistake_brings_back_the_question(capsys):
+    core._next_hint.pop("08-3", None)
+    core._last.pop("08-3", None)
     for _ in range(4):
-        exercises.hint("06-2")
+        exercises.hint("08-3")
+    exercises.check("08-3", lambda L, C, N: (N * (L + C), N * max(L, C)), save=False)        # no_fill_drain
+    exercises.hint("08-3")
     out = capsys.readouterr().out
-    assert [int(m) for m in re.findall(r"\[06-2 힌트 (\d)\]", out)] == [1, 2, 3, 3]
+    assert [int(m) for m in re.findall(r"\[08-3 힌트 (\d)\]", out)] == [1, 2, 3, 3, 2]
+    assert core.get("08-3").questions["no_fill_drain"] in out.split("[08-3 힌트 2]")[-1]
 
 
 # ------------------------------------------------------------------------------------------------ Korean

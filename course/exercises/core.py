@@ -371,6 +371,9 @@ def check(ex_id, student=None, save=True, variant=0):
         res = _gpu_check(ex, student, variant)
     else:
         res = _run(ex, student, variant)
+    prev = _last.get(ex.id)
+    if not res.ok and (prev is None or prev.code != res.code) and _next_hint.get(ex.id, 1) > 2:
+        _next_hint[ex.id] = 2            # a new mistake: the next hint asks about it, not the solution's path again
     _last[ex.id] = res
     if save:
         _save(res)
