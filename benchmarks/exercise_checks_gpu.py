@@ -11,12 +11,9 @@ the simulator only (said so in the result). Prints one line per case and a summa
 fails or any wrong answer passes.
 """
 import argparse
-import importlib.util
 import json
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,15 +33,8 @@ WRONG = [   # (exercise, label, edit of the solution file (old, new), the diagno
 
 
 def _module(src):
-    d = Path(tempfile.mkdtemp(prefix="sgemm_gpu_check_"))
-    name = f"gpu_case_{uuid.uuid4().hex[:8]}"
-    f = d / f"{name}.py"
-    f.write_text(src, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, f)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    import mutation                       # tests/mutation.py: imports a source text from a temporary file
+    return mutation.load(src, "gpu_case")
 
 
 def main(argv=None):

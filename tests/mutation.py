@@ -445,9 +445,22 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
+_DIR = []
+
+
+def _folder():
+    """One temporary folder per process for the mutants' files, removed when the process ends."""
+    if not _DIR:
+        import atexit
+        import shutil
+        _DIR.append(Path(tempfile.mkdtemp(prefix="sgemm_mut_")))
+        atexit.register(shutil.rmtree, _DIR[0], True)
+    return _DIR[0]
+
+
 def load(source, name_hint="mut"):
     """Import `source` as a module from a real file (the simulator's reports need source lines)."""
-    d = Path(tempfile.mkdtemp(prefix="sgemm_mut_"))
+    d = _folder()
     name = f"{name_hint}_{uuid.uuid4().hex[:8]}"
     f = d / f"{name}.py"
     f.write_text(source, encoding="utf-8")
