@@ -51,6 +51,8 @@ CASES = {
         ("no_subpartition", [("warps_per_sm = (regs_per_sm // sub_partitions // per_warp) * sub_partitions",
                               "warps_per_sm = regs_per_sm // per_warp")], "no_subpartition"),
         ("float_blocks", [("return warps_per_sm // warps", "return warps_per_sm / warps")], "not_whole_blocks"),
+        # a mistake of no known kind: the diagnosis shows an example against the model
+        ("one_block_too_many", [("return warps_per_sm // warps", "return warps_per_sm // warps + 1")], "mismatch"),
         ("division", [("    warps = -(-threads // WARP)\n    per_warp", "    return regs_per_sm // (regs * threads)\n    per_warp")],
          "division"),
     ],
