@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-t4 test-fast test-hopper test-upstream bench-sim targets clean
+.PHONY: setup lab test test-t4 test-fast test-hopper test-upstream bench-sim targets mutants student-read clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,15 @@ test-hopper: $(STAMP)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -n auto tests
+
+# every mutant of every exercise's solution (tests/mutation.py; `make test` runs a fixed sample of them): generated,
+# killed, equivalent (with tests/mutants_equivalent.json rewritten) and missed per exercise; fails below 95 % killed
+mutants: $(STAMP)
+	SGEMM_DEVICE=sim $(PY) tests/mutation.py --write-equivalents
+
+# a student's read of all exercises, hand-written wrong and right answers run in real Jupyter kernels (a table)
+student-read: $(STAMP)
+	SGEMM_DEVICE=sim $(PY) tests/student_read.py
 
 bench-sim: $(STAMP)
 	$(PY) benchmarks/bench_sim.py

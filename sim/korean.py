@@ -23,6 +23,10 @@ def final_consonant(word):
     """Index (1-27) of the final consonant with which `word` is read aloud, 0 if it ends in a vowel; None if unknown."""
     text = str(word)
     i = len(text) - 1
+    if text.endswith(")"):
+        w = _word_before_paren(text, i)
+        if w and _is_hangul(w[-1]):                  # '순서(로드 → 저장)' is read by its word: 순서를
+            return final_consonant(w)
     while i >= 0 and text[i] in _SKIP:
         if text[i] == "." and i > 0 and text[i - 1].isdigit() and i + 1 < len(text) and text[i + 1].isdigit():
             break                                # a decimal point inside a number is never at the end here
@@ -74,3 +78,72 @@ def particle(word, pair):
 def josa(word, pair):
     """`word` followed by the right particle of `pair`: josa(3, "이/가") -> "3이", josa("타일", "을/를") -> "타일을"."""
     return f"{word}{particle(word, pair)}"
+
+
+# --------------------------------------------------------------------------------- checking finished text
+
+_PARTICLE_RE = re.compile(r"(\s?)(이었|였|으로|로|이|가|을|를|은|는|과|와)(?=$|[\s.,:;!?)\]\"'’”…·(])")
+_PAIR_OF = {"이": "이/가", "가": "이/가", "을": "을/를", "를": "을/를", "은": "은/는", "는": "은/는", "과": "과/와",
+            "와": "과/와", "이었": "이었/였", "였": "이었/였", "으로": "으로/로", "로": "으로/로"}
+_NEVER_ALONE = {"을", "를", "은", "는", "과", "와", "으로", "로", "이었", "였"}     # never a word of their own
+
+
+def _is_hangul(ch):
+    return _HANGUL0 <= ord(ch) <= _HANGUL1
+
+
+def _word_before_paren(text, close):
+    """For text ending at a ')' at index close: the text before its '(' when the '(' is attached to a word
+    ('타일(k = 8…12)' -> '타일': the particle agrees with the word, not the aside), else None."""
+    depth = 0
+    for i in range(close, -1, -1):
+        if text[i] == ")":
+            depth += 1
+        elif text[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return text[:i] if i > 0 and not text[i - 1].isspace() else None
+    return None
+
+
+def wrong_particles(text):
+    """Particles in finished text that do not fit the value before them: [(context, particle, expected)].
+
+    Judged where the reading is certain: after a number, a Latin letter, code in backticks or brackets, or a
+    parenthesised value; after a word with an aside in parentheses ('타일(…)이') the word decides. A particle
+    separated by a space from a Korean word ('4.3절 을') is reported too (expected: attached). Korean words followed
+    by a syllable that only looks like a particle ('차이', '있는') are not judged."""
+    out = []
+    for m in _PARTICLE_RE.finditer(text):
+        space, p = m.group(1), m.group(2)
+        start = m.start()
+        if start == 0:
+            continue
+        before = text[:start]
+        last = before[-1]
+        if last.isspace() or last in "([{.,:;!?…·":
+            continue                             # a new word ('입니다. 이 함수'), not a particle
+        if last in "\"'`" and (len(before) == 1 or before[-2] in " \t\n([\"'`"):
+            continue                             # an opening quote: a word starts ('"""이 함수는')
+        pair = _PAIR_OF[p]
+        ctx = text[max(0, start - 12):m.end()]
+        if _is_hangul(last):
+            if space and p in _NEVER_ALONE:
+                out.append((ctx, p, "붙여 쓰기"))
+            continue
+        if last == ")":
+            word = _word_before_paren(before, len(before) - 1)
+            if word:                             # 'As(32×8)와', '타일(k = …)이': the word decides
+                if not _is_hangul(word[-1]):
+                    continue                     # a Latin word: its English reading is not known here
+                before = word
+        token = re.search(r"[A-Za-z]+$", before.rstrip("`'\")]} "))
+        if token and len(token.group(0)) > 1 and not token.group(0).isupper():
+            continue                             # an English word ('commit', 'scol'): read as English, not judged
+        fc = final_consonant(before)
+        if fc is None:
+            continue
+        want = particle(before, pair)
+        if want != p:
+            out.append((ctx, p, want))
+    return out

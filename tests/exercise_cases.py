@@ -19,6 +19,13 @@ CASES = {
         ("swapped_b_index", [("load_or_zero(B, t * T8 + ty, col)", "load_or_zero(B, t * T8 + tx, col)")], "all_wrong"),
         ("acc_reset_in_loop", [("        As[ty, tx] = load_or_zero", "        acc = float32(0.0)\n        As[ty, tx] = load_or_zero")],
          "acc_reset"),
+        # right values without the lesson's technique
+        ("no_shared_tile", [("            acc += As[ty, k] * Bs[k, tx]",
+                             "            acc += load_or_zero(A, row, t * T8 + k) * load_or_zero(B, t * T8 + k, col)")],
+         "no_shared_tile"),
+        ("one_thread_per_row_loads", [("        As[ty, tx] = load_or_zero(A, row, t * T8 + tx)",
+                                       "        if tx == 0:\n            for j in range(T8):\n"
+                                       "                As[ty, j] = load_or_zero(A, row, t * T8 + j)")], "not_cooperative"),
     ],
     "06-3": [
         ("no_check", [("    if r < X.shape[0] and c < X.shape[1]:\n        return X[r, c]", "    return X[r, c]")],
@@ -26,7 +33,8 @@ CASES = {
         ("less_equal", [("r < X.shape[0] and c < X.shape[1]", "r <= X.shape[0] and c <= X.shape[1]")], "out_of_bounds"),
         ("rows_only", [("if r < X.shape[0] and c < X.shape[1]:", "if r < X.shape[0] and c < X.shape[0] + 100:")],
          "out_of_bounds"),
-        ("one_outside", [("return float32(0.0)", "return float32(1.0)")], "k_padding"),
+        ("one_outside", [("return float32(0.0)", "return float32(1.0)")], "outside_not_zero"),
+        ("inside_doubled", [("        return X[r, c]", "        return X[r, c] * 2")], "inside_wrong"),
     ],
 }
 

@@ -9,6 +9,7 @@ CASES = {
          "tm_tn_mixed"),
         ("block_offset_added", [("thread_row = ty * TM ", "thread_row = cuda.blockIdx.y * 32 + ty * TM ")], "block_offset"),
         ("rows_only_stride", [("thread_col = tx * TN ", "thread_col = tx ")], "overlap"),
+        ("column_first", [("return thread_row, thread_col", "return thread_col, thread_row")], "return_order"),
     ],
     "07-2": [
         ("stride_by_rows", [("stride = THREADS // cols ", "stride = THREADS // rows ")], "out_of_tile"),
@@ -18,10 +19,15 @@ CASES = {
          "pass_repeat"),
         ("row_col_swapped", [("return tid // cols + p * stride, tid % cols", "return tid % cols + p * stride, tid // cols")],
          "out_of_tile"),
-        ("calls_load_map", [("return tid // cols + p * stride, tid % cols",
+        ("calls_load_map", [("from course.exercises.ex07 import THREADS",
+                             "from course.exercises.ex07 import THREADS\nimport course.lesson07 as L7"),
+                            ("return tid // cols + p * stride, tid % cols",
                              "return L7.load_map(THREADS, rows, cols, stride)[(tid, p)]")], "host_helper"),
         ("divides_by_rows", [("return tid // cols + p * stride, tid % cols", "return tid // rows + p * stride, tid % rows")],
          "out_of_tile"),
+        # a column of the tile per run of consecutive threads: right values, scattered global reads
+        ("column_major", [("return tid // cols + p * stride, tid % cols",
+                           "return tid % rows, tid // rows + p * (THREADS // rows)")], "uncoalesced"),
     ],
     "07-3": [
         ("ra_no_m", [("rA[m] = As[thread_row + m, k]", "rA[m] = As[thread_row, k]")], "ra_index"),
@@ -31,6 +37,13 @@ CASES = {
         ("reset_rc", [("    for k in range(BK):\n", "    for m in range(TM):\n        for n in range(TN):\n"
                        "            rC[m, n] = 0.0\n    for k in range(BK):\n")], "acc_reset"),
         ("rb_transposed", [("rB[n] = Bs[k, thread_col + n]", "rB[n] = Bs[thread_col + n, k]")], "out_of_bounds"),
+        # rB never filled: the NaN comes from a register array, not from shared memory
+        ("rb_never_filled", [("            rB[n] = Bs[k, thread_col + n]      # row k of this thread's TN columns of the B tile\n",
+                              "            pass\n")], "register_unfilled"),
+        ("inner_product", [("    for k in range(BK):\n        for m in range(TM):\n            rA[m]",
+                            "    for m in range(TM):\n        for n in range(TN):\n            for k in range(BK):\n"
+                            "                rC[m, n] += As[thread_row + m, k] * Bs[k, thread_col + n]\n"
+                            "    for k in range(0):\n        for m in range(TM):\n            rA[m]")], "no_register_reuse"),
     ],
     "07-4": [
         ("no_alloc_unit", [("per_warp = -(-regs * WARP // alloc_unit) * alloc_unit", "per_warp = regs * WARP")],
@@ -38,6 +51,8 @@ CASES = {
         ("no_subpartition", [("warps_per_sm = (regs_per_sm // sub_partitions // per_warp) * sub_partitions",
                               "warps_per_sm = regs_per_sm // per_warp")], "no_subpartition"),
         ("float_blocks", [("return warps_per_sm // warps", "return warps_per_sm / warps")], "not_whole_blocks"),
+        # a mistake of no known kind: the diagnosis shows an example against the model
+        ("one_block_too_many", [("return warps_per_sm // warps", "return warps_per_sm // warps + 1")], "mismatch"),
         ("division", [("    warps = -(-threads // WARP)\n    per_warp", "    return regs_per_sm // (regs * threads)\n    per_warp")],
          "division"),
     ],

@@ -28,8 +28,14 @@ CASES = {
     "09-1": [
         # wait_group(S-1) in the one-barrier order: tile kt's group is still pending when it is computed
         ("wait_n_too_large", [(_WAIT, "        ptx.cp_async_wait_group_2()  ")], "wait_too_large"),
-        ("no_wait", [(_WAIT, "        pass                         ")], "wait_too_large"),
+        ("no_wait", [(_WAIT, "        pass                         ")], "no_wait"),
         ("no_barrier_after_wait", [(_BAR, "        pass                         ")], "no_barrier_after_wait"),
+        # the wait inside an if: iteration 0 computes without waiting (not a commit problem)
+        ("wait_inside_if", [(_WAIT, "        if kt > 0:\n            ptx.cp_async_wait_group_1()\n        ")], "wait_skipped"),
+        # the prefetch distance of a double buffer: the N is right, the distance is not
+        ("prefetch_distance_one", [("issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)",
+                                    "issue_tile(A, B, As, Bs, (kt + 1) % S3, kt + 1)"),
+                                   ("if kt + S3 - 1 < n_tiles:", "if kt + 1 < n_tiles:")], "prefetch_distance"),
         # prefetch before the barrier: the buffer of tile kt-1 is refilled while slower threads still read it
         ("prefetch_before_barrier", [(_BAR, "        pass                         "),
                                      (_COMMIT, "        cuda.syncthreads()\n" + _COMMIT)], "overwrite_stage"),
@@ -48,6 +54,8 @@ CASES = {
         # the two-barrier order without its second barrier (WAR), and with the seed's tail
         ("two_barrier_order_missing_second", _two_barrier(second_barrier=False), "overwrite_stage"),
         ("two_barrier_order_seed_tail", _two_barrier(commit_in_if=True), "tail_not_waited"),
+        # right values: the seed's two-barrier order, not the one barrier per tile this exercise asks for
+        ("two_barrier_order", _two_barrier(), "two_barriers"),
     ],
 }
 
@@ -58,7 +66,8 @@ CASES["09-2"] = [
     ("column_not_times_vec", [(_A_MAP, "a_row, a_col = tid // (BK // VEC), tid % (BK // VEC)")], "misaligned"),
     # A divided by B's float4 per row: rows 0..7 only, every float4 there copied by four threads
     ("a_rows_with_b_count", [(_A_MAP, "a_row, a_col = tid // (BN // VEC), (tid % (BK // VEC)) * VEC")], "overlap"),
-    ("no_k_offset", [("kt * BK + a_col)", "a_col)")], "misplaced"),
+    ("no_k_offset", [("kt * BK + a_col)", "a_col)")], "no_k_offset"),
+    ("no_block_row", [("A, block_row + a_row,", "A, a_row,")], "misplaced"),
     ("b_with_a_map", [(_B_MAP, "b_row, b_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC")], "out_of_bounds"),
     ("b_half_the_columns", [(_B_MAP, "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * 2")], "misaligned"),
 ]
@@ -71,6 +80,9 @@ CASES["09-3"] = [
     ("partial_vector_dropped", [("n = min(4, cols - gcol)", "n = 4 if gcol + 4 <= cols else 0")], "edge_zeroed"),
     # "fit the float4 inside the matrix" by moving its start: the source is then off a 16-byte boundary
     ("shift_start_to_fit", [("c = gcol if n > 0 else 0", "c = min(gcol, cols - 4) if n > 0 else 0")], "misaligned"),
+    # the count of floats inside, not clamped at 0: past the last column it is negative
+    ("negative_size", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
+                        "if grow < rows:\n        n = min(4, cols - gcol)")], "negative_size"),
     ("bounds_from_x_shape", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
                               "if grow < X.shape[0] and gcol < X.shape[1]:\n        n = min(4, X.shape[1] - gcol)")],
      "edge_overread"),

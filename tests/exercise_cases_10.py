@@ -11,6 +11,8 @@ CASES = {
          "transposed"),
         ("groups_of_8", [("g, t = lane >> 2, lane % 4", "g, t = lane >> 3, lane % 8")], "lane_groups"),
         ("t_mod_8", [("g, t = lane >> 2, lane % 4", "g, t = lane >> 2, lane % 8")], "out_of_range"),
+        # neighbouring groups exchanged: every element once, but at the wrong lane
+        ("groups_exchanged", [("g, t = lane >> 2, lane % 4", "g, t = (lane >> 2) ^ 1, lane % 4")], "wrong_elements"),
         ("calls_model", [('"""Solutions, notebook 10', 'from sim import mma\n"""Solutions, notebook 10'),
                          ("    g, t = lane >> 2, lane % 4              # groupID", "    return mma.c_elements(lane)\n    g, t = 0, 0  # groupID")],
          "uses_model"),

@@ -128,3 +128,21 @@ def test_the_simulator_copy_of_a_student_function_carries_the_globals_it_uses(tm
     assert ns["LANES"] == 4 and ns["uint32"] is nb_cells.uint32 and ns["np"] is nb_cells.np
     assert "def helper" in src                                       # copied from the notebook, with its own LANES
     sys.modules.pop("nb_cells", None)
+
+
+def test_an_exception_in_a_kernel_keeps_the_shape_it_ran_on(tmp_path):
+    # the ordinary failures start with the (M, N, K) line; an exception inside the student's kernel keeps it too
+    ex = core.get("06-2")
+    src = _solution_src(ex).replace("As[ty, tx] = load_or_zero(A, row, t * T8 + tx)",
+                                    "As[ty, tx + 1] = load_or_zero(A, row, t * T8 + tx)")
+    res = exercises.check("06-2", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    assert res.code == "out_of_bounds" and "(M, N, K) = (12, 11, 13)" in str(res) and "행" in res.where, str(res)
+
+
+def test_a_negative_global_index_is_out_of_bounds_as_on_the_gpu(tmp_path):
+    # numpy (under the simulator) would read A[-1, ...] from the last row; the GPU reads before the array
+    ex = core.get("10-5")
+    src = _solution_src(ex).replace("copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane)",
+                                    "copy_tiles(A, B, As, Bs, tile_m - 1, tile_n, k0, lane)")
+    res = exercises.check("10-5", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    assert not res.ok and res.code == "out_of_bounds" and "음수 인덱스" in str(res), str(res)

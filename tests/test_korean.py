@@ -39,3 +39,23 @@ def test_unknown_endings_show_both_and_bad_pairs_raise():
     assert final_consonant("...") is None
     with pytest.raises(ValueError):
         particle("커널", "가/이")
+
+
+@pytest.mark.parametrize("word, pair, want", [
+    ("순서(로드 → 계산 → 저장)", "을/를", "를"), ("타일(k = 8…12)", "이/가", "이"), ("(16, 0)", "을/를", "을"),
+    ("출력 (0, 13)", "은/는", "은"), ("As(32×8)", "과/와", "과"),
+])
+def test_an_aside_in_parentheses_after_a_word_does_not_decide(word, pair, want):
+    # Korean orthography: the particle agrees with the word before the parenthesis ('순서(…)를'); a value standing
+    # alone in parentheses is read for itself ('(16, 0)을')
+    assert particle(word, pair) == want
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("(16, 0) 를 보세요", True), ("4.3절 을 다시 읽으세요", True), ("순서(로드 → 저장)을 쓰지", True),
+    ("As[3, 6] 가 틀립니다", True), ("타일(k = 8…12)이 빠졌습니다", False), ("입니다. 이 함수", False),
+    ("commit 은 매 반복", False), ("N 이 너무 큽니다", False), ("tid = 13 이 패스", False), ("(16, 0) 을", False),
+])
+def test_wrong_particles_finds_what_a_reader_would(text, bad):
+    from sim.korean import wrong_particles
+    assert bool(wrong_particles(text)) is bad, wrong_particles(text)

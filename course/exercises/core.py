@@ -1,4 +1,6 @@
 """The exercise registry, `check` (run + diagnose + save), and hints on request."""
+import ast
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -14,17 +16,22 @@ from pathlib import Path
 
 from kernels_numba.infra.errors import CourseInputError
 from course import chapters
+from sim.korean import josa
 
 EXERCISES = {}                       # "06-2" -> Exercise (filled when course.exercises.exNN is imported)
 NOTEBOOKS = tuple(chapters.numbers())          # the one list of chapters (course/chapters.py)
 _next_hint = {}                      # exercise id -> next hint level asked for in this kernel session
+_last = {}                           # exercise id -> the last Result of check() in this kernel session (hint level 2)
 VARIANT = [0]                        # added to every random seed: check(..., variant=n) draws other inputs (hidden tests)
 SIM_CHECKED = [False]                # True while a GPU check runs after the simulator already passed the same code
 
 
 @dataclass
 class Exercise:
-    """One exercise: id, title, the section that teaches it, its runner, two hints, the solution file, the template."""
+    """One exercise: id, title, the section that teaches it, its runner, its hints, the solution file, the template.
+
+    hints = (level 1: the idea and the section to reread, no formula; level 2: a question for when nothing was checked
+    yet). questions: diagnosis code -> the level-2 question about the part of the code that diagnosis blames."""
     id: str
     title: str
     section: str
@@ -35,6 +42,7 @@ class Exercise:
     name: str = ""                   # the name the template defines (what the student passes to check)
     preamble: str = ""               # the setup cell before the template (imports, constants)
     min_cc: tuple = None             # oldest GPU with the instructions the exercise uses (cp.async, mma: (8, 0))
+    questions: dict = field(default_factory=dict)
 
     @property
     def solution_file(self):
@@ -54,6 +62,7 @@ class Result:
     message: str
     details: list = field(default_factory=list)
     saved: object = None
+    where: str = ""                  # the student's line the diagnosis blames ('12행 `code`'), when it is known
 
     def __str__(self):
         head = f"[{self.exercise}] PASS — {self.message}" if self.ok else f"[{self.exercise}] 아직입니다 — {self.message}"
@@ -63,14 +72,14 @@ class Result:
     __repr__ = __str__
 
 
-def exercise(id, title, section, hints, solution, template="", name="", preamble="", min_cc=None):
+def exercise(id, title, section, hints, solution, template="", name="", preamble="", min_cc=None, questions=None):
     """Register the decorated function `run(student) -> Result` as exercise `id` (solution: 'answers/f.py::name')."""
     if len(hints) != 2:
         raise ValueError(f"exercise {id}: two hint levels expected")
 
     def deco(run):
         EXERCISES[id] = Exercise(id, title, section, run, tuple(hints), solution, template.strip("\n"), name,
-                                 preamble.strip("\n"), min_cc)
+                                 preamble.strip("\n"), min_cc, dict(questions or {}))
         return run
     return deco
 
@@ -101,9 +110,28 @@ def template(ex_id):
     return get(ex_id).template
 
 
-def fail(ex_id, code, message, *details):
-    """A failed Result."""
-    return Result(ex_id, False, code, message, [d for d in details if d])
+def fail(ex_id, code, message, *details, where=""):
+    """A failed Result (where: the student's line it blames, e.g. probe.line_text(site))."""
+    return Result(ex_id, False, code, message, [d for d in details if d], where=where or "")
+
+
+def technique(ex_id, code, what, why, *details, where=""):
+    """A correct value reached without the technique the exercise teaches: not a PASS, a verdict of its own."""
+    return fail(ex_id, code, f"맞는 값이지만 {josa(what, '을/를')} 쓰지 않았습니다: {why}", *details, where=where)
+
+
+@contextlib.contextmanager
+def context(line):
+    """with context("  (M, N, K) = ..."): an exception raised inside carries this line to its diagnosis."""
+    try:
+        yield
+    except Exception as exc:
+        if getattr(exc, "_sgemm_context", None) is None:
+            try:
+                exc._sgemm_context = line
+            except AttributeError:
+                pass
+        raise
 
 
 def passed(ex_id, message="정답입니다.", *details):
@@ -111,54 +139,69 @@ def passed(ex_id, message="정답입니다.", *details):
     return Result(ex_id, True, "pass", message, [d for d in details if d])
 
 
-def _student_line(tb, student):
-    """'파일:행: 코드' of the deepest traceback frame in the student's code (None if not found)."""
-    fn = getattr(student, "py_func", student)
-    files = {getattr(getattr(fn, "__code__", None), "co_filename", None)}
+def _student_site(tb):
+    """(file, line) of the deepest traceback frame in the student's own code (a notebook cell or their file)."""
+    from .probe import is_user_file
     hit = None
     for fr in traceback.extract_tb(tb):
-        if fr.filename in files:
-            hit = fr
-    return f"{hit.lineno}행: {(hit.line or '').strip()}" if hit else None
+        if is_user_file(fr.filename):
+            hit = (fr.filename, fr.lineno)
+    return hit
+
+
+def _thread_free(text):
+    """An exception's text without the simulator's 'tid=[..] ctaid=[..]: ' prefix."""
+    return text.split(": ", 1)[1] if text.startswith("tid=") and ": " in text else text
 
 
 def explain_exception(ex_id, exc, student):
-    """Turn an exception raised while running the student's code into a diagnosis."""
+    """Turn an exception raised while running the student's code into a diagnosis (with the shape it ran on)."""
     from kernels_numba.infra.simulator import errors as simerr
-    where = _student_line(exc.__traceback__, student)
+    from .diagnose import Foreign
+    from .probe import line_text
+    where = line_text(_student_site(exc.__traceback__))
     at = f"  위치: {where}" if where else ""
+    shape = getattr(exc, "_sgemm_context", None) or ""
+
+    def out(code, message, *details):
+        return fail(ex_id, code, message, shape, *details, at, where=where)
     if isinstance(exc, NotImplementedError):
-        msg = str(exc) or "TODO 를 채우세요."
-        return fail(ex_id, "not_implemented", f"아직 구현하지 않았습니다 (NotImplementedError): {msg}")
+        msg = _thread_free(str(exc)) or "TODO 를 채우세요."
+        return fail(ex_id, "not_implemented", f"아직 구현하지 않았습니다 (NotImplementedError): {msg}", where=where)
     if isinstance(exc, simerr.MisalignedAddressError):
-        return fail(ex_id, "misaligned", "정렬되지 않은 주소입니다 (misaligned address).", str(exc), at)
+        return out("misaligned", "정렬되지 않은 주소입니다 (misaligned address).", Foreign(str(exc)))
     if isinstance(exc, simerr.DivergentBarrierError):
-        return fail(ex_id, "divergent_barrier", "블록의 일부 스레드만 배리어에 도달합니다 (divergent barrier).",
-                    str(exc), at)
+        return out("divergent_barrier", "블록의 일부 스레드만 배리어에 도달합니다 (divergent barrier): 배리어를 모든 "
+                   "스레드가 지나는 곳(조건문과 early return 밖)에 두세요.", Foreign(str(exc)))
     if isinstance(exc, simerr.SimulatorFault):
-        return fail(ex_id, "simulator_fault", "시뮬레이터가 하드웨어 규칙 위반을 찾았습니다.", str(exc), at)
+        return out("simulator_fault", "시뮬레이터가 하드웨어 규칙 위반을 찾았습니다.", Foreign(str(exc)))
     if isinstance(exc, IndexError):
-        return fail(ex_id, "out_of_bounds",
-                    "배열 밖을 읽거나 썼습니다 (index out of bounds): 경계 검사(행 < M, 열 < N, k < K)를 확인하세요.",
-                    f"  {type(exc).__name__}: {exc}", at)
+        return out("out_of_bounds", "배열 밖을 읽거나 썼습니다 (index out of bounds): 아래 위치의 인덱스가 배열의 모양 "
+                   "안에 드는지, 경계 검사가 빠지지 않았는지 보세요.",
+                   Foreign(f"  {type(exc).__name__}: {_thread_free(str(exc))}"))
     if isinstance(exc, CourseInputError):
-        return fail(ex_id, "input", "입력이 맞지 않습니다.", str(exc), at)
-    return fail(ex_id, "error", f"실행 중 오류가 났습니다: {type(exc).__name__}: {exc}", at)
+        return out("input", "입력이 맞지 않습니다.", Foreign(str(exc)))
+    if isinstance(exc, ZeroDivisionError):
+        return out("zero_division", f"0 으로 나눴습니다 ({_thread_free(str(exc))}): 나누는 값이 0 이 될 수 있는 입력이 "
+                   "있습니다.")
+    return out("error", f"실행 중 오류가 났습니다: {type(exc).__name__}: {_thread_free(str(exc))}")
 
 
 def _unfinished(ex, student):
-    """A not_implemented Result when the student's source still raises NotImplementedError (GPU kernels ignore raise)."""
+    """A not_implemented Result when the function's body still has a `raise NotImplementedError` statement (read from
+    its syntax tree, so a comment or docstring never counts). Only the GPU path needs it: there a kernel's raise is
+    ignored, while on the simulator the exception itself reaches explain_exception."""
     fn = getattr(student, "py_func", student)
     try:
-        src = inspect.getsource(fn)
-    except (OSError, TypeError):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
         return None
-    for line in src.splitlines():
-        code = line.split("#")[0]
-        if "NotImplementedError" in code:
-            hint_text = code.split("NotImplementedError", 1)[1].strip(" ()\"'")
-            return fail(ex.id, "not_implemented", "아직 구현하지 않았습니다: `raise NotImplementedError` 줄을 지우고 "
-                        "TODO 를 채우세요." + (f" ({hint_text})" if hint_text else ""))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                return fail(ex.id, "not_implemented", "아직 구현하지 않았습니다: `raise NotImplementedError` 줄을 지우고 "
+                            "TODO 를 채우세요.")
     return None
 
 
@@ -255,7 +298,8 @@ def simulate(ex, student, variant=0, timeout=600):
         code = ("import json, sys; sys.path.insert(0, sys.argv[1])\n"
                 "from course.exercises import check\nimport student_code as m\n"
                 f"r = check({ex.id!r}, getattr(m, {ex.name!r}), save=False, variant={int(variant)})\n"
-                "print('@@SGEMM_RESULT@@' + json.dumps(dict(ok=r.ok, code=r.code, message=r.message, details=r.details)))")
+                "print('@@SGEMM_RESULT@@' + json.dumps(dict(ok=r.ok, code=r.code, message=r.message, details=r.details, "
+                "where=r.where)))")
         env = dict(os.environ, SGEMM_DEVICE="sim",
                    PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
         try:
@@ -267,13 +311,15 @@ def simulate(ex, student, variant=0, timeout=600):
     if line is None:
         return None, f"시뮬레이터 확인이 실패했습니다: {(r.stderr or r.stdout)[-300:]}"
     d = json.loads(line[len("@@SGEMM_RESULT@@"):])
-    return Result(ex.id, d["ok"], d["code"], d["message"], d["details"]), None
+    return Result(ex.id, d["ok"], d["code"], d["message"], d["details"], where=d.get("where", "")), None
 
 
 def _run(ex, student, variant):
+    from .probe import strict_global_indexing
     VARIANT[0] = int(variant)
     try:
-        return _unfinished(ex, student) or ex.run(student)
+        with strict_global_indexing():
+            return ex.run(student)
     except Exception as exc:         # the student's code may fail in any way: explain, never crash the cell
         return explain_exception(ex.id, exc, student)
     finally:
@@ -326,13 +372,31 @@ def check(ex_id, student=None, save=True, variant=0):
         res = _gpu_check(ex, student, variant)
     else:
         res = _run(ex, student, variant)
+    prev = _last.get(ex.id)
+    if not res.ok and (prev is None or prev.code != res.code) and _next_hint.get(ex.id, 1) > 2:
+        _next_hint[ex.id] = 2            # a new mistake: the next hint asks about it, not the solution's path again
+    _last[ex.id] = res
     if save:
         _save(res)
     return res
 
 
+def hint_text(ex, level, last=None):
+    """The text of hint `level` of exercise `ex`; level 2 asks about what `last` (the last Result) blamed."""
+    if level == 1:
+        return f"{ex.hints[0]} ({josa(ex.section, '을/를')} 다시 읽어 보세요.)  (더 필요하면 hint 를 한 번 더)"
+    if level == 2:
+        if last is None or last.ok or last.code not in ex.questions:
+            return ex.hints[1]
+        place = f" 진단이 가리킨 곳은 여러분의 코드 {last.where} 입니다." if last.where else ""
+        return f"지난 확인에서 `{last.code}` 진단이 나왔습니다.{place} {ex.questions[last.code]}"
+    return (f"풀이는 강좌 저장소의 `{ex.solution_file}` 에 있습니다 (pip install . 로 설치한 패키지에는 없음). 먼저 "
+            f"{josa(ex.section, '을/를')} 다시 읽고 스스로 풀어 본 뒤에 여세요.")
+
+
 def hint(ex_id, level=None):
-    """Hint level 1, then 2, then where the solution is (each call goes one level further unless `level` is given)."""
+    """Hint level 1 (the idea and the section to reread), 2 (a question about the part of your code the last check
+    blamed), then 3 (where the solution is); each call goes one level further unless `level` is given."""
     ex = get(ex_id)
     if level is None:
         level = _next_hint.get(ex.id, 1)
@@ -340,12 +404,7 @@ def hint(ex_id, level=None):
     if level not in (1, 2, 3):
         raise CourseInputError(f"힌트 단계는 1, 2, 3 입니다 (받은 값: {level!r}).",
                                f"hint level is 1, 2 or 3 (got {level!r}).")
-    if level == 3:
-        text = (f"풀이는 강좌 저장소의 `{ex.solution_file}` 에 있습니다 (pip install . 로 설치한 패키지에는 없음). 먼저 "
-                f"{ex.section} 을 다시 읽고 스스로 풀어 본 뒤에 여세요.")
-    else:
-        text = ex.hints[level - 1] + ("  (더 필요하면 hint 를 한 번 더)" if level == 1 else "")
-    print(f"[{ex.id} 힌트 {level}] {text}")
+    print(f"[{ex.id} 힌트 {level}] {hint_text(ex, level, _last.get(ex.id))}")
 
 
 def catalog():

@@ -2,8 +2,9 @@
 import numpy as np
 
 from kernels_numba.infra import device
+from sim.korean import josa
 
-from .core import fail, passed
+from .core import context, fail, passed
 
 SENTINEL = np.float32(-1234.5)       # C starts as this (beta = 0): an element still equal to it was never written
 U = 2.0 ** -24                       # unit roundoff of float32
@@ -58,29 +59,51 @@ def _tile_masks(bad, tile):
     return full, kinds
 
 
+class Foreign(str):
+    """A line of text the simulator or its race detector wrote (the checkers pass it on as it is)."""
+
+
 def race_lines(report, limit=2):
     """The detector's summary and the first hazard in full (threads, lines, fix)."""
     if not report:
         return []
-    out = [report.summary(limit)]
+    out = [Foreign(report.summary(limit))]
     h = report.hazards[0]
-    out += ["", h.ko, f"  → 해결: {h.fix_ko}"]
+    out += ["", Foreign(h.ko), Foreign(f"  → 해결: {h.fix_ko}")]
     return out
 
 
-def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=None, tol=None):
+def race_where(report):
+    """'12행 `code`' of the first hazard's later access when it lies in the student's code ('' otherwise)."""
+    from .probe import is_user_file, line_text
+    if not report:
+        return ""
+    h = report.hazards[0]
+    for site in (h.second_site, getattr(h, "call_site", None), h.first_site):
+        if site and is_user_file(site[0]):
+            return line_text(site)
+    return ""
+
+
+PRODUCT = "곱하는 A·B 원소의 인덱스(k 가 A 의 열, B 의 행인지)"
+
+
+def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=None, tol=None, product=PRODUCT,
+         nan_cause=None):
     """PASS, or the diagnosis of a wrong C: race, NaN, unwritten, missing K tile, edges, whole tiles, per thread.
 
-    tol(A, B, C0, alpha, beta, k_cols) -> (ref, bound): another tolerance than `reference` (e.g. f16 inputs)."""
+    tol(A, B, C0, alpha, beta, k_cols) -> (ref, bound): another tolerance than `reference` (e.g. f16 inputs);
+    product: what to check when every element is wrong, in this exercise's own names; nan_cause: what leaves NaN here."""
     C = np.asarray(C)
     tol = tol or reference
     ref, bound = tol(A, B, C0, alpha, beta)
     bad = ~close(C, ref, bound)
     races = race_lines(report)
+    rw = race_where(report)
     if not bad.any():
         if races:
             return fail(ex_id, "race", "값은 맞지만 공유 메모리 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀립니다.",
-                        *races)
+                        *races, where=rw)
         return passed(ex_id, "numpy(float64) 결과와 일치합니다" +
                       (" (경쟁 검출기: 경쟁 없음)." if device.SIMULATOR else "."))
     M, N = C.shape
@@ -88,35 +111,33 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
     picture = heatmap(bad, tile)
     worst = f"  틀린 원소 {int(bad.sum())}/{bad.size}개"
     if races:
-        return fail(ex_id, "race", "공유 메모리 경쟁(race) 때문에 결과가 틀립니다. 검출기가 찾은 두 줄 사이에 배리어가 "
-                    "필요합니다.", *races, "", picture)
+        return fail(ex_id, "race", "공유 메모리 경쟁(race) 때문에 결과가 틀립니다: 검출기가 찾은 두 접근이 배리어 없이 "
+                    "만납니다.", *races, "", picture, where=rw)
     nan = np.isnan(C) & np.isfinite(ref)
     unwritten = (C == SENTINEL) if beta == 0 else np.zeros_like(bad)
+    cause = nan_cause or ("공유 메모리를 쓰기 전에 읽었습니다(시뮬레이터는 공유 메모리를 NaN 으로 채웁니다): 타일을 채우는 "
+                          "로드가 빠졌거나, 경계 밖에서 0 을 쓰지 않았거나, 아직 채우지 않은 버퍼를 읽습니다")
     if nan.all():
-        return fail(ex_id, "nan", "C 가 모두 NaN 입니다: 공유 메모리를 쓰기 전에 읽었거나(시뮬레이터는 공유 메모리를 NaN "
-                    "으로 채웁니다) 타일의 일부만 채웠습니다.", worst)
+        return fail(ex_id, "nan", f"C 가 모두 NaN 입니다: {cause}.", worst)
     if unwritten.any():
         BM, BN = tile or (M, N)
         edge = np.zeros_like(bad)
         edge[(M // BM) * BM:, :] = True
         edge[:, (N // BN) * BN:] = True
         if (unwritten <= edge).all() and M % BM + N % BN:
-            return fail(ex_id, "edges_unwritten", "가장자리(타일 배수가 아닌 부분)의 C 원소를 쓰지 않았습니다: 그리드가 "
-                        "C 를 다 덮도록 올림 나눗셈을 하고, 저장의 경계 검사(행 < M, 열 < N)가 너무 엄격하지 않은지 "
-                        "보세요.", worst, picture)
+            return fail(ex_id, "edges_unwritten", "가장자리(타일 배수가 아닌 부분)의 C 원소를 쓰지 않았습니다: 저장의 경계 "
+                        "검사(행 < M, 열 < N)가 너무 엄격하지 않은지 보세요.", worst, picture)
         return fail(ex_id, "unwritten", "어떤 C 원소는 아무도 쓰지 않았습니다(■ 자리의 값이 처음 그대로): 스레드→원소 "
                     "매핑이나 그리드 크기를 확인하세요.", worst, picture)
     if nan.any():
-        return fail(ex_id, "nan", "일부 C 원소가 NaN 입니다: 그 원소를 계산할 때 아직 쓰지 않은 공유 메모리를 읽었습니다 "
-                    "(시뮬레이터는 공유 메모리를 NaN 으로 채웁니다). 타일을 채우는 로드가 빠졌거나 경계 밖에서 0 을 쓰지 "
-                    "않았는지 보세요.", worst, picture)
+        return fail(ex_id, "nan", f"일부 C 원소가 NaN 입니다: {cause}.", worst, picture)
     if BK and K > BK:
         Kf = (K // BK) * BK
         for ks, code, msg in (
-                (slice(0, Kf), "last_k_tile", f"마지막 K 타일(k = {Kf}…{K - 1})이 빠졌습니다: K 루프 횟수를 올림 나눗셈 "
-                 "(K + BK - 1) // BK 로 하고, 그 타일의 범위 밖 원소는 0 으로 채우세요."),
+                (slice(0, Kf), "last_k_tile", f"마지막 K 타일(k = {Kf}…{K - 1})이 빠졌습니다: K 가 BK 의 배수가 아닐 때 "
+                 "남는 조각도 타일 하나입니다. K 루프가 몇 번 도는지 세어 보세요."),
                 (slice(0, BK), "first_k_tile_only", "첫 K 타일만 더해졌습니다: K 루프가 한 번만 돌거나 일찍 끝납니다."),
-                (slice(Kf if K % BK else K - BK, K), "acc_reset", "마지막 K 타일만 남았습니다: 누적값(acc)을 K 루프 "
+                (slice(Kf if K % BK else K - BK, K), "acc_reset", "마지막 K 타일만 남았습니다: 누적값을 K 루프 "
                  "안에서 0 으로 되돌리고 있습니다. 루프 밖에서 한 번만 초기화하세요.")):
             r2, b2 = tol(A, B, C0, alpha, beta, ks)
             if ks.stop - ks.start < K and close(C, r2, b2).all():
@@ -126,7 +147,7 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
         n = len(counts)
         if counts == [1] * (n - 1) + [0]:
             return fail(ex_id, "last_k_tile", f"마지막 K 타일(타일 {n - 1}, k = {(n - 1) * BK}…{K - 1})이 C 에 더해지지 "
-                        "않았습니다: K 루프 횟수(올림 나눗셈)와, 루프 뒤에서 마지막 타일을 따로 계산하는 구조라면 그 "
+                        "않았습니다: K 루프가 몇 번 도는지, 그리고 루프 뒤에서 마지막 타일을 따로 계산하는 구조라면 그 "
                         "계산(에필로그)이 있는지 확인하세요.", picture)
         return fail(ex_id, "k_tile_counts", "K 타일마다 C 에 더해진 횟수가 1 이 아닙니다: "
                     + ", ".join(f"타일 {t}: {c}번" for t, c in enumerate(counts)) + ". 두 번 더해진 타일은 같은 데이터를 "
@@ -143,15 +164,15 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
         if bad.all():
             pass
         elif "some" not in kinds:
-            return fail(ex_id, "tiles", "어떤 블록 타일은 통째로 맞고 어떤 타일은 통째로 틀립니다: blockIdx → 타일 위치 "
-                        "매핑(행은 blockIdx.y, 열은 blockIdx.x)이나 타일 오프셋을 확인하세요.", worst, picture)
+            return fail(ex_id, "tiles", "어떤 블록 타일은 통째로 맞고 어떤 타일은 통째로 틀립니다: 블록 번호(blockIdx)에서 "
+                        "타일 위치를 구하는 곳(행은 blockIdx.y, 열은 blockIdx.x)을 확인하세요.", worst, picture)
         elif full and all((m == full[0]).all() for m in full) and full[0].any() and not full[0].all():
-            return fail(ex_id, "per_thread", "모든 블록에서 같은 자리의 원소가 틀립니다: 블록 안의 스레드 → 원소 인덱스 "
-                        "계산(threadIdx 와 행/열의 대응, TM·TN 오프셋)을 확인하세요.", worst, picture)
+            return fail(ex_id, "per_thread", "모든 블록에서 같은 자리의 원소가 틀립니다: 블록 안에서 스레드가 맡는 원소를 "
+                        "정하는 인덱스(threadIdx 와 행·열의 대응)를 확인하세요.", worst, picture)
     if bad.all():
         rel = float(np.nanmax(np.abs(C - ref)) / max(np.abs(ref).max(), 1e-30)) if np.isfinite(C).any() else float("nan")
-        return fail(ex_id, "all_wrong", f"모든 원소가 틀립니다 (최대 상대 오차 {rel:.2g}): 곱하는 A·B 원소의 인덱스"
-                    "(As[ty, k]·Bs[k, tx] 처럼 k 가 A 의 열, B 의 행인지)를 확인하세요.", worst)
+        return fail(ex_id, "all_wrong", f"모든 원소가 틀립니다 (최대 상대 오차 {rel:.2g}): {josa(product, '을/를')} "
+                    "확인하세요.", worst)
     return fail(ex_id, "wrong_values", "일부 원소가 틀립니다.", worst, picture)
 
 
@@ -194,20 +215,29 @@ def random_run(launch, M, N, K, alpha=1.0, beta=0.0, seed=0, dtype=np.float32):
     return A, B, C0, out, report
 
 
-def run_gemm(ex_id, launch, M, N, K, alpha=1.0, beta=0.0, seed=0, tile=None, BK=None, dtype=np.float32, tol=None):
+def run_gemm(ex_id, launch, M, N, K, alpha=1.0, beta=0.0, seed=0, tile=None, BK=None, dtype=np.float32, tol=None,
+             **kw):
     """Run launch(A, B, C, alpha, beta) on random inputs (C starts as SENTINEL when beta = 0) and diagnose it."""
     A, B, C0, out, report = random_run(launch, M, N, K, alpha, beta, seed, dtype)
-    return gemm(ex_id, out, A, B, C0, alpha, beta, tile, BK, report, tol)
+    return gemm(ex_id, out, A, B, C0, alpha, beta, tile, BK, report, tol, **kw)
 
 
-def run_shapes(ex_id, launch, shapes, tile=None, BK=None, dtype=np.float32, tol=None):
+def shape_line(M, N, K, alpha, beta, tile=None, BK=None):
+    """'  (M, N, K) = (…), alpha = …, beta = …, 블록 타일 …': the line every diagnosis of a GEMM run starts with."""
+    n_k = f", K 타일 {-(-K // BK)}개" if BK else ""
+    return (f"  (M, N, K) = ({M}, {N}, {K}){n_k}, alpha = {alpha}, beta = {beta}"
+            + (f", 블록 타일 {tile[0]}×{tile[1]}" if tile else ""))
+
+
+def run_shapes(ex_id, launch, shapes, tile=None, BK=None, dtype=np.float32, tol=None, **kw):
     """run_gemm over shapes (M, N, K, alpha, beta); the first failure is the diagnosis, refined by comparing shapes:
     wrong only where K is not a multiple of BK means the last K tile is padded with something other than 0."""
     results = []
     for M, N, K, alpha, beta in shapes:
-        res = run_gemm(ex_id, launch, M, N, K, alpha, beta, tile=tile, BK=BK, dtype=dtype, tol=tol)
-        res.details.insert(0, f"  (M, N, K) = ({M}, {N}, {K}), alpha = {alpha}, beta = {beta}"
-                           + (f", 블록 타일 {tile[0]}×{tile[1]}" if tile else ""))
+        line = shape_line(M, N, K, alpha, beta, tile, BK)
+        with context(line):
+            res = run_gemm(ex_id, launch, M, N, K, alpha, beta, tile=tile, BK=BK, dtype=dtype, tol=tol, **kw)
+        res.details.insert(0, line)
         results.append(((M, N, K), res))
     failed = [(s, r) for s, r in results if not r.ok]
     if not failed:
@@ -218,7 +248,7 @@ def run_shapes(ex_id, launch, shapes, tile=None, BK=None, dtype=np.float32, tol=
         ragged_k = [r for s, r in failed if s[2] % BK]
         even_k_ok = [r for s, r in results if r.ok and s[2] % BK == 0]
         if ragged_k and even_k_ok and len(ragged_k) == len(failed):
-            return fail(ex_id, "k_padding", f"K 가 {BK} 의 배수일 때는 맞고, 아닐 때만 틀립니다: 마지막 K 타일에서 "
+            return fail(ex_id, "k_padding", f"K 가 {BK}의 배수일 때는 맞고, 아닐 때만 틀립니다: 마지막 K 타일에서 "
                         "행렬 밖(k ≥ K) 원소를 0 으로 채우지 않아, 그 자리의 곱이 C 에 더해집니다.",
                         *res.details)
     return res

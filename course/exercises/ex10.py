@@ -5,18 +5,15 @@ import numpy as np
 from kernels_numba.infra import device, tc
 from sim import mma
 
+from sim.korean import josa
+
+from . import probe
 from .core import EXERCISES, exercise, fail, gpu_note, passed
 from .diagnose import heatmap, run_shapes
-from sim.korean import josa
 
 WARP = 32
 SHAPE = {"A": (16, 16), "B": (16, 8), "C": (16, 8)}
 AXES = {"A": ("행", "열"), "B": ("k(행)", "n(열)"), "C": ("행", "열")}
-# names a student might call to get the answer from the model instead of computing it
-MODEL_NAMES = {"c_elements", "a_elements", "b_elements", "owner", "lane_map", "ELEMENTS", "fragments_from_tiles",
-               "tiles_from_fragments", "ldmatrix_for_mma", "ldmatrix_address_lane", "ldmatrix_address_lanes"}
-
-
 def frag(matrix, g, t):
     """The fragment formula of sim/mma.py written with (groupID, threadID_in_group) as free inputs (for variants)."""
     if matrix == "C":
@@ -65,27 +62,19 @@ def lane_grid(lanes):
     return "\n".join(rows)
 
 
-def uses_model(fn):
-    """True when the function's code refers to sim/mma.py's answers (by name or through a global bound to it)."""
-    fn = getattr(fn, "py_func", fn)
-    code, names, todo = getattr(fn, "__code__", None), set(), []
-    if code is None:
-        return False
-    todo.append(code)
-    while todo:
-        c = todo.pop()
-        names |= set(c.co_names)
-        todo += [k for k in c.co_consts if hasattr(k, "co_names")]
-    if names & MODEL_NAMES:
-        return True
-    glb = getattr(fn, "__globals__", {})          # an alias: from sim.mma import c_elements as f
-    return any(getattr(glb.get(n), "__module__", None) == "sim.mma" and getattr(glb.get(n), "__name__", "") in MODEL_NAMES
-               for n in names)
+def _model_used(ex_id, rec):
+    """A failure when the student's function called sim/mma.py (found by watching the run, at any depth)."""
+    c = rec.model_calls[0]
+    return fail(ex_id, "uses_model", f"sim/mma.py 의 모델 함수를 불러서 답을 얻고 있습니다 (`{c.name}`): 그 모델이 바로 확인 셀의 "
+                "정답이라, 이것은 아무것도 확인하지 못합니다. 레인 번호에서 직접 계산하세요 (lane >> 2, lane % 4 와 "
+                "덧셈·곱셈만으로 됩니다).", f"  부른 곳: {probe.line_text(c.site)}", where=probe.line_text(c.site))
 
 
-def _model_used(ex_id):
-    return fail(ex_id, "uses_model", "sim/mma.py 의 답(mma.c_elements, mma.owner, ldmatrix_for_mma 같은 함수)을 불러서 "
-                "돌려주고 있습니다: 레인 번호에서 직접 계산하세요 (lane >> 2, lane % 4 와 덧셈·곱셈만으로 됩니다).")
+def _answers(student, lanes=WARP):
+    """[student(lane) for every lane] with the run watched for calls into sim/mma.py: (answers, recording)."""
+    with probe.recording(model_files=(probe.model_file(mma),)) as rec:
+        out = [student(lane) for lane in range(lanes)]
+    return out, rec
 
 
 def _pairs(v, n):
@@ -170,16 +159,17 @@ def _order_message(matrix, perm):
 
 def check_fragment(ex_id, matrix, student):
     """PASS, or which lanes and registers hold the wrong element of `matrix` and what pattern that is."""
-    if uses_model(student):
-        return _model_used(ex_id)
+    raw, rec = _answers(student)
+    if rec.model_calls:
+        return _model_used(ex_id, rec)
     n = len(mma.ELEMENTS[matrix](0))
     R, C = SHAPE[matrix]
     got = []
     for lane in range(WARP):
-        v = _pairs(student(lane), n)
+        v = _pairs(raw[lane], n)
         if v is None:
             return fail(ex_id, "input", f"레인 {lane}: ({AXES[matrix][0]}, {AXES[matrix][1]}) 정수 쌍 {n}개의 리스트를 "
-                        f"돌려주세요 (받은 값: {student(lane)!r:.80}).")
+                        f"돌려주세요 (받은 값: {raw[lane]!r:.80}).")
         got.append(v)
     truth = [mma.ELEMENTS[matrix](l) for l in range(WARP)]
     if got == truth:
@@ -203,7 +193,7 @@ def check_fragment(ex_id, matrix, student):
         return fail(ex_id, "register_order", msg, where, *ex, "  " + LAYOUT_TEXT[matrix])
     for gt, text in GT_VARIANTS:
         if all(got[l] == frag(matrix, *gt(l)) for l in range(WARP)):
-            return fail(ex_id, "lane_groups", f"레인 → (groupID, threadID_in_group) 가 틀렸습니다: {text}. 레인 4개가 "
+            return fail(ex_id, "lane_groups", f"레인에서 (groupID, threadID_in_group) 을 얻는 계산이 틀렸습니다: {text}. 레인 4개가 "
                         "한 묶음입니다: groupID = lane >> 2 (0–7), threadID_in_group = lane % 4 (0–3).",
                         where, *ex, lane_grid(wrong_lanes))
     diffs = {(truth[l][i][0] - got[l][i][0], truth[l][i][1] - got[l][i][1]) for l, i in bad}
@@ -217,12 +207,12 @@ def check_fragment(ex_id, matrix, student):
         if all(i % 2 and (got[l][i][0] - got[l][i - 1][0], got[l][i][1] - got[l][i - 1][1]) == other for l, i in bad):
             same, nxt = ("행", "열") if matrix == "A" else ("열 n", "k")
             return fail(ex_id, "half_axis", f"레지스터 하나의 두 f16 (하위·상위 절반)을 엉뚱한 방향의 이웃에 두었습니다: "
-                        f"{matrix} 에서 두 절반은 같은 {same}의 이웃한 두 {nxt} 입니다 (상위 = 하위 + {step}). "
+                        f"{matrix} 에서 두 절반은 같은 {same}의 이웃한 두 {nxt}입니다 (상위 = 하위 + {step}). "
                         + ("B 는 .col 이라 메모리의 행 우선 B 와 방향이 다릅니다." if matrix == "B" else ""), where, *ex)
     outside = [(l, i) for l in range(WARP) for i in range(n) if not (0 <= got[l][i][0] < R and 0 <= got[l][i][1] < C)]
     if outside:
         l, i = outside[0]
-        return fail(ex_id, "out_of_range", f"{matrix} 는 {R}×{C} 인데 범위 밖 원소가 있습니다: 레인 {l} 의 "
+        return fail(ex_id, "out_of_range", f"{josa(matrix, '은/는')} {R}×{C}인데 범위 밖 원소가 있습니다: 레인 {l}의 "
                     f"{reg_name(matrix, i)} = {got[l][i]}. groupID 는 0–7, threadID_in_group 은 0–3 입니다.",
                     where, *ex)
     count, picture = _coverage_picture(matrix, got)
@@ -230,17 +220,32 @@ def check_fragment(ex_id, matrix, student):
         return fail(ex_id, "coverage", f"{matrix} 의 원소 {int((count == 0).sum())}개는 아무 레인도 갖지 않고 "
                     f"{int((count > 1).sum())}개는 두 레인 이상이 갖습니다: 32레인 × {n}개가 {josa(f'{R}×{C}', '을/를')} 정확히 한 번씩 "
                     "덮어야 합니다.", where, *ex, picture)
-    return fail(ex_id, "wrong_elements", f"{matrix} 를 한 번씩 덮기는 하지만 레인과 원소의 짝이 틀렸습니다. "
+    return fail(ex_id, "wrong_elements", f"{josa(matrix, '을/를')} 한 번씩 덮기는 하지만 레인과 원소의 짝이 틀렸습니다. "
                 f"{LAYOUT_TEXT[matrix]}", where, *ex, lane_grid(wrong_lanes))
 
 
-_FRAG_HINT2 = "g, t = lane >> 2, lane % 4 로 시작하세요."
-
-
 @exercise("10-1", "C/D 프래그먼트: 레인이 맡는 네 원소", "2절",
-          hints=("groupID g = lane >> 2 가 행, threadID_in_group t = lane % 4 가 열 쌍을 고릅니다. c0, c1 은 같은 행에서 "
-                 "이웃한 두 열입니다.",
-                 "c0 = (g, 2t), c1 = (g, 2t+1), c2 와 c3 은 행만 g+8 로 바뀝니다. " + _FRAG_HINT2),
+          hints=("레인 32개는 넷씩 여덟 묶음입니다. 묶음 번호(groupID)와 묶음 안의 번호(threadID_in_group)가 C 의 행과 "
+                 "열 쌍을 하나씩 정하고, 레지스터 네 개는 두 행 × 이웃한 두 열입니다. 위젯에서 레인 0 과 레인 5 의 "
+                 "칸을 찾아보세요.",
+                 "레인 5 는 몇 번째 묶음의 몇 번째 레인인가요? 그 레인의 c0 과 c2 는 같은 열, 다른 행에 있습니다: 두 행은 "
+                 "몇 행 떨어져 있나요?"),
+          questions={
+              "transposed": "여러분의 답에서 행과 열 중 어느 것이 레인 묶음 번호(groupID)로 정해지나요? 2절의 표와 비교해 "
+                            "보세요.",
+              "register_order": "같은 레인의 원소들은 맞습니다. 레지스터 번호가 하나 늘 때 먼저 바뀌는 것은 열인가요, "
+                                "행인가요?",
+              "lane_groups": "레인 몇 개가 한 묶음인가요? 묶음 번호와 묶음 안의 번호를 레인 번호에서 어떻게 나누었나요?",
+              "row_offset": "위쪽 절반과 아래쪽 절반을 나누는 레지스터에서 행에 더하는 값이 있나요?",
+              "col_offset": "오른쪽 절반을 맡는 레지스터에서 열에 더하는 값이 있나요?",
+              "half_axis": "한 레지스터의 두 f16 은 같은 행(또는 열)의 이웃입니다. 여러분의 답에서는 어느 방향으로 "
+                           "이웃하나요?",
+              "out_of_range": "묶음 안의 번호는 0부터 몇까지인가요? 그 값이 행렬 밖으로 나가는 원소를 만들지 않나요?",
+              "coverage": "두 레인이 같은 원소를 갖는 곳을 그림에서 찾아보세요. 두 레인의 번호는 무엇이 다른가요?",
+              "wrong_elements": "그림에서 틀린 레인들은 어떤 공통점이 있나요 (같은 묶음, 같은 묶음 안의 번호)?",
+              "uses_model": "이 함수가 부르는 것은 무엇인가요? 레인 번호 하나만으로 계산할 수 있나요?",
+              "input": "함수가 레인 하나에 대해 (행, 열) 정수 쌍들의 리스트를 돌려주나요?",
+          },
           solution="answers/ex10_fragment.py::c_elements", name="my_c_elements",
           template='''
 def my_c_elements(lane):
@@ -252,10 +257,27 @@ def check_c(student):
 
 
 @exercise("10-2", "A 프래그먼트: 레지스터 a0..a3 의 여덟 원소", "2절",
-          hints=("A 는 16×16 이라 레인마다 원소 8개, 32비트 레지스터 4개(f16 두 개씩, 하위 절반이 먼저)입니다. 네 레지스터는 "
-                 "두 행(g, g+8) × 두 열 절반(0–7 쪽, 8–15 쪽)입니다. 어느 순서일까요?",
-                 "a0 = 행 g, a1 = 행 g+8, a2 = 행 g 의 열 +8, a3 = 행 g+8 의 열 +8. 레지스터 r 의 두 원소는 "
-                 "(행, 2t) 와 (행, 2t+1) 입니다. " + _FRAG_HINT2),
+          hints=("A 는 16×16 이라 레인마다 원소 8개가 32비트 레지스터 네 개에 둘씩 들어갑니다. 네 레지스터는 위·아래 "
+                 "두 행 절반과 왼쪽·오른쪽 두 열 절반을 나눠 맡고, 한 레지스터의 두 원소는 같은 행의 이웃한 두 열입니다. "
+                 "순서가 핵심입니다.",
+                 "위젯에서 행렬 A 와 레인 0 을 고르세요. a_0 과 a_2 는 어느 행에 있나요? a_4 는요? 네 레지스터가 나누는 "
+                 "순서는 '행 절반이 먼저'인가요, '열 절반이 먼저'인가요?"),
+          questions={
+              "transposed": "여러분의 답에서 행과 열 중 어느 것이 레인 묶음 번호(groupID)로 정해지나요? 2절의 표와 비교해 "
+                            "보세요.",
+              "register_order": "같은 레인의 원소들은 맞습니다. 레지스터 번호가 하나 늘 때 먼저 바뀌는 것은 열인가요, "
+                                "행인가요?",
+              "lane_groups": "레인 몇 개가 한 묶음인가요? 묶음 번호와 묶음 안의 번호를 레인 번호에서 어떻게 나누었나요?",
+              "row_offset": "위쪽 절반과 아래쪽 절반을 나누는 레지스터에서 행에 더하는 값이 있나요?",
+              "col_offset": "오른쪽 절반을 맡는 레지스터에서 열에 더하는 값이 있나요?",
+              "half_axis": "한 레지스터의 두 f16 은 같은 행(또는 열)의 이웃입니다. 여러분의 답에서는 어느 방향으로 "
+                           "이웃하나요?",
+              "out_of_range": "묶음 안의 번호는 0부터 몇까지인가요? 그 값이 행렬 밖으로 나가는 원소를 만들지 않나요?",
+              "coverage": "두 레인이 같은 원소를 갖는 곳을 그림에서 찾아보세요. 두 레인의 번호는 무엇이 다른가요?",
+              "wrong_elements": "그림에서 틀린 레인들은 어떤 공통점이 있나요 (같은 묶음, 같은 묶음 안의 번호)?",
+              "uses_model": "이 함수가 부르는 것은 무엇인가요? 레인 번호 하나만으로 계산할 수 있나요?",
+              "input": "함수가 레인 하나에 대해 (행, 열) 정수 쌍들의 리스트를 돌려주나요?",
+          },
           solution="answers/ex10_a_fragment.py::a_elements", name="my_a_elements",
           template='''
 def my_a_elements(lane):
@@ -267,9 +289,25 @@ def check_a(student):
 
 
 @exercise("10-3", "B 프래그먼트: 레지스터 b0, b1 의 네 원소", "2절",
-          hints=("B 는 .col 입니다: 레인 하나의 원소는 모두 같은 열 n 에 있고, 그 열은 groupID 입니다. 한 레지스터의 두 "
-                 "f16 은 이웃한 두 k 입니다.",
-                 "b0 = (k, n) = (2t, g), (2t+1, g); b1 은 k 에 8 을 더한 두 원소입니다. " + _FRAG_HINT2),
+          hints=("B 는 .col 입니다: 레인 하나의 원소는 모두 같은 열에 있고, 한 레지스터의 두 f16 은 그 열에서 이웃한 두 "
+                 "k 입니다. 메모리에서 B 가 행 우선이라는 것과 헷갈리지 마세요.",
+                 "위젯에서 행렬 B 와 레인 5 를 고르세요. 그 레인의 원소 네 개는 어느 열에 있고, k 는 몇과 몇인가요?"),
+          questions={
+              "transposed": "여러분의 답에서 행과 열 중 어느 것이 레인 묶음 번호(groupID)로 정해지나요? 2절의 표와 비교해 "
+                            "보세요.",
+              "register_order": "같은 레인의 원소들은 맞습니다. 레지스터 번호가 하나 늘 때 먼저 바뀌는 것은 열인가요, "
+                                "행인가요?",
+              "lane_groups": "레인 몇 개가 한 묶음인가요? 묶음 번호와 묶음 안의 번호를 레인 번호에서 어떻게 나누었나요?",
+              "row_offset": "위쪽 절반과 아래쪽 절반을 나누는 레지스터에서 행에 더하는 값이 있나요?",
+              "col_offset": "오른쪽 절반을 맡는 레지스터에서 열에 더하는 값이 있나요?",
+              "half_axis": "한 레지스터의 두 f16 은 같은 행(또는 열)의 이웃입니다. 여러분의 답에서는 어느 방향으로 "
+                           "이웃하나요?",
+              "out_of_range": "묶음 안의 번호는 0부터 몇까지인가요? 그 값이 행렬 밖으로 나가는 원소를 만들지 않나요?",
+              "coverage": "두 레인이 같은 원소를 갖는 곳을 그림에서 찾아보세요. 두 레인의 번호는 무엇이 다른가요?",
+              "wrong_elements": "그림에서 틀린 레인들은 어떤 공통점이 있나요 (같은 묶음, 같은 묶음 안의 번호)?",
+              "uses_model": "이 함수가 부르는 것은 무엇인가요? 레인 번호 하나만으로 계산할 수 있나요?",
+              "input": "함수가 레인 하나에 대해 (행, 열) 정수 쌍들의 리스트를 돌려주나요?",
+          },
           solution="answers/ex10_b_fragment.py::b_elements", name="my_b_elements",
           template='''
 def my_b_elements(lane):
@@ -299,11 +337,12 @@ def _block_of(addrs):
 
 def check_ldsm(student):
     ex_id = "10-4"
-    if uses_model(student):
-        return _model_used(ex_id)
+    raw, rec = _answers(student)
+    if rec.model_calls:
+        return _model_used(ex_id, rec)
     got = []
     for lane in range(WARP):
-        v = student(lane)
+        v = raw[lane]
         a, b = (_pairs(v, 2) or [None, None]) if isinstance(v, (tuple, list)) and len(v) == 2 else (None, None)
         if a is None:
             return fail(ex_id, "input", f"레인 {lane}: ((A 의 행, 열), (B 의 행, 열)) 을 돌려주세요 (받은 값: {v!r:.80}).")
@@ -315,14 +354,14 @@ def check_ldsm(student):
         odd = [l for l in range(lanes) if addrs[l][1] % 8]
         if odd:
             l = odd[0]
-            return fail(ex_id, "misaligned", f"{name}[{addrs[l][0]}][{addrs[l][1]}] 은 16바이트 정렬이 아닙니다 "
+            return fail(ex_id, "misaligned", f"{josa(f'{name}[{addrs[l][0]}][{addrs[l][1]}]', '은/는')} 16바이트 정렬이 아닙니다 "
                         f"({lanes_text(odd)}): ldmatrix 는 레인마다 16바이트(f16 8개) 한 행을 읽으므로 열은 8 의 "
                         "배수여야 합니다 (GPU 에서는 misaligned address 오류). 레인은 원소 하나가 아니라 8×8 행렬의 "
                         "한 행 전체를 가리킵니다.")
         out = [l for l in range(lanes) if not (0 <= addrs[l][0] < 16 and 0 <= addrs[l][1] and addrs[l][1] + 8 <= width)]
         if out:
             l = out[0]
-            return fail(ex_id, "out_of_range", f"{name} 는 16×{width} 인데 레인 {l} 의 행 주소 {name}[{addrs[l][0]}]"
+            return fail(ex_id, "out_of_range", f"{josa(name, '은/는')} 16×{width}인데 레인 {l}의 행 주소 {name}[{addrs[l][0]}]"
                         f"[{addrs[l][1]}] 에서 읽는 16바이트(8원소)가 배열 밖으로 나갑니다 ({lanes_text(out)}).")
     A_rec = _ldsm_received(A_got, 16, 4, False, 32)
     B_rec = _ldsm_received(B_got, 8, 2, True, 16)
@@ -358,10 +397,23 @@ def check_ldsm(student):
 
 
 @exercise("10-4", "ldmatrix: 레인마다 주는 행 주소", "3절",
-          hints=("ldmatrix.x4 에서 레인 8j + r 은 8×8 행렬 j 의 행 r 주소(16바이트 = f16 8개의 시작)를 줍니다. 행렬 j 가 "
-                 "레지스터 a_j 가 되므로, a0..a3 이 A 타일의 어느 8×8 조각인지(10-2) 먼저 정하세요.",
-                 "A: 레인 0–15 는 열 0 의 행 0–15, 레인 16–31 은 열 8 의 행 0–15 입니다 (lane % 16, lane // 16 을 쓰세요). "
-                 "B (.x2.trans): 레인 0–15 가 Bs 의 행 k = 0–15 를 열 0 에서 가리킵니다; 레인 16–31 은 무시됩니다."),
+          hints=("ldmatrix 에서는 주소를 주는 레인과 데이터를 받는 레인이 다릅니다: 레인 여덟 개가 8×8 행렬 하나의 행 "
+                 "여덟 개 주소를 주고, 행렬 j 는 레지스터 j 가 됩니다. 그러니 먼저 10-2 와 10-3 의 레지스터가 타일의 어느 "
+                 "8×8 조각인지 정하세요.",
+                 "a1 은 A 타일의 어느 8×8 조각인가요? 그 조각의 행 주소를 주는 레인은 몇 번부터 몇 번인가요? .x2 의 "
+                 "b0, b1 은 Bs 의 어느 조각인가요?"),
+          questions={
+              "misaligned": "레인이 가리키는 것은 원소 하나인가요, 8원소(16 B)짜리 행 하나의 시작인가요? 그 시작 열은 "
+                            "8 의 배수인가요?",
+              "out_of_range": "그 레인이 가리키는 행에서 8원소를 읽으면 타일 끝을 넘지 않나요?",
+              "a_register_order": "행렬 1 과 행렬 2 는 각각 A 타일의 어느 조각이어야 하나요 (10-2 의 a1, a2)? 그 주소를 "
+                                  "주는 레인은 누구인가요?",
+              "b_register_order": "b0 은 k 의 어느 절반인가요? 레인 0–7 과 8–15 는 각각 어느 행을 가리키나요?",
+              "a_rows": "레인 8j + r 이 주는 주소는 행렬 j 의 행 r 입니다. 틀린 레인의 j 와 r 은 각각 얼마인가요?",
+              "b_rows": "레인 0–15 가 가리키는 Bs 의 행은 모두 다른가요? 16개 행을 빠짐없이 가리키나요?",
+              "uses_model": "이 함수가 부르는 것은 무엇인가요? 레인 번호 하나만으로 계산할 수 있나요?",
+              "input": "함수가 ((행, 열), (행, 열)) 두 쌍을 돌려주나요?",
+          },
           solution="answers/ex10_ldmatrix.py::ldsm_rows", name="my_ldsm_rows",
           template='''
 def my_ldsm_rows(lane):
@@ -425,14 +477,16 @@ def _kloop_launch(kernel, runs):
     return launch
 
 
-KLOOP_SHAPES = ((32, 16, 48, 1.0, 0.0), (16, 24, 32, 0.5, 2.0))
+KLOOP_SHAPES = ((32, 16, 48, 1.0, 0.0), (16, 24, 32, 0.5, 2.0), (16, 8, 16, 1.0, 0.0))     # K steps 3, 2, 1
 
 
 def check_kloop_kernel(ex_id, kernel):
     """Run the one-warp kernel on two shapes; on a wrong C, name the fragment mistake whose product matches it."""
     runs = []
     res = run_shapes(ex_id, _kloop_launch(kernel, runs), KLOOP_SHAPES, tile=(16, 8), BK=16, dtype=np.float16,
-                     tol=tc_tol)
+                     tol=tc_tol, product="ldmatrix 에 주는 행 주소(10-4)와 mma 에 넘기는 a0..a3, b0, b1 의 순서",
+                     nan_cause="ldmatrix 가 아직 채우지 않은 공유 메모리를 읽었습니다(시뮬레이터는 공유 메모리를 NaN 으로 "
+                               "채웁니다): copy_tiles 와 ldmatrix 사이의 배리어나 ldmatrix 의 주소를 보세요")
     if res.ok:
         shapes = ", ".join(f"{M}×{N}×{K}" for M, N, K, _, _ in KLOOP_SHAPES)
         return passed(ex_id, f"(M×N×K) = {shapes} (alpha/beta 포함) 에서 float64 기준값과 tc.error_bound (f16 입력, f32 "
@@ -458,11 +512,23 @@ def check_kloop_kernel(ex_id, kernel):
 
 
 @exercise("10-5", "워프 하나의 K 루프: ldmatrix → mma → 누적", "4절",
-          hints=("K 스텝마다 ldmatrix_x4 로 a0..a3 (As), ldmatrix_x2_trans 로 b0, b1 (Bs) 을 읽고, mma_m16n8k16_f32 에 "
-                 "지난 스텝의 c0..c3 를 C 로 넘겨 새 c0..c3 를 받습니다. 루프 끝에서 무엇을 기다려야 할까요?",
-                 "ldmatrix 의 주소는 10-4 의 답 그대로입니다 (As 는 .x4, Bs 는 .x2.trans). mma 의 C 입력으로 0 이 아니라 "
-                 "지난 스텝의 c0..c3 을 넘기고 결과를 같은 네 변수에 받으면 누적입니다. 배리어는 mma 뒤, 다음 반복의 "
-                 "copy_tiles 앞입니다."),
+          hints=("K 스텝마다: 프래그먼트를 공유 메모리에서 레지스터로 읽고(10-4 의 주소, B 는 전치해서), mma 로 지난 "
+                 "스텝까지의 합에 더합니다. 다음 스텝의 복사가 공유 메모리를 덮어쓰기 전에 모든 레인이 읽기를 마쳐야 "
+                 "합니다.",
+                 "mma 에 C 로 넘기는 네 값은 무엇인가요: 0 인가요, 지난 스텝의 결과인가요? 루프의 마지막에 무엇을 "
+                 "기다려야 다음 copy_tiles 가 안전한가요?"),
+          questions={
+              "race": "검출기가 가리킨 두 줄 사이에 배리어가 있나요? 다음 반복의 copy_tiles 를 생각해 보세요.",
+              "acc_reset": "mma 에 C 로 넘기는 값은 지난 스텝의 c0..c3 인가요?",
+              "b_not_transposed": "Bs 를 읽는 ldmatrix 는 전치(.trans)하나요? mma 는 B 를 어떤 방향으로 받나요?",
+              "a_transposed": "As 를 읽는 ldmatrix 에 .trans 가 붙어 있나요? A 는 이미 mma 가 원하는 방향인가요?",
+              "a_halves_swapped": "ldmatrix_x4 가 돌려주는 네 값의 순서와 mma 에 넘기는 a0..a3 의 순서가 같나요? 주소는 "
+                                  "10-4 의 것인가요?",
+              "b_halves_swapped": "b0 과 b1 을 mma 에 넘기는 순서가 맞나요?",
+              "all_wrong": "ldmatrix 에 주는 주소가 10-4 의 답과 같나요? mma 에 넘기는 인자의 순서를 보세요.",
+              "nan": "ldmatrix 가 읽는 As, Bs 는 그 전에 모든 레인이 채웠나요? 배리어가 그 사이에 있나요?",
+              "misaligned": "ldmatrix 의 주소 열은 8 의 배수인가요?",
+          },
           solution="answers/ex10_kloop.py::kloop", name="my_kloop",
           preamble='''
 from numba import cuda, float32

@@ -33,7 +33,8 @@ class Notebook:
         ex = core.get(ex_id)
         self.md(f"**직접 해보기 {ex.id} — {ex.title}** ({ex.section})\n\n{intro.strip()}\n\n"
                 f"다 채웠으면 아래 확인 셀을 실행하세요. 틀리면 무엇이 틀렸는지 알려 줍니다. 막히면 "
-                f"`hint(\"{ex.id}\")` 를 실행하세요 (실행할 때마다 한 단계씩, 두 단계 다음에는 풀이 파일 위치).")
+                f"`hint(\"{ex.id}\")` 를 실행하세요. 실행할 때마다 한 단계씩 나아갑니다: 1단계는 생각할 거리와 다시 읽을 절, "
+                f"2단계는 마지막 확인이 가리킨 곳에 대한 질문, 3단계는 풀이 파일의 위치입니다.")
         if ex.preamble:
             self.code(ex.preamble)
         self.code(ex.template)

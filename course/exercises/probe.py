@@ -1,0 +1,392 @@
+"""Watch what a student's function does while it runs, so checkers judge behaviour and never the source text.
+
+`recording()` installs a profile hook (sys.setprofile; the simulator's CUDA threads are greenlets of one OS thread,
+so one hook sees them all) and records, per simulated thread, the events the exercises care about: barriers,
+cp.async issue/commit/wait, calls the student's code makes to device helpers (with their integer arguments),
+shared-memory reads and writes, global reads, and reads of local (register) arrays before anything was written
+there. It also records calls the student's code makes into plain Python functions (a course helper that builds a
+dict, a model in sim/, a helper of the student's own that is not `@cuda.jit`): code a GPU cannot run, or an answer
+taken from the model instead of computed. Each event carries the student's own line (the innermost frame of the
+student's code) and that frame's integer locals, from which `loop_iterations` finds the K-loop variable.
+"""
+import contextlib
+import linecache
+import os
+import re
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_PROJECT = tuple(os.path.join(ROOT, d) + os.sep for d in ("course", "sim", "kernels_numba"))
+_ALLOWED = tuple(os.path.join(ROOT, "kernels_numba", "infra", d) + os.sep for d in ("simulator", "ptx"))
+_SYSTEM = tuple({p + os.sep for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+                                      sysconfig.get_paths()["platlib"], sys.prefix, sys.base_prefix)})
+
+
+def is_user_file(filename):
+    """True for code the student wrote: a notebook cell, a file of their own (not the course, numba or Python)."""
+    if not filename or filename.startswith("<frozen") or filename.startswith(_PROJECT):
+        return False
+    return not filename.startswith(_SYSTEM)
+
+
+def _is_project_helper(filename):
+    """A plain Python function of the course (course/, sim/, kernels_numba/ outside the simulator's stand-ins)."""
+    return filename.startswith(_PROJECT) and not filename.startswith(_ALLOWED)
+
+
+@dataclass
+class Event:
+    """One thing a simulated thread did: kind ('bar', 'wait', 'commit', 'copy', 'call', 'sread', 'swrite', 'gread'),
+    what (array or function name, wait's N), args (index tuple or the call's integer arguments), the student's line
+    (file, line) and the student's frame's integer locals at that moment."""
+    kind: str
+    what: object
+    args: object
+    site: tuple
+    locals: dict = field(default_factory=dict)
+    func: tuple = None               # (file, function name) of the student's frame the event was seen from
+
+
+@dataclass
+class HostCall:
+    """The student's code called a plain Python function `name` (defined in `file`) at `site`."""
+    name: str
+    file: str
+    site: tuple
+
+
+@dataclass
+class UnwrittenRead:
+    """A read of local array `array`[index] before this thread wrote it, at `site`."""
+    array: str
+    index: tuple
+    site: tuple
+    thread: tuple
+
+
+class Recording:
+    """What the hooked run did (see the module docstring)."""
+
+    def __init__(self, calls=(), model_files=(), blocks=None, shared=True, globals_=False):
+        self.events = {}                 # (blockIdx, threadIdx) -> [Event]
+        self.host_calls = []             # HostCall, first of each (name, site)
+        self.model_calls = []            # HostCall into one of model_files (at any depth)
+        self.unwritten = []              # UnwrittenRead, first of each (array, site)
+        self._calls, self._model = set(calls), tuple(model_files)
+        self._blocks = None if blocks is None else {tuple(b) + (0,) * (3 - len(b)) for b in blocks}
+        self._shared, self._globals = shared, globals_
+        self._codes = {}
+        self.report = None               # the race detector's report of the recorded run (simulator)
+
+    # ---------------------------------------------------------------- queries
+    def thread(self, block=(0, 0, 0), thread=(0, 0, 0)):
+        """The events of one simulated thread (an empty list if it recorded nothing)."""
+        return self.events.get((tuple(block) + (0,) * (3 - len(block)), tuple(thread) + (0,) * (3 - len(thread))), [])
+
+    def threads(self):
+        return list(self.events)
+
+    # ---------------------------------------------------------------- the hook
+    def _classify(self, code):
+        """What a called code object is to us: a tuple (kind, detail) or None (looked up once per code object)."""
+        fn, name = code.co_filename, code.co_name
+        if fn.endswith(os.path.join("simulator", "scheduler.py")) and name == "_syncthreads":
+            return ("bar", None)
+        if fn.endswith(os.path.join("simulator", "async_copy.py")):
+            if name == "cp_async_commit_group":
+                return ("commit", None)
+            if name == "cp_async_wait_all":
+                return ("wait", "all")
+            if name == "stand_in":
+                return ("async", None)                # a wait (free variable n) or a copy (free variable name)
+            return None
+        if fn.endswith(os.path.join("simulator", "memory.py")) and name in ("__getitem__", "__setitem__"):
+            return ("shared", name) if self._shared else None
+        if self._globals and fn.endswith(os.path.join("cudadrv", "devicearray.py")) and name == "__getitem__":
+            return ("global", None)
+        if name in self._calls:
+            return ("call", name)
+        if self._model and fn.startswith(self._model):
+            return ("model", name)
+        return ("other", None)
+
+    def _student_frame(self, frame):
+        while frame is not None and not is_user_file(frame.f_code.co_filename):
+            frame = frame.f_back
+        return frame
+
+    def _thread_key(self):
+        from kernels_numba.infra.simulator.state import running
+        t = running()
+        if t is None:
+            return None
+        b = tuple(t.blockIdx)
+        if self._blocks is not None and b not in self._blocks:
+            return False
+        return (b, tuple(t.threadIdx))
+
+    def _add(self, key, kind, what, args, frame):
+        sf = self._student_frame(frame)
+        site = (sf.f_code.co_filename, sf.f_lineno) if sf is not None else None
+        loc = {k: v for k, v in sf.f_locals.items() if type(v) is int} if sf is not None else {}
+        func = (sf.f_code.co_filename, sf.f_code.co_name) if sf is not None else None
+        self.events.setdefault(key, []).append(Event(kind, what, args, site, loc, func))
+
+    def hook(self, frame, event, arg):
+        if event != "call":
+            return
+        try:
+            self._hook(frame)
+        except Exception:            # watching must never change what the student's code does
+            pass
+
+    def _hook(self, frame):
+        code = frame.f_code
+        c = self._codes.get(code)
+        if c is None:
+            c = self._codes[code] = self._classify(code) or ("skip", None)
+        kind, detail = c
+        if kind == "skip":
+            return
+        back = frame.f_back
+        if kind == "model":
+            self._note(self.model_calls, HostCall(code.co_name, code.co_filename, self._site(back)))
+            return
+        if kind == "other":
+            if back is not None and is_user_file(back.f_code.co_filename) and not code.co_name.startswith("<") \
+                    and (_is_project_helper(code.co_filename) or is_user_file(code.co_filename)) \
+                    and self._thread_key() is not None:
+                self._note(self.host_calls, HostCall(code.co_name, code.co_filename, self._site(back)))
+            return
+        key = self._thread_key()
+        if not key:
+            return
+        loc = frame.f_locals
+        if kind == "async":
+            if "n" in loc:
+                self._add(key, "wait", loc["n"], None, back)
+            else:
+                args = tuple(int(a) if _is_int(a) else None for a in loc.get("args", ()))
+                self._add(key, "copy", loc.get("name"), args, back)
+        elif kind in ("bar", "commit", "wait"):
+            self._add(key, kind, detail, None, back)
+        elif kind == "shared":
+            k = loc.get("key")
+            idx = tuple(int(i) for i in k) if isinstance(k, tuple) and all(_is_int(i) for i in k) else \
+                ((int(k),) if _is_int(k) else None)
+            if idx is not None:
+                self._add(key, "sread" if detail == "__getitem__" else "swrite", loc["self"]._decl.name, idx, back)
+        elif kind == "global":
+            obj, idx = loc.get("self"), loc.get("idx")
+            if type(obj).__name__ == "FakeWithinKernelCUDAArray" and isinstance(idx, tuple) \
+                    and all(_is_int(i) for i in idx):
+                shape = tuple(obj.__dict__["_item"].shape)
+                self._add(key, "gread", shape, tuple(int(i) for i in idx), back)
+        elif kind == "call":
+            args = {k: int(v) for k, v in loc.items() if _is_int(v)}
+            self._add(key, "call", detail, args, back)
+
+    @staticmethod
+    def _site(frame):
+        while frame is not None and not is_user_file(frame.f_code.co_filename):
+            frame = frame.f_back
+        return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+
+    @staticmethod
+    def _note(found, call):
+        if not any(c.name == call.name and c.site == call.site for c in found):
+            found.append(call)
+
+
+def _is_int(v):
+    import numpy as np
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+_LOCAL_DECL = re.compile(r"^\s*([\w\s,]+?)\s*=\s*.*cuda\.local\.array")
+
+
+def _local_name(frame):
+    m = _LOCAL_DECL.match(linecache.getline(frame.f_code.co_filename, frame.f_lineno) or "")
+    return m.group(1).split(",")[0].strip() if m else f"local@{frame.f_lineno}"
+
+
+def _tracing_local_class():
+    import numpy as np
+    from kernels_numba.infra.simulator import memory
+
+    class TracingLocal(memory.LocalArray):
+        """A local array that notes reads of elements its thread has not written yet."""
+
+        def __array_finalize__(self, obj):
+            if obj is not None and "_sgemm_written" not in self.__dict__:
+                self.__dict__["_sgemm_written"] = None
+
+        def __getitem__(self, key):
+            w = self.__dict__.get("_sgemm_written")
+            if w is not None and _RECORDING and not self.__dict__.get("_sgemm_full") and not np.all(w[key]):
+                rec = _RECORDING[-1]
+                f = sys._getframe(1)
+                site = Recording._site(f) or (f.f_code.co_filename, f.f_lineno)
+                name = self.__dict__.get("_sgemm_name", "local")
+                if not any(u.array == name and u.site == site for u in rec.unwritten):
+                    from kernels_numba.infra.simulator.state import running
+                    t = running()
+                    idx = key if isinstance(key, tuple) else (key,)
+                    rec.unwritten.append(UnwrittenRead(name, tuple(int(i) for i in idx if _is_int(i)), site,
+                                                       tuple(t.threadIdx) if t is not None else ()))
+            return np.ndarray.__getitem__(self, key)
+
+        def __setitem__(self, key, value):
+            np.ndarray.__setitem__(self, key, value)
+            w = self.__dict__.get("_sgemm_written")
+            if w is not None and not self.__dict__.get("_sgemm_full"):
+                w[key] = True
+                if w.all():                  # every element written: nothing left to watch
+                    self.__dict__["_sgemm_full"] = True
+
+    return TracingLocal
+
+
+_RECORDING = []          # the active Recording (innermost last)
+
+
+@contextlib.contextmanager
+def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False, local_arrays=False):
+    """with recording(...) as rec: run the student's code; rec holds what it did (see Recording).
+
+    calls: names of device functions whose calls (with integer arguments) become 'call' events; model_files: files
+    (absolute paths) whose functions the student must not call at any depth; blocks: only these blocks' threads are
+    recorded (None: all); local_arrays: watch cuda.local.array for reads of unwritten elements (simulator only)."""
+    rec = Recording(calls, model_files, blocks, shared, globals_)
+    prev = sys.getprofile()
+    patched = None
+    if local_arrays:
+        from numba.cuda.simulator import kernelapi as api
+        import numpy as np
+        cls = _tracing_local_class()
+        stock = api.FakeCUDALocal.array
+
+        def traced(self, shape, dtype, alignment=None):
+            arr = stock(self, shape, dtype, alignment)
+            from kernels_numba.infra.simulator.state import running
+            t = running()
+            if t is None or tuple(t.threadIdx) != (0, 0, 0) or (rec._blocks is not None and tuple(t.blockIdx)
+                                                                 not in rec._blocks):
+                return arr                   # one thread is enough to name the array nobody filled
+            arr = arr.view(cls)
+            arr.__dict__["_sgemm_written"] = np.zeros(arr.shape, bool)
+            arr.__dict__["_sgemm_name"] = _local_name(sys._getframe(1))
+            return arr
+        api.FakeCUDALocal.array, patched = traced, (api, stock)
+    _RECORDING.append(rec)
+    collecting = contextlib.nullcontext(None)
+    from kernels_numba.infra import device
+    if device.SIMULATOR:                # a race is noted (rec.report), never raised: the trace runs to the end
+        from kernels_numba.infra.simulator import racecheck
+        collecting = racecheck.collect()
+    sys.setprofile(rec.hook)
+    try:
+        with collecting as report:
+            rec.report = report
+            yield rec
+    finally:
+        sys.setprofile(prev)
+        _RECORDING.remove(rec)
+        if patched:
+            patched[0].FakeCUDALocal.array = patched[1]
+
+
+@contextlib.contextmanager
+def strict_global_indexing():
+    """Inside: a negative index into a kernel's global array raises IndexError, as an access before the array does on
+    the GPU (numpy, under the simulator, would quietly read from the end instead)."""
+    from kernels_numba.infra import device
+    if not device.SIMULATOR:
+        yield
+        return
+    import numpy as np
+    from numba.cuda.simulator.cudadrv import devicearray as da
+    get, put = da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__
+
+    def check(self, idx):
+        for k in (idx if isinstance(idx, tuple) else (idx,)):
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k < 0:
+                raise IndexError(f"전역 배열(모양 {tuple(self._ary.shape)})의 음수 인덱스 {idx}: GPU 에서는 배열 앞의 "
+                                 "메모리를 가리킵니다 (numpy 처럼 끝에서 세지 않습니다) / negative index into a global "
+                                 "array: on the GPU it addresses memory before the array")
+
+    def getitem(self, idx):
+        check(self, idx)
+        return get(self, idx)
+
+    def setitem(self, idx, val):
+        check(self, idx)
+        return put(self, idx, val)
+    da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__ = getitem, setitem
+    try:
+        yield
+    finally:
+        da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__ = get, put
+
+
+def watching(**kw):
+    """recording(**kw) on the simulator; on a GPU nothing to watch (the simulator subprocess already did), so a
+    Recording that stays empty."""
+    from kernels_numba.infra import device
+    return recording(**kw) if device.SIMULATOR else contextlib.nullcontext(Recording())
+
+
+def model_file(module):
+    """The source file of a module (for recording(model_files=...))."""
+    return os.path.abspath(module.__file__)
+
+
+def loop_iterations(events, min_iters=2):
+    """Split one thread's events into (before, [(kt, events) ...], after) by the K-loop variable: the integer local of
+    a student's function that changes during the run and only ever grows by 1 (found by behaviour, not by its name).
+    Events seen from a deeper function (a helper the loop calls) belong to the iteration they happen in. The variable
+    keeps its last value after the loop, so events of the last iteration on lines below every line of the earlier
+    iterations (in the loop's own function) are the code after the loop. No such variable: (events, [], [])."""
+    best = None
+    funcs = list(dict.fromkeys(e.func for e in events if e.func))     # outermost (first seen) first
+    for func in funcs:
+        mine = [e for e in events if e.func == func]
+        for name in sorted({n for e in mine for n in e.locals}):
+            vals = [e.locals[name] for e in mine if name in e.locals]
+            changes = [b - a for a, b in zip(vals, vals[1:]) if b != a]
+            if changes and all(c == 1 for c in changes) and len(set(vals)) >= min_iters:
+                if best is None or len(set(vals)) > best[2]:
+                    best = (func, name, len(set(vals)))
+        if best is not None:
+            break
+    if best is None:
+        return events, [], []
+    func, name, _ = best
+    first = next(i for i, e in enumerate(events) if e.func == func and name in e.locals)
+    iters = []
+    for e in events[first:]:
+        v = e.locals.get(name) if e.func == func else None
+        if v is None or (iters and iters[-1][0] == v):
+            iters[-1][1].append(e)
+        else:
+            iters.append((v, [e]))
+    body = {e.site[1] for _, es in iters[:-1] for e in es if e.site and e.func == func}
+    after = []
+    if body:
+        k, evs = iters[-1]
+        cut = next((i for i, e in enumerate(evs) if e.func == func and e.site and e.site[1] > max(body)), None)
+        if cut is not None:
+            after = evs[cut:]
+            iters[-1] = (k, evs[:cut])
+    return events[:first], iters, after
+
+
+def line_text(site):
+    """'12행 `code`' for a (file, line) site of the student's code ('' when unknown)."""
+    if not site:
+        return ""
+    text = (linecache.getline(site[0], site[1]) or "").strip()
+    return f"{site[1]}행" + (f" `{text}`" if text else "")
