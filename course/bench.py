@@ -27,6 +27,7 @@ import numpy as np
 import kernels_numba as kn
 from course import records
 
+ENGINE = "course.bench/1"           # a run's versions["engine"]: baselines are checked against runs of the same engine
 SIZES = (1024, 2048, 4096)
 ROUNDS = 5
 MIN_MS = 20.0            # timed calls of one entry in one round take at least this long (3 groups)
@@ -245,7 +246,7 @@ def other_processes():
 def versions():
     import cupy as cp
     import numba
-    out = {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+    out = {"engine": ENGINE, "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
            "numba_cuda": __import__("numba_cuda").__version__, "cupy": cp.__version__}
     try:
         out["cuda_driver"] = cp.cuda.runtime.driverGetVersion()

@@ -279,12 +279,16 @@ def reference(gpu, kernel, n, baseline_kind, folder=RECORDED, variant=""):
 
 # ---- trusting a baseline -----------------------------------------------------------------------------------------
 
-def baseline_history(gpu, baseline_kind, n, folder=RECORDED, exclude=()):
+def baseline_history(gpu, baseline_kind, n, folder=RECORDED, exclude=(), engine=None, before=None):
     """cuBLAS TFLOP/s at size n in earlier unflagged runs of the same GPU class whose baseline starts with
-    `baseline_kind` ("cuBLAS SGEMM" / "cuBLAS HGEMM")."""
+    `baseline_kind` ("cuBLAS SGEMM" / "cuBLAS HGEMM"); engine: only runs timed by that engine (versions["engine"]:
+    like is compared with like — earlier harnesses timed cuBLAS through CuPy's handle, 12-15 % apart between runs);
+    before: only runs of that date or earlier."""
     out = []
     for name, run in all_runs(folder):
         if run.id in exclude or run.flagged or run.gpu_class != gpu_class(gpu):
+            continue
+        if (engine is not None and run.versions.get("engine") != engine) or (before and run.date > before):
             continue
         if not run.baseline.startswith(baseline_kind):
             continue
@@ -299,11 +303,12 @@ def _gpu_bound(row):
 
 
 def baseline_check(run, baseline_kind, folder=RECORDED, spread=BASELINE_SPREAD):
-    """'' if every cuBLAS figure of `run` lies within `spread` of the median of its GPU class's earlier runs (or no
-    history exists), else a sentence saying which size is off and by how much."""
+    """'' if every cuBLAS figure of `run` lies within `spread` of the median of its GPU class's earlier runs timed by
+    the same engine (or no such history exists), else a sentence saying which size is off and by how much."""
     off = []
     for r in run.select("cuBLAS"):
-        hist = baseline_history(run.gpu, baseline_kind, r.n, folder, exclude=(run.id,))
+        hist = baseline_history(run.gpu, baseline_kind, r.n, folder, exclude=(run.id,),
+                                engine=run.versions.get("engine"), before=run.date)
         if not hist:
             continue
         med = statistics.median(hist)

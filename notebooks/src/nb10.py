@@ -45,7 +45,7 @@ FIG = {
     "swz_tf": f"{_B[('mma_swizzle', 4096)].tflops:.0f}", "swz_pct": f"{100 * _B[('mma_swizzle', 4096)].ratio:.1f}",
     "pad_tf": f"{REC['explore'][0]['tflops']:.0f}", "pad_pct": f"{100 * REC['explore'][0]['ratio']:.1f}",
     "pad_explore_pct": f"{100 * EXP['explore'][0]['ratio']:.1f}",
-    "h100_gpu": H100.gpu, "h100_date": H100.date, "cublas_kernel": _NCU["cublas"]["kernel_name"],
+    "h100_gpu": H100.gpu, "h100_date": "·".join(sorted({H100.run(r).date for r in L10.FINAL_RUNS})), "cublas_kernel": _NCU["cublas"]["kernel_name"],
     "gmma": f"{_NCU['cublas']['stalls_per_issue']['gmma']:.2f}",
     "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
     "large_hmma": REC["resources"]["mma_large"]["sass"]["HMMA.16816.F32"],
