@@ -14,7 +14,8 @@ from sim.korean import josa, wrong_particles
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = core.catalog()
-SOURCES = sorted((ROOT / "course" / "exercises").glob("*.py"))
+# the checkers, and the ring model whose explanations 11-3 and 11-4 pass on to the student
+SOURCES = sorted((ROOT / "course" / "exercises").glob("*.py")) + [ROOT / "sim" / "ws_ring.py"]
 FORMULA = re.compile(r"[A-Za-z_][\w\]]*(\s*(\*|//|%|\+|>>|<<|·)\s*|\s+[-−]\s+)[A-Za-z_0-9(]")
 
 
