@@ -129,7 +129,7 @@ def acc_element(t, i):
     """wgmma.mma_async.m64n64k16 (f32): 워프그룹의 스레드 t(0..127)가 가진 누산기 레지스터 i(0..31)에 담긴
     64×64 타일 D 의 (행, 열)."""
     # TODO: 스레드 번호를 워프 번호와 레인으로 나누고, 행과 열을 계산하세요
-    raise NotImplementedError("TODO: (행, 열) 을 돌려주세요")
+    raise NotImplementedError("TODO: (행, 열)을 돌려주세요")
 ''')
 def check_layout(student):
     ex_id = "11-1"
@@ -733,8 +733,9 @@ def _ring_failure(ex_id, e, notes, stages, cfg):
     def stage(s):
         return josa(_stage_line(s, stages), "을/를")
     done = {c[0] for c in notes.calls if c[2] == "mma"}
-    missing = sorted({c[0] for c in notes.calls} - done)
-    if missing and missing[0] < (e.it if e is not None and _int(e.it) is not None else 10 ** 9):
+    current = last[0] if e is not None and last is not None else None      # the k-iteration the ring broke in
+    missing = sorted(x for x in {c[0] for c in notes.calls} - done if x != current)
+    if missing:
         it = missing[0]
         call = next(c for c in notes.calls if c[0] == it)
         return out("no_mma", f"k-반복 {it}에서 wgmma 를 내지 않았습니다 (mma 를 부르지 않음): 그 K 타일은 C 에 더해지지 않고, "
@@ -758,8 +759,9 @@ def _ring_failure(ex_id, e, notes, stages, cfg):
         return out("stage_range", f"k-반복 {last[0]}에서 {stage(last[3][0])} 썼습니다: 단계는 0 부터 "
                    f"STAGES − 1 = {stages - 1} 까지입니다.", last)
     if kind == "DOUBLE_MMA":
-        return out("double_mma", f"k-반복 {it}의 wgmma 를 두 번 냈습니다: 누산기에 그 K 타일의 곱이 두 번 더해집니다. 한 "
-                   "k-반복에 mma 는 한 번입니다.", last)
+        return out("double_mma", f"k-반복 {it}의 wgmma 를 두 번 냈습니다: 누산기에 그 K 타일의 곱이 두 번 더해집니다. "
+                   "ring.mma(s) 하나가 그 단계 전체(k16 단계 네 번의 wgmma)를 내므로, 한 k-반복에 mma 는 한 번입니다.",
+                   last)
     if kind == "DOUBLE_RELEASE":
         mine = last if last is not None and last[2] == "release" and last[0] == it else None
         rel = mine or next((c for c in reversed(notes.calls) if c[2] == "release"), last)
