@@ -4,7 +4,6 @@ Measured figures come only from course/recorded/ (gpu_h100_level7.json, wgmma_la
 exist the prose says that no measurement exists yet and names the script that makes it; once they do, this generator
 fills the figures in from them (FIG) — no number is typed."""
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -14,20 +13,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from course import lesson11 as L11  # noqa: E402  (record readers shared with the notebook)
 from _records import fill as _fill  # noqa: E402
 
-PERF = L11.perf_record()
-_FAST = json.loads((Path(__file__).resolve().parents[2] / "course" / "recorded" / "gpu_h100_level6_fast.json")
-                   .read_text(encoding="utf-8"))
-_FAST4096 = [r["ratio"] for r in _FAST["results"] if r["n"] == 4096 and r["measured_as"] == "fast"
-             and r["run"] in L11.FAST_FINAL_RUNS]
-LAYOUT = L11.layout_record()
-FIG = {"fast_gpu": _FAST["gpu"], "fast_lo": f"{100 * min(_FAST4096):.1f}", "fast_hi": f"{100 * max(_FAST4096):.1f}"}
+PERF, LAYOUT = L11.PERF, L11.LAYOUT             # course/recorded/ through the one loader; None until measured
+_FAST4096 = L11.fast_ratios(4096)
+FIG = {"fast_gpu": L11.FAST.run(L11.FAST_FINAL_RUNS[-1]).gpu, "fast_lo": f"{100 * min(_FAST4096):.1f}",
+       "fast_hi": f"{100 * max(_FAST4096):.1f}"}
 if PERF is not None:
-    _R = {(r["kernel"], r["n"]): r for r in PERF["benchmark"]}
-    FIG.update(gpu=PERF["gpu"], date=PERF["date"],
-               **{f"{k}_{n}": f"{100 * _R[(k, n)]['ratio']:.1f}" for k, n in _R if k != "cuBLAS"},
-               **{f"cub_{n}": f"{_R[('cuBLAS', n)]['tflops']:.0f}" for k, n in _R if k == "cuBLAS"})
+    _RUN = PERF.run()
+    _R = {(r.kernel, r.n): r for r in _RUN.rows if not r.variant}
+    FIG.update(gpu=_RUN.gpu, date=_RUN.date, timed=L11.timing_note(PERF),
+               **{f"{k}_{n}": f"{100 * r.ratio:.1f}" for (k, n), r in _R.items() if k != "cuBLAS"},
+               **{f"cub_{n}": f"{r.tflops:.0f}" for (k, n), r in _R.items() if k == "cuBLAS"})
 if LAYOUT is not None:
-    FIG.update(layout_gpu=LAYOUT["gpu"], layout_date=LAYOUT["date"])
+    _N, _AGREE, _ALIGNED = L11.layout_probes(LAYOUT)
+    FIG.update(layout_gpu=LAYOUT.gpu, layout_date=LAYOUT.date,
+               layout_agree=(f"{_N}개가 모두" if _AGREE == _N else f"{_N}개 중 {_AGREE}개만"),
+               layout_aligned="에서 시작했습니다" if _ALIGNED else "에서 시작하지 않은 탐침이 있었습니다")
 
 OUT = Path(__file__).resolve().parents[1] / "11_hopper_wgmma_tma.ipynb"
 NB = Notebook("nb11", OUT)
@@ -49,7 +49,9 @@ if LAYOUT is None:
                    "PTX ISA 의 그림과 그 예제(`tests/test_wgmma_model.py`)가 근거입니다.")
 else:
     LAYOUT_LINE = ("{{layout_gpu}} 에서 기록한 레이아웃({{layout_date}})과 모델을 원소마다 비교합니다 "
-                   "(`benchmarks/record_wgmma_layout.py`).")
+                   "(`benchmarks/record_wgmma_layout.py`). 그 기록에서 일반 저장과 TMA 로 채운 타일, k16 단계 0–3 의 "
+                   "레이아웃 탐침 {{layout_agree}} 모델(`sim/wgmma.py`)과 원소마다 같았고, `alignment=1024` 로 선언한 "
+                   "동적 공유 메모리는 1024 바이트 경계{{layout_aligned}}.")
 
 md(r"""
 # 11. Level 7 — Hopper 의 `wgmma` 와 TMA: mma.sync 의 천장 너머로
@@ -110,7 +112,7 @@ md(r"""
 """ + LAYOUT_LINE + r"""
 """)
 code(r"""
-res = L.compare_layout()
+res = L.compare_layout(L.LAYOUT)
 if res is None:
     print("GPU 기록 없음: benchmarks/record_wgmma_layout.py 를 H100 에서 실행하면 여기서 비교합니다")
 else:
@@ -310,15 +312,15 @@ print("ptxas 로 한 프로그램으로:", whole or "경고 없음", "| 종료 �
 md(r"""
 ## 8. 성능
 """ + ("""
-기록된 측정({{gpu}}, {{date}}; `benchmarks/bench_level7.py`: 같은 실행의 cuBLAS HGEMM — `cublasGemmEx` f16×f16→f32 — 대비 비율):
+기록된 측정({{gpu}}, {{date}}; `benchmarks/bench_level7.py`: 같은 실행의 cuBLAS HGEMM — `cublasGemmEx` f16×f16→f32 — 대비 비율). 커널마다 먼저 float64 기준값과 맞는지 확인한 뒤, 모든 항목을 라운드마다 돌아가며 쟀습니다. 호출 한 번의 Python 실행 비용(호스트 시간)이 GPU 시간에 비해 작지 않은 크기는 CUDA 그래프로 재어 Python 이 아니라 커널을 잽니다 ({{timed}}):
 """ if PERF is not None else """
 레벨 7 커널의 **GPU 측정 기록은 아직 없습니다.** H100 에서 `python benchmarks/bench_level7.py` 를 실행하면 같은 실행의 cuBLAS HGEMM (`cublasGemmEx` f16×f16→f32) 과 나란히 2048³, 4096³ 을 재서 `course/recorded/gpu_h100_level7.json` 을 쓰고, 이 절의 문장과 표는 생성기가 그 기록으로 채웁니다. 목표는 4096³ 에서 cuBLAS 의 75 % 입니다 (노트북 10 의 `mma_fast` 는 `mma.sync` 로 {{fast_gpu}} 의 두 기록 실행에서 {{fast_lo}} %, {{fast_hi}} %). 기록이 없으므로 아래 셀은 그렇다고만 말합니다.
 """) + r"""
 """)
 code(r"""
-rows = L.perf_rows()
+rows = L.perf_rows(L.PERF)
 if rows:
-    display(Markdown(L.markdown(rows, ["커널", "n", "TFLOP/s", "cuBLAS 대비"])))
+    display(Markdown(L.markdown(rows, L.PERF_COLUMNS)))
 else:
     print("측정 기록 없음 (course/recorded/gpu_h100_level7.json): 숫자를 보여 줄 수 없습니다")
 """)
@@ -331,7 +333,7 @@ if live is None:
     print("시뮬레이터 또는 CC 9.0 이 아닌 GPU: 레벨 7 의 시간은 여기서 잴 수 없습니다")
 else:
     print(L.here_label())
-    display(Markdown(L.markdown(live, ["커널", "n", "TFLOP/s", "cuBLAS 대비"])))
+    display(Markdown(L.markdown(live, L.PERF_COLUMNS)))
 """)
 md(r"""
 ## 9. 정리와 남은 것
