@@ -605,8 +605,13 @@ class _Watched:
     def __init__(self, ring, notes):
         self.__dict__.update(_ring=ring, _notes=notes, _kt=0)
 
+    PUBLIC = ("stages", "tiles", "k_tiles")
+
     def __getattr__(self, name):
-        return getattr(self._ring, name)
+        if name in self.PUBLIC:
+            return getattr(self._ring, name)
+        raise AttributeError(f"이 문제의 ring 에는 {josa(f'`{name}`', '이/가')} 없습니다: ring.stages 와 다섯 가지(wait_full, mma, commit, "
+                             "wait_mma, release)만 씁니다.")
 
     def _note(self, name, *args):
         site = probe.caller_site()
@@ -695,15 +700,19 @@ def check_consumer(student):
                 w = watched.setdefault(id(ring), _Watched(ring, notes))
                 w.__dict__["_kt"] = kt
                 student(w, it, kt)
+            err = crash = None
             with probe.recording(model_files=RING_MODELS) as rec:
                 try:
                     ws_ring.run(consumer_step=step, stages=stages, tiles=tiles, k_tiles=k_tiles, eager=eager)
-                    err = None
                 except ws_ring.ProtocolError as e:
                     err = e
+                except Exception as e:           # noqa: BLE001  (explained below, unless the model was called)
+                    crash = e
             used = [c for c in rec.model_calls if c.name == "course_consumer_step"]
             if used:
                 return _model_used(ex_id, used[0], "ring 의 다섯 가지를 직접 부르세요.")
+            if crash is not None:
+                raise crash
             if err is not None or notes.early:
                 return _ring_failure(ex_id, err, notes, stages, cfg)
             overlapped = overlapped or notes.overlap
