@@ -521,9 +521,10 @@ def check_ring(student):
 
     def out(code, message, comp, wrong, ring=True):
         it, S = wrong[0]
-        # the wrong value, unless another returned value is the same (then the return line mixed them up)
+        # the wrong value, unless the stage is the same number (then the return line mixed them up); the two parities
+        # are both 0 or 1, so one may equal the other without being taken from it
         site = probe.value_site(student, _spread(wrong), lambda a, r, c=comp: (
-            {_triple(r)[c]} - {v for j, v in enumerate(_triple(r)) if j != c}) if _triple(r) else set())
+            {_triple(r)[c]} - ({_triple(r)[0]} if c else set(_triple(r)[1:]))) if _triple(r) else set())
         return fail(ex_id, code, message, table(S), *(_ring_consequence(student, S, it) if ring else ()), _line(site),
                     where=site)
 
@@ -570,17 +571,21 @@ def check_ring(student):
         return out("producer_parity", f"{why}. 생산자의 parity 는 한 바퀴마다 바뀌고, 소비자의 full parity 와 늘 "
                    "반대입니다.", 2, empty_bad)
     it, S = fb
+    rule = "parity 는 바퀴 번호 it // STAGES 의 짝홀입니다"
     if all(got[k][1] == k[0] & 1 for k in keys):
-        why = "소비자의 parity 가 k-반복마다 바뀝니다: 한 단계의 barrier 는 고리를 한 바퀴 돌 때 한 번만 단계가 끝나므로"
+        why = ("소비자의 parity 가 k-반복마다 바뀝니다: 한 단계의 barrier 는 고리를 한 바퀴 돌 때 한 번만 단계가 끝나므로, "
+               f"{rule}.")
+    elif all(got[k][1] == (k[0] % k[1]) & 1 for k in keys):
+        why = f"소비자의 parity 를 단계 번호의 짝홀로 구했습니다: 단계 번호는 고리 안의 자리일 뿐이고, {rule}."
     elif len({got[k][1] for k in keys}) == 1:
         why = (f"소비자의 parity 가 언제나 {got[fb][1]} 입니다: 고리를 한 바퀴 돌 때마다 그 barrier 의 단계가 하나 올라 "
-               "짝홀이 바뀌므로")
+               f"짝홀이 바뀌므로, {rule}.")
     else:
         why = (f"k-반복 {it} (STAGES = {S})의 소비자가 기다리는 full 의 parity 가 {got[fb][1]} 입니다 (맞는 값 "
-               f"{truth[fb][1]}): 기다릴 단계의 짝홀은")
+               f"{truth[fb][1]}): {rule}.")
     both = (" 생산자의 parity 는 그 반대로 계산해 함께 틀립니다." if linked and empty_bad else "")
-    return out("consumer_parity", f"{why} parity 는 바퀴 번호 it // STAGES 의 짝홀입니다. 틀린 parity 는 기다림을 너무 "
-               f"일찍 통과하거나(지난 바퀴의 데이터, 아직 도착하지 않은 복사) 영원히 멈춥니다.{both}", 1, full_bad)
+    return out("consumer_parity", f"{why} 틀린 parity 는 기다림을 너무 일찍 통과하거나(지난 바퀴의 데이터, 아직 도착하지 "
+               f"않은 복사) 영원히 멈춥니다.{both}", 1, full_bad)
 
 
 # ------------------------------------------------------------------------------------ 11-4: the consumer loop
@@ -591,62 +596,64 @@ CONSUMER_CONFIGS = ((4, 2, 3), (2, 3, 5), (3, 1, 7), (2, 2, 4), (5, 2, 1), (3, 2
 class _Notes:
     """What the student's steps did on one ring: calls (it, kt, name, args, site), early releases (it, stage, site,
     'uncommitted' or 'in_flight'), whether a wgmma was issued while the previous group flew, the sites of waits that
-    left no group in flight."""
+    left no group in flight, and the student's call during which the model found a broken ring (None when it was
+    found elsewhere: at a tile's end, in the producer, or when the run ended)."""
 
     def __init__(self):
-        self.calls, self.early, self.overlap, self.drained = [], [], False, []
+        self.calls, self.early, self.overlap, self.drained, self.failed = [], [], False, [], None
 
 
 class _Watched:
     """The ring as the student's step sees it: the five calls go through to the model, each noted with the student's
     line; a release of a stage that an unfinished wgmma still reads, and a wgmma issued while the previous group is
-    still in flight (the overlap the exercise asks for), are noted as they happen."""
+    still in flight (the overlap the exercise asks for), are noted as they happen. Only ring.stages, .tiles and
+    .k_tiles are visible besides the five calls (a loop polling the model's barriers would never end)."""
+
+    PUBLIC = ("stages", "tiles", "k_tiles")
 
     def __init__(self, ring, notes):
         self.__dict__.update(_ring=ring, _notes=notes, _kt=0)
 
-    PUBLIC = ("stages", "tiles", "k_tiles")
-
     def __getattr__(self, name):
         if name in self.PUBLIC:
             return getattr(self._ring, name)
-        raise AttributeError(f"이 문제의 ring 에는 {josa(f'`{name}`', '이/가')} 없습니다: ring.stages 와 다섯 가지(wait_full, mma, commit, "
-                             "wait_mma, release)만 씁니다.")
+        raise AttributeError(f"이 문제의 ring 에는 {josa(f'`{name}`', '이/가')} 없습니다: ring.stages 와 다섯 가지"
+                             "(wait_full, mma, commit, wait_mma, release)만 씁니다.")
 
-    def _note(self, name, *args):
-        site = probe.caller_site()
-        self._notes.calls.append((self._ring.it, self._kt, name, args, site))
-        return site
+    def _call(self, name, args, run):
+        """Note the call with the student's line, run it on the model, and remember it if the model broke there."""
+        call = (self._ring.it, self._kt, name, args, probe.caller_site())
+        self._notes.calls.append(call)
+        try:
+            return run()
+        except ws_ring.ProtocolError:
+            self._notes.failed = self._notes.failed or call
+            raise
 
     def wait_full(self, s, parity):
-        self._note("wait_full", s, parity)
-        return self._ring.wait_full(s, parity)
+        return self._call("wait_full", (s, parity), lambda: self._ring.wait_full(s, parity))
 
     def mma(self, s):
-        self._note("mma", s)
         if self._kt > 0 and self._ring.groups:
             self._notes.overlap = True
-        return self._ring.mma(s)
+        return self._call("mma", (s,), lambda: self._ring.mma(s))
 
     def commit(self):
-        self._note("commit")
-        return self._ring.commit()
+        return self._call("commit", (), self._ring.commit)
 
     def wait_mma(self, n):
-        site = self._note("wait_mma", n)
-        out = self._ring.wait_mma(n)
+        out = self._call("wait_mma", (n,), lambda: self._ring.wait_mma(n))
         if not self._ring.groups and not self._ring.uncommitted:
-            self._notes.drained.append(site)
+            self._notes.drained.append(self._notes.calls[-1][4])
         return out
 
     def release(self, s):
-        site = self._note("release", s)
         r = self._ring
-        if any(st == s for st, _ in r.uncommitted):
-            self._notes.early.append((r.it, s, site, "uncommitted"))
-        elif any(st == s for g in r.groups for st, _ in g):
-            self._notes.early.append((r.it, s, site, "in_flight"))
-        return r.release(s)
+        how = ("uncommitted" if any(st == s for st, _ in r.uncommitted) else
+               "in_flight" if any(st == s for g in r.groups for st, _ in g) else None)
+        if how:
+            self._notes.early.append((r.it, s, probe.caller_site(), how))
+        return self._call("release", (s,), lambda: r.release(s))
 
 
 def _stage_line(s, stages):
@@ -763,25 +770,27 @@ def _ring_failure(ex_id, e, notes, stages, cfg):
     kind, it = e.kind, e.it
     s_right = it % stages if _int(it) is not None else None
     calls = [c for c in notes.calls if c[0] == it]
-    if kind == "ORDER" and last is not None and last[2] in ("wait_full", "mma", "release") and \
-            not (_int(last[3][0]) is not None and 0 <= last[3][0] < stages):
-        return out("stage_range", f"k-반복 {last[0]}에서 {stage(last[3][0])} 썼습니다: 단계는 0 부터 "
-                   f"STAGES − 1 = {stages - 1} 까지입니다.", last)
+    bad = notes.failed or last
+    if kind == "ORDER" and bad is not None and bad[2] in ("wait_full", "mma", "release") and \
+            not (_int(bad[3][0]) is not None and 0 <= bad[3][0] < stages):
+        return out("stage_range", f"k-반복 {bad[0]}에서 {stage(bad[3][0])} 썼습니다: 단계는 0 부터 "
+                   f"STAGES − 1 = {stages - 1} 까지입니다.", bad)
     if kind == "DOUBLE_MMA":
         return out("double_mma", f"k-반복 {it}의 wgmma 를 두 번 냈습니다: 누산기에 그 K 타일의 곱이 두 번 더해집니다. "
                    "ring.mma(s) 하나가 그 단계 전체(k16 단계 네 번의 wgmma)를 내므로, 한 k-반복에 mma 는 한 번입니다.",
                    last)
     if kind == "DOUBLE_RELEASE":
-        mine = last if last is not None and last[2] == "release" and last[0] == it else None
-        rel = mine or next((c for c in reversed(notes.calls) if c[2] == "release"), last)
-        s = rel[3][0] if rel and rel[2] == "release" else None
+        mine = notes.failed if notes.failed and notes.failed[2] == "release" else None
         if mine:
-            said = f"k-반복 {it}에서 {stage(s)} 돌려주었는데, 그 단계는 이미 돌려주었거나 아직 아무 wgmma 도 읽지 않았습니다"
-        elif rel and rel[2] == "release":
-            said = (f"타일 끝에서 마지막 단계를 돌려주려는데, 그 단계는 이미 돌려준 것입니다 (여러분의 release: k-반복 "
-                    f"{rel[0]}, {_stage_line(s, stages)})")
-        else:
-            said = "같은 단계를 두 번 돌려주었습니다"
+            s = mine[3][0]
+            said = f"k-반복 {mine[0]}에서 {stage(s)} 돌려주었는데, 그 단계는 이미 돌려주었거나 아직 아무 wgmma 도 읽지 않았습니다"
+            rel = mine
+        else:                                # the tile's end released its last stage a second time
+            s = (it % stages) if _int(it) is not None else None
+            rel = next((c for c in reversed(notes.calls) if c[2] == "release" and c[3][0] == s), last)
+            said = ("타일 끝에서 마지막 단계를 돌려주려는데, 그 단계는 이미 돌려준 것입니다"
+                    + (f" (여러분의 release: k-반복 {rel[0]}, {_stage_line(s, stages)})" if rel and rel[2] == "release"
+                       else ""))
         return out("double_release", f"{said}. 한 번 쓴 단계는 한 번만 empty 에 돌려줍니다: 타일의 첫 k-반복에는 돌려줄 "
                    "앞 단계가 없고(앞 타일의 마지막 단계는 타일 끝에서 돌아감), 이번 단계는 다음 k-반복에서 돌려줍니다.", rel)
     if kind in ("TMA_IN_FLIGHT", "STALE", "OVERFLOW"):

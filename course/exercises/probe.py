@@ -408,6 +408,10 @@ def _int_value(v):
     return _is_int(v) and not isinstance(v, bool)
 
 
+def _is_loop_header(filename, lineno):
+    return (linecache.getline(filename, lineno) or "").lstrip().startswith(("for ", "async for "))
+
+
 def trace_values(fn, *args):
     """Call fn(*args) under a line tracer limited to the student's own code (notebook cells and their files): which
     line produced which integer (ValueTrace). Exceptions propagate; the previous tracer is restored."""
@@ -419,8 +423,8 @@ def trace_values(fn, *args):
         key = id(frame)
         snap, prev = state.get(key, (None, None))
         now = {k: v for k, v in frame.f_locals.items() if _int_value(v)}
-        if snap is not None and prev is not None:
-            for k, v in now.items():
+        if snap is not None and prev is not None and not _is_loop_header(frame.f_code.co_filename, prev):
+            for k, v in now.items():           # (a for line only hands out the next value: not a computation)
                 if k not in snap or snap[k] != v:
                     produced.append((int(v), (frame.f_code.co_filename, prev), frame.f_code is outer))
         if event == "line":
@@ -451,10 +455,10 @@ def trace_values(fn, *args):
 def value_site(fn, calls, wanted, limit=8):
     """'12행 `code`': the student's line that produced the wrong value in every one of the calls (up to `limit`):
     wanted(args, result) -> the set of integers that count as that value (e.g. a field in bytes and encoded; an empty
-    set: nothing to look for in that call). Several lines did: the one line of the called function itself among them
-    (a helper's return passes the value on). None or no single one: the line of the return ('' when the function
+    set: nothing to look for in that call). Several lines did: of those in the called function itself (a helper's
+    return only passes the value on), the last one to give it. None: the line of the return ('' when the function
     cannot be traced)."""
-    sites, ret = None, None
+    sites, ret, order = None, None, {}
     try:
         for args in list(calls)[:limit]:
             tr = trace_values(fn, *args)
@@ -463,13 +467,17 @@ def value_site(fn, calls, wanted, limit=8):
             if not values:
                 continue                 # nothing to look for in this call (the value is also a right one there)
             here = {(site, own) for v, site, own in tr.produced if v in values}
+            if sites is None:
+                order = {site: n for n, (v, site, own) in enumerate(tr.produced) if v in values}
             sites = here if sites is None else sites & here
     except Exception:                    # noqa: BLE001  (watching must never change the verdict)
         return ""
+    every = {site for site, _ in sites or ()}
     own = {site for site, o in sites or () if o}
-    for found in ({site for site, _ in sites or ()}, own):     # one line; else one line of the function itself
-        if len(found) == 1:
-            return line_text(next(iter(found)))
+    if len(every) == 1:
+        return line_text(next(iter(every)))
+    if own:                              # lines of the function itself (a helper's return only passed it on): the
+        return line_text(max(own, key=lambda site: order.get(site, -1)))      # last one to give the value
     return line_text(ret)
 
 
