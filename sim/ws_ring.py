@@ -72,7 +72,8 @@ class Ring:
                                             f"k-반복 {git} 의 wgmma 가 아직 그 단계를 읽는 중입니다 (wait_group 으로 끝나기 "
                                             "전에 empty 에 arrive 했습니다).")
             if self.full[s].pending < 1 or self.flying[s] is not None:
-                raise ProtocolError("OVERFLOW", it, f"생산자가 {josa(f'k-반복 {it}', '으로/로')} 단계 {josa(s, '을/를')} 다시 채우는데 그 단계의 "
+                raise ProtocolError("OVERFLOW", it, f"생산자가 {josa(f'k-반복 {it}', '으로/로')} 단계 {josa(s, '을/를')} "
+                                    "다시 채우는데 그 단계의 "
                                     f"앞 복사(k-반복 {self.flying[s]})를 아직 아무도 기다리지 않았습니다: full[{s}] 에 "
                                     "한 단계에 허용된 것보다 많은 arrive (하드웨어에서는 정의되지 않은 동작).")
             self.full[s].expect_tx(1)

@@ -406,7 +406,8 @@ def check_descriptor(student):
                    lambda a, r: {wgmma.decode(_int(r))["sbo"], wgmma.decode(_int(r))["sbo"] >> 4,
                                  (wgmma.decode(_int(r))["sbo"] >> 4) << 32}, [c for c, _ in sbos])
     bits = [b for b in range(64) if (d & RESERVED) >> b & 1]
-    return out("reserved_bits", f"필드는 모두 맞지만 예약된 {josa('비트 ' + ', '.join(map(str, bits)), '이/가')} 켜져 있습니다: 시작 주소(13–0), LBO(29–16), "
+    which = josa("비트 " + ", ".join(map(str, bits)), "이/가")
+    return out("reserved_bits", f"필드는 모두 맞지만 예약된 {which} 켜져 있습니다: 시작 주소(13–0), LBO(29–16), "
                "SBO(45–32), base offset(51–49), 스위즐 모드(63–62) 밖의 비트는 0 입니다.",
                lambda a, r: {_int(r) & RESERVED})
 
@@ -557,7 +558,8 @@ def check_ring(student):
     fb = full_bad[0] if full_bad else None
     eb = empty_bad[0] if empty_bad else None
     linked = all(got[k][2] == got[k][1] ^ 1 for k in keys)     # the producer's is the opposite: the round is wrong
-    if eb is not None and (fb is None or _ring_key(eb) <= _ring_key(fb)) and not (linked and fb is not None):     # at one k-iteration the producer waits first
+    # at one k-iteration the producer waits first; with the opposite parity linked, the round itself is wrong
+    if eb is not None and (fb is None or _ring_key(eb) <= _ring_key(fb)) and not (linked and fb is not None):
         it, S = eb
         if all(got[k][2] == got[k][1] for k in keys):
             why = ("생산자가 소비자와 같은 parity 로 empty 를 기다립니다: 첫 바퀴에서 parity 0 을 기다리면, 새 mbarrier 는 "
