@@ -559,7 +559,10 @@ LAST_RACES = []          # what the race detector found in the last launch_squar
 
 def launch_square(kernel, A, B, C, tile, alpha=1.0, beta=0.0):
     """Launch a square-tile kernel on a grid that covers C; returns C. On the simulator the race detector collects
-    (an unfinished exercise runs to its end and gives a wrong C) and race_hint() says what it found."""
+    (an unfinished exercise runs to its end and gives a wrong C) and race_hint() says what it found. A, B, C must be
+    2-D float32 matrices of matching shapes (checked before the launch, as the course's launch does)."""
+    from kernels_numba.launch import check_inputs
+    check_inputs(A, B, C, alpha, beta, np.float32)      # the kernel computes in float32: another dtype is a clear error
     M, N = C.shape
     grid = ((N + tile - 1) // tile, (M + tile - 1) // tile)
     LAST_RACES.clear()

@@ -53,6 +53,7 @@ class Result:
     message: str
     details: list = field(default_factory=list)
     saved: object = None
+    report: object = None            # the simulator race detector's report of the run (res.report.summary()), or None
 
     def __str__(self):
         head = f"[{self.exercise}] PASS — {self.message}" if self.ok else f"[{self.exercise}] 아직입니다 — {self.message}"

@@ -59,7 +59,8 @@ def _tile_masks(bad, tile):
 
 
 def race_lines(report, limit=2):
-    """The detector's summary and the first hazard in full (threads, lines, fix)."""
+    """The detector's summary and the first hazard in full (threads, lines, fix); the summary's pointer to the whole
+    report (`course.race_report().summary()`) names this report."""
     if not report:
         return []
     out = [report.summary(limit)]
@@ -70,8 +71,15 @@ def race_lines(report, limit=2):
 
 def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=None, tol=None):
     """PASS, or the diagnosis of a wrong C: race, NaN, unwritten, missing K tile, edges, whole tiles, per thread.
+    The result carries the race detector's whole report as `.report` (`res.report.summary()`).
 
     tol(A, B, C0, alpha, beta, k_cols) -> (ref, bound): another tolerance than `reference` (e.g. f16 inputs)."""
+    res = _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol)
+    res.report = report
+    return res
+
+
+def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol):
     C = np.asarray(C)
     tol = tol or reference
     ref, bound = tol(A, B, C0, alpha, beta)
@@ -87,6 +95,10 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
     K = A.shape[1]
     picture = heatmap(bad, tile)
     worst = f"  틀린 원소 {int(bad.sum())}/{bad.size}개"
+    notes = getattr(report, "notes", None)
+    if notes and not races:
+        return fail(ex_id, "bytes_dtype", "cp.async 가 dtype 이 다른 배열 사이에서 바이트를 복사했습니다: GPU 처럼 값이 "
+                    "아니라 바이트가 옮겨져 결과가 틀립니다.", *[f"  {n}" for n in notes], worst, picture)
     if races:
         return fail(ex_id, "race", "공유 메모리 경쟁(race) 때문에 결과가 틀립니다. 검출기가 찾은 두 줄 사이에 배리어가 "
                     "필요합니다.", *races, "", picture)

@@ -112,6 +112,15 @@ def _copy(name, cp_size, args, zfill, site, acc):
                 f"복사로 바꾸세요. / source element {si} at global 0x{addr:x} is not {cp_size}-byte aligned (array "
                 f"{_layout(sa)}); the GPU faults with misaligned address.")
         values[:src_size] = bytes_at(sa, si, src_size, name, "원본(src, .global)")[0]
+        if sa.dtype != da.dtype and inside:
+            sname = getattr(src, "_name", "원본")
+            racecheck.note(("dtype", sname, getattr(dst, "_decl", None) and dst._decl.name, str(sa.dtype)),
+                           f"{where(site[0], site[1])} 의 {name} 가 {sa.dtype} 배열 {sname} 의 바이트를 {da.dtype} 공유 배열 "
+                           f"{dst._decl.name} 에 복사합니다. cp.async 는 값이 아니라 바이트를 옮기므로 {da.dtype} 로 읽으면 "
+                           f"다른 수가 됩니다 (GPU 와 같음): {sname} 를 {da.dtype} 로 바꿔(astype) 넘기세요. / {name} copies "
+                           f"the bytes of the {sa.dtype} array {sname} into the {da.dtype} shared array "
+                           f"{dst._decl.name}; read as {da.dtype} they are other numbers (as on the GPU): pass "
+                           f"{sname}.astype({da.dtype}).")
         if inside and racecheck.ON and isinstance(src, GlobalArray):
             src.touch(si, src_size, False, acc, running())
     elif inside:                      # src_size 0: nothing is read, but the address must still be aligned

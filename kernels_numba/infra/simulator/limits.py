@@ -58,6 +58,9 @@ def check_launch(fn, grid, block, dynshared):
     grid, block = tuple(int(g) for g in grid), tuple(int(b) for b in block)
     threads = int(np.prod(block))
     name = getattr(fn, "__name__", "kernel")
+    mod = getattr(fn, "__module__", "") or ""
+    if mod and mod != "__main__":
+        name = f"{mod.rsplit('.', 1)[-1]}.{name}"
     for axis, (n, top) in enumerate(zip(block, MAX_BLOCK)):
         if n > top:
             xyz = "xyz"[axis]

@@ -24,8 +24,11 @@ from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKe
 
 from . import limits, racecheck
 from .errors import MisalignedAddressError, SimulatorFault, StateSpaceError
-from .racecheck import _blk0, _epoch
+from .racecheck import _blk0, _epoch, _global
 from .state import _state, describe, running, where
+
+
+_getframe = sys._getframe
 
 
 def _thread():
@@ -141,16 +144,18 @@ class SharedArray:
         t = _state["thread"]
         if t is None:
             return v
-        f = sys._getframe(1)
-        if f is not t.lf or f.f_lineno != t.lln:       # a new line of this thread: program order (racecheck.step)
+        f = _getframe(1)
+        if f is not t.lf or f.f_lasti not in t.lset:    # a new line of this thread? (program order: racecheck.step)
             racecheck.step(t, f)
         # racecheck.read, inlined for the common case: this runs for every shared-memory load of every thread
         d, ep = self._decl, _epoch[0]
-        we = d.w_ep[i]
-        if (we == ep and d.w_acc[i][0] is not t) or we < _blk0[0] or d.alias or d.pend and i in d.pend:
+        if d.w_ep[i] == ep and d.w_acc[i][0] is not t or d.alias or d.pend and i in d.pend:
             racecheck.read(d, i, t, t.acc)
-        elif d.r_ep[i] != ep:
-            d.r_ep[i], d.r_acc[i], d.r2[i] = ep, t.acc, None
+        elif d.r_ep[i] != ep:                           # the element's first read in this interval
+            if d.w_ep[i] < _blk0[0]:                    # nobody in the block wrote it yet: judged at the barrier
+                racecheck.read(d, i, t, t.acc)
+            else:
+                d.r_ep[i], d.r_acc[i], d.r2[i] = ep, t.acc, None
         elif d.r2[i] is None and d.r_acc[i][0] is not t:
             d.r2[i] = t.acc
         return v
@@ -168,8 +173,8 @@ class SharedArray:
         t = _state["thread"]
         if t is None:
             return
-        f = sys._getframe(1)
-        if f is not t.lf or f.f_lineno != t.lln:
+        f = _getframe(1)
+        if f is not t.lf or f.f_lasti not in t.lset:
             racecheck.step(t, f)
         if i is None:
             ix = self._ix[key]
@@ -328,17 +333,34 @@ class GlobalArray(FakeWithinKernelCUDAArray):
         if t is None:
             return v
         try:
-            addr = self._addr.get(key)
-        except TypeError:
-            addr = None
-        if addr is None:
+            addr = self._addr[key]
+        except KeyError:
             addr = self._address(key)
             if addr is None:
                 return v
-        f = sys._getframe(1)
-        if f is not t.lf or f.f_lineno != t.lln:
+        f = _getframe(1)
+        if f is not t.lf or f.f_lasti not in t.lset:
             racecheck.step(t, f)
-        racecheck.gread(self._name, addr, key, t, t.acc)
+        # racecheck.gread, inlined for the common case (an input read by many threads and blocks, never written)
+        acc = t.acc
+        rec = _global.get(addr)
+        if rec is None:
+            _global[addr] = [-1, None, _epoch[0], acc, None, acc, None]
+            return v
+        w = rec[1]
+        if w is not None and w[0] is not t:
+            racecheck.gread(self._name, addr, key, t, acc)
+            return v
+        ep = _epoch[0]
+        if rec[2] != ep:
+            rec[2], rec[3], rec[4] = ep, acc, None
+        elif rec[4] is None and rec[3][0] is not t:
+            rec[4] = acc
+        r0 = rec[5]
+        if r0 is None:
+            rec[5] = acc
+        elif rec[6] is None and r0[0].block is not t.block:
+            rec[6] = acc
         return v
 
     def __setitem__(self, key, val):
@@ -356,7 +378,7 @@ class GlobalArray(FakeWithinKernelCUDAArray):
                 return
         t = _state["thread"]
         f = sys._getframe(1)
-        if f is not t.lf or f.f_lineno != t.lln:
+        if f is not t.lf or f.f_lasti not in t.lset:
             racecheck.step(t, f)
         racecheck.gwrite(self._name, addr, key, t, t.acc)
 

@@ -94,6 +94,7 @@ _seen = {}                     # (kind, space, array, site, site, what, what) ->
 _decls = weakref.WeakSet()     # live shared declarations, to clear pending copies per block
 _global = {}                   # byte address -> record of a global element's accesses in this launch
 _last = [None]                 # the report last collected or shown (course.race_report())
+_notes = {}                    # key -> a remark on the launch that is no hazard (e.g. bytes copied between dtypes)
 _unwritten = {}                # (declaration id, element) -> (declaration, element, read access): reads of elements
 #                                nobody in the block had written, judged when the interval ends
 
@@ -124,8 +125,9 @@ SEE_ALL = "course.race_report().summary()"
 class Report:
     """Hazards collected by `collect()`: `.hazards` (first report of each kind and line pair), `.summary()`."""
 
-    def __init__(self, hazards=()):
+    def __init__(self, hazards=(), notes=()):
         self.hazards = list(hazards)
+        self.notes = list(notes)         # remarks that are no hazard: a cp.async between two dtypes (bytes, not values)
 
     def __bool__(self):
         return bool(self.hazards)
@@ -137,8 +139,9 @@ class Report:
     def summary(self, limit=None):
         """One line per distinct hazard (kind, array, the two lines, how often, the fix); at most `limit` lines."""
         _last[0] = self                    # the pointer below names the report this summary came from
+        notes = [f"참고 / note: {n}" for n in getattr(self, "notes", ())]
         if not self.hazards:
-            return "경쟁 없음 / no hazard found"
+            return "\n".join(["경쟁 없음 / no hazard found"] + notes)
         lines = [f"경쟁 검출기 보고 {len(self.hazards)}종 / {len(self.hazards)} distinct hazard(s):"]
         for h in self.hazards[:limit]:
             space = "전역 " if getattr(h, "space", "shared") == "global" else ""
@@ -146,10 +149,16 @@ class Report:
             lines.append(f"- {h.kind} {space}{h.array}: {pair} (×{h.count}) — {h.fix_ko}")
         if limit is not None and len(self.hazards) > limit:
             lines.append(f"- … 외 {len(self.hazards) - limit}종 (모두 보기: {SEE_ALL})")
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
 
     def __str__(self):
         return self.summary()
+
+
+def note(key, text):
+    """Keep a remark about this run for the collected report (collect mode only; once per key)."""
+    if MODE == "collect" and key not in _notes:
+        _notes[key] = text
 
 
 def last_report():
@@ -163,13 +172,16 @@ def collect():
     prev = set_mode("collect")
     _found.clear()
     _seen.clear()
+    _notes.clear()
     report = Report()
     try:
         yield report
     finally:
         report.hazards = list(_found)
+        report.notes = list(_notes.values())
         _found.clear()
         _seen.clear()
+        _notes.clear()
         _last[0] = report
         set_mode(prev)
 
@@ -192,11 +204,16 @@ def site_of(t, f):
 
 
 def step(t, f):
-    """Thread t makes an access in frame f on a line other than its last one: note the line (program order)."""
+    """Thread t makes an access at an instruction of frame f it has not used on its current line: if the line is new,
+    note it (program order). Callers test `f is not t.lf or f.f_lasti not in t.lset` first (the cheap common case)."""
+    ln = f.f_lineno
+    if f is t.lf and ln == t.lln:                  # another instruction of the same line (As[...] * Bs[...])
+        t.lset.add(f.f_lasti)
+        return t.acc
     site = site_of(t, f)
     t.trace.append(site)
     t.tix += 1
-    t.lf, t.lln = f, f.f_lineno
+    t.lf, t.lln, t.lset = f, ln, {f.f_lasti}
     t.acc = (t, site, t.tix, None)
     return t.acc
 
@@ -204,14 +221,14 @@ def step(t, f):
 def here(t, depth=2):
     """The access record of the running thread t at the kernel line `depth` frames up (stand-ins call this)."""
     f = sys._getframe(depth)
-    if f is not t.lf or f.f_lineno != t.lln:
+    if f is not t.lf or f.f_lasti not in t.lset:
         return step(t, f)
     return t.acc
 
 
 def at(t, f):
     """The access record of thread t at frame f (warp instructions: each lane at its own line)."""
-    if f is not t.lf or f.f_lineno != t.lln:
+    if f is not t.lf or f.f_lasti not in t.lset:
         return step(t, f)
     return t.acc
 
@@ -490,6 +507,7 @@ def gread(g, addr, index, t, acc):
         rec[5] = acc
     elif rec[6] is None and r0[0].block is not t.block:
         rec[6] = acc
+    return rec
 
 
 def gwrite(g, addr, index, t, acc):

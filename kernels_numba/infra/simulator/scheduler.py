@@ -51,11 +51,14 @@ def get_schedule():
     return _state["schedule"], _state["seed"]
 
 
+_NO_LASTI = frozenset()
+
+
 class _SimThread:
     __slots__ = ("blockIdx", "threadIdx", "thread_id", "glet", "site", "done", "async_unit",
                  # race detector: the block, the kernel's code, the lines passed in this barrier interval (program
                  # order), the last frame and line, the current access record, syncwarps passed (lanes, position)
-                 "block", "kcode", "trace", "tix", "lf", "lln", "acc", "wev", "__weakref__")
+                 "block", "kcode", "trace", "tix", "lf", "lln", "lset", "acc", "wev", "__weakref__")
 
     def __init__(self, block_idx, thread_idx, block_dim, block=None, kcode=None):
         self.blockIdx = _api.Dim3(*block_idx)
@@ -69,7 +72,7 @@ class _SimThread:
         self.new_interval()
 
     def new_interval(self):
-        self.trace, self.tix, self.lf, self.lln, self.acc, self.wev = [], 0, None, 0, None, []
+        self.trace, self.tix, self.lf, self.lln, self.lset, self.acc, self.wev = [], 0, None, 0, _NO_LASTI, None, []
 
 
 class BlockManager:
