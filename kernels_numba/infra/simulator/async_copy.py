@@ -16,6 +16,8 @@ from . import racecheck
 from .errors import AsyncCopyAlignmentError
 from .memory import (GlobalArray, SharedArray, bytes_at, check_shared_alignment, host_array, require_space,
                      shared_elements, standalone)
+from sim.korean import josa
+
 from .state import running, where
 
 _outside = {}                      # the unit used when a stand-in is called outside a kernel (tests)
@@ -115,9 +117,9 @@ def _copy(name, cp_size, args, zfill, site, acc):
         if sa.dtype != da.dtype and inside:
             sname = getattr(src, "_name", "원본")
             racecheck.note(("dtype", sname, getattr(dst, "_decl", None) and dst._decl.name, str(sa.dtype)),
-                           f"{where(site[0], site[1])} 의 {name} 가 {sa.dtype} 배열 {sname} 의 바이트를 {da.dtype} 공유 배열 "
+                           f"{where(site[0], site[1])} 의 {josa(name, '이/가')} {sa.dtype} 배열 {sname} 의 바이트를 {da.dtype} 공유 배열 "
                            f"{dst._decl.name} 에 복사합니다. cp.async 는 값이 아니라 바이트를 옮기므로 {da.dtype} 로 읽으면 "
-                           f"다른 수가 됩니다 (GPU 와 같음): {sname} 를 {da.dtype} 로 바꿔(astype) 넘기세요. / {name} copies "
+                           f"다른 수가 됩니다 (GPU 와 같음): {josa(sname, '을/를')} {da.dtype} 로 바꿔(astype) 넘기세요. / {name} copies "
                            f"the bytes of the {sa.dtype} array {sname} into the {da.dtype} shared array "
                            f"{dst._decl.name}; read as {da.dtype} they are other numbers (as on the GPU): pass "
                            f"{sname}.astype({da.dtype}).")

@@ -28,4 +28,4 @@ class AsyncCopyAlignmentError(MisalignedAddressError):
 class StateSpaceError(SimulatorFault):
     """An instruction got memory of the wrong state space (e.g. cp.async into global memory, ldmatrix from global)."""
 
-    names_thread = False
+    names_thread = True          # the message names the thread and the line

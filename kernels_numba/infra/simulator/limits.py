@@ -9,6 +9,7 @@ course's registered kernels (offline compiles, kernels_numba/infra/targets.json)
 import numpy as np
 
 from sim import occupancy
+from sim.korean import josa
 
 from ..errors import CourseInputError
 from .errors import SimulatorFault
@@ -65,14 +66,14 @@ def check_launch(fn, grid, block, dynshared):
         if n > top:
             xyz = "xyz"[axis]
             raise LaunchLimitError(
-                f"{name}: 블록의 {xyz} 크기 {n} 이 한도 {top} 를 넘습니다 ({gpu}; CUDA Programming Guide, 블록의 최대 "
+                f"{name}: 블록의 {xyz} 크기 {josa(n, '이/가')} 한도 {josa(top, '을/를')} 넘습니다 ({gpu}; CUDA Programming Guide, 블록의 최대 "
                 f"{xyz} 차원). GPU 는 이 실행을 거절합니다 (CUDA_ERROR_INVALID_VALUE).",
                 f"{name}: block dimension {xyz} = {n} exceeds the limit {top} ({gpu}; CUDA Programming Guide, maximum "
                 f"{xyz}-dimension of a block); the GPU refuses the launch (CUDA_ERROR_INVALID_VALUE).",
                 "블록 모양을 줄이고 그리드를 늘리세요.", "use a smaller block and a larger grid.")
     if threads > s.max_threads_per_block:
         raise LaunchLimitError(
-            f"{name}: 블록 {block} 은 스레드 {threads}개입니다. 블록당 최대 {s.max_threads_per_block}개를 넘어 GPU 가 "
+            f"{name}: 블록 {josa(block, '은/는')} 스레드 {threads}개입니다. 블록당 최대 {s.max_threads_per_block}개를 넘어 GPU 가 "
             f"실행을 거절합니다 (CUDA_ERROR_INVALID_VALUE; 한도의 출처: {_src(s, 'max_threads_per_block')}, {gpu}).",
             f"{name}: a block of {block} is {threads} threads, over the {s.max_threads_per_block} threads per block "
             f"the GPU allows ({_src(s, 'max_threads_per_block')}, {gpu}); the launch is refused "
@@ -83,7 +84,7 @@ def check_launch(fn, grid, block, dynshared):
         if n > top:
             xyz = "xyz"[axis]
             raise LaunchLimitError(
-                f"{name}: 그리드의 {xyz} 크기 {n} 이 한도 {top} 를 넘습니다 (CUDA Programming Guide, 그리드의 최대 "
+                f"{name}: 그리드의 {xyz} 크기 {josa(n, '이/가')} 한도 {josa(top, '을/를')} 넘습니다 (CUDA Programming Guide, 그리드의 최대 "
                 f"{xyz} 차원). GPU 는 이 실행을 거절합니다.",
                 f"{name}: grid dimension {xyz} = {n} exceeds the limit {top} (CUDA Programming Guide, maximum "
                 f"{xyz}-dimension of a grid); the GPU refuses the launch.",

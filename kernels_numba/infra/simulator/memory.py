@@ -25,6 +25,8 @@ from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKe
 from . import limits, racecheck
 from .errors import MisalignedAddressError, SimulatorFault, StateSpaceError
 from .racecheck import _blk0, _epoch, _global
+from sim.korean import josa
+
 from .state import _state, describe, running, where
 
 
@@ -92,7 +94,7 @@ def negative_index_message(name, parts, shape):
     """What a negative index does on the GPU (Numba wraps it, as Python does), and why the simulator stops there."""
     wrapped = tuple(int(k) + n if int(k) < 0 else int(k) for k, n in zip(parts, shape))
     return (f"공유 배열 {name}: 음수 인덱스 {tuple(int(k) for k in parts)} (모양 {tuple(shape)}). GPU 의 Numba 는 음수 "
-            f"인덱스를 파이썬처럼 감아서(wrap-around) {name}{list(wrapped)} 를 읽고 씁니다 — 배열 밖이 아니라 "
+            f"인덱스를 파이썬처럼 감아서(wrap-around) {josa(f'{name}{list(wrapped)}', '을/를')} 읽고 씁니다 — 배열 밖이 아니라 "
             "같은 축의 끝쪽 원소입니다. 대개 `k - 1` 같은 인덱스 계산의 실수이므로 시뮬레이터는 여기서 멈춥니다. 정말 "
             f"끝 원소를 뜻했다면 {name}{list(wrapped)} 처럼 양수 인덱스로 쓰세요.\n"
             f"shared array {name}: negative index {tuple(int(k) for k in parts)} (shape {tuple(shape)}). On the GPU "
@@ -149,7 +151,7 @@ class SharedArray:
             racecheck.step(t, f)
         # racecheck.read, inlined for the common case: this runs for every shared-memory load of every thread
         d, ep = self._decl, _epoch[0]
-        if d.w_ep[i] == ep and d.w_acc[i][0] is not t or d.alias or d.pend and i in d.pend:
+        if d.w_ep[i] == ep and d.w_acc[i][0] is not t or d.alias or d.atomics or d.pend and i in d.pend:
             racecheck.read(d, i, t, t.acc)
         elif d.r_ep[i] != ep:                           # the element's first read in this interval
             if d.w_ep[i] < _blk0[0]:                    # nobody in the block wrote it yet: judged at the barrier
@@ -193,7 +195,7 @@ class SharedArray:
         end = base + decl.raw.nbytes
         if v.size and not (base <= addr < end and np.may_share_memory(v, decl.raw)):
             raise SharedViewError(
-                f"공유 배열 {self._decl.name} 의 {what} 가 원래 메모리의 뷰(view)가 아니라 복사본입니다 (연속이 아닌 배열의 "
+                f"공유 배열 {self._decl.name} 의 {josa(what, '이/가')} 원래 메모리의 뷰(view)가 아니라 복사본입니다 (연속이 아닌 배열의 "
                 "reshape 등). GPU 의 Numba 도 연속이 아닌 배열은 reshape 하지 못하고, 복사본에 쓴 값은 공유 메모리에 "
                 f"남지 않습니다: 인덱스로 직접 접근하세요.\n{what} of shared array {self._decl.name} would be a copy, "
                 "not a view of the same memory (e.g. reshape of a non-contiguous view); Numba on the GPU cannot reshape "
@@ -345,10 +347,10 @@ class GlobalArray(FakeWithinKernelCUDAArray):
         acc = t.acc
         rec = _global.get(addr)
         if rec is None:
-            _global[addr] = [-1, None, _epoch[0], acc, None, acc, None]
+            _global[addr] = [-1, None, _epoch[0], acc, None, acc, None, None, None]
             return v
         w = rec[1]
-        if w is not None and w[0] is not t:
+        if w is not None and w[0] is not t or rec[7] is not None:
             racecheck.gread(self._name, addr, key, t, acc)
             return v
         ep = _epoch[0]
@@ -507,7 +509,7 @@ def check_shared_alignment(arr, idx, nbytes, name, role="주소 / address", thre
         fix = "행 간격(stride)이 {0} B 의 배수인 배치를 쓰세요 / use a layout whose row stride is a multiple of {0} B"
     else:
         decl_txt = f"alignment={decl.align}" if decl.align > decl.raw.itemsize else "alignment 없이 / without alignment="
-        why_ko = (f"공유 배열 {decl.name} 가 {decl_txt} 로 선언되어 시작 주소가 {decl.align} B 정렬만 보장됩니다"
+        why_ko = (f"공유 배열 {josa(decl.name, '이/가')} {decl_txt} 로 선언되어 시작 주소가 {decl.align} B 정렬만 보장됩니다"
                   " (numpy 버퍼가 우연히 정렬된 것은 GPU와 상관없음)")
         why_en = (f"shared array {decl.name} is declared with alignment {decl.align}, so its start is only "
                   f"guaranteed {decl.align}-byte aligned on the GPU")
@@ -543,8 +545,10 @@ def require_space(arr, want, name, role, thread=None, site=None):
           "local": "로컬 메모리(cuda.local.array)"}
     arr_name = getattr(arr, "_name", None) or (arr._decl.name if type(arr) is SharedArray else None)
     what = f" `{arr_name}`" if arr_name else ""
+    role_ko = role.split(" / ")[0]
     raise StateSpaceError(
-        f"{name}: {role} 는 {ko[want]} 여야 하는데 {ko[got]} 배열{what} 이 들어왔습니다{who}. GPU에서는 주소 공간이 달라 "
+        f"{name}: {role_ko} 자리에는 {josa(ko[want], '이/가')} 와야 하는데 {ko[got]} 배열"
+        f"{josa(what, '이/가') if what else '이'} 들어왔습니다{who}. GPU에서는 주소 공간이 달라 "
         f"엉뚱한 메모리를 읽거나 쓰거나 오류로 멈춥니다 (CUDA_ERROR_INVALID_ADDRESS_SPACE 등).\n{name}: the "
         f"{role.split('/')[-1].strip()} must be in .{want} memory, got the .{got} array{what}{who}; on the GPU the "
         "address points into another state space (CUDA_ERROR_INVALID_ADDRESS_SPACE or wrong memory).")
@@ -585,8 +589,9 @@ def check_literal_shape(frame):
             what = ast.unparse(bad[0])
             raise SharedShapeError(
                 f"{frame.f_code.co_filename}:{frame.f_lineno}: cuda.shared.array 의 모양 `{ast.unparse(shape)}` 에 "
-                f"컴파일 시점 상수가 아닌 `{what}` 가 있습니다. GPU의 Numba 는 이 커널을 컴파일하지 못합니다 (TypingError). "
-                f"모듈 수준 상수를 쓰세요, 예: `X_PAD = {what}` 를 모듈에 두고 그 이름을 쓰기.\n"
+                f"컴파일 시점 상수가 아닌 {josa(f'`{what}`', '이/가')} 있습니다. GPU의 Numba 는 이 커널을 컴파일하지 못합니다 "
+                f"(TypingError). 모듈 수준 상수를 쓰세요, 예: {josa(f'`X_PAD = {what}`', '을/를')} 모듈에 두고 그 이름을 "
+                "쓰기.\n"
                 f"the shape `{ast.unparse(shape)}` of cuda.shared.array uses `{what}`, which is not a compile-time "
                 "constant: Numba on the GPU rejects it (TypingError). Use integer literals or module-level "
                 f"constants, e.g. define `X_PAD = {what}` at module level and use X_PAD.")

@@ -39,6 +39,8 @@ import weakref
 
 from ..errors import CourseInputError
 from .errors import SimulatorFault
+from sim.korean import josa
+
 from .state import describe, running, where
 
 ENV = "SGEMM_RACECHECK"
@@ -250,6 +252,8 @@ def attach(decl):
     n = decl.raw.size
     decl.w_ep, decl.w_acc = [-1] * n, [NONE] * n
     decl.r_ep, decl.r_acc, decl.r2 = [-1] * n, [NONE] * n, [NONE] * n
+    decl.a_ep, decl.a_acc, decl.a2 = [-1] * n, [NONE] * n, [NONE] * n      # atomics: the last, another thread's
+    decl.atomics = False                 # any atomic on it yet (the read fast path then checks them too)
     decl.pend = {}                       # flat element -> (issue access, copy token, issue epoch)
     decl.alias = ()                      # other declarations over the same bytes (dynamic memory, .view(dtype))
     _decls.add(decl)
@@ -286,7 +290,9 @@ def end_interval():
     for d, i, acc in items:
         if d.w_ep[i] == ep and d.w_acc[i][0] is not acc[0]:
             continue                                   # another thread wrote it in this interval: a race, reported
-        _hazard("UNINIT", d, i, None, (acc, "read"))
+        if acc[3] is not ATOMIC and d.a_ep[i] == ep and d.a_acc[i][0] is not acc[0]:
+            continue                                   # another thread's atomic raced with this read: reported
+        _hazard("UNINIT", d, i, None, (acc, _what(acc, "read")))
 
 
 def epoch():
@@ -327,6 +333,21 @@ def _what(acc, role):
     return role
 
 
+def _atomic_by_other(d, i, t):
+    """An atomic of another thread on element i in this interval, not ordered before t's access now, or None."""
+    if d.a_ep[i] != _epoch[0]:
+        return None
+    for a in (d.a_acc[i], d.a2[i]):
+        if a is not None and a[0] is not t and not _ordered(a, t):
+            return a
+    return None
+
+
+def _written_in_block(d, i):
+    b0 = _blk0[0]
+    return d.w_ep[i] >= b0 or d.a_ep[i] >= b0 or _alias_written(d, i)
+
+
 def read(d, i, t=None, acc=None):
     """Thread t (default: the running one) reads element i of shared declaration d (acc: its access record)."""
     t = t or running()
@@ -338,12 +359,15 @@ def read(d, i, t=None, acc=None):
         p = d.pend.get(i)
         if p is not None:
             _in_flight(d, i, p, acc, "read")
-    we = d.w_ep[i]
-    if we == ep:
+    if d.w_ep[i] == ep:
         w = d.w_acc[i]
         if w[0] is not t and not _ordered(w, t):
             _hazard("RAW", d, i, (w, _what(w, "write")), (acc, "read"))
-    elif we < _blk0[0] and not (d.pend and i in d.pend) and not _alias_written(d, i):
+    if d.atomics:
+        a = _atomic_by_other(d, i, t)
+        if a is not None:
+            _hazard("RAW", d, i, (a, "atomic"), (acc, "read"))
+    if not (d.pend and i in d.pend) and not _written_in_block(d, i):
         _unwritten.setdefault((id(d), i), (d, i, acc))   # judged at the end of the interval (a race, or UNINIT)
     if d.alias:
         _alias_check(d, i, t, acc, False)
@@ -354,7 +378,7 @@ def read(d, i, t=None, acc=None):
 
 
 def write(d, i, t=None, acc=None):
-    """Thread t writes element i of d (acc[3]: None, ATOMIC, or the wait site that landed a cp.async)."""
+    """Thread t writes element i of d (acc[3]: None, or the wait site that landed a cp.async)."""
     t = t or running()
     if t is None:
         return
@@ -368,8 +392,12 @@ def write(d, i, t=None, acc=None):
             _in_flight(d, i, p, acc, what)
     if d.w_ep[i] == ep:
         w = d.w_acc[i]
-        if w[0] is not t and not (via is ATOMIC and w[3] is ATOMIC) and not _ordered(w, t):
+        if w[0] is not t and not _ordered(w, t):
             _hazard("WAW", d, i, (w, _what(w, "write")), (acc, what))
+    if d.atomics:
+        a = _atomic_by_other(d, i, t)
+        if a is not None:
+            _hazard("WAW", d, i, (a, "atomic"), (acc, what))
     r = _readers(d, i, t)
     if r is not None:
         _hazard("WAR", d, i, (r, "read"), (acc, what))
@@ -379,13 +407,36 @@ def write(d, i, t=None, acc=None):
 
 
 def atomic(d, i, t=None, acc=None):
-    """An atomic read-modify-write of element i of d by thread t: against other atomics fine, against plain accesses
-    a hazard."""
+    """An atomic read-modify-write of element i of d by thread t: against other atomics fine, against a plain access
+    of another thread in the interval (read or write) a hazard. It reads the old value: one nobody wrote is UNINIT."""
     t = t or running()
     if t is None:
         return
     acc = acc or t.acc
-    write(d, i, t, (acc[0], acc[1], acc[2], ATOMIC))
+    acc = (acc[0], acc[1], acc[2], ATOMIC)
+    ep = _epoch[0]
+    if not _written_in_block(d, i):
+        _unwritten.setdefault((id(d), i), (d, i, acc))
+    if d.pend:
+        p = d.pend.get(i)
+        if p is not None:
+            _in_flight(d, i, p, acc, "atomic")
+    if d.w_ep[i] == ep:
+        w = d.w_acc[i]
+        if w[0] is not t and not _ordered(w, t):
+            _hazard("WAW", d, i, (w, _what(w, "write")), (acc, "atomic"))
+    r = _readers(d, i, t)
+    if r is not None:
+        _hazard("WAR", d, i, (r, "read"), (acc, "atomic"))
+    if d.alias:
+        _alias_check(d, i, t, acc, True)
+    d.atomics = True
+    if d.a_ep[i] == ep:
+        if d.a_acc[i][0] is not t:
+            d.a2[i] = d.a_acc[i]
+    else:
+        d.a2[i] = None
+    d.a_ep[i], d.a_acc[i] = ep, acc
 
 
 def read_many(d, idxs, t=None, acc=None):
@@ -426,8 +477,12 @@ def _alias_check(d, i, t, acc, is_write):
                 _in_flight(a, j, a.pend[j], acc, what)
             if a.w_ep[j] == ep:
                 w = a.w_acc[j]
-                if w[0] is not t and not _ordered(w, t) and not (acc[3] is ATOMIC and w[3] is ATOMIC):
+                if w[0] is not t and not _ordered(w, t):
                     _hazard("WAW" if is_write else "RAW", a, j, (w, _what(w, "write")), (acc, what))
+            if a.atomics and acc[3] is not ATOMIC:
+                x = _atomic_by_other(a, j, t)
+                if x is not None:
+                    _hazard("WAW" if is_write else "RAW", a, j, (x, "atomic"), (acc, what))
             if is_write:
                 r = _readers(a, j, t)
                 if r is not None:
@@ -475,8 +530,9 @@ def async_land(d, idxs, issue_acc, wait_acc, token, t=None):
 def _grec(addr):
     rec = _global.get(addr)
     if rec is None:
-        # [write epoch, write access, read epoch, reader, reader 2, reader of one block, reader of another block]
-        rec = _global[addr] = [-1, None, -1, None, None, None, None]
+        # [write epoch, write access, read epoch, reader, reader 2, reader of one block, reader of another block,
+        #  last atomic (access, epoch), an earlier atomic of another thread (access, epoch)]
+        rec = _global[addr] = [-1, None, -1, None, None, None, None, None, None]
     return rec
 
 
@@ -491,6 +547,13 @@ def _gconflict(acc, t, ep_rec, ep):
     return ep_rec == ep and not _ordered(acc, t)
 
 
+def _gatomic_by_other(rec, t, ep):
+    for slot in (rec[7], rec[8]):
+        if slot is not None and _gconflict(slot[0], t, slot[1], ep):
+            return slot[0]
+    return None
+
+
 def gread(g, addr, index, t, acc):
     """Thread t reads the global element at byte address addr (g: the array as the kernel names it)."""
     rec = _grec(addr)
@@ -498,6 +561,10 @@ def gread(g, addr, index, t, acc):
     w = rec[1]
     if w is not None and _gconflict(w, t, rec[0], ep):
         _ghazard("RAW", g, index, (w, _what(w, "write")), (acc, "read"))
+    elif rec[7] is not None:
+        a = _gatomic_by_other(rec, t, ep)
+        if a is not None:
+            _ghazard("RAW", g, index, (a, "atomic"), (acc, "read"))
     if rec[2] != ep:
         rec[2], rec[3], rec[4] = ep, acc, None
     elif rec[4] is None and rec[3][0] is not t:
@@ -510,33 +577,52 @@ def gread(g, addr, index, t, acc):
     return rec
 
 
+def _greader(rec, t, ep):
+    """A read of another thread that conflicts with t's write now (same interval of the block, or another block)."""
+    if rec[2] == ep:
+        for x in (rec[3], rec[4]):
+            if x is not None and x[0] is not t and not _ordered(x, t):
+                return x
+    for x in (rec[5], rec[6]):
+        if x is not None and x[0].block is not t.block:
+            return x
+    return None
+
+
 def gwrite(g, addr, index, t, acc):
-    """Thread t writes (acc[3] is ATOMIC: atomically updates) the global element at byte address addr."""
+    """Thread t writes the global element at byte address addr."""
     rec = _grec(addr)
     ep = _epoch[0]
     what = _what(acc, "write")
     w = rec[1]
-    if w is not None and _gconflict(w, t, rec[0], ep) and not (acc[3] is ATOMIC and w[3] is ATOMIC):
+    if w is not None and _gconflict(w, t, rec[0], ep):
         _ghazard("WAW", g, index, (w, _what(w, "write")), (acc, what))
+    elif rec[7] is not None and _gatomic_by_other(rec, t, ep) is not None:
+        _ghazard("WAW", g, index, (_gatomic_by_other(rec, t, ep), "atomic"), (acc, what))
     else:
-        r = None
-        if rec[2] == ep:
-            for x in (rec[3], rec[4]):
-                if x is not None and x[0] is not t and not _ordered(x, t):
-                    r = x
-                    break
-        if r is None:
-            for x in (rec[5], rec[6]):
-                if x is not None and x[0].block is not t.block:
-                    r = x
-                    break
+        r = _greader(rec, t, ep)
         if r is not None:
             _ghazard("WAR", g, index, (r, "read"), (acc, what))
     rec[0], rec[1] = ep, acc
 
 
 def gatomic(g, addr, index, t, acc):
-    gwrite(g, addr, index, t, (acc[0], acc[1], acc[2], ATOMIC))
+    """An atomic read-modify-write by thread t: against other atomics fine, against a plain access of another block
+    or of another thread in this interval a hazard."""
+    rec = _grec(addr)
+    ep = _epoch[0]
+    acc = (acc[0], acc[1], acc[2], ATOMIC)
+    w = rec[1]
+    if w is not None and _gconflict(w, t, rec[0], ep):
+        _ghazard("WAW", g, index, (w, _what(w, "write")), (acc, "atomic"))
+    else:
+        r = _greader(rec, t, ep)
+        if r is not None:
+            _ghazard("WAR", g, index, (r, "read"), (acc, "atomic"))
+    last = rec[7]
+    if last is not None and last[0][0] is not t:
+        rec[8] = last
+    rec[7] = (acc, ep)
 
 
 # ------------------------------------------------------------------------------------- reports
@@ -649,7 +735,7 @@ class Hazard:
                                                                                            "shared-memory")
         kt = f", {self.k_tile}" if self.k_tile else ""
         if self.kind == "UNINIT":
-            ko = (f"초기화되지 않은 공유 메모리 읽기(uninitialised read): 원소 {el} 는 이 블록에서 아직 아무 스레드도 "
+            ko = (f"초기화되지 않은 공유 메모리 읽기(uninitialised read): 원소 {josa(el, '은/는')} 이 블록에서 아직 아무 스레드도 "
                   f"쓰지 않았습니다 ({self._where_ko()}{kt})\n"
                   f"    읽음 / read  : {describe(self.second_thread)}\n"
                   f"                   {_line(self.second_site)}")

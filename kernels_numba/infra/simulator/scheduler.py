@@ -41,7 +41,8 @@ from .state import _state, current, where
 
 
 def set_schedule(order="forward", seed=0):
-    """Choose the order threads of a block run in: 'forward', 'reverse' or 'random' (seeded)."""
+    """Choose the order the blocks of a launch and the threads of a block run in: 'forward', 'reverse' or 'random'
+    (seeded; threads are shuffled again at every barrier)."""
     if order not in ("forward", "reverse", "random"):
         raise ValueError(f"schedule must be 'forward', 'reverse' or 'random', not {order!r}")
     _state["schedule"], _state["seed"] = order, int(seed)
@@ -425,9 +426,53 @@ def _launch(self, *args):
     racecheck.begin_launch()
     try:
         with _frozen_globals(self.fn):
-            return _stock_call(self, *args)
+            return _run_grid(self, grid, block, args)
     finally:
         racecheck.begin_launch()                 # no global history kept after the launch
+
+
+def block_order(grid):
+    """The grid's blocks in the order the schedule runs them: forward (numpy order), reverse, or random (seeded). The
+    GPU runs blocks in any order, even at once: a result that depends on the order is a race between blocks."""
+    points = list(np.ndindex(*grid))
+    schedule, seed = _state["schedule"], _state["seed"]
+    if schedule == "reverse":
+        points.reverse()
+    elif schedule == "random":
+        random.Random(seed * 7919 + len(points)).shuffle(points)
+    return points
+
+
+def _run_grid(kernel, grid, block, args):
+    """numba's FakeCUDAKernel.__call__ with the blocks in the schedule's order."""
+    from numba.cuda.simulator.args import ArgHint, InOut
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
+    import functools
+    fake_cuda_module = _api.FakeCUDAModule(grid, block, kernel.dynshared_size)
+    with _kernel._push_kernel_context(fake_cuda_module):
+        retr = []
+
+        def fake_arg(arg):
+            _, arg = functools.reduce(lambda ty_val, extension: extension.prepare_args(*ty_val, stream=0, retr=retr),
+                                      kernel.extensions, (None, arg))
+            if isinstance(arg, np.ndarray) and arg.ndim > 0:
+                ret = InOut(arg).to_device(retr)
+            elif isinstance(arg, ArgHint):
+                ret = arg.to_device(retr)
+            elif isinstance(arg, np.void):
+                ret = FakeCUDAArray(arg)
+            else:
+                ret = arg
+            if isinstance(ret, FakeCUDAArray):
+                return FakeWithinKernelCUDAArray(ret)
+            return ret
+
+        fake_args = [fake_arg(arg) for arg in args]
+        with _api.swapped_cuda_module(kernel.fn, fake_cuda_module):
+            for grid_point in block_order(grid):
+                _kernel.BlockManager(kernel.fn, grid, block, kernel._debug).run(grid_point, *fake_args)
+        for wb in retr:
+            wb()
 
 
 _stock_jit = None

@@ -30,6 +30,8 @@ from sim import mma as layout
 from . import racecheck
 from .errors import MisalignedAddressError, WarpCollectiveError
 from .memory import SharedArray, check_shared_alignment, element, require_space, shared_elements
+from sim.korean import josa
+
 from .state import current, describe, where
 
 _pending = {}          # simulated thread -> operands it brought to the instruction
@@ -372,7 +374,7 @@ def _partial(name, mask, value=None, arg=None):
     if not mask >> lane & 1:
         f = sys._getframe(2)
         raise WarpCollectiveError(
-            f"{name}: 레인 {lane} 이 자기 비트가 없는 마스크 {mask:#010x} 로 실행했습니다 ({describe(t)}, "
+            f"{name}: 레인 {josa(lane, '이/가')} 자기 비트가 없는 마스크 {mask:#010x} 로 실행했습니다 ({describe(t)}, "
             f"{where(f.f_code.co_filename, f.f_lineno)}). PTX 에서 실행하는 레인이 membermask 에 없으면 동작이 정의되지 "
             "않습니다: 마스크에 이 레인을 넣으세요 (워프 전체라면 0xFFFFFFFF).\n"
             f"{name}: lane {lane} executed it with mask {mask:#010x}, which does not contain the lane; PTX leaves that "
