@@ -58,13 +58,18 @@ def _tile_masks(bad, tile):
     return full, kinds
 
 
-def race_lines(report, limit=2):
-    """The detector's summary and the first hazard in full (threads, lines, fix); the summary's pointer to the whole
-    report (`course.race_report().summary()`) names this report."""
+def race_lines(report, limit=2, uninit=False):
+    """The detector's summary and the first hazard in full (threads, lines, fix): its races, or (uninit=True) its reads
+    of shared memory nobody wrote. The summary's pointer to the whole report (`course.race_report().summary()`) names
+    the report it summarises."""
     if not report:
         return []
-    out = [report.summary(limit)]
-    h = report.hazards[0]
+    hazards = [h for h in report.hazards if (h.kind == "UNINIT") == uninit]
+    if not hazards:
+        return []
+    part = type(report)(hazards) if len(hazards) != len(report.hazards) else report
+    out = [part.summary(limit)]
+    h = hazards[0]
     out += ["", h.ko, f"  → 해결: {h.fix_ko}"]
     return out
 
@@ -85,10 +90,15 @@ def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol):
     ref, bound = tol(A, B, C0, alpha, beta)
     bad = ~close(C, ref, bound)
     races = race_lines(report)
+    unwritten_reads = race_lines(report, uninit=True)
     if not bad.any():
         if races:
             return fail(ex_id, "race", "값은 맞지만 공유 메모리 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀립니다.",
                         *races)
+        if unwritten_reads:
+            return fail(ex_id, "uninit", "값은 맞지만 아직 아무 스레드도 쓰지 않은 공유 메모리를 읽습니다: 시뮬레이터가 "
+                        "채운 NaN 은 이번에 결과에 섞이지 않았지만(max 등이 버림), GPU 에서는 그 자리에 이전 블록이 남긴 "
+                        "값이 있어 답이 틀릴 수 있습니다.", *unwritten_reads)
         return passed(ex_id, "numpy(float64) 결과와 일치합니다" +
                       (" (경쟁 검출기: 경쟁 없음)." if device.SIMULATOR else "."))
     M, N = C.shape
@@ -106,7 +116,7 @@ def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol):
     unwritten = (C == SENTINEL) if beta == 0 else np.zeros_like(bad)
     if nan.all():
         return fail(ex_id, "nan", "C 가 모두 NaN 입니다: 공유 메모리를 쓰기 전에 읽었거나(시뮬레이터는 공유 메모리를 NaN "
-                    "으로 채웁니다) 타일의 일부만 채웠습니다.", worst)
+                    "으로 채웁니다) 타일의 일부만 채웠습니다.", worst, *unwritten_reads)
     if unwritten.any():
         BM, BN = tile or (M, N)
         edge = np.zeros_like(bad)
@@ -121,7 +131,7 @@ def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol):
     if nan.any():
         return fail(ex_id, "nan", "일부 C 원소가 NaN 입니다: 그 원소를 계산할 때 아직 쓰지 않은 공유 메모리를 읽었습니다 "
                     "(시뮬레이터는 공유 메모리를 NaN 으로 채웁니다). 타일을 채우는 로드가 빠졌거나 경계 밖에서 0 을 쓰지 "
-                    "않았는지 보세요.", worst, picture)
+                    "않았는지 보세요.", worst, picture, *unwritten_reads)
     if BK and K > BK:
         Kf = (K // BK) * BK
         for ks, code, msg in (

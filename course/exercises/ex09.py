@@ -73,9 +73,10 @@ def _newer_groups(h):
 
 def _pipeline_race(ex_id, report, n_tiles, student, stages=3):
     """What the first hazard of a pipeline says about the loop (None: no hazard)."""
-    if not report:
+    races = report.races if report else []
+    if not races:
         return None
-    h = report.hazards[0]
+    h = races[0]
     lines = diagnose.race_lines(report)
     kt = _kt(h)
     where = f" (반복 kt = {kt}, K 타일 {n_tiles}개)" if kt is not None else ""
@@ -314,8 +315,8 @@ def check_vec_map(student, M=64, N=64, K=24):
             raise
         return _misaligned("09-2", exc, "열 인덱스가 float 4개(16 B)의 배수인지 보세요. 타일의 열은 (tid % 한 행의 "
                            "float4 개수) 에 VEC 를 곱한 값입니다.")
-    if report:
-        h = report.hazards[0]
+    if report and report.races:
+        h = report.races[0]
         if h.kind in ("WAW", "IN_FLIGHT") and h.first_what == "cp.async" and h.second_what == "cp.async":
             return fail("09-2", "overlap", f"두 스레드가 같은 float4 ({h.array}{list(h.index)}) 를 복사합니다: 매핑이 겹치면 "
                         "어떤 float4 는 아무도 복사하지 않습니다. tid 를 나누는 수가 그 타일 한 행의 float4 개수인지 보세요 "
@@ -373,7 +374,10 @@ def _zfill_case(student, rows, cols, seed=3):
     want = np.zeros_like(out)
     want[:rows, :cols] = X[:, :cols]
     kernel = _zfill_kernel(student)
-    _simulated(lambda: kernel[(gx, gy), ZR * ZC // 4](X, out, np.int32(rows), np.int32(cols)))
+    report = _simulated(lambda: kernel[(gx, gy), ZR * ZC // 4](X, out, np.int32(rows), np.int32(cols)))
+    if report is not None and any("src-size" in n for n in getattr(report, "notes", ())):
+        # the hardware copies src_size bytes: a count of floats copies part of a float (the simulator notes it)
+        raise ValueError("src_size: " + next(n for n in report.notes if "src-size" in n))
     return out, want
 
 

@@ -112,9 +112,10 @@ def _register_source(name, src):
 
 def _race_note(report):
     """' 공유 메모리 경쟁: …' naming the first hazard the detector found, or ''."""
-    if not report:
+    races = report.races if report else []
+    if not races:
         return ""
-    h = report.hazards[0]
+    h = races[0]
     return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {h.array}{list(h.index)} 를 "
             f"{h.first_site[1]}행과 {h.second_site[1]}행에서 서로 다른 스레드가 건드립니다 — {h.fix_ko}")
 

@@ -102,18 +102,28 @@ def _copy(name, cp_size, args, zfill, site, acc):
     check_shared_alignment(dst, di, cp_size, name, "목적지(dst, .shared)", site=site,
                            error=AsyncCopyAlignmentError)
     values = np.zeros(cp_size, np.uint8)
-    if src_size:                      # only src_size bytes are read: only they must lie inside the source
-        nsrc = max(1, -(-src_size // sa.itemsize))
-        soff = _checked(sa, si, nsrc, "원본(src, .global)", name)
-        addr = sa.__array_interface__["data"][0] + soff
-        if addr % cp_size:
-            raise AsyncCopyAlignmentError(
-                f"{name}: 원본(src, .global) 원소 {si} 의 전역 주소 0x{addr:x} (배열 시작에서 {soff} B) 가 {cp_size}바이트 "
-                f"정렬이 아닙니다 — 배열 {_layout(sa)}, {where(site[0], site[1])}. GPU에서는 'misaligned address' "
-                f"오류로 커널이 멈춥니다. 행 간격(stride)이 {cp_size} B 의 배수인 레이아웃을 쓰거나 {cp_size}바이트 미만 "
-                f"복사로 바꾸세요. / source element {si} at global 0x{addr:x} is not {cp_size}-byte aligned (array "
-                f"{_layout(sa)}); the GPU faults with misaligned address.")
+    # the source address must lie in the array and be aligned even when src_size is 0 (nothing is read; the course
+    # keeps such an address inside the matrix, as async_vec does), and the src_size bytes read must lie in its row
+    nsrc = max(1, -(-src_size // sa.itemsize))
+    soff = _checked(sa, si, nsrc, "원본(src, .global)", name)
+    addr = sa.__array_interface__["data"][0] + soff
+    if addr % cp_size:
+        raise AsyncCopyAlignmentError(
+            f"{name}: 원본(src, .global) 원소 {si} 의 전역 주소 0x{addr:x} (배열 시작에서 {soff} B) 가 {cp_size}바이트 "
+            f"정렬이 아닙니다 — 배열 {_layout(sa)}, {where(site[0], site[1])}. GPU에서는 'misaligned address' "
+            f"오류로 커널이 멈춥니다. 행 간격(stride)이 {cp_size} B 의 배수인 레이아웃을 쓰거나 {cp_size}바이트 미만 "
+            f"복사로 바꾸세요. / source element {si} at global 0x{addr:x} is not {cp_size}-byte aligned (array "
+            f"{_layout(sa)}); the GPU faults with misaligned address.")
+    if src_size:
         values[:src_size] = bytes_at(sa, si, src_size, name, "원본(src, .global)")[0]
+        if inside and racecheck.ON and isinstance(src, GlobalArray):
+            src.touch(si, src_size, False, acc, running())
+        if inside and src_size % da.itemsize:
+            racecheck.note(("src_size", site[:2], src_size),
+                           f"{where(site[0], site[1])} 의 {josa(name, '이/가')} src-size {src_size} B 로 복사합니다: {da.dtype} "
+                           f"원소({da.itemsize} B)의 일부 바이트만 오고 나머지는 0 이라 값이 깨집니다. src-size 는 원소 수가 "
+                           f"아니라 바이트 수입니다 (원소 n 개면 {da.itemsize}·n). / {name} copies src-size = {src_size} "
+                           f"bytes, part of a {da.itemsize}-byte {da.dtype} element: src-size counts bytes, not elements.")
         if sa.dtype != da.dtype and inside:
             sname = getattr(src, "_name", "원본")
             racecheck.note(("dtype", sname, getattr(dst, "_decl", None) and dst._decl.name, str(sa.dtype)),
@@ -123,10 +133,6 @@ def _copy(name, cp_size, args, zfill, site, acc):
                            f"the bytes of the {sa.dtype} array {sname} into the {da.dtype} shared array "
                            f"{dst._decl.name}; read as {da.dtype} they are other numbers (as on the GPU): pass "
                            f"{sname}.astype({da.dtype}).")
-        if inside and racecheck.ON and isinstance(src, GlobalArray):
-            src.touch(si, src_size, False, acc, running())
-    elif inside:                      # src_size 0: nothing is read, but the address must still be aligned
-        pass
     decl, elems, off = shared_elements(dst, di, cp_size)
     _issue(_Copy((decl, off), values, decl, elems, acc, site))
 
@@ -200,7 +206,11 @@ def cp_async_commit_group():
 
 def _wait_acc():
     t = running()
-    return racecheck.here(t, 3) if t is not None and racecheck.ON else None
+    if t is None or not racecheck.ON:
+        return None
+    acc = racecheck.here(t, 3)
+    racecheck.WAIT_SITES.add(acc[1])
+    return acc
 
 
 def _make_wait(n):

@@ -138,6 +138,16 @@ class Report:
     def kinds(self):
         return sorted({h.kind for h in self.hazards})
 
+    @property
+    def races(self):
+        """The hazards between two accesses (every kind but UNINIT)."""
+        return [h for h in self.hazards if h.kind != "UNINIT"]
+
+    @property
+    def uninitialised(self):
+        """The reads of shared memory nobody in the block wrote (UNINIT)."""
+        return [h for h in self.hazards if h.kind == "UNINIT"]
+
     def summary(self, limit=None):
         """One line per distinct hazard (kind, array, the two lines, how often, the fix); at most `limit` lines."""
         _last[0] = self                    # the pointer below names the report this summary came from
@@ -667,11 +677,15 @@ def _kernel_frames(t):
     if f is None and t is running():
         f = sys._getframe(1)
     here_ = __file__.rsplit("/", 1)[0]
+    kcode = getattr(t, "kcode", None)
     out = []
     while f is not None:
         fn = f.f_code.co_filename
+        if f.f_code is kcode:                             # the kernel itself: done
+            out.append(f)
+            break
         if fn.startswith(here_):
-            if out and fn.endswith("scheduler.py"):       # the scheduler called the kernel: done
+            if out and f.f_code.co_name == "body" and fn.endswith("scheduler.py"):   # the scheduler called it
                 break
         elif "/infra/ptx/" not in fn:
             out.append(f)
@@ -909,7 +923,26 @@ def _program_order(kind, first, second, issue_epoch=None):
             return kind, first, second
     if _first_in_program(fa, sa):
         return kind, first, second
+    if second[1] == "cp.async" and sa[3] == "cp.async":   # the copy was issued first (program order)
+        wait = _wait_before(fa, _order_site(sa))
+        if wait is not None:                              # ... and its wait came before the access: landed, but
+            return "RAW", ((sa[0], sa[1], sa[2], wait), "cp.async"), first   # not visible without a barrier
+        return "IN_FLIGHT", second, first                 # ... the access touched it while still in flight
     return _FLIP[kind], second, first
+
+
+WAIT_SITES = set()             # the sites of cp.async waits seen (program order of a copy and another's access)
+
+
+def _wait_before(x, issue_site):
+    """The site of a cp.async wait that thread x[0] passed before its access x in this interval (after the issue's
+    line, where it passed that too), or None: then the copy issued at issue_site has landed by x in program order."""
+    trace = x[0].trace[:x[2] - 1]
+    start = trace.index(issue_site) + 1 if issue_site in trace else 0
+    for site in trace[start:]:
+        if site in WAIT_SITES:
+            return site
+    return None
 
 
 def _record(h):
