@@ -6,7 +6,7 @@ from numba.types import float16
 
 from kernels_numba.infra import ptx
 from kernels_numba.infra.simulator import UninitializedReadError as U
-from kernels_numba.infra.simulator.scheduler import ModuleArrayWriteError as MW
+from kernels_numba.infra.simulator import ModuleArrayWriteError as MW
 
 from . import Pair, rng
 

@@ -26,8 +26,8 @@ Modules, imported one way: state <- errors <- limits <- racecheck <- memory <- w
 scheduler. The PTX layer (kernels_numba/infra/ptx) uses stand_ins; nothing here imports the PTX layer.
 """
 from . import racecheck
-from .errors import (AsyncCopyAlignmentError, DivergentBarrierError, MisalignedAddressError, SimulatorFault,
-                     StateSpaceError, WarpCollectiveError)
+from .errors import (AsyncCopyAlignmentError, DivergentBarrierError, MisalignedAddressError, ModuleArrayWriteError,
+                     SimulatorFault, StateSpaceError, WarpCollectiveError)
 from .limits import LaunchLimitError
 from .racecheck import GlobalMemoryRaceError, HazardError, SharedMemoryRaceError, UninitializedReadError
 
@@ -40,4 +40,4 @@ def install():
 
 __all__ = ["install", "racecheck", "SharedMemoryRaceError", "GlobalMemoryRaceError", "UninitializedReadError",
            "HazardError", "DivergentBarrierError", "WarpCollectiveError", "MisalignedAddressError",
-           "AsyncCopyAlignmentError", "StateSpaceError", "SimulatorFault", "LaunchLimitError"]
+           "AsyncCopyAlignmentError", "StateSpaceError", "SimulatorFault", "LaunchLimitError", "ModuleArrayWriteError"]

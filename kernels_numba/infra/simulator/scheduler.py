@@ -36,7 +36,7 @@ from numba.cuda.simulator import kernelapi as _api
 
 from .. import _fp
 from . import limits, memory, racecheck, stand_ins, warp
-from .errors import DivergentBarrierError, SimulatorFault
+from .errors import DivergentBarrierError, ModuleArrayWriteError
 from .state import _state, current, where
 
 
@@ -286,13 +286,6 @@ def _atomic(method):
 
 
 # ------------------------------------------------------------------------- launches: limits, module-level arrays
-
-class ModuleArrayWriteError(SimulatorFault, TypeError):
-    """A kernel writes a module-level numpy array: the GPU's Numba freezes those as read-only constants and refuses to
-    compile the write ("Cannot modify readonly array")."""
-
-    names_thread = True
-
 
 _FROZEN = {}                     # name -> module-level array frozen for the running launch
 
