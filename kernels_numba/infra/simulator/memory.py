@@ -247,12 +247,24 @@ class SharedArray:
         return self._derived(v, alias, what=f".view({dt.name})")
 
     def __array__(self, dtype=None, copy=None):
+        self._read_all(2)
+        return np.array(self._raw, dtype=dtype)
+
+    def _read_all(self, depth):
+        """Every element of this view is read (a copy of it, np.sum(view), ...)."""
         if racecheck.ON:
             t = _state["thread"]
             if t is not None:
-                acc = racecheck.at(t, sys._getframe(1))
+                acc = racecheck.at(t, sys._getframe(depth))
                 racecheck.read_many(self._decl, self._ix.reshape(-1), t, acc)
-        return np.array(self._raw, dtype=dtype)
+
+    def copy(self, *a, **kw):
+        self._read_all(2)
+        return self._raw.copy(*a, **kw)
+
+    def flatten(self, *a, **kw):
+        self._read_all(2)
+        return self._raw.flatten(*a, **kw)
 
     def __len__(self):
         return len(self._raw)
