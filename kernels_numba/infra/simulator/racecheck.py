@@ -173,6 +173,12 @@ def note(key, text):
         _notes[key] = text
 
 
+def point_to(report):
+    """Make `course.race_report()` return this report (the one the message shown last came from)."""
+    if report is not None:
+        _last[0] = report
+
+
 def last_report():
     """The race report last collected (or shown), or an empty one: what `course.race_report()` returns."""
     return _last[0] if _last[0] is not None else Report()
@@ -300,6 +306,9 @@ def end_interval():
     for d, i, acc in items:
         if d.w_ep[i] == ep and d.w_acc[i][0] is not acc[0]:
             continue                                   # another thread wrote it in this interval: a race, reported
+        p = d.pend.get(i) if d.pend else None
+        if p is not None and p[0][0] is not acc[0]:
+            continue                                   # another thread's copy to it is in flight: reported as such
         if acc[3] is not ATOMIC and d.a_ep[i] == ep and d.a_acc[i][0] is not acc[0]:
             continue                                   # another thread's atomic raced with this read: reported
         _hazard("UNINIT", d, i, None, (acc, _what(acc, "read")))
