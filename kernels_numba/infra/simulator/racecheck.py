@@ -702,14 +702,30 @@ def _kernel_frames(t):
     return out
 
 
+_LOOP_VARS = {}
+
+
+def _loop_vars(code):
+    """Names a code object's for-loops assign (the variable right after FOR_ITER), cached."""
+    names = _LOOP_VARS.get(code)
+    if names is None:
+        import dis
+        ins = list(dis.get_instructions(code))
+        names = {b.argval for a, b in zip(ins, ins[1:]) if a.opname == "FOR_ITER" and b.opname.startswith("STORE")}
+        _LOOP_VARS[code] = names
+    return names
+
+
 def _k_tile(t):
-    """'kt=3' from the frames of thread t, innermost first, where a frame names its tile loop kt (or t, or k0)."""
+    """'kt=3' from the frames of thread t, innermost first, where a frame's for-loop over K tiles is named kt (or
+    k_tile, tile, t, k0); a `t` that is not a loop variable (t = cuda.threadIdx.x) does not count."""
     if t is None:
         return ""
     for f in _kernel_frames(t):
+        loops = _loop_vars(f.f_code)
         for name in ("kt", "k_tile", "tile", "t", "k0"):
             v = f.f_locals.get(name)
-            if isinstance(v, int):
+            if isinstance(v, int) and name in loops:
                 return f"{name}={v}"
     return ""
 
@@ -823,6 +839,13 @@ def _fix(h, token):
                 "접근 사이에 cuda.syncthreads() 를 두세요.",
                 f"lines {l1} and {l2} mix an atomic and a plain access to one element: make both atomic, or put "
                 "cuda.syncthreads() between them.")
+    if h.first_line == h.second_line and h.kind in ("RAW", "WAR") and not h.blocks:
+        return (f"{l1}행에서 스레드들이 같은 원소를 읽고 씁니다: 여러 스레드가 한 원소에 더하는 것(+=)이라면 "
+                "cuda.atomic.add 를 쓰고, 한 스레드가 쓴 값을 다른 스레드가 읽는 단계라면 읽기와 쓰기를 두 줄로 나눠 그 "
+                "사이에 cuda.syncthreads() (한 워프 안이면 cuda.syncwarp()) 를 두세요.",
+                f"threads read and write the same element at line {l1}: if several threads add into one element (+=), "
+                "use cuda.atomic.add; if one thread reads what another writes, split the read and the write and put "
+                "cuda.syncthreads() (cuda.syncwarp() within one warp) between them.")
     if h.space == "global" and h.blocks:
         return ("서로 다른 블록이 원자 연산 없이 같은 전역 메모리 원소를 읽고 씁니다 (C += 부분합 처럼): "
                 "cuda.atomic.add 를 쓰거나, 블록마다 자기 조각(slice)에 쓰고 실행이 끝난 뒤에 합치세요.",
