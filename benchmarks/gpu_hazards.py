@@ -4,8 +4,9 @@ correct twins, each run --runs times with fresh data (how often the result is wr
 compile raises), then once under `compute-sanitizer --tool racecheck` and once under `--tool memcheck` (when
 compute-sanitizer is on PATH). Writes gpu_hazards_<gpu>.json in the style of course/recorded/racecheck_h100.json.
 
-Usage on a GPU machine with numba-cuda and numpy<2.5 (one command; about 5 minutes on an H100):
-    python benchmarks/gpu_hazards.py --out OUT [--runs 20] [--classes global,views] [--no-sanitizer]
+Usage on a GPU machine with numba-cuda and numpy<2.5 (a few seconds per process; split by --classes to keep each
+command short: a run of some classes adds its cases to the record an earlier run on the same GPU wrote):
+    python benchmarks/gpu_hazards.py --out OUT [--runs 20] [--classes global,bytes,space] [--no-sanitizer]
 Each case runs in its own process (a bug that faults, e.g. a shared address given to ld.global, leaves the CUDA
 context unusable): `python benchmarks/gpu_hazards.py --child CASE --side bug --runs 20` prints one JSON line, and runs
 the same way under `compute-sanitizer --tool racecheck|memcheck --report-api-errors no python ... --child ...`.
@@ -139,8 +140,13 @@ def main():
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     name = "gpu_hazards_" + re.sub(r"[^a-z0-9]+", "_", gpu.lower()).strip("_") + ".json"
-    (out / name).write_text(json.dumps(rec, indent=1, ensure_ascii=False))
-    print(out / name)
+    path = out / name
+    if path.exists():                           # a run of other classes on the same GPU: keep its cases
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if old.get("gpu") == gpu and old.get("runs") == a.runs:
+            rec["cases"] = {**old.get("cases", {}), **rec["cases"]}
+    path.write_text(json.dumps(rec, indent=1, ensure_ascii=False))
+    print(path)
     return 0
 
 
