@@ -581,4 +581,4 @@ def race_hint():
     if LAST_RACES:
         h = LAST_RACES[0]
         print(f"경쟁 검출기: {len(LAST_RACES)}종 — 예: {h.kind} {h.array}{list(h.index)}, "
-              f"{h.first_site[1]}행 ↔ {h.second_site[1]}행. 해결: {h.fix_ko}")
+              f"{getattr(h, 'lines_text', None) or f'{h.first_site[1]}행 ↔ {h.second_site[1]}행'}. 해결: {h.fix_ko}")
