@@ -69,6 +69,11 @@ def test_kind_and_order_do_not_depend_on_the_schedule(case, tmp_path):
         assert h.kind == kind, (order, str(e.value))
         assert h.first_site[1] in racecases.tag_lines(lines, first), (order, str(e.value))
         assert h.second_site[1] in racecases.tag_lines(lines, second), (order, str(e.value))
+        between = re.search(r"(\d+)행(?:의 wait_group)? ?과 (\d+)행 사이", h.fix_ko)
+        if between:                   # the fix's barrier goes where there is none yet
+            a, b = int(between.group(1)), int(between.group(2))
+            barriers = _barrier_lines(tmp_path / f"race_{case.name}.py")
+            assert a < b and not any(a < x < b for x in barriers), (h.fix_ko, barriers)
 
 
 HELPER = '''
