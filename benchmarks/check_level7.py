@@ -8,14 +8,15 @@ tiles per block for the persistent kernel, and 1000-odd sizes. Same checks as te
 simulator, here on the hardware.
 
 Run on the GPU machine (one command): python benchmarks/check_level7.py
-  -> course/recorded/gpu_h100_level7_check.json (or --out PATH); exit status 1 if any case fails.
+  -> course/recorded/gpu_h100_level7_check.json (or --out PATH), a record in the one schema (course/records.py: a run
+  without timing rows, the cases under extra "results"); exit status 1 if any case fails.
 """
 import argparse
 import datetime
-import json
 import os
 import sys
 import traceback
+from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -23,7 +24,12 @@ sys.path.insert(0, ROOT)
 import numpy as np                                # noqa: E402
 
 import kernels_numba as kn                        # noqa: E402
+from course import records                        # noqa: E402
 from kernels_numba.infra import device, hopper, tc  # noqa: E402
+
+METHOD = ("each level-7 kernel on the GPU against a float64 reference within tc.error_bound: random f16 A, B, C "
+          "NaN-poisoned (beta = 0) or random (alpha = 1.5, beta = -0.5), and A = I (C must equal B exactly), on every "
+          "shape of benchmarks/check_level7.SHAPES (benchmarks/check_level7.py)")
 
 SHAPES = [(64, 64, 64), (128, 256, 64), (70, 50, 100), (100, 72, 300), (136, 264, 130), (257, 511, 77),
           (1000, 1032, 1000), (1024, 1024, 1024), (2048, 520, 4096)]
@@ -52,6 +58,19 @@ def identity(spec, M, N, K):
     spec.launch(np.eye(M, K, dtype=np.float16), B, C)
     k = min(M, K)
     return bool(np.array_equal(C[:k], B[:k].astype(np.float32)) and not C[k:].any())
+
+
+def to_record(flat, name="gpu_h100_level7_check"):
+    """The records.Record of this script's findings ({what, gpu, cc, date, results, all_ok}): one run without timing
+    rows (records.from_flat), everything else under extra."""
+    run_id = f"{records.gpu_class(flat['gpu']).lower()}_{flat.get('date', '')}"
+    return records.from_flat(name, flat, run_id, METHOD)
+
+
+def save(flat, out):
+    """Write the findings as a record at path `out` (course/recorded/<name>.json by default)."""
+    out = Path(out)
+    return records.save(to_record(flat, out.stem), out.parent)
 
 
 def main():
@@ -88,12 +107,10 @@ def main():
             rows.append({"M": M, "N": N, "K": K, "identity": ident, "ok": ident})
             failed += not ident
         rec["results"][name] = rows
-        with open(args.out, "w") as f:
-            json.dump(rec, f, indent=1)
+        save(rec, args.out)                         # after each kernel: a crash keeps what was checked
     rec["all_ok"] = failed == 0
-    with open(args.out, "w") as f:
-        json.dump(rec, f, indent=1)
-    print("all level-7 cases correct:", rec["all_ok"], "->", args.out)
+    path = save(rec, args.out)
+    print("all level-7 cases correct:", rec["all_ok"], "->", path)
     sys.exit(1 if failed else 0)
 
 

@@ -1,13 +1,18 @@
-"""Level 6 on the GPU in one run: layout record, correctness, loaded resources/SASS, and benchmark vs cuBLAS HGEMM.
+"""Level 6 on the GPU in one run: layout record, correctness, error vs K, loaded resources/SASS, and the benchmark of
+the level-6 kernels and other tc.build_tiled configurations against cuBLAS HGEMM, timed by the course's one engine.
 
-cuBLAS path compared (same run, same stream): cublasGemmEx with A, B CUDA_R_16F, C CUDA_R_32F, computeType
-CUBLAS_COMPUTE_32F (f16 inputs, f32 accumulate and output: what mma_*.f32 kernels compute) for kernels with f32 C,
-and cupy.matmul on f16 arrays (cublasGemmEx, f16 output, CUBLAS_COMPUTE_32F) for kernels with f16 C.
-Run: python benchmarks/record_level6.py --out course/recorded/gpu_h200_level6.json --layout-out course/recorded/mma_layout_h200.json
+The benchmark is course.bench.run: per size every entry checked against float64 first, then rotated rounds through
+`launch` (CUDA graphs where Python's launch cost would be timed). Its baseline is cuBLAS HGEMM, cublasGemmEx with A, B
+CUDA_R_16F, C CUDA_R_32F, CUBLAS_COMPUTE_32F (what the f32-output kernels compute); the kernels that write f16 are also
+compared with cublasGemmEx writing f16 (cuBLAS_f16out, same rounds: each row's ratio_same_output). The EXPLORE
+configurations are timed in the same rounds as variants of mma_swizzle (the same kernel body, other tiles and stages);
+extra "explore" lists them at the largest size with their loaded registers and memory, as notebook 10 reads them.
+Run: python benchmarks/record_level6.py --out course/recorded/gpu_h200_level6.json
+                                       --layout-out course/recorded/mma_layout_h200.json
+     (--only-explore: the EXPLORE configurations and mma_swizzle alone, at 4096³ unless --sizes says otherwise)
+The record is written in the one schema (course/records.py): the run's rows, the other findings under extra.
 """
 import argparse
-import datetime
-import json
 import os
 import sys
 import traceback
@@ -19,42 +24,11 @@ sys.path.insert(0, HERE)
 import numpy as np                                # noqa: E402
 
 import kernels_numba as kn                        # noqa: E402
+from course import bench                          # noqa: E402
 from kernels_numba.infra import tc                # noqa: E402
 
-
-def _timeit(fn, min_ms=150.0, groups=5):
-    import cupy as cp
-    fn()
-    cp.cuda.Device().synchronize()
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    fn()
-    end.record()
-    end.synchronize()
-    one = max(cp.cuda.get_elapsed_time(start, end), 1e-3)
-    reps = max(3, int(min_ms / groups / one))
-    times = []
-    for _ in range(groups):
-        start.record()
-        for _ in range(reps):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end) / reps)
-    return float(np.median(times))
-
-
-def _cublas_f32out(A, B, C):
-    """C = A @ B through cublasGemmEx: f16 A, B; f32 C; CUBLAS_COMPUTE_32F (row-major via C^T = B^T A^T)."""
-    import cupy as cp
-    from cupy_backends.cuda.libs import cublas
-    M, K = A.shape
-    N = B.shape[1]
-    handle = cp.cuda.device.get_cublas_handle()
-    one, zero = np.array(1.0, np.float32), np.array(0.0, np.float32)
-    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-    cublas.gemmEx(handle, cublas.CUBLAS_OP_N, cublas.CUBLAS_OP_N, N, M, K, one.ctypes.data, B.data.ptr, 2, N,
-                  A.data.ptr, 2, K, zero.ctypes.data, C.data.ptr, 0, N, 68, -1)   # 2 = R_16F, 0 = R_32F, 68 = COMPUTE_32F
+FIXED = ("mma_simple", "mma_simple_turing")       # one 16 x 8 x 16 tile: no benchmark size
+WHAT = "benchmarks/record_level6.py (course.bench): level-6 kernels vs cuBLAS HGEMM, same run"
 
 
 def correctness(specs):
@@ -103,51 +77,6 @@ def error_vs_k(Ks=(16, 64, 256, 1024, 4096)):
     return res
 
 
-def benchmark(specs, sizes):
-    import cupy as cp
-    from numba import cuda
-    rows = []
-    for n in sizes:
-        rng = cp.random.default_rng(n)
-        A = rng.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
-        B = rng.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
-        ref = A.astype(cp.float64) @ B.astype(cp.float64)
-        C32 = cp.zeros((n, n), cp.float32)
-        C16 = cp.zeros((n, n), cp.float16)
-        flops = 2.0 * n ** 3
-        t32 = _timeit(lambda: _cublas_f32out(A, B, C32))
-        t16 = _timeit(lambda: cp.matmul(A, B, out=C16))
-        e32 = float(cp.abs(C32 - ref).max() / cp.abs(ref).max())
-        base = {"f32": flops / t32 / 1e9, "f16": flops / t16 / 1e9}
-        rows.append({"kernel": "cuBLAS", "n": n, "ms": t32, "tflops": base["f32"], "ratio": 1.0, "rel_err": e32,
-                     "path": "cublasGemmEx f16 x f16 -> f32, CUBLAS_COMPUTE_32F"})
-        rows.append({"kernel": "cuBLAS_f16out", "n": n, "ms": t16, "tflops": base["f16"], "ratio": base["f16"] / base["f32"],
-                     "path": "cupy.matmul f16 -> f16 (cublasGemmEx, CUBLAS_COMPUTE_32F)"})
-        print(f"{n} cuBLAS f32out {base['f32']:.1f} TFLOP/s, f16out {base['f16']:.1f}", flush=True)
-        dA, dB = cuda.as_cuda_array(A), cuda.as_cuda_array(B)
-        for spec in specs:
-            if spec.name == "mma_simple":
-                continue
-            cd = getattr(spec.module, "C_DTYPE", np.float32)
-            C = C32 if cd == np.float32 else C16
-            C.fill(0)
-            dC = cuda.as_cuda_array(C)
-            k = spec.kernel[spec.launch.grid_of(n, n), spec.launch.block]
-            a, b = np.float32(1.0), np.float32(0.0)
-            try:
-                t = _timeit(lambda: k(dA, dB, dC, a, b))
-            except Exception as e:                   # noqa: BLE001
-                rows.append({"kernel": spec.name, "n": n, "error": repr(e)})
-                continue
-            err = float(cp.abs(C.astype(cp.float64) - ref).max() / cp.abs(ref).max())
-            key = "f32" if cd == np.float32 else "f16"
-            tf = flops / t / 1e9
-            rows.append({"kernel": spec.name, "n": n, "ms": t, "tflops": tf, "ratio": tf / base["f32"],
-                         "ratio_same_output": tf / base[key], "rel_err": err, "output": key})
-            print(f"{n} {spec.name:16s} {tf:8.1f} TFLOP/s {100 * tf / base['f32']:5.1f}% err {err:.1e}", flush=True)
-    return rows
-
-
 EXPLORE = [dict(BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=2, MIN_BLOCKS=2),
            dict(BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=3, MIN_BLOCKS=2, SWIZZLE=True),
            dict(BM=128, BN=128, BK=16, WARPS_M=2, WARPS_N=4, STAGES=4, MIN_BLOCKS=2, SWIZZLE=True),
@@ -160,34 +89,49 @@ EXPLORE = [dict(BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=2, MIN_BLOCK
 # BK16 S4 lb2 31 %, BK32 S2 lb2 34 %, BK32 S3 lb2 31 % (registered then), BK32 S3 without the cap 23 % of cuBLAS.
 
 
-def explore(sizes=(4096,)):
-    """Other block/warp/stage configurations of the same kernel body (tc.build_tiled), checked and timed vs cuBLAS."""
-    import cupy as cp
-    from numba import cuda
-    rows = []
-    for n in sizes:
-        rng = cp.random.default_rng(n)
-        A = rng.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
-        B = rng.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
-        ref = A.astype(cp.float64) @ B.astype(cp.float64)
-        C = cp.zeros((n, n), cp.float32)
-        base = 2.0 * n ** 3 / _timeit(lambda: _cublas_f32out(A, B, C)) / 1e9
-        dA, dB, dC = cuda.as_cuda_array(A), cuda.as_cuda_array(B), cuda.as_cuda_array(C)
-        for cfg in EXPLORE:
-            try:
-                k = tc.build_tiled(**cfg)
-                kk = k[(-(-n // cfg["BN"]), -(-n // cfg["BM"])), k.config["THREADS"]]
-                C.fill(0)
-                t = _timeit(lambda: kk(dA, dB, dC, np.float32(1), np.float32(0)))
-                err = float(cp.abs(C - ref).max() / cp.abs(ref).max())
-                ov = next(iter(k.overloads.values()))
-                tf = 2.0 * n ** 3 / t / 1e9
-                rows.append(dict(cfg, n=n, tflops=tf, ratio=tf / base, rel_err=err, registers=ov.regs_per_thread,
-                                 local_bytes=ov.local_mem_per_thread, shared_bytes=ov.shared_mem_per_block))
-            except Exception as e:                   # noqa: BLE001
-                rows.append(dict(cfg, n=n, error=repr(e)[:500]))
-            print(rows[-1], flush=True)
-    return rows
+def explore_label(cfg):
+    """'128x128x32_w2x4_s2_lb2_swz': a configuration's name as a variant of mma_swizzle."""
+    return (f"{cfg['BM']}x{cfg['BN']}x{cfg['BK']}_w{cfg['WARPS_M']}x{cfg['WARPS_N']}_s{cfg['STAGES']}"
+            + (f"_lb{cfg['MIN_BLOCKS']}" if cfg.get("MIN_BLOCKS") else "") + ("_swz" if cfg.get("SWIZZLE") else "_pad"))
+
+
+def explore_variants(configs=EXPLORE):
+    """{label: ('mma_swizzle', launch)} of the configurations (tc.build_tiled, launched as the level-6 modules are),
+    and {label: (kernel, cfg)} to read their loaded resources after the run; a configuration that does not build is
+    printed and left out."""
+    variants, built = {}, {}
+    for cfg in configs:
+        label = explore_label(cfg)
+        try:
+            k = tc.build_tiled(**cfg)
+            grid_of = (lambda BM, BN: lambda M, N: (-(-N // BN), -(-M // BM)))(cfg["BM"], cfg["BN"])
+            variants[label] = ("mma_swizzle", tc.make_tc_launch(k, grid_of, k.config["THREADS"],
+                                                                (tc.MMA_M, tc.MMA_N, tc.MMA_K), label))
+            built[label] = (k, cfg)
+        except Exception:                             # noqa: BLE001
+            print(label, "BUILD FAILED", traceback.format_exc()[-1500:], flush=True)
+    return variants, built
+
+
+def explore_entries(run, built):
+    """extra 'explore': each configuration at the run's largest size, its row's figures beside its configuration and
+    its loaded registers, local and shared bytes (the layout notebook 10's explore table reads)."""
+    n = max(run.sizes)
+    out = []
+    for label, (k, cfg) in built.items():
+        hit = run.select("mma_swizzle", n, label)
+        if not hit:
+            continue
+        r = hit[0]
+        entry = dict(cfg, variant=label, n=n, tflops=r.tflops, ratio=r.ratio, rel_err=r.rel_err, correct=r.correct)
+        try:
+            ov = next(iter(k.overloads.values()))
+            entry.update(registers=ov.regs_per_thread, local_bytes=ov.local_mem_per_thread,
+                         shared_bytes=ov.shared_mem_per_block)
+        except Exception as e:                        # noqa: BLE001
+            entry["resources_error"] = repr(e)[:300]
+        out.append(entry)
+    return out
 
 
 def resources(specs):
@@ -211,52 +155,56 @@ def resources(specs):
     return out
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", required=True, help="the record to write (course/recorded/<name>.json)")
     ap.add_argument("--layout-out", default=None)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048, 4096])
+    ap.add_argument("--sizes", type=int, nargs="+", default=None, help="default 1024 2048 4096 (--only-explore: 4096)")
+    ap.add_argument("--rounds", type=int, default=bench.ROUNDS)
+    ap.add_argument("--kernels", nargs="+", default=None, help="default: every level-6 kernel but " + ", ".join(FIXED))
     ap.add_argument("--only-explore", action="store_true")
-    args = ap.parse_args()
-    from numba import cuda
-    dev = cuda.get_current_device()
-    gpu = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    result = {"what": "benchmarks/record_level6.py (device tool)", "gpu": gpu, "cc": list(dev.compute_capability),
-              "date": datetime.date.today().isoformat(),
-              "baseline": "cuBLAS HGEMM: cublasGemmEx f16\u00d7f16\u2192f32, CUBLAS_COMPUTE_32F"}
+    ap.add_argument("--run-id", default=None)
+    args = ap.parse_args(argv)
+    why = bench.available()
+    if why:
+        sys.exit(f"record_level6: {why}")
+    log = lambda t: print(t, flush=True)                   # noqa: E731
+    variants, built = explore_variants()
     if args.only_explore:
-        result["explore"] = explore()
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=1)
-        return
+        run = bench.run(["mma_swizzle"], args.sizes or [4096], rounds=args.rounds, run_id=args.run_id,
+                        variants=variants, log=log)
+        path = bench.save_run(args.out, run, "benchmarks/record_level6.py --only-explore (course.bench): "
+                              "tc.build_tiled configurations vs cuBLAS HGEMM, same run",
+                              {"explore": explore_entries(run, built)})
+        print("->", path)
+        return 0
+    extra = {}
     if args.layout_out:
         try:
             import record_mma_layout
-            rec = record_mma_layout.record()
-            with open(args.layout_out, "w") as f:
-                json.dump(rec, f)
+            record_mma_layout.save(record_mma_layout.record(), args.layout_out)
             print("layout recorded", flush=True)
         except Exception:                            # noqa: BLE001
-            result["layout_error"] = traceback.format_exc()
-            print(result["layout_error"], flush=True)
+            extra["layout_error"] = traceback.format_exc()
+            print(extra["layout_error"], flush=True)
     specs = kn.by_level(6)
-    for part, fn in (("correctness", lambda: correctness(specs)), ("error_vs_k", error_vs_k),
-                     ("benchmark", lambda: benchmark(specs, args.sizes)), ("resources", lambda: resources(specs)),
-                     ("explore", explore)):
+    names = args.kernels or [s.name for s in specs if s.name not in FIXED]
+    for part, fn in (("correctness", lambda: correctness(specs)), ("error_vs_k", error_vs_k)):
         try:
-            result[part] = fn()
+            extra[part] = fn()
         except Exception:                            # noqa: BLE001
-            result[part + "_error"] = traceback.format_exc()
-            print(result[part + "_error"], flush=True)
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=1)
-    import cupy
-    import numba_cuda
-    result.update(cupy=cupy.__version__, numba_cuda=getattr(numba_cuda, "__version__", "?"))
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
-    print(json.dumps(result.get("resources", {}), indent=0)[:3000])
+            extra[part + "_error"] = traceback.format_exc()
+            print(extra[part + "_error"], flush=True)
+    run = bench.run(names, args.sizes or [1024, 2048, 4096], rounds=args.rounds, run_id=args.run_id,
+                    variants=variants, log=log)
+    extra["resources"] = resources(specs)            # as loaded: every kernel has run by now
+    extra["explore"] = explore_entries(run, built)
+    if run.flagged:
+        print("# FLAGGED:", run.flagged, flush=True)
+    path = bench.save_run(args.out, run, WHAT, extra)
+    print(path, "\n", {k: v.get("registers") for k, v in extra["resources"].items()}, flush=True)
+    return 0 if all(r.correct is not False for r in run.rows) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -140,16 +140,21 @@ def record():
             "numerics": samples}
 
 
+def save(rec, out):
+    """Write record()'s findings at path `out` as a record in the one schema (a run without timing rows)."""
+    from course import records                   # the one record schema
+    path = os.path.abspath(out)
+    return records.save(records.from_flat(os.path.splitext(os.path.basename(path))[0], rec, "mma_layout",
+                                          "element held by each lane's registers, read on the GPU "
+                                          "(benchmarks/record_mma_layout.py)"), os.path.dirname(path))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     rec = record()
-    from course import records                   # the one record schema
-    path = os.path.abspath(args.out)
-    records.save(records.from_flat(os.path.splitext(os.path.basename(path))[0], rec, "mma_layout",
-                                   "element held by each lane's registers, read on the GPU "
-                                   "(benchmarks/record_mma_layout.py)"), os.path.dirname(path))
+    save(rec, args.out)
     print("layout recorded:", rec["gpu"], rec["cc"])
 
 

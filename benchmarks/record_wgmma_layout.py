@@ -13,14 +13,15 @@ It also records where dynamic shared memory declared with alignment=1024 starts 
 version. Every probe is compared here with sim/wgmma.py; the record keeps the raw values too.
 
 Run on the GPU machine (one command): python benchmarks/record_wgmma_layout.py
-  -> course/recorded/wgmma_layout_h100.json (or --out PATH). Works in the simulator too (SGEMM_DEVICE=sim), which is
-  how it was tested before a GPU ran it.
+  -> course/recorded/wgmma_layout_h100.json (or --out PATH), a record in the one schema (course/records.py: a run
+  without timing rows, the probes under extra). Works in the simulator too (SGEMM_DEVICE=sim), which is how it was
+  tested before a GPU ran it.
 """
 import argparse
 import datetime
-import json
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -28,11 +29,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import kernels_numba as kn                                   # noqa: E402  (chooses GPU or simulator)
+from course import records                                  # noqa: E402
 from kernels_numba.infra import device, hopper, ptx, tma     # noqa: E402
 from numba import cuda, float32, uint32, uint64             # noqa: E402
 from numba.types import float16                             # noqa: E402
 from sim import wgmma                                       # noqa: E402
 
+METHOD = ("one wgmma.mma_async.m64nNk16 per probe (N = 64, 128; k16 step kk = 0..3) on tiles laid out as the level-7 "
+          "kernels lay them out, filled by stores or by the TMA; patterns rc (the accumulator layout), k (descriptors, "
+          "swizzle, k advance) and random (raw f32 values); each compared with sim/wgmma.py "
+          "(benchmarks/record_wgmma_layout.py)")
 KT = 64                      # K of the tiles (one 128-byte swizzled row of A); the probe uses one k16 slice of it
 
 
@@ -155,6 +161,13 @@ def run_probe(N, kk, pattern, use_tma, rng):
     return row
 
 
+def to_record(flat, name="wgmma_layout_h100"):
+    """The records.Record of this script's findings: one run without timing rows (records.from_flat), the probes,
+    accumulators and verdicts under extra."""
+    run_id = f"{records.gpu_class(flat['gpu']).lower()}_{flat.get('date', '')}"
+    return records.from_flat(name, flat, run_id, METHOD)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(ROOT, "course", "recorded", "wgmma_layout_h100.json"))
@@ -164,8 +177,8 @@ def main():
     rng = np.random.default_rng(11)
     rec = {"what": "benchmarks/record_wgmma_layout.py: one wgmma per probe, tiles as the level-7 kernels lay them out",
            "date": datetime.date.today().isoformat(), "mode": device.MODE}
-    if device.SIMULATOR:
-        rec["gpu"], rec["cc"] = "simulator", None
+    if device.SIMULATOR:                                     # the simulator's stand-ins are sm_90a's
+        rec["gpu"], rec["cc"] = "simulator", list(device.SIM_CC or (9, 0))
     else:
         dev = cuda.get_current_device()
         rec["gpu"] = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
@@ -188,10 +201,10 @@ def main():
                            if p["pattern"] == "rc" and p["kk"] == 0 and p["load"] == "stores"}
     rec["all_layout_probes_agree"] = all(p["agree"] == p["total"] for p in probes if p["pattern"] != "random")
     rec["dynamic_smem_1024_aligned"] = all(p["smem_address_mod_1024"]["dynamic"] == 0 for p in probes)
-    with open(args.out, "w") as f:
-        json.dump(rec, f, indent=1)
+    out = Path(args.out)
+    path = records.save(to_record(rec, out.stem), out.parent)
     print("layout probes agree with sim/wgmma.py:", rec["all_layout_probes_agree"],
-          "| dynamic shared memory 1024-aligned:", rec["dynamic_smem_1024_aligned"], "->", args.out)
+          "| dynamic shared memory 1024-aligned:", rec["dynamic_smem_1024_aligned"], "->", path)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import numpy as np
 import kernels_numba as kn
 from course import records
 
+ENGINE = "course.bench/1"           # a run's versions["engine"]: baselines are checked against runs of the same engine
 SIZES = (1024, 2048, 4096)
 ROUNDS = 5
 MIN_MS = 20.0            # timed calls of one entry in one round take at least this long (3 groups)
@@ -39,13 +40,21 @@ TOL_IN = {np.float32: 1e-5, np.float16: 1e-4}
 TOL = {np.float16: 1e-2}
 SGEMM = "cuBLAS SGEMM (cublasSgemm, FP32, TF32 off)"
 HGEMM = "cuBLAS HGEMM (cublasGemmEx f16×f16→f32, CUBLAS_COMPUTE_32F)"
-def method(rounds=ROUNDS, min_ms=MIN_MS):
-    """How a run of `rounds` rounds was timed, in words (a record's `method`)."""
-    return (f"per size: correctness first; {rounds} rounds in rotated order, each entry (a {BURST_MS:g} ms burst where "
+def method(rounds=ROUNDS, min_ms=MIN_MS, graphs=None):
+    """How a run of `rounds` rounds was timed, in words (a record's `method`); graphs as in run()."""
+    if graphs:
+        return (f"per size: correctness first; {rounds} rounds in rotated order, each entry (a {BURST_MS:g} ms burst "
+                "where it is short, then) timed from CUDA graphs of 20 raw dispatches replayed 5 times (median), "
+                "cuBLAS too; median over rounds (host time per launch kept as its own column)")
+    how = "" if graphs is None else " (never from graphs)"
+    text = (f"per size: correctness first; {rounds} rounds in rotated order, each entry (a {BURST_MS:g} ms burst where "
             f"it is short, then) CUDA events around >= {min_ms:g} ms of back-to-back calls through launch (3 groups, "
-            f"median); median over rounds. Where some entry's host time per call exceeds {HOST_AHEAD:g} x its GPU "
-            "time, every entry of that size, cuBLAS too, is timed from CUDA graphs of 20 raw dispatches instead (host "
-            "time per launch kept as its own column)")
+            f"median); median over rounds{how}.")
+    if graphs is None:
+        text += (f" Where some entry's host time per call exceeds {HOST_AHEAD:g} x its GPU time, every entry of that "
+                 "size, cuBLAS too, is timed from CUDA graphs of 20 raw dispatches instead (host time per launch kept "
+                 "as its own column)")
+    return text
 
 
 def available():
@@ -78,7 +87,8 @@ def warm_cupy():
 # ---- cuBLAS through its own handle --------------------------------------------------------------------------------
 
 class Cublas:
-    """C = A @ B (row-major) by cublasSgemm (f32) or cublasGemmEx (f16 x f16 -> f32), on a stream of our choosing."""
+    """C = A @ B (row-major) by cublasSgemm (f32) or cublasGemmEx (f16 x f16 -> f32, or -> f16 where C is f16: the
+    baseline of kernels with f16 output), on a stream of our choosing."""
 
     def __init__(self):
         import cupy as cp
@@ -107,11 +117,12 @@ class Cublas:
         lib, h, one, zero = self.lib, self.handle, ctypes.addressof(self.one), ctypes.addressof(self.zero)
         a, b, c = A.data.ptr, B.data.ptr, C.data.ptr
         f16 = A.dtype == np.float16
+        c_type = 2 if C.dtype == np.float16 else 0
 
         def fn():
             lib.cublasSetStream_v2(h, ctypes.c_void_p(stream_ptr))
             if f16:           # C^T = B^T A^T in column-major; 2 = CUDA_R_16F, 0 = CUDA_R_32F, 68 = COMPUTE_32F
-                rc = lib.cublasGemmEx(h, 0, 0, N, M, K, one, b, 2, N, a, 2, K, zero, c, 0, N, 68, -1)
+                rc = lib.cublasGemmEx(h, 0, 0, N, M, K, one, b, 2, N, a, 2, K, zero, c, c_type, N, 68, -1)
             else:
                 rc = lib.cublasSgemm_v2(h, 0, 0, N, M, K, one, b, N, a, K, zero, c, N)
             if rc:
@@ -235,7 +246,7 @@ def other_processes():
 def versions():
     import cupy as cp
     import numba
-    out = {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+    out = {"engine": ENGINE, "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
            "numba_cuda": __import__("numba_cuda").__version__, "cupy": cp.__version__}
     try:
         out["cuda_driver"] = cp.cuda.runtime.driverGetVersion()
@@ -279,10 +290,10 @@ def _rel_err(C, ref):
 
 
 class _Entry:
-    """A kernel (or cuBLAS) at one size: its course call, its raw dispatch on a capture stream, its check."""
+    """A kernel (or cuBLAS) at one size: its course call, its raw dispatch on a capture stream, its check, C's type."""
 
-    def __init__(self, label, call, raw_on, check):
-        self.label, self.call, self.raw_on, self.check = label, call, raw_on, check
+    def __init__(self, label, call, raw_on, check, c_dtype=np.float32):
+        self.label, self.call, self.raw_on, self.check, self.c_dtype = label, call, raw_on, check, c_dtype
 
 
 def _kernel_entry(spec, A, B, ref, first, launch=None, variant=""):
@@ -312,32 +323,41 @@ def _kernel_entry(spec, A, B, ref, first, launch=None, variant=""):
         return launch.bind(dA, dB, dC, 1.0, 0.0, stream=cuda.external_stream(stream_ptr) if stream_ptr else 0)
 
     return _Entry(spec.name if not variant else f"{spec.name}[{variant}]",
-                  lambda: launch(dA, dB, dC, 1.0, 0.0), raw_on, check)
+                  lambda: launch(dA, dB, dC, 1.0, 0.0), raw_on, check, c_dtype)
 
 
-def _cublas_entry(cublas, A, B, ref):
+F16OUT = "cuBLAS_f16out"          # cuBLAS with f16 output: the same-output baseline of kernels that write f16
+
+
+def _cublas_entry(cublas, A, B, ref, c_dtype=np.float32):
     import cupy as cp
-    C = cp.full((A.shape[0], B.shape[1]), cp.nan, cp.float32)
+    C = cp.full((A.shape[0], B.shape[1]), cp.nan, c_dtype)
     call = cublas.call(A, B, C)
+    tol = TOL[c_dtype] if c_dtype == np.float16 else TOL_IN[A.dtype.type]
 
     def check():
         C.fill(cp.nan)
         call()
         cp.cuda.Device().synchronize()
         err = _rel_err(C, ref)
-        return bool(cp.isfinite(C).all()) and err < TOL_IN[A.dtype.type], err
+        return bool(cp.isfinite(C).all()) and err < tol, err
 
-    return _Entry("cuBLAS", call, lambda ptr: cublas.call(A, B, C, ptr), check)
+    return _Entry(F16OUT if c_dtype == np.float16 else "cuBLAS", call, lambda ptr: cublas.call(A, B, C, ptr), check,
+                  c_dtype)
 
 
 # ---- the run -------------------------------------------------------------------------------------------------------
 
 def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on_row=None, log=None, clocks=True,
-        min_ms=MIN_MS):
+        min_ms=MIN_MS, graphs=None):
     """Benchmark registered kernels (names; None: every FP32 kernel this GPU runs) against cuBLAS: a records.Run.
 
     All kernels of one run share one input dtype (FP32 kernels against SGEMM, f16 Tensor Core kernels against HGEMM).
+    Where some kernel writes f16, cuBLAS with f16 output (F16OUT) is timed in the same rounds too: each kernel row
+    then says its output type and its ratio to the cuBLAS of the same output (extra output, ratio_same_output).
     variants: {label: (registry name, launch)} of other configurations timed in the same rounds (ablations).
+    graphs: None (CUDA graphs where some entry's host time per call is not well under its GPU time), True (every size
+    from CUDA graphs), False (events through launch everywhere).
     on_row(row) after each row (a progress bar); log(text) gets one line per row."""
     why = available()
     if why:
@@ -370,6 +390,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
             entries += [_kernel_entry(s, A, B, ref, si == 0) for s in specs]
             for label, (name, launch) in (variants or {}).items():
                 entries.append(_kernel_entry(kn.get(name), A, B, ref, si == 0, launch, label))
+            if any(e.c_dtype == np.float16 for e in entries):
+                entries.insert(1, _cublas_entry(cublas, A, B, ref, np.float16))
             checked = {e.label: e.check() for e in entries}              # correctness first (and the JIT)
             events_ms(entries[0].call, min_ms=WARM_MS, groups=1)       # warm the GPU before the first round
             # how this size is timed: events around back-to-back calls through launch, unless Python's host time per
@@ -377,7 +399,7 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
             # every entry of this size, cuBLAS too, from CUDA graphs of raw dispatches, so all are timed one way
             probe = {e.label: events_ms(e.call, min_ms=BURST_MS, groups=1) for e in entries}
             host = {e.label: host_us(e.call, n=int(min(100, max(3, 30.0 / probe[e.label])))) for e in entries}
-            by_graph = any(host[k] / 1e3 > HOST_AHEAD * probe[k] for k in probe)
+            by_graph = graphs if graphs is not None else any(host[k] / 1e3 > HOST_AHEAD * probe[k] for k in probe)
             timers = {e.label: (lambda e=e: graph_ms(e.raw_on(capture.ptr), capture)) if by_graph
                       else (lambda e=e: events_ms(e.call, min_ms=min_ms)) for e in entries}
             times = {k: [] for k in timers}
@@ -400,6 +422,10 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
                 ok, err = checked[e.label]
                 name, _, variant = e.label.partition("[")
                 extra = {"rounds_ms": times[e.label], "timed_by": "graph" if by_graph else "events"}
+                if F16OUT in med and not e.label.startswith("cuBLAS"):
+                    f16 = e.c_dtype == np.float16
+                    extra.update(output="f16" if f16 else "f32",
+                                 ratio_same_output=med[F16OUT if f16 else "cuBLAS"] / ms)
                 row = records.Row(kernel=name, n=n, ms=ms, tflops=flops / ms / 1e9, ratio=med["cuBLAS"] / ms,
                                   correct=ok, variant=variant.rstrip("]"), rel_err=err,
                                   spread=(min(per_round), max(per_round)) if e.label != "cuBLAS" else None,
@@ -430,7 +456,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
     if spread and max(spread) > 0.05:
         notes.append(f"cuBLAS varied by up to {100 * max(spread):.0f} % between rounds: a busy or throttling GPU")
     run_ = records.Run(id=run_id or f"{records.gpu_class(gpu).lower()}_{datetime.date.today().isoformat()}",
-                       gpu=gpu, cc=cc, date=datetime.date.today().isoformat(), baseline=baseline, method=method(rounds, min_ms),
+                       gpu=gpu, cc=cc, date=datetime.date.today().isoformat(), baseline=baseline,
+                       method=method(rounds, min_ms, graphs),
                        rows=tuple(rows), versions=versions(), clocks=clocks_info, note="; ".join(notes))
     flag = records.baseline_check(run_, baseline.split(" (")[0])
     if flag or busy:

@@ -7,10 +7,16 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from course import records
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
+# the GPU records this lesson reads (course/recorded/, one schema: course.records), each loaded once
+H200_LEVEL6 = records.load("gpu_h200_level6")             # level-6 kernels vs cuBLAS HGEMM (record_level6.py)
+H200_EXPLORE = records.load("gpu_h200_level6_explore")    # tc.build_tiled configurations, kernels as loaded
+FAST = records.load("gpu_h100_level6_fast")                # mma_swizzle -> mma_fast on the H100: runs 1-6, run7_graph
+FAST_H200 = records.load("gpu_h200_level6_fast")           # the final mma_fast on an H200: h200_run1, h200_graph
 
 # (shape, types as written in the instruction, registers a/b/c/d) for ptxas; the seed names m16n8k16, m16n8k8, m8n8k4
 SHAPES = [
@@ -240,10 +246,9 @@ def call_sites(name="mma_large", cc=(9, 0)):
     return out
 
 
-def error_growth_summary(run=None):
+def error_growth_summary():
     """{kernel: (max relative error at the largest K, log-log slope of error vs K)} and the f16/f32 ratio there."""
-    run = run or level6_run()
-    rows = run["error_vs_k"]
+    rows = H200_LEVEL6["error_vs_k"]
     K = np.log([r["K"] for r in rows])
     out = {}
     for name in ("mma_pipe", "mma_pipe_f16out", "mma_pipe_f16acc"):
@@ -281,34 +286,26 @@ def compare_layout(gpu="h200"):
     return out
 
 
-def level6_run():
-    with open(RECORDED / "gpu_h200_level6.json", encoding="utf-8") as f:
-        return json.load(f)
-
-
-def bench_rows(run=None, n=None):
+def bench_rows(n=None):
     """[{kernel, n, output, TFLOP/s, % of cuBLAS HGEMM (f32 out), % of the cuBLAS with the same output type}] of the
     recorded level-6 run; 'cuBLAS_f16out' is cuBLAS with f16 output, the baseline of the f16-output kernels."""
-    run = run or level6_run()
     rows = []
-    for r in run["benchmark"]:
-        if n is not None and r["n"] != n or "tflops" not in r:
-            continue
-        same = r.get("ratio_same_output")
-        rows.append({"커널": r["kernel"], "n": r["n"], "출력": r.get("output", "f16" if r["kernel"] == "cuBLAS_f16out" else "f32"),
-                     "TFLOP/s": f"{r['tflops']:.1f}", "cuBLAS 대비": f"{100 * r['ratio']:.1f}%",
+    for r in H200_LEVEL6.run().select(n=n, variant=""):
+        same = r.extra.get("ratio_same_output")
+        out = r.extra.get("output", "f16" if r.kernel == "cuBLAS_f16out" else "f32")
+        rows.append({"커널": r.kernel, "n": r.n, "출력": out,
+                     "TFLOP/s": f"{r.tflops:.1f}", "cuBLAS 대비": f"{100 * r.ratio:.1f}%",
                      "같은 출력 cuBLAS 대비": f"{100 * same:.1f}%" if same is not None else "-"})
     return rows
 
 
-def best_kernel(n=4096, run=None):
+def best_kernel(n=4096):
     """{kernel, n, tflops, ratio, cublas_tflops} of the fastest of our level-6 kernels in the recorded run at size n."""
-    run = run or level6_run()
-    rows = [r for r in run["benchmark"] if r["n"] == n and "tflops" in r]
-    base = next(r for r in rows if r["kernel"] == "cuBLAS")
-    best = max((r for r in rows if not r["kernel"].startswith("cuBLAS")), key=lambda r: r["tflops"])
-    return {"kernel": best["kernel"], "n": n, "tflops": round(best["tflops"], 1), "ratio": round(best["ratio"], 3),
-            "cublas_tflops": round(base["tflops"], 1)}
+    run = H200_LEVEL6.run()
+    base = run.row("cuBLAS", n)
+    best = max((r for r in run.select(n=n, variant="") if not r.kernel.startswith("cuBLAS")), key=lambda r: r.tflops)
+    return {"kernel": best.kernel, "n": n, "tflops": round(best.tflops, 1), "ratio": round(best.ratio, 3),
+            "cublas_tflops": round(base.tflops, 1)}
 
 
 def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
@@ -363,11 +360,10 @@ def bound_check(M=32, N=16, K=272, seed=0):
             "한계가 있는 가장 큰 K (f32 누적, f16 누적)": (tc.bound_k_max("f32"), tc.bound_k_max("f16"))}
 
 
-def error_growth_plot(run=None):
+def error_growth_plot():
     """Max relative error vs K on the GPU (recorded) for f32 / f16 accumulation, with the K*u lines of the bound."""
     from course import plots
-    run = run or level6_run()
-    rows = run["error_vs_k"]
+    rows = H200_LEVEL6["error_vs_k"]
     K = np.array([r["K"] for r in rows], float)
     fig, ax = plots.subplots(figsize=(9.5, 4))
     labels = {"mma_pipe": "f32 누적·f32 출력", "mma_pipe_f16out": "f32 누적·f16 출력", "mma_pipe_f16acc": "f16 누적·f16 출력"}
@@ -379,7 +375,7 @@ def error_growth_plot(run=None):
     ax.loglog(K, f16 * np.sqrt(K / K[0]), "-.", color="gray", label="√K 에 비례 (f16 누적의 첫 점 기준)")
     ax.set_xlabel("K (누적 길이)")
     ax.set_ylabel("최대 상대 오차 (최대 |C| 기준)")
-    ax.set_title(f"K 가 커질수록 커지는 오차 ({run.get('gpu', 'H200')}, {run.get('date', '')} 기록, 입력 U(0,1))", fontsize=10)
+    ax.set_title(f"K 가 커질수록 커지는 오차 ({H200_LEVEL6.gpu}, {H200_LEVEL6.date} 기록, 입력 U(0,1))", fontsize=10)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
@@ -402,18 +398,12 @@ def padded_launch(spec, A, B, C, alpha=1.0, beta=0.0):
     return C
 
 
-def explore_run():
-    with open(RECORDED / "gpu_h200_level6_explore.json", encoding="utf-8") as f:
-        return json.load(f)
-
-
 def loaded_resources():
     """{kernel: registers, shared/local bytes, SASS counts, blocks per SM} of the kernels as loaded on the H200."""
-    run = level6_run()
-    res = run.get("resources")
+    res = H200_LEVEL6.get("resources")
     if isinstance(res, dict) and res and not any("error" in v for v in res.values()):
         return res
-    return explore_run()["resources_loaded"]
+    return H200_EXPLORE["resources_loaded"]
 
 
 def occupancy_rows(kernels=("mma_large", "mma_pipe"), gpu="H200"):
@@ -509,7 +499,7 @@ def explore_rows():
     """The block/warp/stage configurations tried on the H200 at 4096^3, each row naming its run and that run's cuBLAS
     (the two runs measured cuBLAS separately: compare % only within one run)."""
     rows = []
-    runs = (("탐색 실행", explore_run()["explore"]), ("기록 실행", level6_run().get("explore", [])))
+    runs = (("탐색 실행", H200_EXPLORE["explore"]), ("기록 실행", H200_LEVEL6.get("explore", [])))
     for label, entries in runs:
         for r in entries:
             if "tflops" in r:
@@ -589,6 +579,7 @@ def tiling_source():
 # reference is its twin in another slot; runs 5/6 (rotated rounds) time 'fast', the final (lean) kernel, itself
 FAST_REF = {"run3": "no_raster", "run4": "raster_g8", "run5": "fast", "run6": "fast"}
 FINAL_RUNS = ("run5", "run6")
+GRAPH_RUN = "run7_graph"            # cuBLAS and the kernels from CUDA-graph replays (benchmarks/graph_fast.py)
 REF = "기준"
 # (what the step adds, the variant without it, the variant with it; REF = the run's final kernel in FAST_REF)
 FAST_STEPS = [
@@ -622,9 +613,9 @@ WHOLE_WAY = "mma_swizzle"          # the last row's 'without': not one switch
 MISSING = "기록 없음"               # a cell whose run did not time one of its two variants
 
 
-def steps_measured(run="run6", rec=None, steps=None):
+def steps_measured(run="run6", steps=None):
     """The rows of FINAL_STEPS (or `steps`) whose two variants the run timed (at every size)."""
-    tf = fast_tflops(run, rec)
+    tf = fast_tflops(run)
     return [s for s in (steps or FINAL_STEPS) if all((v, n) in tf for v in s[1:] for n in {n for _, n in tf})]
 
 
@@ -632,50 +623,52 @@ def steps_measured(run="run6", rec=None, steps=None):
 DYNAMIC = ("stages4_lean_dyn", "bk64_lean_dyn", "128x256_s4_dyn", "128x256x64_dyn")
 
 
-def fast_record():
-    with open(RECORDED / "gpu_h100_level6_fast.json", encoding="utf-8") as f:
-        return json.load(f)
-
-
-def fast_h200():
-    with open(RECORDED / "gpu_h200_level6_fast.json", encoding="utf-8") as f:
-        return json.load(f)
-
-
 def _steps(run):
     return FINAL_STEPS if run in FINAL_RUNS else FAST_STEPS
 
 
-def fast_rows(run="run6", rec=None):
-    """{(variant, n): ablation row} of one recorded H100 run."""
-    return {(r["variant"], r["n"]): r for r in (rec or fast_record())["runs"][run]["ablation"] if "tflops" in r}
+def variant_of(row):
+    """The ablation's name of a row of the mma_fast records: 'fast' for the registered kernel, its configuration for
+    another mma_fast (row.variant), else the kernel ('cuBLAS', 'mma_swizzle')."""
+    if row.kernel != "mma_fast":
+        return row.kernel
+    return row.variant or "fast"
 
 
-def fast_tflops(run="run6", rec=None):
+def ablation(run):
+    """{(variant_of, n): Row} of a records.Run of the mma_fast records."""
+    return {(variant_of(r), r.n): r for r in run.rows}
+
+
+def fast_rows(run="run6"):
+    """{(variant, n): Row} of one recorded H100 run (its id)."""
+    return ablation(FAST.run(run))
+
+
+def fast_tflops(run="run6"):
     """{(variant, n): TFLOP/s} of one recorded H100 run; REF is the run's final kernel (FAST_REF)."""
-    tf = {k: r["tflops"] for k, r in fast_rows(run, rec).items()}
+    tf = {k: r.tflops for k, r in fast_rows(run).items()}
     for n in {n for _, n in tf}:
         tf[(REF, n)] = tf[(FAST_REF[run], n)]
     return tf
 
 
-def cublas_tflops(run="run6", rec=None):
+def cublas_tflops(run="run6"):
     """{n: cuBLAS TFLOP/s} measured in the same run (the baseline of every % of that run)."""
-    return {n: r["tflops"] for (v, n), r in fast_rows(run, rec).items() if v == "cuBLAS"}
+    return {r.n: r.tflops for r in FAST.run(run).select("cuBLAS")}
 
 
-def run_label(run="run6", rec=None):
+def run_label(run="run6"):
     """'run 6 (NVIDIA H100 80GB HBM3, 2026-11-23; cuBLAS 619/592 TFLOP/s @2048³/4096³)' from the record."""
-    rec = rec or fast_record()
-    raw = rec["runs"][run]
-    cub = cublas_tflops(run, rec)
-    return (f"{run.replace('run', 'run ')} ({raw['gpu']}, {raw['date']}; cuBLAS "
+    raw = FAST.run(run)
+    cub = cublas_tflops(run)
+    return (f"{run.replace('run', 'run ')} ({raw.gpu}, {raw.date}; cuBLAS "
             + "/".join(f"{cub[n]:.0f}" for n in sorted(cub)) + " TFLOP/s @" + "³/".join(str(n) for n in sorted(cub)) + "³)")
 
 
-def fast_steps(run="run6", sizes=(2048, 4096), rec=None):
+def fast_steps(run="run6", sizes=(2048, 4096)):
     """[{step, without, with, TFLOP/s without/with and gain per size}] of one run's ablation."""
-    tf = fast_tflops(run, rec)
+    tf = fast_tflops(run)
     rows = []
     for step, without, with_ in _steps(run):
         name = lambda v: FAST_REF[run] + " (최종)" if v == REF else v
@@ -687,11 +680,10 @@ def fast_steps(run="run6", sizes=(2048, 4096), rec=None):
     return rows
 
 
-def final_steps(runs=FINAL_RUNS, sizes=(2048, 4096), rec=None):
+def final_steps(runs=FINAL_RUNS, sizes=(2048, 4096)):
     """The final ablation side by side: one row per step, per run and size '×gain (without → with TFLOP/s)'; each
     column is one run (its own cuBLAS, run_label) and a gain never divides figures of two runs."""
-    rec = rec or fast_record()
-    tfs = {run: fast_tflops(run, rec) for run in runs}
+    tfs = {run: fast_tflops(run) for run in runs}
     rows = []
     for step, without, with_ in FINAL_STEPS:
         row = {"단계": step, "없는 변형 → 있는 변형": f"{without} → {with_}".replace(REF, "fast")}
@@ -704,81 +696,75 @@ def final_steps(runs=FINAL_RUNS, sizes=(2048, 4096), rec=None):
     return rows
 
 
-def fast_gain(without, with_=REF, n=2048, run="run6", rec=None):
+def fast_gain(without, with_=REF, n=2048, run="run6"):
     """TFLOP/s of `with_` over `without` in one recorded run at size n."""
-    tf = fast_tflops(run, rec)
+    tf = fast_tflops(run)
     return tf[(with_, n)] / tf[(without, n)]
 
 
-def largest_step(n=4096, run="run6", rec=None):
+def largest_step(n=4096, run="run6"):
     """(step, gain) of the largest single-switch gain in the run's ablation at size n (not the whole-way row)."""
-    gains = [(step, fast_gain(w, v, n, run, rec)) for step, w, v in steps_measured(run, rec, _steps(run))
-             if w != WHOLE_WAY]
+    gains = [(step, fast_gain(w, v, n, run)) for step, w, v in steps_measured(run, _steps(run)) if w != WHOLE_WAY]
     return max(gains, key=lambda g: g[1])
 
 
-def round_spread(variant="fast", n=4096, run="run6", rec=None):
+def round_spread(variant="fast", n=4096, run="run6"):
     """(min, max) TFLOP/s over the rounds of one variant in one run: how far one timing moves within the run."""
-    r = fast_rows(run, rec)[(variant, n)]
-    return min(r["tflops_rounds"]), max(r["tflops_rounds"])
+    r = fast_rows(run)[(variant, n)]
+    tf = [2.0 * n ** 3 / ms / 1e9 for ms in r.extra["rounds_ms"]]         # each round's median time
+    return min(tf), max(tf)
 
 
-def dynamic_rows(runs=FINAL_RUNS, n=4096, rec=None):
+def dynamic_rows(runs=FINAL_RUNS, n=4096):
     """The dynamic-shared-memory configurations (above 48 KiB) against the final kernel, per run at size n."""
-    rec = rec or fast_record()
     rows = []
     for v in DYNAMIC:
-        r0 = fast_rows(runs[0], rec)[(v, n)]
+        r0 = fast_rows(runs[0])[(v, n)].extra
         row = {"변형": v, "공유 B": r0["shared_bytes"], "블록/SM": r0["blocks_per_sm"], "레지스터": r0["registers"]}
         for run in runs:
-            tf = fast_tflops(run, rec)
+            tf = fast_tflops(run)
             row[f"{run} {n}³"] = f"×{tf[(v, n)] / tf[(REF, n)]:.2f} ({tf[(v, n)]:.0f})"
         rows.append(row)
     return rows
 
 
-def launch_cost_rows(run="run6", n=2048, variants=("cuBLAS", "fast", "no_lean", "bk64_lean_dyn", "mma_swizzle"),
-                     rec=None):
+def launch_cost_rows(run="run6", n=2048, variants=("cuBLAS", "fast", "no_lean", "bk64_lean_dyn", "mma_swizzle")):
     """Host time per launch against the GPU time per call of the plain timing at size n in one run, and the same
     run's CUDA-graph figure (Numba kernels only: CuPy refused cuBLAS calls during stream capture)."""
-    rec = rec or fast_record()
-    rows = fast_rows(run, rec)
-    graph = rec.get(f"graph_tflops_{run}", {}).get(str(n), {})
+    rows = fast_rows(run)
+    graph = FAST.get(f"graph_tflops_{run}", {}).get(str(n), {})
     out = []
     for v in variants:
         r = rows[(v, n)]
         g = graph.get(v)
-        out.append({"커널": v, "호스트 시간/실행 µs": f"{r['host_us_per_launch']:.0f}",
-                    "GPU 시간/호출 µs": f"{1000 * r['ms']:.0f}", "일반 TFLOP/s": f"{r['tflops']:.0f}",
-                    "그래프 TFLOP/s": f"{g:.0f}" if g else "-", "그래프 ÷ 일반": f"×{g / r['tflops']:.2f}" if g else "-"})
+        out.append({"커널": v, "호스트 시간/실행 µs": f"{r.host_us:.0f}",
+                    "GPU 시간/호출 µs": f"{1000 * r.ms:.0f}", "일반 TFLOP/s": f"{r.tflops:.0f}",
+                    "그래프 TFLOP/s": f"{g:.0f}" if g else "-", "그래프 ÷ 일반": f"×{g / r.tflops:.2f}" if g else "-"})
     return out
 
 
-def final_results_rows(rec=None, h200=None):
+def timed_by_graph(run):
+    """True when every row of a records.Run was timed from CUDA-graph replays (no Python between the calls)."""
+    return bool(run.rows) and all(r.extra.get("timed_by") == "graph" for r in run.rows)
+
+
+# every run that timed the final mma_fast: the H100 record's final runs and its graph run, each H200 run
+FINAL_RESULTS = ((FAST, FINAL_RUNS + (GRAPH_RUN,)), (FAST_H200, tuple(r.id for r in FAST_H200.runs)))
+
+
+def final_results_rows():
     """mma_fast against cuBLAS in every final run, one row per run and timing method, each with its own cuBLAS:
     H100 runs 5/6 (plain), H100 run7_graph (CUDA graphs), H200 h200_run1 (plain) and h200_graph."""
-    rec, h200 = rec or fast_record(), h200 or fast_h200()
     rows = []
-
-    def add(label, gpu, date, how, res):
-        row = {"실행": label, "GPU": gpu.replace("NVIDIA ", ""), "날짜": date, "시간 재기": how}
-        for n in (2048, 4096):
-            row[f"cuBLAS {n}³ TFLOP/s"] = f"{res[n]['cuBLAS']['tflops']:.0f}"
-            row[f"mma_fast {n}³"] = f"{res[n]['fast']['tflops']:.0f} ({100 * res[n]['fast']['ratio']:.1f} %)"
-        rows.append(row)
-
-    for r_, r in ((run, rec["runs"][run]) for run in FINAL_RUNS):
-        rr = fast_rows(r_, rec)
-        add(r_, r["gpu"], r["date"], "일반 (실행마다 호출)", {n: {"cuBLAS": rr[("cuBLAS", n)], "fast": rr[("fast", n)]} for n in (2048, 4096)})
-    g = rec["graphs"]["run7_graph"]
-    gr = {(x["variant"], x["n"]): x for x in g["rows"]}
-    add("run7_graph", g["gpu"], g["date"], "CUDA 그래프", {n: {"cuBLAS": gr[("cuBLAS", n)], "fast": gr[("fast", n)]} for n in (2048, 4096)})
-    for run, raw in h200["runs"].items():
-        hr = {(x["variant"], x["n"]): x for x in raw["ablation"] if "tflops" in x}
-        add(run, raw["gpu"], raw["date"], "일반 (실행마다 호출)", {n: {"cuBLAS": hr[("cuBLAS", n)], "fast": hr[("fast", n)]} for n in (2048, 4096)})
-    for name, g in h200["graphs"].items():
-        gr = {(x["variant"], x["n"]): x for x in g["rows"]}
-        add(name, g["gpu"], g["date"], "CUDA 그래프", {n: {"cuBLAS": gr[("cuBLAS", n)], "fast": gr[("fast", n)]} for n in (2048, 4096)})
+    for rec, ids in FINAL_RESULTS:
+        for run in map(rec.run, ids):
+            res = ablation(run)
+            row = {"실행": run.id, "GPU": run.gpu.replace("NVIDIA ", ""), "날짜": run.date,
+                   "시간 재기": "CUDA 그래프" if timed_by_graph(run) else "일반 (실행마다 호출)"}
+            for n in (2048, 4096):
+                row[f"cuBLAS {n}³ TFLOP/s"] = f"{res[('cuBLAS', n)].tflops:.0f}"
+                row[f"mma_fast {n}³"] = f"{res[('fast', n)].tflops:.0f} ({100 * res[('fast', n)].ratio:.1f} %)"
+            rows.append(row)
     return rows
 
 
@@ -786,34 +772,37 @@ BASELINE_RUNS = ("run3", "run4", "run5", "run6")    # H100 runs that timed cuBLA
 STEADY = "barrier_at_tile_start"                      # one kernel they all timed, unchanged where steady_runs says
 
 
-def steady_runs(rec=None):
+def _group_m(run):
+    """The default block order (GROUP_M) of mma_fast in one recorded H100 run."""
+    return FAST.run(run).extra["config"]["GROUP_M"]
+
+
+def steady_runs():
     """The BASELINE_RUNS whose STEADY is the same kernel as in the final runs: the run's default block order
     (GROUP_M) is the final one (run 3's default was GROUP_M = 8, so its STEADY was another kernel)."""
-    rec = rec or fast_record()
-    return tuple(r for r in BASELINE_RUNS if rec["runs"][r]["config"]["GROUP_M"] == rec["config"]["GROUP_M"])
+    return tuple(r for r in BASELINE_RUNS if _group_m(r) == FAST["config"]["GROUP_M"])
 
 
-def baseline_rows(n=4096, rec=None):
+def baseline_rows(n=4096):
     """Every cuBLAS figure of the H100 record at n³ with what the same run measured of one unchanged kernel (STEADY)
     and of the final mma_fast: how far a % of cuBLAS moves with the baseline alone. Plain runs 3-6 (each its own
     cuBLAS), run7_graph (CUDA graphs both sides) and run 6's isolated ncu launches (time and same-clock ratio)."""
-    rec = rec or fast_record()
-    rows, same = [], steady_runs(rec)
+    rows, same = [], steady_runs()
     for run in BASELINE_RUNS:
-        tf = {k: r["tflops"] for k, r in fast_rows(run, rec).items()}
+        tf = {k: r.tflops for k, r in fast_rows(run).items()}
         cub, st = tf[("cuBLAS", n)], tf[(STEADY, n)]
         fast = tf[("fast", n)] if run in FINAL_RUNS else None
         rows.append({"실행": run, "시간 재기": "일반 (실행마다 호출)", "cuBLAS TFLOP/s": f"{cub:.0f}",
                      f"{STEADY} TFLOP/s (cuBLAS 대비)": (f"{st:.0f} ({100 * st / cub:.1f} %)" if run in same else
-                                                      f"- (GROUP_M = {rec['runs'][run]['config']['GROUP_M']}: 다른 커널)"),
+                                                      f"- (GROUP_M = {_group_m(run)}: 다른 커널)"),
                      "mma_fast (cuBLAS 대비)": f"{fast:.0f} ({100 * fast / cub:.1f} %)" if fast else "- (lean 이전)"})
-    g = {(x["variant"], x["n"]): x for x in rec["graphs"]["run7_graph"]["rows"]}
-    rows.append({"실행": "run7_graph", "시간 재기": "CUDA 그래프", "cuBLAS TFLOP/s": f"{g[('cuBLAS', n)]['tflops']:.0f}",
+    g = ablation(FAST.run(GRAPH_RUN))
+    rows.append({"실행": GRAPH_RUN, "시간 재기": "CUDA 그래프", "cuBLAS TFLOP/s": f"{g[('cuBLAS', n)].tflops:.0f}",
                  f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
-                 "mma_fast (cuBLAS 대비)": f"{g[('fast', n)]['tflops']:.0f} ({100 * g[('fast', n)]['ratio']:.1f} %)"})
+                 "mma_fast (cuBLAS 대비)": f"{g[('fast', n)].tflops:.0f} ({100 * g[('fast', n)].ratio:.1f} %)"})
     if n == 4096:                                     # ncu profiled 4096^3 only
         raw = ncu_csv("run6")
-        t_ratio, cyc_ratio = ncu_ratio("run6", rec)
+        t_ratio, cyc_ratio = ncu_ratio("run6")
         tf_of = lambda k: 2 * n ** 3 / raw[k]["duration_ns"] / 1e3           # noqa: E731  (TFLOP/s)
         rows.append({"실행": "run6 ncu", "시간 재기": "단독 실행 한 번 (클록 고정 안 함)",
                      "cuBLAS TFLOP/s": f"{tf_of('cublas'):.0f}", f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
@@ -821,21 +810,19 @@ def baseline_rows(n=4096, rec=None):
     return rows
 
 
-def goal_evidence(n=4096, rec=None):
+def goal_evidence(n=4096):
     """The figures 5.6 and the summary state about the goal at n³: mma_fast's % of cuBLAS in each final run and in
     run7_graph, the isolated ncu time and same-clock ratios (4096³ only), how much lower the final runs' cuBLAS was
     than the earlier runs' (fractions), and STEADY's % of cuBLAS per run."""
-    rec = rec or fast_record()
-    cub = {run: cublas_tflops(run, rec)[n] for run in BASELINE_RUNS}
+    cub = {run: cublas_tflops(run)[n] for run in BASELINE_RUNS}
     early = [run for run in BASELINE_RUNS if run not in FINAL_RUNS]
     drops = [1 - cub[f] / cub[e] for f in FINAL_RUNS for e in early]
-    g = {(x["variant"], x["n"]): x for x in rec["graphs"]["run7_graph"]["rows"]}
-    out = {"final": {run: fast_tflops(run, rec)[("fast", n)] / cub[run] for run in FINAL_RUNS},
-           "graph": g[("fast", n)]["ratio"], "cublas": cub, "drop_lo": min(drops), "drop_hi": max(drops),
-           "steady": {run: fast_tflops(run, rec)[(STEADY, n)] / cub[run] for run in steady_runs(rec)},
-           "goal": rec["goal"][str(n)]}
+    out = {"final": {run: fast_tflops(run)[("fast", n)] / cub[run] for run in FINAL_RUNS},
+           "graph": ablation(FAST.run(GRAPH_RUN))[("fast", n)].ratio, "cublas": cub, "drop_lo": min(drops),
+           "drop_hi": max(drops), "steady": {run: fast_tflops(run)[(STEADY, n)] / cub[run] for run in steady_runs()},
+           "goal": FAST["goal"][str(n)]}
     if n == 4096:
-        out["ncu_time"], out["ncu_clock"] = ncu_ratio("run6", rec)
+        out["ncu_time"], out["ncu_clock"] = ncu_ratio("run6")
     return out
 
 
@@ -973,11 +960,11 @@ def ncu_csv(run="run6"):
     return out
 
 
-def ncu_rows(run="run6", rec=None):
+def ncu_rows(run="run6"):
     """One row per kernel of a recorded ncu profile at 4096^3 (benchmarks/ncu_fast.py): tensor pipe, occupancy, L2,
     duration, SM clock and the issue-stall reasons (cycles per issued instruction; from the raw export where the run
     has one, else the record's top 8, '-' for a reason not among them)."""
-    prof = (rec or fast_record())["ncu"][run]
+    prof = FAST["ncu"][run]
     raw = ncu_csv(run)
     rows = []
     for name in ("mma_swizzle", "mma_fast", "cublas"):
@@ -993,7 +980,7 @@ def ncu_rows(run="run6", rec=None):
     return rows
 
 
-def ncu_ratio(run="run6", rec=None):
+def ncu_ratio(run="run6"):
     """(cuBLAS time / mma_fast time, the same in SM clock cycles) of the isolated ncu launches at 4096^3: the second
     takes out that the two ran at different clocks (ncu did not lock them)."""
     raw = ncu_csv(run)
@@ -1348,14 +1335,14 @@ def here_table(kernels, gpu=None):
     return rows
 
 
-def fast_recorded_line(rec=None):
+def fast_recorded_line():
     """The H100 record of mma_swizzle and mma_fast as loaded there: registers, local bytes, shared bytes, blocks/SM."""
-    rec = rec or fast_record()
     parts = []
-    for name, r in (("mma_swizzle", rec["previous_best"]), ("mma_fast", rec["final"])):
+    for name, r in (("mma_swizzle", FAST["previous_best"]), ("mma_fast", FAST["final"])):
         parts.append(f"{name} 레지스터 {r['registers']}개, 로컬 {r['local_bytes']} B, 공유 {r['shared_bytes']:,} B, "
                      f"SM당 {r['blocks_per_sm']}블록")
-    return f"{rec['gpu']} 에 올라간 커널 (기록, {rec['date']}): " + " | ".join(parts)
+    run = FAST.run(FINAL_RUNS[-1])                   # the final runs loaded the final kernel
+    return f"{run.gpu} 에 올라간 커널 (기록, {run.date}): " + " | ".join(parts)
 
 
 # ------------------------------------------------------------- 직접 해보기 10-5: the one-warp kernel's copy and store

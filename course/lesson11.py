@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from course import records
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
@@ -16,6 +17,17 @@ LEVEL7 = ("wgmma_simple", "wgmma_tma", "wgmma_ws")
 LAYOUT_RECORD = "wgmma_layout_h100"          # benchmarks/record_wgmma_layout.py writes it
 PERF_RECORD = "gpu_h100_level7"              # benchmarks/bench_level7.py writes it
 FAST_FINAL_RUNS = ("run5", "run6")           # mma_fast's final H100 runs (course.lesson10.FINAL_RUNS)
+
+
+def _load(name):
+    """The record course/recorded/<name>.json (course.records), or None where it has not been made yet."""
+    return records.load(name) if (RECORDED / f"{name}.json").exists() else None
+
+
+# the records this lesson reads, each loaded once: the two level-7 ones are None until they are measured on an H100
+LAYOUT = _load(LAYOUT_RECORD)
+PERF = _load(PERF_RECORD)
+FAST = records.load("gpu_h100_level6_fast")   # mma_fast (notebook 10): the step before level 7
 
 
 # ---------------------------------------------------------------------------------- PTX and compiled facts
@@ -94,20 +106,10 @@ def setmaxnreg_evidence():
 
 # ---------------------------------------------------------------------------------- layouts and records
 
-def _record(name):
-    path = RECORDED / f"{name}.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-
-
-def layout_record():
-    """course/recorded/wgmma_layout_h100.json, or None (not recorded yet)."""
-    return _record(LAYOUT_RECORD)
-
-
-def compare_layout(rec=None):
-    """{what: (agree, total)} of the GPU record against sim/wgmma.py, or None without a record."""
+def compare_layout(rec):
+    """{what: (agree, total)} of a wgmma layout record (LAYOUT: its 'accumulators' as the GPU wrote them) against
+    sim/wgmma.py, or None without a record."""
     from sim import wgmma
-    rec = rec or layout_record()
     if rec is None:
         return None
     out = {}
@@ -119,23 +121,48 @@ def compare_layout(rec=None):
     return out
 
 
+def layout_probes(rec):
+    """(layout probes, of them agreeing with sim/wgmma.py element for element, dynamic shared memory 1024-aligned in
+    every probe) of a wgmma layout record: the stores and TMA probes of patterns rc and k at every k16 step."""
+    probes = [p for p in rec["probes"] if p["pattern"] != "random"]
+    return (len(probes), sum(p["agree"] == p["total"] for p in probes),
+            all(p["smem_address_mod_1024"]["dynamic"] == 0 for p in rec["probes"]))
+
+
 def swizzle_grid(rows=8):
     """The 16-byte chunk each logical chunk c of row r lands in, 128-byte swizzle (sim.wgmma.swizzle)."""
     from sim import wgmma
     return np.array([[wgmma.swizzle(r * 128 + c * 16, 128) % 128 // 16 for c in range(8)] for r in range(rows)])
 
 
-def perf_record():
-    """course/recorded/gpu_h100_level7.json, or None (not measured yet)."""
-    return _record(PERF_RECORD)
+def fast_ratios(n=4096):
+    """mma_fast's share of cuBLAS HGEMM at n³ in each of its final H100 runs (notebook 10's record)."""
+    return [FAST.run(run).row("mma_fast", n).ratio for run in FAST_FINAL_RUNS]
 
 
-def perf_rows(rec=None):
-    """(kernel, n, TFLOP/s, % of cuBLAS in the same run) of the level-7 record, or [] without one."""
-    rec = rec or perf_record()
+TIMED_BY = {"events": "CUDA 이벤트", "graph": "CUDA 그래프"}
+PERF_COLUMNS = ["커널", "n", "TFLOP/s", "cuBLAS 대비", "시간 재기", "호스트 µs/호출"]
+
+
+def perf_rows(rec):
+    """(kernel, n, TFLOP/s, % of cuBLAS in the same run, how it was timed, host µs per launch) of a level-7 record
+    (its last run) or of a records.Run (a live course.bench run); [] without one. A kernel whose result was wrong
+    (checked before timing) shows no speed."""
     if rec is None:
         return []
-    return [(r["kernel"], r["n"], f"{r['tflops']:.0f}", f"{100 * r['ratio']:.1f}%") for r in rec["benchmark"]]
+    run = rec.run() if isinstance(rec, records.Record) else rec
+    return [(r.label, r.n, f"{r.tflops:.0f}" if r.correct is not False else "결과 틀림",
+             f"{100 * r.ratio:.1f}%" if r.correct is not False else "-", TIMED_BY.get(r.extra.get("timed_by"), "-"),
+             f"{r.host_us:.0f}" if r.host_us is not None else "-") for r in run.rows]
+
+
+def timing_note(rec):
+    """How each size of a level-7 record was timed, in words for the prose: '2048³ CUDA 그래프, 4096³ CUDA 이벤트'."""
+    run = rec.run() if isinstance(rec, records.Record) else rec
+    how = {}
+    for r in run.rows:
+        how.setdefault(r.n, set()).add(TIMED_BY.get(r.extra.get("timed_by"), "?"))
+    return ", ".join(f"{n}³ {' · '.join(sorted(h))}" for n, h in sorted(how.items()))
 
 
 # ---------------------------------------------------------------------------------- running kernels and demos
@@ -203,20 +230,19 @@ def ring_demo(consumer_step=None, stages=4, tiles=2, k_tiles=3, eager=True):
     return [f"TMA 복사 k-반복 {it} → 단계 {s}" for _, it, s in ring.log], ring.done
 
 
-def live_benchmark(sizes=(2048,), reps=5):
-    """On a Hopper GPU: the level-7 kernels and cuBLAS HGEMM timed in this process (benchmarks/bench_level7.run);
-    None elsewhere (the simulator runs no timing; another GPU has no wgmma)."""
+KERNELS_TIMED = LEVEL7 + ("mma_fast",)         # what benchmarks/bench_level7.py and the live cell time
+
+
+def live_benchmark(sizes=(2048,), rounds=3):
+    """On a Hopper GPU: the level-7 kernels, mma_fast and cuBLAS HGEMM timed in this process by the course's engine
+    (course.bench.run: checked first, rotated rounds, CUDA graphs where Python's launch cost would be timed), as
+    perf_rows; None elsewhere (the simulator runs no timing; another GPU has no wgmma)."""
     from kernels_numba.infra import device, hopper
     if device.SIMULATOR or hopper.lacks_hopper():
         return None
-    try:
-        import cupy  # noqa: F401  (cuBLAS through CuPy: pip install -e .[gpu])
-    except ImportError:
-        print("CuPy 가 없어 cuBLAS 와 비교할 수 없습니다: pip install -e \".[gpu]\" / no CuPy: no cuBLAS to compare with")
+    from course import bench
+    why = bench.available()
+    if why:
+        print(f"cuBLAS 와 비교할 수 없습니다: {why}")
         return None
-    import importlib.util
-    path = ROOT / "benchmarks" / "bench_level7.py"
-    spec = importlib.util.spec_from_file_location("bench_level7", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.run(sizes=sizes, reps=reps)
+    return perf_rows(bench.run(list(KERNELS_TIMED), sizes=sizes, rounds=rounds))

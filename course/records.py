@@ -232,8 +232,13 @@ def to_dict(record):
     return clean({"schema": SCHEMA, "what": record.what, "runs": runs, "extra": record.extra})
 
 
-def dumps(obj, indent=0):
-    """JSON text with one key per line, but a list of numbers or strings on one line (tables stay short to read)."""
+def _scalars(x, most=None):
+    return isinstance(x, list) and all(not isinstance(v, (dict, list)) for v in x) and (most is None or len(x) <= most)
+
+
+def dumps(obj, indent=0, in_list=False):
+    """JSON text with one key per line, but a list of numbers or strings on one line (tables stay short to read), and
+    inside a list, a list of short tuples too (a thread's [row, col] pairs: one line per thread, not per pair)."""
     pad, inner = " " * indent, " " * (indent + 1)
     if isinstance(obj, dict):
         if not obj:
@@ -241,9 +246,9 @@ def dumps(obj, indent=0):
         items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {dumps(v, indent + 1)}" for k, v in obj.items()]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(obj, list):
-        if all(not isinstance(x, (dict, list)) for x in obj):
+        if _scalars(obj) or (in_list and obj and all(_scalars(x, 4) for x in obj)):
             return json.dumps(obj, ensure_ascii=False)
-        return "[\n" + ",\n".join(inner + dumps(x, indent + 1) for x in obj) + "\n" + pad + "]"
+        return "[\n" + ",\n".join(inner + dumps(x, indent + 1, True) for x in obj) + "\n" + pad + "]"
     return json.dumps(obj, ensure_ascii=False)
 
 
@@ -254,13 +259,9 @@ def save(record, folder=RECORDED):
     return path
 
 
-# level-6 records still in their own layout (read by course.lesson10 until they are converted): skipped by all_runs
-LEGACY = ("gpu_h100_level6_fast", "gpu_h200_level6", "gpu_h200_level6_explore", "gpu_h200_level6_fast")
-
-
 def all_runs(folder=RECORDED):
     """Every run of every record, with its record's name: [(record name, Run)]."""
-    return [(name, run) for name in names(folder) if name not in LEGACY for run in load(name, folder).runs]
+    return [(name, run) for name in names(folder) for run in load(name, folder).runs]
 
 
 def reference(gpu, kernel, n, baseline_kind, folder=RECORDED, variant=""):
@@ -278,25 +279,36 @@ def reference(gpu, kernel, n, baseline_kind, folder=RECORDED, variant=""):
 
 # ---- trusting a baseline -----------------------------------------------------------------------------------------
 
-def baseline_history(gpu, baseline_kind, n, folder=RECORDED, exclude=()):
+def baseline_history(gpu, baseline_kind, n, folder=RECORDED, exclude=(), engine=None, before=None):
     """cuBLAS TFLOP/s at size n in earlier unflagged runs of the same GPU class whose baseline starts with
-    `baseline_kind` ("cuBLAS SGEMM" / "cuBLAS HGEMM")."""
+    `baseline_kind` ("cuBLAS SGEMM" / "cuBLAS HGEMM"); engine: only runs timed by that engine (versions["engine"]:
+    like is compared with like — earlier harnesses timed cuBLAS through CuPy's handle, 12-15 % apart between runs);
+    before: only runs of that date or earlier."""
     out = []
     for name, run in all_runs(folder):
         if run.id in exclude or run.flagged or run.gpu_class != gpu_class(gpu):
             continue
+        if (engine is not None and run.versions.get("engine") != engine) or (before and run.date > before):
+            continue
         if not run.baseline.startswith(baseline_kind):
             continue
-        out += [r.tflops for r in run.select("cuBLAS", n)]
+        out += [r.tflops for r in run.select("cuBLAS", n) if _gpu_bound(r)]
     return out
 
 
+def _gpu_bound(row):
+    """True if a row's time is the GPU's: timed from a CUDA graph, or long enough (>= 0.1 ms) that back-to-back
+    launches kept the GPU busy (a 17 us cuBLAS call timed by events measures Python's launch rate, not cuBLAS)."""
+    return row.extra.get("timed_by") == "graph" or row.ms >= 0.1
+
+
 def baseline_check(run, baseline_kind, folder=RECORDED, spread=BASELINE_SPREAD):
-    """'' if every cuBLAS figure of `run` lies within `spread` of the median of its GPU class's earlier runs (or no
-    history exists), else a sentence saying which size is off and by how much."""
+    """'' if every cuBLAS figure of `run` lies within `spread` of the median of its GPU class's earlier runs timed by
+    the same engine (or no such history exists), else a sentence saying which size is off and by how much."""
     off = []
     for r in run.select("cuBLAS"):
-        hist = baseline_history(run.gpu, baseline_kind, r.n, folder, exclude=(run.id,))
+        hist = baseline_history(run.gpu, baseline_kind, r.n, folder, exclude=(run.id,),
+                                engine=run.versions.get("engine"), before=run.date)
         if not hist:
             continue
         med = statistics.median(hist)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .korean import josa
 from .wgmma import swizzle
 
 DTYPES = {"float16": 2, "bfloat16": 2, "float32": 4}
@@ -65,11 +66,11 @@ class TensorMap:
 def check(tm):
     """TensorMapError unless cuTensorMapEncodeTiled accepts tm (the rules of its documentation, for 2-D tiled maps)."""
     if tm.dtype not in DTYPES:
-        raise TensorMapError(f"자료형 {tm.dtype} 는 지원하지 않습니다 (float16, bfloat16, float32).",
+        raise TensorMapError(f"자료형 {josa(tm.dtype, '은/는')} 지원하지 않습니다 (float16, bfloat16, float32).",
                              f"dtype {tm.dtype} not supported here (float16, bfloat16, float32).")
     if tm.address % 16:
         raise TensorMapError(
-            f"텐서 시작 주소 0x{tm.address:x} 가 16바이트 정렬이 아닙니다: TMA 는 16바이트 정렬된 전역 주소만 받습니다.",
+            f"텐서 시작 주소 {josa(hex(tm.address), '이/가')} 16바이트 정렬이 아닙니다: TMA 는 16바이트 정렬된 전역 주소만 받습니다.",
             f"globalAddress 0x{tm.address:x} is not 16-byte aligned (cuTensorMapEncodeTiled rule).")
     for name, v in (("rows", tm.rows), ("cols", tm.cols)):
         if not 1 <= v <= 2 ** 32:

@@ -11,11 +11,14 @@ in the real kernel:
   flight): TMA_IN_FLIGHT / STALE;
 * the producer never refills a stage that an in-flight wgmma still reads: ASYNC_WAR;
 * no wait can hang: DEADLOCK (both sides wait, nothing can complete);
-* every stage release matches one use: DOUBLE_RELEASE; every k-iteration is computed once, in order.
+* every stage release matches one use: DOUBLE_RELEASE; every k-iteration is computed once (a second wgmma
+  of the same k-iteration adds its product twice: DOUBLE_MMA), in order.
 Copies land as late as the hardware allows (when the consumer has to wait for them); `eager=True` runs the producer as
 far ahead as the barriers let it after every consumer step (the schedule that finds early releases). Pure Python:
 course/exercises/ex11.py and notebook 11 use it.
 """
+import numbers
+
 from .korean import josa
 from .tma import MBarrier
 
@@ -50,6 +53,7 @@ class Ring:
         self.released = [0] * stages            # releases since the stage was last read
         self.used = [0] * stages
         self.done = []                          # k-iterations whose wgmma finished
+        self.issued = set()                     # k-iterations whose wgmma was issued
         self.it = None
         self.log = []
         self._producer = self._produce()
@@ -68,7 +72,8 @@ class Ring:
                                             f"k-반복 {git} 의 wgmma 가 아직 그 단계를 읽는 중입니다 (wait_group 으로 끝나기 "
                                             "전에 empty 에 arrive 했습니다).")
             if self.full[s].pending < 1 or self.flying[s] is not None:
-                raise ProtocolError("OVERFLOW", it, f"생산자가 k-반복 {it} 로 단계 {josa(s, '을/를')} 다시 채우는데 그 단계의 "
+                raise ProtocolError("OVERFLOW", it, f"생산자가 {josa(f'k-반복 {it}', '으로/로')} 단계 {josa(s, '을/를')} "
+                                    "다시 채우는데 그 단계의 "
                                     f"앞 복사(k-반복 {self.flying[s]})를 아직 아무도 기다리지 않았습니다: full[{s}] 에 "
                                     "한 단계에 허용된 것보다 많은 arrive (하드웨어에서는 정의되지 않은 동작).")
             self.full[s].expect_tx(1)
@@ -120,9 +125,14 @@ class Ring:
             if self.flying[s] == self.it:
                 raise ProtocolError("TMA_IN_FLIGHT", self.it, f"k-반복 {self.it} 의 wgmma 가 단계 {josa(s, '을/를')} 읽는데 그 TMA 복사가 "
                                     "아직 도착하지 않았습니다: full 을 이번 단계의 parity 로 기다리세요.")
-            raise ProtocolError("STALE", self.it, f"k-반복 {self.it} 의 wgmma 가 단계 {s} 에서 k-반복 {self.landed[s]} 의 "
-                                "데이터를 읽습니다 (이번 복사는 아직이거나 다른 단계로 갔습니다): 기다린 parity 나 단계 번호를 "
-                                "확인하세요.")
+            held = (f"k-반복 {self.landed[s]} 의 데이터를" if self.landed[s] is not None else
+                    "아직 아무 복사도 도착하지 않은 자리를")
+            raise ProtocolError("STALE", self.it, f"k-반복 {self.it} 의 wgmma 가 단계 {s} 에서 {held} 읽습니다 (이번 "
+                                "복사는 아직이거나 다른 단계로 갔습니다): 기다린 parity 나 단계 번호를 확인하세요.")
+        if self.it in self.issued:
+            raise ProtocolError("DOUBLE_MMA", self.it, f"k-반복 {self.it} 의 wgmma 를 두 번 냈습니다: scale-d = 1 인 wgmma 는 "
+                                "누산기에 더하므로, 그 K 타일의 곱이 C 에 두 번 들어갑니다.")
+        self.issued.add(self.it)
         self.uncommitted.append((s, self.it))
         self.used[s] += 1
 
@@ -149,8 +159,8 @@ class Ring:
             self.run_producer()
 
     def _check_stage(self, s):
-        if not isinstance(s, int) or not 0 <= s < self.stages:
-            raise ProtocolError("ORDER", self.it, f"단계 번호 {s!r} 는 0..{self.stages - 1} 이어야 합니다.")
+        if not isinstance(s, numbers.Integral) or isinstance(s, bool) or not 0 <= s < self.stages:
+            raise ProtocolError("ORDER", self.it, f"단계 번호 {josa(repr(s), '은/는')} 0..{self.stages - 1} 이어야 합니다.")
 
 
 def course_consumer_step(ring, it, kt):

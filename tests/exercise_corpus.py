@@ -723,3 +723,129 @@ def my_kloop(A, B, C, alpha, beta):
     store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta)
 '''),
 ]
+
+CORPUS["11-1"] = [
+    ("divmod_and_blocks", '''
+def acc_element(t, i):
+    warp, lane = divmod(t, 32)
+    group, pair = divmod(lane, 4)
+    block, reg = divmod(i, 4)
+    row = 16 * warp + group + (8 if reg >= 2 else 0)
+    col = 8 * block + 2 * pair + (reg & 1)
+    return (row, col)
+'''),
+    ("reuse_mma_c_fragment", '''
+from sim import mma
+
+def acc_element(t, i):
+    r, c = mma.c_elements(t % 32)[i % 4]       # notebook 10's C fragment, every 8 columns again
+    return 16 * (t // 32) + r, 8 * (i // 4) + c
+'''),
+    ("bits_and_offset_table", '''
+OFFSETS = [(0, 0), (0, 1), (8, 0), (8, 1)]
+
+def acc_element(t, i):
+    lane = t & 31
+    dr, dc = OFFSETS[i & 3]
+    return [((t >> 5) << 4) + (lane >> 2) + dr, ((i >> 2) << 3) + ((lane & 3) << 1) + dc]
+'''),
+]
+
+CORPUS["11-2"] = [
+    ("field_loop", '''
+def b_descriptor(addr, kk, BK):
+    d = 0
+    for value, shift in ((addr + kk * 2048, 0), (BK * 128, 16), (1024, 32)):
+        d |= ((value >> 4) & 0x3FFF) << shift
+    return d | (1 << 62)
+'''),
+    ("named_units_and_sum", '''
+SWIZZLE_128B = 1
+ROW_BYTES = 128
+
+def units(nbytes):
+    return (nbytes % (1 << 18)) // 16
+
+def b_descriptor(addr, kk, BK):
+    start = units(addr + kk * 16 * ROW_BYTES)
+    lbo = units(BK * ROW_BYTES)
+    sbo = units(8 * ROW_BYTES)
+    return start + (lbo << 16) + (sbo << 32) + (SWIZZLE_128B << 62)
+'''),
+    ("numpy_uint64", '''
+import numpy as np
+
+def b_descriptor(addr, kk, BK):
+    enc = lambda x: np.uint64((x & 0x3FFFF) >> 4)
+    return (enc(addr + 2048 * kk) | (enc(128 * BK) << np.uint64(16)) | (enc(1024) << np.uint64(32))
+            | (np.uint64(1) << np.uint64(62)))
+'''),
+]
+
+CORPUS["11-3"] = [
+    ("if_else", '''
+def ring_phase(it, stages):
+    s = it % stages
+    lap = it // stages
+    if lap % 2 == 0:
+        return s, 0, 1
+    return s, 1, 0
+'''),
+    ("divmod_and_bools", '''
+def ring_phase(it, stages):
+    lap, s = divmod(it, stages)
+    odd = lap % 2 == 1
+    return s, odd, not odd
+'''),
+    ("count_the_phases", '''
+def ring_phase(it, stages):
+    done = [0] * stages          # phases each stage's full barrier completed before k-iteration it
+    for j in range(it):
+        done[j % stages] += 1
+    s = it % stages
+    return s, done[s] & 1, 1 - (done[s] & 1)
+'''),
+]
+
+CORPUS["11-4"] = [
+    ("previous_stage_by_if", '''
+def consumer_step(ring, it, kt):
+    s = it % ring.stages
+    parity = (it // ring.stages) & 1
+    ring.wait_full(s, parity)
+    ring.mma(s)
+    ring.commit()
+    ring.wait_mma(1)
+    if kt != 0:
+        prev = s - 1 if s > 0 else ring.stages - 1
+        ring.release(prev)
+'''),
+    ("early_return", '''
+def consumer_step(ring, it, kt):
+    n = ring.stages
+    s, parity = it % n, (it // n) % 2
+    ring.wait_full(s, parity)
+    ring.mma(s)
+    ring.commit()
+    ring.wait_mma(1)          # all but this k-iteration's group are done
+    if kt == 0:
+        return                # the previous stage belonged to the last tile: released at its end
+    ring.release((s + n - 1) % n)
+'''),
+    ("own_helpers", '''
+def stage_of(it, n):
+    return it % n
+
+def issue(ring, s):
+    ring.mma(s)
+    ring.commit()
+
+def consumer_step(ring, it, kt):
+    s = stage_of(it, ring.stages)
+    ring.wait_full(s, (it // ring.stages) & 1)
+    issue(ring, s)
+    ring.wait_mma(1)
+    if kt:
+        ring.release(stage_of(it - 1, ring.stages))
+'''),
+]

@@ -636,6 +636,56 @@ def _oracle(ex, fn, sol):
     if i == "10-5":
         shapes = ((16, 8, 16, 1.0, 0.0), (32, 16, 64, 1.0, 0.0), (48, 24, 32, 0.5, 2.0))
         return _gemm_ok(ex10._kloop_launch(fn, []), shapes, dtype=np.float16, tol=ex10.tc_tol)
+    if i.startswith("11-"):
+        return _oracle11(i, fn)
+    raise KeyError(i)
+
+
+def _oracle11(i, fn):
+    """Notebook 11: every input the exercise allows, against the models (not the checker's diagnoses)."""
+    from course.exercises import ex11
+    from sim import wgmma, ws_ring
+    try:
+        if i == "11-1":            # every thread and register of m64n64k16
+            return all(tuple(int(v) for v in fn(t, r)) == wgmma.accumulator_elements(t, 64)[r]
+                       for t in range(128) for r in range(32))
+        if i == "11-2":            # every BK (multiples of 16 up to 256), every 1024-byte tile start in 227 KiB, every kk
+            for BK in range(16, 257, 16):
+                for a in range(0, (ex11.SMEM - ex11.BOXES * BK * 128) // 1024 + 1):
+                    for kk in range(BK // 16):
+                        want = wgmma.make_descriptor(a * 1024 + kk * 2048, BK * 128, 1024, 128)
+                        if int(fn(a * 1024, kk, BK)) != want:
+                            return False
+            return True
+        if i == "11-3":            # stage counts 1..16 over 300 k-iterations, then the ring run with these parities
+            if any(tuple(int(v) for v in fn(it, S)) != ws_ring.course_parities(it, S)
+                   for S in range(1, 17) for it in range(300)):
+                return False
+            for S in range(2, 7):
+                for eager in (True, False):
+                    ws_ring.run(parities=lambda it, st: tuple(int(v) for v in fn(it, st)), stages=S, tiles=3,
+                                k_tiles=2 * S + 1, eager=eager)
+            return True
+        if i == "11-4":            # every ring of 2..6 stages, 1..3 tiles of 1..8 k-tiles, both orders; the overlap
+            overlap = False
+            for S in range(2, 7):
+                for tiles in (1, 2, 3):
+                    for k_tiles in range(1, 9):
+                        for eager in (True, False):
+                            notes = ex11._Notes()
+                            seen = {}
+
+                            def step(ring, it, kt, notes=notes, seen=seen):
+                                w = seen.setdefault(id(ring), ex11._Watched(ring, notes))
+                                w.__dict__["_kt"] = kt
+                                fn(w, it, kt)
+                            ws_ring.run(consumer_step=step, stages=S, tiles=tiles, k_tiles=k_tiles, eager=eager)
+                            if notes.early:
+                                return False
+                            overlap = overlap or notes.overlap
+            return overlap
+    except Exception:                                         # noqa: BLE001
+        return False
     raise KeyError(i)
 
 

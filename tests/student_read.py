@@ -1,8 +1,8 @@
-"""A student's read of all 18 exercises, run the way the notebooks run them: in a real Jupyter kernel (jupyter_client,
+"""A student's read of all 22 exercises, run the way the notebooks run them: in a real Jupyter kernel (jupyter_client,
 this interpreter's kernel), one kernel per notebook, the exercise's preamble cell, the student's cell, then the check
 cell `check("NN-M", my_...)` and, after a failure, `hint("NN-M", 2)`.
 
-    python tests/student_read.py [--json OUT]        (make student-read)
+    python tests/student_read.py [NB ...] [--json OUT]        (make student-read: every notebook)
 
 The submissions are written by hand, not generated: wrong answers with the mistakes students make (several changes
 at once, a different structure, a wrong idea rather than a typo), and right answers in styles the corpus does not
@@ -735,6 +735,211 @@ def my_kloop(A, B, C, alpha, beta):
         c0, c1, c2, c3 = ptx.mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)
     store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta)
 '''),
+    # ---------------------------------------------------------------- 11
+    ("11-1", W, "warp_from_t_mod_4", {"rows"}, """
+def acc_element(t, i):
+    warp = t % 4                     # four warps, so t % 4 (a mistake: the warp is t // 32)
+    lane = t % 32
+    row = warp * 16 + lane // 4 + (8 if i % 4 >= 2 else 0)
+    col = (i // 4) * 8 + (lane % 4) * 2 + i % 2
+    return row, col
+"""),
+    ("11-1", W, "inverse_search_wrong_register", {"register_order"}, """
+def acc_element(t, i):
+    for row in range(64):
+        for col in range(64):
+            w, r = divmod(row, 16)
+            lane = 4 * (r % 8) + (col % 8) // 2
+            reg = 4 * (col // 8) + (r // 8) + 2 * (col % 2)      # the two halves of a group of four swapped
+            if 32 * w + lane == t and reg == i:
+                return row, col
+"""),
+    ("11-1", W, "numpy_xy_order", {"transposed"}, """
+import numpy as np
+
+def acc_element(t, i):
+    y = 16 * (t // 32) + (t % 32) // 4 + 8 * ((i // 2) % 2)
+    x = 8 * (i // 4) + 2 * (t % 4) + i % 2
+    return np.array([x, y])          # (x, y) as in a picture
+"""),
+    ("11-1", W, "helper_splits_lane_backwards", {"lane_groups"}, """
+def split(lane):
+    return lane % 4, lane // 4       # (group, index in the group)?
+
+def acc_element(t, i):
+    g, q = split(t % 32)
+    return 16 * (t // 32) + g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * q + (i & 1)
+"""),
+    ("11-1", R, "inverse_search", {"pass"}, """
+def acc_element(t, i):
+    for row in range(64):
+        for col in range(64):
+            w, r = divmod(row, 16)
+            lane = 4 * (r % 8) + (col % 8) // 2
+            reg = 4 * (col // 8) + 2 * (r // 8) + col % 2
+            if 32 * w + lane == t and reg == i:
+                return row, col
+"""),
+    ("11-1", R, "own_helper_named_like_the_model", {"pass"}, """
+def accumulator_elements(t, n):
+    w, lane = divmod(t, 32)
+    return [(16 * w + lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2) for i in range(n // 2)]
+
+def acc_element(t, i):
+    return accumulator_elements(t, 64)[i]
+"""),
+    ("11-2", W, "mode_2_is_bigger", {"swizzle_mode"}, """
+def b_descriptor(addr, kk, BK):
+    start = (addr + kk * 2048) >> 4
+    return start | ((BK * 128) >> 4) << 16 | (1024 >> 4) << 32 | 2 << 62     # 2 for the largest swizzle?
+"""),
+    ("11-2", W, "lbo_is_box_width", {"lbo"}, """
+def b_descriptor(addr, kk, BK):
+    enc = lambda x: (x & 0x3FFFF) >> 4
+    lbo = 64 * 2                      # one box is 64 f16 wide
+    sbo = BK * 128
+    return enc(addr + kk * 2048) | enc(lbo) << 16 | enc(sbo) << 32 | 1 << 62
+"""),
+    ("11-2", W, "fields_in_bytes", {"not_shifted"}, """
+def b_descriptor(addr, kk, BK):
+    start, lbo, sbo = addr + kk * 2048, BK * 128, 1024
+    return start | lbo << 16 | sbo << 32 | 1 << 62
+"""),
+    ("11-2", W, "k_step_in_elements", {"k_step"}, """
+def b_descriptor(addr, kk, BK):
+    row_elems = 64
+    start = addr + kk * 16 * row_elems      # 16 rows further (in elements, not bytes)
+    return ((start & 0x3FFFF) >> 4) | (((BK * 128) & 0x3FFFF) >> 4) << 16 | (1024 >> 4) << 32 | 1 << 62
+"""),
+    ("11-2", R, "bit_string", {"pass"}, """
+def b_descriptor(addr, kk, BK):
+    bits = ["0"] * 64
+    def put(lo, width, value):
+        for b in range(width):
+            bits[63 - (lo + b)] = str((value >> b) & 1)
+    put(0, 14, (addr + kk * 2048) >> 4)
+    put(16, 14, (BK * 128) >> 4)
+    put(32, 14, 1024 >> 4)
+    put(62, 2, 1)
+    return int("".join(bits), 2)
+"""),
+    ("11-2", R, "dict_of_fields", {"pass"}, """
+FIELD_SHIFT = {"start": 0, "lbo": 16, "sbo": 32}
+
+def b_descriptor(addr, kk, BK):
+    nbytes = {"start": addr + 2 * 1024 * kk, "lbo": 128 * BK, "sbo": 8 * 128}
+    desc = sum(((v % 262144) // 16) << FIELD_SHIFT[k] for k, v in nbytes.items())
+    return desc + 2 ** 62
+"""),
+    ("11-3", W, "parity_from_stage", {"consumer_parity"}, """
+def ring_phase(it, stages):
+    s = it % stages
+    p = s & 1
+    return s, p, 1 - p
+"""),
+    ("11-3", W, "producer_follows_previous_iteration", {"producer_parity"}, """
+def ring_phase(it, stages):
+    s = it % stages
+    full = (it // stages) % 2
+    empty = ((it - 1) // stages) % 2        # the consumer of the previous k-iteration
+    return s, full, empty
+"""),
+    ("11-3", W, "stages_counted_from_one", {"stage"}, """
+def ring_phase(it, stages):
+    s = it % stages + 1
+    p = (it // stages) & 1
+    return s, p, p ^ 1
+"""),
+    ("11-3", W, "bitwise_not", {"parity_range"}, """
+def ring_phase(it, stages):
+    p = (it // stages) & 1
+    return it % stages, p, ~p
+"""),
+    ("11-3", R, "one_round_behind", {"pass"}, """
+def ring_phase(it, stages):
+    return it % stages, (it // stages) & 1, ((it - stages) // stages) & 1
+"""),
+    ("11-3", R, "subtract_laps", {"pass"}, """
+def ring_phase(it, stages):
+    laps = it // stages
+    p = laps % 2
+    return it - stages * laps, p, p ^ 1
+"""),
+    ("11-4", W, "release_first_thing", {"release_before_wait"}, """
+def consumer_step(ring, it, kt):
+    s = it % ring.stages
+    parity = (it // ring.stages) & 1
+    if kt > 0:
+        ring.release((it - 1) % ring.stages)      # the previous one is done by now?
+    ring.wait_full(s, parity)
+    ring.mma(s)
+    ring.commit()
+    ring.wait_mma(1)
+"""),
+    ("11-4", W, "release_own_stage_after_waiting_all", {"double_release"}, """
+def consumer_step(ring, it, kt):
+    s = it % ring.stages
+    ring.wait_full(s, (it // ring.stages) & 1)
+    ring.mma(s)
+    ring.commit()
+    ring.wait_mma(0)
+    ring.release(s)
+"""),
+    ("11-4", W, "commit_after_wait", {"release_before_wait"}, """
+def consumer_step(ring, it, kt):
+    s = it % ring.stages
+    parity = (it // ring.stages) & 1
+    ring.wait_full(s, parity)
+    ring.mma(s)
+    ring.wait_mma(1)
+    ring.commit()
+    if kt > 0:
+        ring.release((it - 1) % ring.stages)
+"""),
+    ("11-4", W, "parity_from_kt", {"parity"}, """
+def consumer_step(ring, it, kt):
+    s = it % ring.stages
+    ring.wait_full(s, (kt // ring.stages) & 1)
+    ring.mma(s)
+    ring.commit()
+    ring.wait_mma(1)
+    if kt > 0:
+        ring.release((it - 1) % ring.stages)
+"""),
+    ("11-4", W, "four_wgmma_per_stage", {"double_mma"}, """
+def consumer_step(ring, it, kt):
+    s = it % ring.stages
+    ring.wait_full(s, (it // ring.stages) & 1)
+    for k16 in range(4):                      # k = 0, 16, 32, 48
+        ring.mma(s)
+    ring.commit()
+    ring.wait_mma(1)
+    if kt > 0:
+        ring.release((it - 1) % ring.stages)
+"""),
+    ("11-4", R, "previous_by_adding_stages", {"pass"}, """
+def consumer_step(ring, it, kt):
+    n = ring.stages
+    s = it % n
+    ring.wait_full(s, (it // n) & 1)
+    ring.mma(s)
+    ring.commit()
+    ring.wait_mma(1)
+    if kt >= 1:
+        ring.release((it + n - 1) % n)
+"""),
+    ("11-4", R, "remembers_previous_stage", {"pass"}, """
+def consumer_step(ring, it, kt):
+    s = it % ring.stages
+    parity = (it // ring.stages) & 1
+    previous = None if kt == 0 else (s - 1) % ring.stages
+    ring.wait_full(s, parity)
+    ring.mma(s)
+    ring.commit()
+    ring.wait_mma(1)
+    if previous is not None:
+        ring.release(previous)
+"""),
 ]
 
 
@@ -782,13 +987,14 @@ def _run_kernel_session(nb, subs, timeout=600):
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
+    ap.add_argument("notebooks", nargs="*", help="only these notebooks (06 … 11); all when none is given")
     ap.add_argument("--json")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     rows = []
     t0 = time.time()
-    for nb in ("06", "07", "08", "09", "10"):
+    for nb in args.notebooks or ("06", "07", "08", "09", "10", "11"):
         subs = [s for s in SUBMISSIONS if s[0].startswith(nb)]
         for (ex_id, kind, label, expect, _), code, text, hint2 in _run_kernel_session(nb, subs):
             from sim.korean import wrong_particles

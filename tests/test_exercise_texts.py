@@ -14,7 +14,8 @@ from sim.korean import josa, wrong_particles
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = core.catalog()
-SOURCES = sorted((ROOT / "course" / "exercises").glob("*.py"))
+# the checkers, and the ring model whose explanations 11-3 and 11-4 pass on to the student
+SOURCES = sorted((ROOT / "course" / "exercises").glob("*.py")) + [ROOT / "sim" / "ws_ring.py"]
 FORMULA = re.compile(r"[A-Za-z_][\w\]]*(\s*(\*|//|%|\+|>>|<<|·)\s*|\s+[-−]\s+)[A-Za-z_0-9(]")
 
 
@@ -81,6 +82,40 @@ def test_level_2_follows_the_last_diagnosis_and_points_at_the_line(tmp_path, cap
     exercises.hint("07-4", 2)
     out = capsys.readouterr().out
     assert ex.questions["zero_division"] in out and "3행" in out and "`zero_division`" in out
+
+
+LINE_CASES = [
+    # a plain function: the line that produced the wrong value (watched line by line, not read from the source)
+    ("11-1", "def acc_element(t, i):\n    w, lane = t // 32, t % 32\n    r = lane // 4 + 8 * ((i // 2) % 2)\n"
+             "    c = 8 * (i // 4) + 2 * (lane % 4) + i % 2\n    return r, c\n", "warp_rows", "3행"),
+    ("11-2", "def b_descriptor(addr, kk, BK):\n    start = addr + kk * 2048\n    lbo = 128\n"
+             "    return ((start & 0x3FFFF) >> 4) | (lbo >> 4) << 16 | (1024 >> 4) << 32 | 1 << 62\n", "lbo", "3행"),
+    ("11-3", "def ring_phase(it, stages):\n    full = it & 1\n    empty = 1 - full\n    return it % stages, full, empty\n",
+     "consumer_parity", "2행"),
+    # a protocol: the student's call that broke it
+    ("11-4", "def consumer_step(ring, it, kt):\n    s = it % ring.stages\n    ring.wait_full(s, (it // ring.stages) & 1)\n"
+             "    ring.mma(s)\n    ring.commit()\n    if kt > 0:\n        ring.release((it - 1) % ring.stages)\n"
+             "    ring.wait_mma(1)\n", "release_before_wait", "7행"),
+]
+
+
+@pytest.mark.parametrize("ex_id, src, code, line", LINE_CASES, ids=[c[0] for c in LINE_CASES])
+def test_level_2_names_the_line_that_made_the_mistake(tmp_path, capsys, ex_id, src, code, line):
+    import importlib.util
+    import sys
+    name = f"wrong{ex_id.replace('-', '')}"
+    f = tmp_path / f"{name}.py"
+    f.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, f)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    ex = core.get(ex_id)
+    res = exercises.check(ex_id, getattr(mod, ex.name), save=False)
+    assert res.code == code and res.where.startswith(line), (res.code, res.where, str(res))
+    exercises.hint(ex_id, 2)
+    out = capsys.readouterr().out
+    assert ex.questions[code] in out and line in out and f"`{code}`" in out
 
 
 def test_hints_go_up_one_level_per_call_and_a_new_mistake_brings_back_the_question(capsys):

@@ -64,10 +64,9 @@ def test_check_kernel_and_helpers():
     assert (p["A 복사 수"], p["B 복사 수"], p["B 행당 16B 복사"]) == (32, 16, 1)
     assert any(r["커널"] == "mma_pipe4_lb2" and r["로컬 B"] > 0 for r in lesson10.resource_rows())
     assert len(lesson10.explore_rows()) >= 8 and {r["배치"] for r in lesson10.explore_rows()} == {"스위즐", "패딩"}
-    run = lesson10.level6_run()
     best = lesson10.best_kernel(4096)
-    ours = [r for r in run["benchmark"] if r["n"] == 4096 and not r["kernel"].startswith("cuBLAS") and "tflops" in r]
-    assert best["tflops"] == round(max(r["tflops"] for r in ours), 1) and 0 < best["ratio"] < 1
+    ours = [r for r in lesson10.H200_LEVEL6.run().select(n=4096) if not r.kernel.startswith("cuBLAS")]
+    assert best["tflops"] == round(max(r.tflops for r in ours), 1) and 0 < best["ratio"] < 1
 
 
 def test_feature_table_sm75():
@@ -126,19 +125,19 @@ def test_prose_figures_are_filled_from_the_record():
 def test_fast_steps_follow_the_record():
     """5.4's ablation: runs 3/4 take the final kernel's twin outside the slot after cuBLAS; runs 5/6 (rotated rounds)
     time the final lean kernel itself."""
-    rec = lesson10.fast_record()
+    rec = lesson10.FAST
     for run, ref in lesson10.FAST_REF.items():
-        raw = rec["runs"][run]
-        rows = {(r["variant"], r["n"]): r for r in raw["ablation"] if "tflops" in r}
+        config = rec.run(run).extra["config"]
+        rows = lesson10.fast_rows(run)
         if run in lesson10.FINAL_RUNS:
-            assert ref == "fast" and raw["config"] == rec["config"] and raw["config"]["lean"]
-            assert rows[("fast", 4096)]["registers"] == rec["final"]["registers"]
+            assert ref == "fast" and config == rec["config"] and config["lean"]
+            assert rows[("fast", 4096)].extra["registers"] == rec["final"]["registers"]
             continue
         # run 3's default was GROUP_M=8 (no_raster = the final GROUP_M=0); run 4's default is the final kernel
-        assert raw["config"]["GROUP_M"] == (8 if ref == "no_raster" else 0) and rec["config"]["GROUP_M"] == 0
+        assert config["GROUP_M"] == (8 if ref == "no_raster" else 0) and rec["config"]["GROUP_M"] == 0
         for n in (2048, 4096):
-            assert rows[("fast", n)]["tflops"] < rows[(ref, n)]["tflops"]     # the slot right after cuBLAS
-            assert rows[(ref, n)]["registers"] > 0 and rows[(ref, n)]["local_bytes"] == 0
+            assert rows[("fast", n)].tflops < rows[(ref, n)].tflops     # the slot right after cuBLAS
+            assert rows[(ref, n)].extra["registers"] > 0 and rows[(ref, n)].extra["local_bytes"] == 0
     steps = lesson10.fast_steps("run4")
     assert len(steps) == len(lesson10.FAST_STEPS) and all(r["4096³ 배"].startswith("×") for r in steps)
     assert lesson10.largest_step(2048, "run4")[0].startswith("스위즐")
@@ -204,32 +203,31 @@ def test_recorded_variant_names_are_the_kernels_of_variants():
     without the pipeline, so the kernel a recorded row timed is its switches with lean = lean and pipelined. That
     kernel is what mma_fast.VARIANTS builds under the same name now (e.g. barrier_at_tile_start: lean=False)."""
     from kernels_numba import mma_fast
-    rec = lesson10.fast_record()
     seen = set()
     for run in lesson10.FINAL_RUNS:
-        for r in rec["runs"][run]["ablation"]:
-            if "switches" not in r:
+        for (variant, _), r in lesson10.fast_rows(run).items():
+            if "switches" not in r.extra:
                 continue
-            then = _effective(r["switches"])
+            then = _effective(r.extra["switches"])
             then["lean"] = then["lean"] and then["pipelined"]
-            assert _effective(mma_fast.VARIANTS[r["variant"]]) == then, r["variant"]
-            seen.add(r["variant"])
+            assert _effective(mma_fast.VARIANTS[variant]) == then, variant
+            seen.add(variant)
     assert {"barrier_at_tile_start", "no_prefetch", "no_lean", "fast"} <= seen
 
 
 def test_results_and_launch_cost_rows():
     """5.6: one row per run and timing method, each with its own cuBLAS; the goal holds in both final runs; the
     2048^3 launch-cost table comes from run 6 alone (plain and graph figures of that run)."""
-    rec = lesson10.fast_record()
+    rec = lesson10.FAST
     rows = {r["실행"]: r for r in lesson10.final_results_rows()}
-    assert set(rows) == {"run5", "run6", "run7_graph", "h200_run1", "h200_graph"}
+    assert list(rows) == ["run5", "run6", "run7_graph", "h200_run1", "h200_graph"]
+    assert [rows[k]["시간 재기"] == "CUDA 그래프" for k in rows] == [False, False, True, False, True]
     for run in lesson10.FINAL_RUNS:
         for n in (2048, 4096):
-            r = next(x for x in rec["results"] if x["run"] == run and x["n"] == n and x["measured_as"] == "fast")
-            assert r["ratio"] >= rec["goal"][str(n)] and f"({100 * r['ratio']:.1f} %)" in rows[run][f"mma_fast {n}³"]
+            r = rec.run(run).row("mma_fast", n)
+            assert r.ratio >= rec["goal"][str(n)] and f"({100 * r.ratio:.1f} %)" in rows[run][f"mma_fast {n}³"]
     cost = {r["커널"]: r for r in lesson10.launch_cost_rows("run6", 2048)}
     assert cost["cuBLAS"]["그래프 TFLOP/s"] == "-"                 # run 6 could not graph cuBLAS (CuPy)
-    g = rec["graph_tflops_run6"]["2048"]
     assert float(cost["bk64_lean_dyn"]["그래프 ÷ 일반"][1:]) > 1.3 > float(cost["fast"]["그래프 ÷ 일반"][1:]) > 1
 
 
@@ -246,13 +244,13 @@ def test_dynamic_rows_against_the_final_kernel():
 def test_ncu_run6_from_the_raw_export():
     """5.5/5.6: run 6's raw ncu export: cuBLAS runs wgmma (ours do not), the clocks differ, the cycle ratio."""
     raw = lesson10.ncu_csv("run6")
-    rec = lesson10.fast_record()["ncu"]["run6"]
+    rec = lesson10.FAST["ncu"]["run6"]
     assert raw["cublas"]["kernel_name"] == rec["cublas"]["kernel_name"] and raw["cublas"]["gmma_pct"] > 0
     assert raw["mma_fast"]["gmma_pct"] == raw["mma_swizzle"]["gmma_pct"] == 0
     for k in ("mma_fast", "cublas"):
         assert raw[k]["duration_ns"] == rec[k]["duration_ns"]
     t, cyc = lesson10.ncu_ratio("run6")
-    assert abs(t - lesson10.fast_record()["ratio_from_ncu_durations_4096"]["run6"]["mma_fast"]) < 1e-3
+    assert abs(t - lesson10.FAST["ratio_from_ncu_durations_4096"]["run6"]["mma_fast"]) < 1e-3
     assert raw["mma_fast"]["clock_ghz"] > raw["cublas"]["clock_ghz"] and cyc < t
     rows = {r["커널"]: r for r in lesson10.ncu_rows("run6")}
     for s in ("short_scoreboard", "barrier", "wait"):                  # 5.5: the stalls that went down
@@ -374,7 +372,7 @@ def test_fast_section_figures_are_filled_not_typed():
             assert not hits, (k, v)
     text = gen.NB.text()
     assert "{{" not in text and gen.FIG["cublas_kernel"] in text
-    rec = lesson10.fast_record()
+    rec = lesson10.FAST
     for run in lesson10.FINAL_RUNS:                                   # 'met in both runs' holds
         for n in ("2048", "4096"):
             assert float(gen.FIG[f"best{run[-1]}_{n}"]) >= 100 * rec["goal"][n]
@@ -432,9 +430,9 @@ def test_here_lines_empty_without_gpu():
 
 
 def test_fast_recorded_line_reads_the_h100_record():
-    rec = lesson10.fast_record()
-    line = lesson10.fast_recorded_line(rec)
-    assert line.startswith(rec["gpu"])
+    rec = lesson10.FAST
+    line = lesson10.fast_recorded_line()
+    assert line.startswith(rec.run("run6").gpu) and f"(기록, {rec.run('run6').date})" in line
     assert f"레지스터 {rec['final']['registers']}개" in line and f"SM당 {rec['previous_best']['blocks_per_sm']}블록" in line
 
 
@@ -620,21 +618,21 @@ def test_prefetch_equals_direct_compiles_and_keeps_the_gpu():
 def test_goal_caveat_follows_the_record():
     """Issue 27: 5.6 and the summary show the baselines behind 55-57 % (every cuBLAS figure at 4096³ in the H100
     record beside one unchanged kernel) and the same-clock ratio, all from the record."""
-    rec = lesson10.fast_record()
+    rec = lesson10.FAST
     ev = lesson10.goal_evidence(4096)
     for run in lesson10.BASELINE_RUNS:
         rows = lesson10.fast_rows(run)
-        assert ev["cublas"][run] == rows[("cuBLAS", 4096)]["tflops"]
+        assert ev["cublas"][run] == rows[("cuBLAS", 4096)].tflops
     # the steady kernel is the same kernel in those runs: same switches, default block order, registers
     steady = lesson10.steady_runs()
-    assert steady == ("run4", "run5", "run6") and rec["runs"]["run3"]["config"]["GROUP_M"] != rec["config"]["GROUP_M"]
-    assert len({(str(lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]["switches"]),
-                 lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]["registers"]) for r in steady}) == 1
+    assert steady == ("run4", "run5", "run6") and rec.run("run3").extra["config"]["GROUP_M"] != rec["config"]["GROUP_M"]
+    assert len({(str(lesson10.fast_rows(r)[(lesson10.STEADY, 4096)].extra["switches"]),
+                 lesson10.fast_rows(r)[(lesson10.STEADY, 4096)].extra["registers"]) for r in steady}) == 1
     for run in steady:
         rows = lesson10.fast_rows(run)
-        assert ev["steady"][run] == pytest.approx(rows[(lesson10.STEADY, 4096)]["tflops"] / ev["cublas"][run])
+        assert ev["steady"][run] == pytest.approx(rows[(lesson10.STEADY, 4096)].tflops / ev["cublas"][run])
     # the unchanged kernel moves within a few %, its share of cuBLAS by much more: the baseline moved
-    st = [lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]["tflops"] for r in steady]
+    st = [lesson10.fast_rows(r)[(lesson10.STEADY, 4096)].tflops for r in steady]
     assert max(st) / min(st) < 1.05 and max(ev["steady"].values()) - min(ev["steady"].values()) > 0.05
     assert 0.1 < ev["drop_lo"] < ev["drop_hi"] < 0.2
     assert (ev["ncu_time"], ev["ncu_clock"]) == lesson10.ncu_ratio("run6") and ev["ncu_clock"] < ev["goal"]
@@ -661,12 +659,12 @@ def test_launch_bounds_128_2_caps_nothing():
     """Issue 27: 65,536 / (128 x 2) = 256 >= 255, so launch_bounds(128, 2) sets no register cap; in both final runs the
     variant without it has the same blocks per SM (5.3 and 5.4 say so, from these figures)."""
     from sim import occupancy
-    rec = lesson10.fast_record()
+    rec = lesson10.FAST
     h100 = occupancy.GPUS["H100"]
     assert h100.regs_per_sm // (rec["final"]["threads"] * 2) >= h100.max_regs_per_thread
     for run in lesson10.FINAL_RUNS:
         rows = lesson10.fast_rows(run)
-        assert rows[("no_launch_bounds", 4096)]["blocks_per_sm"] == rows[("fast", 4096)]["blocks_per_sm"] == 2
+        assert rows[("no_launch_bounds", 4096)].extra["blocks_per_sm"] == rows[("fast", 4096)].extra["blocks_per_sm"] == 2
 
 
 def test_bound_check_prints_the_prose_formula():

@@ -17,8 +17,9 @@ def test_swizzle_grid_is_the_xor():
     assert all(g[r, c] == c ^ r for r in range(8) for c in range(8))
 
 
-def test_layout_comparison_uses_the_record_when_there_is_one(tmp_path, monkeypatch):
-    assert L.compare_layout() is None or all(a == t for a, t in L.compare_layout().values())
+def test_layout_comparison_uses_the_record_when_there_is_one():
+    assert L.compare_layout(None) is None
+    assert L.LAYOUT is None or all(a == t for a, t in L.compare_layout(L.LAYOUT).values())
     fake = {"gpu": "x", "date": "y", "accumulators": {"64": [wgmma.accumulator_elements(t, 64) for t in range(128)]}}
     assert L.compare_layout(fake) == {"m64n64k16 누산기": (128 * 32, 128 * 32)}
     fake["accumulators"]["64"][5] = list(reversed(fake["accumulators"]["64"][5]))
@@ -26,11 +27,57 @@ def test_layout_comparison_uses_the_record_when_there_is_one(tmp_path, monkeypat
     assert agree < total
 
 
-def test_perf_rows_empty_without_a_record(monkeypatch):
-    monkeypatch.setattr(L, "perf_record", lambda: None)
-    assert L.perf_rows() == []
-    rec = {"benchmark": [{"kernel": "wgmma_ws", "n": 4096, "tflops": 500.0, "ratio": 0.7}]}
-    assert L.perf_rows(rec) == [("wgmma_ws", 4096, "500", "70.0%")]
+def _level7_record(folder):
+    """A small level-7 record in the one schema, as benchmarks/bench_level7.py writes it (course.bench.run's rows),
+    saved in `folder` and loaded back through the loader."""
+    from course import bench, records
+    n, ms = 2048, {"cuBLAS": 0.030, "wgmma_simple": 0.120, "wgmma_tma": 0.050, "wgmma_ws": 0.040, "mma_fast": 0.060}
+    rows = [records.Row(kernel=k, n=m, ms=t * (m / n) ** 3, tflops=2 * m ** 3 / (t * (m / n) ** 3) / 1e9,
+                        ratio=ms["cuBLAS"] / t, correct=True, host_us=30.0,
+                        extra={"timed_by": "graph" if m == 2048 else "events"})
+            for m in (2048, 4096) for k, t in ms.items()]
+    run = records.Run(id="h100_test", gpu="NVIDIA H100 80GB HBM3", cc=(9, 0), date="2026-12-01", baseline=bench.HGEMM,
+                      method=bench.method(), rows=tuple(rows))
+    path = bench.save_run(folder / f"{L.PERF_RECORD}.json", run, "level 7 vs cuBLAS HGEMM (test)",
+                          {"goal": {"4096": 0.75}})
+    return records.load(L.PERF_RECORD, path.parent)
+
+
+def test_perf_rows_read_a_schema_record(tmp_path):
+    assert L.perf_rows(None) == []
+    rec = _level7_record(tmp_path)
+    rows = L.perf_rows(rec)
+    assert len(rows) == 10 and len(L.PERF_COLUMNS) == len(rows[0])
+    assert rows[3] == ("wgmma_ws", 2048, f"{2 * 2048 ** 3 / 0.040 / 1e9:.0f}", "75.0%", "CUDA 그래프", "30")
+    assert rows[8][3:5] == ("75.0%", "CUDA 이벤트") and L.perf_rows(rec.run()) == rows      # a Run (live) alike
+    assert L.timing_note(rec) == "2048³ CUDA 그래프, 4096³ CUDA 이벤트"
+    import dataclasses
+    wrong = dataclasses.replace(rec.run(), rows=(dataclasses.replace(rec.rows[3], correct=False),))
+    assert L.perf_rows(wrong) == [("wgmma_ws", 2048, "결과 틀림", "-", "CUDA 그래프", "30")]   # no speed for it
+
+
+def _nb11(monkeypatch, perf):
+    import importlib.util
+    from pathlib import Path
+    monkeypatch.setattr(L, "PERF", perf)
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "src" / "nb11.py"
+    spec = importlib.util.spec_from_file_location("_gen_nb11", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen
+
+
+def test_nb11_fills_the_performance_section_from_a_schema_record(tmp_path, monkeypatch):
+    """Without the level-7 record the notebook says so; with one (here a test record in the schema) the generator
+    fills section 8 from it: GPU, date, how each size was timed, every kernel's share of cuBLAS."""
+    gen = _nb11(monkeypatch, None)
+    text = gen.NB.text()
+    assert "GPU 측정 기록은 아직 없습니다" in text and "{{" not in text and "gpu" not in gen.FIG
+    gen = _nb11(monkeypatch, _level7_record(tmp_path))
+    text = gen.NB.text()
+    assert "아직 없습니다** (`course/recorded/gpu_h100_level7.json`" not in text and "{{" not in text
+    assert "기록된 측정(NVIDIA H100 80GB HBM3, 2026-12-01;" in text and "2048³ CUDA 그래프, 4096³ CUDA 이벤트" in text
+    assert gen.FIG["wgmma_ws_4096"] == "75.0" and gen.FIG["cub_2048"] == f"{2 * 2048 ** 3 / 0.030 / 1e9:.0f}"
 
 
 def test_offline_facts():
@@ -61,3 +108,4 @@ def test_live_benchmark_is_none_without_hopper():
 def test_the_mma_fast_runs_quoted_are_notebook_10s():
     from course import lesson10
     assert tuple(lesson10.FINAL_RUNS) == L.FAST_FINAL_RUNS
+    assert L.fast_ratios(4096) == [lesson10.fast_rows(r)[("fast", 4096)].ratio for r in lesson10.FINAL_RUNS]

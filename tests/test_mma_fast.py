@@ -95,13 +95,10 @@ def test_block_order_covers_every_tile_once():
 def test_h100_record_is_consistent():
     """course/recorded/gpu_h100_level6_fast.json: the loaded kernel has no local memory and 2 blocks per SM, the
     sanitizers found nothing, and the ratios it states follow from the numbers it keeps."""
-    import json
-    import os
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "course", "recorded",
-                        "gpu_h100_level6_fast.json")
-    with open(path) as f:
-        rec = json.load(f)
-    assert "H100" in rec["gpu"] and rec["config"]["GROUP_M"] == CFG["GROUP_M"] and rec["config"]["BM"] == CFG["BM"]
+    from course import records
+    rec = records.load("gpu_h100_level6_fast")
+    assert all("H100" in run.gpu for run in rec.runs)
+    assert rec["config"]["GROUP_M"] == CFG["GROUP_M"] and rec["config"]["BM"] == CFG["BM"]
     assert rec["final"]["local_bytes"] == 0 and rec["final"]["blocks_per_sm"] == 2
     assert rec["final"]["shared_bytes"] == CFG["SMEM_BYTES"] and rec["previous_best"]["local_bytes"] > 0
     assert rec["ragged_nan_identity_ok"]
@@ -112,48 +109,50 @@ def test_h100_record_is_consistent():
         assert rec["ratio_from_ncu_durations_4096"][run]["mma_fast"] == round(
             prof["cublas"]["duration_ns"] / prof["mma_fast"]["duration_ns"], 4)
         assert prof["cublas"]["kernel_name"].startswith("nvjet_sm90")
+    _results_follow_the_rows(rec)
+
+
+def _row_of(run, measured_as, n):
+    """The row a record's summary names by its ablation name ('fast': the registered kernel; a variant; 'cuBLAS')."""
+    if measured_as in ("cuBLAS", "mma_swizzle"):
+        return run.row(measured_as, n)
+    return run.row("mma_fast", n, "" if measured_as == "fast" else measured_as)
+
+
+def _results_follow_the_rows(rec):
+    """Every ratio of the record's summary ('results') is its row's TFLOP/s over the same run's cuBLAS; every row's
+    ratio is cuBLAS's time over its time."""
     for r in rec["results"]:
-        rows = rec["runs"][r["run"]]["ablation"]
-        row = next(x for x in rows if x["variant"] == r["measured_as"] and x["n"] == r["n"])
-        cub = next(x for x in rows if x["variant"] == "cuBLAS" and x["n"] == r["n"])
-        assert abs(row["tflops"] / cub["tflops"] - r["ratio"]) < 1e-4
+        run = rec.run(r["run"])
+        row, cub = _row_of(run, r["measured_as"], r["n"]), run.row("cuBLAS", r["n"])
+        assert abs(row.tflops / cub.tflops - r["ratio"]) < 1e-4 and abs(cub.tflops - r["cublas_tflops"]) < 0.05
+    for run in rec.runs:
+        for row in run.rows:
+            assert row.ratio == pytest.approx(run.row("cuBLAS", row.n).ms / row.ms, rel=2e-3), (run.id, row.label)
 
 
 def test_h100_final_runs_meet_the_goal():
     """The record's final runs time the registered kernel (its configuration) and each holds the goal at both sizes,
     each ratio to cuBLAS of the same run; the timed rows come from 5 rotated rounds."""
-    import json
-    import os
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "course", "recorded",
-                        "gpu_h100_level6_fast.json")
-    with open(path) as f:
-        rec = json.load(f)
+    from course import records
+    rec = records.load("gpu_h100_level6_fast")
     assert len(rec["final_runs"]) == 2
-    for run in rec["final_runs"]:
-        raw = rec["runs"][run]
-        assert raw["config"] == CFG and "H100" in raw["gpu"]
+    for run in map(rec.run, rec["final_runs"]):
+        assert run.extra["config"] == CFG and "H100" in run.gpu and "rotated" in run.method
         for n, goal in rec["goal"].items():
-            r = next(x for x in rec["results"] if x["run"] == run and x["n"] == int(n) and x["measured_as"] == "fast")
-            assert r["ratio"] >= goal
-            fast = next(x for x in raw["ablation"] if x["variant"] == "fast" and x["n"] == int(n))
-            assert len(fast["tflops_rounds"]) == 5 and fast["local_bytes"] == 0 and fast["ragged_ok"]
+            fast = run.row("mma_fast", int(n))
+            assert fast.ratio >= goal
+            assert len(fast.extra["rounds_ms"]) == 5 and fast.extra["local_bytes"] == 0 and fast.extra["ragged_ok"]
 
 
 def test_h200_record_is_consistent():
     """course/recorded/gpu_h200_level6_fast.json: the final kernel on an H200, its ratios follow from its numbers."""
-    import json
-    import os
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "course", "recorded",
-                        "gpu_h200_level6_fast.json")
-    with open(path) as f:
-        rec = json.load(f)
-    assert "H200" in rec["gpu"] and rec["config"] == CFG and rec["final"]["local_bytes"] == 0
-    for r in rec["results"]:
-        rows = rec["runs"][r["run"]]["ablation"]
-        row = next(x for x in rows if x["variant"] == r["measured_as"] and x["n"] == r["n"])
-        cub = next(x for x in rows if x["variant"] == "cuBLAS" and x["n"] == r["n"])
-        assert abs(row["tflops"] / cub["tflops"] - r["ratio"]) < 1e-4
-    for g in rec["graphs"].values():
-        for row in g["rows"]:
-            cub = next(x for x in g["rows"] if x["variant"] == "cuBLAS" and x["n"] == row["n"])
-            assert abs(cub["graph_ms"] / row["graph_ms"] - row["ratio"]) < 1e-9 and row["rel_err"] < 1e-2
+    from course import records
+    rec = records.load("gpu_h200_level6_fast")
+    assert all("H200" in run.gpu for run in rec.runs) and rec["config"] == CFG and rec["final"]["local_bytes"] == 0
+    _results_follow_the_rows(rec)
+    graphs = [run for run in rec.runs if all(r.extra["timed_by"] == "graph" for r in run.rows)]
+    assert [run.id for run in graphs] == ["h200_graph"]
+    for row in graphs[0].rows:
+        assert row.ratio == pytest.approx(graphs[0].row("cuBLAS", row.n).ms / row.ms, rel=1e-9) and row.rel_err < 1e-2
+

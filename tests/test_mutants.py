@@ -78,6 +78,13 @@ KIND = [
     ("09-1", "arith", ("20행", "`A.shape[1] + T8 - 1` 의 Sub → Add"), "extra_iterations"),
     ("09-1", "index_off_by_one", ("`issue_tile` 의 인자 `kt + S3 - 1` +1",), "prefetch_distance"),
     ("10-5", "index_off_by_one", ("`copy_tiles` 의 인자 `k0` -1",), "out_of_bounds"),
+    ("11-1", "constant", ("`16 * w + g + 8 * (i // 2 % 2)` 의 상수 16 → 32",), "warp_rows"),
+    ("11-1", "swap_elements", ("`(row, col)` 의 0·1번 원소 바꾸기",), "transposed"),
+    ("11-2", "constant", ("| 1 <` 의 상수 1 → 2",), "swizzle_mode"),
+    ("11-2", "constant", ("`addr + kk * 16 * 128` 의 상수 16 → 32",), "k_step"),
+    ("11-3", "swap_elements", ("1·2번 원소 바꾸기",), "parities_swapped"),
+    ("11-4", "constant", ("`ring.wait_mma(1)` 의 상수 1 → 0",), "no_overlap"),
+    ("11-4", "drop_condition", ("조건 `kt > 0` → 늘 참",), "double_release"),
 ]
 
 
@@ -104,8 +111,9 @@ NOT_FROM_A_MUTANT = {"input", "not_implemented", "not_checked", "error", "simula
 
 
 def _codes(path):
-    """The diagnosis codes a checker module can give: the second argument of fail()/technique() and the first item
-    of the (code, message, site) findings."""
+    """The diagnosis codes a checker module can give: the second argument of fail()/technique(), the first argument
+    of a checker's local out() helper (fail with the blamed line added), and the first item of the (code, message,
+    site) findings."""
     import ast
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out = set()
@@ -113,6 +121,9 @@ def _codes(path):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("fail", "technique") and len(node.args) > 1 \
                 and isinstance(node.args[1], ast.Constant):
             out.add(node.args[1].value)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "out" and node.args and \
+                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            out.add(node.args[0].value)
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 3 and \
                 isinstance(node.value.elts[0], ast.Constant) and isinstance(node.value.elts[0].value, str):
             out.add(node.value.elts[0].value)

@@ -51,9 +51,8 @@ def test_keys_agree_with_models():
     growth, K, ratio = lesson10.error_growth_summary()                   # q7: the recorded errors, not the bounds
     assert K == 4096 and QS["q7"]["key"] == round(ratio) and "8192" in QS["q7"]["prompt"]
     assert tc.UNIT_ROUNDOFF["f16"] / tc.UNIT_ROUNDOFF["f32"] == 8192
-    run = lesson10.level6_run()
-    tf = {(r["kernel"], r["n"]): r["tflops"] for r in run["benchmark"] if "tflops" in r}
-    assert tf[("mma_pipe", 4096)] > tf[("mma_warps", 4096)]          # q5: the 2-stage pipeline is what overlaps
+    run = lesson10.H200_LEVEL6.run()
+    assert run.tflops("mma_pipe", 4096) > run.tflops("mma_warps", 4096)      # q5: the 2-stage pipeline overlaps
 
 
 def kn_smem(name):
@@ -116,7 +115,7 @@ def test_q9_is_the_largest_step_of_the_final_ablation():
 
 
 def test_q7_and_q3_explanations_follow_the_record():
-    rows = lesson10.level6_run()["error_vs_k"]
+    rows = lesson10.H200_LEVEL6["error_vs_k"]
     expl = QS["q7"]["explanation"]
     assert f"약 {rows[0]['mma_pipe_f16acc'] / rows[0]['mma_pipe']:.0f} 배" in expl and f"K = {rows[0]['K']}" in expl
     assert rows[0]["mma_pipe_f16acc"] == rows[0]["mma_pipe_f16out"]     # K = 16: the output rounding alone

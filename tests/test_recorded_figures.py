@@ -9,20 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from course import records
+
 ROOT = Path(__file__).resolve().parents[1]
 GENERATORS = [ROOT / "notebooks" / "src" / f"nb0{i}.py" for i in (6, 7, 8)]
 RECORDS = ("gpu_h200_2026-11-21", "gpu_h200_levels34")
 MD = re.compile(r'\bmd\(r?"""(.*?)"""\)', re.S)
 # a model figure that happens to print like a measured one, with where it comes from
 NOT_MEASURED = {("nb08.py", "1.19"): "the pipeline model's speedup 1 + L/C for L = 400, C = 2048 (practice task 1)"}
-
-
-def _record(name):
-    """A record through the one loader, or (the level-6 files not yet converted) as its raw dict."""
-    from course import records
-    if name in records.LEGACY:
-        return json.loads((ROOT / "course" / "recorded" / f"{name}.json").read_text(encoding="utf-8"))
-    return records.load(name)
 
 
 def measured_figures():
@@ -36,7 +30,7 @@ def measured_figures():
                 out.add(s)
 
     for name in RECORDS:
-        rec = _record(name)
+        rec = records.load(name)
         rows = rec.rows
         for r in rows:
             add(r.tflops, ".1f", ".2f")
@@ -68,7 +62,7 @@ def measured_percents():
     """Rounded % figures of the records (share of cuBLAS, stall shares >= 1 %) as prose prints them: "15%"."""
     out = set()
     for name in RECORDS:
-        rec = _record(name)
+        rec = records.load(name)
         out |= {f"{100 * r.ratio:.0f}" for r in rec.rows if r.kernel != "cuBLAS"}
         for m in rec.get("ncu_stalls", {}).get("metrics", {}).values():
             out |= {f"{v:.0f}" for v in m["percent"].values() if v >= 1}
@@ -137,26 +131,20 @@ def nb10_figures():
             if len(re.sub(r"\D", "", s).lstrip("0")) >= 3 and float(s) not in (1.0, 100.0):
                 out.add(s)
 
-    h200 = _record("gpu_h200_level6")
-    for r in h200["benchmark"]:
-        if "tflops" in r:
-            add(r["tflops"], ".1f")
-            add(100 * r["ratio"], ".1f")
-    fast = _record("gpu_h100_level6_fast")
-    fast_h200 = _record("gpu_h200_level6_fast")
+    for r in records.load("gpu_h200_level6").rows:
+        add(r.tflops, ".1f")
+        add(100 * r.ratio, ".1f")
+    fast = records.load("gpu_h100_level6_fast")
+    fast_h200 = records.load("gpu_h200_level6_fast")
     for rec in (fast, fast_h200):
-        for raw in rec["runs"].values():
-            rows = {(r["variant"], r["n"]): r for r in raw["ablation"] if "tflops" in r}
+        for run in rec.runs:                          # every run: earlier, ablation and graph runs
+            rows = {(r.label, r.n): r for r in run.rows}
             for (v, n), r in rows.items():
-                add(r["tflops"], ".1f")
-                add(100 * r["ratio"], ".1f")
+                add(r.tflops, ".1f")
+                add(100 * r.ratio, ".1f")
                 for (w, m), q in rows.items():
                     if m == n and w != v:
-                        add(r["tflops"] / q["tflops"], ".2f")
-        for g in rec["graphs"].values():
-            for r in g["rows"]:
-                add(r["tflops"], ".1f")
-                add(100 * r["ratio"], ".1f")
+                        add(r.tflops / q.tflops, ".2f")
         for r in rec["results"]:
             add(100 * r["ratio"], ".1f")
     for v in fast["ratio_from_ncu_durations_4096"].values():

@@ -214,7 +214,11 @@ def test_old_gpu_runs_level6_on_a_simulator_process(monkeypatch, capsys):
     A = rng.standard_normal((16, 16)).astype(np.float16)
     B = rng.standard_normal((16, 8)).astype(np.float16)
     C = np.full((16, 8), np.nan, np.float32)
-    kn.get("mma_large").launch(A, B, C)
+    # where a launch runs is decided when it is made (once per process): make one as a T4 process would at import
+    m = kn.get("mma_large").module
+    launch = tc.make_tc_launch(m.kernel, lambda M, N: (M // 16, N // 8), 32, (16, 8, 16), m.NAME)
+    assert launch.away
+    launch(A, B, C)
     assert np.abs(C - A.astype(np.float64) @ B.astype(np.float64)).max() < 1e-3
     assert "별도 프로세스의 시뮬레이터" in capsys.readouterr().out
     assert not kn.get("mma_large").runs_here() and kn.get("mma_large_turing").runs_here()

@@ -100,8 +100,8 @@ def test_08_register_range_holds_the_cells_counts():
     spec = importlib.util.spec_from_file_location("nb08_gen", ROOT / "notebooks" / "src" / "nb08.py")
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    rec = json.loads((ROOT / "course" / "recorded" / "gpu_h200_levels34.json").read_text(encoding="utf-8"))
-    regs = L8.shared_by_stages(rec)["regs"]
+    from course import records
+    regs = L8.shared_by_stages(records.load("gpu_h200_levels34"))["regs"]
     assert all(gen.FIG["same_lo"] <= r <= gen.FIG["same_hi"] for r in regs.values())
     assert gen.FIG["same_lo"] <= 120 <= gen.FIG["same_hi"]          # the H100 machine's sm_90 count (the issue)
     md = _markdown("08")          # the offline counts are the cell's; the prose names only the range and the record

@@ -8,7 +8,7 @@ import pytest
 from course import lesson11
 from sim import wgmma
 
-REC = lesson11.layout_record()
+REC = lesson11.LAYOUT                      # course/recorded/wgmma_layout_h100.json through course.records
 pytestmark = pytest.mark.skipif(REC is None, reason="no GPU record yet: run benchmarks/record_wgmma_layout.py on an H100")
 
 

@@ -407,3 +407,100 @@ def line_text(site):
         return ""
     text = (linecache.getline(site[0], site[1]) or "").strip()
     return f"{site[1]}행" + (f" `{text}`" if text else "")
+
+
+# ------------------------------------------------------------------------------------ plain functions: which line
+
+@dataclass
+class ValueTrace:
+    """One call of a student's plain Python function, watched line by line: its result, every integer value a line of
+    the student's code gave a local variable or returned from a helper of the student's own (value, site, whether the
+    line is in the called function itself), and the site of the outermost return."""
+    result: object
+    produced: list
+    return_site: tuple = None
+
+
+def _int_value(v):
+    return _is_int(v) and not isinstance(v, bool)
+
+
+def _is_loop_header(filename, lineno):
+    return (linecache.getline(filename, lineno) or "").lstrip().startswith(("for ", "async for "))
+
+
+def trace_values(fn, *args):
+    """Call fn(*args) under a line tracer limited to the student's own code (notebook cells and their files): which
+    line produced which integer (ValueTrace). Exceptions propagate; the previous tracer is restored."""
+    fn = getattr(fn, "py_func", fn)
+    outer = getattr(fn, "__code__", None)
+    produced, state, top = [], {}, []
+
+    def local(frame, event, arg):
+        key = id(frame)
+        snap, prev = state.get(key, (None, None))
+        now = {k: v for k, v in frame.f_locals.items() if _int_value(v)}
+        if snap is not None and prev is not None and not _is_loop_header(frame.f_code.co_filename, prev):
+            for k, v in now.items():           # (a for line only hands out the next value: not a computation)
+                if k not in snap or snap[k] != v:
+                    produced.append((int(v), (frame.f_code.co_filename, prev), frame.f_code is outer))
+        if event == "line":
+            state[key] = (now, frame.f_lineno)
+        elif event == "return":
+            state.pop(key, None)
+            site = (frame.f_code.co_filename, frame.f_lineno)
+            if frame.f_code is outer and not top:
+                top.append(site)
+            elif _int_value(arg):
+                produced.append((int(arg), site, False))   # a helper of the student's own returned it here
+        return local
+
+    def glob(frame, event, arg):
+        if event == "call" and is_user_file(frame.f_code.co_filename):
+            return local
+        return None
+
+    prev = sys.gettrace()
+    sys.settrace(glob)
+    try:
+        result = fn(*args)
+    finally:
+        sys.settrace(prev)
+    return ValueTrace(result, produced, top[0] if top else None)
+
+
+def value_site(fn, calls, wanted, limit=8):
+    """'12행 `code`': the student's line that produced the wrong value in every one of the calls (up to `limit`):
+    wanted(args, result) -> the set of integers that count as that value (e.g. a field in bytes and encoded; an empty
+    set: nothing to look for in that call). Several lines did: of those in the called function itself (a helper's
+    return only passes the value on), the last one to give it. None: the line of the return ('' when the function
+    cannot be traced)."""
+    sites, ret, order = None, None, {}
+    try:
+        for args in list(calls)[:limit]:
+            tr = trace_values(fn, *args)
+            ret = ret or tr.return_site
+            values = wanted(args, tr.result)
+            if not values:
+                continue                 # nothing to look for in this call (the value is also a right one there)
+            here = {(site, own) for v, site, own in tr.produced if v in values}
+            if sites is None:
+                order = {site: n for n, (v, site, own) in enumerate(tr.produced) if v in values}
+            sites = here if sites is None else sites & here
+    except Exception:                    # noqa: BLE001  (watching must never change the verdict)
+        return ""
+    every = {site for site, _ in sites or ()}
+    own = {site for site, o in sites or () if o}
+    if len(every) == 1:
+        return line_text(next(iter(every)))
+    if own:                              # lines of the function itself (a helper's return only passed it on): the
+        return line_text(max(own, key=lambda site: order.get(site, -1)))      # last one to give the value
+    return line_text(ret)
+
+
+def caller_site():
+    """(file, line) of the innermost frame of the student's code on the current stack (None outside it)."""
+    f = sys._getframe(1)
+    while f is not None and not is_user_file(f.f_code.co_filename):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else None

@@ -8,30 +8,21 @@ from pathlib import Path
 from ..registry import REGISTRY
 
 RECORDED = Path(__file__).resolve().parents[2] / "course" / "recorded"
-# notebook 06 run, notebook 09 run (level 5; its db_overlap row is only a same-run comparison, so the
-# notebooks 07-08 run comes after it and keeps db_overlap's figure), notebooks 07-08 run,
-# notebook 10 runs (ratio to cuBLAS HGEMM; mma_fast has its own H200 record, rows under "results")
-RUNS = ("gpu_h200_2026-11-21.json", "gpu_h200_level5.json", "gpu_h200_levels34.json", "gpu_h200_level6.json",
-        "gpu_h200_level6_fast.json")
+# (record, run id or None for its last run, kernels it gives or None for all): notebook 06 run, notebook 09 run (level
+# 5; its db_overlap row is only a same-run comparison, so the notebooks 07-08 run comes after it and keeps db_overlap's
+# figure), notebooks 07-08 run, notebook 10 runs (ratio to cuBLAS HGEMM; mma_fast from its own H200 record's plain run)
+RUNS = (("gpu_h200_2026-11-21", None, None), ("gpu_h200_level5", None, None), ("gpu_h200_levels34", None, None),
+        ("gpu_h200_level6", None, None), ("gpu_h200_level6_fast", "h200_run1", ("mma_fast",)))
 
 
-def _benchmark(fname):
-    """(rows as {kernel, n, tflops, ratio}, gpu, date, baseline) of a recorded run: through the one loader
-    (course.records) where the file has its schema; the level-6 files still in their own layout ('benchmark', or a
-    single-kernel record's 'results' with the same run's cuBLAS TFLOP/s) until they are converted."""
-    raw = json.loads((RECORDED / fname).read_text(encoding="utf-8"))
-    if "schema" in raw:
-        from course import records                 # a tool above the registry: the loader lives in course
-        run = records.load(fname[:-5], RECORDED).run()
-        rows = [{"kernel": r.kernel, "n": r.n, "tflops": r.tflops, "ratio": r.ratio} for r in run.rows if not r.variant]
-        return rows, run.gpu, run.date, run.baseline
-    if "benchmark" in raw:
-        return raw["benchmark"], raw["gpu"], raw["date"], raw.get("baseline", "cuBLAS SGEMM")
-    rows = []
-    for r in raw["results"]:
-        rows.append({"kernel": raw["kernel"], "n": r["n"], "tflops": r["tflops"], "ratio": r["ratio"]})
-        rows.append({"kernel": "cuBLAS", "n": r["n"], "tflops": r["cublas_tflops"], "ratio": 1.0})
-    return rows, raw["gpu"], raw["date"], raw.get("baseline", "cuBLAS SGEMM")
+def _benchmark(name, run_id=None, kernels=None):
+    """(rows of the registered configurations (no variants) as {kernel, n, tflops, ratio}, gpu, date, baseline) of a
+    recorded run, through the one loader (course.records); `kernels`: only these and cuBLAS."""
+    from course import records                 # a tool above the registry: the loader lives in course
+    run = records.load(name, RECORDED).run(run_id)
+    rows = [{"kernel": r.kernel, "n": r.n, "tflops": r.tflops, "ratio": r.ratio} for r in run.rows
+            if not r.variant and (kernels is None or r.kernel in kernels or r.kernel == "cuBLAS")]
+    return rows, run.gpu, run.date, run.baseline
 
 
 def markdown():
@@ -46,8 +37,9 @@ def measured_markdown():
     """% of cuBLAS per registered kernel and size, from the recorded runs (each ratio is to cuBLAS in the same run:
     SGEMM for levels 1-5, HGEMM with f32 output for level 6, as each run's 'baseline' says)."""
     ratio, cublas, sizes, notes = {}, {}, set(), []
-    for fname in RUNS:
-        rows, gpu, date, base = _benchmark(fname)
+    for name, run_id, kernels in RUNS:
+        rows, gpu, date, base = _benchmark(name, run_id, kernels)
+        fname = f"{name}.json"
         names = {r["kernel"] for r in rows if not r["kernel"].startswith("cuBLAS")}
         for r in rows:
             sizes.add(r["n"])

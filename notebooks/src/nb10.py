@@ -1,6 +1,5 @@
 """Generate notebooks/10_tensor_core_mma.ipynb (no outputs, fixed cell ids): python notebooks/src/nb10.py [--out PATH]."""
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -13,24 +12,24 @@ from course import lesson10 as L10  # noqa: E402  (record readers shared with th
 from course import records  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-REC = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6.json").read_text(encoding="utf-8"))
-EXP = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6_explore.json").read_text(encoding="utf-8"))
-_B = {(r["kernel"], r["n"]): r for r in REC["benchmark"] if "tflops" in r}
+REC = L10.H200_LEVEL6                   # the records through the one loader, as course.lesson10 reads them
+EXP = L10.H200_EXPLORE
+_B = {(r.kernel, r.n): r for r in REC.run().select(variant="")}      # the registered kernels and cuBLAS
 _OURS = [r for (k, n), r in _B.items() if n == 4096 and not k.startswith("cuBLAS")]
-_BEST = max(_OURS, key=lambda r: r["tflops"])
+_BEST = max(_OURS, key=lambda r: r.tflops)
 _ERR = REC["error_vs_k"][-1]
 _EXPANDED = ("mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc")
 _F32OUT = ("mma_simple", "mma_large", "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe4_lb2", "mma_swizzle")
-H100 = json.loads((ROOT / "course" / "recorded" / "gpu_h100_level6_fast.json").read_text(encoding="utf-8"))
+H100 = L10.FAST
 _NCU = H100["ncu"]["run6"]
 from sim import occupancy as _occ  # noqa: E402
 _SMS = _occ.GPUS["H200"].sm_count
 _CUB = {"탐색": EXP["explore"][0]["tflops"] / EXP["explore"][0]["ratio"], "기록": REC["explore"][0]["tflops"] / REC["explore"][0]["ratio"]}
 # figures stated in prose: filled in from the records here, never typed
 FIG = {
-    "gpu": REC["gpu"], "date": REC["date"],
-    "large_tf": f"{_B[('mma_large', 4096)]['tflops']:.0f}", "large_pct": f"{100 * _B[('mma_large', 4096)]['ratio']:.1f}",
-    "best": _BEST["kernel"], "best_x": f"{_BEST['tflops'] / _B[('mma_large', 4096)]['tflops']:.0f}",
+    "gpu": REC.gpu, "date": REC.date,
+    "large_tf": f"{_B[('mma_large', 4096)].tflops:.0f}", "large_pct": f"{100 * _B[('mma_large', 4096)].ratio:.1f}",
+    "best": _BEST.kernel, "best_x": f"{_BEST.tflops / _B[('mma_large', 4096)].tflops:.0f}",
     "err32": f"{_ERR['mma_pipe']:.2e}", "err16": f"{_ERR['mma_pipe_f16acc']:.2e}", "err_k": _ERR["K"],
     "err_ratio": f"{_ERR['mma_pipe_f16acc'] / _ERR['mma_pipe']:.0f}",
     "regs_min": min(REC["resources"][k]["registers"] for k in _EXPANDED),
@@ -39,35 +38,34 @@ FIG = {
     "f16acc_bound_pct": f"{100 * max(c['worst_err_over_bound'] for c in REC['correctness']['mma_pipe_f16acc']):.0f}",
     "k0": REC["error_vs_k"][0]["K"],
     "ratio_k0": f"{REC['error_vs_k'][0]['mma_pipe_f16acc'] / REC['error_vs_k'][0]['mma_pipe']:.0f}",
-    "cub1024_us": f"{1000 * _B[('cuBLAS', 1024)]['ms']:.0f}", "cub1024_tf": f"{_B[('cuBLAS', 1024)]['tflops']:.0f}",
+    "cub1024_us": f"{1000 * _B[('cuBLAS', 1024)].ms:.0f}", "cub1024_tf": f"{_B[('cuBLAS', 1024)].tflops:.0f}",
     "blocks1024": (1024 // 128) ** 2, "sms": _SMS,
     "cub_explore": f"{_CUB['탐색']:.0f}", "cub_record": f"{_CUB['기록']:.0f}",
-    "cub_bench": f"{_B[('cuBLAS', 4096)]['tflops']:.0f}",
-    "swz_tf": f"{_B[('mma_swizzle', 4096)]['tflops']:.0f}", "swz_pct": f"{100 * _B[('mma_swizzle', 4096)]['ratio']:.1f}",
+    "cub_bench": f"{_B[('cuBLAS', 4096)].tflops:.0f}",
+    "swz_tf": f"{_B[('mma_swizzle', 4096)].tflops:.0f}", "swz_pct": f"{100 * _B[('mma_swizzle', 4096)].ratio:.1f}",
     "pad_tf": f"{REC['explore'][0]['tflops']:.0f}", "pad_pct": f"{100 * REC['explore'][0]['ratio']:.1f}",
     "pad_explore_pct": f"{100 * EXP['explore'][0]['ratio']:.1f}",
-    "h100_gpu": H100["gpu"], "h100_date": H100["date"], "cublas_kernel": _NCU["cublas"]["kernel_name"],
+    "h100_gpu": H100.gpu, "h100_date": "·".join(sorted({H100.run(r).date for r in L10.FINAL_RUNS})), "cublas_kernel": _NCU["cublas"]["kernel_name"],
     "gmma": f"{_NCU['cublas']['stalls_per_issue']['gmma']:.2f}",
     "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
     "large_hmma": REC["resources"]["mma_large"]["sass"]["HMMA.16816.F32"],
-    "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)]['tflops']:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
+    "lb2_tf": f"{_B[('mma_pipe4_lb2', 4096)].tflops:.0f}", "lb2_local": REC["resources"]["mma_pipe4_lb2"]["local_bytes"],
 }
 # mma_swizzle -> mma_fast on the H100 (5.3-5.6): every figure from gpu_h100_level6_fast.json (final runs 5 and 6,
 # run 4 only for the spill step, which runs 5/6 did not time) and gpu_h200_level6_fast.json
 RACE = records.load("racecheck_h100")
-H200F = json.loads((ROOT / "course" / "recorded" / "gpu_h200_level6_fast.json").read_text(encoding="utf-8"))
+H200F = L10.FAST_H200
 _RUNS = ("run4", "run5", "run6")
-_R = {run: {(r["variant"], r["n"]): r for r in H100["runs"][run]["ablation"] if "tflops" in r} for run in _RUNS}
-_REF = {"run3": "no_raster", "run4": "raster_g8", "run5": "fast", "run6": "fast"}   # = course.lesson10.FAST_REF
-_RES = {(r["run"], r["n"], r["measured_as"]): r for r in H100["results"]}
-_G = {(r["variant"], r["n"]): r for r in H100["graphs"]["run7_graph"]["rows"]}
-_H2 = {(r["variant"], r["n"]): r for r in H200F["runs"]["h200_run1"]["ablation"] if "tflops" in r}
-_H2G = {(r["variant"], r["n"]): r for r in H200F["graphs"]["h200_graph"]["rows"]}
+_R = {run: L10.fast_rows(run) for run in _RUNS}          # {(variant, n): records.Row}
+_REF = L10.FAST_REF
+_G = L10.ablation(H100.run(L10.GRAPH_RUN))
+_H2 = L10.ablation(H200F.run("h200_run1"))
+_H2G = L10.ablation(H200F.run("h200_graph"))
 _NCU6 = H100["ncu"]["run6"]
 
 
 def _gain(run, without, n, with_=None):
-    return f"{_R[run][(with_ or _REF[run], n)]['tflops'] / _R[run][(without, n)]['tflops']:.2f}"
+    return f"{_R[run][(with_ or _REF[run], n)].tflops / _R[run][(without, n)].tflops:.2f}"
 
 
 def _pct(x):
@@ -88,13 +86,13 @@ FIG.update({
     "swz_regs": H100["previous_best"]["registers"], "swz_local": H100["previous_best"]["local_bytes"],
     "swz_stl": H100["previous_best"]["sass"]["STL"] + H100["previous_best"]["sass"]["STL.64"],
     "swz_blocks": H100["previous_best"]["blocks_per_sm"],
-    "nolean_regs": _R["run6"][("no_lean", 4096)]["registers"],
-    "nolb_regs": _R["run6"][("no_launch_bounds", 4096)]["registers"],
+    "nolean_regs": _R["run6"][("no_lean", 4096)].extra["registers"],
+    "nolb_regs": _R["run6"][("no_launch_bounds", 4096)].extra["registers"],
     "sm_regs": f"{_occ.GPUS['H100'].regs_per_sm:,}", "max_regs": _occ.GPUS["H100"].max_regs_per_thread,
     "lb_cap": _occ.GPUS["H100"].regs_per_sm // (H100["final"]["threads"] * 2),
     "fast_block_regs": f"{H100['final']['registers'] * H100['final']['threads']:,}",
     "goal4096": _pct(H100["goal"]["4096"])[:-2], "goal2048": _pct(H100["goal"]["2048"])[:-2],
-    "r4_cub2048": f"{_R['run4'][('cuBLAS', 2048)]['tflops']:.0f}", "r4_cub4096": f"{_R['run4'][('cuBLAS', 4096)]['tflops']:.0f}",
+    "r4_cub2048": f"{_R['run4'][('cuBLAS', 2048)].tflops:.0f}", "r4_cub4096": f"{_R['run4'][('cuBLAS', 4096)].tflops:.0f}",
     "spill_gain_4096": _gain("run4", "mma_swizzle", 4096, "warp64x32_lb2"),
     "spill_gain_2048": _gain("run4", "mma_swizzle", 2048, "warp64x32_lb2"),
     "warp_gain_4096": _gain("run4", "warp64x32_lb2", 4096, "barrier_at_tile_start"),
@@ -102,24 +100,24 @@ FIG.update({
     "late_gain_4096": _gain("run4", "barrier_start_early_copy", 4096, "barrier_at_tile_start"),
     "lean_loop_rec": _note("kernel_change", r"Main loop (\d+) -> (\d+)"),
     "lean_loop_rec2": _note("kernel_change", r"Main loop (\d+) -> (\d+)", 2),
-    "g_cub2048": f"{_G[('cuBLAS', 2048)]['tflops']:.0f}", "g_cub4096": f"{_G[('cuBLAS', 4096)]['tflops']:.0f}",
-    "g_fast2048": _pct(_G[("fast", 2048)]["ratio"]), "g_fast4096": _pct(_G[("fast", 4096)]["ratio"]),
-    "g_lean2048": f"{_G[('fast', 2048)]['tflops'] / _G[('no_lean', 2048)]['tflops']:.2f}",
-    "g_lean4096": f"{_G[('fast', 4096)]['tflops'] / _G[('no_lean', 4096)]['tflops']:.2f}",
-    "g_bk64_2048": _pct(_G[("bk64_lean_dyn", 2048)]["ratio"]), "g_bk64_4096": _pct(_G[("bk64_lean_dyn", 4096)]["ratio"]),
-    "h2_cub2048": f"{_H2[('cuBLAS', 2048)]['tflops']:.0f}", "h2_cub4096": f"{_H2[('cuBLAS', 4096)]['tflops']:.0f}",
-    "h2_fast2048": _pct(_H2[("fast", 2048)]["ratio"]), "h2_fast4096": _pct(_H2[("fast", 4096)]["ratio"]),
-    "h2g_fast2048": _pct(_H2G[("fast", 2048)]["ratio"]), "h2g_fast4096": _pct(_H2G[("fast", 4096)]["ratio"]),
-    "h2_lean4096": f"{_H2[('fast', 4096)]['tflops'] / _H2[('no_lean', 4096)]['tflops']:.2f}",
-    "h200_gpu": H200F["gpu"], "h200_date": H200F["date"],
-    "host_fast": f"{_R['run6'][('fast', 2048)]['host_us_per_launch']:.0f}",
-    "host_cub": f"{_R['run6'][('cuBLAS', 2048)]['host_us_per_launch']:.0f}",
-    "gpu_fast": f"{1000 * _R['run6'][('fast', 2048)]['ms']:.0f}",
-    "graph_gain_fast": f"{H100['graph_tflops_run6']['2048']['fast'] / _R['run6'][('fast', 2048)]['tflops']:.2f}",
-    "graph_gain_bk64": f"{H100['graph_tflops_run6']['2048']['bk64_lean_dyn'] / _R['run6'][('bk64_lean_dyn', 2048)]['tflops']:.2f}", "gpu_cub": f"{1000 * _R['run6'][('cuBLAS', 2048)]['ms']:.0f}",
-    "bk64_r5_2048": _pct(_R["run5"][("bk64_lean_dyn", 2048)]["ratio"]), "bk64_r6_2048": _pct(_R["run6"][("bk64_lean_dyn", 2048)]["ratio"]),
-    "spread_lo": f"{min(_R['run6'][('fast', 4096)]['tflops_rounds']):.0f}",
-    "spread_hi": f"{max(_R['run6'][('fast', 4096)]['tflops_rounds']):.0f}",
+    "g_cub2048": f"{_G[('cuBLAS', 2048)].tflops:.0f}", "g_cub4096": f"{_G[('cuBLAS', 4096)].tflops:.0f}",
+    "g_fast2048": _pct(_G[("fast", 2048)].ratio), "g_fast4096": _pct(_G[("fast", 4096)].ratio),
+    "g_lean2048": f"{_G[('fast', 2048)].tflops / _G[('no_lean', 2048)].tflops:.2f}",
+    "g_lean4096": f"{_G[('fast', 4096)].tflops / _G[('no_lean', 4096)].tflops:.2f}",
+    "g_bk64_2048": _pct(_G[("bk64_lean_dyn", 2048)].ratio), "g_bk64_4096": _pct(_G[("bk64_lean_dyn", 4096)].ratio),
+    "h2_cub2048": f"{_H2[('cuBLAS', 2048)].tflops:.0f}", "h2_cub4096": f"{_H2[('cuBLAS', 4096)].tflops:.0f}",
+    "h2_fast2048": _pct(_H2[("fast", 2048)].ratio), "h2_fast4096": _pct(_H2[("fast", 4096)].ratio),
+    "h2g_fast2048": _pct(_H2G[("fast", 2048)].ratio), "h2g_fast4096": _pct(_H2G[("fast", 4096)].ratio),
+    "h2_lean4096": f"{_H2[('fast', 4096)].tflops / _H2[('no_lean', 4096)].tflops:.2f}",
+    "h200_gpu": H200F.gpu, "h200_date": H200F.date,
+    "host_fast": f"{_R['run6'][('fast', 2048)].host_us:.0f}",
+    "host_cub": f"{_R['run6'][('cuBLAS', 2048)].host_us:.0f}",
+    "gpu_fast": f"{1000 * _R['run6'][('fast', 2048)].ms:.0f}",
+    "graph_gain_fast": f"{H100['graph_tflops_run6']['2048']['fast'] / _R['run6'][('fast', 2048)].tflops:.2f}",
+    "graph_gain_bk64": f"{H100['graph_tflops_run6']['2048']['bk64_lean_dyn'] / _R['run6'][('bk64_lean_dyn', 2048)].tflops:.2f}", "gpu_cub": f"{1000 * _R['run6'][('cuBLAS', 2048)].ms:.0f}",
+    "bk64_r5_2048": _pct(_R["run5"][("bk64_lean_dyn", 2048)].ratio), "bk64_r6_2048": _pct(_R["run6"][("bk64_lean_dyn", 2048)].ratio),
+    "spread_lo": f"{L10.round_spread('fast', 4096, 'run6')[0]:.0f}",
+    "spread_hi": f"{L10.round_spread('fast', 4096, 'run6')[1]:.0f}",
     "ncu_ratio6": _pct(H100["ratio_from_ncu_durations_4096"]["run6"]["mma_fast"]),
     "ncu_cyc6": _pct(_NCU_CYC),
     "clk_fast": f"{_NCU_CSV['mma_fast']['clock_ghz']:.2f}", "clk_cub": f"{_NCU_CSV['cublas']['clock_ghz']:.2f}",
@@ -180,10 +178,10 @@ FIG.update({
 for _run in ("run5", "run6"):
     _k = _run[-1]
     FIG.update({
-        f"r{_k}_cub2048": f"{_R[_run][('cuBLAS', 2048)]['tflops']:.0f}", f"r{_k}_cub4096": f"{_R[_run][('cuBLAS', 4096)]['tflops']:.0f}",
-        f"r{_k}_swz_pct": _pct(_R[_run][("mma_swizzle", 4096)]["ratio"]),
-        f"best{_k}_4096": _pct(_RES[(_run, 4096, "fast")]["ratio"]), f"best{_k}_2048": _pct(_RES[(_run, 2048, "fast")]["ratio"]),
-        f"best{_k}_tf": f"{_RES[(_run, 4096, 'fast')]['tflops']:.0f}",
+        f"r{_k}_cub2048": f"{_R[_run][('cuBLAS', 2048)].tflops:.0f}", f"r{_k}_cub4096": f"{_R[_run][('cuBLAS', 4096)].tflops:.0f}",
+        f"r{_k}_swz_pct": _pct(_R[_run][("mma_swizzle", 4096)].ratio),
+        f"best{_k}_4096": _pct(_R[_run][("fast", 4096)].ratio), f"best{_k}_2048": _pct(_R[_run][("fast", 2048)].ratio),
+        f"best{_k}_tf": f"{_R[_run][('fast', 4096)].tflops:.0f}",
         f"swz_gain_r{_k}_2048": _gain(_run, "no_swizzle", 2048), f"swz_gain_r{_k}_4096": _gain(_run, "no_swizzle", 4096),
         f"lean_gain_r{_k}_2048": _gain(_run, "no_lean", 2048), f"lean_gain_r{_k}_4096": _gain(_run, "no_lean", 4096),
         f"pipe_gain_r{_k}_4096": _gain(_run, "barrier_at_tile_start", 4096, "no_lean"),   # the pipeline alone

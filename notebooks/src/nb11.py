@@ -4,7 +4,6 @@ Measured figures come only from course/recorded/ (gpu_h100_level7.json, wgmma_la
 exist the prose says that no measurement exists yet and names the script that makes it; once they do, this generator
 fills the figures in from them (FIG) — no number is typed."""
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -14,20 +13,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from course import lesson11 as L11  # noqa: E402  (record readers shared with the notebook)
 from _records import fill as _fill  # noqa: E402
 
-PERF = L11.perf_record()
-_FAST = json.loads((Path(__file__).resolve().parents[2] / "course" / "recorded" / "gpu_h100_level6_fast.json")
-                   .read_text(encoding="utf-8"))
-_FAST4096 = [r["ratio"] for r in _FAST["results"] if r["n"] == 4096 and r["measured_as"] == "fast"
-             and r["run"] in L11.FAST_FINAL_RUNS]
-LAYOUT = L11.layout_record()
-FIG = {"fast_gpu": _FAST["gpu"], "fast_lo": f"{100 * min(_FAST4096):.1f}", "fast_hi": f"{100 * max(_FAST4096):.1f}"}
+PERF, LAYOUT = L11.PERF, L11.LAYOUT             # course/recorded/ through the one loader; None until measured
+_FAST4096 = L11.fast_ratios(4096)
+FIG = {"fast_gpu": L11.FAST.run(L11.FAST_FINAL_RUNS[-1]).gpu, "fast_lo": f"{100 * min(_FAST4096):.1f}",
+       "fast_hi": f"{100 * max(_FAST4096):.1f}"}
 if PERF is not None:
-    _R = {(r["kernel"], r["n"]): r for r in PERF["benchmark"]}
-    FIG.update(gpu=PERF["gpu"], date=PERF["date"],
-               **{f"{k}_{n}": f"{100 * _R[(k, n)]['ratio']:.1f}" for k, n in _R if k != "cuBLAS"},
-               **{f"cub_{n}": f"{_R[('cuBLAS', n)]['tflops']:.0f}" for k, n in _R if k == "cuBLAS"})
+    _RUN = PERF.run()
+    _R = {(r.kernel, r.n): r for r in _RUN.rows if not r.variant}
+    FIG.update(gpu=_RUN.gpu, date=_RUN.date, timed=L11.timing_note(PERF),
+               **{f"{k}_{n}": f"{100 * r.ratio:.1f}" for (k, n), r in _R.items() if k != "cuBLAS"},
+               **{f"cub_{n}": f"{r.tflops:.0f}" for (k, n), r in _R.items() if k == "cuBLAS"})
 if LAYOUT is not None:
-    FIG.update(layout_gpu=LAYOUT["gpu"], layout_date=LAYOUT["date"])
+    _N, _AGREE, _ALIGNED = L11.layout_probes(LAYOUT)
+    FIG.update(layout_gpu=LAYOUT.gpu, layout_date=LAYOUT.date,
+               layout_agree=(f"{_N}개가 모두" if _AGREE == _N else f"{_N}개 중 {_AGREE}개만"),
+               layout_aligned="에서 시작했습니다" if _ALIGNED else "에서 시작하지 않은 탐침이 있었습니다")
 
 OUT = Path(__file__).resolve().parents[1] / "11_hopper_wgmma_tma.ipynb"
 NB = Notebook("nb11", OUT)
@@ -49,7 +49,9 @@ if LAYOUT is None:
                    "PTX ISA 의 그림과 그 예제(`tests/test_wgmma_model.py`)가 근거입니다.")
 else:
     LAYOUT_LINE = ("{{layout_gpu}} 에서 기록한 레이아웃({{layout_date}})과 모델을 원소마다 비교합니다 "
-                   "(`benchmarks/record_wgmma_layout.py`).")
+                   "(`benchmarks/record_wgmma_layout.py`). 그 기록에서 일반 저장과 TMA 로 채운 타일, k16 단계 0–3 의 "
+                   "레이아웃 탐침 {{layout_agree}} 모델(`sim/wgmma.py`)과 원소마다 같았고, `alignment=1024` 로 선언한 "
+                   "동적 공유 메모리는 1024 바이트 경계{{layout_aligned}}.")
 
 md(r"""
 # 11. Level 7 — Hopper 의 `wgmma` 와 TMA: mma.sync 의 천장 너머로
@@ -110,7 +112,7 @@ md(r"""
 """ + LAYOUT_LINE + r"""
 """)
 code(r"""
-res = L.compare_layout()
+res = L.compare_layout(L.LAYOUT)
 if res is None:
     print("GPU 기록 없음: benchmarks/record_wgmma_layout.py 를 H100 에서 실행하면 여기서 비교합니다")
 else:
@@ -118,7 +120,7 @@ else:
         print(f"{what}: {agree}/{total} 일치")
 """)
 NB.exercise("11-1", r"""
-에필로그(누산기를 C 에 쓰기)는 이 레이아웃 하나에 달려 있습니다. 워프그룹의 스레드 `t` (0..127) 와 레지스터 번호 `i` (0..31, m64n64k16) 를 받아 그 레지스터가 담는 타일의 `(행, 열)` 을 돌려주세요. 모델 함수(`wgmma.accumulator_elements` 등)를 부르지 말고 계산하세요. 확인 셀은 128×32 개를 모두 비교하고, 워프의 16행 오프셋을 빠뜨림, +8 행을 빠뜨림, 레지스터 순서, 행·열을 바꿈 같은 실수를 각각 알려 줍니다.
+에필로그(누산기를 C 에 쓰기)는 이 레이아웃 하나에 달려 있습니다. 워프그룹의 스레드 `t` (0..127) 와 레지스터 번호 `i` (0..31, m64n64k16) 를 받아 그 레지스터가 담는 타일의 `(행, 열)` 을 돌려주세요. 모델 함수(`wgmma.accumulator_elements` 등)를 부르지 말고 계산하세요 (확인 셀은 함수를 실행하며 그런 함수를 부르는지 지켜봅니다). 확인 셀은 128×32 개를 모두 비교하고, 워프의 16행 오프셋을 빠뜨림, +8 행을 빠뜨림, 레지스터 순서, 행·열을 바꿈, 레인을 묶는 방법 같은 실수를 각각 알려 주며, 틀린 값을 만든 줄을 짚어 줍니다.
 """)
 md(r"""
 ## 3. 공유 메모리 행렬 디스크립터와 128바이트 스위즐
@@ -140,7 +142,7 @@ md(r"""
 이 두 규칙(`sim/wgmma.py`)은 PTX ISA 의 canonical layout 표와 그 예제 다섯 개를 그대로 재현하고(`tests/test_wgmma_model.py`), TMA 가 놓은 자리와 디스크립터가 읽는 자리가 원소마다 같음도 같은 테스트가 확인합니다.
 """)
 NB.exercise("11-2", r"""
-TMA 가 공유 주소 `addr` 에 BK 행 × 64열 상자들로 놓은 B 타일에서, k16 단계 `kk` 를 wgmma 가 N-major 로 읽을 디스크립터(64비트 정수)를 만드세요. 확인 셀은 BK = 64, 128 과 모든 kk 에서 여러분의 디스크립터로 wgmma 가 읽을 원소 16×256 개의 주소를 `sim/wgmma.py` 로 계산해 TMA 가 놓은 자리와 비교하고, 틀리면 어느 필드가 틀렸는지(스위즐 모드 번호, 16바이트 단위로 바꾸지 않음, LBO·SBO 가 바뀜, k 단계의 이동)를 알려 줍니다.
+TMA 가 공유 주소 `addr` 에 BK 행 × 64열 상자들로 놓은 B 타일에서, k16 단계 `kk` 를 wgmma 가 N-major 로 읽을 디스크립터(64비트 정수)를 만드세요. 확인 셀은 BK = 16 … 256, 공유 메모리 여기저기의 타일 주소(227 KiB 안), 모든 kk 에서 여러분의 디스크립터를 맞는 값과 비교하고, 틀리면 그 디스크립터로 wgmma 가 읽을 원소 16×256 개의 주소를 `sim/wgmma.py` 로 계산해 TMA 가 놓은 자리와 몇 개가 맞는지, 그리고 어느 필드가 틀렸는지(스위즐 모드 번호, 16바이트 단위로 바꾸지 않음, LBO·SBO 가 바뀜, k 단계의 이동, BK 에 따라 바뀌지 않는 LBO)를 틀린 값을 만든 줄과 함께 알려 줍니다.
 """)
 md(r"""
 ## 4. 1단계: 워프그룹 하나, `wgmma` 하나 — `wgmma_simple`
@@ -221,7 +223,7 @@ md(r"""
 새 barrier 에서 parity 1 이 "끝남" 인 것에 주목하세요: 단계 0 이 진행 중이므로 그 앞 단계(짝홀 1)는 끝난 것으로 봅니다. 단계 고리(ring)를 도는 생산자가 첫 바퀴를 기다리지 않고 지나가는 방법이 이것입니다.
 """)
 NB.exercise("11-3", r"""
-단계가 `stages` 개인 고리에서 k-반복 `it` 는 단계 `s` 를 씁니다. 소비자는 `full[s]` 를 기다리고 생산자는 `empty[s]` (소비자가 다 썼다는 표시)를 기다립니다. `(s, 소비자가 기다릴 full 의 parity, 생산자가 기다릴 empty 의 parity)` 를 돌려주세요. 확인 셀은 여러분의 값으로 생산자·소비자 모델(`sim/ws_ring.py`: 복사는 기다릴 때 도착, wgmma 는 wait 까지 비동기)을 두 가지 순서로 끝까지 돌려, 멈춤(deadlock), 지난 바퀴의 데이터를 읽음, 도착하지 않은 복사를 읽음을 찾아 어느 k-반복에서 무엇이 틀렸는지 알려 줍니다.
+단계가 `stages` 개인 고리에서 k-반복 `it` 는 단계 `s` 를 씁니다. 소비자는 `full[s]` 를 기다리고 생산자는 `empty[s]` (소비자가 다 썼다는 표시)를 기다립니다. `(s, 소비자가 기다릴 full 의 parity, 생산자가 기다릴 empty 의 parity)` 를 돌려주세요. 확인 셀은 STAGES 1–8 의 고리에서 여러 바퀴 동안의 값을 모두 mbarrier 의 규칙과 비교합니다. 틀리면 여러분의 값으로 생산자·소비자 모델(`sim/ws_ring.py`: 복사는 기다릴 때 도착, wgmma 는 wait 까지 비동기)을 돌려, 멈춤(deadlock), 지난 바퀴의 데이터를 읽음, 도착하지 않은 복사를 읽음 가운데 무엇이 어느 k-반복에서 일어나는지 보여 줍니다.
 """)
 md(r"""
 ### 5.1 2단계: TMA 다단 파이프라인 — `wgmma_tma`
@@ -265,7 +267,7 @@ print("\n".join(log))
 print("계산된 k-반복:", done)
 """)
 NB.exercise("11-4", r"""
-소비자의 k-반복 하나를 써 보세요. `ring` 에는 다섯 가지가 있습니다: `wait_full(s, parity)` (그 단계의 복사가 도착할 때까지), `mma(s)` (단계 s 로 wgmma 를 냄, 비동기), `commit()` (낸 것을 한 그룹으로), `wait_mma(n)` (가장 최근 n 그룹만 남기고 끝날 때까지), `release(s)` (단계 s 를 empty 에 돌려줌). 한 그룹은 날아가는 채로 두어(다음 단계를 기다리는 동안 Tensor Core 가 일하도록), 다 읽힌 단계만 돌려주세요. 타일의 마지막 단계는 타일 끝에서 `wait_mma(0)` 뒤에 돌려주므로 이미 주어져 있습니다. 확인 셀은 생산자가 먼저 달리는 순서와 소비자가 먼저인 순서로 모델을 끝까지 돌려, 일찍 돌려준 단계(생산자가 wgmma 가 읽는 중인 단계를 덮어씀), 두 번 돌려준 단계, 멈춤, 겹침이 없는 루프를 각각 알려 줍니다.
+소비자의 k-반복 하나를 써 보세요. `ring` 에는 다섯 가지가 있습니다: `wait_full(s, parity)` (그 단계의 복사가 도착할 때까지), `mma(s)` (단계 s 로 wgmma 를 냄, 비동기), `commit()` (낸 것을 한 그룹으로), `wait_mma(n)` (가장 최근 n 그룹만 남기고 끝날 때까지), `release(s)` (단계 s 를 empty 에 돌려줌). 한 그룹은 날아가는 채로 두어(다음 단계를 기다리는 동안 Tensor Core 가 일하도록), 다 읽힌 단계만 돌려주세요. 타일의 마지막 단계는 타일 끝에서 `wait_mma(0)` 뒤에 돌려주므로 이미 주어져 있습니다. 확인 셀은 단계 고리의 여러 모양(STAGES 2–5, 타일마다 k-타일 1–7개)을 생산자가 먼저 달리는 순서와 소비자가 먼저인 순서로 끝까지 돌려, 일찍 돌려준 단계(생산자가 wgmma 가 읽는 중인 단계를 덮어씀), 두 번 돌려준 단계, 기다리지 않은 단계, 멈춤, 겹침이 없는 루프를 각각 그 호출이 있는 줄과 함께 알려 줍니다.
 """)
 code(r"""
 print(course.source(kn.get("wgmma_ws").module.consume))
@@ -310,15 +312,15 @@ print("ptxas 로 한 프로그램으로:", whole or "경고 없음", "| 종료 �
 md(r"""
 ## 8. 성능
 """ + ("""
-기록된 측정({{gpu}}, {{date}}; `benchmarks/bench_level7.py`: 같은 실행의 cuBLAS HGEMM — `cublasGemmEx` f16×f16→f32 — 대비 비율):
+기록된 측정({{gpu}}, {{date}}; `benchmarks/bench_level7.py`: 같은 실행의 cuBLAS HGEMM — `cublasGemmEx` f16×f16→f32 — 대비 비율). 커널마다 먼저 float64 기준값과 맞는지 확인한 뒤, 모든 항목을 라운드마다 돌아가며 쟀습니다. 호출 한 번의 Python 실행 비용(호스트 시간)이 GPU 시간에 비해 작지 않은 크기는 CUDA 그래프로 재어 Python 이 아니라 커널을 잽니다 ({{timed}}):
 """ if PERF is not None else """
 레벨 7 커널의 **GPU 측정 기록은 아직 없습니다.** H100 에서 `python benchmarks/bench_level7.py` 를 실행하면 같은 실행의 cuBLAS HGEMM (`cublasGemmEx` f16×f16→f32) 과 나란히 2048³, 4096³ 을 재서 `course/recorded/gpu_h100_level7.json` 을 쓰고, 이 절의 문장과 표는 생성기가 그 기록으로 채웁니다. 목표는 4096³ 에서 cuBLAS 의 75 % 입니다 (노트북 10 의 `mma_fast` 는 `mma.sync` 로 {{fast_gpu}} 의 두 기록 실행에서 {{fast_lo}} %, {{fast_hi}} %). 기록이 없으므로 아래 셀은 그렇다고만 말합니다.
 """) + r"""
 """)
 code(r"""
-rows = L.perf_rows()
+rows = L.perf_rows(L.PERF)
 if rows:
-    display(Markdown(L.markdown(rows, ["커널", "n", "TFLOP/s", "cuBLAS 대비"])))
+    display(Markdown(L.markdown(rows, L.PERF_COLUMNS)))
 else:
     print("측정 기록 없음 (course/recorded/gpu_h100_level7.json): 숫자를 보여 줄 수 없습니다")
 """)
@@ -331,7 +333,7 @@ if live is None:
     print("시뮬레이터 또는 CC 9.0 이 아닌 GPU: 레벨 7 의 시간은 여기서 잴 수 없습니다")
 else:
     print(L.here_label())
-    display(Markdown(L.markdown(live, ["커널", "n", "TFLOP/s", "cuBLAS 대비"])))
+    display(Markdown(L.markdown(live, L.PERF_COLUMNS)))
 """)
 md(r"""
 ## 9. 정리와 남은 것
