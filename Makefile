@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-t4 test-fast test-hopper test-upstream bench-sim targets mutants student-read clean
+.PHONY: setup lab test test-t4 test-fast test-hopper test-upstream test-hazards bench-sim targets mutants student-read clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ test: $(STAMP) $(CLASS)
 # numba-cuda's numba.cuda.tests.cudapy under our simulator; differences on purpose: tests/upstream/known_differences.txt
 test-upstream: $(STAMP)
 	$(PY) tests/upstream/run_numba_cuda_sim.py
+
+# every student-style bug of issue 25's classes (tests/hazard_cases, ~150 pairs x 3 schedules, about 2 minutes);
+# `make test` runs a sample of three pairs per class
+test-hazards: $(STAMP)
+	HAZARDS_ALL=1 $(PY) -m pytest -q -p no:randomly tests/test_hazard_classes.py
 
 # notebooks 09 and 10 on a simulator that behaves as a CC 7.5 GPU (a T4): their sm_80 kernels go to a simulator
 # subprocess (kernels_numba/infra/subsim.py); `make test` runs the same through tests/test_t4_notebooks.py

@@ -82,6 +82,13 @@ def progress(path=None):
     return _progress.overview(path)
 
 
+def race_report():
+    """The simulator race detector's report that a message last pointed to (or the last one collected): call
+    `.summary()` to see every hazard, `.hazards[i]` for one in full. Empty on a GPU (compute-sanitizer there)."""
+    from kernels_numba.infra.simulator import racecheck
+    return racecheck.last_report()
+
+
 def recorded(name="gpu_h200_2026-11-21"):
     """A GPU measurement recorded with the device tool (course/recorded/<name>.json), as a records.Record."""
     from course import records as _records

@@ -583,7 +583,10 @@ LAST_RACES = []          # what the race detector found in the last launch_squar
 
 def launch_square(kernel, A, B, C, tile, alpha=1.0, beta=0.0):
     """Launch a square-tile kernel on a grid that covers C; returns C. On the simulator the race detector collects
-    (an unfinished exercise runs to its end and gives a wrong C) and race_hint() says what it found."""
+    (an unfinished exercise runs to its end and gives a wrong C) and race_hint() says what it found. A, B, C must be
+    2-D float32 matrices of matching shapes (checked before the launch, as the course's launch does)."""
+    from kernels_numba.launch import check_inputs
+    check_inputs(A, B, C, alpha, beta, np.float32)      # the kernel computes in float32: another dtype is a clear error
     M, N = C.shape
     grid = ((N + tile - 1) // tile, (M + tile - 1) // tile)
     LAST_RACES.clear()
@@ -602,4 +605,4 @@ def race_hint():
     if LAST_RACES:
         h = LAST_RACES[0]
         print(f"경쟁 검출기: {len(LAST_RACES)}종 — 예: {h.kind} {h.array}{list(h.index)}, "
-              f"{h.first_site[1]}행 ↔ {h.second_site[1]}행. 해결: {h.fix_ko}")
+              f"{getattr(h, 'lines_text', None) or f'{h.first_site[1]}행 ↔ {h.second_site[1]}행'}. 해결: {h.fix_ko}")

@@ -93,3 +93,37 @@ def module_of(name):
 
 def by_level(level):
     return [s for s in REGISTRY if s.level == level]
+
+
+_REGS = {}
+
+
+def known_registers(fn, cc):
+    """(registers per thread, where the figure comes from) of a registered kernel's Python function compiled for
+    compute capability cc, from the offline compiles in kernels_numba/infra/targets.json; None when unknown."""
+    if not _REGS:
+        import json
+        from pathlib import Path
+        rows = json.loads((Path(__file__).parent / "infra" / "targets.json").read_text(encoding="utf-8"))["rows"]
+        by_name = {(r["kernel"], r["target"]): r.get("registers") for r in rows}
+        for s in REGISTRY:
+            f = getattr(s.kernel, "py_func", s.kernel)
+            _REGS[id(f)] = (f, s.name, by_name)
+    hit = _REGS.get(id(fn))
+    if hit is None or hit[0] is not fn:
+        return None
+    _, name, by_name = hit
+    target = f"sm_{cc[0]}{cc[1]}"
+    regs = by_name.get((name, target))
+    return (regs, f"{name}, {target} (kernels_numba/infra/targets.json)") if regs else None
+
+
+def _register_limits():
+    from .infra import device
+    if device.SIMULATOR:                 # the simulator checks registers x threads of a registered kernel's launch
+        from .infra.simulator import limits
+        if known_registers not in limits.REGISTER_SOURCES:
+            limits.REGISTER_SOURCES.append(known_registers)
+
+
+_register_limits()

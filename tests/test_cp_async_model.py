@@ -337,17 +337,20 @@ def detector_verdict(spec, tiles, tmp_path, name):
     step = {n: STEP_OF_TAG.get(t.split("_")[0], t) for t, n in lines.items()}
     with racecheck.collect() as report:
         C, ref = launch(np.random.default_rng(0))
-    found = {signature(h.kind, step[h.first_site[1]], step[h.second_site[1]]) for h in report.hazards}
-    return found, bool(np.allclose(C, ref, rtol=1e-4, atol=1e-4))
+    found = {signature(h.kind, step[h.first_site[1]], step[h.second_site[1]]) for h in report.races}
+    return (found, bool(report.uninitialised)), bool(np.allclose(C, ref, rtol=1e-4, atol=1e-4))
 
 
 def agree(spec, tiles, tmp_path, name):
     """The model and the detector find the same conflicting step pairs; a hazard-free model means a silent detector
-    and the right C; hazards the detector cannot see (STALE) still give a wrong C."""
-    found, right = detector_verdict(spec, tiles, tmp_path, name)
+    and the right C. Of the model's STALE hazards, a stage computed before any copy reached it (not_copied) is the
+    detector's uninitialised read (UNINIT); a stage holding another tile's data (wrong_tile) the detector cannot see,
+    and it still gives a wrong C."""
+    (found, uninit), right = detector_verdict(spec, tiles, tmp_path, name)
     run = run_loop(spec, tiles)
     model = {model_signature(h) for h in run.hazards if h.kind != "STALE"}
     assert model == found, (spec, model, found)
+    assert uninit == any(h.kind == "STALE" and h.cause == "not_copied" for h in run.hazards), (spec, uninit)
     if run.ok:
         assert right, spec
     elif not model:

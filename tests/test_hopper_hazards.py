@@ -96,10 +96,12 @@ def _tma_one_tile(A, B, C, tmA, tmB, alpha, beta, variant):
     if tid == 0:
         kn.infra.ptx.mbarrier_arrive_expect_tx(bar, 0, 2 * TILE)
         kn.infra.ptx.tma_load_2d(s, 0, tmA, 0, 0, 0, bar, 0)
-    if variant == 3:
+    if variant == 3 or variant == 5:
         if tid == 0:
             while not kn.infra.ptx.mbarrier_try_wait_parity(bar, 0, 0):
                 pass
+        if variant == 5:                 # the waiting thread, then a barrier: every thread may read the tile
+            cuda.syncthreads()
     elif variant != 4:
         while not kn.infra.ptx.mbarrier_try_wait_parity(bar, 0, 0):
             pass
@@ -119,10 +121,54 @@ def _run_tma(variant):
     return A, C, report
 
 
-def test_tma_lands_at_the_phase_flip():
-    A, C, report = _run_tma(0)
+@pytest.mark.parametrize("variant", [0, 5])
+def test_tma_lands_at_the_phase_flip(variant):
+    """Read by the threads that waited (0), or after one thread waited and a barrier (5): no hazard, and the landed
+    tile counts as written for the race detector (no uninitialised read)."""
+    A, C, report = _run_tma(variant)
     assert not report, report.summary()
     assert np.array_equal(C, A.astype(np.float32))
+
+
+@cuda.jit
+def _tma_warp(A, C, tmA, variant):
+    """One warp: lane 1 copies A's first 64 x 64 box with TMA while lane 0 waits on its mbarrier; the other lanes
+    read after a syncwarp with lane 0 (variant 0) or without it (variant 1)."""
+    s = cuda.shared.array(TILE, float16, alignment=1024)
+    bar = cuda.shared.array(1, uint64)
+    tid = cuda.threadIdx.x
+    if tid == 0:
+        kn.infra.ptx.mbarrier_init(bar, 0, 1)
+        kn.infra.ptx.fence_proxy_async()
+        kn.infra.ptx.fence_proxy_tensormap_acquire(tmA, 0)
+    cuda.syncthreads()
+    if tid == 0:
+        while not kn.infra.ptx.mbarrier_try_wait_parity(bar, 0, 0):
+            pass
+    if tid == 1:
+        kn.infra.ptx.mbarrier_arrive_expect_tx(bar, 0, 2 * TILE)
+        kn.infra.ptx.tma_load_2d(s, 0, tmA, 0, 0, 0, bar, 0)
+    if variant == 0:
+        cuda.syncwarp()                  # orders lane 0's observation of the phase before every lane's reads
+    for c in range(64):
+        byte = tid * 128 + c * 2
+        C[tid, c] = float32(s[(byte ^ (((byte >> 7) & 7) << 4)) >> 1])
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_a_syncwarp_after_an_mbarrier_wait_orders_the_tile_for_the_warp(variant):
+    """Lanes parked at a syncwarp wait for the lane parked at the mbarrier (no split-warp error), and the syncwarp
+    passes its observation of the phase on; without the syncwarp the other lanes' reads are reported."""
+    from kernels_numba.infra import tma
+    A, _, _ = _inputs(64, 64, 64)
+    C = np.full((32, 64), np.nan, np.float32)
+    with racecheck.collect() as report:
+        _tma_warp[1, 32](A, C, tma.tensor_map(A, 64, 64), variant)
+    if variant == 0:
+        assert not report, report.summary()
+        assert np.array_equal(C, A[:32].astype(np.float32))
+    else:
+        assert report and set(report.kinds) <= {"TMA_IN_FLIGHT", "TMA_UNOBSERVED"}, report.summary()
 
 
 @pytest.mark.parametrize("variant,kind", [(1, "MBARRIER_INIT_FENCE"), (2, "TENSORMAP_FENCE"), (3, "TMA_UNOBSERVED"),
@@ -146,10 +192,14 @@ def _wgmma_variants(A, B, C, alpha, beta, variant):
         r, c = f // 64, f % 64
         byte = r * 128 + c * 2
         As[(byte ^ (((byte >> 7) & 7) << 4)) >> 1] = A[r, c] if c < 16 else float16(0)
-        Bs[(byte ^ (((byte >> 7) & 7) << 4)) >> 1] = B[r, c] if r < 16 else float16(0)
+        if variant != 3:                 # 3: nobody writes Bs
+            Bs[(byte ^ (((byte >> 7) & 7) << 4)) >> 1] = B[r, c] if r < 16 else float16(0)
+        if variant == 4 and e == 0:      # 4: the fence comes before most of this thread's stores
+            kn.infra.ptx.fence_proxy_async()
     for i in range(32):
         acc[i] = float32(0)
-    kn.infra.ptx.fence_proxy_async()
+    if variant != 4:
+        kn.infra.ptx.fence_proxy_async()
     cuda.syncthreads()
     da = kn.infra.hopper.smem_desc(kn.infra.ptx.shared_address(As, 0), 16, 1024)
     db = kn.infra.hopper.smem_desc(kn.infra.ptx.shared_address(Bs, 0), 8192, 1024)
@@ -190,6 +240,37 @@ def test_descriptors_must_agree_across_the_warpgroup():
 def test_missing_wgmma_fence_is_reported():
     *_, report = _run_wgmma(2)
     assert report.kinds == ["WGMMA_FENCE"]
+
+
+def test_wgmma_reading_shared_memory_nobody_wrote_is_uninit():
+    *_, report = _run_wgmma(3)
+    assert report.kinds == ["UNINIT"] and report.hazards[0].array == "Bs", report.summary()
+
+
+def test_a_proxy_fence_before_the_stores_does_not_cover_them():
+    *_, report = _run_wgmma(4)
+    assert report.kinds == ["PROXY_FENCE"], report.summary()
+
+
+def test_hopper_hazards_take_the_detectors_reporting_path():
+    """Raised like the others (course.race_report() points at it), numbered per launch and block (#2: after the
+    block's one barrier, whatever ran before), named by the kernel's file and line, collected with a count."""
+    import course
+    rng = np.random.default_rng(2)
+    A, B = rng.standard_normal((64, 64)).astype(np.float16), rng.standard_normal((64, 64)).astype(np.float16)
+    C = np.zeros((64, 64), np.float32)
+    _wgmma_variants[1, 128](A, B, C, np.float32(1), np.float32(0), 0)          # earlier launches and barriers
+    with racecheck.mode("raise"):
+        with pytest.raises(racecheck.SharedMemoryRaceError) as e:
+            _wgmma_variants[1, 128](A, B, C, np.float32(1), np.float32(0), 2)
+    h = e.value.hazard
+    assert h.kind == "WGMMA_FENCE" and h.interval == 1 and "배리어 구간 #2" in h.ko, h.ko
+    assert course.race_report().hazards == [h] and "test_hopper_hazards.py:" in h.lines_text
+    with racecheck.collect() as report:
+        for _ in range(2):
+            _wgmma_variants[1, 128](A, B, C, np.float32(1), np.float32(0), 2)
+    assert [(x.kind, x.count, x.interval) for x in report.hazards] == [("WGMMA_FENCE", 2, 1)]
+    assert "WGMMA_FENCE" in report.summary() and course.race_report() is report
 
 
 def test_a_split_warpgroup_is_an_error():

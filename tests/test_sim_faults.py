@@ -234,3 +234,58 @@ def test_shared_shape_must_be_compile_time_constants_as_on_the_gpu():
     out = np.zeros(1, np.float32)
     _shape_module_constant[1, 1](out)
     assert out[0] == 1.0
+
+
+# ------------------------------------------------------------------- every PTX wrapper checks its address spaces
+
+_WRONG = {"global": ("shared", "local"), "shared": ("global", "local"),
+          "generic": ("shared", "local")}     # fence.proxy.tensormap's generic address names a tensor map: global memory
+
+
+def _wrapper_kernel(fn, bad_operand, space, tmp_path):
+    """A kernel calling ptx.<fn> from all 32 lanes, operand `bad_operand` in `space`, the others as the opcode wants."""
+    args, decls = [], []
+    for k, p in enumerate(fn.operands):
+        if p.is_address:
+            where = space if p.name == bad_operand else ("global" if p.space == "generic" else p.space)
+            if where == "global":
+                args.append(f"G{k}, 0, 0")
+            elif where == "shared":
+                decls.append(f"    S{k} = cuda.shared.array((16, 16), float32, alignment=16)")
+                args.append(f"S{k}, 0, 0")
+            else:
+                decls.append(f"    L{k} = cuda.local.array((16, 16), float32)")
+                args.append(f"L{k}, 0, 0")
+        else:
+            args.append("4" if p.name == "src_size" else "0")
+    src = "\n".join([
+        "from numba import cuda, float32", "from kernels_numba.infra import ptx", "",
+        "@cuda.jit", f"def kernel({', '.join(f'G{k}' for k in range(len(fn.operands)))}):", *decls,
+        f"    ptx.{fn.name}({', '.join(args)})", ""])
+    path = tmp_path / f"wrapper_{fn.name}_{bad_operand}_{space}.py"
+    path.write_text(src)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.kernel, len(fn.operands), path.name
+
+
+@sim_only
+@pytest.mark.parametrize("case", [(n, p.name, sp) for n, f in ptx.FUNCS.items() for p in f.operands if p.is_address
+                                  for sp in _WRONG[p.space]], ids=lambda c: "-".join(c))
+def test_every_ptx_wrapper_refuses_memory_of_the_wrong_state_space(case, tmp_path):
+    """Loops over every .ptx function with an address operand (a new wrapper is covered without a new test): memory
+    of another state space than its opcode names is a StateSpaceError naming the operand's array and the line."""
+    name, operand, space = case
+    kernel, n, fname = _wrapper_kernel(ptx.FUNCS[name], operand, space, tmp_path)
+    arrays = [np.zeros((16, 16), np.float32) for _ in range(n)]
+    with pytest.raises(E.StateSpaceError) as e:
+        kernel[1, 32](*arrays)
+    assert f"{fname}:" in str(e.value) and f".{space}" in str(e.value), str(e.value)
+
+
+@sim_only
+def test_every_ptx_wrapper_with_an_address_is_covered():
+    spaces = {p.space for f in ptx.FUNCS.values() for p in f.operands if p.is_address}
+    assert spaces <= set(_WRONG), spaces

@@ -5,8 +5,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM = ROOT / "kernels_numba/infra/simulator"
-ORDER = ["state", "errors", "racecheck", "memory", "warp", "async_copy", "async_proxy", "warpgroup", "tma", "scheduler",
-         "stand_ins", "__init__"]
+ORDER = ["state", "errors", "limits", "racecheck", "memory", "warp", "async_copy", "async_proxy", "warpgroup", "tma",
+         "stand_ins", "scheduler", "__init__"]
 
 
 def _relative_imports(path):

@@ -79,9 +79,14 @@ def test_divergent_barrier_raises():
 
 
 def test_unwritten_shared_memory_reads_nan():
+    """With the detector off the read gives NaN (the poison); with it on, the read is reported (UNINIT)."""
+    from kernels_numba.infra.simulator import racecheck
     out = np.zeros(32, np.float32)
-    _reads_unwritten[1, 32](out)
+    with racecheck.mode("off"):
+        _reads_unwritten[1, 32](out)
     assert np.isnan(out).all()
+    with pytest.raises(racecheck.UninitializedReadError, match=r"s\[0\].*test_simulator.py:\d+"):
+        _reads_unwritten[1, 32](np.zeros(32, np.float32))
 
 
 def test_fma_single_rounding():

@@ -63,6 +63,7 @@ class Result:
     details: list = field(default_factory=list)
     saved: object = None
     where: str = ""                  # the student's line the diagnosis blames ('12행 `code`'), when it is known
+    report: object = None            # the simulator race detector's report of the run (res.report.summary()), or None
 
     def __str__(self):
         head = f"[{self.exercise}] PASS — {self.message}" if self.ok else f"[{self.exercise}] 아직입니다 — {self.message}"
@@ -376,6 +377,9 @@ def check(ex_id, student=None, save=True, variant=0):
     if not res.ok and (prev is None or prev.code != res.code) and _next_hint.get(ex.id, 1) > 2:
         _next_hint[ex.id] = 2            # a new mistake: the next hint asks about it, not the solution's path again
     _last[ex.id] = res
+    if getattr(res, "report", None) is not None:     # the report its message points to (course.race_report())
+        from kernels_numba.infra.simulator import racecheck
+        racecheck.point_to(res.report)
     if save:
         _save(res)
     return res

@@ -63,22 +63,33 @@ class Foreign(str):
     """A line of text the simulator or its race detector wrote (the checkers pass it on as it is)."""
 
 
-def race_lines(report, limit=2):
-    """The detector's summary and the first hazard in full (threads, lines, fix)."""
-    if not report:
+def _part(report, uninit):
+    """The report's races, or (uninit=True) its reads of shared memory nobody wrote."""
+    return [h for h in report.hazards if (h.kind == "UNINIT") == uninit] if report else []
+
+
+def race_lines(report, limit=2, uninit=False):
+    """The detector's summary and the first hazard in full (threads, lines, fix): its races, or (uninit=True) its reads
+    of shared memory nobody wrote. The summary's pointer to the whole report (`course.race_report().summary()`) names
+    the report it summarises."""
+    hazards = _part(report, uninit)
+    if not hazards:
         return []
-    out = [Foreign(report.summary(limit))]
-    h = report.hazards[0]
+    part = type(report)(hazards) if len(hazards) != len(report.hazards) else report
+    out = [Foreign(part.summary(limit))]
+    h = hazards[0]
     out += ["", Foreign(h.ko), Foreign(f"  → 해결: {h.fix_ko}")]
     return out
 
 
-def race_where(report):
-    """'12행 `code`' of the first hazard's later access when it lies in the student's code ('' otherwise)."""
+def race_where(report, uninit=False):
+    """'12행 `code`' of the first hazard's later access when it lies in the student's code ('' otherwise): of its
+    races, or (uninit=True) of its reads of shared memory nobody wrote."""
     from .probe import is_user_file, line_text
-    if not report:
+    hazards = _part(report, uninit)
+    if not hazards:
         return ""
-    h = report.hazards[0]
+    h = hazards[0]
     for site in (h.second_site, getattr(h, "call_site", None), h.first_site):
         if site and is_user_file(site[0]):
             return line_text(site)
@@ -91,25 +102,41 @@ PRODUCT = "곱하는 A·B 원소의 인덱스(k 가 A 의 열, B 의 행인지)"
 def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=None, tol=None, product=PRODUCT,
          nan_cause=None):
     """PASS, or the diagnosis of a wrong C: race, NaN, unwritten, missing K tile, edges, whole tiles, per thread.
+    The result carries the race detector's whole report as `.report` (`res.report.summary()`).
 
     tol(A, B, C0, alpha, beta, k_cols) -> (ref, bound): another tolerance than `reference` (e.g. f16 inputs);
     product: what to check when every element is wrong, in this exercise's own names; nan_cause: what leaves NaN here."""
+    res = _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol, product, nan_cause)
+    res.report = report
+    return res
+
+
+def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol, product, nan_cause):
     C = np.asarray(C)
     tol = tol or reference
     ref, bound = tol(A, B, C0, alpha, beta)
     bad = ~close(C, ref, bound)
     races = race_lines(report)
     rw = race_where(report)
+    unwritten_reads = race_lines(report, uninit=True)
     if not bad.any():
         if races:
             return fail(ex_id, "race", "값은 맞지만 공유 메모리 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀립니다.",
                         *races, where=rw)
+        if unwritten_reads:
+            return fail(ex_id, "uninit", "값은 맞지만 아직 아무 스레드도 쓰지 않은 공유 메모리를 읽습니다: 시뮬레이터가 "
+                        "채운 NaN 은 이번에 결과에 섞이지 않았지만(max 등이 버림), GPU 에서는 그 자리에 이전 블록이 남긴 "
+                        "값이 있어 답이 틀릴 수 있습니다.", *unwritten_reads, where=race_where(report, uninit=True))
         return passed(ex_id, "numpy(float64) 결과와 일치합니다" +
                       (" (경쟁 검출기: 경쟁 없음)." if device.SIMULATOR else "."))
     M, N = C.shape
     K = A.shape[1]
     picture = heatmap(bad, tile)
     worst = f"  틀린 원소 {int(bad.sum())}/{bad.size}개"
+    notes = getattr(report, "notes", None)
+    if notes and not races:
+        return fail(ex_id, "bytes_dtype", "cp.async 가 dtype 이 다른 배열 사이에서 바이트를 복사했습니다: GPU 처럼 값이 "
+                    "아니라 바이트가 옮겨져 결과가 틀립니다.", *[Foreign(f"  {n}") for n in notes], worst, picture)
     if races:
         return fail(ex_id, "race", "공유 메모리 경쟁(race) 때문에 결과가 틀립니다: 검출기가 찾은 두 접근이 배리어 없이 "
                     "만납니다.", *races, "", picture, where=rw)
@@ -118,7 +145,7 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
     cause = nan_cause or ("공유 메모리를 쓰기 전에 읽었습니다(시뮬레이터는 공유 메모리를 NaN 으로 채웁니다): 타일을 채우는 "
                           "로드가 빠졌거나, 경계 밖에서 0 을 쓰지 않았거나, 아직 채우지 않은 버퍼를 읽습니다")
     if nan.all():
-        return fail(ex_id, "nan", f"C 가 모두 NaN 입니다: {cause}.", worst)
+        return fail(ex_id, "nan", f"C 가 모두 NaN 입니다: {cause}.", worst, *unwritten_reads)
     if unwritten.any():
         BM, BN = tile or (M, N)
         edge = np.zeros_like(bad)
@@ -130,7 +157,7 @@ def gemm(ex_id, C, A, B, C0, alpha=1.0, beta=0.0, tile=None, BK=None, report=Non
         return fail(ex_id, "unwritten", "어떤 C 원소는 아무도 쓰지 않았습니다(■ 자리의 값이 처음 그대로): 스레드→원소 "
                     "매핑이나 그리드 크기를 확인하세요.", worst, picture)
     if nan.any():
-        return fail(ex_id, "nan", f"일부 C 원소가 NaN 입니다: {cause}.", worst, picture)
+        return fail(ex_id, "nan", f"일부 C 원소가 NaN 입니다: {cause}.", worst, picture, *unwritten_reads)
     if BK and K > BK:
         Kf = (K // BK) * BK
         for ks, code, msg in (

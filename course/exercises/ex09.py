@@ -197,9 +197,10 @@ def _loop_technique(kernel, n_tiles):
 
 def _pipeline_race(ex_id, report, n_tiles):
     """What the first hazard of a pipeline says when the trace found nothing more precise (None: no hazard)."""
-    if not report:
+    races = report.races if report else []
+    if not races:
         return None
-    h = report.hazards[0]
+    h = races[0]
     lines = diagnose.race_lines(report)
     where = f" (K 타일 {n_tiles}개)"
     rw = diagnose.race_where(report)
@@ -234,7 +235,7 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
             if found is not None:
                 code, msg, site = found
                 res = fail(ex_id, code, msg, *diagnose.race_lines(report), where=probe.line_text(site))
-            elif report:
+            elif report and report.races:
                 res = _pipeline_race(ex_id, report, n_tiles)
             res.details.insert(0, line)
             if not device.SIMULATOR:
@@ -479,8 +480,8 @@ def check_vec_map(student, M=64, N=64, K=40):
             raise
         return _misaligned("09-2", exc, "열 인덱스가 float 4개(16 B)의 배수인지 보세요: 타일의 열은 float4 번호가 "
                            "아니라 float 번호입니다.", shape)
-    if report:
-        h = report.hazards[0]
+    if report and report.races:
+        h = report.races[0]
         if h.kind in ("WAW", "IN_FLIGHT") and h.first_what == "cp.async" and h.second_what == "cp.async":
             return fail("09-2", "overlap", f"두 스레드가 같은 {josa(f'float4 ({h.array}{list(h.index)})', '을/를')} 복사합니다: 매핑이 "
                         "겹치면 어떤 float4 는 아무도 복사하지 않습니다. tid 를 나누는 수가 그 타일 한 행의 float4 "

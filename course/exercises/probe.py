@@ -103,7 +103,12 @@ class Recording:
                 return ("async", None)                # a wait (free variable n) or a copy (free variable name)
             return None
         if fn.endswith(os.path.join("simulator", "memory.py")) and name in ("__getitem__", "__setitem__"):
-            return ("shared", name) if self._shared else None
+            from kernels_numba.infra.simulator import memory
+            if code in (memory.SharedArray.__getitem__.__code__, memory.SharedArray.__setitem__.__code__):
+                return ("shared", name) if self._shared else None
+            if name == "__getitem__":                 # GlobalArray's: a kernel argument (global memory)
+                return ("global", None) if self._globals else None
+            return None
         if self._globals and fn.endswith(os.path.join("cudadrv", "devicearray.py")) and name == "__getitem__":
             return ("global", None)
         if name in self._calls:
@@ -179,11 +184,14 @@ class Recording:
             if idx is not None:
                 self._add(key, "sread" if detail == "__getitem__" else "swrite", loc["self"]._decl.name, idx, back)
         elif kind == "global":
-            obj, idx = loc.get("self"), loc.get("idx")
-            if type(obj).__name__ == "FakeWithinKernelCUDAArray" and isinstance(idx, tuple) \
+            obj = loc.get("self")
+            idx = loc.get("idx", loc.get("key"))          # numba's in-kernel array, or the simulator's GlobalArray
+            idx = (idx,) if _is_int(idx) else idx
+            if type(obj).__name__ in ("FakeWithinKernelCUDAArray", "GlobalArray") and isinstance(idx, tuple) \
                     and all(_is_int(i) for i in idx):
                 shape = tuple(obj.__dict__["_item"].shape)
-                self._add(key, "gread", shape, tuple(int(i) for i in idx), back)
+                if len(idx) == len(shape):                # one element (a row view A[i] is read when indexed)
+                    self._add(key, "gread", shape, tuple(int(i) for i in idx), back)
         elif kind == "call":
             args = {k: int(v) for k, v in loc.items() if _is_int(v)}
             self._add(key, "call", detail, args, back)
@@ -301,35 +309,44 @@ def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False
 
 @contextlib.contextmanager
 def strict_global_indexing():
-    """Inside: a negative index into a kernel's global array raises IndexError, as an access before the array does on
-    the GPU (numpy, under the simulator, would quietly read from the end instead)."""
+    """Inside: a negative index into a kernel's global array raises IndexError. Numba on the GPU wraps a negative
+    (signed) index as Python does, so it silently reads the far end of that axis (below -n: memory before the
+    array); in a GEMM kernel that is an index bug, which the checkers name at its line instead of a wrong answer."""
     from kernels_numba.infra import device
     if not device.SIMULATOR:
         yield
         return
     import numpy as np
     from numba.cuda.simulator.cudadrv import devicearray as da
-    get, put = da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__
+    from kernels_numba.infra.simulator import memory
 
-    def check(self, idx):
+    def check(shape, idx):
         for k in (idx if isinstance(idx, tuple) else (idx,)):
             if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k < 0:
-                raise IndexError(f"전역 배열(모양 {tuple(self._ary.shape)})의 음수 인덱스 {idx}: GPU 에서는 배열 앞의 "
-                                 "메모리를 가리킵니다 (numpy 처럼 끝에서 세지 않습니다) / negative index into a global "
-                                 "array: on the GPU it addresses memory before the array")
+                raise IndexError(f"전역 배열(모양 {tuple(shape)})의 음수 인덱스 {idx}: GPU 의 Numba 는 음수 인덱스를 "
+                                 "파이썬처럼 감아 그 축의 끝쪽 원소를 읽고 씁니다 (-n 보다 작으면 배열 앞의 메모리) — "
+                                 "대개 인덱스 계산의 실수입니다 / negative index into a global array: Numba on the GPU "
+                                 "wraps it as Python does (the far end of that axis; below -n, memory before the "
+                                 "array), almost always an index bug")
 
-    def getitem(self, idx):
-        check(self, idx)
-        return get(self, idx)
+    patched = []
+    for cls, shape_of in ((da.FakeCUDAArray, lambda a: a._ary.shape), (memory.GlobalArray, lambda a: a._a.shape)):
+        get, put = cls.__getitem__, cls.__setitem__
 
-    def setitem(self, idx, val):
-        check(self, idx)
-        return put(self, idx, val)
-    da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__ = getitem, setitem
+        def getitem(self, idx, _get=get, _shape=shape_of):
+            check(_shape(self), idx)
+            return _get(self, idx)
+
+        def setitem(self, idx, val, _put=put, _shape=shape_of):
+            check(_shape(self), idx)
+            return _put(self, idx, val)
+        patched.append((cls, get, put))
+        cls.__getitem__, cls.__setitem__ = getitem, setitem
     try:
         yield
     finally:
-        da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__ = get, put
+        for cls, get, put in patched:
+            cls.__getitem__, cls.__setitem__ = get, put
 
 
 def watching(**kw):

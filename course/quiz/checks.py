@@ -113,11 +113,20 @@ def _register_source(name, src):
 
 def _race_note(report):
     """' 공유 메모리 경쟁: …' naming the first hazard the detector found, or ''."""
-    if not report:
+    races = report.races if report else []
+    if not races:
         return ""
-    h = report.hazards[0]
-    return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {josa(f'{h.array}{list(h.index)}', '을/를')} "
-            f"{h.first_site[1]}행과 {h.second_site[1]}행에서 서로 다른 스레드가 건드립니다 — {h.fix_ko}")
+    h = races[0]
+    el = f"{h.array}{list(h.index)}" if h.index is not None else h.array
+    return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {josa(el, '을/를')} "
+            f"{_line_no(h.first_site)}행과 {_line_no(h.second_site)}행에서 서로 다른 스레드가 건드립니다 — {h.fix_ko}")
+
+
+def _line_no(site):
+    """The kernel's own line of a hazard's access (a course helper's access: the line that called it)."""
+    if not site:
+        return "?"
+    return site[3] if len(site) > 2 else site[1]
 
 
 def tiled_load_blanks(blanks):

@@ -156,7 +156,8 @@ def _collecting():
     return racecheck.MODE == "collect"
 
 
-_FIELDS = ("kind", "array", "index", "first_site", "second_site", "count", "k_tile", "ko", "en", "fix_ko", "fix_en")
+_FIELDS = ("kind", "space", "array", "index", "first_site", "second_site", "first_line", "second_line", "first_what",
+           "second_what", "interval", "lines_text", "count", "k_tile", "ko", "en", "fix_ko", "fix_en")
 
 
 def _add_hazards(items):
@@ -164,8 +165,9 @@ def _add_hazards(items):
     from types import SimpleNamespace
     from .simulator import racecheck
     for h in items:
-        h["index"], h["first_site"], h["second_site"] = tuple(h["index"]), tuple(h["first_site"]), \
-            tuple(h["second_site"])
+        for f in ("index", "first_site", "second_site", "first_line", "second_line"):
+            if h.get(f) is not None:
+                h[f] = tuple(h[f])
         racecheck._found.append(SimpleNamespace(**h))
 
 

@@ -9,7 +9,9 @@ simulator are the reference our patch must keep passing. The tests need `fileche
 dependencies) and a pytest fixture that ships only in numba-cuda's repository (its root conftest.py); the
 plugin below provides it. Where our simulator differs from numba-cuda's on purpose, the test is listed in
 known_differences.txt beside this file, with the reason: it runs as a strict xfail (it must still fail, so a
-difference that disappears is noticed). Any other failure, and any listed test that is not collected, fails
+difference that disappears is noticed), failing with AssertionError or with the simulator error the reason names
+first ('[UninitializedReadError] ...': a test whose kernel reads shared memory nobody wrote, or races, which our
+race detector reports). Any other failure, and any listed test that is not collected, fails
 the run.
 """
 import os
@@ -38,6 +40,16 @@ def known_differences(path=None):
     return out
 
 
+def expected_error(reason):
+    """The exception a known difference must raise: AssertionError, or the simulator error named first in the reason
+    as '[UninitializedReadError] ...' (a report of our race detector where numba's simulator runs on)."""
+    if reason.startswith("["):
+        name = reason[1:reason.index("]")]
+        from kernels_numba.infra import simulator
+        return getattr(simulator, name)
+    return AssertionError
+
+
 class UpstreamPlugin:
     """The fixture numba-cuda's repository conftest provides, plus the known differences as strict xfails."""
 
@@ -59,7 +71,7 @@ class UpstreamPlugin:
             test = self.short_id(item.nodeid)
             if test in self.known:
                 self.seen.add(test)
-                item.add_marker(pytest.mark.xfail(strict=True, raises=AssertionError,
+                item.add_marker(pytest.mark.xfail(strict=True, raises=expected_error(self.known[test]),
                                                   reason="known difference of the course simulator: "
                                                          + self.known[test]))
         missing = sorted(set(self.known) - self.seen)

@@ -44,7 +44,8 @@ Hopper (sm_90a, notebook 11) adds three shapes, all read from the same kind of f
 addrspacecast that ``.shared`` address operands use), the value matrix descriptors are built from.
 
 Under the simulator (kernels_numba.device.SIMULATOR) the same names are Python functions with the
-hardware's semantics (STAND_INS): fma rounds once, st.global.v4 faults on a misaligned address, ...
+hardware's semantics (STAND_INS): fma rounds once, st.global.v4 faults on a misaligned address, every address
+operand must be in the state space its opcode names (StateSpaceError otherwise), copies move raw bytes, ...
 The stand-ins live in kernels_numba/infra/simulator/ (stand_ins.py; the cp.async family in async_copy.py, built on
 sim/cp_async.py: a copy lands in shared memory only at the wait_group that guarantees it; mma/ldmatrix in warp.py).
 """

@@ -3,7 +3,8 @@
 Each simulated CUDA thread has its own sim.cp_async.AsyncCopyUnit. A copy reads its source bytes when it is issued
 (as the hardware may) and writes shared memory only when a wait_group guarantees it (as late as PTX allows), so a
 missing commit, wait or barrier leaves the NaN the simulator fills shared memory with; the race detector reports the
-access to a destination still in flight, and a missing barrier after the wait.
+access to a destination still in flight, and a missing barrier after the wait. Copies move raw bytes, as the
+hardware does: the destination gets the source's bytes whatever the two dtypes are.
 """
 import sys
 
@@ -13,8 +14,11 @@ from sim.cp_async import AsyncCopyUnit
 
 from . import racecheck
 from .errors import AsyncCopyAlignmentError
-from .memory import SharedArray, check_shared_alignment, standalone, host_array, require_space, shared_elements
-from .state import running
+from .memory import (GlobalArray, SharedArray, bytes_at, check_shared_alignment, host_array, require_space,
+                     shared_elements, standalone)
+from sim.korean import josa
+
+from .state import running, where
 
 _outside = {}                      # the unit used when a stand-in is called outside a kernel (tests)
 
@@ -55,16 +59,20 @@ def _checked(a, idx, width, role, name):
 
 
 class _Copy:
-    """One pending cp.async: where it writes, what, and where it was issued."""
+    """One pending cp.async: the destination bytes it writes, the bytes it carries, and where it was issued."""
 
-    __slots__ = ("a", "idx", "values", "decl", "elems", "site")
+    __slots__ = ("dst", "values", "decl", "elems", "acc", "site")
 
-    def __init__(self, a, idx, values, decl, elems, site):
-        self.a, self.idx, self.values, self.decl, self.elems, self.site = a, idx, values, decl, elems, site
+    def __init__(self, dst, values, decl, elems, acc, site):
+        self.dst, self.values, self.decl, self.elems, self.acc, self.site = dst, values, decl, elems, acc, site
 
 
-def _copy(name, cp_size, args, zfill, site):
-    """Issue one copy: check both operands, read src now, write dst at the wait that guarantees it."""
+def _copy(name, cp_size, args, zfill, site, acc):
+    """Issue one copy: check both operands, read the source bytes now, write them at the wait that guarantees it.
+
+    The hardware copies `cp_size` raw bytes (the first `src_size` from the source, zeros after them), whatever the
+    dtypes of the two arrays: a float64 source under a float32 destination gives the bytes of float64 values, read as
+    float32 (wrong numbers), as on the GPU."""
     if not args:
         raise TypeError(f"{name}(dst_array, *dst_index, src_array, *src_index{', src_size' if zfill else ''})")
     dst = args[0]
@@ -86,33 +94,47 @@ def _copy(name, cp_size, args, zfill, site):
     extra = args[2 + nd + ns:]
     if len(extra) != (1 if zfill else 0) or len(si) != ns:
         raise TypeError(f"{name}(dst_array, *dst_index, src_array, *src_index{', src_size' if zfill else ''})")
-    width = cp_size // da.itemsize
     src_size = int(extra[0]) if zfill else cp_size
-    if not 0 <= src_size <= cp_size or src_size % da.itemsize:
-        raise ValueError(f"{name}: src_size={src_size} must be a multiple of {da.itemsize} in 0..{cp_size}")
+    if not 0 <= src_size <= cp_size:
+        raise ValueError(f"{name}: src_size={src_size} must be in 0..{cp_size} bytes")
+    width = max(1, cp_size // da.itemsize)
     _checked(da, di, width, "목적지(dst, .shared)", name)
     check_shared_alignment(dst, di, cp_size, name, "목적지(dst, .shared)", site=site,
                            error=AsyncCopyAlignmentError)
-    nsrc = src_size // da.itemsize      # only src_size bytes are read: only they must lie inside the source
-    soff = _checked(sa, si, max(nsrc, 1), "원본(src, .global)", name)
+    values = np.zeros(cp_size, np.uint8)
+    # the source address must lie in the array and be aligned even when src_size is 0 (nothing is read; the course
+    # keeps such an address inside the matrix, as async_vec does), and the src_size bytes read must lie in its row
+    nsrc = max(1, -(-src_size // sa.itemsize))
+    soff = _checked(sa, si, nsrc, "원본(src, .global)", name)
     addr = sa.__array_interface__["data"][0] + soff
     if addr % cp_size:
         raise AsyncCopyAlignmentError(
             f"{name}: 원본(src, .global) 원소 {si} 의 전역 주소 0x{addr:x} (배열 시작에서 {soff} B) 가 {cp_size}바이트 "
-            f"정렬이 아닙니다 — 배열 {_layout(sa)}, {site[0]}:{site[1]}. GPU에서는 'misaligned address' 오류로 커널이 "
-            f"멈춥니다. 행 간격(stride)이 {cp_size} B 의 배수인 레이아웃을 쓰거나 {cp_size}바이트 미만 복사로 바꾸세요. / "
-            f"source element {si} at global 0x{addr:x} is not {cp_size}-byte aligned (array {_layout(sa)}); the GPU "
-            "faults with misaligned address.")
-    if width == 1:
-        values = sa[si] if nsrc else da.dtype.type(0)
-        idx = di
-    else:
-        values = np.zeros(width, da.dtype)
-        if nsrc:
-            values[:nsrc] = sa[si[:-1] + (slice(si[-1], si[-1] + nsrc),)]
-        idx = di[:-1] + (slice(di[-1], di[-1] + width),)
-    decl, elems, _ = shared_elements(dst, di, cp_size)
-    _issue(_Copy(da, idx, values, decl, elems, site))
+            f"정렬이 아닙니다 — 배열 {_layout(sa)}, {where(site[0], site[1])}. GPU에서는 'misaligned address' "
+            f"오류로 커널이 멈춥니다. 행 간격(stride)이 {cp_size} B 의 배수인 레이아웃을 쓰거나 {cp_size}바이트 미만 "
+            f"복사로 바꾸세요. / source element {si} at global 0x{addr:x} is not {cp_size}-byte aligned (array "
+            f"{_layout(sa)}); the GPU faults with misaligned address.")
+    if src_size:
+        values[:src_size] = bytes_at(sa, si, src_size, name, "원본(src, .global)")[0]
+        if inside and racecheck.ON and isinstance(src, GlobalArray):
+            src.touch(si, src_size, False, acc, running())
+        if inside and src_size % da.itemsize:
+            racecheck.note(("src_size", site[:2], src_size),
+                           f"{where(site[0], site[1])} 의 {josa(name, '이/가')} src-size {src_size} B 로 복사합니다: {da.dtype} "
+                           f"원소({da.itemsize} B)의 일부 바이트만 오고 나머지는 0 이라 값이 깨집니다. src-size 는 원소 수가 "
+                           f"아니라 바이트 수입니다 (원소 n 개면 {da.itemsize}·n). / {name} copies src-size = {src_size} "
+                           f"bytes, part of a {da.itemsize}-byte {da.dtype} element: src-size counts bytes, not elements.")
+        if sa.dtype != da.dtype and inside:
+            sname = getattr(src, "_name", "원본")
+            racecheck.note(("dtype", sname, getattr(dst, "_decl", None) and dst._decl.name, str(sa.dtype)),
+                           f"{where(site[0], site[1])} 의 {josa(name, '이/가')} {sa.dtype} 배열 {sname} 의 바이트를 {da.dtype} 공유 배열 "
+                           f"{dst._decl.name} 에 복사합니다. cp.async 는 값이 아니라 바이트를 옮기므로 {da.dtype} 로 읽으면 "
+                           f"다른 수가 됩니다 (GPU 와 같음): {josa(sname, '을/를')} {da.dtype} 로 바꿔(astype) 넘기세요. / {name} copies "
+                           f"the bytes of the {sa.dtype} array {sname} into the {da.dtype} shared array "
+                           f"{dst._decl.name}; read as {da.dtype} they are other numbers (as on the GPU): pass "
+                           f"{sname}.astype({da.dtype}).")
+    decl, elems, off = shared_elements(dst, di, cp_size)
+    _issue(_Copy((decl, off), values, decl, elems, acc, site))
 
 
 def _issue(c):
@@ -122,60 +144,84 @@ def _issue(c):
     mine = u.__dict__.setdefault("dst", {})          # (id(decl), element) -> pending _Copy of this thread
     keys = [(id(c.decl), e) for e in c.elems]
     for other in {id(mine[k]): mine[k] for k in keys if k in mine}.values():
-        if not np.array_equal(np.asarray(other.values), np.asarray(c.values), equal_nan=True):
-            other.values = _undefined(other.values, c.a)
-            c.values = _undefined(c.values, c.a)
+        if not np.array_equal(other.values, c.values):
+            other.values = _undefined(other)
+            c.values = _undefined(c)
             if racecheck.ON and running() is not None:
-                d = c.decl
-                racecheck._hazard("WAW", d, c.elems[0], (running(), other.site, "cp.async", None),
-                                  (running(), c.site, "cp.async", None))
+                racecheck._hazard("WAW", c.decl, c.elems[0], (other.acc, "cp.async"), (c.acc, "cp.async"))
     for k in keys:
         mine[k] = c
     u.issue(c)
-    if racecheck.ON:
-        racecheck.async_issue(c.decl, c.elems, c.site, c)
+    if racecheck.ON and running() is not None:
+        racecheck.async_issue(c.decl, c.elems, running(), c.acc, c)
 
 
-def _undefined(values, da):
-    return np.full_like(values, np.nan) if isinstance(values, np.ndarray) else da.dtype.type(np.nan)
+def _undefined(c):
+    """The bytes of a copy whose result is undefined: the destination's poison (NaN for floats)."""
+    decl = c.decl
+    it = decl.raw.itemsize
+    poison = np.empty(1, decl.raw.dtype)
+    if decl.raw.dtype.kind in "fc":
+        poison.fill(np.nan)
+    else:
+        poison.fill(-1)
+    pattern = poison.view(np.uint8)
+    start = c.dst[1] % it
+    return np.array([pattern[(start + k) % it] for k in range(len(c.values))], np.uint8)
 
 
 def _make_copy(name, cp_size, zfill):
     def stand_in(*args):
+        t = running()
         f = sys._getframe(1)
-        _copy(name, cp_size, args, zfill, (f.f_code.co_filename, f.f_lineno))
+        acc = racecheck.here(t) if t is not None and racecheck.ON else None
+        _copy(name, cp_size, args, zfill, (f.f_code.co_filename, f.f_lineno), acc)
     stand_in.__name__ = name
     return stand_in
 
 
-def _land(copies, wait_site):
+def _land(copies, wait_acc):
     if not copies:
         return
     mine = unit().__dict__.get("dst", {})
     for c in copies:
-        c.a[c.idx] = c.values
+        decl, off = c.dst
+        decl.raw.reshape(-1).view(np.uint8)[off:off + len(c.values)] = c.values
         for e in c.elems:
             k = (id(c.decl), e)
             if mine.get(k) is c:
                 del mine[k]
-        racecheck.async_land(c.decl, c.elems, c.site, wait_site, c)
+        if c.acc is not None and wait_acc is not None:
+            racecheck.async_land(c.decl, c.elems, c.acc, wait_acc, c)
+        else:
+            for e in c.elems:
+                p = c.decl.pend.get(e)
+                if p is not None and p[1] is c:
+                    del c.decl.pend[e]
 
 
 def cp_async_commit_group():
     unit().commit()
 
 
+def _wait_acc():
+    t = running()
+    if t is None or not racecheck.ON:
+        return None
+    acc = racecheck.here(t, 3)
+    racecheck.WAIT_SITES.add(acc[1])
+    return acc
+
+
 def _make_wait(n):
     def stand_in():
-        f = sys._getframe(1)
-        _land(unit().wait_group(n), (f.f_code.co_filename, f.f_lineno))
+        _land(unit().wait_group(n), _wait_acc())
     stand_in.__name__ = f"cp_async_wait_group_{n}"
     return stand_in
 
 
 def cp_async_wait_all():
-    f = sys._getframe(1)
-    _land(unit().wait_all(), (f.f_code.co_filename, f.f_lineno))
+    _land(unit().wait_all(), _wait_acc())
 
 
 STAND_INS = {

@@ -13,7 +13,8 @@ This module keeps what the simulator needs for that, per shared declaration and 
 * a shadow of the async accesses: elements an in-flight wgmma reads, elements a TMA copy will write (and, once
   landed, through which mbarrier phase a thread must have observed them), and the generic writes each thread has
   fenced with fence.proxy.async;
-* the hazards between them, reported like the race detector's (racecheck.report: raise, or collect):
+* the hazards between them, reported through the race detector's own path (racecheck.report: the same Report,
+  raise or collect, per-block interval numbers, notebook cells by their In [n] label):
     TMA_IN_FLIGHT   a thread or a wgmma reads a TMA destination before the copy's mbarrier phase completed;
     TMA_UNOBSERVED  a thread reads landed TMA data without having waited on that mbarrier phase (and no barrier since);
     PROXY_FENCE     a wgmma (async proxy) reads what a thread wrote with ordinary stores, without that thread's
@@ -24,9 +25,11 @@ This module keeps what the simulator needs for that, per shared declaration and 
                     guarantees it (warpgroup.py);
     WGMMA_FENCE, MBARRIER_INIT_FENCE, TENSORMAP_FENCE: a missing wgmma.fence / fence after mbarrier.init / tensor-map
                     acquire fence (warpgroup.py, tma.py).
-Hooks into the older modules are small on purpose (racecheck.report, racecheck._in_flight's `on_access`, the
-scheduler's begin_block/resolve calls): the elements in flight are entries of the declaration's `pend` map whose token
-is this module's `_Token`, so the generic accesses that racecheck already checks reach `_Token.on_access`.
+Hooks into the older modules are small on purpose (racecheck.report, racecheck._in_flight's `on_access`,
+racecheck.unit_wrote, the scheduler's begin_block/resolve calls): the elements in flight are entries of the
+declaration's `pend` map, (issue access, token, epoch) as racecheck keeps cp.async copies, whose token is this module's
+`_Token`, so the generic accesses that racecheck already checks reach `_Token.on_access`. A wgmma reading shared memory
+that nobody in the block wrote (no thread, no TMA copy) is racecheck's UNINIT.
 """
 import sys
 from itertools import compress, repeat
@@ -34,12 +37,13 @@ from operator import is_
 
 import numpy as np
 
-from . import racecheck
+from . import racecheck, warp
 from .errors import MisalignedAddressError, SimulatorFault
 from .memory import SharedArray, element
 from .state import describe, running
 
-_block = {"epoch0": 0, "next": 1024, "windows": [], "by_key": {}, "observed": {}, "fenced_mbar": set()}
+_block = {"epoch0": 0, "next": 1024, "windows": [], "by_key": {}, "observed": {}, "fenced_mbar": set(),
+          "fenced_at": {}}
 _reset_hooks = []            # other modules' per-block resets (warpgroup, tma)
 _resolvers = []              # other modules' scheduler resolvers: f(threads, grid_point) -> bool
 
@@ -54,7 +58,8 @@ class AsyncAddressError(SimulatorFault):
 
 def begin_block():
     """A new block: fresh shared windows, shadows and per-thread observations (called by the scheduler)."""
-    _block.update(epoch0=racecheck.epoch(), next=1024, windows=[], by_key={}, observed={}, fenced_mbar=set())
+    _block.update(epoch0=racecheck.epoch(), next=1024, windows=[], by_key={}, observed={}, fenced_mbar=set(),
+                  fenced_at={})
     for f in _reset_hooks:
         f()
 
@@ -90,7 +95,8 @@ def parked(t):
 # ------------------------------------------------------------------------------------------ shared window
 
 def _key(decl):
-    return "dynamic" if decl.dynamic else id(decl)
+    """One window per memory: dynamic shared memory, or a static declaration with its .view(dtype) aliases."""
+    return "dynamic" if decl.dynamic else id(decl.group[0])
 
 
 def _bytes_of(decl):
@@ -180,8 +186,6 @@ class _Shadow:
         self.landed_bar = np.full(n, -1, np.int64)        # mbarrier key of the copy that landed it (-1: none)
         self.landed_phase = np.full(n, -1, np.int64)      # phase that copy completed
         self.landed_ep = np.full(n, -1, np.int64)         # barrier interval it landed in
-        self.fenced_ep = np.full(n, -1, np.int64)         # generic write fenced: its epoch ...
-        self.fenced_thr = [None] * n                      # ... and its thread
         self.token = _Token(decl)
 
 
@@ -194,15 +198,16 @@ def shadow(decl):
 
 
 def _pend(decl, elems, t, site, sh):
+    entry = ((t, site, 0, None), sh.token, racecheck.epoch())     # racecheck's (issue access, token, epoch)
     for e in elems:
-        decl.pend[int(e)] = (t, site, sh.token)
+        decl.pend[int(e)] = entry
 
 
 def _unpend(decl, elems, sh):
     for e in elems:
         e = int(e)
         p = decl.pend.get(e)
-        if p is not None and p[2] is sh.token and not sh.readers[e] and not sh.tma[e] \
+        if p is not None and p[1] is sh.token and not sh.readers[e] and not sh.tma[e] \
                 and not (sh.landed_bar[e] >= 0 and sh.landed_ep[e] == racecheck.epoch()):
             del decl.pend[e]
 
@@ -249,7 +254,7 @@ def tma_land(decl, elems, copy_id, bar_key, phase):
     sh.landed_bar[mine] = bar_key
     sh.landed_phase[mine] = phase
     sh.landed_ep[mine] = racecheck.epoch()
-
+    racecheck.unit_wrote(decl, mine.tolist())
 
 def tma_drop(decl, elems, copy_id):
     """A copy that never landed (block ended)."""
@@ -268,33 +273,47 @@ def observed(t, bar_key):
     return _block["observed"].get(t, {}).get(bar_key, -1)
 
 
+def _share_observed(members):
+    """Lanes that passed a syncwarp together: what one of them observed before it (an mbarrier phase it waited for)
+    is ordered before the others' accesses after it, as the syncwarp's memory ordering makes it on the GPU."""
+    obs = _block["observed"]
+    seen = {}
+    for t in members:
+        for k, p in obs.get(t, {}).items():
+            if seen.get(k, -1) < p:
+                seen[k] = p
+    if seen:
+        for t in members:
+            mine = obs.setdefault(t, {})
+            for k, p in seen.items():
+                if mine.get(k, -1) < p:
+                    mine[k] = p
+
+
+warp.SYNCWARP_HOOKS.append(_share_observed)
+
+
 # ---- generic-proxy fence
 
 def fence_proxy_async():
     """Stand-in of fence.proxy.async.shared::cta: this thread's generic writes so far become visible to the async
-    proxy (wgmma, TMA), and so does its mbarrier.init (for TMA complete_tx)."""
+    proxy (wgmma, TMA), and so does its mbarrier.init (for TMA complete_tx). Kept as the thread's place in program
+    order (barrier interval, position in it: racecheck's access records), so a write is fenced when its writer's
+    last fence comes after it."""
     t = running()
     if t is None:
         return
     _block["fenced_mbar"].add(t)
     if not racecheck.ON:
         return
-    ep0 = _block["epoch0"]
-    for decl in _block_decls():
-        if True:
-            sh = shadow(decl)
-            w_ep, fthr = decl.w_ep, sh.fenced_thr
-            for i in compress(range(len(w_ep)), map(is_, decl.w_thr, repeat(t))):    # t's writes (C-speed scan)
-                if w_ep[i] >= ep0:
-                    sh.fenced_ep[i] = w_ep[i]
-                    fthr[i] = t
+    acc = racecheck.here(t)
+    _block["fenced_at"][t] = (racecheck.epoch(), acc[2])
 
 
-def _block_decls():
-    """Every shared declaration of the running launch (memory.alloc keeps them on the simulator's shared object)."""
-    from numba.cuda.simulator import kernel as _kernel
-    ctx = _kernel._get_kernel_context()
-    return list(ctx._shared.__dict__.get("_sgemm_decls", {}).values()) if ctx is not None else []
+def _fenced_after(w, w_ep):
+    """True when the writer of access record w (made in interval w_ep) executed fence.proxy.async after it."""
+    f = _block["fenced_at"].get(w[0])
+    return f is not None and f > (w_ep, w[2])
 
 
 def init_fenced(t):
@@ -327,18 +346,22 @@ def check_async_read(decl, elems, threads, site, what="wgmma"):
                 e = int(landed[(sh.landed_bar[landed] == b) & (sh.landed_phase[landed] == p)][0])
                 _report("TMA_UNOBSERVED", decl, e, (t0, site, "tma_land"), (lazy[0], site, what), bar=(b, p))
                 return
-    w_thr, w_ep = decl.w_thr, decl.w_ep
+    w_acc, w_ep = decl.w_acc, decl.w_ep
     ep0 = _block["epoch0"]
-    for e in elems:
-        e = int(e)
-        wt = w_thr[e]
-        if wt is None or w_ep[e] < ep0 or sh.landed_ep[e] >= w_ep[e]:
+    landed_ep = sh.landed_ep
+    for e in elems.tolist():
+        we = w_ep[e]
+        if we < ep0 or landed_ep[e] >= we:
+            if landed_ep[e] < ep0 and not racecheck._written_in_block(decl, e):
+                racecheck._hazard("UNINIT", decl, e, None, ((t0, site, 0, None), "read"))   # no thread, no TMA
+                return
             continue                       # never written by a thread in this block, or TMA wrote it since
-        if w_ep[e] == ep:                  # no barrier between the write and the warpgroup's wgmma
-            _report("RAW", decl, e, (wt, decl.w_site[e], "write"), (t0, site, what))
+        w = w_acc[e]
+        if we == ep:                       # no barrier between the write and the warpgroup's wgmma
+            _report("RAW", decl, e, (w[0], w[1], "write"), (t0, site, what))
             return
-        if not (sh.fenced_ep[e] == w_ep[e] and sh.fenced_thr[e] is wt):
-            _report("PROXY_FENCE", decl, e, (wt, decl.w_site[e], "write"), (t0, site, what))
+        if not _fenced_after(w, we):
+            _report("PROXY_FENCE", decl, e, (w[0], w[1], "write"), (t0, site, what))
             return
 
 
@@ -348,18 +371,22 @@ class _Token:
     def __init__(self, decl):
         self.decl = decl
 
-    def on_access(self, d, i, t, site, what):
+    def on_access(self, d, i, acc, what):
+        """Thread acc[0] accesses element i of d (acc: racecheck's access record; what: read, write, atomic,
+        cp.async) while it is an entry of this unit in d.pend."""
+        t, site = acc[0], acc[1]
+        what = "read" if what == "read" else ("write" if what == "write" else what)
         sh = shadow(d)
-        owner, isite, _ = d.pend[i]
+        owner, isite = d.pend[i][0][:2]
         if sh.tma[i]:
             owner, isite = sh.tma_origin[int(sh.tma[i])]
             _report("TMA_IN_FLIGHT", d, i, (owner, isite, "tma"), (t, site, what))
             return
-        if what == "write" and sh.readers[i]:
+        if what != "read" and sh.readers[i]:
             rt, rsite = sh.reader_site.get(i, (owner, isite))
             _report("ASYNC_WAR", d, i, (rt, rsite, "wgmma"), (t, site, what))
             return
-        if what == "write":
+        if what != "read":
             sh.landed_bar[i] = -1          # the thread's own value replaces the landed one
             _unpend(d, [i], sh)
             return
@@ -373,10 +400,12 @@ class _Token:
 
 # ------------------------------------------------------------------------------------------ reports
 
-_WHAT_KO = {"read": "읽음", "write": "씀", "wgmma": "wgmma 가 피연산자로 읽음", "tma": "TMA 복사 시작(issue)",
+_WHAT_KO = {"read": "읽음", "write": "씀", "atomic": "원자 연산(atomic)", "cp.async": "cp.async 로 복사 시작(issue)",
+            "wgmma": "wgmma 가 피연산자로 읽음", "tma": "TMA 복사 시작(issue)",
             "tma_land": "TMA 복사가 도착", "acc_read": "누산기 레지스터를 읽음", "acc_write": "누산기 레지스터에 씀",
             "mma_async": "wgmma.mma_async 발행", "init": "mbarrier.init"}
-_WHAT_EN = {"read": "read", "write": "write", "wgmma": "wgmma operand read", "tma": "TMA copy issue",
+_WHAT_EN = {"read": "read", "write": "write", "atomic": "atomic", "cp.async": "cp.async issue",
+            "wgmma": "wgmma operand read", "tma": "TMA copy issue",
             "tma_land": "TMA data landing", "acc_read": "accumulator read", "acc_write": "accumulator write",
             "mma_async": "wgmma.mma_async issue", "init": "mbarrier.init"}
 _KIND_KO = {"TMA_IN_FLIGHT": "아직 도착하지 않은 TMA 타일", "TMA_UNOBSERVED": "mbarrier 를 기다리지 않고 읽은 TMA 타일",
@@ -387,34 +416,51 @@ _KIND_KO = {"TMA_IN_FLIGHT": "아직 도착하지 않은 TMA 타일", "TMA_UNOBS
 
 
 class AsyncHazard:
-    """One hazard of the async proxy, with the fields of racecheck.Hazard (reports, collect mode, subsim)."""
+    """One hazard of the async proxy, with the fields of racecheck.Hazard (Report, messages, collect mode, subsim):
+    interval numbers per block (#1 before the block's first barrier), lines as the student finds them (a notebook
+    cell as In [n], a course helper's line with the kernel line that called it)."""
 
-    def __init__(self, kind, array, index, first, second, fix_ko, fix_en, detail_ko="", detail_en=""):
-        self.kind, self.array, self.index = kind, array, index
+    def __init__(self, kind, array, index, first, second, fix_ko, fix_en, detail_ko="", detail_en="", space="shared"):
+        self.kind, self.space, self.array, self.index = kind, space, array, index
         self.first_thread, self.first_site, self.first_what = first
         self.second_thread, self.second_site, self.second_what = second
         self.first_via = self.second_via = None
-        self.epoch, self.count, self.k_tile, self.call_site = racecheck.epoch(), 1, racecheck._k_tile(
-            self.second_thread) if self.second_thread is not None else "", None
+        self.first_line = racecheck.kernel_line(self.first_site) if self.first_site else None
+        self.second_line = racecheck.kernel_line(self.second_site) if self.second_site else None
+        self.blocks = False
+        self.interval, self.count = racecheck.interval(), 1
+        self.epoch = self.interval + 1                   # the number the report shows
+        self.k_tile = racecheck._k_tile(self.second_thread) if self.second_thread is not None else ""
+        self.call_site = self.second_line if self.second_site and len(self.second_site) > 2 else None
+        shorts = [racecheck._short(x) for x in (self.first_site, self.second_site) if x]
+        self.lines_text = " ↔ ".join(dict.fromkeys(shorts)) or "?"
         self.fix_ko, self.fix_en = fix_ko, fix_en
         el = f"{array}{list(index)}" if index is not None else array
         kt = f", {self.k_tile}" if self.k_tile else ""
-        self.ko = (f"비동기 프록시 위험(hazard) {kind} — {_KIND_KO.get(kind, kind)}: {el}, 배리어 구간 #{self.epoch}{kt}"
+        n = self.interval
+        where_ko = (f"배리어 구간 #{n + 1} (이 블록이 syncthreads 를 {n}번 지난 뒤)" if n else
+                    "배리어 구간 #1 (이 블록의 첫 syncthreads 전)")
+        self.ko = (f"비동기 프록시 위험(hazard) {kind} — {_KIND_KO.get(kind, kind)}: {el}, {where_ko}{kt}"
                    f"{detail_ko}\n"
                    f"    먼저 / first : {_who(self.first_thread)} — {_WHAT_KO.get(self.first_what, self.first_what)}\n"
                    f"                   {racecheck._line(self.first_site)}\n"
                    f"    나중 / second: {_who(self.second_thread)} — {_WHAT_KO.get(self.second_what, self.second_what)}\n"
                    f"                   {racecheck._line(self.second_site)}")
-        self.en = (f"async-proxy hazard {kind} on {el}: {_WHAT_EN.get(self.first_what, self.first_what)} at line "
-                   f"{_ln(self.first_site)}, then {_WHAT_EN.get(self.second_what, self.second_what)} at line "
-                   f"{_ln(self.second_site)}{detail_en}")
+        self.en = (f"async-proxy hazard {kind} on {el} (barrier interval #{n + 1} of this block): "
+                   f"{_WHAT_EN.get(self.first_what, self.first_what)} at {_at(self.first_site)}, then "
+                   f"{_WHAT_EN.get(self.second_what, self.second_what)} at {_at(self.second_site)}{detail_en}")
 
     @property
     def key(self):
-        return (self.kind, self.array, self.first_site, self.second_site, self.first_what, self.second_what)
+        return (self.kind, self.space, self.array, self.first_site, self.second_site, self.first_what,
+                self.second_what)
 
     def __str__(self):
         return f"{self.ko}\n  → 해결: {self.fix_ko}\n{self.en}\n  → Fix: {self.fix_en}"
+
+
+def _at(site):
+    return racecheck._short(site) if site else "?"
 
 
 def _who(t):
@@ -422,7 +468,8 @@ def _who(t):
 
 
 def _ln(site):
-    return site[1] if site else "?"
+    """The kernel's own line number of a site (for a course helper's access: the line that called the helper)."""
+    return racecheck.kernel_line(site)[1] if site else "?"
 
 
 def _fix(kind, first_site, second_site, bar=None):
@@ -462,12 +509,14 @@ def _report(kind, decl, e, first, second, bar=None):
     racecheck.report(AsyncHazard(kind, decl.name, decl.index_of(e), first, second, fix_ko, fix_en))
 
 
-def report(kind, array, first, second, fix_ko, fix_en, detail_ko="", detail_en=""):
+def report(kind, array, first, second, fix_ko, fix_en, detail_ko="", detail_en="", space="shared"):
     """A hazard that is not about one element (warpgroup.py, tma.py)."""
     if racecheck.ON:
-        racecheck.report(AsyncHazard(kind, array, None, first, second, fix_ko, fix_en, detail_ko, detail_en))
+        racecheck.report(AsyncHazard(kind, array, None, first, second, fix_ko, fix_en, detail_ko, detail_en, space))
 
 
 def site_of_caller(depth=2):
+    """The site of the kernel line `depth` frames up, as racecheck names sites (a helper's line with its caller's)."""
     f = sys._getframe(depth)
-    return (f.f_code.co_filename, f.f_lineno)
+    t = running()
+    return racecheck.site_of(t, f) if t is not None else (f.f_code.co_filename, f.f_lineno)

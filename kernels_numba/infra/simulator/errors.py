@@ -28,4 +28,11 @@ class AsyncCopyAlignmentError(MisalignedAddressError):
 class StateSpaceError(SimulatorFault):
     """An instruction got memory of the wrong state space (e.g. cp.async into global memory, ldmatrix from global)."""
 
-    names_thread = False
+    names_thread = True          # the message names the thread and the line
+
+
+class ModuleArrayWriteError(SimulatorFault, TypeError):
+    """A kernel writes a module-level numpy array: the GPU's Numba freezes those as read-only constants and refuses to
+    compile the write ("Cannot modify readonly array")."""
+
+    names_thread = True

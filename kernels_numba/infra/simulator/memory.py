@@ -1,20 +1,36 @@
-"""Shared memory of a simulated block: one array per declaration, NaN-filled, with its declared alignment.
+"""Memory of a simulated kernel as the race detector sees it: shared arrays, the kernel's global arrays, bytes.
 
-Kernel code gets a ``SharedArray`` view: indexing it reads and writes the numpy buffer and tells the race detector
-(racecheck) which thread touched which element at which line. PTX stand-ins take the buffer with ``host_array`` and
-report their own accesses (cp.async writes, ldmatrix reads), so nothing is counted twice.
+Shared memory: one NaN-filled array per declaration, with its declared alignment. Kernel code gets a ``SharedArray``
+view: indexing it reads and writes the numpy buffer and tells the race detector (racecheck) which thread touched which
+element at which line. Every view of it (slices, ``.T``, ``transpose``, ``reshape``, ``ravel``, ``swapaxes``,
+``squeeze``) is a ``SharedArray`` of the same declaration, so the detector follows the elements wherever they are
+reached from; ``.view(dtype)`` and dynamic shared memory declared with two dtypes are views of the same bytes, which
+the detector checks against each other.
+
+Global memory: the kernel's array arguments become ``GlobalArray`` (numba's in-kernel array wrapper plus the detector);
+an element is known by its byte address, so views and aliases of one buffer meet.
+
+PTX stand-ins take the buffers with ``host_array`` and report their own accesses (cp.async writes, ldmatrix reads),
+so nothing is counted twice; the hardware moves bytes, so they use ``bytes_at``.
 """
 import ast
+import ctypes
 import linecache
 import re
 import sys
 
 import numpy as np
+from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
 
-from . import racecheck
+from . import limits, racecheck
 from .errors import MisalignedAddressError, SimulatorFault, StateSpaceError
-from .racecheck import _epoch
-from .state import _state, describe, running
+from .racecheck import _blk0, _epoch, _global
+from sim.korean import josa
+
+from .state import _state, describe, running, where
+
+
+_getframe = sys._getframe
 
 
 def _thread():
@@ -33,12 +49,16 @@ def poison(arr):
 
 
 class SharedDecl:
-    """One shared-memory declaration of a block: its buffer, name, declared alignment and race-detector shadow."""
+    """One shared-memory declaration of a block: its buffer, name, declared alignment and race-detector shadow.
+    `offset`: where its bytes start in the block's buffer they share with other declarations (views of one memory)."""
 
-    def __init__(self, raw, name, align, site, dynamic=False):
+    def __init__(self, raw, name, align, site, dynamic=False, offset=0):
         self.raw, self.name, self.align, self.site, self.dynamic = raw, name, align, site, dynamic
+        self.offset = offset
         self.shape = raw.shape
         self.ix = np.arange(raw.size, dtype=np.intp).reshape(raw.shape)   # flat element number of each element
+        self.group = [self]                              # declarations over the same bytes
+        self.views = {}                                  # dtype -> declaration of .view(dtype)
         racecheck.attach(self)
         self.view = SharedArray(raw, self.ix, self)      # what every thread's cuda.shared.array returns
 
@@ -46,12 +66,41 @@ class SharedDecl:
         """The multi-index of flat element `flat`, as the kernel writes it."""
         return tuple(int(i) for i in np.unravel_index(flat, self.shape)) if self.shape else ()
 
+    def link(self, other):
+        """`other` covers the same bytes (another dtype): each is checked against the other's accesses."""
+        if other in self.group:
+            return
+        self.group.append(other)
+        other.group = self.group
+        for d in self.group:
+            d.alias = tuple(x for x in self.group if x is not d)
+
+    def base_address(self):
+        return self.raw.__array_interface__["data"][0]
+
 
 def _is_basic(key):
     """True for keys numpy answers with a view (ints, slices, Ellipsis, None)."""
     if type(key) is not tuple:
         key = (key,)
     return all(k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)) for k in key)
+
+
+class SharedViewError(SimulatorFault, TypeError):
+    """A view of a shared array that the GPU's Numba cannot make either (e.g. reshape of a non-contiguous view)."""
+
+
+def negative_index_message(name, parts, shape):
+    """What a negative index does on the GPU (Numba wraps it, as Python does), and why the simulator stops there."""
+    wrapped = tuple(int(k) + n if int(k) < 0 else int(k) for k, n in zip(parts, shape))
+    return (f"공유 배열 {name}: 음수 인덱스 {tuple(int(k) for k in parts)} (모양 {tuple(shape)}). GPU 의 Numba 는 음수 "
+            f"인덱스를 파이썬처럼 감아서(wrap-around) {josa(f'{name}{list(wrapped)}', '을/를')} 읽고 씁니다 — 배열 밖이 아니라 "
+            "같은 축의 끝쪽 원소입니다. 대개 `k - 1` 같은 인덱스 계산의 실수이므로 시뮬레이터는 여기서 멈춥니다. 정말 "
+            f"끝 원소를 뜻했다면 {name}{list(wrapped)} 처럼 양수 인덱스로 쓰세요.\n"
+            f"shared array {name}: negative index {tuple(int(k) for k in parts)} (shape {tuple(shape)}). On the GPU "
+            f"Numba wraps negative indexes as Python does, so this reads/writes {name}{list(wrapped)} (the far end of "
+            f"that axis, not memory outside the array). The simulator stops because it is usually an index bug; if "
+            f"you meant that element, write {name}{list(wrapped)}.")
 
 
 class SharedArray:
@@ -69,10 +118,9 @@ class SharedArray:
         if type(ix) is np.ndarray:
             return None
         parts = key if type(key) is tuple else (key,)
-        for k, n in zip(parts, self._raw.shape):
-            if k < 0:                  # numpy would wrap around; the GPU would address memory before the array
-                raise IndexError(f"shared array {self._decl.name}: negative index {tuple(parts)} (shape "
-                                 f"{self._raw.shape}): on the GPU this addresses memory outside the array")
+        for k in parts:
+            if k < 0:                  # Numba on the GPU wraps it (as numpy would): almost always an index bug
+                raise IndexError(negative_index_message(self._decl.name, parts, self._raw.shape))
         self._flat[key] = i = int(ix)
         return i
 
@@ -88,24 +136,30 @@ class SharedArray:
             if type(v) is np.ndarray and _is_basic(key):     # a view: no element is read yet
                 return SharedArray(v, self._ix[key], self._decl)
             if racecheck.ON:
-                f = sys._getframe(1)
-                racecheck.read_many(self._decl, self._ix[key].reshape(-1), (f.f_code.co_filename, f.f_lineno))
+                t = _state["thread"]
+                if t is not None:
+                    acc = racecheck.at(t, sys._getframe(1))
+                    racecheck.read_many(self._decl, np.asarray(self._ix[key]).reshape(-1), t, acc)
             return v
         if not racecheck.ON:
             return v
-        # racecheck.read, inlined: this runs for every shared-memory load of every simulated thread
-        d, t, ep = self._decl, _state["thread"], _epoch[0]
+        t = _state["thread"]
         if t is None:
             return v
-        if d.pend and i in d.pend or d.w_ep[i] == ep and d.w_thr[i] is not t:
-            f = sys._getframe(1)
-            racecheck.read(d, i, (f.f_code.co_filename, f.f_lineno), t)
-        elif d.r_ep[i] != ep:
-            f = sys._getframe(1)
-            d.r_ep[i], d.r_thr[i], d.r_site[i], d.r2_thr[i] = ep, t, (f.f_code.co_filename, f.f_lineno), None
-        elif d.r2_thr[i] is None and d.r_thr[i] is not t:
-            f = sys._getframe(1)
-            d.r2_thr[i], d.r2_site[i] = t, (f.f_code.co_filename, f.f_lineno)
+        f = _getframe(1)
+        if f is not t.lf or f.f_lasti not in t.lset:    # a new line of this thread? (program order: racecheck.step)
+            racecheck.step(t, f)
+        # racecheck.read, inlined for the common case: this runs for every shared-memory load of every thread
+        d, ep = self._decl, _epoch[0]
+        if d.w_ep[i] == ep and d.w_acc[i][0] is not t or d.alias or d.atomics or d.pend and i in d.pend:
+            racecheck.read(d, i, t, t.acc)
+        elif d.r_ep[i] != ep:                           # the element's first read in this interval
+            if d.w_ep[i] < _blk0[0]:                    # nobody in the block wrote it yet: judged at the barrier
+                racecheck.read(d, i, t, t.acc)
+            else:
+                d.r_ep[i], d.r_acc[i], d.r2[i] = ep, t.acc, None
+        elif d.r2[i] is None and d.r_acc[i][0] is not t:
+            d.r2[i] = t.acc
         return v
 
     def __setitem__(self, key, value):
@@ -118,21 +172,99 @@ class SharedArray:
         self._raw[key] = value
         if not racecheck.ON:
             return
-        f = sys._getframe(1)
-        site = (f.f_code.co_filename, f.f_lineno)
+        t = _state["thread"]
+        if t is None:
+            return
+        f = _getframe(1)
+        if f is not t.lf or f.f_lasti not in t.lset:
+            racecheck.step(t, f)
         if i is None:
             ix = self._ix[key]
             if type(ix) is np.ndarray:
-                racecheck.write_many(self._decl, ix.reshape(-1), site)
+                racecheck.write_many(self._decl, ix.reshape(-1), t, t.acc)
                 return
             i = int(ix)
-        racecheck.write(self._decl, i, site)
+        racecheck.write(self._decl, i, t, t.acc)
+
+    # ---- views: the same declaration's elements, reached another way (on the GPU: the same addresses)
+    def _derived(self, v, decl=None, what="view"):
+        """A SharedArray for numpy view `v` of this array's memory (decl: of another dtype over the same bytes)."""
+        decl = decl or self._decl
+        base, it = decl.base_address(), decl.raw.itemsize
+        addr = v.__array_interface__["data"][0]
+        end = base + decl.raw.nbytes
+        if v.size and not (base <= addr < end and np.may_share_memory(v, decl.raw)):
+            raise SharedViewError(
+                f"공유 배열 {self._decl.name} 의 {josa(what, '이/가')} 원래 메모리의 뷰(view)가 아니라 복사본입니다 (연속이 아닌 배열의 "
+                "reshape 등). GPU 의 Numba 도 연속이 아닌 배열은 reshape 하지 못하고, 복사본에 쓴 값은 공유 메모리에 "
+                f"남지 않습니다: 인덱스로 직접 접근하세요.\n{what} of shared array {self._decl.name} would be a copy, "
+                "not a view of the same memory (e.g. reshape of a non-contiguous view); Numba on the GPU cannot reshape "
+                "a non-contiguous array either. Index the array directly instead.")
+        off = addr - base
+        if off % it or any(s % it for s in v.strides):
+            raise SharedViewError(f"{what} of shared array {self._decl.name}: strides {v.strides} are not whole "
+                                  f"elements of {decl.raw.dtype}")
+        flat = decl.ix.reshape(-1)
+        ix = np.ndarray(v.shape, np.intp, buffer=flat, offset=off // it * flat.itemsize,
+                        strides=tuple(s // it * flat.itemsize for s in v.strides))
+        return SharedArray(v, ix, decl)
+
+    @property
+    def T(self):
+        return self._derived(self._raw.T, what=".T")
+
+    def transpose(self, *axes):
+        return self._derived(self._raw.transpose(*axes), what="transpose()")
+
+    def reshape(self, *shape, **kw):
+        return self._derived(self._raw.reshape(*shape, **kw), what="reshape()")
+
+    def ravel(self, *a, **kw):
+        return self._derived(self._raw.ravel(*a, **kw), what="ravel()")
+
+    def swapaxes(self, a, b):
+        return self._derived(self._raw.swapaxes(a, b), what="swapaxes()")
+
+    def squeeze(self, *a, **kw):
+        return self._derived(self._raw.squeeze(*a, **kw), what="squeeze()")
+
+    def view(self, dtype=None, *a, **kw):
+        """The same bytes as another dtype (the detector checks accesses through both views against each other)."""
+        if dtype is None:
+            return self
+        dt = _as_dtype(dtype)
+        if dt == self._raw.dtype:
+            return self
+        v = self._raw.view(dt)
+        root = self._decl.group[0] if self._decl.dynamic else self._decl
+        alias = root.views.get(dt.str) or next((d for d in root.group if d.raw.dtype == dt), None)
+        if alias is None:
+            whole = root.raw.reshape(-1).view(np.uint8)[:root.raw.nbytes // dt.itemsize * dt.itemsize].view(dt)
+            alias = SharedDecl(whole, f"{root.name}.view({dt.name})", root.align, root.site, root.dynamic,
+                               root.offset)
+            root.views[dt.str] = alias
+            root.link(alias)
+        return self._derived(v, alias, what=f".view({dt.name})")
 
     def __array__(self, dtype=None, copy=None):
-        if racecheck.ON:
-            f = sys._getframe(1)
-            racecheck.read_many(self._decl, self._ix.reshape(-1), (f.f_code.co_filename, f.f_lineno))
+        self._read_all(2)
         return np.array(self._raw, dtype=dtype)
+
+    def _read_all(self, depth):
+        """Every element of this view is read (a copy of it, np.sum(view), ...)."""
+        if racecheck.ON:
+            t = _state["thread"]
+            if t is not None:
+                acc = racecheck.at(t, sys._getframe(depth))
+                racecheck.read_many(self._decl, self._ix.reshape(-1), t, acc)
+
+    def copy(self, *a, **kw):
+        self._read_all(2)
+        return self._raw.copy(*a, **kw)
+
+    def flatten(self, *a, **kw):
+        self._read_all(2)
+        return self._raw.flatten(*a, **kw)
 
     def __len__(self):
         return len(self._raw)
@@ -146,6 +278,164 @@ class SharedArray:
 
     def __repr__(self):
         return f"SharedArray({self._decl.name}, shape={self._raw.shape}, dtype={self._raw.dtype})"
+
+
+def _as_dtype(dtype):
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        from numba.np import numpy_support
+        return numpy_support.as_dtype(dtype)
+
+
+# ------------------------------------------------------------------------------------ global memory
+
+class GlobalArray(FakeWithinKernelCUDAArray):
+    """A kernel's array argument (global memory) as the kernel sees it: numba's in-kernel array, every element access
+    told to the race detector by byte address (views of the array are GlobalArrays too)."""
+
+    def __init__(self, item, name):
+        d = self.__dict__
+        d["_item"] = item
+        a = item._ary
+        d["_a"], d["_name"], d["_addr"], d["_offs"] = a, name, {}, None
+        d["_base"] = a.__array_interface__["data"][0] if a.ndim else 0
+
+    def _address(self, key):
+        """Byte address of element `key` (None for keys that are not one element)."""
+        a = self._a
+        parts = key if type(key) is tuple else (key,)
+        if len(parts) != a.ndim:
+            return None
+        addr = self._base
+        for k, n, s in zip(parts, a.shape, a.strides):
+            if not isinstance(k, (int, np.integer)):
+                return None
+            k = int(k)
+            addr += (k + n if k < 0 else k) * s
+        try:
+            self._addr[key] = addr
+        except TypeError:
+            pass
+        return addr
+
+    def _offsets(self):
+        o = self._offs
+        if o is None:
+            a = self._a
+            o = np.full(a.shape, self._base, np.int64)
+            for ax, (n, s) in enumerate(zip(a.shape, a.strides)):
+                shape = [1] * a.ndim
+                shape[ax] = n
+                o = o + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+            self.__dict__["_offs"] = o
+        return o
+
+    def __getitem__(self, key):
+        v = self._a[key]
+        tv = type(v)
+        if tv is np.ndarray:
+            if _is_basic(key):                       # a view: its elements are checked when it is indexed
+                return GlobalArray(FakeCUDAArray(v), self._name)
+            self._touch_many(key, False)
+            return FakeWithinKernelCUDAArray(FakeCUDAArray(v))
+        if tv is np.void:
+            return FakeWithinKernelCUDAArray(FakeCUDAArray(v))
+        if not racecheck.ON:
+            return v
+        t = _state["thread"]
+        if t is None:
+            return v
+        try:
+            addr = self._addr[key]
+        except KeyError:
+            addr = self._address(key)
+            if addr is None:
+                return v
+        f = _getframe(1)
+        if f is not t.lf or f.f_lasti not in t.lset:
+            racecheck.step(t, f)
+        # racecheck.gread, inlined for the common case (an input read by many threads and blocks, never written)
+        acc = t.acc
+        rec = _global.get(addr)
+        if rec is None:
+            _global[addr] = [-1, None, _epoch[0], acc, None, acc, None, None, None]
+            return v
+        w = rec[1]
+        if w is not None and w[0] is not t or rec[7] is not None:
+            racecheck.gread(self._name, addr, key, t, acc)
+            return v
+        ep = _epoch[0]
+        if rec[2] != ep:
+            rec[2], rec[3], rec[4] = ep, acc, None
+        elif rec[4] is None and rec[3][0] is not t:
+            rec[4] = acc
+        r0 = rec[5]
+        if r0 is None:
+            rec[5] = acc
+        elif rec[6] is None and r0[0].block is not t.block:
+            rec[6] = acc
+        return v
+
+    def __setitem__(self, key, val):
+        self._a[key] = val
+        if not racecheck.ON or _state["thread"] is None:
+            return
+        try:
+            addr = self._addr.get(key)
+        except TypeError:
+            addr = None
+        if addr is None:
+            addr = self._address(key)
+            if addr is None:
+                self._touch_many(key, True, 2)
+                return
+        t = _state["thread"]
+        f = sys._getframe(1)
+        if f is not t.lf or f.f_lasti not in t.lset:
+            racecheck.step(t, f)
+        racecheck.gwrite(self._name, addr, key, t, t.acc)
+
+    def _touch_many(self, key, is_write, depth=2):
+        """A slice or fancy index: every element it covers is read (or written)."""
+        t = _state["thread"]
+        if not racecheck.ON or t is None:
+            return
+        acc = racecheck.at(t, sys._getframe(depth))
+        offs = np.asarray(self._offsets()[key]).reshape(-1)
+        idx = np.asarray(np.indices(self._a.shape)[(slice(None),) + (key if type(key) is tuple else (key,))])
+        idx = idx.reshape(self._a.ndim, -1).T
+        for addr, ix in zip(offs.tolist(), idx.tolist()):
+            (racecheck.gwrite if is_write else racecheck.gread)(self._name, addr, tuple(ix), t, acc)
+
+    def touch(self, idx, nbytes, is_write, acc, t):
+        """A PTX stand-in reads or writes nbytes from element idx: every element those bytes cover."""
+        a = self._a
+        addr = self._address(tuple(idx))
+        it = a.itemsize
+        for k in range(max(1, -(-nbytes // it))):
+            ix = tuple(idx[:-1]) + (idx[-1] + k,) if a.ndim else ()
+            (racecheck.gwrite if is_write else racecheck.gread)(self._name, addr + k * a.strides[-1], ix, t, acc)
+
+    def __array__(self, dtype=None, copy=None):
+        self._touch_many(Ellipsis, False, 2)
+        return np.array(self._a, dtype=dtype)
+
+    def __repr__(self):
+        return f"GlobalArray({self._name}, shape={self._a.shape}, dtype={self._a.dtype})"
+
+
+def wrap_arguments(f, args):
+    """The kernel's arguments with every array argument as a GlobalArray named as the kernel names it."""
+    code = getattr(f, "__code__", None)
+    names = code.co_varnames[:code.co_argcount] if code is not None else ()
+    out = []
+    for k, a in enumerate(args):
+        if type(a) is FakeWithinKernelCUDAArray and isinstance(getattr(a._item, "_ary", None), np.ndarray) \
+                and type(a._item._ary) is np.ndarray and a._item._ary.dtype.names is None:
+            a = GlobalArray(a._item, names[k] if k < len(names) else f"arg{k}")
+        out.append(a)
+    return tuple(out)
 
 
 def host_array(arr):
@@ -184,14 +474,36 @@ def element(arr, idx, width=1):
     return a, idx, addr
 
 
+def bytes_at(arr, idx, nbytes, name="", role=""):
+    """A writable uint8 view of the nbytes of memory starting at element idx of arr, as the hardware moves bytes,
+    whatever the array's dtype. The bytes must lie in the row of idx (the last axis), else IndexError."""
+    a = host_array(arr)
+    idx = tuple(int(i) for i in idx)
+    if len(idx) != a.ndim:
+        raise IndexError(f"{name}: {role}: {a.ndim}-D array needs {a.ndim} indexes, got {len(idx)}")
+    count = max(1, -(-nbytes // a.itemsize))
+    for axis, (i, n) in enumerate(zip(idx, a.shape)):
+        last = i + (count - 1 if axis == a.ndim - 1 else 0)
+        if i < 0 or last >= n:
+            raise IndexError(f"{name}: {role} 원소 {idx} 부터 {nbytes} 바이트가 배열 밖입니다 / the {nbytes} bytes from "
+                             f"element {idx} run outside an array of shape {a.shape}, dtype {a.dtype}: on the GPU "
+                             "this reads or writes memory that is not the array's")
+    if a.ndim and count > 1 and a.strides[-1] != a.itemsize:
+        raise IndexError(f"{name}: {role}: the array's last axis is not contiguous (strides {a.strides}): the "
+                         f"{nbytes} bytes at element {idx} are not that row's elements")
+    addr = a.__array_interface__["data"][0] + sum(i * s for i, s in zip(idx, a.strides))
+    return np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(addr)), addr
+
+
 def shared_elements(arr, idx, nbytes):
     """(declaration, flat element numbers, byte offset from the declaration's start) of nbytes at arr[idx]."""
     decl = arr._decl
     a, idx, addr = element(arr, idx, width=max(1, nbytes // arr._raw.itemsize))
     base = decl.raw.__array_interface__["data"][0]
     off = addr - base
-    first = off // decl.raw.itemsize
-    return decl, range(first, first + max(1, nbytes // decl.raw.itemsize)), off
+    it = decl.raw.itemsize
+    first = off // it
+    return decl, range(first, (off + max(nbytes, 1) - 1) // it + 1), off
 
 
 def check_shared_alignment(arr, idx, nbytes, name, role="주소 / address", thread=None, site=None,
@@ -202,14 +514,14 @@ def check_shared_alignment(arr, idx, nbytes, name, role="주소 / address", thre
         return
     t = thread or running()
     who = f" — {describe(t)}" if t is not None else ""
-    where = f", {site[0]}:{site[1]}" if site else _kernel_line()
+    where_ = f", {where(site[0], site[1])}" if site else _kernel_line()
     if off % nbytes:
         why_ko = f"배열 시작에서 {off} B 떨어져 있어 {nbytes}의 배수가 아닙니다"
         why_en = f"it lies {off} B from the array's start, not a multiple of {nbytes}"
         fix = "행 간격(stride)이 {0} B 의 배수인 배치를 쓰세요 / use a layout whose row stride is a multiple of {0} B"
     else:
         decl_txt = f"alignment={decl.align}" if decl.align > decl.raw.itemsize else "alignment 없이 / without alignment="
-        why_ko = (f"공유 배열 {decl.name} 가 {decl_txt} 로 선언되어 시작 주소가 {decl.align} B 정렬만 보장됩니다"
+        why_ko = (f"공유 배열 {josa(decl.name, '이/가')} {decl_txt} 로 선언되어 시작 주소가 {decl.align} B 정렬만 보장됩니다"
                   " (numpy 버퍼가 우연히 정렬된 것은 GPU와 상관없음)")
         why_en = (f"shared array {decl.name} is declared with alignment {decl.align}, so its start is only "
                   f"guaranteed {decl.align}-byte aligned on the GPU")
@@ -219,9 +531,9 @@ def check_shared_alignment(arr, idx, nbytes, name, role="주소 / address", thre
     raise error(
         f"{name}: {role} {decl.name}{decl.index_of(off // decl.raw.itemsize)} (공유 메모리 오프셋 0x{off:x}; 배열 "
         f"{layout}) 가 {nbytes}바이트 정렬이 아닐 수 "
-        f"있습니다 — {why_ko}{who}{where}. GPU에서는 'misaligned address' 오류로 커널이 멈춥니다.\n"
+        f"있습니다 — {why_ko}{who}{where_}. GPU에서는 'misaligned address' 오류로 커널이 멈춥니다.\n"
         f"{name}: {decl.name}{decl.index_of(off // decl.raw.itemsize)} may not be {nbytes}-byte aligned: {why_en}"
-        f"{where}; the GPU faults with misaligned address.\n  → " + fix.format(nbytes))
+        f"{where_}; the GPU faults with misaligned address.\n  → " + fix.format(nbytes))
 
 
 def _kernel_line():
@@ -230,7 +542,7 @@ def _kernel_line():
     here = __file__.rsplit("/", 1)[0]
     while f is not None and (f.f_code.co_filename.startswith(here) or "/infra/ptx/" in f.f_code.co_filename):
         f = f.f_back
-    return f", {f.f_code.co_filename}:{f.f_lineno}" if f is not None else ""
+    return f", {where(f.f_code.co_filename, f.f_lineno)}" if f is not None else ""
 
 
 def require_space(arr, want, name, role, thread=None, site=None):
@@ -239,14 +551,19 @@ def require_space(arr, want, name, role, thread=None, site=None):
     if got == want:
         return
     t = thread or running()
-    where = f", {site[0]}:{site[1]}" if site else _kernel_line()
-    who = f" ({describe(t)}{where})" if t is not None else ""
+    where_ = f", {where(site[0], site[1])}" if site else _kernel_line()
+    who = f" ({describe(t)}{where_})" if t is not None else ""
     ko = {"shared": "공유 메모리(cuda.shared.array)", "global": "전역 메모리(커널 인자)",
           "local": "로컬 메모리(cuda.local.array)"}
+    arr_name = getattr(arr, "_name", None) or (arr._decl.name if type(arr) is SharedArray else None)
+    what = f" `{arr_name}`" if arr_name else ""
+    role_ko = role.split(" / ")[0]
     raise StateSpaceError(
-        f"{name}: {role} 는 {ko[want]} 여야 하는데 {ko[got]} 배열이 들어왔습니다{who}. GPU에서는 주소 공간이 달라 "
-        f"엉뚱한 메모리를 읽거나 쓰거나 오류로 멈춥니다.\n{name}: the {role.split('/')[-1].strip()} must be in "
-        f".{want} memory, got a .{got} array{who}; on the GPU the address would point into another state space.")
+        f"{name}: {role_ko} 자리에는 {josa(ko[want], '이/가')} 와야 하는데 {ko[got]} 배열"
+        f"{josa(what, '이/가') if what else '이'} 들어왔습니다{who}. GPU에서는 주소 공간이 달라 "
+        f"엉뚱한 메모리를 읽거나 쓰거나 오류로 멈춥니다 (CUDA_ERROR_INVALID_ADDRESS_SPACE 등).\n{name}: the "
+        f"{role.split('/')[-1].strip()} must be in .{want} memory, got the .{got} array{what}{who}; on the GPU the "
+        "address points into another state space (CUDA_ERROR_INVALID_ADDRESS_SPACE or wrong memory).")
 
 
 # --------------------------------------------------------------------------------- declarations
@@ -284,8 +601,9 @@ def check_literal_shape(frame):
             what = ast.unparse(bad[0])
             raise SharedShapeError(
                 f"{frame.f_code.co_filename}:{frame.f_lineno}: cuda.shared.array 의 모양 `{ast.unparse(shape)}` 에 "
-                f"컴파일 시점 상수가 아닌 `{what}` 가 있습니다. GPU의 Numba 는 이 커널을 컴파일하지 못합니다 (TypingError). "
-                f"모듈 수준 상수를 쓰세요, 예: `X_PAD = {what}` 를 모듈에 두고 그 이름을 쓰기.\n"
+                f"컴파일 시점 상수가 아닌 {josa(f'`{what}`', '이/가')} 있습니다. GPU의 Numba 는 이 커널을 컴파일하지 못합니다 "
+                f"(TypingError). 모듈 수준 상수를 쓰세요, 예: {josa(f'`X_PAD = {what}`', '을/를')} 모듈에 두고 그 이름을 "
+                "쓰기.\n"
                 f"the shape `{ast.unparse(shape)}` of cuda.shared.array uses `{what}`, which is not a compile-time "
                 "constant: Numba on the GPU rejects it (TypingError). Use integer literals or module-level "
                 f"constants, e.g. define `X_PAD = {what}` at module level and use X_PAD.")
@@ -299,8 +617,10 @@ def alloc(shared, shape, dtype, alignment, frame):
     if decl is None:
         check_literal_shape(frame)
         raw = poison(np.empty(shape, dtype))
-        nth = sum(1 for s in decls if s[:3] == site[:3])
+        nth = sum(1 for s in decls if s[:3] == site[:3] and s[0] != "dynamic")
         decl = SharedDecl(raw, _decl_name(site[0], site[2], nth), max(alignment or 1, raw.itemsize), site[::2])
+        limits.check_static_shared([d for k, d in decls.items() if k[0] != "dynamic"] + [decl], frame,
+                                    shared._dynshared_size)
         decls[site] = decl
         shared._allocations[site] = raw        # the stock simulator's list (poisoned per block by the scheduler)
     return decl.view
@@ -318,6 +638,9 @@ def alloc_dynamic(shared, dtype, frame, alignment=None):
         decl = SharedDecl(raw, _decl_name(frame.f_code.co_filename, frame.f_lineno, 0) + "(dynamic)",
                           max(DYNAMIC_ALIGN, dtype.itemsize, alignment or 1), (frame.f_code.co_filename, frame.f_lineno),
                           True)
+        for k, other in decls.items():          # one byte array: every dtype's view is checked against the others
+            if k[0] == "dynamic" and other.raw.size:
+                other.link(decl)
         decls[key] = decl
     return decl.view
 

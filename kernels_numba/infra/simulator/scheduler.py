@@ -17,9 +17,16 @@ each until it reaches a barrier or ends. That is
 
 Barriers reached at different source lines, or while other threads of the block have already exited, are
 undefined behaviour on hardware and raise ``DivergentBarrierError`` here.
+
+A launch is checked before it runs as the GPU checks it: the launch limits of the simulated GPU (limits.py), and a
+kernel that writes a module-level numpy array (the GPU's Numba freezes those as read-only constants and refuses to
+compile the write: ModuleArrayWriteError). During the launch such arrays are read-only copies, as on the GPU.
 """
+import ast
+import inspect
 import random
 import sys
+import textwrap
 
 import greenlet
 import numpy as np
@@ -28,13 +35,14 @@ from numba.cuda.simulator import kernel as _kernel
 from numba.cuda.simulator import kernelapi as _api
 
 from .. import _fp
-from . import async_proxy, memory, racecheck, tma, warp, warpgroup  # noqa: F401 (tma, warpgroup: resolvers)
-from .errors import DivergentBarrierError
-from .state import _state, current
+from . import async_proxy, limits, memory, racecheck, stand_ins, tma, warp, warpgroup  # noqa: F401 (tma)
+from .errors import DivergentBarrierError, ModuleArrayWriteError
+from .state import _state, current, where
 
 
 def set_schedule(order="forward", seed=0):
-    """Choose the order threads of a block run in: 'forward', 'reverse' or 'random' (seeded)."""
+    """Choose the order the blocks of a launch and the threads of a block run in: 'forward', 'reverse' or 'random'
+    (seeded; threads are shuffled again at every barrier)."""
     if order not in ("forward", "reverse", "random"):
         raise ValueError(f"schedule must be 'forward', 'reverse' or 'random', not {order!r}")
     _state["schedule"], _state["seed"] = order, int(seed)
@@ -44,10 +52,16 @@ def get_schedule():
     return _state["schedule"], _state["seed"]
 
 
-class _SimThread:
-    __slots__ = ("blockIdx", "threadIdx", "thread_id", "glet", "site", "done", "async_unit")
+_NO_LASTI = frozenset()
 
-    def __init__(self, block_idx, thread_idx, block_dim):
+
+class _SimThread:
+    __slots__ = ("blockIdx", "threadIdx", "thread_id", "glet", "site", "done", "async_unit",
+                 # race detector: the block, the kernel's code, the lines passed in this barrier interval (program
+                 # order), the last frame and line, the current access record, syncwarps passed (lanes, position)
+                 "block", "kcode", "trace", "tix", "lf", "lln", "lset", "acc", "wev", "__weakref__")
+
+    def __init__(self, block_idx, thread_idx, block_dim, block=None, kcode=None):
         self.blockIdx = _api.Dim3(*block_idx)
         self.threadIdx = _api.Dim3(*thread_idx)
         x, y, z = thread_idx
@@ -55,6 +69,11 @@ class _SimThread:
         self.site = None
         self.done = False
         self.async_unit = None
+        self.block, self.kcode = block, kcode
+        self.new_interval()
+
+    def new_interval(self):
+        self.trace, self.tix, self.lf, self.lln, self.lset, self.acc, self.wev = [], 0, None, 0, _NO_LASTI, None, []
 
 
 class BlockManager:
@@ -71,11 +90,17 @@ class BlockManager:
             for arr in ctx._shared._allocations.values():
                 memory.poison(arr)
             ctx._shared._dynshared[:] = -1
+            cached = ctx.__dict__.get("_sgemm_args")
+            if cached is None or len(cached[0]) != len(args) or any(a is not b for a, b in zip(cached[0], args)):
+                cached = ctx.__dict__["_sgemm_args"] = (args, memory.wrap_arguments(self._f, args))
+            args = cached[1]           # the kernel's arrays as global memory the race detector watches
         racecheck.begin_block()
         async_proxy.begin_block()                          # Hopper: shared window, wgmma units, mbarriers
         bx, by, bz = self._block_dim
-        threads = [_SimThread(grid_point, (x, y, z), self._block_dim)
+        block, kcode = object(), getattr(self._f, "__code__", None)
+        threads = [_SimThread(grid_point, (x, y, z), self._block_dim, block, kcode)
                    for z in range(bz) for y in range(by) for x in range(bx)]
+        warp.BLOCK["threads"] = threads
         f = self._f
         main = greenlet.getcurrent()
         for t in threads:
@@ -100,12 +125,14 @@ class BlockManager:
                     continue
                 waiting = [t for t in threads if not t.done]
                 if not waiting:
+                    racecheck.end_interval()               # the block's last interval: its unwritten reads
                     return
                 sites = {t.site for t in waiting}
                 if len(sites) > 1 or len(waiting) != len(threads):
                     raise DivergentBarrierError(self._divergence_message(grid_point, threads, waiting))
                 for t in waiting:                          # every thread is at the same barrier: release it
                     t.site = None
+                    t.new_interval()
                 racecheck.barrier()                        # a new barrier interval begins
         finally:
             # A launch that stops early (an error in one thread) leaves the other threads suspended, some inside a
@@ -121,6 +148,7 @@ class BlockManager:
             _state["thread"] = None
             warp.reset()
             warpgroup.reset()
+            warp.BLOCK["threads"] = ()
 
     @staticmethod
     def _body(f, t, args, debug=False):
@@ -138,6 +166,8 @@ class BlockManager:
             except Exception as e:
                 if getattr(e, "names_thread", False):      # the report already names the threads and lines
                     raise
+                if isinstance(e, ValueError) and "read-only" in str(e) and _FROZEN:
+                    raise ModuleArrayWriteError(_frozen_message(t, e)).with_traceback(e.__traceback__) from None
                 tid, ctaid = list(t.threadIdx), list(t.blockIdx)
                 msg = f"tid={tid} ctaid={ctaid}: {e}" if str(e) else f"tid={tid} ctaid={ctaid}"
                 try:
@@ -155,8 +185,8 @@ class BlockManager:
         by_site = {}
         for t in waiting:
             by_site.setdefault(t.site, []).append(tuple(t.threadIdx))
-        lines = [f"  {fn}:{ln} 에서 대기 / waiting at: 스레드 {len(ts)}개, 예: {ts[0]}"
-                 for (fn, ln, *_), ts in ((s[-2:] if s[0] == "warp" else s, ts) for s, ts in by_site.items())]
+        lines = [f"  {where(fn, ln)} 에서 대기 / waiting at: 스레드 {len(ts)}개, 예: {ts[0]}"
+                 for (fn, ln, *_), ts in ((s[2:4] if s[0] == "warp" else s, ts) for s, ts in by_site.items())]
         if done:
             lines.append(f"  이미 끝난 스레드 / already exited: {len(done)}개, 예: {tuple(done[0].threadIdx)}")
         return ("블록 {} 의 스레드들이 서로 다른 syncthreads 에 도착했습니다 (하드웨어에서는 정의되지 않은 동작: "
@@ -232,12 +262,231 @@ def _fma(self, a, b, c):
     return a * b + c
 
 
-def _unwrapping(method):
-    """An atomic that works on the numpy buffer of a shared view (atomics are not race-checked)."""
+def _atomic(method):
+    """An atomic on the numpy buffer of a shared or global array, told to the race detector as an atomic access
+    (atomic against atomic is fine, atomic against a plain access is a hazard)."""
+    name = method.__name__
+
     def f(self, array, *args):
-        return method(self, memory.host_array(array) if type(array) is memory.SharedArray else array, *args)
-    f.__name__ = method.__name__
+        key = (0,) * memory.host_array(array).ndim if name == "compare_and_swap" else args[0]
+        t = _state["thread"]
+        if type(array) is memory.SharedArray:
+            if racecheck.ON and t is not None:
+                i = array._element_number(key)
+                acc = racecheck.here(t)
+                if i is not None:
+                    racecheck.atomic(array._decl, i, t, acc)
+            return method(self, array._raw, *args)
+        if isinstance(array, memory.GlobalArray):
+            if racecheck.ON and t is not None:
+                addr = array._address(key)
+                if addr is not None:
+                    racecheck.gatomic(array._name, addr, key if type(key) is tuple else (key,), t,
+                                      racecheck.here(t))
+            return method(self, array._a, *args)
+        return method(self, array, *args)
+    f.__name__ = name
     return f
+
+
+# ------------------------------------------------------------------------- launches: limits, module-level arrays
+
+_FROZEN = {}                     # name -> module-level array frozen for the running launch
+
+
+def _functions(fn, seen=None):
+    """fn and the device functions it calls (found in its globals), each once."""
+    seen = {} if seen is None else seen
+    code = getattr(fn, "__code__", None)
+    if code is None or id(code) in seen:
+        return seen
+    seen[id(code)] = fn
+    g = getattr(fn, "__globals__", {})
+    for name in _names(code):
+        v = g.get(name)
+        inner = getattr(v, "fn", None) if type(v) is _kernel.FakeCUDAKernel else None
+        if inner is not None:
+            _functions(inner, seen)
+    return seen
+
+
+def _names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if inspect.iscode(c):
+            names |= _names(c)
+    return names
+
+
+def _module_arrays(fn):
+    """{name: array} of the module-level numpy arrays fn's code uses (fn's own globals)."""
+    g = fn.__globals__
+    return {n: g[n] for n in _names(fn.__code__) if type(g.get(n)) is np.ndarray}
+
+
+_checked_writes = {}
+
+
+def _static_writes(fn, arrays):
+    """(name, line) of a store into one of `arrays` in fn's source (a subscript assignment or an atomic), or None:
+    the GPU's compiler refuses those whether or not the line runs."""
+    key = (id(fn.__code__), tuple(sorted(arrays)))
+    if key in _checked_writes:
+        return _checked_writes[key]
+    found = None
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        tree = None
+    if tree is not None:
+        local = {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs}
+        local |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for n in ast.walk(tree):
+            target = None
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
+                target = n.value
+            elif isinstance(n, ast.Call) and ast.unparse(n.func).startswith("cuda.atomic.") and n.args:
+                target = n.args[0]
+            if isinstance(target, ast.Name) and target.id in arrays and target.id not in local:
+                found = (target.id, start + n.lineno - 1)
+                break
+    _checked_writes[key] = found
+    return found
+
+
+def _refuse_module_array_writes(fn):
+    """ModuleArrayWriteError if the kernel (or a device function it calls) writes a module-level numpy array."""
+    for f in _functions(fn).values():
+        arrays = _module_arrays(f)
+        hit = _static_writes(f, arrays) if arrays else None
+        if hit:
+            name, line = hit
+            a = arrays[name]
+            raise ModuleArrayWriteError(
+                f"{where(f.__code__.co_filename, line)}: 커널이 모듈 수준 numpy 배열 `{name}` (모양 {a.shape}, dtype "
+                f"{a.dtype})에 씁니다. GPU 의 Numba 는 커널이 쓰는 전역 numpy 배열을 읽기 전용 상수로 굳혀 넣으므로 이 "
+                "커널을 컴파일하지 못합니다 (TypingError: Cannot modify readonly array). 결과는 커널 인자로 넘긴 배열에 "
+                f"쓰세요 (예: 커널에 `{name}` 를 인자로 추가).\n"
+                f"{where(f.__code__.co_filename, line)}: the kernel writes the module-level numpy array `{name}` "
+                f"(shape {a.shape}, dtype {a.dtype}); Numba on the GPU freezes global arrays into the kernel as "
+                "read-only constants and refuses to compile this (TypingError: Cannot modify readonly array). Pass "
+                "the array as a kernel argument and write that instead.")
+
+
+class _frozen_globals:
+    """During a launch, the module-level numpy arrays the kernel's code uses are read-only copies (the GPU's Numba
+    copies them into the kernel as constants): a write raises, and nothing leaks into the next launch."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.swapped = []
+
+    def __enter__(self):
+        for f in _functions(self.fn).values():
+            g = f.__globals__
+            for name, a in _module_arrays(f).items():
+                frozen = a.copy()
+                frozen.flags.writeable = False
+                self.swapped.append((g, name, a))
+                g[name] = frozen
+                _FROZEN[name] = a
+        return self
+
+    def __exit__(self, *exc):
+        for g, name, a in reversed(self.swapped):
+            g[name] = a
+            _FROZEN.pop(name, None)
+        return False
+
+
+def _frozen_message(t, e):
+    names = ", ".join(f"`{n}`" for n in _FROZEN)
+    return (f"tid={list(t.threadIdx)} ctaid={list(t.blockIdx)}: 커널이 모듈 수준 numpy 배열({names})에 쓰려 했습니다. "
+            "GPU 의 Numba 는 전역 numpy 배열을 읽기 전용 상수로 굳히므로 이 커널을 컴파일하지 못합니다 (Cannot modify "
+            "readonly array): 결과는 커널 인자로 넘긴 배열에 쓰세요.\nthe kernel tried to write a module-level numpy "
+            f"array ({names}); Numba on the GPU freezes those as read-only constants and refuses to compile the write. "
+            f"Write to an array passed as an argument. ({e})")
+
+
+_stock_call = _kernel.FakeCUDAKernel.__call__
+
+
+def _launch(self, *args):
+    """FakeCUDAKernel.__call__: a launch is checked as the GPU checks it, then runs with module arrays frozen."""
+    if self._device or _kernel._get_kernel_context() is not None or self.grid_dim is None:
+        return _stock_call(self, *args)
+    from numba.cuda.errors import normalize_kernel_dimensions
+    grid, block = normalize_kernel_dimensions(self.grid_dim, self.block_dim)
+    limits.check_launch(self.fn, grid, block, self.dynshared_size)
+    _refuse_module_array_writes(self.fn)
+    racecheck.begin_launch()
+    try:
+        with _frozen_globals(self.fn):
+            return _run_grid(self, grid, block, args)
+    finally:
+        racecheck.begin_launch()                 # no global history kept after the launch
+
+
+def block_order(grid):
+    """The grid's blocks in the order the schedule runs them: forward (numpy order), reverse, or random (seeded). The
+    GPU runs blocks in any order, even at once: a result that depends on the order is a race between blocks."""
+    points = list(np.ndindex(*grid))
+    schedule, seed = _state["schedule"], _state["seed"]
+    if schedule == "reverse":
+        points.reverse()
+    elif schedule == "random":
+        random.Random(seed * 7919 + len(points)).shuffle(points)
+    return points
+
+
+def _run_grid(kernel, grid, block, args):
+    """numba's FakeCUDAKernel.__call__ with the blocks in the schedule's order."""
+    from numba.cuda.simulator.args import ArgHint, InOut
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
+    import functools
+    fake_cuda_module = _api.FakeCUDAModule(grid, block, kernel.dynshared_size)
+    with _kernel._push_kernel_context(fake_cuda_module):
+        retr = []
+
+        def fake_arg(arg):
+            _, arg = functools.reduce(lambda ty_val, extension: extension.prepare_args(*ty_val, stream=0, retr=retr),
+                                      kernel.extensions, (None, arg))
+            if isinstance(arg, np.ndarray) and arg.ndim > 0:
+                ret = InOut(arg).to_device(retr)
+            elif isinstance(arg, ArgHint):
+                ret = arg.to_device(retr)
+            elif isinstance(arg, np.void):
+                ret = FakeCUDAArray(arg)
+            else:
+                ret = arg
+            if isinstance(ret, FakeCUDAArray):
+                return FakeWithinKernelCUDAArray(ret)
+            return ret
+
+        fake_args = [fake_arg(arg) for arg in args]
+        with _api.swapped_cuda_module(kernel.fn, fake_cuda_module):
+            for grid_point in block_order(grid):
+                _kernel.BlockManager(kernel.fn, grid, block, kernel._debug).run(grid_point, *fake_args)
+        for wb in retr:
+            wb()
+
+
+_stock_jit = None
+
+
+def _jit(func_or_sig=None, device=False, launch_bounds=None, lineinfo=False, **kw):
+    """cuda.jit of the simulator, accepting launch_bounds (enforced at launch) and lineinfo as the GPU's does."""
+    out = _stock_jit(func_or_sig, device=device, **kw)
+
+    def mark(k):
+        if launch_bounds is not None and isinstance(k, _kernel.FakeCUDAKernel):
+            b = launch_bounds if isinstance(launch_bounds, tuple) else (launch_bounds,)
+            k.fn._sgemm_launch_bounds = tuple(int(x) for x in b)
+        return k
+    if isinstance(out, _kernel.FakeCUDAKernel):
+        return mark(out)
+    return lambda fn: mark(out(fn))
 
 
 _stock_shared_array = _api.FakeCUDAShared.array
@@ -279,5 +528,15 @@ def install():
     _api.FakeCUDALocal.array = _local_array
     for name, m in list(vars(_api.FakeCUDAAtomic).items()):
         if callable(m) and not name.startswith("__"):
-            setattr(_api.FakeCUDAAtomic, name, _unwrapping(m))
+            setattr(_api.FakeCUDAAtomic, name, _atomic(m))
+    for name, m in {**warp.stand_ins_warp_sync(), **stand_ins.cache_hints()}.items():
+        setattr(FakeMod, name, m)
+    _kernel.FakeCUDAKernel.__call__ = _launch
+    global _stock_jit
+    from numba.cuda.simulator import api as _sim_api
+    import numba.cuda as _cuda
+    _stock_jit = _sim_api.jit
+    _sim_api.jit = _jit
+    if getattr(_cuda, "jit", None) is _stock_jit:
+        _cuda.jit = _jit
     _kernel._sgemm_course_patched = True

@@ -1,4 +1,9 @@
-"""The simulated thread now running (set by the scheduler); every other part of the simulator reads it here."""
+"""The simulated thread now running (set by the scheduler); every other part of the simulator reads it here.
+
+Also how the simulator names a source line in its messages: a notebook cell by its label (`In [12] 3행`, as
+IPython numbers cells), a file by its name (`lesson10.py:123`)."""
+import os
+import sys
 
 _state = {"thread": None, "schedule": "forward", "seed": 0}
 
@@ -27,3 +32,24 @@ def describe(t):
     tid_s = str(tid[0]) if len(tid) == 1 else str(tid)
     blk_s = str(blk[0]) if len(blk) == 1 else str(blk)
     return f"threadIdx {tid_s} (워프/warp {t.thread_id // 32}, 레인/lane {t.thread_id % 32}), blockIdx {blk_s}"
+
+
+def cell_label(filename):
+    """'In [12]' when `filename` is the code of a notebook cell (IPython's own numbering), else None."""
+    if "IPython" not in sys.modules:
+        return None
+    try:
+        from IPython import get_ipython
+        ip = get_ipython()
+        n = ip.compile._filename_map.get(filename) if ip is not None else None
+    except Exception:          # an IPython without the map: name the file instead
+        return None
+    return None if n is None else f"In [{n}]"
+
+
+def where(filename, line):
+    """A source line as a student finds it: 'In [12] 3행' for a notebook cell, 'file.py:123' for a file."""
+    cell = cell_label(filename)
+    if cell:
+        return f"셀 {cell} {line}행"
+    return f"{os.path.basename(filename)}:{line}"

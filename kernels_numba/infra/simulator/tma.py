@@ -31,7 +31,7 @@ from sim.korean import josa
 
 from . import async_proxy, racecheck
 from .errors import SimulatorFault, StateSpaceError
-from .memory import LocalArray, SharedArray, element, host_array
+from .memory import LocalArray, SharedArray, element, host_array, require_space
 from .state import current, describe, running
 
 MAGIC = 0x31504D5441544D53          # b"SMTATMP1" little-endian: a simulator tensor map
@@ -139,14 +139,17 @@ def _split(args, names):
 
 
 def _site(depth=2):
+    """The site of the kernel line `depth` frames up, as racecheck names sites (a helper's line with its caller's)."""
     f = sys._getframe(depth)
-    return (f.f_code.co_filename, f.f_lineno)
+    t = running()
+    return racecheck.site_of(t, f) if t is not None else (f.f_code.co_filename, f.f_lineno)
+
+
+_BAR, _TMAP, _DST = "mbarrier(bar) / mbarrier", "텐서 맵(tmap) / tensor map", "목적지(dst) / destination"
 
 
 def _bar(arr, idx, what, create=None):
-    if type(arr) is not SharedArray:
-        raise StateSpaceError(f"{what}: mbarrier 는 공유 메모리(cuda.shared.array(..., uint64))에 있어야 합니다 / "
-                              "the mbarrier must be a shared uint64 array element")
+    require_space(arr, "shared", what, _BAR)          # mbarrier.*.shared::cta: a shared uint64 element
     a, i, addr = element(arr, idx)
     decl = arr._decl
     if decl.raw.itemsize != 8:
@@ -162,7 +165,7 @@ def _bar(arr, idx, what, create=None):
     if b is None:
         raise MBarrierError(
             f"{what}: mbarrier {decl.name}{list(decl.index_of(elem))} 가 이 블록에서 mbarrier_init 되지 않았습니다 "
-            f"({_site(3)[0]}:{_site(3)[1]}). GPU에서는 쓰레기 값이라 멈추거나 틀립니다: 한 스레드가 mbarrier_init 하고 "
+            f"({racecheck._short(_site(3))}). GPU에서는 쓰레기 값이라 멈추거나 틀립니다: 한 스레드가 mbarrier_init 하고 "
             "fence_proxy_async 와 cuda.syncthreads() 뒤에 쓰세요.\n"
             f"{what}: mbarrier {decl.name}{list(decl.index_of(elem))} was not initialised in this block "
             "(mbarrier_init, then fence_proxy_async and cuda.syncthreads(), before any use).")
@@ -216,6 +219,7 @@ def mbarrier_try_wait_parity(*args):
 
 def fence_proxy_tensormap_acquire(*args):
     ((arr, idx),) = _split(args, ["*tmap"])
+    require_space(arr, "global", "fence_proxy_tensormap_acquire", _TMAP)   # a tensor map lives in global memory
     t = current()
     _acquired.setdefault(_tmap_address(arr, idx), []).append((t, racecheck.epoch()))
 
@@ -239,6 +243,8 @@ def _tmap_words(arr, idx, what):
 
 def tma_load_2d(*args):
     (dst, didx), (tarr, tidx), c0, c1, (barr, bidx) = _split(args, ["*dst", "*tmap", "c0", "c1", "*bar"])
+    for arr, space, role in ((dst, "shared", _DST), (tarr, "global", _TMAP), (barr, "shared", _BAR)):
+        require_space(arr, space, "tma_load_2d", role)    # every operand first, as the opcode names its spaces
     t, site = current(), _site()
     words, taddr = _tmap_words(tarr, tidx, "tma_load_2d")
     tm, tensor = decode(words)
@@ -247,12 +253,13 @@ def tma_load_2d(*args):
     _check_acquired(t, taddr, site)
     b = _bar(barr, bidx, "tma_load_2d")
     if racecheck.ON and not (async_proxy.init_fenced(b.init_thread) and b.init_epoch < racecheck.epoch()):
+        init_line = racecheck.kernel_line(b.init_site)[1]
         async_proxy.report(
             "MBARRIER_INIT_FENCE", b.name, (b.init_thread, b.init_site, "init"), (t, site, "tma"),
-            f"{b.init_site[1]}행의 mbarrier_init 은 일반 프록시의 쓰기입니다: TMA(비동기 프록시)가 그 mbarrier 에 "
+            f"{init_line}행의 mbarrier_init 은 일반 프록시의 쓰기입니다: TMA(비동기 프록시)가 그 mbarrier 에 "
             "complete_tx 하려면 초기화한 스레드가 ptx.fence_proxy_async() 를 실행하고, 그 뒤 cuda.syncthreads() 를 지나야 "
             "합니다.",
-            f"mbarrier_init (line {b.init_site[1]}) is a generic-proxy write: before a TMA copy completes on it, the "
+            f"mbarrier_init (line {init_line}) is a generic-proxy write: before a TMA copy completes on it, the "
             "initialising thread must execute ptx.fence_proxy_async(), followed by cuda.syncthreads().")
     dsh = int(async_proxy.shared_address(dst, *didx))
     ddecl = dst._decl

@@ -30,7 +30,9 @@ from sim import mma as layout
 from . import racecheck
 from .errors import MisalignedAddressError, WarpCollectiveError
 from .memory import SharedArray, check_shared_alignment, element, require_space, shared_elements
-from .state import current
+from sim.korean import josa
+
+from .state import current, describe, where
 
 _pending = {}          # simulated thread -> operands it brought to the instruction
 _results = {}          # simulated thread -> what the instruction returns to it
@@ -67,7 +69,8 @@ def mma_warp(lane_operands, acc="f32"):
         C[_C_IDX] = np.array([ops[6:10] for ops in lane_operands], np.float32)
     else:
         C[_C_IDX] = np.array([ops[6:8] for ops in lane_operands], np.uint64).astype(np.uint32).view(np.float16)
-    D = (A.reshape(16, 16) @ B.reshape(16, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]   # exact; rounded once below
+    with np.errstate(invalid="ignore", over="ignore"):      # NaN/inf bits (float32 bytes as f16) stay so, as on the GPU
+        D = (A.reshape(16, 16) @ B.reshape(16, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]   # exact; rounded once below
     if acc == "f32":
         return [tuple(row) for row in D.astype(np.float32)]
     with np.errstate(over="ignore"):                         # f16 overflow gives inf, as on the GPU
@@ -88,7 +91,8 @@ def mma_k8_warp(lane_operands):
     A[_A8_IDX] = halves[:, :4]
     B[_B8_IDX] = halves[:, 4:6]
     C[_C_IDX] = np.array([ops[3:7] for ops in lane_operands], np.float32)
-    D = (A.reshape(16, 8) @ B.reshape(8, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]
+    with np.errstate(invalid="ignore", over="ignore"):      # NaN/inf bits stay NaN/inf, as on the GPU
+        D = (A.reshape(16, 8) @ B.reshape(8, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]
     return [tuple(row) for row in D.astype(np.float32)]
 
 
@@ -116,11 +120,18 @@ def _row_at(name, arr, idx, thread=None, site=None):
     if thread is not None or type(arr) is SharedArray:
         require_space(arr, "shared", name, "행 주소(row address) / row address", thread, site)
         check_shared_alignment(arr, idx, 16, name, "행 주소 / row address", thread=thread, site=site)
+    if type(arr) is SharedArray:               # the declaration's bytes, whatever view the lane addressed
+        decl, _, off = shared_elements(arr, idx, 16)
+        flat = decl.raw.reshape(-1).view(np.uint8)
+        if off + 16 > flat.size:
+            raise IndexError(f"{name}: the 16-byte row at element {tuple(idx)} runs past the end of shared array "
+                             f"{decl.name} (shape {decl.raw.shape})")
+        return flat[off:off + 16].view(np.uint16).copy()
     a, i, addr = element(arr, idx)
     base = a.__array_interface__["data"][0]
     flat = a.reshape(-1).view(np.uint8)
     off = addr - base
-    if type(arr) is not SharedArray and addr % 16:
+    if addr % 16:
         raise MisalignedAddressError(
             f"{name}: 행 주소 0x{addr:x} (원소 {i}) 가 16바이트 정렬이 아닙니다. / row address 0x{addr:x} of element "
             f"{i} (array {a.shape} {a.dtype}) is not 16-byte aligned: ldmatrix reads 16-byte rows "
@@ -130,11 +141,14 @@ def _row_at(name, arr, idx, thread=None, site=None):
     return flat[off:off + 16].view(np.uint16).copy()
 
 
-def arrive(name, payload):
-    """Called by a lane's stand-in: park until the whole warp is here, then return this lane's result."""
+def arrive(name, payload, mask=None):
+    """Called by a lane's stand-in: park until the warp (or the lanes `mask` names) is here, then return this lane's
+    result."""
     t = current()
     frame = sys._getframe(2)                         # the kernel line that called the instruction
-    t.site = ("warp", name, frame.f_code.co_filename, frame.f_lineno)
+    if racecheck.ON:
+        racecheck.at(t, frame)                       # the lane's access record at this line (ldmatrix reads)
+    t.site = ("warp", name, frame.f_code.co_filename, frame.f_lineno) + ((mask,) if mask is not None else ())
     _pending[t] = payload
     t.glet.parent.switch()
     return _results.pop(t)
@@ -144,34 +158,85 @@ def _describe(t):
     if t.done:
         return "끝남(returned)"
     if t.site and t.site[0] == "warp":
-        return f"{t.site[1]} @ line {t.site[3]}"
-    return f"syncthreads @ line {t.site[1]}" if t.site else "?"
+        m = f"(mask {t.site[4]:#010x})" if len(t.site) > 4 else ""
+        return f"{t.site[1]}{m} @ {where(t.site[2], t.site[3])}"
+    return f"syncthreads @ {where(t.site[0], t.site[1])}" if t.site else "?"
 
 
 def resolve(threads, grid_point):
-    """Execute every warp-collective instruction whose warp is complete; True if any ran. Raises on a split warp."""
+    """Execute every warp instruction whose lanes are all there; True if any ran. Raises when a warp can go no further
+    (a split warp at mma/ldmatrix, lanes named by a *_sync mask waiting elsewhere or at another mask)."""
     at = [t for t in threads if not t.done and t.site and t.site[0] == "warp"]
     if not at:
         return False
+    ran, stuck = False, []
+    warps = {}
+    for t in threads:
+        warps.setdefault(t.thread_id // 32, []).append(t)
     for w in sorted({t.thread_id // 32 for t in at}):
-        lanes = sorted((t for t in threads if t.thread_id // 32 == w), key=lambda t: t.thread_id)
-        site = next(t.site for t in lanes if t in _pending)
-        strays = [t for t in lanes if t.site != site or t.done]
-        if strays or len(lanes) != 32:
-            name, fn, line = site[1], site[2], site[3]
-            ex = ", ".join(f"lane {t.thread_id % 32}: {_describe(t)}" for t in strays[:4])
-            raise WarpCollectiveError(
-                f"블록 {tuple(grid_point)} 워프 {w}: {name} ({fn}:{line}) 에 32개 레인이 모두 오지 않았습니다 "
-                f"({len(lanes) - len(strays)}/32 도착; {ex or f'블록에 스레드가 {len(lanes)}개뿐'}). "
-                "mma.sync·ldmatrix 는 워프 전체가 같은 명령을 함께 실행해야 합니다 (조건문·early return 밖에 두세요).\n"
-                f"Block {tuple(grid_point)} warp {w}: not all 32 lanes reached {name} at line {line} "
-                f"({len(lanes) - len(strays)}/32 arrived). Warp-collective instructions need every lane of the warp "
-                "(undefined behaviour on hardware: a hang or garbage).")
-        payloads = [_pending.pop(t) for t in lanes]
-        for t, r in zip(lanes, COLLECTIVES[site[1]](payloads, lanes, (site[2], site[3]))):
-            _results[t] = r
-            t.site = None
-    return True
+        lanes = sorted(warps[w], key=lambda t: t.thread_id)
+        waiting = [t for t in lanes if t in _pending]
+        full = [t for t in waiting if len(t.site) == 4]
+        if full:
+            site = full[0].site
+            strays = [t for t in lanes if t.site != site or t.done]
+            if strays or len(lanes) != 32:
+                stuck.append(("full", w, lanes, site, strays))
+            else:
+                payloads = [_pending.pop(t) for t in lanes]
+                for t, r in zip(lanes, COLLECTIVES[site[1]](payloads, lanes, (site[2], site[3]))):
+                    _results[t] = r
+                    t.site = None
+                ran = True
+                continue
+        groups = {}
+        for t in waiting:
+            if len(t.site) == 5:
+                groups.setdefault((t.site[1], t.site[4]), []).append(t)
+        for (op, mask), members in groups.items():
+            need = [l for l in lanes if mask >> (l.thread_id % 32) & 1 and not l.done]
+            missing = [l for l in need if l not in members]
+            if missing:
+                stuck.append(("part", w, lanes, members[0].site, missing))
+                continue
+            payloads = [_pending.pop(t) for t in members]
+            for t, r in zip(members, PARTIAL[op](members, payloads)):
+                _results[t] = r
+                t.site = None
+            ran = True
+    if ran:
+        return True
+    for st in stuck:
+        if not any(t.site and t.site[0] in _OTHER_UNITS for t in st[4]):
+            _stuck_error(grid_point, st)
+    return False                       # lanes it waits for are parked at a Hopper unit: that unit resolves first
+
+
+_OTHER_UNITS = ("wg", "mbar")          # parking sites of warpgroup.py and tma.py (their resolver may release them)
+
+
+def _stuck_error(grid_point, stuck):
+    what, w, lanes, site, strays = stuck
+    name, fn, line = site[1], site[2], site[3]
+    if what == "full":
+        ex = ", ".join(f"lane {t.thread_id % 32}: {_describe(t)}" for t in strays[:4])
+        raise WarpCollectiveError(
+            f"블록 {tuple(grid_point)} 워프 {w}: {name} ({where(fn, line)}) 에 32개 레인이 모두 오지 않았습니다 "
+            f"({len(lanes) - len(strays)}/32 도착; {ex or f'블록에 스레드가 {len(lanes)}개뿐'}). "
+            "mma.sync·ldmatrix 는 워프 전체가 같은 명령을 함께 실행해야 합니다 (조건문·early return 밖에 두세요).\n"
+            f"Block {tuple(grid_point)} warp {w}: not all 32 lanes reached {name} at line {line} "
+            f"({len(lanes) - len(strays)}/32 arrived). Warp-collective instructions need every lane of the warp "
+            "(undefined behaviour on hardware: a hang or garbage).")
+    mask = site[4]
+    ex = ", ".join(f"lane {t.thread_id % 32}: {_describe(t)}" for t in strays[:4])
+    raise WarpCollectiveError(
+        f"블록 {tuple(grid_point)} 워프 {w}: {name}(mask {mask:#010x}) ({where(fn, line)}) 가 마스크에 든 레인을 모두 "
+        f"기다리는데 그중 {len(strays)}개가 오지 않습니다 ({ex}). 마스크에 든 레인은 모두 같은 마스크로 같은 종류의 "
+        "*_sync 명령을 실행해야 합니다 (GPU 에서는 멈추거나 정의되지 않은 값). 마스크가 실제로 그 명령을 실행하는 "
+        "레인만 담는지 확인하세요.\n"
+        f"Block {tuple(grid_point)} warp {w}: {name} with mask {mask:#010x} at line {line} waits for every lane the "
+        f"mask names, but {len(strays)} of them never come ({ex}); every lane in the mask must execute the same "
+        "kind of *_sync instruction with the same mask (a hang or undefined values on the GPU).")
 
 
 def reset():
@@ -191,7 +256,7 @@ def _ldmatrix_collective(name, num, trans):
             if t is not None and racecheck.ON and type(arr) is SharedArray:
                 d, elems, _ = shared_elements(arr, idx, 16)
                 for e in elems:
-                    racecheck.read(d, e, site, t)
+                    racecheck.read(d, e, t, t.acc)
         return ldmatrix_warp(rows, num, trans)
     return run
 
@@ -217,6 +282,155 @@ for _n in (1, 2, 4):
     for _t in (False, True):
         _name = f"ldmatrix_x{_n}" + ("_trans" if _t else "")
         COLLECTIVES[_name] = _ldmatrix_collective(_name, _n, _t)
+
+
+# ------------------------------------------------------------------------- warp-level sync: syncwarp, shfl, vote
+# PTX: the executing lane must be in membermask; it waits until every non-exited lane of membermask executed the
+# same kind of instruction with the same membermask (lanes may be at different lines, sm_70 and later). A shuffle
+# from a lane that is outside the mask, has exited or does not exist gives an undefined value: the simulator gives
+# the poison that unwritten memory has (NaN, or -1 for integers), so a result that depends on it shows.
+
+FULL_MASK = 0xFFFFFFFF
+
+
+def _poison_like(v):
+    if isinstance(v, (float, np.floating)):
+        return type(v)(np.nan)
+    if isinstance(v, (bool, np.bool_)):
+        return v
+    if isinstance(v, np.unsignedinteger):
+        return type(v)(np.iinfo(type(v)).max)
+    if isinstance(v, (int, np.integer)):
+        return type(v)(-1)
+    return v
+
+
+def _shuffle(src_of):
+    def run(members, payloads):
+        by_lane = {t.thread_id % 32: p[1] for t, p in zip(members, payloads)}
+        out = []
+        for t, (mask, value, arg) in zip(members, payloads):
+            lane = t.thread_id % 32
+            j = src_of(lane, int(arg))
+            if j is None:                              # out of range (shfl.up/down): the lane keeps its value
+                out.append(value)
+            elif j in by_lane:
+                out.append(by_lane[j])
+            else:                                      # not in the mask, exited or absent: undefined
+                out.append(_poison_like(value))
+        return out
+    return run
+
+
+def _vote(fn):
+    def run(members, payloads):
+        preds = [p[1] for p in payloads]
+        ballot = 0
+        for t, p in zip(members, payloads):
+            if p[1]:
+                ballot |= 1 << (t.thread_id % 32)
+        r = fn(preds, ballot)
+        return [r] * len(members)
+    return run
+
+
+def _match_any(members, payloads):
+    lanes = [(t.thread_id % 32, p[1]) for t, p in zip(members, payloads)]
+    return [np.uint32(sum(1 << l for l, v2 in lanes if v2 == v)) for _, v in lanes]
+
+
+def _match_all(members, payloads):
+    vals = [p[1] for p in payloads]
+    m = sum(1 << (t.thread_id % 32) for t in members)
+    same = all(v == vals[0] for v in vals)
+    return [(np.uint32(m if same else 0), int(same))] * len(members)
+
+
+SYNCWARP_HOOKS = []              # f(members): later units that order memory through a syncwarp (async_proxy.py)
+
+
+def _syncwarp(members, payloads):
+    """The lanes passed together: the race detector orders their accesses before against their accesses after."""
+    group = frozenset(members)
+    for t in members:
+        t.wev.append((t.tix + 1, group))
+        t.lf = None                                    # the next access starts a new line (program order)
+    for hook in SYNCWARP_HOOKS:
+        hook(members)
+    return [None] * len(members)
+
+
+PARTIAL = {
+    "syncwarp": _syncwarp,
+    "shfl_sync": _shuffle(lambda lane, src: src & 31),
+    "shfl_up_sync": _shuffle(lambda lane, d: lane - d if lane - d >= 0 else None),
+    "shfl_down_sync": _shuffle(lambda lane, d: lane + d if lane + d <= 31 else None),
+    "shfl_xor_sync": _shuffle(lambda lane, m: (lane ^ m) & 31),
+    "all_sync": _vote(lambda preds, ballot: int(all(bool(p) for p in preds))),
+    "any_sync": _vote(lambda preds, ballot: int(any(bool(p) for p in preds))),
+    "eq_sync": _vote(lambda preds, ballot: int(all(bool(p) == bool(preds[0]) for p in preds))),
+    "ballot_sync": _vote(lambda preds, ballot: np.uint32(ballot)),
+    "match_any_sync": _match_any,
+    "match_all_sync": _match_all,
+}
+
+
+def _partial(name, mask, value=None, arg=None):
+    t = current()
+    try:
+        mask = int(mask) & FULL_MASK
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: the mask must be an integer, got {mask!r}") from None
+    lane = t.thread_id % 32
+    if not mask >> lane & 1:
+        f = sys._getframe(2)
+        raise WarpCollectiveError(
+            f"{name}: 레인 {josa(lane, '이/가')} 자기 비트가 없는 마스크 {mask:#010x} 로 실행했습니다 ({describe(t)}, "
+            f"{where(f.f_code.co_filename, f.f_lineno)}). PTX 에서 실행하는 레인이 membermask 에 없으면 동작이 정의되지 "
+            "않습니다: 마스크에 이 레인을 넣으세요 (워프 전체라면 0xFFFFFFFF).\n"
+            f"{name}: lane {lane} executed it with mask {mask:#010x}, which does not contain the lane; PTX leaves that "
+            "undefined. Include the executing lane in the mask (0xFFFFFFFF for the whole warp).")
+    return arrive(name, (mask, value, arg), mask)
+
+
+def stand_ins_warp_sync():
+    """{name: FakeCUDAModule method} for syncwarp, the shuffles and the votes (numba's signatures)."""
+    def syncwarp(self, mask=FULL_MASK):
+        return _partial("syncwarp", mask)
+
+    def shfl(name):
+        def f(self, mask, value, arg):
+            return _partial(name, mask, value, arg)
+        f.__name__ = name
+        return f
+
+    def vote(name):
+        def f(self, mask, pred):
+            return _partial(name, mask, pred)
+        f.__name__ = name
+        return f
+
+    def activemask(self):
+        t = current()
+        w = t.thread_id // 32
+        return np.uint32(sum(1 << (x.thread_id % 32) for x in _block_threads() if x.thread_id // 32 == w and not x.done))
+
+    def lanemask_lt(self):
+        return np.uint32((1 << (current().thread_id % 32)) - 1)
+
+    out = {"syncwarp": syncwarp, "activemask": activemask, "lanemask_lt": lanemask_lt}
+    for n in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
+        out[n] = shfl(n)
+    for n in ("all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync"):
+        out[n] = vote(n)
+    return out
+
+
+BLOCK = {"threads": ()}                # the running block's threads (set by the scheduler; activemask reads it)
+
+
+def _block_threads():
+    return BLOCK["threads"]
 
 
 def _unpack_f16x2(r):

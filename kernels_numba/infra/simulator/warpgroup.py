@@ -31,10 +31,11 @@ from sim import wgmma as model
 from . import async_proxy, racecheck
 from .errors import SimulatorFault, WarpCollectiveError
 from .memory import LocalArray
-from .state import current, describe
+from .state import current, describe, where as where_
 
 _pending = {}            # thread -> payload it brought to the instruction
 _results = {}            # thread -> what the instruction returns to it
+_sites = {}              # thread -> racecheck's site of the instruction it waits at
 _units = {}              # warpgroup index -> _Unit (this block)
 _ROWS_COLS = {}          # n -> (rows, cols) of every thread's accumulators (sim.wgmma.accumulator_index)
 
@@ -72,25 +73,25 @@ class PendingAccumulators(LocalArray):
 
 def _acc_hazard(acc, what):
     op = acc.__dict__.get("_wg_op")
-    f = sys._getframe(2)
-    site = (f.f_code.co_filename, f.f_lineno)
+    site = async_proxy.site_of_caller(3)
     first = (op.threads[0] if op else None, op.site if op else None, "mma_async")
     kt = ""
     async_proxy.report(
         "WGMMA_ACC", "누산기(accumulators)", first, (current(), site, what),
-        f"{_ln(first[1])}행의 wgmma 결과는 그 커밋 그룹을 덮는 wgmma_wait_group 뒤에야 레지스터에 있습니다: {site[1]}행 "
+        f"{_ln(first[1])}행의 wgmma 결과는 그 커밋 그룹을 덮는 wgmma_wait_group 뒤에야 레지스터에 있습니다: {_ln(site)}행 "
         "전에 ptx.wgmma_commit_group() 과 ptx.wgmma_wait_group_0() (또는 이 그룹을 덮는 N) 을 실행하세요." + kt,
         f"the wgmma issued at line {_ln(first[1])} writes the accumulators only when a wgmma_wait_group covers its "
-        f"commit group: commit and wait (wgmma_wait_group_0) before line {site[1]}.")
+        f"commit group: commit and wait (wgmma_wait_group_0) before line {_ln(site)}.", space="register")
 
 
 def _ln(site):
-    return site[1] if site else "?"
+    return racecheck.kernel_line(site)[1] if site else "?"
 
 
 def reset():
     _pending.clear()
     _results.clear()
+    _sites.clear()
     _units.clear()
 
 
@@ -108,6 +109,7 @@ def arrive(name, payload):
     t = current()
     frame = sys._getframe(2)
     t.site = ("wg", name, frame.f_code.co_filename, frame.f_lineno)
+    _sites[t] = racecheck.site_of(t, frame)          # for reports: a helper's line with the kernel line that called it
     _pending[t] = payload
     t.glet.parent.switch()
     return _results.pop(t, None)
@@ -190,7 +192,7 @@ def _issue(op_name, lanes, payloads, site):
     if len(descs) != 1:
         bad = next(i for i, p in enumerate(payloads) if (p[1], p[2]) != (payloads[0][1], payloads[0][2]))
         raise DescriptorMismatchError(
-            f"{op_name} ({site[0]}:{site[1]}): 워프그룹의 스레드들이 서로 다른 행렬 디스크립터를 넘겼습니다 "
+            f"{op_name} ({racecheck._short(site)}): 워프그룹의 스레드들이 서로 다른 행렬 디스크립터를 넘겼습니다 "
             f"(스레드 {lanes[0].thread_id}: 0x{payloads[0][1]:x}/0x{payloads[0][2]:x}, 스레드 {lanes[bad].thread_id}: "
             f"0x{payloads[bad][1]:x}/0x{payloads[bad][2]:x}). PTX 는 128개 스레드 모두 같은 값을 요구합니다 (다르면 "
             "정의되지 않은 동작): 디스크립터를 스레드 번호가 아니라 워프그룹 번호·타일 위치로만 계산하세요.\n"
@@ -202,10 +204,10 @@ def _issue(op_name, lanes, payloads, site):
     if not u.fenced:
         async_proxy.report(
             "WGMMA_FENCE", f"워프그룹/warpgroup {w}", (lanes[0], site, "mma_async"), (lanes[0], site, "mma_async"),
-            f"{site[1]}행의 wgmma.mma_async 전에 (이 워프그룹의 지난 wgmma_wait_group 뒤) ptx.wgmma_fence() 가 "
+            f"{_ln(site)}행의 wgmma.mma_async 전에 (이 워프그룹의 지난 wgmma_wait_group 뒤) ptx.wgmma_fence() 가 "
             "없습니다: 누산기 레지스터와 공유 메모리의 이전 접근이 wgmma 보다 먼저 끝난다는 보장이 없습니다 (정의되지 "
             "않은 동작). 각 mma_async 묶음 앞에 ptx.wgmma_fence() 를 두세요.",
-            f"no wgmma_fence() before the wgmma.mma_async at line {site[1]} (since this warpgroup's last "
+            f"no wgmma_fence() before the wgmma.mma_async at line {_ln(site)} (since this warpgroup's last "
             "wgmma_wait_group): earlier accesses to the accumulators are not ordered before it (undefined). Put "
             "ptx.wgmma_fence() before each batch of mma_async.")
     a = _operand(desc_a, model.M, model.K, "K", f"{op_name} A", dtype)
@@ -300,7 +302,8 @@ def resolve(threads, grid_point):
         if len(lanes) != model.WARPGROUP or any(t.site != site or t.done for t in lanes):
             continue
         payloads = [_pending.pop(t) for t in lanes]
-        _execute(site[1], lanes, payloads, (site[2], site[3]))
+        full = [_sites.pop(t, None) for t in lanes][0] or (site[2], site[3])
+        _execute(site[1], lanes, payloads, full)
         for t in lanes:
             t.site = None
         return True
@@ -325,7 +328,7 @@ def explain(threads, grid_point):
             f"syncthreads @ line {s[1]}" if s else "?")
     ex = ", ".join(f"thread {t.thread_id}: {where(t)}" for t in strays[:4])
     raise WarpCollectiveError(
-        f"블록 {tuple(grid_point)} 워프그룹 {w} (스레드 {128 * w}..{128 * w + 127}): {site[1]} ({site[2]}:{site[3]}) 에 "
+        f"블록 {tuple(grid_point)} 워프그룹 {w} (스레드 {128 * w}..{128 * w + 127}): {site[1]} ({where_(site[2], site[3])}) 에 "
         f"128개 스레드가 모두 오지 않았습니다 ({len(lanes) - len(strays)}/128; {ex or f'블록에 이 워프그룹 스레드가 {len(lanes)}개뿐'})."
         " wgmma·setmaxnreg 는 워프그룹(연속된 워프 4개) 전체가 같은 명령을 함께 실행해야 합니다: 블록 크기를 128의 "
         "배수로 하고, 조건문이 워프그룹 단위로 갈리게 하세요 (예: if warpgroup == 0: ...).\n"
