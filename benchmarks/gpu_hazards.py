@@ -2,7 +2,8 @@
 representative student-style bugs of each class (tests/hazard_cases, the kernels the simulator's tests run) and their
 correct twins, each run --runs times with fresh data (how often the result is wrong, or the error the launch or
 compile raises), then once under `compute-sanitizer --tool racecheck` and once under `--tool memcheck` (when
-compute-sanitizer is on PATH). Writes gpu_hazards_<gpu>.json in the style of course/recorded/racecheck_h100.json.
+compute-sanitizer is on PATH). Writes gpu_hazards_<gpu class>.json (e.g. gpu_hazards_h100.json) in the one
+schema of course/records.py: a run without timing rows, the cases under extra.
 
 Usage on a GPU machine with numba-cuda and numpy<2.5 (a few seconds per process; split by --classes to keep each
 command short: a run of some classes adds its cases to the record an earlier run on the same GPU wrote):
@@ -43,6 +44,13 @@ CASES = [
     "uninit-max_absorbs_nan",                # an unloaded shared element whose garbage max() may keep
     "uninit-module_array_written",           # a kernel writes a module-level numpy array
 ]
+
+
+WHAT = ("benchmarks/gpu_hazards.py: issue 25's classes of student bugs (tests/hazard_cases) on a GPU: how often each "
+        "bug and its correct twin give a wrong result, the error a launch or compile raises, and what "
+        "compute-sanitizer racecheck / memcheck report")
+METHOD = ("each side of each case in its own process: --runs launches with fresh data (stopping at the first error), "
+          "then one run under compute-sanitizer --tool racecheck and one under --tool memcheck (--report-api-errors no)")
 
 
 def _pair(case_id):
@@ -119,7 +127,7 @@ def main():
     classes = set(filter(None, a.classes.split(",")))
     cases = [c for c in CASES if not classes or c.split("-")[0] in classes]
     sanitizer = shutil.which("compute-sanitizer") and not a.no_sanitizer
-    rec = {"gpu": gpu, "cc": list(dev.compute_capability), "date": datetime.date.today().isoformat(),
+    rec = {"what": WHAT, "gpu": gpu, "cc": list(dev.compute_capability), "date": datetime.date.today().isoformat(),
            "runs": a.runs, "tools": (["compute-sanitizer --tool racecheck --report-api-errors no",
                                       "compute-sanitizer --tool memcheck --report-api-errors no"] if sanitizer else []),
            "numba_cuda": _version("numba-cuda"), "numpy": _version("numpy"), "cases": {}}
@@ -139,13 +147,15 @@ def main():
               f" || twin: wrong {t['wrong_runs']}/{t['runs']} {t['error'] or ''}", flush=True)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    name = "gpu_hazards_" + re.sub(r"[^a-z0-9]+", "_", gpu.lower()).strip("_") + ".json"
-    path = out / name
-    if path.exists():                           # a run of other classes on the same GPU: keep its cases
-        old = json.loads(path.read_text(encoding="utf-8"))
-        if old.get("gpu") == gpu and old.get("runs") == a.runs:
-            rec["cases"] = {**old.get("cases", {}), **rec["cases"]}
-    path.write_text(json.dumps(rec, indent=1, ensure_ascii=False))
+    from course import records
+    name = "gpu_hazards_" + records.gpu_class(gpu).lower()
+    if (out / f"{name}.json").exists():           # a run of other classes on the same GPU: keep its cases
+        old = records.load(name, out)
+        if old.run().gpu == gpu and old.get("runs_per_case") == a.runs:
+            rec["cases"] = {**old["cases"], **rec["cases"]}
+    rec["runs_per_case"] = rec.pop("runs")
+    run_id = f"{records.gpu_class(gpu).lower()}_hazards_{rec['date']}"
+    path = records.save(records.from_flat(name, rec, run_id, METHOD), out)
     print(path)
     return 0
 

@@ -128,7 +128,8 @@ def check_launch(fn, grid, block, dynshared):
 
 def check_static_shared(decls, frame, dynshared=0):
     """LaunchLimitError when the kernel's static shared arrays exceed 48 KiB (ptxas refuses the kernel on every
-    target the course has), or static + dynamic shared memory exceed the GPU's per-block maximum."""
+    target the course has, although numba-cuda's linker ran one on the H100: the portable rule wins), or static +
+    dynamic shared memory exceed the GPU's per-block maximum."""
     total = sum(d.raw.nbytes for d in decls)
     s = spec()
     cc, gpu = simulated()
@@ -138,10 +139,14 @@ def check_static_shared(decls, frame, dynshared=0):
         raise LaunchLimitError(
             f"정적 공유 메모리가 {total:,} B 입니다 ({parts}; {where}). 정적 공유 배열(cuda.shared.array 에 모양을 준 "
             f"것)은 블록당 {s.smem_per_block_default // 1024} KiB ({s.smem_per_block_default:,} B)까지이고, 넘으면 "
-            f"ptxas 가 커널을 거절합니다 (sm_75, sm_80, sm_90 모두; {_src(s, 'smem_per_block_default')}).",
+            f"ptxas 가 커널을 거절합니다 (sm_75, sm_80, sm_90 모두; {_src(s, 'smem_per_block_default')}). "
+            "numba-cuda 의 링커가 받아 주는 기계도 있지만 (H100 에서 64 KiB 정적 배열이 실행됨: "
+            "course/recorded/gpu_hazards_h100.json), nvcc·ptxas 로는 컴파일되지 않는 코드입니다.",
             f"static shared memory is {total:,} B ({parts}; {where}); static shared arrays may use "
             f"{s.smem_per_block_default // 1024} KiB ({s.smem_per_block_default:,} B) per block, and ptxas refuses "
-            f"the kernel beyond that (sm_75, sm_80 and sm_90; {_src(s, 'smem_per_block_default')}).",
+            f"the kernel beyond that (sm_75, sm_80 and sm_90; {_src(s, 'smem_per_block_default')}). numba-cuda's "
+            "linker accepts it on some machines (a 64 KiB static array ran on an H100: "
+            "course/recorded/gpu_hazards_h100.json), but nvcc and ptxas do not compile such code.",
             "타일을 줄이거나, 동적 공유 메모리(cuda.shared.array(0, dtype) + 실행 설정의 네 번째 값)로 옮기세요.",
             "use smaller tiles, or move to dynamic shared memory (cuda.shared.array(0, dtype) plus the launch's "
             "fourth configuration value).")
