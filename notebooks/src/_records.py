@@ -31,6 +31,12 @@ def fill(text, figures):
     return FIELD.sub(one, text)
 
 
+def fill_comments(code, figures):
+    """Fill {{name}} fields in the comment lines of a code cell only (`# 예상 출력:` and the like), so an expected
+    output built from a record cannot drift from what the cell prints; code lines (f-strings) are left alone."""
+    return "\n".join(fill(line, figures) if line.lstrip().startswith("#") else line for line in code.split("\n"))
+
+
 def ratios(rec):
     """{(kernel, n): share of cuBLAS in the same run} of a benchmark record."""
     return {(r.kernel, r.n): r.ratio for r in rec.rows}

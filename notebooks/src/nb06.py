@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
-from _records import fill, record  # noqa: E402
+from _records import fill, fill_comments, record  # noqa: E402
 
 
 def _const(module, name):
@@ -17,7 +17,7 @@ def _const(module, name):
 
 OUT = Path(__file__).resolve().parents[1] / "06_shared_memory_tiling.ipynb"
 NB = Notebook("nb06", OUT)
-cells, code = NB.cells, NB.code
+cells = NB.cells
 
 # Every measured figure in the prose comes from the record here (tests/test_recorded_figures.py checks none is typed).
 REC = record("gpu_h200_2026-11-21")
@@ -27,11 +27,16 @@ _R4096 = {r.kernel: r.ratio for r in REC.rows if r.n == 4096}
 _R1024 = {r.kernel: r.ratio for r in REC.rows if r.n == 1024}
 
 
-def _bound(kernel):
-    """Shared-memory ceiling of notebook 06 §4.8 (load + store wavefronts per warp FFMA), as lesson06.shared_bound."""
+def _wf(kernel):
+    """Shared wavefronts (load + store) per warp FFMA of the recorded ncu run, as §4.8's cell computes them."""
     m = _NS["metrics"][kernel]
     wf = (m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] + m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"])
-    return _F["sm_count"] * 64 * _F["max_sm_clock_mhz"] * 1e6 / 1e12 / (wf / (_NS["n"] ** 3 / 32))
+    return wf / (_NS["n"] ** 3 / 32)
+
+
+def _bound(kernel):
+    """Shared-memory ceiling of notebook 06 §4.8 (load + store wavefronts per warp FFMA), as lesson06.shared_bound."""
+    return _F["sm_count"] * 64 * _F["max_sm_clock_mhz"] * 1e6 / 1e12 / _wf(kernel)
 
 
 FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs": REC["races"]["runs"],
@@ -42,6 +47,11 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
        "pct_tiled_1024_1": f"{100 * _R1024['tiled']:.1f}",
        "pct_tiled_2048_1": f"{100 * REC.run().ratio('tiled', 2048):.1f}",
        "bound_pct": f"{100 * _bound('tiled') / _BEST['cuBLAS']:.0f}",
+       # §4.8's expected output, filled like the prose (the cell prints these from the same record)
+       "wf_tiled": f"{_wf('tiled'):.2f}", "wf_pad": f"{_wf('tiled_pad'):.2f}",
+       "best_tiled_2": f"{_BEST['tiled']:.2f}", "best_pad_2": f"{_BEST['tiled_pad']:.2f}",
+       "best_cublas": f"{_BEST['cuBLAS']:.1f}",
+       "peak": f"{_F['sm_count'] * _F['fp32_lanes_per_sm'] * 2 * _F['max_sm_clock_mhz'] * 1e6 / 1e12:.1f}",
        # time budgets of the GPU path, stated in the prose from the constants the code uses
        "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('lesson06', 'RACE_BUDGET_S'):g}"}
 
@@ -49,6 +59,11 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
 def md(s):
     """A markdown cell whose {{name}} fields are recorded figures (FIG)."""
     NB.md(fill(s, FIG))
+
+
+def code(s):
+    """A code cell; {{name}} fields in its comments (`# 예상 출력:`) are recorded figures (FIG), never typed."""
+    NB.code(fill_comments(s, FIG))
 
 
 md(r"""
@@ -587,7 +602,7 @@ for k in ("tiled", "tiled_pad"):
     bound = f["sm_count"] / wf * 64 * f["max_sm_clock_mhz"] * 1e6 / 1e12   # TFLOP/s
     print(f"{k:10s} FFMA당 웨이브프론트 {wf:.2f} → 상한 {bound:5.1f} TFLOP/s, 실측 최고 {lesson06.best(rec.rows, k):.2f}")
 print(f"FP32 이론 최고치 {lesson06.fp32_peak(rec):.1f} TFLOP/s, cuBLAS 최고 실측 {lesson06.best(rec.rows, 'cuBLAS'):.1f} TFLOP/s")
-# 예상 출력: tiled 1.63 → 10.2 TFLOP/s, 실측 최고 7.88 / tiled_pad 2.26 → 7.4, 실측 최고 6.20 / … 66.9 … 51.0
+# 예상 출력: tiled {{wf_tiled}} → {{bound_tiled}} TFLOP/s, 실측 최고 {{best_tiled_2}} / tiled_pad {{wf_pad}} → {{bound_pad}}, 실측 최고 {{best_pad_2}} / … {{peak}} … {{best_cublas}}
 """)
 md(r"""
 두 커널의 상한({{bound_tiled}} : {{bound_pad}} TFLOP/s)과 실측({{best_tiled}} : {{best_pad}})이 같은 방향이고, 패딩 없는 `tiled` 가 빠릅니다: 3.4절의 `LDS.128` 덕분입니다. `tiled_k32`(K 타일 32, 타일당 배리어 수는 같지만 전체 배리어 수는 절반)도 `tiled` 와 거의 같은 속도라, 배리어보다 FMA당 공유 메모리 읽기가 한계라는 해석과 맞습니다.
@@ -604,7 +619,7 @@ for line in lesson06.bound_vs_roof_lines(rec, ai["tiled"]):    # 같은 FFMA당 
     print(line)
 if here := lesson06.bound_here_line(rec):                  # GPU 가 있을 때만: 같은 모델을 지금 이 GPU 에
     print(here)
-# 예상 출력: A100 80GB … 9.6 / 8.2, A100 40GB … 12.5 / 6.2, H100 … 20.0 / 13.4, H200 … 13.9 / 19.2 / tiled 7.9, 10.2 / A100 80GB SXM 모델 … 6.0 / 8.2 … (분명히 낮음) / A100 40GB 모델 … 6.0 / 6.2 … (가릴 수 없음)
+# 예상 출력: A100 80GB … 9.6 / 8.2, A100 40GB … 12.5 / 6.2, H100 … 20.0 / 13.4, H200 … 13.9 / 19.2 / tiled {{best_tiled}}, {{bound_tiled}} / A100 80GB SXM 모델 … 6.0 / 8.2 … (분명히 낮음) / A100 40GB 모델 … 6.0 / 6.2 … (가릴 수 없음)
 """)
 md(r"""
 4.0 은 **SM이 요청한 바이트** 기준이라 DRAM 루프라인에 그대로 넣으면 가장 나쁜 경우가 됩니다: L2 캐시가 블록 사이의 재사용을 잡아 실제 DRAM 바이트는 훨씬 적습니다. H200에서 그렇게 가장 나쁘게 잡은 DRAM 지붕도 `tiled` 의 실측 최고의 2배가 넘고, 공유 메모리 상한이 그보다 낮으며 실측에 더 가깝습니다(위 셀). 그래서 "이 커널에서 글로벌 메모리(DRAM)는 병목이 아니고, 공유 메모리가 한계"라는 것은 **해석**입니다: 이 기록에는 DRAM·L2 처리량 측정이 없으므로, 측정으로 확인한 사실이 아니라 두 상한을 비교한 결론입니다. A100 에서는 제품에 따라 다릅니다 (위 셀의 A100 두 줄: 같은 FFMA당 웨이브프론트를 A100 의 SM 수·클록에 넣은 공유 메모리 상한은 두 제품이 같고, DRAM 대역폭만 다릅니다). 80 GB SXM 제품에서는 공유 메모리 상한이 가장 나쁜 DRAM 지붕보다 분명히 낮아 H200 과 같은 쪽을 가리킵니다. 40 GB 제품에서는 두 상한이 몇 % 차이뿐이라, 어림한 두 상한으로는 어느 쪽이 먼저 한계인지 말할 수 없습니다. (AI 4.0 이 "A100 의 리지 포인트 약 100 FLOP/B 에 못 미쳐 메모리 바운드"라는 설명을 보기도 하는데, 계산한 리지 포인트는 위 표의 값이고, 요청 기준 AI 를 그대로 비교할 수도 없습니다.)

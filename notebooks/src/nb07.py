@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
-from _records import fill, ratios, record, tflops  # noqa: E402
+from _records import fill, fill_comments, ratios, record, tflops  # noqa: E402
 
 
 def _const(module, name):
@@ -17,7 +17,7 @@ def _const(module, name):
 
 OUT = Path(__file__).resolve().parents[1] / "07_register_blocking.ipynb"
 NB = Notebook("nb07", OUT)
-cells, code = NB.cells, NB.code
+cells = NB.cells
 
 # Every measured figure in the prose comes from the records here (tests/test_recorded_figures.py checks none is typed).
 REC34, REC06 = record("gpu_h200_levels34"), record("gpu_h200_2026-11-21")
@@ -46,8 +46,11 @@ from sim import occupancy as _occ  # noqa: E402
 _NS = REC34["ncu_stalls"]["n"]
 _GRID = (_NS // 128) * (_NS // 128)                         # regblock_vec's 128 x 128 block tiles
 _API = REC34["occupancy_api"]["regblock_vec"]
-FIG["vec_warps"] = f"{_occ.mean_warps_per_scheduler(_GRID, _API['blocks_per_sm'], _API['threads'] // 32, REC34['device_facts']['sm_count']):.2f}"
-FIG["vec_issue"] = f"{100 * float(FIG['vec_warps']) / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
+_VEC_WARPS = _occ.mean_warps_per_scheduler(_GRID, _API['blocks_per_sm'], _API['threads'] // 32,
+                                            REC34['device_facts']['sm_count'])
+_VEC_CPI = sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values())
+FIG["vec_warps"], FIG["vec_cpi"] = f"{_VEC_WARPS:.2f}", f"{_VEC_CPI:.2f}"
+FIG["vec_issue"] = f"{100 * min(1, _VEC_WARPS / _VEC_CPI):.0f}"          # as §4.10's cell computes it
 FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
 _LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
 FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
@@ -57,6 +60,11 @@ FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
 def md(s):
     """A markdown cell whose {{name}} fields are recorded figures (FIG)."""
     NB.md(fill(s, FIG))
+
+
+def code(s):
+    """A code cell; {{name}} fields in its comments (`# 예상 출력:`) are recorded figures (FIG), never typed."""
+    NB.code(fill_comments(s, FIG))
 
 
 md(r"""
@@ -176,7 +184,7 @@ print(f"{h} 리지 포인트 = {roofline.peak_tflops(h):.1f} TFLOP/s ÷ {rooflin
 tiled_best = max(r.tflops for r in course.recorded().rows if r.kernel == "tiled")
 print(f"{h}, AI 4 의 DRAM 지붕 (요청한 바이트가 전부 DRAM 에서 온다고 할 때) {roofline.attainable_tflops(4.0, h):.1f} TFLOP/s"
       f" | tiled 실측 최고 {tiled_best:.1f} TFLOP/s (노트북 06 기록)")
-# 예상 출력: 표 (tiled 는 모두 리지 아래, regblock 은 모두 리지 위) / H200 리지 포인트 … 13.9 FLOP/B / … 19.2 … | … 7.9
+# 예상 출력: 표 (tiled 는 모두 리지 아래, regblock 은 모두 리지 위) / H200 리지 포인트 … 13.9 FLOP/B / … 19.2 … | … {{tiled_best}}
 """)
 md(r"""
 * 리지 포인트는 GPU마다 다릅니다(위 표). 피크 ÷ 대역폭이 클수록 연산에 묶이려면 더 큰 산술 강도가 필요합니다.
@@ -671,7 +679,8 @@ print("regblock_vec:", ", ".join(f"{k} {v['percent'][k]:.1f}%" for k in
 total = sum(v["cycles_per_issue"].values())           # 명령 하나당 워프-사이클 = 명령을 낸 사이클마다 있던 워프 수
 per_sched = L7.mean_warps(rec, "regblock_vec")       # 스케줄러당 평균 워프: 그리드가 SM 자리를 다 채우는가
 print(f"스케줄러당 평균 {per_sched:.2f}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
-# 예상 출력: regblock_vec: not_selected 36.1%, long_scoreboard 13.0%, barrier 8.4%, dispatch_stall 8.4% / … 약 74% 에 명령을 냄
+# 예상 출력: regblock_vec: not_selected {{vec_not_selected}}%, long_scoreboard {{vec_long_scoreboard}}%, barrier {{vec_barrier}}%, dispatch_stall {{vec_dispatch_stall}}%
+#            스케줄러당 평균 {{vec_warps}}워프 ÷ {{vec_cpi}} = 사이클의 약 {{vec_issue}}% 에 명령을 냄
 """)
 md(r"""
 * 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다. `dispatch_stall` 은 3.6절 표에 없던 이유로, 스케줄러가 명령을 골랐지만 디스패치(dispatch) 단계가 그 명령을 받아 주지 못해 기다린 사이클입니다.

@@ -5,11 +5,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
-from _records import fill, ratios, record  # noqa: E402
+from _records import fill, fill_comments, ratios, record  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "08_double_buffering.ipynb"
 NB = Notebook("nb08", OUT)
-cells, code = NB.cells, NB.code
+cells = NB.cells
 
 # Every measured figure in the prose comes from the record here (tests/test_recorded_figures.py checks none is typed).
 REC34 = record("gpu_h200_levels34")
@@ -33,10 +33,14 @@ FIG = {"gpu": REC34.gpu, "date": REC34.date, "n_big": _SIZES[-1], "n_mid": _SIZE
 for _s, _d in _PAIRS:
     for _n in _SIZES:
         FIG[f"pair_{_d}_{_n}"] = f"{_R[_d, _n] / _R[_s, _n]:.3f}"
+    FIG[f"pair_lo_{_d}"] = f"{min(_R[_d, _n] / _R[_s, _n] for _n in _SIZES):.2f}"   # §4.8's expected output
+    FIG[f"pair_hi_{_d}"] = f"{max(_R[_d, _n] / _R[_s, _n] for _n in _SIZES):.2f}"
 for _k in ("db", "db_ptx", "db_overlap", "regblock_opt", "regblock_vec"):
     for _n in _SIZES:
         FIG[f"pct_{_k}_{_n}"] = f"{100 * _R[_k, _n]:.1f}"
     FIG[f"use_{_k}"] = f"{100 * _USE[_k]:.0f}"
+    FIG[f"use1_{_k}"] = f"{100 * _USE[_k]:.1f}"                  # as L8.issue_use prints it (§4.9)
+    FIG[f"cpi_{_k}"] = f"{sum(_ST[_k]['cycles_per_issue'].values()):.2f}"
     for _why, _v in _ST[_k]["percent"].items():
         FIG[f"st_{_k}_{_why}"] = f"{_v:.1f}"
 FIG["regs_db"] = REC34["resources"]["db"]["registers"]
@@ -74,6 +78,11 @@ FIG.update(regs_db_sm80=_DBROWS["sm_80"]["registers"], regs_db_sm90=_DBROWS["sm_
 def md(s):
     """A markdown cell whose {{name}} fields are recorded figures (FIG)."""
     NB.md(fill(s, FIG))
+
+
+def code(s):
+    """A code cell; {{name}} fields in its comments (`# 예상 출력:`) are recorded figures (FIG), never typed."""
+    NB.code(fill_comments(s, FIG))
 
 
 md(r"""
@@ -433,7 +442,8 @@ print(pr)
 R = {(r.kernel, r.n): r.ratio for r in rec34.rows}     # cuBLAS 대비 비율 (같은 실행)
 n = max(n for _, n in R)
 print(f"{n}³: db_overlap {R['db_overlap', n]:.3f} ÷ regblock_vec {R['regblock_vec', n]:.3f} = {R['db_overlap', n] / R['regblock_vec', n]:.3f}")
-# 예상 출력: db ÷ regblock_opt 0.93–0.99, db_ptx ÷ regblock_opt 0.99–1.04, db_overlap ÷ regblock_vec 1.01–1.10 …
+# 예상 출력: db ÷ regblock_opt {{pair_lo_db}}–{{pair_hi_db}}, db_ptx ÷ regblock_opt {{pair_lo_db_ptx}}–{{pair_hi_db_ptx}},
+#            db_overlap ÷ regblock_vec {{pair_lo_db_overlap}}–{{pair_hi_db_overlap}} …
 #            마지막 줄: 표의 4096³ db_overlap ÷ regblock_vec 와 같은 값
 """)
 md(r"""
@@ -460,7 +470,8 @@ share = ss["share"]
 cpi = rec34["ncu_stalls"]["metrics"]["db_overlap"]["cycles_per_issue"]     # 이유별: 명령당 워프-사이클
 print(f"db_overlap 의 long_scoreboard: {cpi['long_scoreboard']:.2f} ÷ 합 {sum(cpi.values()):.2f} = "
       f"{100 * cpi['long_scoreboard'] / sum(cpi.values()):.1f}%")
-# 예상 출력: 이유 × 커널 표 (%) — db_overlap 의 long_scoreboard 0.4%, not_selected 43.2% … / 마지막 줄: … = 0.4%
+# 예상 출력: 이유 × 커널 표 (%) — db_overlap 의 long_scoreboard {{st_db_overlap_long_scoreboard}}%, not_selected {{st_db_overlap_not_selected}}% …
+#            마지막 줄: … = {{st_db_overlap_long_scoreboard}}%
 """)
 md(r"""
 * 기본 구조의 `db` 는 싱글 버퍼 `regblock_opt` 보다 `long_scoreboard` 가 오히려 **많고**({{st_db_long_scoreboard}}% 대 {{st_regblock_opt_long_scoreboard}}%), 워프가 STS 에서 자기 로드를 기다리는 자리(4.4절)가 그대로입니다. 한 워프 안에서 겹치는 `db_overlap` 에서는 {{st_db_overlap_long_scoreboard}}% 로 거의 **사라졌습니다**.
@@ -472,7 +483,8 @@ md(r"""
 """)
 code(r"""
 print(L8.issue_use(rec34))      # 커널마다: 스케줄러당 평균 워프 수 ÷ 명령당 워프-사이클의 합
-# 예상 출력: regblock_opt … 3.88 / 6.31 = 61.5%, db … 65%, db_ptx … 63%, regblock_vec … 72%, db_overlap … 3.88 / 4.88 = 79.5%
+# 예상 출력: regblock_opt … {{mean_warps}} / {{cpi_regblock_opt}} = {{use1_regblock_opt}}%, db … {{use_db}}%, db_ptx … {{use_db_ptx}}%,
+#            regblock_vec … {{use_regblock_vec}}%, db_overlap … {{mean_warps}} / {{cpi_db_overlap}} = {{use1_db_overlap}}%
 """)
 md(r"""
 `db_overlap` 의 스케줄러는 사이클의 약 {{use_db_overlap}}% 에 명령을 냈고(`db` {{use_db}}%, `db_ptx` {{use_db_ptx}}%, `regblock_opt` {{use_regblock_opt}}%, `regblock_vec` {{use_regblock_vec}}%), 가장 큰 몫은 "준비됐지만 뽑히지 못함"(`not_selected`)입니다. 사이클당 명령 하나만 낼 수 있는 스케줄러 앞에 준비된 워프가 줄을 서 있다는 뜻이므로, "한계가 메모리 지연시간이 아니라 **명령 발행**에 가깝다" 는 것이 이 기록에서 나오는 **해석**입니다. 명령을 내지 못한 나머지 약 {{idle_db_overlap}}% 의 사이클을 이 기록은 이유별로 나누지 않습니다. 워프의 대기 가운데 큰 몫은 `short_scoreboard` {{st_db_overlap_short_scoreboard}}%, `dispatch_stall` {{st_db_overlap_dispatch_stall}}%, `wait` {{st_db_overlap_wait}}% 이고, `barrier` 는 {{st_db_overlap_barrier}}% 뿐입니다.
