@@ -53,6 +53,10 @@ FIG["vec_warps"], FIG["vec_cpi"] = f"{_VEC_WARPS:.2f}", f"{_VEC_CPI:.2f}"
 FIG["vec_issue"] = f"{100 * min(1, _VEC_WARPS / _VEC_CPI):.0f}"          # as §4.10's cell computes it
 FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
 _LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
+_LMR = [r.extra["launch_minus_raw_us"] for r in _LC.rows]       # course launch - Numba dispatch, median of batches
+FIG.update(lc_check_lo=f"{min(_LMR):.1f}", lc_check_hi=f"{max(_LMR):.1f}",
+           lc_raw_over=f"{max(r['raw_us'] - r['host_us'] for r in _LC['lesson']):.0f}",
+           lc_batches=int(_LC.run().method.split("median of ")[1].split()[0]))
 FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
            lc_targets=", ".join(f"{t:g}" for t in _const("measure", "TARGETS_US")))
 
@@ -172,7 +176,7 @@ for g in L7.GPUS:
 # 예상 출력: A100: 레인 64개 … AI 0.25 이면 피크의 25.0%, AI 2.0 이면 피크의 100.0% / H100, H200: 레인 128개 … 12.5%, 100.0%
 """)
 md(r"""
-AI 0.25 에서 공유 메모리가 허락하는 연산은 A100 에서 피크의 25%, **Hopper(H100/H200)에서는 12.5%** 입니다: SM당 FP32 레인은 두 배(64 → 128)가 됐는데 공유 메모리는 여전히 SM당 사이클당 128 B 이기 때문입니다. 그래서 H200에서 FP32 피크에 닿으려면 이 모델로도 AI ≥ 2.0, 즉 **T = 8 이 최소**입니다. (이 계산을 A100 으로만 보여 주며 "약 24%" 라고 하는 설명도 있는데, 사양으로는 25% 이고 Hopper 에서는 그 절반입니다.)
+AI 0.25 에서 공유 메모리가 허락하는 연산은 A100 에서 피크의 25%, **Hopper(H100/H200)에서는 12.5%** 입니다: SM당 FP32 레인은 두 배(64 → 128)가 됐는데 공유 메모리는 여전히 SM당 사이클당 128 B 이기 때문입니다. 그래서 H200에서 FP32 피크에 닿으려면 **이 모델**(스레드가 요청한 바이트를 세고, 브로드캐스트는 없다고 봄)로는 AI ≥ 2.0, 즉 **T ≥ 8** 이 필요합니다. 이것은 엄밀한 하한이 아닙니다: 워프 안의 브로드캐스트와 128비트 읽기는 실제 웨이브프론트를 줄이고(4.8절), 뱅크 충돌은 반대로 늘립니다(4.7절). (이 계산을 A100 으로만 보여 주며 "약 24%" 라고 하는 설명도 있는데, 사양으로는 25% 이고 Hopper 에서는 그 절반입니다.)
 
 **루프라인(roofline)과 리지 포인트(ridge point).** 같은 생각을 DRAM 수준에서 하면 루프라인 모델입니다: 커널이 낼 수 있는 성능은 `min(FP32 피크, DRAM 대역폭 × AI)` 이고, 두 직선이 만나는 **리지 포인트** = 피크 ÷ 대역폭 (FLOP/B) 보다 AI가 크면 연산이, 작으면 메모리가 한계입니다. `sim/roofline.py` 가 네 GPU(A100 은 80 GB SXM 과 40 GB 두 모델)의 리지 포인트를 계산합니다(FP32 피크는 SM 수 × 레인 × 2 × 클록으로 계산, 대역폭은 데이터시트 값). 우리 커널의 블록 단위 글로벌 → 공유 AI(위 셀: `tiled` 4, `regblock` 32)를 나란히 놓습니다. 이 AI 는 SM 이 **요청한** 바이트로 센 값이라, 리지 아래라는 것은 "요청한 바이트가 전부 DRAM 에서 온다면 메모리에 묶인다"는 뜻일 뿐입니다.
 """)
@@ -702,7 +706,9 @@ md(r"""
 
 호출 한 번의 시간 ≈ max(커널의 GPU 시간, launch 한 번의 호스트 시간)
 
-그래서 작은 행렬은 Python 에서 재면 실제 커널보다 느려 보입니다. 아래 셀은 `regblock_vec` 을 이 GPU 에서 약 {{lc_targets}} µs 가 걸리는 크기로 골라 잽니다 (GPU 가 없으면 {{lc_gpu}} 의 기록, {{lc_date}}). 열은 차례로 커널 자체의 시간(CUDA 그래프로 잰, Python 이 끼지 않는 시간), `launch` 한 번의 호스트 시간, 그 가운데 Numba 디스패치만의 시간, Python 루프에서 한 번에 걸린 시간, GPU 가 쉰 비율, CUDA 그래프를 다시 실행할 때 launch 하나당 호스트 시간입니다.
+그래서 작은 행렬은 Python 에서 재면 실제 커널보다 느려 보입니다. 아래 셀은 `regblock_vec` 을 이 GPU 에서 약 {{lc_targets}} µs 가 걸리는 크기로 골라 잽니다 (GPU 가 없으면 {{lc_gpu}} 의 기록, {{lc_date}}). 열은 차례로 커널 자체의 시간(CUDA 그래프로 잰, Python 이 끼지 않는 시간), `launch` 한 번의 호스트 시간, 커널을 Numba 로 직접 불렀을 때(입력 검사 없이 디스패치만)의 호스트 시간, Python 루프에서 한 번에 걸린 시간, GPU 가 쉰 비율, CUDA 그래프를 다시 실행할 때 launch 하나당 호스트 시간입니다.
+
+둘째와 셋째 열은 **따로 잰 두 측정**입니다(각각 연달아 부른 호출 한 묶음의 평균). 셋째 열은 둘째 열의 일부가 아니고, 한 묶음의 호스트 시간은 그동안 호스트에서 일어난 다른 일(다른 프로세스, Python 의 가비지 컬렉션 등)에 따라 흔들립니다. 그래서 셋째 열이 둘째 열보다 큰 행도 있고(기록에서는 최대 {{lc_raw_over}} µs), 둘의 차이를 입력 검사의 비용으로 읽으면 안 됩니다. 그 비용은 같은 기록의 벤치마크(`benchmarks/launch_cost.py`: 묶음 {{lc_batches}}개의 중앙값)가 따로 재며, 커널에 따라 {{lc_check_lo}}–{{lc_check_hi}} µs 로 그 흔들림보다 작습니다.
 
 줄이는 방법은 두 가지입니다.
 * **CUDA 그래프(CUDA graph)**: launch 여러 개를 한 번 기록(capture)해 두고 통째로 다시 실행합니다. 호스트는 그래프 하나만 맡기므로 launch 하나당 호스트 시간이 마지막 열로 줄어듭니다. 이 과정의 벤치마크(`course.bench`)도 launch 비용이 커널보다 긴 행은 이렇게 잽니다.
