@@ -421,15 +421,15 @@ md(r"""
 
 **4.2 레지스터 배열.** `cuda.local.array((TM, TN), float32)` 는 이름은 "로컬"이지만, 모든 인덱스가 컴파일 시간에 정해지면(루프가 펼쳐져 `m`, `n` 이 상수가 되면) 컴파일러가 레지스터에 둡니다. 3.4절에서 `regblock` 의 로컬 메모리가 0 B 인 것이 그 증거입니다. 인덱스 하나라도 실행 중에 정해지면 배열 전체가 로컬 메모리로 갑니다.
 
-**4.3 스레드 → 출력 매핑.** 스레드 `(tx, ty)` 는 블록 타일 안에서 행 `ty·TM .. ty·TM+7`, 열 `tx·TN .. tx·TN+7` 을 맡습니다. 예로 `(tx=3, ty=5)` 를 계산하고, 256 스레드가 블록 타일을 빈틈없이 한 번씩 덮는지 확인합니다.
+**4.3 스레드 → 출력 매핑.** 스레드 `(tx, ty)` 는 블록 타일 안에서 TM × TN = 8 × 8 부분 타일 하나를 맡습니다. 어느 부분인지는 커널이 하는 일에서 읽을 수 있습니다: 외적의 `rA` 는 그 스레드가 맡은 행들의 `As` 에서, `rB` 는 맡은 열들의 `Bs` 에서 읽으므로, 3.3절의 추적에서 스레드가 읽은 `As` 의 행과 `Bs` 의 열이 곧 그 스레드의 행과 열입니다. 아래 셀은 예로 `(tx=3, ty=5)` 의 것을 꺼내고, 256 스레드의 부분 타일이 블록 타일을 빈틈없이 한 번씩 덮는지 확인합니다. `tx`, `ty` 가 하나씩 늘 때 부분 타일이 어디로 옮겨 가는지는 직접 해보기 07-1 에서 여러분이 규칙으로 씁니다.
 """)
 code(r"""
 from collections import Counter
-tx, ty = 3, 5
-print(f"(tx={tx}, ty={ty}): 블록 타일의 행 {ty * rb.TM}..{ty * rb.TM + rb.TM - 1}, 열 {tx * rb.TN}..{tx * rb.TN + rb.TN - 1}")
-owner = Counter((y * rb.TM + m, x * rb.TN + n) for y in range(rb.BLOCK[1]) for x in range(rb.BLOCK[0])
-                for m in range(rb.TM) for n in range(rb.TN))
-once = set(owner.values()) == {1} and len(owner) == rb.BM * rb.BN
+tiles = L7.thread_tiles(t_rb)                  # (tx, ty) → (읽은 As 의 행, 읽은 Bs 의 열): 3.3절의 추적에서
+rows, cols = tiles[3, 5]
+print(f"(tx=3, ty=5): 블록 타일의 행 {rows[0]}..{rows[-1]}, 열 {cols[0]}..{cols[-1]}")
+owner = Counter((r, c) for rows, cols in tiles.values() for r in rows for c in cols)
+once = len(tiles) == rb.THREADS and set(owner.values()) == {1} and len(owner) == rb.BM * rb.BN
 print("PASS: 블록 타일의", len(owner), "원소를 스레드 256개가 정확히 한 번씩 맡음" if once else "FAIL")
 # 예상 출력: (tx=3, ty=5): 블록 타일의 행 40..47, 열 24..31 / PASS: 블록 타일의 16384 원소를 …
 """)
