@@ -237,9 +237,10 @@ md(r"""
 |---|---|
 | `.ca` | cache at all levels: L1 과 L2 에 캐시. **ld 의 기본값** ("The default load instruction cache operation is ld.ca") |
 | `.cg` | cache global: L2 에만 캐시, L1 을 거치지 않음 |
-| `.nc` (`ld.global.nc`) | 읽기 전용(non-coherent) 경로 |
 
-PTX ISA 는 캐시 연산자를 "성능 힌트"라고 적습니다. `.ca` 는 정의된 연산자이지만 기본값이므로, **캐시 정책으로는** 명시해도 기본 `ld.global` 에 보태는 것이 없습니다 (문서상 둘 다 L1·L2 에 캐시). 그렇다고 같은 명령이 되는 것은 아닙니다: 아래 심화의 탐침에서 명시적 `.ca` 는 기본 로드와 **다른** SASS 명령이 됩니다.
+(캐시 연산자는 이 둘 말고도 `.cs`, `.lu`, `.cv` 가 있습니다. `ld.global.nc` 의 `.nc` 는 캐시 연산자가 아니라, 읽기 전용(non-coherent) 데이터 경로로 읽게 하는 **별개의 한정자(qualifier)** 입니다.)
+
+PTX ISA 는 캐시 연산자를 "성능 힌트"일 뿐이라고 적고, 캐시 연산자를 써도 프로그램의 **메모리 일관성(memory consistency) 동작은 바뀌지 않는다**고 분명히 말합니다. `.ca` 는 정의된 연산자이지만 기본값이므로, **캐시 정책으로는** 명시해도 기본 `ld.global` 에 보태는 것이 없습니다 (문서상 둘 다 L1·L2 에 캐시). 그렇다고 같은 명령이 되는 것은 아닙니다: 아래 심화의 탐침에서 명시적 `.ca` 는 기본 로드와 **다른** SASS 명령이 됩니다.
 
 **이 커널에서 재사용은 어디서 일어나는가?** A, B 의 원소 하나는 블록 안에서 128번 쓰이지만(노트북 07 3.3절: 16 스레드 × 8 FMA), 그 재사용은 전부 **공유 메모리와 레지스터**에서 일어납니다: 스레드는 K 타일마다 자기 몫을 글로벌 메모리에서 **한 번만** 읽어 `As`/`Bs` 에 저장합니다. 같은 원소를 다시 읽는 것은 **다른 블록**이고, 다른 블록은 대개 다른 SM 에 있어 그 SM 의 L1 을 공유하지 않습니다(블록 사이의 재사용은 L2 에서 일어남). 그래서 이 커널에서 L1 에 둘지 말지는 재사용을 좌우하지 않습니다.
 
@@ -274,7 +275,7 @@ print(probe)
 # 예상 출력: ld.global … ['LDG.E'] / ld.global.ca … ['LDG.E.STRONG.SM'] / ld.relaxed.cta.global … ['LDG.E.STRONG.SM'] / …
 """)
 md(r"""
-> 기본 `ld.global` (문서상 `.ca`) 은 `LDG.E` 이고, **명시적 `.ca` 는 메모리 모델의 `ld.relaxed.cta` (블록 범위의 "strong" 로드)와 같은 `LDG.E.STRONG.SM`** 이 됩니다. `.cg` 도 `ld.relaxed.gpu` 와 같은 `LDG.E.STRONG.GPU` 입니다. 이 컴파일러(CUDA 13 의 nvJitLink)는 캐시 연산자를 **메모리 순서의 강도**로 옮기는 셈입니다. SASS 접미사가 하드웨어의 캐시 동작을 어떻게 바꾸는지는 NVIDIA 가 문서화하지 않았으므로 여기서는 주장하지 않습니다. (심화 끝)
+> 기본 `ld.global` (문서상 `.ca`) 은 `LDG.E` 이고, **명시적 `.ca` 는 메모리 모델의 `ld.relaxed.cta` (블록 범위의 "strong" 로드)와 같은 `LDG.E.STRONG.SM`** 이 됩니다. `.cg` 도 `ld.relaxed.gpu` 와 같은 `LDG.E.STRONG.GPU` 입니다. 이 탐침이 보여 주는 것은 **이 컴파일러(CUDA 13 의 nvJitLink)가 명시적 캐시 연산자를 `ld.relaxed` 와 같은 SASS 형태로 옮긴다**는 것까지입니다. PTX 프로그램의 뜻은 그대로입니다: 캐시 연산자는 성능 힌트라 `.ca` 를 적는다고 메모리 순서가 생기지는 않고(PTX ISA, Cache Operators), relaxed 로드도 무엇의 순서를 정해 주지는 않습니다. SASS 접미사가 하드웨어의 캐시 동작을 어떻게 바꾸는지는 NVIDIA 가 문서화하지 않았으므로 여기서는 주장하지 않습니다. (심화 끝)
 
 **PTX 의 순서는 SASS 의 순서가 아닙니다.** PTX 에 로드를 어디에 적든 ptxas 가 명령을 다시 배치합니다. 그래서 로드가 연산과 겹치는지는 **SASS 의 명령 순서**로 판단합니다(4.4절). 4.6절에서는 ptxas 가 로드를 옮겨 겹침을 없애 버리는 경우도 봅니다.
 
@@ -607,7 +608,7 @@ md(r"""
 * **성능({{gpu}} 기록, 4.8절)**: 기본 구조의 `db` 는 같은 배치의 싱글 버퍼보다 빠르지 않습니다. {{n_big}}³ 에서 `db_ptx` 와 `db_overlap` 은 짝보다 몇 % 빠르고(한 번의 실행), `db_overlap` 은 {{n_mid}}³ 이상에서 cuBLAS 의 {{pct_db_overlap_2048}}–{{pct_db_overlap_4096}}%, {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다.
 * **스톨 (WarpStateStats 비율)**: `db_overlap` 에서 Long Scoreboard 는 거의 사라지고({{st_db_overlap_long_scoreboard}}%), Math Pipe Throttle 로 옮겨 가지 않았습니다. 스케줄러는 약 {{use_db_overlap}}% 의 사이클에 명령을 내며 가장 큰 몫은 `not_selected` 입니다(명령 발행이 한계에 가깝다는 해석).
 * **공유 메모리 압박**: 더블 버퍼는 17,472 B(버퍼 하나의 2배)지만 점유율을 정하는 것은 레지스터라 A100·H100·H200 에서 SM당 2블록으로 그대로입니다(H200 에서 모델 = CUDA 점유율 API).
-* **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 캐시 정책으로는 명시해도 기본 로드에 보태는 것이 없습니다. 하지만 SASS 는 다릅니다: 이 컴파일러에서 명시적 `.ca` 는 기본 로드의 `LDG.E` 가 아니라 메모리 순서가 더 강한 `LDG.E.STRONG.SM` 이 됩니다 (3.4절 심화의 탐침). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
+* **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 캐시 정책으로는 명시해도 기본 로드에 보태는 것이 없습니다. 하지만 SASS 는 다릅니다: 이 컴파일러에서 명시적 `.ca` 는 기본 로드의 `LDG.E` 가 아니라 `ld.relaxed.cta` 와 같은 SASS(`LDG.E.STRONG.SM`)가 됩니다 (3.4절 심화의 탐침). PTX 에서 캐시 연산자는 성능 힌트일 뿐 메모리 일관성 동작을 바꾸지 않습니다(PTX ISA, Cache Operators). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
 
 ## 8. 마스터리 체크포인트 퀴즈
 
