@@ -57,7 +57,7 @@ FIG.update({
     "race_flagged": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["race_reports"]),
     "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
     "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
-    "race_seed_wrong": RACE["cases"]["demo_async_seed_tail"]["wrong_runs"],
+    "race_seed_wrong": _records.wrong_clause(RACE["cases"]["demo_async_seed_tail"]["wrong_runs"], RACE["runs"]),
 })
 # 4.2's model figures: computed here with sim/occupancy.py and course/lesson09.py, never typed
 sys.path.insert(0, str(ROOT))
@@ -262,7 +262,7 @@ if SIM:                                 # GPU 에서는 버그가 운 좋게 맞
 md(r"""
 틀린 답은 "무언가 틀렸다"만 알려 줍니다. 시뮬레이터는 **경쟁 검출기**(race detector, GPU의 `compute-sanitizer --tool racecheck` 에 해당)도 함께 돌립니다. 배리어와 배리어 사이의 한 구간에서 서로 다른 두 스레드가 같은 공유 메모리 원소를 건드리고 그중 하나가 쓰기이면 경쟁입니다. cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 "날아가는 중"이라, 그 사이의 접근은 (복사한 스레드 자신의 접근이라도) 경쟁이고, wait 뒤라도 배리어 전의 다른 스레드의 접근은 경쟁입니다. 스레드를 어떤 순서로 돌렸는지와 상관없이 판정하므로, 한 가지 실행 순서로는 틀린 답이 나오지 않는 경쟁도 잡습니다. 보고는 두 스레드, 두 커널 줄, K 타일 `kt`, 고치는 법을 말합니다. 버그 데모는 검출기를 "모으기" 모드로 돌려, 커널이 끝까지 돌아 틀린 답을 내고 보고도 남깁니다 (평소 커널은 첫 경쟁에서 오류로 멈춤).
 
-GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_seed_tail`)도 racecheck 는 경쟁 {{race_seed_reports}}건을 보고했지만 {{race_runs}}번 실행 중 {{race_seed_wrong}}번 틀렸습니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_seed_tail`)도 racecheck 는 경쟁 {{race_seed_reports}}건을 보고했지만, 검사 없이 실행하면 {{race_seed_wrong}}. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
 """)
 code(r"""
 from course import racereport
@@ -532,7 +532,7 @@ print("\n".join(measure.live_lines(live)) if live else "GPU 없음: 위의 기�
 md(r"""
 * 4바이트 복사(`async_copy`)가 가장 느립니다. 이 커널은 여러 가지가 한꺼번에 다릅니다: 펼쳐지지 않은 k 루프(8절: FFMA 64개짜리 안쪽 루프가 타일마다 8번 돌고, 그때마다 분기), 패딩 배치의 스칼라 읽기, 스레드당 복사 명령 8개, 타일당 배리어 2개 (5절 셀의 루프: `LDGSTS` 8, `BAR` 2). 이 측정만으로는 어느 것이 얼마를 차지하는지 가를 수 없습니다.
 * 16바이트 + 정렬 배치 + 배리어 하나(`async_vec`)는 2048³·4096³ 에서 같은 실행의 `db_overlap` 과 {{vec_db_gap_big}}%p 안에서 비슷합니다 (1024³ 에서는 {{vec_db_gap_1024}}%p 느립니다).
-* 2048³·4096³ 에서는 NUM_STAGES 를 2 → 3 → 4 로 바꿔도 한 번 바꿀 때마다 {{stage_step_big}}%p 이내로만 달라집니다 (1024³ 는 블록이 64개뿐이라 값이 크게 흔들립니다). 세 변형 모두 레지스터 128개, SM당 2블록이라(`rec["loaded"]` 에서 확인할 수 있습니다) 점유율은 같습니다. 단을 늘려도 크게 나아지지 않는 이유는 9.3절의 스톨 측정이 보여 줍니다.
+* 2048³·4096³ 에서는 NUM_STAGES 를 2 → 3 → 4 로 바꿔도 한 번 바꿀 때마다 {{stage_step_big}}%p 이내로만 달라집니다 (1024³ 는 블록이 64개뿐이라 값이 크게 흔들립니다). 세 변형 모두 레지스터 128개, SM당 2블록이라(`rec["loaded"]` 에서 확인할 수 있습니다) 점유율은 같습니다. 단을 늘려도 크게 나아지지 않는 이유에 대한 **해석**은 9.3절의 스톨 측정에서 나옵니다 (그 측정은 `async_vec`, `async_bk16`, `async_wide` 를 잰 것이고, `wait_group` 의 대기를 따로 나눠 재지는 않았습니다).
 * 큰 차이는 **K 타일의 깊이**(BK, 9.1절의 `async_bk16`)와 **스레드당 타일의 크기**(9.2절의 `async_wide`)에서 나왔습니다. 다만 BK = 16 에서는 3단이 2단보다 빨랐습니다 (9.1절 표): BK 를 키운 이득은 3단과 함께일 때 나왔습니다.
 
 ### 9.1 BK = 16: `async_bk16`

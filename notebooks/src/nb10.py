@@ -159,12 +159,7 @@ FIG.update({
 })
 
 
-def _wrong(k, runs, last=True):
-    """'한 번도 틀리지 않았습니다' / '20번 모두 틀렸고' / '20번 중 3번 틀렸습니다': k wrong runs of `runs`, as a clause."""
-    end = "습니다" if last else "고"
-    if k == 0:
-        return f"한 번도 틀리지 않았{end}" + (f" ({runs}번 모두 **맞는 답**)" if last else "")
-    return f"{runs}번 {'모두' if k == runs else f'중 {k}번'} 틀렸{end}"
+_wrong = _records.wrong_clause            # '한 번도 틀리지 않았습니다' / '20번 중 3번 틀렸습니다' (shared with nb09)
 
 
 _W1 = (RACE["cases"]["mma_w1_no_barrier_after_wait"]["wrong_runs"], RACE["cases"]["mma_w1_no_trailing_barrier"]["wrong_runs"])
