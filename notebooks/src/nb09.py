@@ -356,7 +356,7 @@ if here:
     print(here)
 """)
 md(r"""
-{{gpu}} 에서 `db_overlap` 은 레지스터 {{regs_db}}개, `async_vec` 은 {{regs_vec}}개이고 둘 다 SM당 {{blocks_vec}}블록입니다. 노트북 08 의 `db_overlap` 은 다음 타일을 `LDG` 로 레지스터에 읽어 두었다가 계산 뒤에 `STS` 로 공유 메모리에 씁니다. 그 사이 값을 들고 있는 레지스터가 **스테이징 레지스터(staging register)** 이고, 스레드당 8개입니다. cp.async 에서는 이것이 필요 없지만, 그 이득은 누산기 64개와 프래그먼트가 레지스터의 대부분을 차지하는 이 커널에서는 보이지 않습니다. `async_vec` 은 오히려 `launch_bounds=(256, 2)` 를 달아야 했습니다. 이 옵션은 컴파일러에게 "블록당 스레드 256개, SM당 최소 2블록"을 약속하는 것으로, `ptxas` 는 스레드당 레지스터를 65,536 / (256 × 2) = 128개 이하로 맞춥니다. 상한 없이 컴파일하면 몇 개가 되는지 아래 셀이 GPU 없이 컴파일해 세고, 그 레지스터로 SM당 블록 수를 점유율 모델(`sim/occupancy.py`)로 계산합니다.
+{{gpu}} 에서 `db_overlap` 은 레지스터 {{regs_db}}개, `async_vec` 은 {{regs_vec}}개이고 둘 다 SM당 {{blocks_vec}}블록입니다. 노트북 08 의 `db_overlap` 은 다음 타일을 `LDG` 로 레지스터에 읽어 두었다가 계산 뒤에 `STS` 로 공유 메모리에 씁니다. 그 사이 값을 들고 있는 레지스터가 **스테이징 레지스터(staging register)** 이고, 스레드당 8개입니다. cp.async 에서는 이것이 필요 없지만, 그 이득은 누산기(accumulator) 64개와 프래그먼트(fragment)가 레지스터의 대부분을 차지하는 이 커널에서는 보이지 않습니다. `async_vec` 은 오히려 `launch_bounds=(256, 2)` 를 달아야 했습니다. 이 옵션은 컴파일러에게 "블록당 스레드 256개, SM당 최소 2블록"을 약속하는 것으로, `ptxas` 는 스레드당 레지스터를 65,536 / (256 × 2) = 128개 이하로 맞춥니다. 상한 없이 컴파일하면 몇 개가 되는지 아래 셀이 GPU 없이 컴파일해 세고, 그 레지스터로 SM당 블록 수를 점유율 모델(`sim/occupancy.py`)로 계산합니다.
 """)
 code(r"""
 ub = L.unbounded_blocks("async_vec")    # sm_80 → A100, sm_90 → H100·H200 (GPU 가 있으면 지금 이 GPU 도)
@@ -421,7 +421,7 @@ code(r"""
 course.show_source(kn.get("async_vec").module.make_kernel)
 """)
 md(r"""
-커널이 부르는 장치 함수(device function) 세 개입니다: `copy_vec` (경계를 처리하는 16 B 복사), `_outer_products` (k 두 개의 외적 8×8), `store_C` (에필로그).
+커널이 부르는 장치 함수(device function) 세 개입니다: `copy_vec` (경계를 처리하는 16 B 복사), `_outer_products` (k 두 개의 외적 8×8), `store_C` (에필로그, epilogue).
 """)
 code(r"""
 vec = kn.get("async_vec").module
@@ -665,7 +665,7 @@ print("PASS")
 md(r"""
 ### 9.3 왜 100% 가 아닌가 — 스톨 측정
 
-9절의 측정에서 BK = 8 의 세 변형은 2048³·4096³ 에서 단의 수와 관계없이 `db_overlap` 근처였고, 85% 를 넘긴 것은 스레드당 타일과 레지스터 버퍼까지 바꾼 `async_wide` 뿐입니다: "트리플 버퍼링이면 cuBLAS 의 85~95%" 라는 목표는 트리플 버퍼링만으로는 이루어지지 않았습니다. 비교한 cuBLAS 는 TF32 를 끈 SGEMM 이므로, 남은 차이는 텐서 코어 때문이 아닙니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
+9절의 측정에서 BK = 8 의 세 변형은 2048³·4096³ 에서 단의 수와 관계없이 `db_overlap` 근처였고, 85% 를 넘긴 것은 스레드당 타일과 레지스터 버퍼까지 바꾼 `async_wide` 뿐입니다: "트리플 버퍼링이면 cuBLAS 의 85~95%" 라는 목표는 트리플 버퍼링만으로는 이루어지지 않았습니다. 비교한 cuBLAS 는 TF32 를 끈 SGEMM 이므로, 남은 차이는 텐서 코어(Tensor Core) 때문이 아닙니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
 """)
 code(r"""
 for name, top in L.recorded_stalls().items():
