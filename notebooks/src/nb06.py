@@ -56,6 +56,12 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
        "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('lesson06', 'RACE_BUDGET_S'):g}"}
 
 
+# §7's ridge points: computed by sim/roofline.py like 4.8's table, never typed
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from sim import roofline as _roofline  # noqa: E402
+FIG.update({f"ridge_{_g.replace('-', '_')}": f"{_roofline.ridge_point(_g):.1f}" for _g in ("H200", "A100", "A100-40GB")})
+
+
 def md(s):
     """A markdown cell whose {{name}} fields are recorded figures (FIG)."""
     NB.md(fill(s, FIG))
@@ -702,7 +708,7 @@ explorer.widget
 md(r"""
 ## 7. 핵심 정리
 
-* **타일링 = 재사용.** 공유 메모리에 올린 원소 하나를 16 스레드가 읽어(기록으로 확인), 글로벌 로드 요청이 1/16, 요청 기준 산술 강도가 0.25 → 4.0 FLOP/B 가 됩니다. 이 4.0 은 DRAM 바이트 기준이 아니므로 루프라인의 리지 포인트(H200 13.9, A100 80 GB SXM 9.6, A100 40 GB 12.5 FLOP/B; 4.8절 표)와 바로 비교하면 안 됩니다.
+* **타일링 = 재사용.** 공유 메모리에 올린 원소 하나를 16 스레드가 읽어(기록으로 확인), 글로벌 로드 요청이 1/16, 요청 기준 산술 강도가 0.25 → 4.0 FLOP/B 가 됩니다. 이 4.0 은 DRAM 바이트 기준이 아니므로 루프라인의 리지 포인트(H200 {{ridge_H200}}, A100 80 GB SXM {{ridge_A100}}, A100 40 GB {{ridge_A100_40GB}} FLOP/B; 4.8절 표)와 바로 비교하면 안 됩니다.
 * **협력적 로딩**: 타일마다 스레드당 `As`·`Bs` 각 1개, 블록당 512개.
 * **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고, GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` {{race_runs}}회 중 {{wrong1}}회, `no_sync2` {{race_runs}}회 중 {{wrong2}}회).
 * **뱅크 충돌은 워프 단위로.** 우리 커널의 읽기에는 충돌이 없고, +1 패딩은 저장에 2-way 충돌을 만들며(ncu로 약 2.0) 128비트 읽기를 막습니다. 패딩은 워프 단위로 접근을 분석한 뒤에 정합니다.
