@@ -395,6 +395,23 @@ def stored_map(t, arr):
             for a, site, op, inst, tid, addr, width in t["records"] if op == "store" and a == arr}
 
 
+def thread_tiles(t):
+    """(tx, ty) -> (As rows, Bs columns) the thread reads in a trace: the part of the block tile it computes, taken
+    from what the kernel does (rA comes from its rows of As, rB from its columns of Bs), not from a formula."""
+    bx = t["block_dim"][0]
+    rows, cols = {}, {}
+    for arr, site, op, inst, tid, addr, width in t["records"]:
+        if op != "load" or arr not in ("As", "Bs"):
+            continue
+        for a in range(addr, addr + width, 4):
+            r, c = divmod(a // 4, t["shapes"][arr][1])
+            if arr == "As":
+                rows.setdefault(divmod(tid, bx)[::-1], set()).add(r)
+            else:
+                cols.setdefault(divmod(tid, bx)[::-1], set()).add(c)
+    return {k: (sorted(rows.get(k, ())), sorted(cols.get(k, ()))) for k in sorted(set(rows) | set(cols))}
+
+
 def covers_once(mp, rows, cols):
     """True if the map fills every element of a rows x cols tile exactly once."""
     return Counter(mp.values()) == Counter((r, c) for r in range(rows) for c in range(cols))

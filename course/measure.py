@@ -382,10 +382,10 @@ def launch_cost_lines(rows, kernel="regblock_vec", where=None):
     """The launch-cost table: per size, the kernel's own time, Python's host time per launch and what a loop of
     launches gets per call, with the share of the GPU left idle."""
     lines = [f"{where or here_label() or '기록'} — {kernel}, 기다리지 않고 연달아 launch (크기마다 0.15 초 남짓):",
-             "   n³   커널(GPU) µs   launch 1번(호스트) µs   Numba 만 µs   루프의 1회 µs   GPU 가 쉰 비율   그래프 1회 호스트 µs"]
+             "   n³   커널(GPU) µs   launch 1번(호스트) µs   Numba 만(따로 잼) µs   루프의 1회 µs   GPU 가 쉰 비율   그래프 1회 호스트 µs"]
     for r in rows:
         idle = max(0.0, 1 - r["gpu_us"] / r["per_call_us"])
-        lines.append(f"{r['n']:5d}   {r['gpu_us']:12.1f}   {r['host_us']:20.1f}   {r['raw_us']:11.1f}   "
+        lines.append(f"{r['n']:5d}   {r['gpu_us']:12.1f}   {r['host_us']:20.1f}   {r['raw_us']:19.1f}   "
                      f"{r['per_call_us']:13.1f}   {100 * idle:12.0f}%   {r['graph_host_us']:18.1f}")
     return lines
 

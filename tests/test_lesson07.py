@@ -153,6 +153,11 @@ def test_order_compare_reuse_and_readers():
     assert all(set(c) == {RB.BLOCK[0]} for c in L7.readers_per_element(t["records"]).values())
     amap = L7.load_map(RB.THREADS, RB.BM, RB.BK, RB.A_TILE_ROW_STRIDE)
     assert L7.stored_map(t, "As") == amap
+    tiles = L7.thread_tiles(t)                    # 4.3: each thread's part of the block tile, from what it reads
+    assert len(tiles) == RB.THREADS and tiles[3, 5] == (list(range(40, 48)), list(range(24, 32)))
+    owner = Counter((r, c) for rows, cols in tiles.values() for r in rows for c in cols)
+    assert set(owner.values()) == {1} and len(owner) == RB.BM * RB.BN
+    assert all(len(rows) == RB.TM and len(cols) == RB.TN for rows, cols in tiles.values())
 
 
 def test_bank_rows_of_regblock_and_regblock_opt():

@@ -199,7 +199,8 @@ print(f"블록 타일 {BM}×{BN}, BK = {BK}, 스레드 타일 TM×TN = {TM}×{TN
 @cuda.jit(device=True)
 def my_thread_tile(tx, ty):
     """스레드 (tx, ty) 가 맡는 TM×TN 부분 타일의 왼쪽 위 (thread_row, thread_col): 블록 타일 안의 위치."""
-    raise NotImplementedError("행은 ty 로, 열은 tx 로: 이웃 스레드의 부분 타일이 TM 행, TN 열씩 떨어지도록")
+    raise NotImplementedError("스레드 (tx, ty) 의 부분 타일 왼쪽 위는 블록 타일의 몇 행, 몇 열일까요? "
+                              "4.3절의 (tx=3, ty=5) 예가 regblock 에서 어디였는지에서 시작해 보세요.")
 ''')
 def check_thread_tile(student):
     ex = "07-1"

@@ -31,6 +31,21 @@ def fill(text, figures):
     return FIELD.sub(one, text)
 
 
+def fill_comments(code, figures):
+    """Fill {{name}} fields in the comment lines of a code cell only (`# 예상 출력:` and the like), so an expected
+    output built from a record cannot drift from what the cell prints; code lines (f-strings) are left alone."""
+    return "\n".join(fill(line, figures) if line.lstrip().startswith("#") else line for line in code.split("\n"))
+
+
+def wrong_clause(k, runs, last=True):
+    """'한 번도 틀리지 않았습니다 (20번 모두 **맞는 답**)' / '20번 모두 틀렸고' / '20번 중 3번 틀렸습니다': k wrong runs
+    of `runs` as a Korean clause (last=False: the connective form), so a recorded 0 never reads "0번 틀렸습니다"."""
+    end = "습니다" if last else "고"
+    if k == 0:
+        return f"한 번도 틀리지 않았{end}" + (f" ({runs}번 모두 **맞는 답**)" if last else "")
+    return f"{runs}번 {'모두' if k == runs else f'중 {k}번'} 틀렸{end}"
+
+
 def ratios(rec):
     """{(kernel, n): share of cuBLAS in the same run} of a benchmark record."""
     return {(r.kernel, r.n): r.ratio for r in rec.rows}

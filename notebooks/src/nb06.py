@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
-from _records import fill, record  # noqa: E402
+from _records import fill, fill_comments, record  # noqa: E402
 
 
 def _const(module, name):
@@ -17,7 +17,7 @@ def _const(module, name):
 
 OUT = Path(__file__).resolve().parents[1] / "06_shared_memory_tiling.ipynb"
 NB = Notebook("nb06", OUT)
-cells, code = NB.cells, NB.code
+cells = NB.cells
 
 # Every measured figure in the prose comes from the record here (tests/test_recorded_figures.py checks none is typed).
 REC = record("gpu_h200_2026-11-21")
@@ -27,11 +27,16 @@ _R4096 = {r.kernel: r.ratio for r in REC.rows if r.n == 4096}
 _R1024 = {r.kernel: r.ratio for r in REC.rows if r.n == 1024}
 
 
-def _bound(kernel):
-    """Shared-memory ceiling of notebook 06 §4.8 (load + store wavefronts per warp FFMA), as lesson06.shared_bound."""
+def _wf(kernel):
+    """Shared wavefronts (load + store) per warp FFMA of the recorded ncu run, as §4.8's cell computes them."""
     m = _NS["metrics"][kernel]
     wf = (m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] + m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"])
-    return _F["sm_count"] * 64 * _F["max_sm_clock_mhz"] * 1e6 / 1e12 / (wf / (_NS["n"] ** 3 / 32))
+    return wf / (_NS["n"] ** 3 / 32)
+
+
+def _bound(kernel):
+    """Shared-memory ceiling of notebook 06 §4.8 (load + store wavefronts per warp FFMA), as lesson06.shared_bound."""
+    return _F["sm_count"] * 64 * _F["max_sm_clock_mhz"] * 1e6 / 1e12 / _wf(kernel)
 
 
 FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs": REC["races"]["runs"],
@@ -42,13 +47,29 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
        "pct_tiled_1024_1": f"{100 * _R1024['tiled']:.1f}",
        "pct_tiled_2048_1": f"{100 * REC.run().ratio('tiled', 2048):.1f}",
        "bound_pct": f"{100 * _bound('tiled') / _BEST['cuBLAS']:.0f}",
+       # §4.8's expected output, filled like the prose (the cell prints these from the same record)
+       "wf_tiled": f"{_wf('tiled'):.2f}", "wf_pad": f"{_wf('tiled_pad'):.2f}",
+       "best_tiled_2": f"{_BEST['tiled']:.2f}", "best_pad_2": f"{_BEST['tiled_pad']:.2f}",
+       "best_cublas": f"{_BEST['cuBLAS']:.1f}",
+       "peak": f"{_F['sm_count'] * _F['fp32_lanes_per_sm'] * 2 * _F['max_sm_clock_mhz'] * 1e6 / 1e12:.1f}",
        # time budgets of the GPU path, stated in the prose from the constants the code uses
        "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('lesson06', 'RACE_BUDGET_S'):g}"}
+
+
+# §7's ridge points: computed by sim/roofline.py like 4.8's table, never typed
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from sim import roofline as _roofline  # noqa: E402
+FIG.update({f"ridge_{_g.replace('-', '_')}": f"{_roofline.ridge_point(_g):.1f}" for _g in ("H200", "A100", "A100-40GB")})
 
 
 def md(s):
     """A markdown cell whose {{name}} fields are recorded figures (FIG)."""
     NB.md(fill(s, FIG))
+
+
+def code(s):
+    """A code cell; {{name}} fields in its comments (`# 예상 출력:`) are recorded figures (FIG), never typed."""
+    NB.code(fill_comments(s, FIG))
 
 
 md(r"""
@@ -147,7 +168,7 @@ md(r"""
 타일 루프는 이렇게 흘러갑니다 (타일 수 T = ⌈K / 16⌉):
 
 ```
-t = 0    : A의 열 0..15,  B의 행 0..15  을 올림 → 부분합 계산
+t = 0    : A의 열 0..15,  B의 행 0..15  를 올림 → 부분합 계산
 t = 1    : A의 열 16..31, B의 행 16..31 을 올림 → 부분합에 누적
 ...
 t = T−1  : 마지막 타일을 올림 → 최종 합 완성 → C에 기록
@@ -501,7 +522,7 @@ print("H200 장치 속성 RESERVED_SHARED_MEMORY_PER_BLOCK (기록):",
 md(r"""
 <details><summary>심화: 블록마다 예약되는 1 KiB 와 sm_90 cubin 의 숫자 (노트북 07·08 이 이곳을 가리킵니다)</summary>
 
-**시스템 예약 공유 메모리.** CUDA는 **compute capability 8.0 이상의 GPU(A100의 8.0, H100·H200의 9.0 모두)에서 블록마다 공유 메모리 1 KB를 시스템용으로 예약**합니다(장치 속성 `RESERVED_SHARED_MEMORY_PER_BLOCK`; 위 셀의 H200 기록 1024 B). 이 1 KB는 커널이 쓰는 크기에 들어가지 않고, SM에 블록이 몇 개 들어가는지 셀 때 **블록마다 더해집니다**. 우리 점유율 모델(`sim/occupancy.py`)도 A100과 H100/H200 모두에 같은 1 KB를 더합니다 (아래 셀).
+**시스템 예약 공유 메모리.** CUDA는 **compute capability 8.0 이상의 GPU(A100의 8.0, H100·H200의 9.0 모두)에서 블록마다 공유 메모리 1 KB를 시스템용으로 예약**합니다(장치 속성 `RESERVED_SHARED_MEMORY_PER_BLOCK`; 위 셀의 H200 기록 1024 B). 이 1 KB는 커널이 쓰는 크기에 들어가지 않고, SM에 블록이 몇 개 들어가는지 셀 때 **블록마다 더해집니다**. 우리 점유율(occupancy) 모델(`sim/occupancy.py`)도 A100과 H100/H200 모두에 같은 1 KB를 더합니다 (아래 셀).
 
 sm_90 cubin 의 `cuobjdump` 보고(3072 B)만 1 KiB 가 더 큽니다. 같은 커널을 H200에 올렸을 때 드라이버가 보고한 크기는 2048 B 로 선언과 같고, 예약은 A100에도 있습니다. 그러니 sm_90 cubin 의 숫자를 "Hopper 만 1 KiB 를 더 쓴다"로 읽거나 커널 사용량으로 쓰면 안 됩니다: 점유율 계산에서 1 KiB 를 두 번 세게 됩니다. 아래 셀이 블록 하나의 할당을 계산합니다.
 </details>
@@ -578,7 +599,7 @@ for line in lesson06.bench_lines(rec, bench):        # 기록(설명이 말하�
 md(r"""
 {{gpu}} 기록({{date}})으로는 4096³에서 `tiled` 가 cuBLAS 의 약 {{pct_tiled_4096}}%, `tiled_pad` 가 약 {{pct_pad_4096}}% 이고, 2048³ 에서 `tiled` 는 {{pct_tiled_2048_1}}% 입니다. cuBLAS 가 덜 빠른 1024³ 에서는 `tiled` 가 {{pct_tiled_1024_1}}% 입니다. (타일링만으로 cuBLAS 의 20–40% 에 이른다는 소개도 보이는데, 큰 행렬(2048³·4096³)에서는 이 기록과 맞지 않습니다. 1024³ 의 값은 그 범위의 아래 끝 근처이고, 그것은 `tiled` 가 빨라서가 아니라 그 크기의 cuBLAS 가 느려서입니다: 위 셀의 cuBLAS TFLOP/s 를 크기끼리 비교해 보세요.)
 
-**왜 이 정도에서 멈출까요?** 공유 메모리의 처리량으로 상한을 계산해 봅니다. 모델의 가정: SM 하나는 한 사이클에 공유 메모리 웨이브프론트 1개(최대 128 B)를 처리하고, 워프의 FFMA 하나는 32 레인 × 2 FLOP입니다. 그러면 상한은 `SM 수 × (1 / FFMA당 웨이브프론트) × 64 FLOP × 클록` 입니다. FFMA당 웨이브프론트는 기록된 ncu 웨이브프론트(3.4절)를 **읽기와 저장 모두** 더해 내적의 워프 FFMA 수(`n³ / 32`)로 나눈 값입니다(이 과정의 한 가지 규칙: 노트북 07도 같음). `tiled` 의 읽기만 보면 타일당 약 24 / 16 = 1.5 이고, 저장이 조금 더해집니다.
+**왜 이 정도에서 멈출까요?** 공유 메모리의 처리량(throughput)으로 상한을 계산해 봅니다. 모델의 가정: SM 하나는 한 사이클에 공유 메모리 웨이브프론트 1개(최대 128 B)를 처리하고, 워프의 FFMA 하나는 32 레인(lane) × 2 FLOP입니다. 그러면 상한은 `SM 수 × (1 / FFMA당 웨이브프론트) × 64 FLOP × 클록` 입니다. FFMA당 웨이브프론트는 기록된 ncu 웨이브프론트(3.4절)를 **읽기와 저장 모두** 더해 내적의 워프 FFMA 수(`n³ / 32`)로 나눈 값입니다(이 과정의 한 가지 규칙: 노트북 07도 같음). `tiled` 의 읽기만 보면 타일당 약 24 / 16 = 1.5 이고, 저장이 조금 더해집니다.
 """)
 code(r"""
 f, m, n3 = rec["device_facts"], rec["ncu_shared"]["metrics"], rec["ncu_shared"]["n"] ** 3
@@ -587,7 +608,7 @@ for k in ("tiled", "tiled_pad"):
     bound = f["sm_count"] / wf * 64 * f["max_sm_clock_mhz"] * 1e6 / 1e12   # TFLOP/s
     print(f"{k:10s} FFMA당 웨이브프론트 {wf:.2f} → 상한 {bound:5.1f} TFLOP/s, 실측 최고 {lesson06.best(rec.rows, k):.2f}")
 print(f"FP32 이론 최고치 {lesson06.fp32_peak(rec):.1f} TFLOP/s, cuBLAS 최고 실측 {lesson06.best(rec.rows, 'cuBLAS'):.1f} TFLOP/s")
-# 예상 출력: tiled 1.63 → 10.2 TFLOP/s, 실측 최고 7.88 / tiled_pad 2.26 → 7.4, 실측 최고 6.20 / … 66.9 … 51.0
+# 예상 출력: tiled {{wf_tiled}} → {{bound_tiled}} TFLOP/s, 실측 최고 {{best_tiled_2}} / tiled_pad {{wf_pad}} → {{bound_pad}}, 실측 최고 {{best_pad_2}} / … {{peak}} … {{best_cublas}}
 """)
 md(r"""
 두 커널의 상한({{bound_tiled}} : {{bound_pad}} TFLOP/s)과 실측({{best_tiled}} : {{best_pad}})이 같은 방향이고, 패딩 없는 `tiled` 가 빠릅니다: 3.4절의 `LDS.128` 덕분입니다. `tiled_k32`(K 타일 32, 타일당 배리어 수는 같지만 전체 배리어 수는 절반)도 `tiled` 와 거의 같은 속도라, 배리어보다 FMA당 공유 메모리 읽기가 한계라는 해석과 맞습니다.
@@ -604,7 +625,7 @@ for line in lesson06.bound_vs_roof_lines(rec, ai["tiled"]):    # 같은 FFMA당 
     print(line)
 if here := lesson06.bound_here_line(rec):                  # GPU 가 있을 때만: 같은 모델을 지금 이 GPU 에
     print(here)
-# 예상 출력: A100 80GB … 9.6 / 8.2, A100 40GB … 12.5 / 6.2, H100 … 20.0 / 13.4, H200 … 13.9 / 19.2 / tiled 7.9, 10.2 / A100 80GB SXM 모델 … 6.0 / 8.2 … (분명히 낮음) / A100 40GB 모델 … 6.0 / 6.2 … (가릴 수 없음)
+# 예상 출력: A100 80GB … 9.6 / 8.2, A100 40GB … 12.5 / 6.2, H100 … 20.0 / 13.4, H200 … 13.9 / 19.2 / tiled {{best_tiled}}, {{bound_tiled}} / A100 80GB SXM 모델 … 6.0 / 8.2 … (분명히 낮음) / A100 40GB 모델 … 6.0 / 6.2 … (가릴 수 없음)
 """)
 md(r"""
 4.0 은 **SM이 요청한 바이트** 기준이라 DRAM 루프라인에 그대로 넣으면 가장 나쁜 경우가 됩니다: L2 캐시가 블록 사이의 재사용을 잡아 실제 DRAM 바이트는 훨씬 적습니다. H200에서 그렇게 가장 나쁘게 잡은 DRAM 지붕도 `tiled` 의 실측 최고의 2배가 넘고, 공유 메모리 상한이 그보다 낮으며 실측에 더 가깝습니다(위 셀). 그래서 "이 커널에서 글로벌 메모리(DRAM)는 병목이 아니고, 공유 메모리가 한계"라는 것은 **해석**입니다: 이 기록에는 DRAM·L2 처리량 측정이 없으므로, 측정으로 확인한 사실이 아니라 두 상한을 비교한 결론입니다. A100 에서는 제품에 따라 다릅니다 (위 셀의 A100 두 줄: 같은 FFMA당 웨이브프론트를 A100 의 SM 수·클록에 넣은 공유 메모리 상한은 두 제품이 같고, DRAM 대역폭만 다릅니다). 80 GB SXM 제품에서는 공유 메모리 상한이 가장 나쁜 DRAM 지붕보다 분명히 낮아 H200 과 같은 쪽을 가리킵니다. 40 GB 제품에서는 두 상한이 몇 % 차이뿐이라, 어림한 두 상한으로는 어느 쪽이 먼저 한계인지 말할 수 없습니다. (AI 4.0 이 "A100 의 리지 포인트 약 100 FLOP/B 에 못 미쳐 메모리 바운드"라는 설명을 보기도 하는데, 계산한 리지 포인트는 위 표의 값이고, 요청 기준 AI 를 그대로 비교할 수도 없습니다.)
@@ -642,7 +663,7 @@ md(r"""
 
 <details><summary>질문 4: 타일링만으로는 왜 cuBLAS에 한참 못 미치는가?</summary>
 
-(1) 스레드당 출력이 1개라 FMA 한 번마다 공유 메모리 읽기가 필요하고(`Bs` 1번 + `As` 1/4번), 공유 메모리 웨이브프론트 처리량이 상한을 정합니다(4.8절: H200에서 cuBLAS 최고치의 약 {{bound_pct}}%). DRAM 대역폭은 가장 나쁘게 잡아도 그보다 높은 지붕이라 한계로 보이지 않습니다(해석, 4.8절). (2) 한 타일 안에서 워프는 로드 → 배리어 → 연산 순서로 진행하므로, 자기 로드와 배리어를 기다리는 동안 그 워프는 명령을 내지 못합니다. 그 시간은 같은 SM 의 다른 워프가 메울 수 있습니다: `tiled` 는 H100·H200 에서 점유율 100% (SM당 64워프; 다른 GPU 는 4.2절 셀의 "지금 이 GPU" 줄)이고, FP32 레인은 특정 워프가 아니라 스케줄러에 딸려 있어 준비된 아무 워프나 씁니다. 그 대기가 얼마나 메워지는지는 이 노트북에서 재지 않았습니다. (1)은 Level 3 레지스터 블로킹(노트북 07), 한 워프 안에서 로드와 연산을 겹치는 것은 Level 4 더블 버퍼링(노트북 08)이 다룹니다.
+(1) 스레드당 출력이 1개라 FMA 한 번마다 공유 메모리 읽기가 필요하고(`Bs` 1번 + `As` 1/4번), 공유 메모리 웨이브프론트 처리량이 상한을 정합니다(4.8절: H200에서 cuBLAS 최고치의 약 {{bound_pct}}%). DRAM 대역폭은 가장 나쁘게 잡아도 그보다 높은 지붕이라 한계로 보이지 않습니다(해석, 4.8절). (2) 한 타일 안에서 워프는 로드 → 배리어 → 연산 순서로 진행하므로, 자기 로드와 배리어를 기다리는 동안 그 워프는 명령을 내지 못합니다. 그 시간은 같은 SM 의 다른 워프가 메울 수 있습니다: `tiled` 는 H100·H200 에서 점유율 100% (SM당 64워프; 다른 GPU 는 4.2절 셀의 "지금 이 GPU" 줄)이고, FP32 레인은 특정 워프가 아니라 스케줄러(warp scheduler)에 딸려 있어 준비된 아무 워프나 씁니다. 그 대기가 얼마나 메워지는지는 이 노트북에서 재지 않았습니다. (1)은 Level 3 레지스터 블로킹(노트북 07), 한 워프 안에서 로드와 연산을 겹치는 것은 Level 4 더블 버퍼링(노트북 08)이 다룹니다.
 </details>
 
 ## 6. 시뮬레이션 6: 뱅크 충돌 검출기
@@ -687,7 +708,7 @@ explorer.widget
 md(r"""
 ## 7. 핵심 정리
 
-* **타일링 = 재사용.** 공유 메모리에 올린 원소 하나를 16 스레드가 읽어(기록으로 확인), 글로벌 로드 요청이 1/16, 요청 기준 산술 강도가 0.25 → 4.0 FLOP/B 가 됩니다. 이 4.0 은 DRAM 바이트 기준이 아니므로 루프라인의 리지 포인트(H200 13.9, A100 80 GB SXM 9.6, A100 40 GB 12.5 FLOP/B; 4.8절 표)와 바로 비교하면 안 됩니다.
+* **타일링 = 재사용.** 공유 메모리에 올린 원소 하나를 16 스레드가 읽어(기록으로 확인), 글로벌 로드 요청이 1/16, 요청 기준 산술 강도가 0.25 → 4.0 FLOP/B 가 됩니다. 이 4.0 은 DRAM 바이트 기준이 아니므로 루프라인의 리지 포인트(H200 {{ridge_H200}}, A100 80 GB SXM {{ridge_A100}}, A100 40 GB {{ridge_A100_40GB}} FLOP/B; 4.8절 표)와 바로 비교하면 안 됩니다.
 * **협력적 로딩**: 타일마다 스레드당 `As`·`Bs` 각 1개, 블록당 512개.
 * **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고, GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` {{race_runs}}회 중 {{wrong1}}회, `no_sync2` {{race_runs}}회 중 {{wrong2}}회).
 * **뱅크 충돌은 워프 단위로.** 우리 커널의 읽기에는 충돌이 없고, +1 패딩은 저장에 2-way 충돌을 만들며(ncu로 약 2.0) 128비트 읽기를 막습니다. 패딩은 워프 단위로 접근을 분석한 뒤에 정합니다.

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
-from _records import fill, ratios, record, tflops  # noqa: E402
+from _records import fill, fill_comments, ratios, record, tflops  # noqa: E402
 
 
 def _const(module, name):
@@ -17,7 +17,7 @@ def _const(module, name):
 
 OUT = Path(__file__).resolve().parents[1] / "07_register_blocking.ipynb"
 NB = Notebook("nb07", OUT)
-cells, code = NB.cells, NB.code
+cells = NB.cells
 
 # Every measured figure in the prose comes from the records here (tests/test_recorded_figures.py checks none is typed).
 REC34, REC06 = record("gpu_h200_levels34"), record("gpu_h200_2026-11-21")
@@ -46,10 +46,17 @@ from sim import occupancy as _occ  # noqa: E402
 _NS = REC34["ncu_stalls"]["n"]
 _GRID = (_NS // 128) * (_NS // 128)                         # regblock_vec's 128 x 128 block tiles
 _API = REC34["occupancy_api"]["regblock_vec"]
-FIG["vec_warps"] = f"{_occ.mean_warps_per_scheduler(_GRID, _API['blocks_per_sm'], _API['threads'] // 32, REC34['device_facts']['sm_count']):.2f}"
-FIG["vec_issue"] = f"{100 * float(FIG['vec_warps']) / sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values()):.0f}"
+_VEC_WARPS = _occ.mean_warps_per_scheduler(_GRID, _API['blocks_per_sm'], _API['threads'] // 32,
+                                            REC34['device_facts']['sm_count'])
+_VEC_CPI = sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'].values())
+FIG["vec_warps"], FIG["vec_cpi"] = f"{_VEC_WARPS:.2f}", f"{_VEC_CPI:.2f}"
+FIG["vec_issue"] = f"{100 * min(1, _VEC_WARPS / _VEC_CPI):.0f}"          # as §4.10's cell computes it
 FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
 _LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
+_LMR = [r.extra["launch_minus_raw_us"] for r in _LC.rows]       # course launch - Numba dispatch, median of batches
+FIG.update(lc_check_lo=f"{min(_LMR):.1f}", lc_check_hi=f"{max(_LMR):.1f}",
+           lc_raw_over=f"{max(r['raw_us'] - r['host_us'] for r in _LC['lesson']):.0f}",
+           lc_batches=int(_LC.run().method.split("median of ")[1].split()[0]))
 FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
            lc_targets=", ".join(f"{t:g}" for t in _const("measure", "TARGETS_US")))
 
@@ -57,6 +64,11 @@ FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
 def md(s):
     """A markdown cell whose {{name}} fields are recorded figures (FIG)."""
     NB.md(fill(s, FIG))
+
+
+def code(s):
+    """A code cell; {{name}} fields in its comments (`# 예상 출력:`) are recorded figures (FIG), never typed."""
+    NB.code(fill_comments(s, FIG))
 
 
 md(r"""
@@ -94,7 +106,7 @@ md(r"""
 2. 3계층 타일 구조(블록·스레드·K)의 크기가 서로 맞는지 **계산**한다.
 3. 외적(outer product) 마이크로커널의 재사용을 내적(dot product)과 **비교**한다.
 4. 실제 레지스터 수를 컴파일러(ptxas)에서 **읽고**, 스필(spill)을 SASS의 `LDL`/`STL` 로 **확인**한다.
-5. 점유율을 CUDA의 실제 규칙(할당 단위, 서브파티션, 블록 단위)으로 **계산**하고, 점유율이 낮아도 빠를 수 있는 이유(ILP)를 **설명**한다.
+5. 점유율을 CUDA의 실제 규칙(할당 단위, 서브파티션(SM sub-partition), 블록 단위)으로 **계산**하고, 점유율이 낮아도 빠를 수 있는 이유(ILP)를 **설명**한다.
 
 ## 2. 사전 복습
 
@@ -164,7 +176,7 @@ for g in L7.GPUS:
 # 예상 출력: A100: 레인 64개 … AI 0.25 이면 피크의 25.0%, AI 2.0 이면 피크의 100.0% / H100, H200: 레인 128개 … 12.5%, 100.0%
 """)
 md(r"""
-AI 0.25 에서 공유 메모리가 허락하는 연산은 A100 에서 피크의 25%, **Hopper(H100/H200)에서는 12.5%** 입니다: SM당 FP32 레인은 두 배(64 → 128)가 됐는데 공유 메모리는 여전히 SM당 사이클당 128 B 이기 때문입니다. 그래서 H200에서 FP32 피크에 닿으려면 이 모델로도 AI ≥ 2.0, 즉 **T = 8 이 최소**입니다. (이 계산을 A100 으로만 보여 주며 "약 24%" 라고 하는 설명도 있는데, 사양으로는 25% 이고 Hopper 에서는 그 절반입니다.)
+AI 0.25 에서 공유 메모리가 허락하는 연산은 A100 에서 피크의 25%, **Hopper(H100/H200)에서는 12.5%** 입니다: SM당 FP32 레인은 두 배(64 → 128)가 됐는데 공유 메모리는 여전히 SM당 사이클당 128 B 이기 때문입니다. 그래서 H200에서 FP32 피크에 닿으려면 **이 모델**(스레드가 요청한 바이트를 세고, 브로드캐스트는 없다고 봄)로는 AI ≥ 2.0, 즉 **T ≥ 8** 이 필요합니다. 이것은 엄밀한 하한이 아닙니다: 워프 안의 브로드캐스트와 128비트 읽기는 실제 웨이브프론트를 줄이고(4.8절), 뱅크 충돌은 반대로 늘립니다(4.7절). (이 계산을 A100 으로만 보여 주며 "약 24%" 라고 하는 설명도 있는데, 사양으로는 25% 이고 Hopper 에서는 그 절반입니다.)
 
 **루프라인(roofline)과 리지 포인트(ridge point).** 같은 생각을 DRAM 수준에서 하면 루프라인 모델입니다: 커널이 낼 수 있는 성능은 `min(FP32 피크, DRAM 대역폭 × AI)` 이고, 두 직선이 만나는 **리지 포인트** = 피크 ÷ 대역폭 (FLOP/B) 보다 AI가 크면 연산이, 작으면 메모리가 한계입니다. `sim/roofline.py` 가 네 GPU(A100 은 80 GB SXM 과 40 GB 두 모델)의 리지 포인트를 계산합니다(FP32 피크는 SM 수 × 레인 × 2 × 클록으로 계산, 대역폭은 데이터시트 값). 우리 커널의 블록 단위 글로벌 → 공유 AI(위 셀: `tiled` 4, `regblock` 32)를 나란히 놓습니다. 이 AI 는 SM 이 **요청한** 바이트로 센 값이라, 리지 아래라는 것은 "요청한 바이트가 전부 DRAM 에서 온다면 메모리에 묶인다"는 뜻일 뿐입니다.
 """)
@@ -176,7 +188,7 @@ print(f"{h} 리지 포인트 = {roofline.peak_tflops(h):.1f} TFLOP/s ÷ {rooflin
 tiled_best = max(r.tflops for r in course.recorded().rows if r.kernel == "tiled")
 print(f"{h}, AI 4 의 DRAM 지붕 (요청한 바이트가 전부 DRAM 에서 온다고 할 때) {roofline.attainable_tflops(4.0, h):.1f} TFLOP/s"
       f" | tiled 실측 최고 {tiled_best:.1f} TFLOP/s (노트북 06 기록)")
-# 예상 출력: 표 (tiled 는 모두 리지 아래, regblock 은 모두 리지 위) / H200 리지 포인트 … 13.9 FLOP/B / … 19.2 … | … 7.9
+# 예상 출력: 표 (tiled 는 모두 리지 아래, regblock 은 모두 리지 위) / H200 리지 포인트 … 13.9 FLOP/B / … 19.2 … | … {{tiled_best}}
 """)
 md(r"""
 * 리지 포인트는 GPU마다 다릅니다(위 표). 피크 ÷ 대역폭이 클수록 연산에 묶이려면 더 큰 산술 강도가 필요합니다.
@@ -216,7 +228,7 @@ md(r"""
 같은 8 × 8 출력, 같은 FMA 수라도 **순서**가 재사용을 정합니다.
 
 * **내적**(노트북 06의 스레드처럼 출력 하나를 끝내고 다음으로): FMA마다 A 값 하나, B 값 하나를 새로 읽습니다.
-* **외적**(`regblock`): k 단계마다 `rA[0..7]`, `rB[0..7]` 을 한 번 읽어 레지스터에 두고, 64개 누산기 모두에 `rC[m][n] += rA[m]·rB[n]` 을 합니다. `rA[m]` 은 TN = 8번, `rB[n]` 은 TM = 8번 쓰입니다.
+* **외적**(`regblock`): k 단계마다 `rA[0..7]`, `rB[0..7]` 을 한 번 읽어 레지스터에 두고, 64개 누산기(accumulator) 모두에 `rC[m][n] += rA[m]·rB[n]` 을 합니다. `rA[m]` 은 TN = 8번, `rB[n]` 은 TM = 8번 쓰입니다.
 
 `sim/outer.py` 의 추적기(tracer)는 스레드 하나의 FMA를 한 단계씩 실행하며 공유 메모리 → 레지스터 읽기를 셉니다. K 타일 하나(BK = 8)를 끝까지 돌려 두 순서를 비교합니다.
 """)
@@ -283,7 +295,7 @@ for line in L7.resources_here(("regblock_t16",)).lines:    # GPU 가 있을 때�
 # 예상 출력: … regblock_t16 sm_80/sm_90: 레지스터 255개 이하, 로컬 메모리 0 B 보다 큼, STL·LDL 있음 …
 """)
 md(r"""
-* 컴파일은 **성공**합니다. ptxas 는 레지스터를 상한 안에서 할당하고, 나머지 값을 스레드마다 있는 **로컬 메모리(local memory)** 로 내보냅니다(`STL` 로 쓰고 `LDL` 로 다시 읽음). 로컬 메모리는 글로벌 메모리와 같은 DRAM 주소 공간에 있고 L1/L2 캐시를 거칩니다.
+* 컴파일은 **성공**합니다. ptxas 는 레지스터를 상한 안에서 할당하고, 나머지 값을 스레드마다 있는 **로컬 메모리(local memory)** 로 내보냅니다(`STL` 로 쓰고 `LDL` 로 다시 읽음). 로컬 메모리는 글로벌 메모리와 같은 장치 메모리(DRAM)에 있고 L1/L2 캐시를 거칩니다.
 * 스필은 컴파일러가 정한 **상한**을 넘을 때 생기고, 그 상한은 런치 경계(launch bounds)나 `maxrregcount` 로 255보다 낮아질 수 있습니다. 판정은 항상 cubin 의 로컬 메모리 보고와 SASS의 `LDL`/`STL` 로 합니다.
 * 레지스터 수가 점유율을 바꾸는 지점은 다음 절에서 규칙으로 정확히 계산합니다.
 
@@ -356,7 +368,7 @@ md(r"""
 
 지연(latency)을 숨기는 방법은 두 가지입니다.
 
-* **TLP (thread-level parallelism)**: 한 워프가 기다리면 스케줄러가 **다른 워프**의 명령을 냅니다. 워프가 많을수록(점유율 ↑) 유리합니다.
+* **TLP (thread-level parallelism)**: 한 워프가 기다리면 스케줄러(warp scheduler)가 **다른 워프**의 명령을 냅니다. 워프가 많을수록(점유율 ↑) 유리합니다.
 * **ILP (instruction-level parallelism)**: **같은 워프** 안에서 서로 의존하지 않는 명령을 연달아 냅니다. 앞 명령의 결과를 기다릴 필요가 없습니다.
 
 `regblock` 은 25% 점유율이면 SM당 16워프, 스케줄러(서브파티션) 4개에 **4워프씩**입니다. 대신 한 k 단계의 FFMA 64개가 서로 다른 누산기 64개에 쓰므로 서로 독립입니다. sm_90 SASS의 루프 본문에서, FFMA가 같은 본문 안의 앞선 FFMA 결과를 읽는 **의존 사슬**의 최대 길이를 셉니다 (1이면 모두 독립). `L7.loop_stats` 가 루프 본문의 명령을 차례로 읽으며 레지스터마다 "이 값을 만든 FFMA 사슬의 길이"를 기록하는 방식입니다.
@@ -409,15 +421,15 @@ md(r"""
 
 **4.2 레지스터 배열.** `cuda.local.array((TM, TN), float32)` 는 이름은 "로컬"이지만, 모든 인덱스가 컴파일 시간에 정해지면(루프가 펼쳐져 `m`, `n` 이 상수가 되면) 컴파일러가 레지스터에 둡니다. 3.4절에서 `regblock` 의 로컬 메모리가 0 B 인 것이 그 증거입니다. 인덱스 하나라도 실행 중에 정해지면 배열 전체가 로컬 메모리로 갑니다.
 
-**4.3 스레드 → 출력 매핑.** 스레드 `(tx, ty)` 는 블록 타일 안에서 행 `ty·TM .. ty·TM+7`, 열 `tx·TN .. tx·TN+7` 을 맡습니다. 예로 `(tx=3, ty=5)` 를 계산하고, 256 스레드가 블록 타일을 빈틈없이 한 번씩 덮는지 확인합니다.
+**4.3 스레드 → 출력 매핑.** 스레드 `(tx, ty)` 는 블록 타일 안에서 TM × TN = 8 × 8 부분 타일 하나를 맡습니다. 어느 부분인지는 커널이 하는 일에서 읽을 수 있습니다: 외적의 `rA` 는 그 스레드가 맡은 행들의 `As` 에서, `rB` 는 맡은 열들의 `Bs` 에서 읽으므로, 3.3절의 추적에서 스레드가 읽은 `As` 의 행과 `Bs` 의 열이 곧 그 스레드의 행과 열입니다. 아래 셀은 예로 `(tx=3, ty=5)` 의 것을 꺼내고, 256 스레드의 부분 타일이 블록 타일을 빈틈없이 한 번씩 덮는지 확인합니다. `tx`, `ty` 가 하나씩 늘 때 부분 타일이 어디로 옮겨 가는지는 직접 해보기 07-1 에서 여러분이 규칙으로 씁니다.
 """)
 code(r"""
 from collections import Counter
-tx, ty = 3, 5
-print(f"(tx={tx}, ty={ty}): 블록 타일의 행 {ty * rb.TM}..{ty * rb.TM + rb.TM - 1}, 열 {tx * rb.TN}..{tx * rb.TN + rb.TN - 1}")
-owner = Counter((y * rb.TM + m, x * rb.TN + n) for y in range(rb.BLOCK[1]) for x in range(rb.BLOCK[0])
-                for m in range(rb.TM) for n in range(rb.TN))
-once = set(owner.values()) == {1} and len(owner) == rb.BM * rb.BN
+tiles = L7.thread_tiles(t_rb)                  # (tx, ty) → (읽은 As 의 행, 읽은 Bs 의 열): 3.3절의 추적에서
+rows, cols = tiles[3, 5]
+print(f"(tx=3, ty=5): 블록 타일의 행 {rows[0]}..{rows[-1]}, 열 {cols[0]}..{cols[-1]}")
+owner = Counter((r, c) for rows, cols in tiles.values() for r in rows for c in cols)
+once = len(tiles) == rb.THREADS and set(owner.values()) == {1} and len(owner) == rb.BM * rb.BN
 print("PASS: 블록 타일의", len(owner), "원소를 스레드 256개가 정확히 한 번씩 맡음" if once else "FAIL")
 # 예상 출력: (tx=3, ty=5): 블록 타일의 행 40..47, 열 24..31 / PASS: 블록 타일의 16384 원소를 …
 """)
@@ -447,7 +459,7 @@ print("PASS: 두 지도가 타일을 정확히 한 번씩 덮고, 기록된 커�
 # 예상 출력: tid 13 이 채우는 As 원소: [(1, 5), (33, 5), (65, 5), (97, 5)] … / PASS: …
 """)
 md(r"""
-B 로드에서는 같은 워프의 32 스레드가 `B` 의 한 행에서 연속한 32개 float 를 읽어(글로벌 코얼레싱), `Bs` 의 연속한 32 워드에 씁니다(공유 메모리 뱅크 충돌 없음). A 로드에서는 연속한 8 스레드가 `A` 의 한 행에서 연속한 8개(32 B)를 읽고, 한 워프는 4개 행을 읽습니다. 저장 쪽 충돌은 4.7절에서 기록으로 셉니다.
+B 로드에서는 같은 워프의 32 스레드가 `B` 의 한 행에서 연속한 32개 float 를 읽어(글로벌 코얼레싱, coalescing), `Bs` 의 연속한 32 워드에 씁니다(공유 메모리 뱅크 충돌 없음). A 로드에서는 연속한 8 스레드가 `A` 의 한 행에서 연속한 8개(32 B)를 읽고, 한 워프는 4개 행을 읽습니다. 저장 쪽 충돌은 4.7절에서 기록으로 셉니다.
 """)
 NB.exercise("07-2", r"""
 협력적 로딩 지도를 장치 함수로 씁니다. `my_load_coords(tid, p, rows, cols)` 는 `THREADS` 개 스레드가 `rows × cols` 공유 타일을 채울 때 스레드 `tid` 가 패스 `p` 에서 저장하는 원소의 `(행, 열)` 입니다. 연습용 커널은 **같은 함수**로 `As` (BM × BK = 32 × 8)와 `Bs` (BK × BN = 8 × 32)를 채웁니다. 두 타일은 패스 간격(stride)이 다르므로 숫자를 박아 넣으면 한쪽이 틀립니다. 위 셀의 `L7.load_map` 은 파이썬 딕셔너리를 만드는 도우미라 커널 안에서는 부를 수 없습니다: 정수 연산(`//`, `%`, `*`, `+`)으로 쓰세요.
@@ -595,6 +607,8 @@ print(vl)
 # 예상 출력: 표 / regblock_vec: k 루프 0개, K 타일 루프 … FFMA 512 … 사슬 최대 8 / SASS의 SEL: {… 'regblock_vec': 0}
 """)
 md(r"""
+표의 `shared_bytes` 는 sm_90 cubin 이 보고한 값이라 블록마다 예약되는 1 KiB 가 **포함**되어 있습니다(3.5절): 커널이 선언한 공유 메모리는 그보다 1,024 B 작고, 점유율에는 선언한 바이트를 넣습니다.
+
 `regblock_vec` 에는 k 루프가 없습니다(K 타일 루프 하나에 FFMA 512 = 8 × 64). 의존 사슬이 8 인 것은 k 8단계가 같은 `rC` 64개에 차례로 누적하기 때문이고, 사슬의 두 고리 사이마다 서로 독립인 FFMA 64개가 있습니다. 이제 한 k 단계에서 워프는 `LDS.128` 4번(`rA` 2번, `rB` 2번)만 냅니다. 128비트 요청이 웨이브프론트 몇 개인지는 문서화된 규칙이 없어서(노트북 06), 뱅크 모델의 두 가정(`phases`: 8 스레드씩 4단계로 나눠 처리, `words`: 요청한 워드 수로 계산)으로 위아래를 잡습니다. 4.7절과 같은 규칙으로 타일의 **저장** 웨이브프론트도 더합니다(시뮬레이터 기록).
 """)
 code(r"""
@@ -661,7 +675,7 @@ for name, wpf in wf_per_ffma.items():                                 # 공유 �
 """)
 md(r"""
 * `regblock_opt` 의 측정은 공유 메모리 상한 아래에 있고, 3.6절의 기록에서 대기의 가장 큰 몫이 MIO(주로 공유 메모리) 대기입니다: 이 커널은 공유 메모리 읽기에 묶여 있다고 해석합니다.
-* H200 에 올라간 `regblock` 의 상한(두 가정에 따라 위 셀의 두 줄)은 측정({{n_big}}³ 에서 {{tf_regblock_4096}} TFLOP/s)보다 한참 높습니다. `regblock` 의 한계는 공유 메모리 웨이브프론트가 아니라 다른 곳(펼쳐지지 않은 k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등)에 있다는 뜻이고, 이 기록에는 `regblock` 의 스톨 측정이 없어 어느 것인지는 말할 수 없습니다. 모델은 상한일 뿐 예측이 아닙니다.
+* H200 에 올라간 `regblock` 의 상한(두 가정에 따라 위 셀의 두 줄)은 측정({{n_big}}³ 에서 {{tf_regblock_4096}} TFLOP/s)보다 한참 높습니다. `regblock` 의 한계는 공유 메모리 웨이브프론트가 아니라 다른 곳(펼쳐지지 않은 k 루프의 나머지 명령, 배리어, 글로벌 메모리 대기 등)에 있다는 뜻이고, 이 기록에는 `regblock` 의 스톨(stall) 측정이 없어 어느 것인지는 말할 수 없습니다. 모델은 상한일 뿐 예측이 아닙니다.
 * `regblock_vec` 의 공유 메모리 상한은 `words` 가정이면 FP32 피크, `phases` 가정이면 피크의 약 94% 입니다(4.8절). 측정은 그보다 훨씬 아래라 남은 차이는 다른 곳에 있습니다. 아래 셀이 3.6절의 기록({{ncu_n}}³)에서 `regblock_vec` 의 큰 몫을 다시 꺼내고, 스케줄러가 명령을 낸 사이클의 비율을 어림합니다.
 """)
 code(r"""
@@ -671,7 +685,8 @@ print("regblock_vec:", ", ".join(f"{k} {v['percent'][k]:.1f}%" for k in
 total = sum(v["cycles_per_issue"].values())           # 명령 하나당 워프-사이클 = 명령을 낸 사이클마다 있던 워프 수
 per_sched = L7.mean_warps(rec, "regblock_vec")       # 스케줄러당 평균 워프: 그리드가 SM 자리를 다 채우는가
 print(f"스케줄러당 평균 {per_sched:.2f}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
-# 예상 출력: regblock_vec: not_selected 36.1%, long_scoreboard 13.0%, barrier 8.4%, dispatch_stall 8.4% / … 약 74% 에 명령을 냄
+# 예상 출력: regblock_vec: not_selected {{vec_not_selected}}%, long_scoreboard {{vec_long_scoreboard}}%, barrier {{vec_barrier}}%, dispatch_stall {{vec_dispatch_stall}}%
+#            스케줄러당 평균 {{vec_warps}}워프 ÷ {{vec_cpi}} = 사이클의 약 {{vec_issue}}% 에 명령을 냄
 """)
 md(r"""
 * 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다. `dispatch_stall` 은 3.6절 표에 없던 이유로, 스케줄러가 명령을 골랐지만 디스패치(dispatch) 단계가 그 명령을 받아 주지 못해 기다린 사이클입니다.
@@ -693,7 +708,9 @@ md(r"""
 
 호출 한 번의 시간 ≈ max(커널의 GPU 시간, launch 한 번의 호스트 시간)
 
-그래서 작은 행렬은 Python 에서 재면 실제 커널보다 느려 보입니다. 아래 셀은 `regblock_vec` 을 이 GPU 에서 약 {{lc_targets}} µs 가 걸리는 크기로 골라 잽니다 (GPU 가 없으면 {{lc_gpu}} 의 기록, {{lc_date}}). 열은 차례로 커널 자체의 시간(CUDA 그래프로 잰, Python 이 끼지 않는 시간), `launch` 한 번의 호스트 시간, 그 가운데 Numba 디스패치만의 시간, Python 루프에서 한 번에 걸린 시간, GPU 가 쉰 비율, CUDA 그래프를 다시 실행할 때 launch 하나당 호스트 시간입니다.
+그래서 작은 행렬은 Python 에서 재면 실제 커널보다 느려 보입니다. 아래 셀은 `regblock_vec` 을 이 GPU 에서 약 {{lc_targets}} µs 가 걸리는 크기로 골라 잽니다 (GPU 가 없으면 {{lc_gpu}} 의 기록, {{lc_date}}). 열은 차례로 커널 자체의 시간(CUDA 그래프로 잰, Python 이 끼지 않는 시간), `launch` 한 번의 호스트 시간, 커널을 Numba 로 직접 불렀을 때(입력 검사 없이 디스패치만)의 호스트 시간, Python 루프에서 한 번에 걸린 시간, GPU 가 쉰 비율, CUDA 그래프를 다시 실행할 때 launch 하나당 호스트 시간입니다.
+
+둘째와 셋째 열은 **따로 잰 두 측정**입니다(각각 연달아 부른 호출 한 묶음의 평균). 셋째 열은 둘째 열의 일부가 아니고, 한 묶음의 호스트 시간은 그동안 호스트에서 일어난 다른 일(다른 프로세스, Python 의 가비지 컬렉션 등)에 따라 흔들립니다. 그래서 셋째 열이 둘째 열보다 큰 행도 있고(기록에서는 최대 {{lc_raw_over}} µs), 둘의 차이를 입력 검사의 비용으로 읽으면 안 됩니다. 그 비용은 같은 기록의 벤치마크(`benchmarks/launch_cost.py`: 묶음 {{lc_batches}}개의 중앙값)가 따로 재며, 커널에 따라 {{lc_check_lo}}–{{lc_check_hi}} µs 로 그 흔들림보다 작습니다.
 
 줄이는 방법은 두 가지입니다.
 * **CUDA 그래프(CUDA graph)**: launch 여러 개를 한 번 기록(capture)해 두고 통째로 다시 실행합니다. 호스트는 그래프 하나만 맡기므로 launch 하나당 호스트 시간이 마지막 열로 줄어듭니다. 이 과정의 벤치마크(`course.bench`)도 launch 비용이 커널보다 긴 행은 이렇게 잽니다.

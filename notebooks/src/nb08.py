@@ -5,11 +5,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
-from _records import fill, ratios, record  # noqa: E402
+from _records import fill, fill_comments, ratios, record  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "08_double_buffering.ipynb"
 NB = Notebook("nb08", OUT)
-cells, code = NB.cells, NB.code
+cells = NB.cells
 
 # Every measured figure in the prose comes from the record here (tests/test_recorded_figures.py checks none is typed).
 REC34 = record("gpu_h200_levels34")
@@ -33,10 +33,14 @@ FIG = {"gpu": REC34.gpu, "date": REC34.date, "n_big": _SIZES[-1], "n_mid": _SIZE
 for _s, _d in _PAIRS:
     for _n in _SIZES:
         FIG[f"pair_{_d}_{_n}"] = f"{_R[_d, _n] / _R[_s, _n]:.3f}"
+    FIG[f"pair_lo_{_d}"] = f"{min(_R[_d, _n] / _R[_s, _n] for _n in _SIZES):.2f}"   # §4.8's expected output
+    FIG[f"pair_hi_{_d}"] = f"{max(_R[_d, _n] / _R[_s, _n] for _n in _SIZES):.2f}"
 for _k in ("db", "db_ptx", "db_overlap", "regblock_opt", "regblock_vec"):
     for _n in _SIZES:
         FIG[f"pct_{_k}_{_n}"] = f"{100 * _R[_k, _n]:.1f}"
     FIG[f"use_{_k}"] = f"{100 * _USE[_k]:.0f}"
+    FIG[f"use1_{_k}"] = f"{100 * _USE[_k]:.1f}"                  # as L8.issue_use prints it (§4.9)
+    FIG[f"cpi_{_k}"] = f"{sum(_ST[_k]['cycles_per_issue'].values()):.2f}"
     for _why, _v in _ST[_k]["percent"].items():
         FIG[f"st_{_k}_{_why}"] = f"{_v:.1f}"
 FIG["regs_db"] = REC34["resources"]["db"]["registers"]
@@ -74,6 +78,11 @@ FIG.update(regs_db_sm80=_DBROWS["sm_80"]["registers"], regs_db_sm90=_DBROWS["sm_
 def md(s):
     """A markdown cell whose {{name}} fields are recorded figures (FIG)."""
     NB.md(fill(s, FIG))
+
+
+def code(s):
+    """A code cell; {{name}} fields in its comments (`# 예상 출력:`) are recorded figures (FIG), never typed."""
+    NB.code(fill_comments(s, FIG))
 
 
 md(r"""
@@ -157,7 +166,7 @@ md(r"""
 
 이 예에서는 로드(8)가 연산(2)보다 길기 때문에, 숨겨지는 것은 **연산**이고 총 시간은 로드가 정합니다(N·8 + 2). "로드 시간 뒤에 연산이 완전히 숨겨진다" 가 정확한 표현입니다. 지연시간을 숨기려면 반대로 연산이 로드보다 길어야 합니다.
 
-**추상 (Abstract).** 그러면 우리 커널에서 타일 하나의 연산은 얼마나 걸릴까요? 스레드의 누산기 `rC` 64개는 서로 독립이라 FFMA 가 파이프라인으로 겹쳐 실행됩니다(노트북 07 3.6절). 그래서 연산 시간은 명령 하나의 지연시간이 아니라 **처리량(throughput)** 으로 셉니다: SM 의 FP32 레인(lane) 하나가 한 사이클에 FMA 하나. 블록의 K 타일 하나는 FMA BM·BN·BK 번이고, 이것을 SM 의 레인이 나눠 처리합니다. SM당 레인 수와 부스트 클록은 `sim/occupancy.py` 의 GPU 사양(아키텍처 백서; H200 의 값은 이 과정의 H200 에서 읽은 장치 정보와 같음, `tests/test_lesson08.py`)입니다.
+**추상 (Abstract).** 그러면 우리 커널에서 타일 하나의 연산은 얼마나 걸릴까요? 스레드의 누산기(accumulator) `rC` 64개는 서로 독립이라 FFMA 가 파이프라인으로 겹쳐 실행됩니다(노트북 07 3.6절). 그래서 연산 시간은 명령 하나의 지연시간이 아니라 **처리량(throughput)** 으로 셉니다: SM 의 FP32 레인(lane) 하나가 한 사이클에 FMA 하나. 블록의 K 타일 하나는 FMA BM·BN·BK 번이고, 이것을 SM 의 레인이 나눠 처리합니다. SM당 레인 수와 부스트 클록은 `sim/occupancy.py` 의 GPU 사양(아키텍처 백서; H200 의 값은 이 과정의 H200 에서 읽은 장치 정보와 같음, `tests/test_lesson08.py`)입니다.
 """)
 code(r"""
 fmas_per_tile = DB.BM * DB.BN * DB.BK                       # 블록의 K 타일 하나
@@ -208,7 +217,7 @@ syncthreads()          버퍼 kt%2 로 계산 (rC += ...)
 | 쓰기 후 읽기 (RAW) | 반복 kt+1 은 반복 kt 에서 **다른 스레드들이** 채운 `next_buf` 로 계산 | 아직 채워지지 않은 원소를 읽음 |
 | 읽기 후 쓰기 (WAR) | 반복 kt+1 은 타일 kt+2 를 `(kt+2) % 2 == curr_buf` 에 채움 | 느린 스레드가 아직 타일 kt 를 읽는 버퍼를 빠른 스레드가 덮어씀 |
 
-배리어나 프롤로그를 빼면 정말 틀리는지 확인합니다. 틀린 커널 두 개는 `kernels_numba/demos/` 의 실제 모듈입니다: `db_no_loop_barrier.py` 는 반복당 배리어를, `db_no_prologue.py` 는 프롤로그의 타일 0 로드를 뺀 `db` 이고, 각 파일의 설명(docstring)이 무엇이 빠졌고 왜 틀리는지 적고 있습니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태가 매번 같은 방식으로 드러납니다. GPU 에서는 타이밍이 결과를 정합니다: 작은 문제에서는 배리어 없는 `db` 도 **맞는 답**을 낼 때가 있습니다. 그래서 GPU 에서는 블록이 많은 큰 크기로 여러 번 실행해 틀린 횟수를 세고, 그 옆에 시뮬레이터가 같은 커널에서 찾은 경쟁을 보여 줍니다: 결과(틀렸다)와 원인(어느 두 줄이 부딪혔는가)을 함께 봅니다.
+배리어나 프롤로그를 빼면 정말 틀리는지 확인합니다. 틀린 커널 두 개는 `kernels_numba/demos/` 의 실제 모듈입니다: `db_no_loop_barrier.py` 는 반복당 배리어를, `db_no_prologue.py` 는 프롤로그의 타일 0 로드를 뺀 `db` 이고, 각 파일의 설명(docstring)이 무엇이 빠졌고 왜 틀리는지 적고 있습니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태(race condition)가 매번 같은 방식으로 드러납니다. GPU 에서는 타이밍이 결과를 정합니다: 작은 문제에서는 배리어 없는 `db` 도 **맞는 답**을 낼 때가 있습니다. 그래서 GPU 에서는 블록이 많은 큰 크기로 여러 번 실행해 틀린 횟수를 세고, 그 옆에 시뮬레이터가 같은 커널에서 찾은 경쟁을 보여 줍니다: 결과(틀렸다)와 원인(어느 두 줄이 부딪혔는가)을 함께 봅니다.
 """)
 code(r"""
 bv = L8.broken_variants()     # 시뮬레이터: 24×20×24 (K 타일 3개) / GPU: 큰 크기에서 여러 번 + 시뮬레이터의 경쟁 보고
@@ -228,9 +237,10 @@ md(r"""
 |---|---|
 | `.ca` | cache at all levels: L1 과 L2 에 캐시. **ld 의 기본값** ("The default load instruction cache operation is ld.ca") |
 | `.cg` | cache global: L2 에만 캐시, L1 을 거치지 않음 |
-| `.nc` (`ld.global.nc`) | 읽기 전용(non-coherent) 경로 |
 
-PTX ISA 는 캐시 연산자를 "성능 힌트"라고 적습니다. `.ca` 는 정의된 연산자이지만 기본값이므로, **캐시 정책으로는** 명시해도 기본 `ld.global` 에 보태는 것이 없습니다 (문서상 둘 다 L1·L2 에 캐시). 그렇다고 같은 명령이 되는 것은 아닙니다: 아래 심화의 탐침에서 명시적 `.ca` 는 기본 로드와 **다른** SASS 명령이 됩니다.
+(캐시 연산자는 이 둘 말고도 `.cs`, `.lu`, `.cv` 가 있습니다. `ld.global.nc` 의 `.nc` 는 캐시 연산자가 아니라, 읽기 전용(non-coherent) 데이터 경로로 읽게 하는 **별개의 한정자(qualifier)** 입니다.)
+
+PTX ISA 는 캐시 연산자를 "성능 힌트"일 뿐이라고 적고, 캐시 연산자를 써도 프로그램의 **메모리 일관성(memory consistency) 동작은 바뀌지 않는다**고 분명히 말합니다. `.ca` 는 정의된 연산자이지만 기본값이므로, **캐시 정책으로는** 명시해도 기본 `ld.global` 에 보태는 것이 없습니다 (문서상 둘 다 L1·L2 에 캐시). 그렇다고 같은 명령이 되는 것은 아닙니다: 아래 심화의 탐침에서 명시적 `.ca` 는 기본 로드와 **다른** SASS 명령이 됩니다.
 
 **이 커널에서 재사용은 어디서 일어나는가?** A, B 의 원소 하나는 블록 안에서 128번 쓰이지만(노트북 07 3.3절: 16 스레드 × 8 FMA), 그 재사용은 전부 **공유 메모리와 레지스터**에서 일어납니다: 스레드는 K 타일마다 자기 몫을 글로벌 메모리에서 **한 번만** 읽어 `As`/`Bs` 에 저장합니다. 같은 원소를 다시 읽는 것은 **다른 블록**이고, 다른 블록은 대개 다른 SM 에 있어 그 SM 의 L1 을 공유하지 않습니다(블록 사이의 재사용은 L2 에서 일어남). 그래서 이 커널에서 L1 에 둘지 말지는 재사용을 좌우하지 않습니다.
 
@@ -265,7 +275,7 @@ print(probe)
 # 예상 출력: ld.global … ['LDG.E'] / ld.global.ca … ['LDG.E.STRONG.SM'] / ld.relaxed.cta.global … ['LDG.E.STRONG.SM'] / …
 """)
 md(r"""
-> 기본 `ld.global` (문서상 `.ca`) 은 `LDG.E` 이고, **명시적 `.ca` 는 메모리 모델의 `ld.relaxed.cta` (블록 범위의 "strong" 로드)와 같은 `LDG.E.STRONG.SM`** 이 됩니다. `.cg` 도 `ld.relaxed.gpu` 와 같은 `LDG.E.STRONG.GPU` 입니다. 이 컴파일러(CUDA 13 의 nvJitLink)는 캐시 연산자를 **메모리 순서의 강도**로 옮기는 셈입니다. SASS 접미사가 하드웨어의 캐시 동작을 어떻게 바꾸는지는 NVIDIA 가 문서화하지 않았으므로 여기서는 주장하지 않습니다. (심화 끝)
+> 기본 `ld.global` (문서상 `.ca`) 은 `LDG.E` 이고, **명시적 `.ca` 는 메모리 모델의 `ld.relaxed.cta` (블록 범위의 "strong" 로드)와 같은 `LDG.E.STRONG.SM`** 이 됩니다. `.cg` 도 `ld.relaxed.gpu` 와 같은 `LDG.E.STRONG.GPU` 입니다. 이 탐침이 보여 주는 것은 **이 컴파일러(CUDA 13 의 nvJitLink)가 명시적 캐시 연산자를 `ld.relaxed` 와 같은 SASS 형태로 옮긴다**는 것까지입니다. PTX 프로그램의 뜻은 그대로입니다: 캐시 연산자는 성능 힌트라 `.ca` 를 적는다고 메모리 순서가 생기지는 않고(PTX ISA, Cache Operators), relaxed 로드도 무엇의 순서를 정해 주지는 않습니다. SASS 접미사가 하드웨어의 캐시 동작을 어떻게 바꾸는지는 NVIDIA 가 문서화하지 않았으므로 여기서는 주장하지 않습니다. (심화 끝)
 
 **PTX 의 순서는 SASS 의 순서가 아닙니다.** PTX 에 로드를 어디에 적든 ptxas 가 명령을 다시 배치합니다. 그래서 로드가 연산과 겹치는지는 **SASS 의 명령 순서**로 판단합니다(4.4절). 4.6절에서는 ptxas 가 로드를 옮겨 겹침을 없애 버리는 경우도 봅니다.
 
@@ -433,7 +443,8 @@ print(pr)
 R = {(r.kernel, r.n): r.ratio for r in rec34.rows}     # cuBLAS 대비 비율 (같은 실행)
 n = max(n for _, n in R)
 print(f"{n}³: db_overlap {R['db_overlap', n]:.3f} ÷ regblock_vec {R['regblock_vec', n]:.3f} = {R['db_overlap', n] / R['regblock_vec', n]:.3f}")
-# 예상 출력: db ÷ regblock_opt 0.93–0.99, db_ptx ÷ regblock_opt 0.99–1.04, db_overlap ÷ regblock_vec 1.01–1.10 …
+# 예상 출력: db ÷ regblock_opt {{pair_lo_db}}–{{pair_hi_db}}, db_ptx ÷ regblock_opt {{pair_lo_db_ptx}}–{{pair_hi_db_ptx}},
+#            db_overlap ÷ regblock_vec {{pair_lo_db_overlap}}–{{pair_hi_db_overlap}} …
 #            마지막 줄: 표의 4096³ db_overlap ÷ regblock_vec 와 같은 값
 """)
 md(r"""
@@ -451,7 +462,7 @@ Nsight Compute(`ncu`)의 WarpStateStats 섹션은 워프가 명령을 내지 못
 * `selected`: 명령을 낸 사이클(명령당 정확히 1). `not_selected`: 낼 수 있었지만 같은 스케줄러의 다른 워프가 뽑힘.
 * `long_scoreboard`: 글로벌/로컬 메모리 로드의 결과를 기다림. `short_scoreboard`: 공유 메모리 같은 MIO 명령의 결과를 기다림. `mio_throttle`: 그 MIO 명령 큐가 가득 참.
 * `math_pipe_throttle`: 낼 연산 명령이 있는데 그 연산 파이프가 바쁨. `barrier`: `syncthreads` 에서 블록의 다른 워프를 기다림.
-* `wait`: 컴파일러가 명령에 붙여 둔 **고정 대기 사이클**(앞 명령의 결과가 나올 때까지 정해진 수만큼 기다림). `dispatch_stall`: 명령을 골랐지만 디스패치 단계가 받아 주지 못함.
+* `wait`: 컴파일러가 명령에 붙여 둔 **고정 대기 사이클**(앞 명령의 결과가 나올 때까지 정해진 수만큼 기다림). `dispatch_stall`: 명령을 골랐지만 디스패치(dispatch) 단계가 받아 주지 못함.
 """)
 code(r"""
 ss = L8.stall_shares(rec34)
@@ -460,7 +471,8 @@ share = ss["share"]
 cpi = rec34["ncu_stalls"]["metrics"]["db_overlap"]["cycles_per_issue"]     # 이유별: 명령당 워프-사이클
 print(f"db_overlap 의 long_scoreboard: {cpi['long_scoreboard']:.2f} ÷ 합 {sum(cpi.values()):.2f} = "
       f"{100 * cpi['long_scoreboard'] / sum(cpi.values()):.1f}%")
-# 예상 출력: 이유 × 커널 표 (%) — db_overlap 의 long_scoreboard 0.4%, not_selected 43.2% … / 마지막 줄: … = 0.4%
+# 예상 출력: 이유 × 커널 표 (%) — db_overlap 의 long_scoreboard {{st_db_overlap_long_scoreboard}}%, not_selected {{st_db_overlap_not_selected}}% …
+#            마지막 줄: … = {{st_db_overlap_long_scoreboard}}%
 """)
 md(r"""
 * 기본 구조의 `db` 는 싱글 버퍼 `regblock_opt` 보다 `long_scoreboard` 가 오히려 **많고**({{st_db_long_scoreboard}}% 대 {{st_regblock_opt_long_scoreboard}}%), 워프가 STS 에서 자기 로드를 기다리는 자리(4.4절)가 그대로입니다. 한 워프 안에서 겹치는 `db_overlap` 에서는 {{st_db_overlap_long_scoreboard}}% 로 거의 **사라졌습니다**.
@@ -472,7 +484,8 @@ md(r"""
 """)
 code(r"""
 print(L8.issue_use(rec34))      # 커널마다: 스케줄러당 평균 워프 수 ÷ 명령당 워프-사이클의 합
-# 예상 출력: regblock_opt … 3.88 / 6.31 = 61.5%, db … 65%, db_ptx … 63%, regblock_vec … 72%, db_overlap … 3.88 / 4.88 = 79.5%
+# 예상 출력: regblock_opt … {{mean_warps}} / {{cpi_regblock_opt}} = {{use1_regblock_opt}}%, db … {{use_db}}%, db_ptx … {{use_db_ptx}}%,
+#            regblock_vec … {{use_regblock_vec}}%, db_overlap … {{mean_warps}} / {{cpi_db_overlap}} = {{use1_db_overlap}}%
 """)
 md(r"""
 `db_overlap` 의 스케줄러는 사이클의 약 {{use_db_overlap}}% 에 명령을 냈고(`db` {{use_db}}%, `db_ptx` {{use_db_ptx}}%, `regblock_opt` {{use_regblock_opt}}%, `regblock_vec` {{use_regblock_vec}}%), 가장 큰 몫은 "준비됐지만 뽑히지 못함"(`not_selected`)입니다. 사이클당 명령 하나만 낼 수 있는 스케줄러 앞에 준비된 워프가 줄을 서 있다는 뜻이므로, "한계가 메모리 지연시간이 아니라 **명령 발행**에 가깝다" 는 것이 이 기록에서 나오는 **해석**입니다. 명령을 내지 못한 나머지 약 {{idle_db_overlap}}% 의 사이클을 이 기록은 이유별로 나누지 않습니다. 워프의 대기 가운데 큰 몫은 `short_scoreboard` {{st_db_overlap_short_scoreboard}}%, `dispatch_stall` {{st_db_overlap_dispatch_stall}}%, `wait` {{st_db_overlap_wait}}% 이고, `barrier` 는 {{st_db_overlap_barrier}}% 뿐입니다.
@@ -595,7 +608,7 @@ md(r"""
 * **성능({{gpu}} 기록, 4.8절)**: 기본 구조의 `db` 는 같은 배치의 싱글 버퍼보다 빠르지 않습니다. {{n_big}}³ 에서 `db_ptx` 와 `db_overlap` 은 짝보다 몇 % 빠르고(한 번의 실행), `db_overlap` 은 {{n_mid}}³ 이상에서 cuBLAS 의 {{pct_db_overlap_2048}}–{{pct_db_overlap_4096}}%, {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다.
 * **스톨 (WarpStateStats 비율)**: `db_overlap` 에서 Long Scoreboard 는 거의 사라지고({{st_db_overlap_long_scoreboard}}%), Math Pipe Throttle 로 옮겨 가지 않았습니다. 스케줄러는 약 {{use_db_overlap}}% 의 사이클에 명령을 내며 가장 큰 몫은 `not_selected` 입니다(명령 발행이 한계에 가깝다는 해석).
 * **공유 메모리 압박**: 더블 버퍼는 17,472 B(버퍼 하나의 2배)지만 점유율을 정하는 것은 레지스터라 A100·H100·H200 에서 SM당 2블록으로 그대로입니다(H200 에서 모델 = CUDA 점유율 API).
-* **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 캐시 정책으로는 명시해도 기본 로드에 보태는 것이 없습니다. 하지만 SASS 는 다릅니다: 이 컴파일러에서 명시적 `.ca` 는 기본 로드의 `LDG.E` 가 아니라 메모리 순서가 더 강한 `LDG.E.STRONG.SM` 이 됩니다 (3.4절 심화의 탐침). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
+* **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 캐시 정책으로는 명시해도 기본 로드에 보태는 것이 없습니다. 하지만 SASS 는 다릅니다: 이 컴파일러에서 명시적 `.ca` 는 기본 로드의 `LDG.E` 가 아니라 `ld.relaxed.cta` 와 같은 SASS(`LDG.E.STRONG.SM`)가 됩니다 (3.4절 심화의 탐침). PTX 에서 캐시 연산자는 성능 힌트일 뿐 메모리 일관성 동작을 바꾸지 않습니다(PTX ISA, Cache Operators). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
 
 ## 8. 마스터리 체크포인트 퀴즈
 

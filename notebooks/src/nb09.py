@@ -57,7 +57,7 @@ FIG.update({
     "race_flagged": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["race_reports"]),
     "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
     "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
-    "race_seed_wrong": RACE["cases"]["demo_async_seed_tail"]["wrong_runs"],
+    "race_seed_wrong": _records.wrong_clause(RACE["cases"]["demo_async_seed_tail"]["wrong_runs"], RACE["runs"]),
 })
 # 4.2's model figures: computed here with sim/occupancy.py and course/lesson09.py, never typed
 sys.path.insert(0, str(ROOT))
@@ -264,7 +264,7 @@ md(r"""
 
 검출기가 기억하는 것은 원소마다 그 구간의 **마지막 쓰기 하나와 읽은 스레드 둘**(원자 연산이면 둘 더)입니다. 새 접근을 그것들과 맞춰 보므로, 스레드를 어떤 순서로 돌렸는지와 상관없이 경쟁이 있는 원소는 반드시 보고되고 한 가지 실행 순서로는 틀린 답이 나오지 않는 경쟁도 잡힙니다. 다만 가능한 **모든 접근의 쌍**을 보고하지는 않습니다: 한 원소를 셋 이상이 읽으면 기억한 접근과의 쌍만, 그리고 같은 종류·같은 두 줄의 경쟁은 한 번만(횟수와 함께) 보고합니다. 두 접근 중 무엇이 먼저인지(그래서 쓰기 후 읽기인지 읽기 후 쓰기인지, 배리어를 어디에 둘지)는 줄 번호가 아니라 각 스레드가 그 구간에서 실제로 지난 줄로 정합니다. 보고는 두 스레드, 두 커널 줄(노트북 셀이면 `셀 In [n] 3행` 처럼 셀 번호로), K 타일 `kt`, 고치는 법을 말합니다. 못 보는 것도 있습니다: 시간(성능), 블록 사이를 깃발(flag)과 메모리 펜스로 동기화하는 코드(경쟁으로 보고됨), 전역·로컬 메모리의 초기화되지 않은 읽기 (전체 목록: README 의 "시뮬레이터가 보장하는 것과 못 보는 것"). 버그 데모는 검출기를 "모으기" 모드로 돌려, 커널이 끝까지 돌아 틀린 답을 내고 보고도 남깁니다 (평소 커널은 첫 보고에서 오류로 멈춤).
 
-GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_seed_tail`)도 racecheck 는 경쟁 {{race_seed_reports}}건을 보고했지만 {{race_runs}}번 실행 중 {{race_seed_wrong}}번 틀렸습니다. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_seed_tail`)도 racecheck 는 경쟁 {{race_seed_reports}}건을 보고했지만, 검사 없이 실행하면 {{race_seed_wrong}}. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
 """)
 code(r"""
 from course import racereport
@@ -358,7 +358,7 @@ if here:
     print(here)
 """)
 md(r"""
-{{gpu}} 에서 `db_overlap` 은 레지스터 {{regs_db}}개, `async_vec` 은 {{regs_vec}}개이고 둘 다 SM당 {{blocks_vec}}블록입니다. 노트북 08 의 `db_overlap` 은 다음 타일을 `LDG` 로 레지스터에 읽어 두었다가 계산 뒤에 `STS` 로 공유 메모리에 씁니다. 그 사이 값을 들고 있는 레지스터가 **스테이징 레지스터(staging register)** 이고, 스레드당 8개입니다. cp.async 에서는 이것이 필요 없지만, 그 이득은 누산기 64개와 프래그먼트가 레지스터의 대부분을 차지하는 이 커널에서는 보이지 않습니다. `async_vec` 은 오히려 `launch_bounds=(256, 2)` 를 달아야 했습니다. 이 옵션은 컴파일러에게 "블록당 스레드 256개, SM당 최소 2블록"을 약속하는 것으로, `ptxas` 는 스레드당 레지스터를 65,536 / (256 × 2) = 128개 이하로 맞춥니다. 상한 없이 컴파일하면 몇 개가 되는지 아래 셀이 GPU 없이 컴파일해 세고, 그 레지스터로 SM당 블록 수를 점유율 모델(`sim/occupancy.py`)로 계산합니다.
+{{gpu}} 에서 `db_overlap` 은 레지스터 {{regs_db}}개, `async_vec` 은 {{regs_vec}}개이고 둘 다 SM당 {{blocks_vec}}블록입니다. 노트북 08 의 `db_overlap` 은 다음 타일을 `LDG` 로 레지스터에 읽어 두었다가 계산 뒤에 `STS` 로 공유 메모리에 씁니다. 그 사이 값을 들고 있는 레지스터가 **스테이징 레지스터(staging register)** 이고, 스레드당 8개입니다. cp.async 에서는 이것이 필요 없지만, 그 이득은 누산기(accumulator) 64개와 프래그먼트(fragment)가 레지스터의 대부분을 차지하는 이 커널에서는 보이지 않습니다. `async_vec` 은 오히려 `launch_bounds=(256, 2)` 를 달아야 했습니다. 이 옵션은 컴파일러에게 "블록당 스레드 256개, SM당 최소 2블록"을 약속하는 것으로, `ptxas` 는 스레드당 레지스터를 65,536 / (256 × 2) = 128개 이하로 맞춥니다. 상한 없이 컴파일하면 몇 개가 되는지 아래 셀이 GPU 없이 컴파일해 세고, 그 레지스터로 SM당 블록 수를 점유율 모델(`sim/occupancy.py`)로 계산합니다.
 """)
 code(r"""
 ub = L.unbounded_blocks("async_vec")    # sm_80 → A100, sm_90 → H100·H200 (GPU 가 있으면 지금 이 GPU 도)
@@ -423,7 +423,7 @@ code(r"""
 course.show_source(kn.get("async_vec").module.make_kernel)
 """)
 md(r"""
-커널이 부르는 장치 함수(device function) 세 개입니다: `copy_vec` (경계를 처리하는 16 B 복사), `_outer_products` (k 두 개의 외적 8×8), `store_C` (에필로그).
+커널이 부르는 장치 함수(device function) 세 개입니다: `copy_vec` (경계를 처리하는 16 B 복사), `_outer_products` (k 두 개의 외적 8×8), `store_C` (에필로그, epilogue).
 """)
 code(r"""
 vec = kn.get("async_vec").module
@@ -534,7 +534,7 @@ print("\n".join(measure.live_lines(live)) if live else "GPU 없음: 위의 기�
 md(r"""
 * 4바이트 복사(`async_copy`)가 가장 느립니다. 이 커널은 여러 가지가 한꺼번에 다릅니다: 펼쳐지지 않은 k 루프(8절: FFMA 64개짜리 안쪽 루프가 타일마다 8번 돌고, 그때마다 분기), 패딩 배치의 스칼라 읽기, 스레드당 복사 명령 8개, 타일당 배리어 2개 (5절 셀의 루프: `LDGSTS` 8, `BAR` 2). 이 측정만으로는 어느 것이 얼마를 차지하는지 가를 수 없습니다.
 * 16바이트 + 정렬 배치 + 배리어 하나(`async_vec`)는 2048³·4096³ 에서 같은 실행의 `db_overlap` 과 {{vec_db_gap_big}}%p 안에서 비슷합니다 (1024³ 에서는 {{vec_db_gap_1024}}%p 느립니다).
-* 2048³·4096³ 에서는 NUM_STAGES 를 2 → 3 → 4 로 바꿔도 한 번 바꿀 때마다 {{stage_step_big}}%p 이내로만 달라집니다 (1024³ 는 블록이 64개뿐이라 값이 크게 흔들립니다). 세 변형 모두 레지스터 128개, SM당 2블록이라(`rec["loaded"]` 에서 확인할 수 있습니다) 점유율은 같습니다. 단을 늘려도 크게 나아지지 않는 이유는 9.3절의 스톨 측정이 보여 줍니다.
+* 2048³·4096³ 에서는 NUM_STAGES 를 2 → 3 → 4 로 바꿔도 한 번 바꿀 때마다 {{stage_step_big}}%p 이내로만 달라집니다 (1024³ 는 블록이 64개뿐이라 값이 크게 흔들립니다). 세 변형 모두 레지스터 128개, SM당 2블록이라(`rec["loaded"]` 에서 확인할 수 있습니다) 점유율은 같습니다. 단을 늘려도 크게 나아지지 않는 이유에 대한 **해석**은 9.3절의 스톨 측정에서 나옵니다 (그 측정은 `async_vec`, `async_bk16`, `async_wide` 를 잰 것이고, `wait_group` 의 대기를 따로 나눠 재지는 않았습니다).
 * 큰 차이는 **K 타일의 깊이**(BK, 9.1절의 `async_bk16`)와 **스레드당 타일의 크기**(9.2절의 `async_wide`)에서 나왔습니다. 다만 BK = 16 에서는 3단이 2단보다 빨랐습니다 (9.1절 표): BK 를 키운 이득은 3단과 함께일 때 나왔습니다.
 
 ### 9.1 BK = 16: `async_bk16`
@@ -667,7 +667,7 @@ print("PASS")
 md(r"""
 ### 9.3 왜 100% 가 아닌가 — 스톨 측정
 
-9절의 측정에서 BK = 8 의 세 변형은 2048³·4096³ 에서 단의 수와 관계없이 `db_overlap` 근처였고, 85% 를 넘긴 것은 스레드당 타일과 레지스터 버퍼까지 바꾼 `async_wide` 뿐입니다: "트리플 버퍼링이면 cuBLAS 의 85~95%" 라는 목표는 트리플 버퍼링만으로는 이루어지지 않았습니다. 비교한 cuBLAS 는 TF32 를 끈 SGEMM 이므로, 남은 차이는 텐서 코어 때문이 아닙니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
+9절의 측정에서 BK = 8 의 세 변형은 2048³·4096³ 에서 단의 수와 관계없이 `db_overlap` 근처였고, 85% 를 넘긴 것은 스레드당 타일과 레지스터 버퍼까지 바꾼 `async_wide` 뿐입니다: "트리플 버퍼링이면 cuBLAS 의 85~95%" 라는 목표는 트리플 버퍼링만으로는 이루어지지 않았습니다. 비교한 cuBLAS 는 TF32 를 끈 SGEMM 이므로, 남은 차이는 텐서 코어(Tensor Core) 때문이 아닙니다. 무엇이 막는지는 Nsight Compute 의 워프 상태(WarpStateStats)로 잽니다: 발행된 명령 하나당 워프가 각 이유로 기다린 사이클입니다 (4096³, 같은 장치 세션).
 """)
 code(r"""
 for name, top in L.recorded_stalls().items():
