@@ -4,6 +4,7 @@ import math
 import re
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from itertools import groupby
 
 import numpy as np
@@ -235,18 +236,23 @@ def _broken_variants_gpu(names, M, N, K, rng):
     As = rng.standard_normal((M, K), dtype=np.float32)
     Bs = rng.standard_normal((K, N), dtype=np.float32)
     res, lines = {}, [f"GPU: {n}³, 커널마다 {runs}번 실행 (같은 입력) | 시뮬레이터: {M}×{N}×{K} 에서 경쟁 검사"]
-    for name in steps(names, "컴파일(JIT)·실행·시뮬레이터 검사"):
-        launch = module_of(name).launch
-        wrong = nan = 0
-        for _ in range(runs):
-            launch(dA, dB, dC)
-            C = dC.copy_to_host()
-            nan += bool(np.isnan(C).any())
-            wrong += not close(C, ref, n)
-        res[name] = (wrong == 0, nan > 0)
-        _, report = subsim.simulated(launch, As, Bs, np.zeros((M, N), np.float32))
-        lines.append(f"{name:20s} GPU 에서 틀린 실행 {wrong}/{runs} (NaN {nan}번) | 시뮬레이터: "
-                     + (report.summary(limit=2).replace(chr(10), " ") if report else "경쟁 없음"))
+    # the simulator's reports come from subprocesses (seconds each): one side thread runs them, one after another
+    # (simulated() collects into one report at a time), while this thread runs the GPU launches
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        sims = {name: pool.submit(subsim.simulated, module_of(name).launch, As, Bs, np.zeros((M, N), np.float32))
+                for name in names}
+        for name in steps(names, "컴파일(JIT)·실행·시뮬레이터 검사"):
+            launch = module_of(name).launch
+            wrong = nan = 0
+            for _ in range(runs):
+                launch(dA, dB, dC)
+                C = dC.copy_to_host()
+                nan += bool(np.isnan(C).any())
+                wrong += not close(C, ref, n)
+            res[name] = (wrong == 0, nan > 0)
+            _, report = sims[name].result()
+            lines.append(f"{name:20s} GPU 에서 틀린 실행 {wrong}/{runs} (NaN {nan}번) | 시뮬레이터: "
+                         + (report.summary(limit=2).replace(chr(10), " ") if report else "경쟁 없음"))
     return Report(lines, runs=runs, n=n, **res)
 
 
