@@ -38,7 +38,7 @@ def _compile_ahead(module):
     except KeyError:
         return
     procs = jitcache.warm(list(ch.kernels), ch.demos)
-    _offline_ahead([(k, cc) for cc in reversed(offline.ARCHS) for k in ch.kernels])
+    _offline_ahead([(k, cc) for k in ch.kernels for cc in reversed(offline.ARCHS)])   # in the order cells use them
     _cupy_ahead()
     if procs:
         print(f"ℹ️ 이 노트북의 커널 {len(ch.kernels) + len(ch.demos)}종을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "
@@ -47,8 +47,9 @@ def _compile_ahead(module):
 
 def _offline_ahead(pairs):
     """The offline compiles (PTX/SASS for sm_90 and sm_80, no GPU) the chapter's cells read, in background compile
-    processes (one per 4 CPU cores, at least one) fed from daemon threads: a first run finds most of them done, and
-    the disk cache keeps them for the next."""
+    processes of their own (one per 4 CPU cores, at most 4, at least one) fed from daemon threads, in the order the
+    chapter uses its kernels: a first run finds most of them done, a cell never waits behind the batch, and the disk
+    cache keeps them for the next session."""
     import os
     import threading
     from kernels_numba.infra import offline
@@ -56,7 +57,7 @@ def _offline_ahead(pairs):
 
     def run(chunk):
         try:
-            offline.try_compile_many(chunk)          # one compile subprocess for the chunk, into the disk cache
+            offline.prefetch(chunk)                  # a compile process of its own, one kernel at a time
         except Exception:  # noqa: BLE001 — the cell that needs it compiles it and shows any error there
             pass
     for i in range(n):

@@ -104,3 +104,28 @@ def test_one_worker_process_serves_every_compile():
     offline._WORKER.proc.kill()
     offline._WORKER.proc.wait()
     assert offline._compile_subprocess("naive", (8, 0))["ptx"] == first["ptx"]   # a dead worker is started again
+
+
+def test_prefetch_fills_the_cache_in_order_on_a_worker_of_its_own(monkeypatch, tmp_path):
+    """course.setup's background compiles: one pair per request, in the given order, skipping what is cached, on a
+    worker that is not the cells' (a cell's compile never waits behind the batch), which stops at the end."""
+    import threading
+    monkeypatch.setenv(offline.CACHE_ENV, str(tmp_path / "cache"))
+    offline._cached("tiled", (8, 0), Compiler())                 # already cached: not compiled again
+    seen, started = [], threading.Event()
+
+    def fake_compile(self, pairs):
+        assert self is not offline._WORKER
+        seen.append(list(pairs))
+        return [{"ptx": f"// {n} {cc}", "sass": "", "usage": {}} for n, cc in pairs]
+    monkeypatch.setattr(offline._Worker, "compile", fake_compile)
+    monkeypatch.setattr(offline._Worker, "stop", lambda self: started.set())
+    offline.prefetch([("naive", (9, 0)), ("tiled", (8, 0)), ("naive", (8, 0))])
+    assert seen == [[("naive", (9, 0))], [("naive", (8, 0))]] and started.is_set()
+    assert offline._cached("naive", (8, 0), Compiler())["ptx"] == "// naive (8, 0)"
+
+
+def test_prefetch_without_a_cache_does_nothing(monkeypatch):
+    monkeypatch.setenv(offline.CACHE_ENV, "off")
+    monkeypatch.setattr(offline._Worker, "compile", lambda self, pairs: (_ for _ in ()).throw(AssertionError(pairs)))
+    offline.prefetch([("naive", (9, 0))])
