@@ -50,7 +50,8 @@ WHAT = ("benchmarks/gpu_hazards.py: issue 25's classes of student bugs (tests/ha
         "bug and its correct twin give a wrong result, the error a launch or compile raises, and what "
         "compute-sanitizer racecheck / memcheck report")
 METHOD = ("each side of each case in its own process: --runs launches with fresh data (stopping at the first error), "
-          "then one run under compute-sanitizer --tool racecheck and one under --tool memcheck (--report-api-errors no)")
+          "then one run under compute-sanitizer --tool racecheck and one under --tool memcheck "
+          "(--report-api-errors no)")
 
 
 def _pair(case_id):
