@@ -172,3 +172,11 @@ def jupyter_lab(work, env, tmp_path):
             proc.kill()
         log.close()
         stop_pids(pids_mentioning(tmp_path))      # kernels it started, if any survived
+
+
+def checkout_files(root=ROOT):
+    """The checkout's files as a fresh clone plus uncommitted work has them (tracked and untracked, not ignored)."""
+    import subprocess
+    out = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=root, capture_output=True,
+                         text=True, check=True).stdout.split("\0")
+    return sorted({f for f in out if f and (Path(root) / f).is_file()})
