@@ -30,7 +30,7 @@ class NotebookBar(_auto_tqdm):
         # the label and the counts keep their one-line width (never a wrap inside a Korean word); the bar takes the
         # rest and the whole bar moves to the next line only when even its smallest width does not fit
         label.layout.flex = counts.layout.flex = "0 0 auto"
-        bar.layout.flex, bar.layout.min_width = "1 1 auto", "120px"
+        bar.layout.flex, bar.layout.min_width = "1 1 auto", "80px"
         self.container.layout.flex_flow, self.container.layout.width = "row wrap", "100%"
         self.handle = display(self.container, display_id=True)
 

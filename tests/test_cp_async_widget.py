@@ -110,9 +110,10 @@ def test_stepper_steps_through_the_model():
     """Every step of the seed loop: the headline, the pending groups and the stages are the model's event."""
     w = cp_async_stepper("seed", num_tiles=8)
     run = cp_async.run_loop(cp_async.PRESETS["seed"].spec, 8)
-    assert w.step.max == len(run.events) - 1 == 2 + 8 * 6 - 1           # prologue (S-1 copies), 6 steps a tile
+    assert w.step.max == len(run.events) == 2 + 8 * 6 and w.step.min == 1    # prologue (S-1 copies), 6 steps a tile
     for i, e in enumerate(run.events):
-        w.step.value = i
+        w.step.value = i + 1                                           # the slider counts from 1, as the headline
+        assert w.position == i
         assert w.describe() == describe_event(run, i) and f"단계 {i + 1}/{len(run.events)}" in w.headline.value
         for g, tiles in e.pending:                                     # every pending group in the queue
             assert html.escape(group_text(g, tiles)) in w.queue.value
@@ -123,9 +124,9 @@ def test_stepper_steps_through_the_model():
     assert "G2[t2]로 묶습니다" in w.describe() and "outline:2px" in w.queue.value
     w.go(_event_index(run, 0, "wait"))
     assert "도착(landed): G0[t0]" in w.describe() and "G0[t0] 도착" in w.queue.value
-    assert run.events[w.step.value].stages[0] == (cp_async.LANDED, 0)
-    w.go(w.step.value + 1)
-    assert run.events[w.step.value].stages[0] == (cp_async.VISIBLE, 0) and "__syncthreads" in w.describe()
+    assert run.events[w.position].stages[0] == (cp_async.LANDED, 0)
+    w.next.click()
+    assert run.events[w.position].stages[0] == (cp_async.VISIBLE, 0) and "__syncthreads" in w.describe()
 
 
 def test_stepper_shows_the_tail_hazard_and_the_fix():
@@ -134,7 +135,7 @@ def test_stepper_shows_the_tail_hazard_and_the_fix():
     assert "cp_async_wait_group(2)" in w.code.value.split("▶ ")[1]     # the highlighted line is the wait
     assert "위험 2건" in w.summary.value and "kt=6, 7" in w.summary.value
     w.next_wait.click()                                                # kt = 7's wait
-    assert w.run.events[w.step.value].kt == 7 and w.run.events[w.step.value].step == "wait"
+    assert w.run.events[w.position].kt == 7 and w.run.events[w.position].step == "wait"
     w.go(w.index(6, "compute"))
     assert "꼬리에서 그룹이 모자람" in w.hazards.value and "#ff9a9a" in w.stages.value
     w.loop.value = "async_copy"                                         # the fix: an empty group every iteration
@@ -151,11 +152,11 @@ def test_stepper_buttons_and_other_loops():
     w.next.click()
     w.next.click()
     w.back.click()
-    assert w.step.value == 1
+    assert w.position == 1 and w.step.value == 2
     w.go(10 ** 6)
     assert w.step.value == w.step.max and w.next.disabled and w.next_wait.disabled
     w.num_tiles.value = 2                                              # fewer events: the step is clamped
-    assert w.step.value == w.step.max == len(w.run.events) - 1 and w.run.ok
+    assert w.step.value == w.step.max == len(w.run.events) and w.position == len(w.run.events) - 1 and w.run.ok
     spec = cp_async.LoopSpec(("wait", "prefetch", "commit", "compute"), 1, 3)   # a composed loop: no barrier
     g = cp_async_stepper(spec, num_tiles=4)
     assert g.loop.value == "given" and g.spec == spec and not g.run.ok

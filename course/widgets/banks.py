@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 
 from course import plots  # noqa: F401  (Korean font for the figure: koreanize-matplotlib's NanumGothic)
 from course.widgets import live
-from course.widgets.controls import fit
+from course.widgets.controls import fit, row
 from sim import banks
 
 TILE = 16
@@ -51,7 +51,7 @@ class BankConflictExplorer(live.LiveView):
         self.report = None
         self.threads = {}        # tid -> label of the thread in the current request
         c = self.controls
-        self.widget = W.VBox([W.HBox([c["access"], c["warp"]]), W.HBox([c["padding"], c["column"], c["offset"]]),
+        self.widget = W.VBox([row([c["access"], c["warp"]]), row([c["padding"], c["column"], c["offset"]]),
                               self.counts, self.plot])
         self.widget.add_class("sgemm-banks")     # lets the browser test find this widget
         live.mark(self.widget)

@@ -9,7 +9,7 @@ import html
 import ipywidgets as W
 
 from course.widgets import live
-from course.widgets.controls import fit
+from course.widgets.controls import fit, row
 from kernels_numba.infra.errors import CourseInputError
 from sim import cp_async
 from sim.korean import josa
@@ -115,7 +115,7 @@ class CpAsyncSandbox(live.LiveView):
         self._applying = False
         self.widget = W.VBox([self.preset, W.HTML("<b>한 반복의 순서</b> (— 는 비움)"),
                               W.HBox(self.slots[:3]), W.HBox(self.slots[3:]),
-                              W.HBox([self.wait_n, self.stages]), W.HBox([self.ahead, self.num_tiles]), self.tail,
+                              row([self.wait_n, self.stages]), row([self.ahead, self.num_tiles]), self.tail,
                               self.summary, self.code, self.table])
         live.mark(self.widget).add_class("sgemm-sandbox")
         self.preset.observe(self._on_preset, names="value")
@@ -272,8 +272,9 @@ def stages_html(event, bad):
 
 
 class CpAsyncStepper(live.LiveView):
-    """One loop of the notebook (a preset) or a given LoopSpec, step by step: `.step.value = i` (or the buttons) shows
-    event i of `.run` (sim.cp_async.run_loop): code line, groups committed and landed, stage states, hazards."""
+    """One loop of the notebook (a preset) or a given LoopSpec, step by step: `.step.value = i + 1` (the slider counts
+    from 1, as the headline does), `.go(i)` or the buttons show event i of `.run` (sim.cp_async.run_loop): code line,
+    groups committed and landed, stage states, hazards. `.position` is the event shown (from 0)."""
     NAME_KO, NAME_EN = "cp.async 그룹 상태 기계", "cp.async group state machine"
 
     def __init__(self, loop="seed", num_tiles=8, loops=None, at=None):
@@ -286,7 +287,7 @@ class CpAsyncStepper(live.LiveView):
                                description="루프", layout=W.Layout(width="560px"))
         self.num_tiles = fit(W.IntSlider(value=num_tiles, min=1, max=12, description="K 타일 수",
                                          continuous_update=False), 160)
-        self.step = fit(W.IntSlider(value=0, min=0, max=0, description="단계", continuous_update=True), 300)
+        self.step = fit(W.IntSlider(value=1, min=1, max=1, description="단계", continuous_update=True), 300)
         self.back = W.Button(description="◀ 이전", layout=W.Layout(width="90px"))
         self.next = W.Button(description="다음 ▶", layout=W.Layout(width="90px"))
         self.next_wait = W.Button(description="다음 wait ▶▶", layout=W.Layout(width="120px"),
@@ -294,11 +295,12 @@ class CpAsyncStepper(live.LiveView):
         self.headline, self.code, self.queue, self.stages, self.hazards = (W.HTML() for _ in range(5))
         self.summary = W.HTML()
         self.code.layout.margin = "0 24px 0 0"
+        self.headline.add_class("sgemm-headline")
         self.spec = self.run = None
-        legend = " ".join(f'<span style="background:{c};padding:0 4px">{html.escape(cp_async.STATE_KO[s])}</span>'
+        legend = " ".join(f'<span style="background:{c};padding:0 4px;white-space:nowrap">{html.escape(cp_async.STATE_KO[s])}</span>'
                           for s, c in STATE_COLORS.items())
-        self.widget = W.VBox([W.HBox([self.loop, self.num_tiles]),
-                              W.HBox([self.back, self.next, self.next_wait, self.step]), self.headline,
+        self.widget = W.VBox([row([self.loop, self.num_tiles]),
+                              row([self.back, self.next, self.next_wait, self.step]), self.headline,
                               W.HBox([self.code, W.VBox([self.queue, self.stages])],
                                      layout=W.Layout(align_items="flex-start")),
                               self.hazards, W.HTML(f"<small>{legend}</small>"), self.summary])
@@ -306,8 +308,8 @@ class CpAsyncStepper(live.LiveView):
         self.loop.observe(self._rebuild, names="value")
         self.num_tiles.observe(self._rebuild, names="value")
         self.step.observe(self._show, names="value")
-        self.back.on_click(lambda _: self.go(self.step.value - 1))
-        self.next.on_click(lambda _: self.go(self.step.value + 1))
+        self.back.on_click(lambda _: self.go(self.position - 1))
+        self.next.on_click(lambda _: self.go(self.position + 1))
         self.next_wait.on_click(lambda _: self.go(self._next_wait()))
         self._rebuild()
         if at is not None:
@@ -323,21 +325,24 @@ class CpAsyncStepper(live.LiveView):
                                "kt 는 -1(프롤로그)부터 타일 수-1 까지, 단계는 루프에 있는 것으로 고르세요.",
                                "pick kt from -1 (prologue) to num_tiles-1 and a step the loop has.")
 
+    @property
+    def position(self):
+        """The index (from 0) of the event shown."""
+        return self.step.value - 1
+
     def go(self, i):
-        """Show event i (clamped to the run)."""
-        self.step.value = max(0, min(self.step.max, i))
+        """Show event i (from 0; clamped to the run)."""
+        self.step.value = max(0, min(len(self.run.events) - 1, i)) + 1
 
     def _next_wait(self):
-        later = [i for i, e in enumerate(self.run.events) if i > self.step.value and e.step == "wait"]
-        return later[0] if later else self.step.max
+        later = [i for i, e in enumerate(self.run.events) if i > self.position and e.step == "wait"]
+        return later[0] if later else len(self.run.events) - 1
 
     def _rebuild(self, change=None):
         key = self.loop.value
         self.spec = self.given if key == GIVEN else cp_async.PRESETS[key].spec
         self.run = cp_async.run_loop(self.spec, self.num_tiles.value)
-        old = self.step.value
-        self.step.max = len(self.run.events) - 1
-        self.step.value = min(old, self.step.max)
+        self.step.max = len(self.run.events)          # clamps the value
         causes = self.run.causes()
         if causes:
             kts = sorted({k for v in causes.values() for k in v})
@@ -349,18 +354,18 @@ class CpAsyncStepper(live.LiveView):
 
     def describe(self, i=None):
         """The headline of step i (default: the one shown)."""
-        return describe_event(self.run, self.step.value if i is None else i)
+        return describe_event(self.run, self.position if i is None else i)
 
     def hazards_at(self, i=None):
         """The hazards whose second access is step i (default: the one shown)."""
-        e = self.run.events[self.step.value if i is None else i]
+        e = self.run.events[self.position if i is None else i]
         return hazard_cells(self.run).get((e.kt, e.step), [])
 
     def _show(self, change=None):
-        i = self.step.value
+        i = self.position
         e = self.run.events[i]
         position = sum(1 for x in self.run.events[:i] if x.kt == e.kt)
-        self.back.disabled, self.next.disabled = i == 0, i == self.step.max
+        self.back.disabled, self.next.disabled = i == 0, i == len(self.run.events) - 1
         self.next_wait.disabled = not any(x.step == "wait" for x in self.run.events[i + 1:])
         self.headline.value = (f"<b>단계 {i + 1}/{len(self.run.events)}</b> — {html.escape(self.describe(i))}")
         bad = self.hazards_at(i)

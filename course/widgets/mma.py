@@ -5,7 +5,7 @@ import numbers
 import ipywidgets as W
 
 from course.widgets import live
-from course.widgets.controls import fit
+from course.widgets.controls import fit, row
 from kernels_numba.infra.errors import CourseInputError
 from sim import mma
 
@@ -69,7 +69,7 @@ class FragmentView(live.LiveView):
         self.grid = W.HTML()
         legend = W.HTML("<small>칸의 숫자: 그 원소를 가진 레인 · 아래 첨자: 고른 레인의 레지스터 (A/B 는 .b32 레지스터 하나에 "
                         "f16 두 개: .lo = 아래 절반(비트 0–15), .hi = 위 절반(비트 16–31))</small>")
-        self.widget = live.mark(W.VBox([self.matrix, self.lane, W.HBox([self.row, self.col]), self.info, legend,
+        self.widget = live.mark(W.VBox([self.matrix, self.lane, row([self.row, self.col]), self.info, legend,
                                         self.grid]))
         self.widget.add_class("sgemm-fragment")
         self.element = None
@@ -205,7 +205,7 @@ class LdmatrixView(live.LiveView):
         legend = W.HTML("<small>주황: 고른 레인이 받는 원소와 그 레인이 주소를 준 행 · 진한 주황: 고른 원소 · "
                         "파랑: 고른 원소의 행과 그 행 주소를 준 레인 · 칸의 숫자: 그 원소를 받는 레인</small>")
         self.widget = live.mark(W.VBox([W.HBox([self.variant, self.trans]), self.lane,
-                                        W.HBox([self.mat, self.row, self.col]), self.info, legend, self.addresses,
+                                        row([self.mat, self.row, self.col]), self.info, legend, self.addresses,
                                         self.grid]))
         self.widget.add_class("sgemm-ldmatrix")
         self.element = None

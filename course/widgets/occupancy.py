@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 import course.plots  # noqa: F401  (Korean font for the labels, before anything is drawn)
 
 from course.widgets import live
-from course.widgets.controls import fit
+from course.widgets.controls import fit, row
 from sim import occupancy as occ
 
 CURRENT = "현재 GPU"
@@ -45,7 +45,7 @@ class OccupancyExplorer(live.LiveView):
         self.out = W.Output()     # the result table (HTML) and the chart (PNG), or the error message
         self.result = None        # latest sim.occupancy.Occupancy (None while the inputs are invalid)
         self.error = None         # latest CourseInputError from the model, shown in the widget instead of raised
-        self.widget = live.mark(W.VBox([W.HBox([self.gpu, self.smem]), W.HBox([self.regs, self.threads]), self.out]))
+        self.widget = live.mark(W.VBox([W.HBox([self.gpu, self.smem]), row([self.regs, self.threads]), self.out]))
         for control in (self.gpu, self.regs, self.threads, self.smem):
             control.observe(self._update, names="value")
         self._update()

@@ -10,7 +10,7 @@ import course.plots  # noqa: F401  (Korean font for the labels, before anything 
 
 from kernels_numba.infra.errors import CourseInputError
 from course.widgets import live
-from course.widgets.controls import fit
+from course.widgets.controls import fit, row
 from sim import pipeline
 
 HATCHES = ("", "//", "..", "xx")         # one pattern per buffer (stages <= 4)
@@ -65,8 +65,8 @@ class PipelineExplorer(live.LiveView):
         self.timeline = self.single = None
         self.error = None
         c = self.controls
-        self.widget = live.mark(W.VBox([W.HBox([c["t_load"], c["t_comp"]]), W.HBox([c["n_tiles"], c["stages"]]),
-                                        W.HBox([c["t_sync"], c["loads_in_flight"]]), self.summary, self.plot]))
+        self.widget = live.mark(W.VBox([row([c["t_load"], c["t_comp"]]), row([c["n_tiles"], c["stages"]]),
+                                        row([c["t_sync"], c["loads_in_flight"]]), self.summary, self.plot]))
         self.widget.add_class("sgemm-pipeline")
         for control in c.values():
             control.observe(self._update, names="value")
