@@ -101,14 +101,25 @@ print("closed:", all(w.comm is None for x in (b.bar, p.bar) for w in (x.containe
 '''
 
 
-def test_progress_bars_leave_text_not_widgets(tmp_path):
-    """In a Jupyter kernel each bar is a widget while it runs and its final line of text once it closes: the saved
-    notebook has no widget output, the done bar ends with ✔, the one that stopped short says so, the models are
-    closed."""
+def test_a_saved_notebook_keeps_text_and_notes(tmp_path, monkeypatch):
+    """In a real Jupyter kernel (nbclient), saved as JupyterLab saves (no widget state): each progress bar is a widget
+    while it runs and its final line of text once it closes (no widget output left; ✔ when done, a stopped mark
+    otherwise; its models closed); a course widget and the checkpoint quiz each leave a widget output with a readable
+    text/plain for viewers without widgets, and the re-run note right below it."""
     import nbformat
     from nbclient import NotebookClient
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(NOTEBOOK_BARS)])
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    monkeypatch.setenv("SGEMM_PROGRESS", str(tmp_path / "progress"))
+    cells = [NOTEBOOK_BARS, "from course.widgets.cp_async import cp_async_stepper\ncp_async_stepper()",
+             'from course.quiz import show_quiz\nshow_quiz("06")']
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbformat.write(nb, tmp_path / "saved.ipynb")
+    nb = nbformat.read(tmp_path / "saved.ipynb", as_version=4)
+    for cell, note in ((nb.cells[1], 'class="sgemm-widget-note"'), (nb.cells[2], "sgemm-quiz-note sgemm-widget-note")):
+        widget, below = cell.outputs
+        assert "application/vnd.jupyter.widget-view+json" in widget["data"], cell.outputs
+        assert "다시 실행하세요" in widget["data"]["text/plain"] or "이 셀을 실행하면 나타납니다" in widget["data"]["text/plain"]
+        assert note in below["data"]["text/html"] and "Error displaying widget" in below["data"]["text/html"]
     outs = nb.cells[0].outputs
     assert not [o for o in outs if o.output_type == "error"], outs
     data = [o for o in outs if o.output_type == "display_data"]

@@ -254,21 +254,6 @@ def test_show_quiz_displays_the_widget_and_a_rerun_note(env, monkeypatch):
     assert ":has(.sgemm-quiz) + .jp-OutputArea-child .sgemm-quiz-note" in html      # hidden while the widget lives
 
 
-def test_saved_notebook_keeps_the_rerun_hint(env, tmp_path):
-    """Run the checkpoint cell in a real kernel, save, reopen: without widget state the saved outputs still say what to do."""
-    import nbformat
-    from nbclient import NotebookClient
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('from course.quiz import show_quiz\nshow_quiz("06")')])
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
-    path = tmp_path / "saved.ipynb"
-    nbformat.write(nb, path)
-    outs = nbformat.read(path, as_version=4).cells[0].outputs
-    assert [o["output_type"] for o in outs] == ["display_data", "display_data"], outs
-    assert "application/vnd.jupyter.widget-view+json" in outs[0]["data"]
-    assert "다시 실행하세요" in outs[0]["data"]["text/plain"]                        # viewers without widgets
-    assert "sgemm-quiz-note" in outs[1]["data"]["text/html"]                         # JupyterLab: beside the error
-
-
 def test_free_code_question_is_a_text_area_run_by_its_checker(env):
     import sys
     sys.path.insert(0, str(ROOT / "answers"))

@@ -1,7 +1,7 @@
 """What a course widget says when nothing drives it any more (a reopened notebook, a restarted kernel).
 
-* Kernel restarted (or the widget restored from saved state): ipywidgets marks every view of a model without a live
-  kernel connection `.jupyter-widgets-disconnected`. Each course widget carries a line at its top, hidden by CSS
+* Kernel restarted (by the student, or after a crash: the server restarts it), or the widget restored from saved
+  state: ipywidgets marks every view of a model without a live kernel connection `.jupyter-widgets-disconnected`. Each course widget carries a line at its top, hidden by CSS
   until its view gets that class; then it says the widget is dead and to re-run the cell.
 * Notebook reopened: JupyterLab saves no widget models by default, so the output reads "Error displaying widget:
   model not found" (or, untrusted, the text/plain fallback). `show` prints a note below the widget that says to re-run
@@ -16,12 +16,14 @@ NOTE_CLASS = "sgemm-widget-note"       # the re-run note printed below it
 DEAD_CLASS = "sgemm-dead"              # the line inside it that shows once its kernel is gone
 DISCONNECTED = "jupyter-widgets-disconnected"     # ipywidgets' class for a view whose model has no live comm
 
-DEAD_KO = "커널이 다시 시작되었거나 멈춰서 이 위젯은 더 이상 반응하지 않습니다: 이 셀을 다시 실행하세요"
-DEAD_EN = "The kernel restarted or stopped, so this widget no longer responds: re-run this cell"
+DEAD_KO = "커널이 다시 시작되어 이 위젯은 더 이상 반응하지 않습니다: 이 셀을 다시 실행하세요"
+DEAD_EN = "The kernel restarted, so this widget no longer responds: re-run this cell"
+AGAIN_KO = "새 커널에는 앞 셀들이 만든 이름이 없으니, NameError 가 나면 Run ▸ Run All Above Selected Cell 로 위의 셀부터"
+AGAIN_EN = "the new kernel lacks the names earlier cells made: after a NameError, Run ▸ Run All Above Selected Cell first"
 DEAD_HTML = (f"<style>.{DEAD_CLASS}{{display:none !important}}"
              f".{DEAD_CLASS}.{DISCONNECTED}{{display:block !important}}</style>"
              '<div style="border-left:4px solid #c00;background:#fff0f0;padding:4px 10px;word-break:keep-all">'
-             f"⚠ <b>{DEAD_KO}</b>.<br><small>{DEAD_EN}.</small></div>")
+             f"⚠ <b>{DEAD_KO}</b> ({AGAIN_KO}).<br><small>{DEAD_EN} ({AGAIN_EN}).</small></div>")
 
 
 def dead_line():
@@ -46,9 +48,11 @@ def rerun_note(name_ko, name_en, extra_class=""):
     return (f"<style>{hide}{{display:none}}</style>"
             f'<div class="{cls}" style="border-left:4px solid #e94;padding:4px 10px;word-break:keep-all">'
             f"ℹ {html.escape(name_ko)} 위젯이 보이지 않거나 'Error displaying widget' 이 보이면 이 셀을 다시 실행하세요 "
-            "(다시 연 노트북에는 실행 중인 위젯이 없습니다. 셀을 실행하면 다시 만들어집니다).<br>"
-            f"<small>If the {html.escape(name_en)} is missing or shows 'Error displaying widget', re-run this cell: "
-            "a reopened notebook has no live widget.</small></div>")
+            "(다시 연 노트북에는 실행 중인 위젯이 없습니다. 셀을 실행하면 다시 만들어집니다. NameError 가 나면 "
+            "Run ▸ Run All Above Selected Cell 로 위의 셀부터 실행하세요).<br>"
+            f"<small>If the {html.escape(name_en)} is missing or shows 'Error displaying widget', re-run this cell "
+            "(after a NameError, Run ▸ Run All Above Selected Cell first): a reopened notebook has no live widget."
+            "</small></div>")
 
 
 def hint(name_ko, name_en):
