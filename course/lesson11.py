@@ -27,6 +27,8 @@ def _load(name):
 # the records this lesson reads, each loaded once: the two level-7 ones are None until they are measured on an H100
 LAYOUT = _load(LAYOUT_RECORD)
 PERF = _load(PERF_RECORD)
+CHECK = _load("gpu_h100_level7_check")       # benchmarks/check_level7.py: every kernel vs float64 on the GPU
+SANITIZE = _load("sanitize_level7")          # benchmarks/sanitize_level7.py: compute-sanitizer's three tools
 FAST = records.load("gpu_h100_level6_fast")   # mma_fast (notebook 10): the step before level 7
 
 
@@ -154,6 +156,44 @@ def perf_rows(rec):
     return [(r.label, r.n, f"{r.tflops:.0f}" if r.correct is not False else "결과 틀림",
              f"{100 * r.ratio:.1f}%" if r.correct is not False else "-", TIMED_BY.get(r.extra.get("timed_by"), "-"),
              f"{r.host_us:.0f}" if r.host_us is not None else "-") for r in run.rows]
+
+
+def perf_tables(rec):
+    """[(title, rows)] of every unflagged run of a level-7 record, oldest first: each table names its run (id, GPU,
+    date, cuBLAS HGEMM TFLOP/s per size), so runs are never mixed."""
+    if rec is None:
+        return []
+    out = []
+    for run in rec.runs:
+        if run.flagged:
+            continue
+        cub = ", ".join(f"{n}³ {run.tflops('cuBLAS', n):.0f}" for n in sorted(run.sizes))
+        out.append((f"실행 `{run.id}` — {run.gpu}, {run.date}; 같은 실행의 cuBLAS HGEMM TFLOP/s: {cub}",
+                    perf_rows(run)))
+    return out
+
+
+def goal_runs(rec, kernel="wgmma_ws", n=4096):
+    """[(run id, share of cuBLAS)] of `kernel` at n³ in every unflagged run of a level-7 record whose result was
+    correct."""
+    return [(run.id, run.row(kernel, n).ratio) for run in rec.runs
+            if not run.flagged and run.row(kernel, n).correct is not False]
+
+
+def gpu_checks(check=None, sanitize=None):
+    """What the GPU records say of the level-7 kernels: {'cases', 'wrong', 'gpu', 'date'} from the float64 check and
+    {'tools': {tool: errors-free?}, 'shapes', 'gpu', 'date'} from compute-sanitizer; None where a record is missing."""
+    check, sanitize = check or CHECK, sanitize or SANITIZE
+    out = {"check": None, "sanitize": None}
+    if check is not None:
+        cases = [c for v in check["results"].values() for c in v]
+        out["check"] = {"cases": len(cases), "wrong": sum(not c["ok"] for c in cases), "kernels": len(check["results"]),
+                        "gpu": check.run().gpu, "date": check.run().date}
+    if sanitize is not None:
+        out["sanitize"] = {"tools": {t: bool(v.get("clean")) for t, v in sanitize["tools"].items()},
+                           "shapes": [tuple(s) for s in sanitize["shapes"]], "gpu": sanitize.run().gpu,
+                           "date": sanitize.run().date}
+    return out
 
 
 def timing_note(rec):

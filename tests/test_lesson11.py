@@ -109,3 +109,21 @@ def test_the_mma_fast_runs_quoted_are_notebook_10s():
     from course import lesson10
     assert tuple(lesson10.FINAL_RUNS) == L.FAST_FINAL_RUNS
     assert L.fast_ratios(4096) == [lesson10.fast_rows(r)[("fast", 4096)].ratio for r in lesson10.FINAL_RUNS]
+
+
+def test_perf_tables_name_each_unflagged_run_and_never_mix_them():
+    import dataclasses
+    runs = [r for r in L.PERF.runs if not r.flagged]
+    tables = L.perf_tables(L.PERF)
+    assert len(tables) == len(runs) and all(f"`{r.id}`" in t and r.gpu in t for (t, _), r in zip(tables, runs))
+    assert [rows for _, rows in tables] == [L.perf_rows(r) for r in runs]
+    flagged = dataclasses.replace(runs[0], id="x_flagged", flagged="busy GPU")
+    rec = dataclasses.replace(L.PERF, runs=(*L.PERF.runs, flagged))
+    assert len(L.perf_tables(rec)) == len(tables) and "x_flagged" not in [i for i, _ in L.goal_runs(rec)]
+
+
+def test_gpu_checks_count_cases_and_tools_from_the_records():
+    g = L.gpu_checks()
+    assert g["check"]["cases"] == sum(len(v) for v in L.CHECK["results"].values()) > 0
+    assert set(g["sanitize"]["tools"]) == {"memcheck", "racecheck", "synccheck"}
+    assert g["check"]["gpu"].startswith("NVIDIA H100")

@@ -23,6 +23,20 @@ if PERF is not None:
     FIG.update(gpu=_RUN.gpu, date=_RUN.date, timed=L11.timing_note(PERF),
                **{f"{k}_{n}": f"{100 * r.ratio:.1f}" for (k, n), r in _R.items() if k != "cuBLAS"},
                **{f"cub_{n}": f"{r.tflops:.0f}" for (k, n), r in _R.items() if k == "cuBLAS"})
+    _GOAL = L11.goal_runs(PERF)
+    FIG.update(ws_goal=", ".join(f"`{i}` {100 * x:.1f} %" for i, x in _GOAL),
+               ws_goal_verdict=(f"실행 {len(_GOAL)}개 중 {sum(x >= 0.75 for _, x in _GOAL)}개가 목표를 넘었습니다"
+                                if _GOAL else "결과가 올바른 실행이 없습니다"))
+_GC = L11.gpu_checks()
+if _GC["check"] is not None and _GC["sanitize"] is not None:
+    _c, _s = _GC["check"], _GC["sanitize"]
+    _bad = [t for t, ok in _s["tools"].items() if not ok]
+    FIG.update(chk_gpu=_c["gpu"], chk_date=_c["date"], chk_cases=_c["cases"], chk_kernels=_c["kernels"],
+               chk_verdict=("모두 float64 기준값의 오차 한계 안이었습니다" if not _c["wrong"]
+                            else f"{_c['wrong']}개가 틀렸습니다"),
+               san_tools=" · ".join(_s["tools"]), san_shapes=", ".join("×".join(map(str, x)) for x in _s["shapes"]),
+               san_verdict=("세 도구 모두 오류 0개였습니다" if not _bad
+                            else "오류를 보고한 도구가 있었습니다: " + ", ".join(_bad)))
 if LAYOUT is not None:
     _N, _AGREE, _ALIGNED = L11.layout_probes(LAYOUT)
     FIG.update(layout_gpu=LAYOUT.gpu, layout_date=LAYOUT.date,
@@ -279,6 +293,10 @@ assert r["ok"] and r["identity"]
 print("PASS: wgmma_ws = float64 기준값 (시뮬레이터의 블록 2개가 타일 4개를 나눠 맡음)")
 # 예상 출력: {'ok': True, ...} / PASS: wgmma_ws = float64 기준값 (...)
 """)
+if "chk_cases" in FIG:
+    md(r"""
+**실제 GPU 에서도** ({{chk_gpu}}, {{chk_date}}; `benchmarks/check_level7.py`): 레벨 7 커널 {{chk_kernels}}개를 자투리 모양과 alpha·beta 를 섞은 {{chk_cases}}개 경우로 돌린 결과 {{chk_verdict}}. 같은 커널을 compute-sanitizer ({{san_tools}}) 아래에서 {{san_shapes}} 모양으로 돌린 결과: {{san_verdict}} (`benchmarks/sanitize_level7.py`).
+""")
 md(r"""
 ### 6.1 문제: 단계를 너무 일찍 돌려주면, 생산자의 parity 를 틀리면
 
@@ -318,11 +336,15 @@ md(r"""
 """) + r"""
 """)
 code(r"""
-rows = L.perf_rows(L.PERF)
-if rows:
-    display(Markdown(L.markdown(rows, L.PERF_COLUMNS)))
-else:
+tables = L.perf_tables(L.PERF)          # one table per recorded run, each naming its run
+for title, rows in tables:
+    display(Markdown(f"**{title}**\n\n" + L.markdown(rows, L.PERF_COLUMNS)))
+if not tables:
     print("측정 기록 없음 (course/recorded/gpu_h100_level7.json): 숫자를 보여 줄 수 없습니다")
+""")
+if PERF is not None:
+    md(r"""
+목표는 4096³ 에서 같은 실행 cuBLAS 의 75 % 였습니다. `wgmma_ws` 는 기록된 실행마다 {{ws_goal}} 를 냈습니다 ({{ws_goal_verdict}}). 실행마다 cuBLAS 자신도 몇 % 씩 흔들리므로 (표의 제목 줄), 비율은 같은 실행 안에서만 비교합니다.
 """)
 md(r"""
 **지금 이 GPU**: Hopper GPU(CC 9.0)에서는 아래 셀이 세 커널과 cuBLAS 를 이 프로세스에서 잽니다 (2048³, 몇 초). 다른 GPU 에는 wgmma 가 없고, 시뮬레이터는 시간을 재지 않으므로 그렇다고 말합니다.
