@@ -37,7 +37,7 @@ lab: $(STAMP)
 
 # -n auto: one pytest-xdist worker per core; each notebook stays whole on one worker (tests/conftest.py), and each
 # kernel is compiled offline once per run for all workers and notebook kernels ($$SGEMM_OFFLINE_CACHE, tests/conftest.py).
-# Notebooks 06-10 run in a real browser (tests/test_browser.py: Chromium, one JupyterLab); where that test runs (the
+# Notebooks 06-11 run in a real browser (tests/test_browser.py: Chromium, one JupyterLab); where that test runs (the
 # simulator, Chromium present) its Run All replaces nbval's run of the same notebook (root conftest.py).
 test: $(STAMP) $(CLASS)
 	$(PY) -m pytest -q -n auto tests notebooks --nbval-lax --nbval-current-env -p no:randomly

@@ -37,7 +37,7 @@ BROWSER_TEST = re.compile(r"tests/test_browser\.py::test_notebook_in_a_real_brow
 
 @pytest.hookimpl(trylast=True)          # after -k/-m deselection: only browser tests that will really run count
 def pytest_collection_modifyitems(config, items):
-    """nbval and tests/test_browser.py both execute notebooks 06-10 from the first cell to the last. When the browser
+    """nbval and tests/test_browser.py both execute notebooks 06-11 from the first cell to the last. When the browser
     test of a notebook runs in this session on the simulator, its Run All is that notebook's execution, with nbval's
     checks (every cell runs, no error output, no matplotlib or missing-glyph warning): nbval's copy is deselected so
     that `make test` keeps its time budget. nbval still runs a notebook given alone (pytest notebooks/NN_x.ipynb),
@@ -47,7 +47,8 @@ def pytest_collection_modifyitems(config, items):
     covered = {m.group(1) for it in items if (m := BROWSER_TEST.search(it.nodeid))}
     if not covered or not device.SIMULATOR or not Path(chromium).exists():
         return
-    dropped = [it for it in items if type(it).__module__.startswith("nbval") and Path(str(it.fspath)).name[:2] in covered]
+    dropped = [it for it in items
+               if type(it).__module__.startswith("nbval") and Path(str(it.fspath)).name[:2] in covered]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         gone = set(dropped)
