@@ -141,7 +141,8 @@ def lab_settings(tmp_path, windowing="none"):
     (base / "apputils-extension" / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
     if windowing:
         (base / "notebook-extension").mkdir(parents=True)
-        (base / "notebook-extension" / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": windowing}))
+        tracker = base / "notebook-extension" / "tracker.jupyterlab-settings"
+        tracker.write_text(json.dumps({"windowingMode": windowing}))
     return tmp_path / "lab-settings"
 
 

@@ -1,5 +1,5 @@
-"""Every course widget survives a reopen and a restart, headless: a root marked sgemm-widget carrying the line that shows
-once its kernel is gone, a display that puts the re-run note right below it, sliders with a usable track; progress
+"""Every course widget survives a reopen and a restart, headless: a root marked sgemm-widget carrying the line that
+shows once its kernel is gone, a display that puts the re-run note right below it, sliders with a usable track; progress
 bars leave plain text, no widget, in the saved notebook (a real kernel through nbclient)."""
 import html
 
@@ -62,7 +62,8 @@ def test_display_puts_the_rerun_note_below(name, monkeypatch):
     view = VIEWS[name]()
     view._ipython_display_()
     (bundle,), kw = shown[0]
-    assert kw == {"raw": True} and bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id
+    assert kw == {"raw": True}
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id
     assert view.NAME_KO in bundle["text/plain"] and "run this cell" in bundle["text/plain"]
     note = shown[1][0][0].data
     assert f'class="{live.NOTE_CLASS}"' in note and html.escape(view.NAME_KO) in note and view.NAME_EN in note

@@ -36,9 +36,10 @@ def _venv(clone):
     deps = sysconfig.get_paths()["purelib"]
     # the clone first (what `pip install -e .` of the clone gives), then this venv's packages without its editable
     # install of this checkout
-    lines = [str(clone), deps] + [line for name in sorted(os.listdir(deps)) if name.endswith(".pth")
-                                  and not name.startswith("__editable__")
-                                  for line in (Path(deps) / name).read_text().splitlines() if line.startswith("import ")]
+    pths = [Path(deps) / name for name in sorted(os.listdir(deps))
+            if name.endswith(".pth") and not name.startswith("__editable__")]
+    lines = [str(clone), deps] + [line for pth in pths for line in pth.read_text().splitlines()
+                                  if line.startswith("import ")]
     (site / "_sgemm_clone.pth").write_text("\n".join(lines) + "\n")
     for script, module in (("jupyter", "jupyter_core.command"), ("jupyter-lab", "jupyterlab.labapp")):
         path = venv / "bin" / script

@@ -36,7 +36,8 @@ def test_nbval_of_a_browser_tested_notebook_is_deselected(pytester, monkeypatch)
     monkeypatch.setenv("SGEMM_DEVICE", "sim")
     got = _collected(pytester, "tests", "06_a.ipynb", "07_b.ipynb", "08_c.ipynb")
     assert [g for g in got if "ipynb" in g] == ["08_c.ipynb::Cell 0"], got
-    got = _collected(pytester, "tests", "06_a.ipynb", "-k", "not 07")      # 07's browser test does not run: its nbval does
+    # 07's browser test does not run: its nbval does
+    got = _collected(pytester, "tests", "06_a.ipynb", "-k", "not 07")
     assert "06_a.ipynb::Cell 0" not in got and "tests/test_browser.py::test_notebook_in_a_real_browser[06]" in got
     assert _collected(pytester, "06_a.ipynb") == ["06_a.ipynb::Cell 0"]    # a notebook alone: nbval runs it
     monkeypatch.setenv("SGEMM_CHROMIUM", str(pytester.path / "no-chromium"))

@@ -250,7 +250,8 @@ def test_show_quiz_displays_the_widget_and_a_rerun_note(env, monkeypatch):
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert "다시 실행하세요" in bundle["text/plain"] and "re-run this cell" in bundle["text/plain"]
     html = note._repr_html_()
-    assert 'class="sgemm-quiz-note sgemm-widget-note"' in html and "Error displaying widget" in html and "다시 실행하세요" in html
+    assert 'class="sgemm-quiz-note sgemm-widget-note"' in html
+    assert "Error displaying widget" in html and "다시 실행하세요" in html
     assert ":has(.sgemm-quiz) + .jp-OutputArea-child .sgemm-quiz-note" in html      # hidden while the widget lives
 
 
