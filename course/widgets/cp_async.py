@@ -297,8 +297,8 @@ class CpAsyncStepper(live.LiveView):
         self.code.layout.margin = "0 24px 0 0"
         self.headline.add_class("sgemm-headline")
         self.spec = self.run = None
-        legend = " ".join(f'<span style="background:{c};padding:0 4px;white-space:nowrap">{html.escape(cp_async.STATE_KO[s])}</span>'
-                          for s, c in STATE_COLORS.items())
+        legend = " ".join(f'<span style="background:{c};padding:0 4px;white-space:nowrap">'
+                          f'{html.escape(cp_async.STATE_KO[s])}</span>' for s, c in STATE_COLORS.items())
         self.widget = W.VBox([row([self.loop, self.num_tiles]),
                               row([self.back, self.next, self.next_wait, self.step]), self.headline,
                               W.HBox([self.code, W.VBox([self.queue, self.stages])],

@@ -1,8 +1,9 @@
 """What a course widget says when nothing drives it any more (a reopened notebook, a restarted kernel).
 
 * Kernel restarted (by the student, or after a crash: the server restarts it), or the widget restored from saved
-  state: ipywidgets marks every view of a model without a live kernel connection `.jupyter-widgets-disconnected`. Each course widget carries a line at its top, hidden by CSS
-  until its view gets that class; then it says the widget is dead and to re-run the cell.
+  state: ipywidgets marks every view of a model without a live kernel connection `.jupyter-widgets-disconnected`.
+  Each course widget carries a line at its top, hidden by CSS until its view gets that class; then it says the
+  widget is dead and to re-run the cell.
 * Notebook reopened: JupyterLab saves no widget models by default, so the output reads "Error displaying widget:
   model not found" (or, untrusted, the text/plain fallback). `show` prints a note below the widget that says to re-run
   the cell; CSS hides it while the live widget is right above it.
@@ -19,7 +20,8 @@ DISCONNECTED = "jupyter-widgets-disconnected"     # ipywidgets' class for a view
 DEAD_KO = "커널이 다시 시작되어 이 위젯은 더 이상 반응하지 않습니다: 이 셀을 다시 실행하세요"
 DEAD_EN = "The kernel restarted, so this widget no longer responds: re-run this cell"
 AGAIN_KO = "새 커널에는 앞 셀들이 만든 이름이 없으니, NameError 가 나면 Run ▸ Run All Above Selected Cell 로 위의 셀부터"
-AGAIN_EN = "the new kernel lacks the names earlier cells made: after a NameError, Run ▸ Run All Above Selected Cell first"
+AGAIN_EN = ("the new kernel lacks the names earlier cells made: after a NameError, "
+            "Run ▸ Run All Above Selected Cell first")
 DEAD_HTML = (f"<style>.{DEAD_CLASS}{{display:none !important}}"
              f".{DEAD_CLASS}.{DISCONNECTED}{{display:block !important}}</style>"
              '<div style="border-left:4px solid #c00;background:#fff0f0;padding:4px 10px;word-break:keep-all">'
