@@ -27,11 +27,18 @@ $(CLASS): $(STAMP) pyproject.toml $(HUB_DIR)/package.json
 
 setup: $(STAMP)
 
+# JupyterLab refuses to start as root ("Running as root is not recommended. Use --allow-root to bypass."), the usual
+# user in a container or a cloud VM: pass --allow-root only then. LAB_ARGS adds options, e.g. make lab LAB_ARGS=--port=9999
+LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+LAB_ARGS ?=
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab $(LAB_ROOT) $(LAB_ARGS) notebooks/
 
 # -n auto: one pytest-xdist worker per core; each notebook stays whole on one worker (tests/conftest.py), and each
-# kernel is compiled offline once per run for all workers and notebook kernels ($$SGEMM_OFFLINE_CACHE, tests/conftest.py)
+# kernel is compiled offline once per run for all workers and notebook kernels ($$SGEMM_OFFLINE_CACHE, tests/conftest.py).
+# Notebooks 06-11 run in a real browser (tests/test_browser.py: Chromium, one JupyterLab); where that test runs (the
+# simulator, Chromium present) its Run All replaces nbval's run of the same notebook (root conftest.py).
 test: $(STAMP) $(CLASS)
 	$(PY) -m pytest -q -n auto tests notebooks --nbval-lax --nbval-current-env -p no:randomly
 	$(PY) tests/upstream/run_numba_cuda_sim.py

@@ -1,11 +1,63 @@
 """Progress bars for cells that take more than a few seconds: tqdm's widget in Jupyter, a text bar elsewhere.
 
 A bar must reach its total when the work succeeded: in Jupyter tqdm paints a bar that closes short of its total red
-(the sign of a failure), so a one-step bar around one long call still calls update(1) when the call returns."""
+(the sign of a failure), so a one-step bar around one long call still calls update(1) when the call returns.
+
+In Jupyter a bar leaves no widget behind: when it closes, its output becomes the same bar as plain text (a notebook
+saved and reopened shows that line, not "Error displaying widget: model not found"), and its label never wraps
+inside a word."""
 import threading
 import time
 
-from tqdm.auto import tqdm
+from tqdm import tqdm as _text_tqdm
+from tqdm.auto import tqdm as _auto_tqdm
+from tqdm.notebook import tqdm_notebook
+
+DONE, STOPPED = "✔", "✘ 중단됨 / stopped"
+
+
+class NotebookBar(_auto_tqdm):
+    """tqdm's notebook bar, displayed with a display id so that close() can replace the widget by its final text."""
+
+    def __init__(self, *args, **kwargs):
+        from IPython.display import display
+        kwargs["display"] = False
+        super().__init__(*args, **kwargs)
+        self.handle = None
+        if self.disable:
+            return
+        label, bar, counts = self.container.children
+        # the label and the counts keep their one-line width (never a wrap inside a Korean word); the bar takes the
+        # rest and the whole bar moves to the next line only when even its smallest width does not fit
+        label.layout.flex = counts.layout.flex = "0 0 auto"
+        bar.layout.flex, bar.layout.min_width = "1 1 auto", "80px"
+        self.container.layout.flex_flow, self.container.layout.width = "row wrap", "100%"
+        self.handle = display(self.container, display_id=True)
+
+    def final_text(self):
+        """The bar as one line of text, with ✔ when it reached its total, else a stopped mark."""
+        d = dict(self.format_dict, ncols=None, bar_format=None)
+        line = _text_tqdm.format_meter(**d)
+        return f"{line} {DONE if not self.total or self.n >= self.total else STOPPED}"
+
+    def close(self):
+        if self.disable or self.handle is None:
+            return super().close()
+        super().close()
+        handle, self.handle = self.handle, None
+        try:
+            handle.update({"text/plain": self.final_text()}, raw=True)
+        finally:
+            for w in (*self.container.children, self.container):
+                w.close()
+
+
+def _pick():
+    """NotebookBar in a Jupyter kernel with ipywidgets (where tqdm.auto picks its widget), else tqdm.auto's bar."""
+    return NotebookBar if issubclass(_auto_tqdm, tqdm_notebook) else _auto_tqdm
+
+
+tqdm = _pick()
 
 
 def steps(items, desc, unit="단계"):

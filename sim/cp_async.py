@@ -301,13 +301,16 @@ class Hazard:
 
 @dataclass
 class Event:
-    """One executed step: the pending groups (number, tiles; [] = empty group) and uncommitted tiles after it."""
+    """One executed step: the pending groups (number, tiles; [] = empty group) and uncommitted tiles after it, the
+    groups that landed at it (a wait), and every stage's (state, tile) after it (STAGE_STATES)."""
     kt: int
     step: str
     text: str
     pending: list
     uncommitted: list
     epoch: int
+    landed: list = field(default_factory=list)      # [(group, [tiles])] completed by this step (only a wait)
+    stages: tuple = ()                               # per stage: (state, tile or None)
 
 
 @dataclass
@@ -331,6 +334,14 @@ class LoopRun:
         for h in self.hazards:
             out.setdefault(h.cause, set()).add(h.kt)
         return {c: sorted(k) for c, k in out.items()}
+
+
+# what a stage holds after a step, for the issuing thread and the block (the stepper's colours)
+EMPTY, ISSUED, IN_FLIGHT, LANDED, VISIBLE, COMPUTING = "empty", "issued", "in_flight", "landed", "visible", "computing"
+STAGE_STATES = (EMPTY, ISSUED, IN_FLIGHT, LANDED, VISIBLE, COMPUTING)
+STATE_KO = {EMPTY: "비어 있음", ISSUED: "발행됨, commit 전 (어떤 wait 도 기다리지 않음)",
+            IN_FLIGHT: "날아가는 중 (그룹 대기)", LANDED: "도착 (이 스레드 몫만 보장, 배리어 전)",
+            VISIBLE: "도착, 배리어 뒤라 블록 전체에 보임", COMPUTING: "계산이 읽는 중"}
 
 
 TITLES = {
@@ -365,14 +376,30 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
     has_commit = "commit" in order
     i_of = {s: order.index(s) for s in STEP_NAMES if s in order}
     wait_seen = {}                 # kt -> pending groups (number, [Copy]) just before that iteration's wait
+    landing = []                   # groups the current step completed (a wait), for its event
 
     def hazard(kind, cause, kt, stage, tile, steps, fix, copy=None):
         issued = (copy.kt, copy.step) if copy is not None else None
         run.hazards.append(Hazard(kind, cause, kt, stage, tile, steps, TITLES[cause], fix, issued))
 
+    def stage_state(stage, reading):
+        c = last[stage]
+        if reading:
+            return COMPUTING, kt_now[0]
+        if c is None:
+            return EMPTY, None
+        if c.group is None:
+            return ISSUED, c.tile
+        if c.landed is None:
+            return IN_FLIGHT, c.tile
+        return (LANDED if c.landed[1] == epoch[0] else VISIBLE), c.tile
+
     def snap(kt, step, text):
+        reading = kt % S if step == "compute" else None
         run.events.append(Event(kt, step, text, [(g, [c.tile for c in cs]) for g, cs in groups],
-                                [c.tile for c in uncommitted], epoch[0]))
+                                [c.tile for c in uncommitted], epoch[0], list(landing),
+                                tuple(stage_state(i, i == reading) for i in range(S))))
+        landing.clear()
 
     def issue(tile, kt, step):
         stage = tile % S
@@ -404,7 +431,9 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
     def wait(n, kt):
         wait_seen[kt] = (n, [(g, list(cs)) for g, cs in groups])
         while len(groups) > n:
-            for c in groups.popleft()[1]:
+            g, cs = groups.popleft()
+            landing.append((g, [c.tile for c in cs]))
+            for c in cs:
                 c.landed = (kt, epoch[0])
 
     def in_flight_cause(c, kt):
@@ -467,7 +496,9 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
         if has_commit and (p < nk or spec.tail == "always"):
             commit()
         snap(-1, "prologue", f"타일 {p} 복사 발행 (버퍼 {p % S})" if p < nk else "복사 없음")
+    kt_now = [None]
     for kt in range(nk):
+        kt_now[0] = kt
         nxt = kt + D
         loading = nxt < nk
         for step in order:
@@ -495,30 +526,32 @@ def run_loop(spec, num_tiles=6, _diagnose=True):
     return run
 
 
-def loop_code(spec):
-    """The composed loop as short Numba-style code lines (prologue, then one iteration)."""
+def loop_code(spec, tagged=False):
+    """The composed loop as short Numba-style code lines (prologue, then one iteration). tagged=True: (tag, line)
+    pairs, the tag being "prologue" for the prologue's body, the step's position in spec.order for an iteration's
+    lines, None for the rest (what the stepper highlights for an event)."""
     S, D, N = spec.stages, spec.ahead, spec.wait_n
     cond = spec.tail != "always"
-    lines = [f"# S = {S}, 미리 읽기 거리 D = {D}, 꼬리: {TAIL_KO[spec.tail]}",
-             f"for p in range({D}):                  # 프롤로그",
-             "    if p < num_k_tiles:", "        issue_tile(p, stage=p % S)"]
+    out = [(None, f"# S = {S}, 미리 읽기 거리 D = {D}, 꼬리: {TAIL_KO[spec.tail]}"),
+           (None, f"for p in range({D}):                  # 프롤로그"),
+           ("prologue", "    if p < num_k_tiles:"), ("prologue", "        issue_tile(p, stage=p % S)")]
     if "commit" in spec.order:
-        lines.append("        cp_async_commit_group()" if cond else "    cp_async_commit_group()")
-    lines.append("for kt in range(num_k_tiles):")
-    lines.append(f"    nxt = kt + {D}")
-    for step in spec.order:
+        out.append(("prologue", "        cp_async_commit_group()" if cond else "    cp_async_commit_group()"))
+    out += [(None, "for kt in range(num_k_tiles):"), (None, f"    nxt = kt + {D}")]
+    for i, step in enumerate(spec.order):
         if step == "wait":
             if spec.tail == "wait0_tail":
-                lines.append(f"    cp_async_wait_group({N} if nxt < num_k_tiles else 0)")
+                lines = [f"    cp_async_wait_group({N} if nxt < num_k_tiles else 0)"]
             else:
-                lines.append(f"    cp_async_wait_group({N})")
+                lines = [f"    cp_async_wait_group({N})"]
         elif step == "barrier":
-            lines.append("    cuda.syncthreads()")
+            lines = ["    cuda.syncthreads()"]
         elif step == "prefetch":
-            lines += ["    if nxt < num_k_tiles:", "        issue_tile(nxt, stage=nxt % S)"]
+            lines = ["    if nxt < num_k_tiles:", "        issue_tile(nxt, stage=nxt % S)"]
         elif step == "commit":
-            lines += (["    if nxt < num_k_tiles:", "        cp_async_commit_group()"] if cond
-                      else ["    cp_async_commit_group()"])
+            lines = (["    if nxt < num_k_tiles:", "        cp_async_commit_group()"] if cond
+                     else ["    cp_async_commit_group()"])
         else:
-            lines.append("    compute(stage=kt % S)")
-    return lines
+            lines = ["    compute(stage=kt % S)"]
+        out += [(i, line) for line in lines]
+    return out if tagged else [line for _, line in out]

@@ -65,6 +65,25 @@ def owner(matrix, row, col):
     raise ValueError(f"{matrix} is {SHAPES[matrix]}: no element ({row}, {col})")
 
 
+REGISTER_PREFIX = {"A": "a", "B": "b", "C": "c"}
+PER_REGISTER = {"A": 2, "B": 2, "C": 1}      # f16 A/B: two elements per .b32 register (low half first); f32 C: one
+HALF_KO = ("아래 절반", "위 절반")           # low (bits 0-15), high (bits 16-31) half of a .b32 register
+
+
+def register_of(matrix, i):
+    """(register name, half) of element i of a lane's fragment: C's c_3 -> ('c3', None), A's a_6 -> ('a3', 0)."""
+    per = PER_REGISTER[matrix]
+    if not 0 <= i < len(ELEMENTS[matrix](0)):
+        raise ValueError(f"{matrix} fragments have elements 0..{len(ELEMENTS[matrix](0)) - 1}, not {i}")
+    return f"{REGISTER_PREFIX[matrix]}{i // per}", (i % per if per > 1 else None)
+
+
+def element_name(matrix, i):
+    """Korean name of element i of a lane's fragment: 'c3', 'a3 의 아래 절반' (never an ordinal count)."""
+    reg, half = register_of(matrix, i)
+    return reg if half is None else f"{reg} 의 {HALF_KO[half]}"
+
+
 def lane_map(matrix):
     """2-D list [row][col] -> lane holding it (for plots)."""
     rows, cols = SHAPES[matrix]

@@ -132,14 +132,17 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first
                   "--disable-dev-shm-usage"]
 
 
-def lab_settings(tmp_path, windowing=False):
-    """A JupyterLab settings folder with news off (and, unless windowing, every cell rendered: windowingMode none)."""
+def lab_settings(tmp_path, windowing="none"):
+    """A JupyterLab settings folder with news off and the notebook's windowingMode: "none" (the default here) attaches
+    every cell, so the test's locators and innerText see all of them (JupyterLab 4.6's own default,
+    "contentVisibility", leaves the text of off-screen outputs unrendered); None keeps JupyterLab's default."""
     base = tmp_path / "lab-settings" / "@jupyterlab"
     (base / "apputils-extension").mkdir(parents=True)
     (base / "apputils-extension" / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    if not windowing:
+    if windowing:
         (base / "notebook-extension").mkdir(parents=True)
-        (base / "notebook-extension" / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+        tracker = base / "notebook-extension" / "tracker.jupyterlab-settings"
+        tracker.write_text(json.dumps({"windowingMode": windowing}))
     return tmp_path / "lab-settings"
 
 
@@ -172,3 +175,11 @@ def jupyter_lab(work, env, tmp_path):
             proc.kill()
         log.close()
         stop_pids(pids_mentioning(tmp_path))      # kernels it started, if any survived
+
+
+def checkout_files(root=ROOT):
+    """The checkout's files as a fresh clone plus uncommitted work has them (tracked and untracked, not ignored)."""
+    import subprocess
+    out = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=root, capture_output=True,
+                         text=True, check=True).stdout.split("\0")
+    return sorted({f for f in out if f and (Path(root) / f).is_file()})

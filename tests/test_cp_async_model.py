@@ -381,3 +381,39 @@ def test_model_agrees_with_the_race_detector_on_sampled_orders(tmp_path):
                         ("load_only", "always", "wait0_tail")[rng.integers(3)])
         causes |= set(agree(spec, 5, tmp_path, f"sample{i}")[0].causes())
     assert len(causes) >= 8                            # the sample reaches most of the model's diagnoses
+
+
+# ------------------------------------------------------------------------------ events for the group stepper
+
+@pytest.mark.parametrize("key", list(PRESETS))
+@pytest.mark.parametrize("tiles", [1, 2, 5, 8])
+def test_events_record_landing_and_stage_states(key, tiles):
+    """A wait's event lists exactly the groups that left the queue (oldest first); its tiles are LANDED in their stage
+    until the next barrier, VISIBLE after it; a commit adds one group; the compute step's stage is COMPUTING."""
+    from sim import cp_async as ca
+    spec = PRESETS[key].spec
+    run = run_loop(spec, tiles)
+    prev = []
+    for e in run.events:
+        gone = [g for g in prev if g not in e.pending]
+        assert e.landed == gone and (not gone or e.step == "wait")
+        if e.step == "commit" and len(e.pending) > len(prev) - len(gone):
+            assert e.pending[:-1] == [g for g in prev if g not in gone]
+        for g, tiles_landed in e.landed:
+            for t in tiles_landed:
+                assert e.stages[t % spec.stages] == (ca.LANDED, t)
+        if e.step == "barrier":
+            assert all(state != ca.LANDED for state, _ in e.stages)
+        if e.step == "compute":
+            assert e.stages[e.kt % spec.stages] == (ca.COMPUTING, e.kt)
+        assert len(e.stages) == spec.stages and all(state in ca.STAGE_STATES for state, _ in e.stages)
+        prev = e.pending
+
+
+def test_loop_code_tags_every_step_of_the_order():
+    spec = PRESETS["async_copy"].spec
+    tagged = loop_code(spec, tagged=True)
+    assert [line for _, line in tagged] == loop_code(spec)
+    assert {t for t, _ in tagged if isinstance(t, int)} == set(range(len(spec.order)))
+    waits = [line for t, line in tagged if t == spec.order.index("wait")]
+    assert waits == ["    cp_async_wait_group(2)"] and [t for t, _ in tagged].count("prologue") == 3

@@ -1,9 +1,13 @@
-"""cp.async loop sandbox widget, headless: presets fill the controls, every control re-runs sim.cp_async.run_loop,
-bad compositions show their error in the widget; the older stepper still works for nb09's cells."""
+"""cp.async widgets, headless: the loop sandbox (presets fill the controls, every control re-runs
+sim.cp_async.run_loop, bad compositions show their error in the widget) and the group stepper (each step shows the
+model's event: code line, pending and landed groups, stage states, hazards)."""
+import html
+
 import ipywidgets as W
 import pytest
 
-from course.widgets.cp_async import CUSTOM, CpAsyncSandbox, cp_async_sandbox, cp_async_stepper
+from course.widgets.cp_async import (CUSTOM, CpAsyncSandbox, cp_async_sandbox, cp_async_stepper, describe_event,
+                                     group_text)
 from kernels_numba.infra.errors import CourseInputError
 from sim import cp_async
 
@@ -96,16 +100,74 @@ def test_bad_arguments():
         cp_async_sandbox(num_tiles=0)
 
 
-def test_old_stepper_still_works():
-    w = cp_async_stepper()
-    assert "보장되지 않은 읽기 2번" in w.summary.value and len(w.trace.errors) == 2
-    assert dict((v, k) for k, v in w.tail.options)["empty_commit"].endswith("(async_copy, async_vec)")
-    w.step.value = w.step.max
-    w.tail.value = "empty_commit"
-    assert "모든 타일" in w.summary.value
-    w.num_stages.value, w.num_tiles.value = 4, 1
-    assert w.trace.num_stages == 4 and w.trace.ok
-    w.tail.value = "seed"
-    errs = [i for i, s in enumerate(w.trace.steps) if s.error]
-    w.step.value = errs[0]
-    assert "#ff9a9a" in w.view.value and "color:#c00" in w.view.value
+# ------------------------------------------------------------------------------------------ the group stepper
+
+def _event_index(run, kt, step):
+    return next(i for i, e in enumerate(run.events) if e.kt == kt and e.step == step)
+
+
+def test_stepper_steps_through_the_model():
+    """Every step of the seed loop: the headline, the pending groups and the stages are the model's event."""
+    w = cp_async_stepper("seed", num_tiles=8)
+    run = cp_async.run_loop(cp_async.PRESETS["seed"].spec, 8)
+    assert w.step.max == len(run.events) == 2 + 8 * 6 and w.step.min == 1    # prologue (S-1 copies), 6 steps a tile
+    for i, e in enumerate(run.events):
+        w.step.value = i + 1                                           # the slider counts from 1, as the headline
+        assert w.position == i
+        assert w.describe() == describe_event(run, i) and f"단계 {i + 1}/{len(run.events)}" in w.headline.value
+        for g, tiles in e.pending:                                     # every pending group in the queue
+            assert html.escape(group_text(g, tiles)) in w.queue.value
+        for s, (state, tile) in enumerate(e.stages):
+            assert html.escape(cp_async.STATE_KO[state]) in w.stages.value.split(f"버퍼 {s}")[1]
+    # commit -> a new group; wait_group(2) with 3 pending lands the oldest; the barrier makes it visible
+    w.go(_event_index(run, 0, "commit"))
+    assert "G2[t2]로 묶습니다" in w.describe() and "outline:2px" in w.queue.value
+    w.go(_event_index(run, 0, "wait"))
+    assert "도착(landed): G0[t0]" in w.describe() and "G0[t0] 도착" in w.queue.value
+    assert run.events[w.position].stages[0] == (cp_async.LANDED, 0)
+    w.next.click()
+    assert run.events[w.position].stages[0] == (cp_async.VISIBLE, 0) and "__syncthreads" in w.describe()
+
+
+def test_stepper_shows_the_tail_hazard_and_the_fix():
+    w = cp_async_stepper("seed", num_tiles=8, at=(6, "wait"))
+    assert "아무것도 기다리지 않고" in w.describe() and "G6[t6]" in w.queue.value and "도착</span>" not in w.queue.value
+    assert "cp_async_wait_group(2)" in w.code.value.split("▶ ")[1]     # the highlighted line is the wait
+    assert "위험 2건" in w.summary.value and "kt=6, 7" in w.summary.value
+    w.next_wait.click()                                                # kt = 7's wait
+    assert w.run.events[w.position].kt == 7 and w.run.events[w.position].step == "wait"
+    w.go(w.index(6, "compute"))
+    assert "꼬리에서 그룹이 모자람" in w.hazards.value and "#ff9a9a" in w.stages.value
+    w.loop.value = "async_copy"                                         # the fix: an empty group every iteration
+    assert w.run.ok and "위험이 없습니다" in w.summary.value and not w.hazards.value
+    w.go(w.index(6, "wait"))
+    assert "도착(landed): G6[t6]" in w.describe()
+    w.go(w.index(6, "commit"))
+    assert "빈 그룹 G8[빈]" in w.describe()
+
+
+def test_stepper_buttons_and_other_loops():
+    w = cp_async_stepper("async_vec", num_tiles=4)
+    assert w.back.disabled and not w.next.disabled
+    w.next.click()
+    w.next.click()
+    w.back.click()
+    assert w.position == 1 and w.step.value == 2
+    w.go(10 ** 6)
+    assert w.step.value == w.step.max and w.next.disabled and w.next_wait.disabled
+    w.num_tiles.value = 2                                              # fewer events: the step is clamped
+    assert w.step.value == w.step.max == len(w.run.events) and w.position == len(w.run.events) - 1 and w.run.ok
+    spec = cp_async.LoopSpec(("wait", "prefetch", "commit", "compute"), 1, 3)   # a composed loop: no barrier
+    g = cp_async_stepper(spec, num_tiles=4)
+    assert g.loop.value == "given" and g.spec == spec and not g.run.ok
+    bad = [i for i in range(len(g.run.events)) if g.hazards_at(i)]
+    g.go(bad[0])
+    assert "[RAW]" in g.hazards.value or "[WAR]" in g.hazards.value
+
+
+def test_stepper_bad_arguments():
+    for args in (("ours",), ("seed", 0), ("seed", 13), ("async_vec", 4, ("seed",))):
+        with pytest.raises(CourseInputError):
+            cp_async_stepper(*args)
+    with pytest.raises(CourseInputError):
+        cp_async_stepper("seed", 8, at=(9, "wait"))

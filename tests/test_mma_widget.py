@@ -22,7 +22,23 @@ def test_element_moves_to_its_owner():
     v = fragment_view("C", 0)
     v.row.value, v.col.value = 15, 7
     assert v.lane.value == 31 and v.selected == (31, 3)
-    assert "3번째 원소" in v.info.value
+    assert "레인 31 의 c3" in v.info.value and "번째" not in v.info.value     # the register, not an ordinal count
+    assert "<sub>c3</sub>" in v.grid.value
+
+
+def test_elements_are_named_by_register_and_half():
+    """A holds two f16 per .b32 register, low half first: element a_6 is the low half of a3, never '6번째'."""
+    assert [mma.element_name("A", i) for i in (0, 1, 6, 7)] == ["a0 의 아래 절반", "a0 의 위 절반", "a3 의 아래 절반",
+                                                              "a3 의 위 절반"]
+    assert [mma.element_name("B", i) for i in range(4)][2] == "b1 의 아래 절반" and mma.element_name("C", 3) == "c3"
+    v = fragment_view("A", 0)
+    lane, i = mma.owner("A", 8, 8)                       # a_6 of lane 0: row g + 8, column 2t + 8
+    assert (lane, i) == (0, 6)
+    v.row.value, v.col.value = 8, 8
+    assert "레인 0 의 a3 의 아래 절반" in v.info.value and "번째" not in v.info.value
+    assert "a3 = (8, 8) 아래 절반, (8, 9) 위 절반" in v.info.value
+    with pytest.raises(ValueError):
+        mma.register_of("C", 4)
 
 
 def test_matrix_switch_limits_sliders():
@@ -82,7 +98,7 @@ def test_ldmatrix_element_moves_lane_to_receiver_and_marks_address_lane():
     lanes = _colors(v.addresses.value, "lane")
     assert lanes["13"] == view.ADDR and lanes["21"] == view.SAME_LANE
     assert _colors(v.grid.value, "row")["1,5"] == view.ADDR
-    assert "레인 21 의 r1 lo" in v.info.value
+    assert "레인 21 의 r1 의 아래 절반" in v.info.value
     v.trans.value = True                      # the same stored element now lands in another lane
     assert v.selected == mma.ldmatrix_receivers(4, 1, 5, 2, True)[0] == (10, 1, 1)
     assert v.lane.value == 10 and v.address_lane == 13

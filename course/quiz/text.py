@@ -5,6 +5,11 @@ import re
 _FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.S)
 
 
+def inline(text):
+    """One line of Markdown -> HTML: escaped, `code` as <code> (a section title such as "4.3 `wait_group` 의 N")."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text or ""))
+
+
 def md(text):
     """Tiny Markdown -> HTML: ``` fences, `code`, **bold**, paragraphs (input is escaped first)."""
     blocks, out = [], []

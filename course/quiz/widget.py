@@ -4,9 +4,11 @@ import os
 
 import ipywidgets as W
 
+from course.widgets import live
+
 from . import store
 from .engine import KEYS_AFTER_PASS_NOTE, NO_ANSWERS_NOTE, load_quiz
-from .text import md, numbered_template  # noqa: F401 (re-exported: widget.md, widget.numbered_template)
+from .text import inline, md, numbered_template  # noqa: F401 (re-exported: widget.md, widget.numbered_template)
 
 BLOOM_KO = {"Remember": "기억", "Understand": "이해", "Apply": "적용", "Analyze": "분석",
             "Evaluate": "평가", "Create": "창조"}
@@ -16,7 +18,7 @@ RERUN_EN = "If the checkpoint quiz is missing or shows 'Error displaying widget'
 # model (JupyterLab prints "Error displaying widget: model not found"), so the note stays and says what to do.
 RERUN_NOTE = ("<style>.jp-OutputArea-child:has(.sgemm-quiz) + .jp-OutputArea-child .sgemm-quiz-note,"
               ".output_area:has(.sgemm-quiz) + .output_area .sgemm-quiz-note{display:none}</style>"
-              '<div class="sgemm-quiz-note" style="border-left:4px solid #e94;padding:4px 10px">'
+              f'<div class="sgemm-quiz-note {live.NOTE_CLASS}" style="border-left:4px solid #e94;padding:4px 10px">'
               f"ℹ {RERUN_KO} (노트북을 다시 열면 위젯은 셀을 실행해야 다시 만들어집니다; 기록은 그대로입니다).<br>"
               f"<small>{RERUN_EN}: a reopened notebook has no live widget; your saved attempts are kept.</small></div>")
 
@@ -50,7 +52,8 @@ class QuizWidget:
         self.submit_button = W.Button(description="제출", button_style="primary", icon="check")
         self.submit_button.on_click(self.submit)
         self.output = W.HTML(value=self._history_html())
-        self.widget = W.VBox(rows + [self.submit_button, self.output])
+        # after a kernel restart the 제출 button does nothing: a line says so at the top and next to the button
+        self.widget = live.mark(W.VBox(rows + [live.dead_line(), self.submit_button, self.output]))
         self.widget.add_class("sgemm-quiz")
 
     def _make_input(self, q):
@@ -157,7 +160,7 @@ def render_result(quiz, result, saved=None):
         item = f'<span style="color:{color}">{mark}</span> {html.escape(r.feedback)}'
         if not r.correct and r.section:
             item += (f' <small>— 다시 읽을 곳 / reread: 노트북 {html.escape(quiz.id)} '
-                     f'§{html.escape(r.section)}</small>')
+                     f'§{inline(r.section)}</small>')
         if r.explanation and result.revealed:
             item += f'<div style="margin:4px 0 8px 16px;color:#333">{md(r.explanation)}</div>'
         parts.append(f"<li>{item}</li>")

@@ -10,6 +10,8 @@ import ipywidgets as W
 from matplotlib.figure import Figure
 
 from course import plots  # noqa: F401  (Korean font for the figure: koreanize-matplotlib's NanumGothic)
+from course.widgets import live
+from course.widgets.controls import fit, row
 from sim import banks
 
 TILE = 16
@@ -30,34 +32,32 @@ ACCESSES = {
 }
 
 
-class BankConflictExplorer:
+class BankConflictExplorer(live.LiveView):
     """Pick padding, column k, access and warp; see which bank every thread of that warp hits."""
+    NAME_KO, NAME_EN = "뱅크 충돌 탐색기", "bank-conflict explorer"
 
     def __init__(self, padding=0, column=5, access=EXERCISE, warp=0, offset=0):
         style = {"description_width": "initial"}
         self.controls = {
-            "padding": W.IntSlider(value=padding, min=0, max=4, description="패딩 (원소)", style=style),
-            "column": W.IntSlider(value=column, min=0, max=TILE - 1, description="k", style=style),
-            "offset": W.IntSlider(value=offset, min=0, max=RB_T - 1, description="스레드 타일 안의 m·n", style=style),
+            "padding": fit(W.IntSlider(value=padding, min=0, max=4, description="패딩 (원소)"), 120),
+            "column": fit(W.IntSlider(value=column, min=0, max=TILE - 1, description="k"), 160),
+            "offset": fit(W.IntSlider(value=offset, min=0, max=RB_T - 1, description="스레드 타일 안의 m·n"), 120),
             "access": W.Dropdown(options=list(ACCESSES), value=access, description="접근",
                                  style=style, layout=W.Layout(width="420px")),
-            "warp": W.IntSlider(value=warp, min=0, max=len(banks.warps(BLOCK)) - 1,
-                                description="워프", style=style),
+            "warp": fit(W.IntSlider(value=warp, min=0, max=len(banks.warps(BLOCK)) - 1, description="워프"), 120),
         }
         self.counts = W.HTML()
         self.plot = W.Output()
         self.report = None
         self.threads = {}        # tid -> label of the thread in the current request
         c = self.controls
-        self.widget = W.VBox([W.HBox([c["access"], c["warp"]]), W.HBox([c["padding"], c["column"], c["offset"]]),
+        self.widget = W.VBox([row([c["access"], c["warp"]]), row([c["padding"], c["column"], c["offset"]]),
                               self.counts, self.plot])
         self.widget.add_class("sgemm-banks")     # lets the browser test find this widget
+        live.mark(self.widget)
         for control in c.values():
             control.observe(self._update, names="value")
         self._update()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def compute(self):
         """Run the model for the current controls; returns (report, tid -> thread label)."""

@@ -4,6 +4,8 @@ import numbers
 
 import ipywidgets as W
 
+from course.widgets import live
+from course.widgets.controls import fit, row
 from kernels_numba.infra.errors import CourseInputError
 from sim import mma
 from sim.korean import josa
@@ -29,36 +31,48 @@ def table_html(matrix, lane, element=None):
         cells = []
         for c in range(cols):
             color = SEL if element == (r, c) else SAME_LANE if (r, c) in mine else OTHER
-            idx = f"<sub>{mine.index((r, c))}</sub>" if (r, c) in mine else ""
+            idx = f"<sub>{_short(matrix, mine.index((r, c)))}</sub>" if (r, c) in mine else ""
             cells.append(_td(f"{owners[r][c]}{idx}", color))
         out.append(f"<tr><th style='padding:1px 3px'>{r}</th>{''.join(cells)}</tr>")
     return "".join(out) + "</table>"
 
 
+def _short(matrix, i):
+    """The grid's label of element i: 'c3', 'a3.lo' (low half of register a3), 'b1.hi'."""
+    reg, half = mma.register_of(matrix, i)
+    return reg if half is None else f"{reg}.{('lo', 'hi')[half]}"
+
+
 def describe(matrix, lane):
-    """Korean line: which elements the lane holds, register by register."""
+    """Korean line: which elements the lane holds, register by register (a register of A/B holds two f16)."""
     els = mma.ELEMENTS[matrix](lane)
     g, t = mma.group(lane)
-    name = {"A": "a", "B": "b", "C": "c"}[matrix]
-    per_reg = 1 if matrix == "C" else 2
-    regs = [els[i:i + per_reg] for i in range(0, len(els), per_reg)]
-    parts = [f"{name}{k}={', '.join(map(str, r))}" for k, r in enumerate(regs)]
-    return (f"레인 {lane} (groupID={g}, threadID_in_group={t}) 가 가진 {matrix} 원소 (행, 열): " + "; ".join(parts))
+    parts = {}
+    for i, rc in enumerate(els):
+        reg, half = mma.register_of(matrix, i)
+        parts.setdefault(reg, []).append(f"{rc}" + ("" if half is None else f" {mma.HALF_KO[half]}"))
+    regs = "; ".join(f"{reg} = {', '.join(v)}" for reg, v in parts.items())
+    return f"레인 {lane} (groupID={g}, threadID_in_group={t}) 가 가진 {matrix} 원소 (행, 열): {regs}"
 
 
-class FragmentView:
+class FragmentView(live.LiveView):
     """Controls: matrix, lane, element (row, col). Setting the lane highlights its elements; setting an element
     moves the lane to the element's owner. `.selected` = (lane, element index) of the last pick."""
+    NAME_KO, NAME_EN = "mma 조각(fragment) 배치", "mma fragment view"
 
     def __init__(self, matrix="A", lane=0):
         style = {"description_width": "initial"}
         self.matrix = W.ToggleButtons(options=MATRICES, value=matrix, description="행렬", style=style)
-        self.lane = W.IntSlider(value=lane, min=0, max=31, description="레인(lane)", style=style)
-        self.row = W.IntSlider(value=0, min=0, max=15, description="원소 행", style=style)
-        self.col = W.IntSlider(value=0, min=0, max=15, description="원소 열", style=style)
+        self.lane = fit(W.IntSlider(value=lane, min=0, max=31, description="레인(lane)"), 320)
+        self.row = fit(W.IntSlider(value=0, min=0, max=15, description="원소 행"), 200)
+        self.col = fit(W.IntSlider(value=0, min=0, max=15, description="원소 열"), 200)
         self.info = W.HTML()
         self.grid = W.HTML()
-        self.widget = W.VBox([self.matrix, self.lane, W.HBox([self.row, self.col]), self.info, self.grid])
+        legend = W.HTML("<small>칸의 숫자: 그 원소를 가진 레인 · 아래 첨자: 고른 레인의 레지스터 (A/B 는 .b32 레지스터 하나에 "
+                        "f16 두 개: .lo = 아래 절반(비트 0–15), .hi = 위 절반(비트 16–31))</small>")
+        self.widget = live.mark(W.VBox([self.matrix, self.lane, row([self.row, self.col]), self.info, legend,
+                                        self.grid]))
+        self.widget.add_class("sgemm-fragment")
         self.element = None
         self._busy = False
         self.matrix.observe(self._on_matrix, names="value")
@@ -66,9 +80,6 @@ class FragmentView:
         self.row.observe(self._on_element, names="value")
         self.col.observe(self._on_element, names="value")
         self._on_matrix()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def _on_matrix(self, change=None):
         rows, cols = mma.SHAPES[self.matrix.value]
@@ -99,7 +110,7 @@ class FragmentView:
         extra = ""
         if self.element is not None and self.element in mma.ELEMENTS[m](lane):
             _, i = mma.owner(m, *self.element)
-            extra = f"<br>원소 {self.element} → 레인 {lane} 의 {i}번째 원소"
+            extra = f"<br>원소 {self.element} → 레인 {lane} 의 {mma.element_name(m, i)}"
         self.info.value = html.escape(describe(m, lane)) + extra
         self.grid.value = table_html(m, lane, self.element)
 
@@ -177,24 +188,27 @@ def describe_ldmatrix(lane, num, trans=False):
     return f"{name} 레인 {lane} — 주는 주소: {addr}. 받는 레지스터 (저장된 행, 열): {regs}"
 
 
-class LdmatrixView:
+class LdmatrixView(live.LiveView):
     """Controls: variant (.x1/.x2/.x4), .trans, lane, stored element (matrix, row, col). Setting the lane shows the row
     it addresses and the elements it receives; setting an element moves the lane to its receiver and marks the lane
     that gave its row's address. `.selected` = (lane, register, half) of the last pick; `.address_lane` its row's lane."""
+    NAME_KO, NAME_EN = "ldmatrix 보기", "ldmatrix view"
 
     def __init__(self, num=4, trans=False, lane=0):
         style = {"description_width": "initial"}
         self.variant = W.ToggleButtons(options=VARIANTS, value=num, description="ldmatrix", style=style)
         self.trans = W.Checkbox(value=trans, description=".trans (전치)", style=style)
-        self.lane = W.IntSlider(value=lane, min=0, max=31, description="레인(lane)", style=style)
-        self.mat = W.IntSlider(value=0, min=0, max=num - 1, description="원소 행렬 j", style=style)
-        self.row = W.IntSlider(value=0, min=0, max=7, description="원소 행", style=style)
-        self.col = W.IntSlider(value=0, min=0, max=7, description="원소 열", style=style)
+        self.lane = fit(W.IntSlider(value=lane, min=0, max=31, description="레인(lane)"), 320)
+        self.mat = fit(W.IntSlider(value=0, min=0, max=num - 1, description="원소 행렬 j"), 120)
+        self.row = fit(W.IntSlider(value=0, min=0, max=7, description="원소 행"), 160)
+        self.col = fit(W.IntSlider(value=0, min=0, max=7, description="원소 열"), 160)
         self.info, self.addresses, self.grid = W.HTML(), W.HTML(), W.HTML()
         legend = W.HTML("<small>주황: 고른 레인이 받는 원소와 그 레인이 주소를 준 행 · 진한 주황: 고른 원소 · "
                         "파랑: 고른 원소의 행과 그 행 주소를 준 레인 · 칸의 숫자: 그 원소를 받는 레인</small>")
-        self.widget = W.VBox([W.HBox([self.variant, self.trans]), self.lane, W.HBox([self.mat, self.row, self.col]),
-                              self.info, legend, self.addresses, self.grid])
+        self.widget = live.mark(W.VBox([W.HBox([self.variant, self.trans]), self.lane,
+                                        row([self.mat, self.row, self.col]), self.info, legend, self.addresses,
+                                        self.grid]))
+        self.widget.add_class("sgemm-ldmatrix")
         self.element = None
         self._busy = False
         self.variant.observe(self._on_variant, names="value")
@@ -203,9 +217,6 @@ class LdmatrixView:
         for w in (self.mat, self.row, self.col):
             w.observe(self._on_element, names="value")
         self._show()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def _on_variant(self, change=None):
         self._busy = True
@@ -248,7 +259,7 @@ class LdmatrixView:
             L, reg, h = self.selected
             j, r, c = self.element
             extra = (f"<br>원소 (행렬 {j}, 행 {r}, 열 {c}) — 행 주소를 준 레인: {self.address_lane}, "
-                     f"받는 곳: 레인 {L} 의 r{reg} {HALF[h]} 절반")
+                     f"받는 곳: 레인 {L} 의 r{reg} 의 {mma.HALF_KO[h]}")
         self.info.value = html.escape(describe_ldmatrix(lane, num, trans)) + extra
         self.addresses.value = address_html(num, lane, self.address_lane)
         self.grid.value = matrices_html(num, trans, lane, self.element)

@@ -8,6 +8,8 @@ from matplotlib.figure import Figure
 
 import course.plots  # noqa: F401  (Korean font for the labels, before anything is drawn)
 
+from course.widgets import live
+from course.widgets.controls import fit, row
 from sim import occupancy as occ
 
 CURRENT = "현재 GPU"
@@ -23,8 +25,9 @@ def _limit_text(n):
     return "제한 없음" if n == occ.UNLIMITED else f"{n}블록"
 
 
-class OccupancyExplorer:
+class OccupancyExplorer(live.LiveView):
     """Pick a GPU, registers/thread, threads/block and shared memory/block; see blocks, warps and the limiter."""
+    NAME_KO, NAME_EN = "점유율 탐색기", "occupancy explorer"
 
     def __init__(self, gpu="H100", regs=128, threads=256, smem=8192, current=None):
         self.current = occ.current_gpu() if current is None else current   # GpuSpec of the GPU present, or None
@@ -35,22 +38,17 @@ class OccupancyExplorer:
                                    f"{', '.join(options)} 중 하나를 쓰세요.", f"use one of {', '.join(options)}.")
         style = {"description_width": "initial"}
         self.gpu = W.Dropdown(options=options, value=gpu, description="GPU", style=style)
-        self.regs = W.IntSlider(value=regs, min=1, max=255, description="스레드당 레지스터", style=style,
-                                layout=W.Layout(width="420px"))
-        self.threads = W.IntSlider(value=threads, min=32, max=1024, step=32, description="블록당 스레드",
-                                   style=style, layout=W.Layout(width="420px"))
+        self.regs = fit(W.IntSlider(value=regs, min=1, max=255, description="스레드당 레지스터"), 255)
+        self.threads = fit(W.IntSlider(value=threads, min=32, max=1024, step=32, description="블록당 스레드"), 255)
         self.smem = W.BoundedIntText(value=smem, min=0, max=SMEM_MAX, step=1024,
                                      description="블록당 공유 메모리 (B)", style=style)
         self.out = W.Output()     # the result table (HTML) and the chart (PNG), or the error message
         self.result = None        # latest sim.occupancy.Occupancy (None while the inputs are invalid)
         self.error = None         # latest CourseInputError from the model, shown in the widget instead of raised
-        self.widget = W.VBox([W.HBox([self.gpu, self.smem]), W.HBox([self.regs, self.threads]), self.out])
+        self.widget = live.mark(W.VBox([W.HBox([self.gpu, self.smem]), row([self.regs, self.threads]), self.out]))
         for control in (self.gpu, self.regs, self.threads, self.smem):
             control.observe(self._update, names="value")
         self._update()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     @property
     def spec(self):

@@ -10,6 +10,7 @@ from matplotlib.patches import Rectangle
 
 import course.plots  # noqa: F401  (Korean font for the labels, before anything is drawn)
 
+from course.widgets import live
 from sim import outer
 
 SIZES = (1, 2, 4, 8)
@@ -19,8 +20,9 @@ ORDER_KO = {"outer": "외적 (outer product)", "dot": "내적 (dot product)"}
 HELD, EMPTY, NEW, CURRENT = "#9ad19a", "#e6e6e6", "tab:orange", "tab:red"
 
 
-class OuterTracerView:
+class OuterTracerView(live.LiveView):
     """Step one thread's FMAs and watch loads, reuse and the rC grid; `.tracer` is the sim.outer model."""
+    NAME_KO, NAME_EN = "외적 추적기", "outer-product tracer"
 
     def __init__(self, TM=4, TN=4, BK=1, order="outer"):
         style = {"description_width": "initial"}
@@ -39,15 +41,13 @@ class OuterTracerView:
         c = self.controls
         self.widget = W.VBox([W.HBox([self.step_button, self.run_button, self.reset_button]),
                               c["order"], W.HBox([c["TM"], c["TN"], c["BK"]]), self.counts, self.plot])
+        live.mark(self.widget)
         self.step_button.on_click(lambda _: self._act(self.tracer.step))
         self.run_button.on_click(lambda _: self._act(self.tracer.run))
         self.reset_button.on_click(lambda _: self._act(self.tracer.reset))
         for control in c.values():
             control.observe(self._rebuild, names="value")
         self._rebuild()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def _rebuild(self, change=None):
         """New model for the current controls; also the final load counts of both orders to compare."""

@@ -9,6 +9,8 @@ from matplotlib.figure import Figure
 import course.plots  # noqa: F401  (Korean font for the labels, before anything is drawn)
 
 from kernels_numba.infra.errors import CourseInputError
+from course.widgets import live
+from course.widgets.controls import fit, row
 from sim import pipeline
 
 HATCHES = ("", "//", "..", "xx")         # one pattern per buffer (stages <= 4)
@@ -31,24 +33,31 @@ def _whole(name, value):
     return value
 
 
-class PipelineExplorer:
-    """Move t_load, t_comp, n_tiles, stages, t_sync, loads in flight; see the exact schedule and its summary."""
+class PipelineExplorer(live.LiveView):
+    """Move t_load, t_comp, n_tiles, stages, t_sync, loads in flight; see the exact schedule and its summary.
+    `maxima` overrides slider maxima (e.g. {"t_load": 20} for a model counted in small units)."""
+    NAME_KO, NAME_EN = "파이프라인 타임라인", "pipeline timeline"
 
-    def __init__(self, t_load=100, t_comp=10, n_tiles=4, stages=2, t_sync=0, loads_in_flight=1):
+    def __init__(self, t_load=100, t_comp=10, n_tiles=4, stages=2, t_sync=0, loads_in_flight=1, maxima=None):
         args = {name: _whole(name, v) for name, v in (("t_load", t_load), ("t_comp", t_comp), ("n_tiles", n_tiles),
                                                        ("stages", stages), ("t_sync", t_sync),
                                                        ("loads_in_flight", loads_in_flight))}
         pipeline.schedule(**args)       # bad constructor arguments fail here, with the model's message
-        style = {"description_width": "initial"}
-        slider = lambda name, low, high, label: W.IntSlider(       # noqa: E731
-            value=args[name], min=low, max=max(high, args[name]), description=label, style=style,
-            continuous_update=False, layout=W.Layout(width="420px"))
-        self.t_load = slider("t_load", 0, DEFAULT_MAX["t_load"], "로드 시간 (t_load)")
-        self.t_comp = slider("t_comp", 0, DEFAULT_MAX["t_comp"], "연산 시간 (t_comp)")
-        self.n_tiles = slider("n_tiles", 1, DEFAULT_MAX["n_tiles"], "타일 수 (N)")
-        self.stages = slider("stages", 1, 4, "버퍼 수 (stages)")
-        self.t_sync = slider("t_sync", 0, DEFAULT_MAX["t_sync"], "동기화 (t_sync)")
-        self.loads_in_flight = slider("loads_in_flight", 1, 4, "동시 로드 수 (loads in flight)")
+        unknown = sorted(set(maxima or {}) - set(DEFAULT_MAX))
+        if unknown:
+            raise CourseInputError(f"maxima 에 모르는 이름이 있습니다: {unknown}.", f"unknown names in maxima: {unknown}.",
+                                   f"{sorted(DEFAULT_MAX)} 중에서 쓰세요.", f"use names from {sorted(DEFAULT_MAX)}.")
+        top = {**DEFAULT_MAX, "stages": 4, "loads_in_flight": 4,
+               **{k: _whole(k, v) for k, v in (maxima or {}).items()}}
+        slider = lambda name, low, label: fit(W.IntSlider(       # noqa: E731
+            value=args[name], min=low, max=max(top[name], args[name]), description=label,
+            continuous_update=False), 240)
+        self.t_load = slider("t_load", 0, "로드 시간 (t_load)")
+        self.t_comp = slider("t_comp", 0, "연산 시간 (t_comp)")
+        self.n_tiles = slider("n_tiles", 1, "타일 수 (N)")
+        self.stages = slider("stages", 1, "버퍼 수 (stages)")
+        self.t_sync = slider("t_sync", 0, "동기화 (t_sync)")
+        self.loads_in_flight = slider("loads_in_flight", 1, "동시 로드 수 (loads in flight)")
         self.controls = {"t_load": self.t_load, "t_comp": self.t_comp, "n_tiles": self.n_tiles,
                          "stages": self.stages, "t_sync": self.t_sync, "loads_in_flight": self.loads_in_flight}
         self.summary = W.HTML()
@@ -56,14 +65,12 @@ class PipelineExplorer:
         self.timeline = self.single = None
         self.error = None
         c = self.controls
-        self.widget = W.VBox([W.HBox([c["t_load"], c["t_comp"]]), W.HBox([c["n_tiles"], c["stages"]]),
-                              W.HBox([c["t_sync"], c["loads_in_flight"]]), self.summary, self.plot])
+        self.widget = live.mark(W.VBox([row([c["t_load"], c["t_comp"]]), row([c["n_tiles"], c["stages"]]),
+                                        row([c["t_sync"], c["loads_in_flight"]]), self.summary, self.plot]))
+        self.widget.add_class("sgemm-pipeline")
         for control in c.values():
             control.observe(self._update, names="value")
         self._update()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
     def values(self):
         """The current slider values as schedule() keyword arguments."""

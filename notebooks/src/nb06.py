@@ -703,7 +703,7 @@ md(r"""
 code(r"""
 from course.widgets.banks import bank_explorer
 explorer = bank_explorer()
-explorer.widget
+explorer
 """)
 md(r"""
 ## 7. 핵심 정리

@@ -256,7 +256,7 @@ md(r"""
 code(r"""
 from course.widgets.outer import outer_tracer
 tracer_view = outer_tracer(TM=4, TN=4)
-tracer_view.widget
+tracer_view
 """)
 md(r"""
 ### 3.4 레지스터 예산: 추정 vs 컴파일러
@@ -350,7 +350,7 @@ md(r"""
 code(r"""
 from course.widgets.occupancy import occupancy_explorer
 occ_view = occupancy_explorer(gpu="H100", regs=regs[(9, 0)], threads=rb.THREADS, smem=smem)
-occ_view.widget
+occ_view
 """)
 md(r"""
 **공유 메모리 한도는 GPU마다 다릅니다.** "Ampere SM당 최대 공유 메모리 164 KiB" 는 **A100(sm_80)** 의 값입니다. 같은 Ampere라도 sm_86(RTX 30xx 등)은 100 KiB 이고, H100/H200 은 228 KiB 입니다.
@@ -586,7 +586,7 @@ md(r"""
 code(r"""
 from course.widgets.banks import bank_explorer
 rb_banks = bank_explorer(access="rB: Bs[k][8·tx+n] 읽기 (07 regblock, Bs[8][128])", column=0)
-rb_banks.widget
+rb_banks
 """)
 md(r"""
 ### 4.8 우리의 최선 Level 3: `regblock_vec`

@@ -519,7 +519,7 @@ SM 의 로드/저장 유닛(LSU)과 FP32 유닛은 따로 있어서, 워프 스�
 code(r"""
 from course.widgets.pipeline import pipeline_explorer
 explorer = pipeline_explorer(t_load=100, t_comp=10, n_tiles=4, stages=2)
-explorer.widget
+explorer
 """)
 NB.exercise("08-3", r"""
 위젯의 막대를 보며, 로드 시간 L, 연산 시간 C, 타일 N 개일 때 **싱글 버퍼와 더블 버퍼의 총 시간**을 L, C, N 의 식으로 쓰세요 (로드 유닛 하나, 배리어 시간 0: 위젯의 시작 설정). 로드가 더 긴 경우(위젯의 시작 값)와 연산이 더 긴 경우(예: 로드 80 / 연산 100), 타일이 하나뿐인 경우를 모두 그려 보고 식이 셋 다 맞는지 따져 보세요. 모델(`pipeline.schedule`)을 부르지 말고 식으로 써야 합니다. 확인 셀은 여러 (L, C, N) 에서 모델과 비교하고, 자주 쓰이는 틀린 식이면 어디서 틀리는지 알려 줍니다. 아래 문단들이 이 식을 풀어 설명하므로 먼저 풀어 보고 읽으세요.

@@ -275,15 +275,18 @@ racereport.show(racereport.run_demo(demo.launch, 16, 16, 40))
 md(r"""
 ### 4.2 트리플 버퍼링: 버퍼 3개를 링 버퍼로
 
-NUM_STAGES = 3 이면 공유 메모리에 타일 버퍼가 3세트 있고, 반복 `kt` 는 버퍼 `kt % 3` 으로 계산하면서 타일 `kt + 2` 를 버퍼 `(kt + 2) % 3` 으로 미리 읽습니다. 버퍼를 이렇게 돌려 쓰는 구조가 링 버퍼(ring buffer)입니다. 아직 도착하지 않은(in flight) 타일 로드가 동시에 2개(더블 버퍼링은 1개)까지 있을 수 있어서, 로드 지연이 계산 시간의 두 배에 가까워도 숨길 수 있습니다. 아래 셀은 노트북 08 의 파이프라인 모델(`sim/pipeline.py`)로 로드 6, 계산 2단위인 타일 6개를 그립니다 (한 글자가 1단위, 숫자는 타일 번호, 로드 줄은 동시에 진행 중인 로드마다 하나). 모델의 가정입니다: 실제 커널의 로드·계산 시간은 아닙니다.
+NUM_STAGES = 3 이면 공유 메모리에 타일 버퍼가 3세트 있고, 반복 `kt` 는 버퍼 `kt % 3` 으로 계산하면서 타일 `kt + 2` 를 버퍼 `(kt + 2) % 3` 으로 미리 읽습니다. 버퍼를 이렇게 돌려 쓰는 구조가 링 버퍼(ring buffer)입니다. 아직 도착하지 않은(in flight) 타일 로드가 동시에 2개(더블 버퍼링은 1개)까지 있을 수 있어서, 로드 지연이 계산 시간의 두 배에 가까워도 숨길 수 있습니다. 아래 셀은 노트북 08 의 파이프라인 모델(`sim/pipeline.py`)로 로드 6, 계산 2단위인 타일 6개의 총 시간을 셈하고, 같은 모델을 노트북 08 의 타임라인 위젯으로 그립니다. 위젯은 트리플 버퍼링(버퍼 3개, 동시 로드 2개)에서 열립니다: 막대의 `타일|버퍼` 표시와 빗금이 링 버퍼를 보여 주고, 로드 줄은 동시에 진행 중인 로드마다 하나입니다. **버퍼 수를 2, 동시 로드 수를 1 로** 바꾸면 더블 버퍼링입니다. 모델의 가정입니다: 실제 커널의 로드·계산 시간은 아닙니다.
 """)
 code(r"""
-for S, name in ((2, "더블 버퍼링 (로드 1개 진행)"), (3, "트리플 버퍼링 (로드 2개 진행)")):
-    lines, total = L.timeline(S)
-    print(f"{name}: 총 {total} 단위", *lines, sep="\n")
+from course.widgets.pipeline import pipeline_explorer
+for S in (2, 3):                                  # 더블 버퍼링(로드 1개 진행), 트리플 버퍼링(로드 2개 진행)
+    print(f"버퍼 {S}개, 동시 로드 {S - 1}개: 총 {L.timeline(S)[1]} 단위")
+timeline = pipeline_explorer(t_load=6, t_comp=2, n_tiles=6, stages=3, loads_in_flight=2,
+                             maxima={"t_load": 20, "t_comp": 20, "n_tiles": 16, "t_sync": 10})
+timeline
 """)
 md(r"""
-더블 버퍼링에서는 로드가 한 번에 하나라 계산이 매번 다음 로드를 기다립니다(계산 줄의 긴 빈칸). 트리플 버퍼링에서는 두 로드가 겹쳐 진행되어, 같은 6타일이 더 짧은 시간에 끝납니다(총 시간). 이 가정에서는 로드가 계산보다 세 배 길어서 트리플 버퍼링에서도 계산이 조금씩 기다립니다. 대가는 공유 메모리입니다. 패딩된 배치 `As[S][128][9]`, `Bs[S][8][129]` (`async_copy`) 와 패딩 없는 배치(`async_vec`)의 크기, 그리고 그것이 SM당 블록 수를 제한하는지를 점유율 모델(`sim/occupancy.py`, H200, 레지스터 128개, 256 스레드)로 계산해 봅시다.
+더블 버퍼링에서는 로드가 한 번에 하나라 계산이 매번 다음 로드를 기다립니다(위젯의 연산 줄에 긴 빈칸). 트리플 버퍼링에서는 두 로드가 겹쳐 진행되어, 같은 6타일이 더 짧은 시간에 끝납니다(총 시간). 이 가정에서는 로드가 계산보다 세 배 길어서 트리플 버퍼링에서도 계산이 조금씩 기다립니다. 대가는 공유 메모리입니다. 패딩된 배치 `As[S][128][9]`, `Bs[S][8][129]` (`async_copy`) 와 패딩 없는 배치(`async_vec`)의 크기, 그리고 그것이 SM당 블록 수를 제한하는지를 점유율 모델(`sim/occupancy.py`, H200, 레지스터 128개, 256 스레드)로 계산해 봅시다.
 """)
 code(r"""
 from sim import occupancy
@@ -300,17 +303,19 @@ SM 하나의 공유 메모리(H200 에서 최대 {{h200_smem_kib}} KiB 까지 �
 
 ### 4.3 파이프라인 구조와 반복 추적
 
-먼저 commit 을 로드 조건 안에 둔 루프(이 노트북에서 "흔한 루프"라고 부름)를 봅니다: 프롤로그에서 타일 `0 .. S-2` 를 발행하고 각각 commit, 메인 루프에서 `if kt+S-1 < 타일 수: 발행 + commit`, 그다음 `wait_group(S-1)`, 배리어, 계산, 배리어. 아래는 상태 기계로 그 루프를 S = 3, 타일 8개에 대해 돌린 것입니다 (`pipeline_trace`, 버퍼 상태 Idle/Loading/Ready/Computing, 대기 중 그룹).
+먼저 commit 을 로드 조건 안에 둔 루프(이 노트북에서 "흔한 루프"라고 부름)를 봅니다: 프롤로그에서 타일 `0 .. S-2` 를 발행하고 각각 commit, 메인 루프에서 `if kt+S-1 < 타일 수: 발행 + commit`, 그다음 `wait_group(S-1)`, 배리어, 계산, 배리어.
+
+아래 위젯은 4절의 그룹 규칙(`sim/cp_async.py` 의 `run_loop`)으로 그 루프를 S = 3, 타일 8개에 대해 **한 단계씩** 돌립니다. 왼쪽은 지금 실행하는 코드 줄, 오른쪽은 대기 중 그룹(오래된 것부터, 새로 commit 한 그룹은 주황 테두리, 이번 wait 에서 도착한 그룹은 줄을 그어 "도착")과 버퍼마다의 상태입니다: 발행됨 → commit 되어 날아가는 중 → wait 로 도착(이 스레드 몫만) → 배리어 뒤 블록 전체에 보임 → 계산. **다음 ▶** 은 한 단계, **다음 wait ▶▶** 은 다음 `wait_group` 으로 갑니다. 위젯은 꼬리의 첫 wait(kt = 6)에서 열립니다: 단계 슬라이더를 0 으로 돌려 프롤로그부터 따라가 보고, "루프" 를 `async_copy` 로 바꿔 같은 자리를 비교해 보세요.
 """)
 code(r"""
-tr = cp_async.pipeline_trace(3, 8, tail="seed")
-for s in tr.steps:
-    if "계산" in s.action or s.phase == "prologue":
-        bufs = " ".join(f"{st[0]}{'' if t is None else t}" for st, t in s.buffers)
-        print(f"{s.phase:8s} kt={s.kt:2d}  {s.action:28s} 버퍼[{bufs}]  대기 {s.pending}", "<- 보장 없음!" if s.error else "")
+from course.widgets.cp_async import cp_async_stepper
+stepper = cp_async_stepper("seed", num_tiles=8, loops=("seed", "async_copy"), at=(6, "wait"))
+print(stepper.describe())                 # 위젯이 연 단계를 글로
+# 예상 출력: kt=6 · wait_group 2: 대기 중 그룹이 2개로 이미 2개 이하라 아무것도 기다리지 않고 지나갑니다 (도착하는 그룹 없음).
+stepper
 """)
 md(r"""
-kt = 0 … 5 에서는 의도대로입니다: 새 그룹을 하나 commit 하면 대기 중 그룹이 3개가 되고, `wait_group(2)` 가 가장 오래된 그룹 — 바로 버퍼 `kt % 3` 의 타일 — 을 끝냅니다.
+kt = 0 … 5 에서는 의도대로입니다: 새 그룹을 하나 commit 하면 대기 중 그룹이 3개가 되고, `wait_group(2)` 가 가장 오래된 그룹 — 바로 버퍼 `kt % 3` 의 타일 — 을 끝냅니다 (위젯에서 kt = 0 의 wait: "도착(landed): G0[t0]").
 
 **그러나 마지막 두 반복은 다릅니다.** kt = 6 에서 대기 중 그룹은 {G6, G7} 두 개뿐이라 `wait_group(2)` 는 **아무것도 기다리지 않고** 통과하고, 타일 6 은 도착이 보장되지 않은 채 계산됩니다. kt = 7 도 마찬가지입니다. 아래 표는 타일 수마다 보장 없이 처음 읽히는 타일입니다 (흔한 루프 / 우리 루프, None 은 그런 타일이 없음).
 """)
@@ -723,6 +728,8 @@ wait 를 미리 읽기 앞으로 옮기면 wait 시점에 commit 된 그룹이 �
 2. `async_vec` 에서 미리 읽기를 배리어 앞으로 옮기면?
 3. 흔한 루프에서 꼬리 처리만 "매 반복 commit" 으로 바꾸면?
 4. `async_copy` 를 S = 4 로 두고 N 을 3, 2, 0 으로 줄이면? 위험은 없지만 "계산 중 날아가는 타일" 열이 줄어듭니다: 로드와 계산의 겹침(overlap)이 줄어듭니다.
+
+만든 루프를 4.3절의 위젯으로 한 단계씩 보려면 새 셀에서 `cp_async_stepper(sandbox.spec)` 를 실행하세요.
 """)
 code(r"""
 from course.widgets.cp_async import cp_async_sandbox
