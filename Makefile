@@ -40,7 +40,7 @@ lab: $(STAMP)
 # Notebooks 06-11 run in a real browser (tests/test_browser.py: Chromium, one JupyterLab); where that test runs (the
 # simulator, Chromium present) its Run All replaces nbval's run of the same notebook (root conftest.py).
 test: $(STAMP) $(CLASS)
-	$(PY) -m pytest -q -n auto tests notebooks --nbval-lax --nbval-current-env -p no:randomly
+	$(PY) -m pytest -q -n auto tests notebooks --nbval-lax --nbval-current-env -p no:randomly --durations=25
 	$(PY) tests/upstream/run_numba_cuda_sim.py
 
 # numba-cuda's numba.cuda.tests.cudapy under our simulator; differences on purpose: tests/upstream/known_differences.txt

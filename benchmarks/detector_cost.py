@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -45,21 +46,24 @@ def main():
     ap.add_argument("--notebooks", nargs="+", default=["06", "07", "08", "09", "10", "11"])
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "course", "recorded"))
     ap.add_argument("--no-warm", action="store_true", help="skip the unrecorded first run")
+    ap.add_argument("--jobs", type=int, default=1, help="notebooks run side by side (each on and off in turn)")
     a = ap.parse_args()
-    out = {}
-    for i, n in enumerate(a.notebooks):
+    def one(i, n):
         nb = glob.glob(os.path.join(ROOT, "notebooks", f"{n}_*.ipynb"))[0]
         if not a.no_warm:
             run(nb, True)
         order = (True, False) if i % 2 == 0 else (False, True)
         res = {("on" if d else "off"): run(nb, d) for d in order}
         res["ratio"] = round(res["on"]["cells_s"] / max(res["off"]["cells_s"], 1e-9), 2)
-        out[n] = res
         print(n, res, flush=True)
+        return n, res
+
+    with ThreadPoolExecutor(max_workers=a.jobs) as pool:       # --jobs > 1: notebooks side by side (many cores)
+        out = dict(pool.map(lambda x: one(*x), enumerate(a.notebooks)))
     from course import records
     rec = {"what": "benchmarks/detector_cost.py: the race detector's cost per notebook on the simulator",
            "gpu": f"Numba CUDA simulator ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)",
-           "cc": [9, 0], "date": datetime.date.today().isoformat(), "notebooks": out}
+           "cc": [9, 0], "date": datetime.date.today().isoformat(), "jobs": a.jobs, "notebooks": out}
     path = records.save(records.from_flat("detector_cost_sim", rec, f"sim_{rec['date']}", METHOD), a.out_dir)
     print("->", path)
 
