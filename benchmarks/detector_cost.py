@@ -1,9 +1,10 @@
 """What the simulator's race detector costs each notebook: every notebook run under nbval on the simulator with the
-detector on (SGEMM_RACECHECK unset: `raise`, what a student gets) and off (SGEMM_RACECHECK=off), one notebook and one
-setting at a time, alternating the order per notebook so that neither setting always runs first; the offline compile
-cache is filled by a first, unrecorded run of each notebook.
+detector on (SGEMM_RACECHECK unset: `raise`, what a student gets) and off (SGEMM_RACECHECK=off), one setting at a
+time per notebook, alternating the order per notebook so that neither setting always runs first; the offline compile
+cache is filled by a first, unrecorded run of each notebook. --jobs N runs N notebooks side by side (a host with many
+cores: no notebook waits for a core).
 
-Run (no GPU needed): python benchmarks/detector_cost.py [--notebooks 06 07 ...]
+Run (no GPU needed): python benchmarks/detector_cost.py [--notebooks 06 07 ...] [--jobs 6]
   -> course/recorded/detector_cost_sim.json (the one schema of course/records.py: a run without timing rows, the
   per-notebook walls and sums of cell times under extra). With the detector off, cells that show a race report fail
   (there is none to show): their count is kept beside the times, which still cover every cell."""
