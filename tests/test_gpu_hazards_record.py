@@ -56,3 +56,14 @@ def test_readme_figures_come_from_the_record():
             **{k: str(len(by.get(k, []))) for k in ("wrong", "refused", "sanitizer", "unseen")},
             "unseen_names": ", ".join(f"`{n}`" for n in by.get("unseen", []))}
     assert figs == want, figs
+
+
+def test_readme_detector_cost_comes_from_its_record():
+    cost = records.load("detector_cost_sim")["notebooks"]
+    ratios = {n: v["ratio"] for n, v in cost.items()}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    figs = dict(re.findall(r"<!-- detector:(\w+) -->([^<]*)<!-- /detector -->", readme))
+    extra = [v["on"]["wall_s"] - v["off"]["wall_s"] for v in cost.values()]
+    assert figs == {"min": f"{min(ratios.values()):.2f}", "max": f"{max(ratios.values()):.2f}",
+                    "worst": max(ratios, key=ratios.get), "dmin": f"{min(extra):.1f}", "dmax": f"{max(extra):.1f}"}, figs
+    assert not any(v["off"]["failed_cells"] or v["on"]["failed_cells"] for v in cost.values())
