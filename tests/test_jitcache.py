@@ -70,7 +70,8 @@ CHILD = textwrap.dedent("""
 @pytest.mark.gpu_only("compiles for the GPU in two processes")
 @pytest.mark.parametrize("name", ["regblock_vec", "mma_fast"])
 def test_second_process_loads_what_the_first_compiled(name, tmp_path):
-    env = dict(os.environ, SGEMM_JIT_CACHE=str(tmp_path), PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, SGEMM_JIT_CACHE=str(tmp_path),
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     runs = [subprocess.run([sys.executable, "-c", CHILD.format(name=name)], env=env, capture_output=True, text=True,
                            check=True).stdout.split() for _ in range(2)]
     (hits1, t1), (hits2, t2) = runs
