@@ -310,7 +310,7 @@ def test_bench_table_with_a_live_run():
     if live is None:
         pytest.skip("measure.benchmark gave no result (no CuPy, or bench_gpu missing): nothing live to show")
     bt = L8.bench_table(REC, live)
-    cc = live["cc"]
-    assert f"지금 이 GPU ({live['gpu']}, CC {cc[0]}.{cc[1]}) — {live['date']}" in str(bt)
+    cc = live.cc
+    assert f"지금 이 GPU ({live.gpu}, CC {cc[0]}.{cc[1]}) — {live.date}" in str(bt)
     assert bt["live_sizes"] == [256] and 0 < bt["live_ratio"]["db", 256] and bt["live_ratio"]["cuBLAS", 256] == 1.0
     assert bt["ratio"] == L8.bench_table(REC)["ratio"]

@@ -5,6 +5,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 BROWSER = '''import pytest
 @pytest.mark.parametrize("nb", ["06", "07"])
@@ -25,11 +27,14 @@ def _setup(pytester):
 
 
 def _collected(pytester, *args):
+    # importlib mode: this session has imported the real tests/test_browser.py already (same basename)
     res = pytester.runpytest("--collect-only", "-q", "-p", "no:xdist", "-p", "no:randomly", "--nbval-lax",
-                             "--nbval-current-env", *args)
+                             "--nbval-current-env", "--import-mode=importlib", *args)
     return [ln for ln in res.stdout.lines if "::" in ln]
 
 
+@pytest.mark.sim_only("the browser test, and so the deselection, happens on the simulator only (this process picked "
+                      "its device already)")
 def test_nbval_of_a_browser_tested_notebook_is_deselected(pytester, monkeypatch):
     _setup(pytester)
     monkeypatch.setenv("SGEMM_CHROMIUM", sys.executable)          # "Chromium" is present
