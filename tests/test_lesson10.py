@@ -651,8 +651,10 @@ def test_goal_caveat_follows_the_record():
 def test_wgmma_needs_sm_90a():
     """Issue 27: wgmma assembles for the arch-specific target sm_90a only; ptxas refuses it for .target sm_90."""
     t = lesson10.wgmma_targets()
-    assert t["sm_90"].startswith("❌") and "not supported on .target 'sm_90'" in t["sm_90"]
-    assert "HGMMA" in t["sm_90a"]
+    # ptxas versions word the refusal differently: the fact is that sm_90 refuses and names the target or the
+    # instruction, and that sm_90a assembles it into HGMMA
+    assert t["sm_90"].startswith("❌") and ("sm_90" in t["sm_90"] or "wgmma" in t["sm_90"]), t
+    assert "HGMMA" in t["sm_90a"], t
 
 
 def test_launch_bounds_128_2_caps_nothing():
