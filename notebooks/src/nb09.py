@@ -59,6 +59,18 @@ FIG.update({
     "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
     "race_seed_wrong": _records.wrong_clause(RACE["cases"]["demo_async_seed_tail"]["wrong_runs"], RACE["runs"]),
 })
+# 8.1: a 64 KiB static shared array on the H100 through numba-cuda's linker (benchmarks/gpu_hazards.py)
+HAZ = records.load("gpu_hazards_h100")
+_S64_NAME = "limits-static_shared_64k"
+_S64 = HAZ["cases"][_S64_NAME]["bug"]
+_S64_TOOLS = [_S64[t] for t in ("racecheck", "memcheck")]
+assert _S64["error"] is None and all(t["rc"] == 0 and not t["errors"] and not t["race_reports"] for t in _S64_TOOLS), \
+    "8.1 says the 64 KiB static array ran and compute-sanitizer reported nothing: the record no longer says so"
+FIG.update({
+    "s64_gpu": HAZ.gpu, "s64_date": HAZ.date, "s64_case": _S64_NAME, "s64_runs": _S64["runs"],
+    "s64_kib": int(re.search(r"(\d+)k$", _S64_NAME).group(1)),
+    "s64_wrong": _records.wrong_clause(_S64["wrong_runs"], _S64["runs"], last=False),
+})
 # 4.2's model figures: computed here with sim/occupancy.py and course/lesson09.py, never typed
 sys.path.insert(0, str(ROOT))
 from course import lesson09 as _L9  # noqa: E402
@@ -498,7 +510,7 @@ for S, pad in ((3, 0), (4, 0), (3, 1)):
     print(f"BK=16, NUM_STAGES={S}, 패딩 {pad}: {n:,} B ->", "통과" if ok else msg)
 """)
 md(r"""
-블록당 48 KiB (49,152 B = 0xc000) 를 넘는 정적 공유 메모리는 오류입니다. 패딩한 3단은 48 KiB 를 조금 넘어서 거부되므로, BK = 16 의 3단은 패딩 없는 배치여야 정적으로 선언할 수 있습니다. 넘기려면 동적 공유 메모리로 선언하고, 실행 전에 드라이버 API 로 커널의 "최대 동적 공유 메모리" 속성을 올려야 합니다 (numba-cuda 에는 그 API 가 없습니다). BK = 8 변형은 16~32 KiB 이고, 9.1절의 `async_bk16` 과 9.2절의 `async_wide` (BK = 16, 3단)는 정확히 48 KiB 로 정적 선언의 최대입니다. 4단은 동적 공유 메모리가 있어야 해서 재지 않았습니다. `async_wide` 에서는 2단과 3단이 같은 속도였지만(9.2절), `async_bk16` 에서는 3단이 2단보다 빨랐으므로(9.1절) BK = 16 의 4단이 도움이 될지는 이 과정에서 확인하지 않았습니다.
+`ptxas` 는 블록당 48 KiB (49,152 B = 0xc000) 를 넘는 정적 공유 메모리를 거부합니다 (위 셀; `nvcc` 도 같은 `ptxas` 로 어셈블합니다). 패딩한 3단은 48 KiB 를 조금 넘어서 거부되므로, BK = 16 의 3단은 패딩 없는 배치여야 정적으로 선언할 수 있습니다. numba-cuda 의 링크 경로는 다를 수 있습니다: {{s64_gpu}} 의 기록({{s64_date}}, `course/recorded/gpu_hazards_h100.json` 의 `{{s64_case}}`)에서 numba-cuda 의 링커는 {{s64_kib}} KiB 정적 배열을 받아 실행했고, {{s64_runs}}번 실행에서 {{s64_wrong}}, compute-sanitizer 의 racecheck·memcheck 도 오류를 보고하지 않았습니다. 그래도 `ptxas` 로는 컴파일되지 않는 코드이고 다른 GPU·드라이버에서도 된다는 기록은 없으므로, 이 과정은 **정적 공유 메모리는 48 KiB 까지**를 이식 가능한 규칙으로 지키고, 시뮬레이터도 그 한도를 넘는 커널을 멈추고 알립니다. 블록당 48 KiB 보다 많이 쓰는 길은 동적 공유 메모리(dynamic shared memory)입니다: 크기를 실행 때 정하는 공유 배열로 선언하고, 실행 전에 커널의 "최대 동적 공유 메모리" 속성(`MAX_DYNAMIC_SHARED_SIZE_BYTES`)을 올려야 합니다. numba-cuda 에는 이 속성을 설정하는 API 가 없어서, 이 과정은 드라이버 함수(`cuKernelSetAttribute`)를 직접 부르는 `set_max_dynamic_smem` 을 씁니다 (`kernels_numba/mma_fast.py` 와 `kernels_numba/infra/tma.py`: 노트북 10 의 5.6절과 노트북 11). BK = 8 변형은 16~32 KiB 이고, 9.1절의 `async_bk16` 과 9.2절의 `async_wide` (BK = 16, 3단)는 정확히 48 KiB 로 정적 선언의 최대입니다. 4단은 동적 공유 메모리가 있어야 해서 재지 않았습니다. `async_wide` 에서는 2단과 3단이 같은 속도였지만(9.2절), `async_bk16` 에서는 3단이 2단보다 빨랐으므로(9.1절) BK = 16 의 4단이 도움이 될지는 이 과정에서 확인하지 않았습니다.
 
 ## 9. GPU 측정: 변형과 NUM_STAGES
 
