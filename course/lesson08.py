@@ -430,7 +430,15 @@ def overlap_table(names=("db", "db_overlap")):
             lines.append(f"{name:10s} sm_{cc[0]}{cc[1]}: " + " → ".join(f"{k}×{n}" for k, n in phases))
     lines.append("이 컴파일러의 순서에서 읽은 것:")
     lines += [_facts_line(name, cc, facts[name, cc]) for name in names for cc in CCS]
-    return Report(lines, between=between, facts=facts)
+    # loops nested in the main loop (a k loop the compiler left rolled): a store moved below the compute would have to
+    # cross it (4.4's second bullet)
+    inner = {(name, cc): [sum(i.base == "FFMA" for i in body) for body in
+                          resources.inner_loops(compiled([(name, cc)])[name, tuple(cc)]["sass"])]
+             for name in names for cc in CCS}
+    lines += [f"  {name} sm_{cc[0]}{cc[1]}: 메인 루프 안의 안쪽 루프 "
+              + (f"{len(x)}개 (FFMA {'·'.join(map(str, x))}개, 배리어 없음)" if x else "없음 (완전히 펼쳐짐)")
+              for (name, cc), x in inner.items()]
+    return Report(lines, between=between, facts=facts, inner=inner)
 
 
 def overlap_resources(gpu=None):

@@ -1303,6 +1303,7 @@ def here_rows(kernels, gpu=None):
 
 def here_lines(kernels, gpu=None):
     """One '지금 이 GPU (…): …' line per kernel of here_rows (nothing without a GPU)."""
+    import kernels_numba as kn
     from sim import occupancy
     label = here_label(gpu)
     if label is None:
@@ -1310,7 +1311,9 @@ def here_lines(kernels, gpu=None):
     lines = []
     for r in here_rows(kernels, gpu):
         if r["runs"] is None:
-            lines.append(f"{label}: {josa(r['kernel'], '은/는')} CC 8.0 이상이 필요해 이 GPU 에서는 돌지 않습니다 (시뮬레이터에서만)")
+            need = kn.get(r["kernel"]).min_cc          # the registry's figure, not a typed 8.0
+            lines.append(f"{label}: {josa(r['kernel'], '은/는')} CC {need[0]}.{need[1]} 이상이 필요해 이 GPU 에서는 "
+                         "돌지 않습니다 (시뮬레이터에서만)")
         elif "registers" not in r:
             lines.append(f"{label}: {r['kernel']} 의 오프라인 컴파일 기록이 이 아키텍처에는 없습니다")
         else:

@@ -69,9 +69,12 @@ def test_q3_q8_numbers_are_the_recorded_run():
     assert f"{s2}%" in expl and f"{s3}%" in expl and f"{s4}%" in expl
     key = next(c["text"] for c in QS["q8"]["choices"] if c["id"] == QS["q8"]["key"])
     assert abs(s3 - s2) < 2 and abs(s4 - s3) < 2 and "한 번 바꿀 때마다 2%p 보다 작게" in key and s2 != max(s2, s3, s4)    # not "d"
-    # issue 27: the explanation gives each step as the record rounds it (the largest, 1.8%p, is what "< 2%p" rests on)
-    steps = [abs(ratios[b][4096] - ratios[a][4096]) for a, b in (("async_vec_s2", "async_vec"), ("async_vec", "async_vec_s4"))]
-    assert all(f"{d:.1f}%p" in expl for d in steps) and max(steps) < 2
+    # each step is the difference of the percentages as the explanation (and notebook 09's cells) print them, so a
+    # student who subtracts the printed values gets the same figure (review 2026-11-26: 76.7 -> 78.6 is 1.9, not the
+    # unrounded 1.8); the largest is what "< 2%p" rests on, and the unrounded steps stay below 2 as well
+    steps = [abs(s3 - s2), abs(s4 - s3)]
+    raw = [abs(ratios[b][4096] - ratios[a][4096]) for a, b in (("async_vec_s2", "async_vec"), ("async_vec", "async_vec_s4"))]
+    assert all(f"{d:.1f}%p" in expl for d in steps) and max(steps) < 2 and max(raw) < 2
     assert f"db_overlap {round(ratios['db_overlap'][4096], 1)}%" in QS["q9"]["explanation"]
 
 

@@ -83,6 +83,8 @@ def test_08_order_facts_come_from_the_printed_order():
     for cc in L8.CCS:
         assert ov["facts"]["db", cc]["ffma_between"] == 0 and ov["facts"]["db", cc]["sts_before_compute"]
         assert ov["facts"]["db_overlap", cc]["ffma_between"] == 512 and ov["facts"]["db_overlap", cc]["sts_after_compute"]
+        # the second bullet's reading: db's k loop stays rolled inside the main loop, db_overlap's is unrolled
+        assert len(ov["inner"]["db", cc]) >= 1 and ov["inner"]["db_overlap", cc] == []
 
 
 def test_08_order_facts_follow_another_compilers_order():

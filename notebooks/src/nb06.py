@@ -27,10 +27,11 @@ _R4096 = {r.kernel: r.ratio for r in REC.rows if r.n == 4096}
 _R1024 = {r.kernel: r.ratio for r in REC.rows if r.n == 1024}
 
 
-def _wf(kernel):
-    """Shared wavefronts (load + store) per warp FFMA of the recorded ncu run, as §4.8's cell computes them."""
+def _wf(kernel, parts=("ld", "st")):
+    """Shared wavefronts (load + store, or parts="ld"/"st" alone) per warp FFMA of the recorded ncu run (§4.8)."""
     m = _NS["metrics"][kernel]
-    wf = (m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] + m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"])
+    parts = (parts,) if isinstance(parts, str) else parts
+    wf = sum(m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{p}.sum"] for p in parts)
     return wf / (_NS["n"] ** 3 / 32)
 
 
@@ -49,6 +50,8 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
        "bound_pct": f"{100 * _bound('tiled') / _BEST['cuBLAS']:.0f}",
        # §4.8's expected output, filled like the prose (the cell prints these from the same record)
        "wf_tiled": f"{_wf('tiled'):.2f}", "wf_pad": f"{_wf('tiled_pad'):.2f}",
+       # the two parts of that difference, loads and stores per warp FFMA (§4.8's prose after the bound cell)
+       **{f"{part}_{k.split('_')[-1]}": f"{_wf(k, part):.2f}" for part in ("ld", "st") for k in ("tiled", "tiled_pad")},
        "best_tiled_2": f"{_BEST['tiled']:.2f}", "best_pad_2": f"{_BEST['tiled_pad']:.2f}",
        "best_cublas": f"{_BEST['cuBLAS']:.1f}",
        "peak": f"{_F['sm_count'] * _F['fp32_lanes_per_sm'] * 2 * _F['max_sm_clock_mhz'] * 1e6 / 1e12:.1f}",
@@ -611,7 +614,7 @@ print(f"FP32 이론 최고치 {lesson06.fp32_peak(rec):.1f} TFLOP/s, cuBLAS 최�
 # 예상 출력: tiled {{wf_tiled}} → {{bound_tiled}} TFLOP/s, 실측 최고 {{best_tiled_2}} / tiled_pad {{wf_pad}} → {{bound_pad}}, 실측 최고 {{best_pad_2}} / … {{peak}} … {{best_cublas}}
 """)
 md(r"""
-두 커널의 상한({{bound_tiled}} : {{bound_pad}} TFLOP/s)과 실측({{best_tiled}} : {{best_pad}})이 같은 방향이고, 패딩 없는 `tiled` 가 빠릅니다: 3.4절의 `LDS.128` 덕분입니다. `tiled_k32`(K 타일 32, 타일당 배리어 수는 같지만 전체 배리어 수는 절반)도 `tiled` 와 거의 같은 속도라, 배리어보다 FMA당 공유 메모리 읽기가 한계라는 해석과 맞습니다.
+두 커널의 상한({{bound_tiled}} : {{bound_pad}} TFLOP/s)과 실측({{best_tiled}} : {{best_pad}})이 같은 방향이고, 패딩 없는 `tiled` 가 빠릅니다: 주로 3.4절의 `LDS.128` 덕분입니다 (FFMA당 읽기 웨이브프론트 {{ld_tiled}} 대 {{ld_pad}}). 패딩 배치의 저장에서 생기는 뱅크 충돌도 조금 보탭니다 (FFMA당 저장 웨이브프론트 {{st_tiled}} 대 {{st_pad}}). `tiled_k32`(K 타일 32, 타일당 배리어 수는 같지만 전체 배리어 수는 절반)도 `tiled` 와 거의 같은 속도라, 배리어보다 FMA당 공유 메모리 읽기가 한계라는 해석과 맞습니다.
 
 **글로벌 메모리는 아직 병목일까?** 루프라인(roofline) 모델에서 GPU는 산술 강도가 **리지 포인트(ridge point) = FP32 피크 ÷ DRAM 대역폭** 보다 낮으면 메모리 대역폭에, 높으면 연산에 묶입니다. 피크는 SM 수 × FP32 레인 × 2 × 클록으로 계산하고, 대역폭은 각 GPU 데이터시트 값입니다(`sim/roofline.py`; A100 은 80 GB SXM 과 40 GB 두 모델의 대역폭이 달라 리지 포인트도 다릅니다). 표의 마지막 열은 3.1절의 요청 기준 AI 4.0 FLOP/B 를 그대로 DRAM에 넣었을 때의 지붕, 즉 **요청한 바이트가 전부 DRAM에서 왔다고 가장 나쁘게 잡은** 상한입니다.
 """)

@@ -13,6 +13,9 @@ from _records import records  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 REC = records.load("gpu_h200_level5")
 _PCT = {(r.kernel, r.n): 100 * r.ratio for r in REC.rows}
+# %p differences are taken between the values as the cells print them (one decimal), so that the prose's figure is
+# the difference a student computes from the printed table (76.7 -> 78.6: 1.9, not the unrounded 1.8)
+_SHOWN = {k: float(f"{v:.1f}") for k, v in _PCT.items()}
 _TF = {(r.kernel, r.n): r.tflops for r in REC.rows}
 # H200 FP32 peak of sim/occupancy (132 SMs x 128 lanes x 2 flops x 1980 MHz)
 _PEAK = 132 * 128 * 2 * 1980e6 / 1e12
@@ -25,9 +28,9 @@ FIG = {
     "db_4096": f"{_PCT[('db_overlap', 4096)]:.1f}", "vec_4096": f"{_PCT[('async_vec', 4096)]:.1f}",
     "cublas_4096": f"{_TF[('cuBLAS', 4096)]:.1f}", "peak": f"{_PEAK:.0f}",
     "cublas_of_peak": f"{100 * _TF[('cuBLAS', 4096)] / _PEAK:.0f}",
-    "vec_db_gap_1024": f"{_PCT[('db_overlap', 1024)] - _PCT[('async_vec', 1024)]:.1f}",
-    "vec_db_gap_big": f"{max(abs(_PCT[('async_vec', n)] - _PCT[('db_overlap', n)]) for n in (2048, 4096)):.1f}",
-    "stage_step_big": f"{max(abs(_PCT[(a, n)] - _PCT[(b, n)]) for n in (2048, 4096) for a, b in (('async_vec_s2', 'async_vec'), ('async_vec', 'async_vec_s4'))):.1f}",
+    "vec_db_gap_1024": f"{_SHOWN[('db_overlap', 1024)] - _SHOWN[('async_vec', 1024)]:.1f}",
+    "vec_db_gap_big": f"{max(abs(_SHOWN[('async_vec', n)] - _SHOWN[('db_overlap', n)]) for n in (2048, 4096)):.1f}",
+    "stage_step_big": f"{max(abs(_SHOWN[(a, n)] - _SHOWN[(b, n)]) for n in (2048, 4096) for a, b in (('async_vec_s2', 'async_vec'), ('async_vec', 'async_vec_s4'))):.1f}",
 }
 # compute-sanitizer racecheck on the GPU over the same demos (benchmarks/racecheck_gpu.py)
 RACE = records.load("racecheck_h100")
@@ -58,6 +61,18 @@ FIG.update({
     "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
     "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
     "race_seed_wrong": _records.wrong_clause(RACE["cases"]["demo_async_seed_tail"]["wrong_runs"], RACE["runs"]),
+})
+# 8.1: a 64 KiB static shared array on the H100 through numba-cuda's linker (benchmarks/gpu_hazards.py)
+HAZ = records.load("gpu_hazards_h100")
+_S64_NAME = "limits-static_shared_64k"
+_S64 = HAZ["cases"][_S64_NAME]["bug"]
+_S64_TOOLS = [_S64[t] for t in ("racecheck", "memcheck")]
+assert _S64["error"] is None and all(t["rc"] == 0 and not t["errors"] and not t["race_reports"] for t in _S64_TOOLS), \
+    "8.1 says the 64 KiB static array ran and compute-sanitizer reported nothing: the record no longer says so"
+FIG.update({
+    "s64_gpu": HAZ.gpu, "s64_date": HAZ.date, "s64_case": _S64_NAME, "s64_runs": _S64["runs"],
+    "s64_kib": int(re.search(r"(\d+)k$", _S64_NAME).group(1)),
+    "s64_wrong": _records.wrong_clause(_S64["wrong_runs"], _S64["runs"], last=False),
 })
 # 4.2's model figures: computed here with sim/occupancy.py and course/lesson09.py, never typed
 sys.path.insert(0, str(ROOT))
@@ -160,7 +175,7 @@ md(r"""
 
 1. 메인 루프에 들어가기 전에 첫 타일을 공유 메모리에 채워, 첫 반복부터 계산과 다음 로드를 겹칠 수 있게 합니다.
 2. 노트북 07·08 에서 컴파일해 본 것처럼 120~128개입니다. 256 스레드 블록이면 SM 의 65,536개 레지스터로 블록 2개가 한계입니다 (129개가 되면 1개).
-3. 전역 메모리 로드(LDG)의 결과 레지스터를 읽으려는 명령이 로드가 끝나기를 기다리는 상태입니다.
+3. L1 캐시·텍스처 장치(L1TEX)를 거치는 메모리 연산(전역·로컬 메모리, 텍스처·서피스)의 결과 레지스터를 읽으려는 명령이 그 연산이 끝나기를 기다리는 상태입니다. 노트북 08 의 커널에서는 주로 전역 메모리 로드(LDG)입니다.
 </details>
 
 ## 3. cp.async: 전역 메모리에서 공유 메모리로 곧장
@@ -390,7 +405,7 @@ print("정렬 배치 (패딩 없음)  :", L.misaligned_copies(pad_k=0, pad_n=0))
 print(L.misaligned_copy_error()[:160], "...")
 """)
 md(r"""
-패딩 배치에서는 A, B 모두 256번 중 192번이 어긋납니다 (4행 중 3행). GPU 에서는 "misaligned address" 오류로 커널이 멈추고, 시뮬레이터의 대체 함수도 주소와 배열 배치를 밝히며 멈춥니다. 그래서 `async_vec` 는 **패딩 없는** `As[S][128][8]`, `Bs[S][8][128]` 을 `alignment=16` 으로 선언합니다.
+패딩 배치에서는 A, B 모두 256번 중 192번이 어긋납니다 (4행 중 3행). GPU 에서는 "misaligned address" 오류로 커널이 멈추고, 시뮬레이터의 대체 함수도 주소와 배열 배치를 밝히며 멈춥니다. 그래서 `async_vec` 은 **패딩 없는** `As[S][128][8]`, `Bs[S][8][128]` 을 `alignment=16` 으로 선언합니다.
 """)
 NB.exercise("09-2", r"""
 정렬 규칙을 지키는 매핑을 직접 써 봅시다. 블록 타일 32×32, K 타일 8, 스레드 64개인 작은 커널에서 스레드 `tid` 는 A 타일(32×8)의 float4 하나와 B 타일(8×32)의 float4 하나를 `ptx.cp_async_cg_16(As, stage, 행, 열, A, 전역 행, 전역 열)` 로 복사합니다. 공유 배열은 패딩 없이 `alignment=16` 으로 선언되어 있고, 이번에는 행렬 안의 타일만 다룹니다 (경계는 다음 해보기). 6절 처음의 매핑은 128×8·8×128 타일의 것이었습니다: 그 규칙(한 행에 float4 가 몇 개인가)을 이 타일 모양에 맞게 A 와 B 에 따로 적용하세요. 확인 셀은 블록 4개 × 버퍼 3개를 복사해 공유 메모리에 도착한 값을 원소마다 비교합니다. 파이프라인에서처럼 버퍼 번호 `stage` 와 K 타일 번호 `kt` 는 다릅니다(버퍼 0·1·2 에 K 타일 3·0·4). 어긋난 주소는 시뮬레이터가 스레드를 밝혀 멈춥니다.
@@ -414,7 +429,7 @@ for rule in ("words", "phases"):
 md(r"""
 패딩 배치(`async_copy`, 스칼라 읽기)는 타일당 요청 128개, 웨이브프론트 320개입니다 (4 B 접근이라 두 규칙이 같습니다). 특히 B 는 한 워프의 16 스레드가 8열씩 떨어진 열을 읽어 4-way 충돌이 납니다 (요청 64, 웨이브프론트 256). 정렬 배치(`async_vec`)는 요청 32개로 4분의 1 이고, 웨이브프론트는 "words" 규칙으로 64개, "phases" 규칙으로 128개입니다. "words" 규칙에서 A 읽기 하나가 웨이브프론트 2개인 것은, 한 워프의 두 스레드 행(8행 차이 = 256 B)이 같은 뱅크에 떨어지는 2-way 충돌입니다. 어느 규칙이든 패딩을 없앤 배치가 요청도 웨이브프론트도 적습니다.
 
-**경계**: 행렬 밖 원소는 읽지 않고 0 으로 채워야 합니다. `async_vec` 는 (1) 블록 전체가 행렬 안이고 행이 정렬되어 있으면 검사 없는 16 B 복사, (2) 벡터 4개가 전부 밖이면 src-size 0 의 16 B 복사(읽지 않고 0 16바이트), (3) 일부만 안이거나 행 시작이 어긋나면(K 또는 N 이 4 의 배수가 아님) 4바이트 복사 4번(각각 src-size 4 또는 0)을 씁니다. src-size 4~12 의 16 B 복사 하나도 PTX 로는 합법이지만 우리 커널은 쓰지 않습니다. 7절의 기록된 compute-sanitizer 실행이 확인한 것은 4바이트 복사를 쓰는 이 형태입니다.
+**경계**: 행렬 밖 원소는 읽지 않고 0 으로 채워야 합니다. `async_vec` 은 (1) 블록 전체가 행렬 안이고 행이 정렬되어 있으면 검사 없는 16 B 복사, (2) 벡터 4개가 전부 밖이면 src-size 0 의 16 B 복사(읽지 않고 0 16바이트), (3) 일부만 안이거나 행 시작이 어긋나면(K 또는 N 이 4 의 배수가 아님) 4바이트 복사 4번(각각 src-size 4 또는 0)을 씁니다. src-size 4~12 의 16 B 복사 하나도 PTX 로는 합법이지만 우리 커널은 쓰지 않습니다. 7절의 기록된 compute-sanitizer 실행이 확인한 것은 4바이트 복사를 쓰는 이 형태입니다.
 """)
 NB.exercise("09-3", r"""
 경계를 16바이트 복사 **하나**로 처리해 봅시다: src-size 형태 `cp.async.cg.shared.global [dst], [src], 16, src_size;` 는 `src_size` 바이트만 읽고 나머지를 0 으로 씁니다 (`ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, src_size)`). 여기서는 X 의 행 길이를 4 의 배수로 늘려 두어 모든 행이 16 B 정렬입니다. 그래서 행렬의 열 수 `cols` 는 X 의 행 길이보다 작을 수 있습니다: 경계는 `rows`, `cols` 로만 판단하세요. 행렬 밖의 float 는 읽지 말고(0 으로 도착) 안의 float 는 모두 읽어야 합니다. 하나도 읽지 않는 복사(src-size 0)에도 이 과정은 `async_vec` 처럼 X 안의 주소를 줍니다. 확인 셀은 경계에 걸친 float4 와 통째로 밖인 float4 가 있는 여섯 모양에서 복사된 타일을 원소마다 비교하고, 틀리면 복사마다 넘긴 src-size 를 보고 어느 스레드의 어떤 값이 틀렸는지 알려 줍니다 (X 의 행렬 밖 자리에는 7777 이 들어 있습니다).
@@ -503,7 +518,7 @@ for S, pad in ((3, 0), (4, 0), (3, 1)):
     print(f"BK=16, NUM_STAGES={S}, 패딩 {pad}: {n:,} B ->", "통과" if ok else msg)
 """)
 md(r"""
-블록당 48 KiB (49,152 B = 0xc000) 를 넘는 정적 공유 메모리는 오류입니다. 패딩한 3단은 48 KiB 를 조금 넘어서 거부되므로, BK = 16 의 3단은 패딩 없는 배치여야 정적으로 선언할 수 있습니다. 넘기려면 동적 공유 메모리로 선언하고, 실행 전에 드라이버 API 로 커널의 "최대 동적 공유 메모리" 속성을 올려야 합니다 (numba-cuda 에는 그 API 가 없습니다). BK = 8 변형은 16~32 KiB 이고, 9.1절의 `async_bk16` 과 9.2절의 `async_wide` (BK = 16, 3단)는 정확히 48 KiB 로 정적 선언의 최대입니다. 4단은 동적 공유 메모리가 있어야 해서 재지 않았습니다. `async_wide` 에서는 2단과 3단이 같은 속도였지만(9.2절), `async_bk16` 에서는 3단이 2단보다 빨랐으므로(9.1절) BK = 16 의 4단이 도움이 될지는 이 과정에서 확인하지 않았습니다.
+`ptxas` 는 블록당 48 KiB (49,152 B = 0xc000) 를 넘는 정적 공유 메모리를 거부합니다 (위 셀; `nvcc` 도 같은 `ptxas` 로 어셈블합니다). 패딩한 3단은 48 KiB 를 조금 넘어서 거부되므로, BK = 16 의 3단은 패딩 없는 배치여야 정적으로 선언할 수 있습니다. numba-cuda 의 링크 경로는 다를 수 있습니다: {{s64_gpu}} 의 기록({{s64_date}}, `course/recorded/gpu_hazards_h100.json` 의 `{{s64_case}}`)에서 numba-cuda 의 링커는 {{s64_kib}} KiB 정적 배열을 받아 실행했고, {{s64_runs}}번 실행에서 {{s64_wrong}}, compute-sanitizer 의 racecheck·memcheck 도 오류를 보고하지 않았습니다. 그래도 `ptxas` 로는 컴파일되지 않는 코드이고 다른 GPU·드라이버에서도 된다는 기록은 없으므로, 이 과정은 **정적 공유 메모리는 48 KiB 까지**를 이식 가능한 규칙으로 지키고, 시뮬레이터도 그 한도를 넘는 커널을 멈추고 알립니다. 블록당 48 KiB 보다 많이 쓰는 길은 동적 공유 메모리(dynamic shared memory)입니다: 크기를 실행 때 정하는 공유 배열로 선언하고, 실행 전에 커널의 "최대 동적 공유 메모리" 속성(`MAX_DYNAMIC_SHARED_SIZE_BYTES`)을 올려야 합니다. numba-cuda 에는 이 속성을 설정하는 API 가 없어서, 이 과정은 드라이버 함수(`cuKernelSetAttribute`)를 직접 부르는 `set_max_dynamic_smem` 을 씁니다 (`kernels_numba/mma_fast.py` 와 `kernels_numba/infra/tma.py`: 노트북 10 의 5.6절과 노트북 11). BK = 8 변형은 16~32 KiB 이고, 9.1절의 `async_bk16` 과 9.2절의 `async_wide` (BK = 16, 3단)는 정확히 48 KiB 로 정적 선언의 최대입니다. 4단은 동적 공유 메모리가 있어야 해서 재지 않았습니다. `async_wide` 에서는 2단과 3단이 같은 속도였지만(9.2절), `async_bk16` 에서는 3단이 2단보다 빨랐으므로(9.1절) BK = 16 의 4단이 도움이 될지는 이 과정에서 확인하지 않았습니다.
 
 ## 9. GPU 측정: 변형과 NUM_STAGES
 
@@ -516,7 +531,7 @@ for name, row in ratios.items():
 print("cuBLAS TFLOP/s:", {n: round(v, 1) for n, v in sorted(cublas.items())})
 """)
 md(r"""
-아래 셀은 같은 기록에서 4096³ 의 값만 골라 비교합니다. 아래 글머리의 수치(%p 차이)는 생성기가 같은 기록에서 계산해 채운 값이고, 비교할 원래 값은 위와 아래 셀의 출력입니다.
+아래 셀은 같은 기록에서 4096³ 의 값만 골라 비교합니다. 아래 글머리의 수치(%p 차이)는 생성기가 같은 기록에서 계산해 채운 값으로, 셀들이 찍는 소수 한 자리 값끼리의 차이입니다. 비교할 원래 값은 위와 아래 셀의 출력입니다.
 """)
 code(r"""
 best, pct, at = L.best_at(4096)

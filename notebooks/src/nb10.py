@@ -1,5 +1,6 @@
 """Generate notebooks/10_tensor_core_mma.ipynb (no outputs, fixed cell ids): python notebooks/src/nb10.py [--out PATH]."""
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -187,6 +188,25 @@ for _run in ("run5", "run6"):
         f"all_gain_r{_k}_4096": _gain(_run, "mma_swizzle", 4096),
         f"bk64_gain_r{_k}": _gain(_run, "fast", 4096, "bk64_lean_dyn"),
     })
+# which level-6 kernels a CC 7.5 GPU (T4) runs: the registry's min_cc (the module's MIN_CC), never a typed list
+import kernels_numba as _kn  # noqa: E402
+_L6 = _kn.by_level(6)
+_CC75 = [s.name for s in _L6 if s.min_cc is not None and tuple(s.min_cc) < (8, 0)]
+_CC80 = [s.name for s in _L6 if s.min_cc is not None and tuple(s.min_cc) >= (8, 0)]
+assert _CC75 and len(_CC75) + len(_CC80) == len(_L6) and {tuple(s.min_cc) for s in _L6} == {(7, 5), (8, 0)}, \
+    "the prose below says level 6 needs CC 8.0 except the Turing kernels, which need 7.5"
+_TARGETS = json.loads((ROOT / "kernels_numba/infra/targets.json").read_text(encoding="utf-8"))["rows"]
+_T75 = {r["kernel"]: r for r in _TARGETS if r["kernel"] in _CC75 and r["target"] == "sm_75"}     # offline sm_75
+assert set(_T75) == set(_CC75)
+assert all(r["compiles"] for r in _T75.values()) and len({r["sass"]["HMMA"] for r in _T75.values()}) == 1
+FIG.update({
+    "t75_uses": "·".join(f"`{u.split()[0]}`" for u in sorted({u for r in _T75.values() for u in r["uses"]})),
+    "t75_hmma": next(iter(_T75.values()))["sass"]["HMMA"],
+    "cc75_kernels": "·".join(f"`{n}`" for n in _CC75), "cc75_n": len(_CC75),
+    "cc80_n": len(_CC80), "l6_n": len(_L6),
+})
+
+
 def fill(text):
     """Replace each {{name}} by FIG[name], {{name|pair}} by it and its particle (an unknown name is an error)."""
     return _records.fill(text, FIG)
@@ -209,7 +229,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 맡는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널은 `mma.m16n8k16` 과 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 레벨 6 커널의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행됩니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널 대부분은 `mma.m16n8k16` 이나 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 그런 커널(레벨 6 커널 {{l6_n}}개 중 {{cc80_n}}개)의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 나머지 {{cc75_n}}개({{cc75_kernels}})는 `mma.m16n8k8` 과 `ldmatrix` 만 쓰는 Turing 용 커널이라 7.5 GPU 에서도 GPU 에서 돕니다 (6절). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행됩니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
 | **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200·H100 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
@@ -718,8 +738,20 @@ code(r"""
 display(Markdown(L.markdown(L.feature_table(), ["명령", "sm_75", "sm_80", "sm_90"])))
 """)
 md(r"""
-`ldmatrix` 와 `mma.m16n8k8` (f16) 은 sm_75 에서도 LDSM·HMMA 가 되고, sm_80 이 필요한 것은 `mma.m16n8k16` 과 `cp.async` 입니다. 우리 레벨 6 커널은 둘 다 쓰므로 GPU 에서는 8.0 이상에서만 실행됩니다 (7.5 GPU 에서는 시뮬레이터 프로세스에서 실행).
+`ldmatrix` 와 `mma.m16n8k8` (f16) 은 sm_75 에서도 LDSM·HMMA 가 되고, sm_80 이 필요한 것은 `mma.m16n8k16` 과 `cp.async` 입니다. `mma_simple`·`mma_large` 와 5절의 확장 커널은 이 둘 중 하나 이상을 쓰므로(레벨 6 커널 {{l6_n}}개 중 {{cc80_n}}개) GPU 에서는 8.0 이상에서만 실행됩니다 (7.5 GPU 에서는 시뮬레이터 프로세스에서 실행).
 
+**Turing(7.5)용 커널.** 레지스트리의 나머지 {{cc75_n}}개({{cc75_kernels}})는 `mma.m16n8k16` 한 번 대신 K = 16 마다 `mma.m16n8k8` 을 **두 번** 씁니다. 2절의 m16n8k16 프래그먼트는 k 방향으로 m16n8k8 프래그먼트 두 개를 나란히 놓은 것이기 때문입니다: A 의 레지스터 a0·a1 과 B 의 b0 이 k 0–7 의 m16n8k8 피연산자이고, a2·a3 과 b1 이 k 8–15 의 피연산자입니다 (`sim/mma.py` 의 `K16_AS_K8`). 그래서 `ldmatrix` 로 읽는 것은 `mma_simple`·`mma_large` 와 같고, 두 번째 mma 가 첫 번째의 결과 위에 누적합니다. `mma_large_turing` 은 cp.async 대신 평범한 로드·저장으로 타일을 공유 메모리에 옮깁니다. sm_75 용 오프라인 컴파일(`kernels_numba/infra/targets.json`)에서 이 커널들이 쓰는 명령은 {{t75_uses}}뿐이고, SASS 에는 커널마다 HMMA 가 {{t75_hmma}}개 있습니다. 모듈의 `MIN_CC` 가 (7, 5) 이므로 7.5 GPU 에서는 이 커널들이 GPU 에서 돕니다. 다만 우리에게는 7.5 GPU 가 없어서 실제 Turing 카드에서 돌려 본 기록은 없습니다 (GPU 기록은 H100 의 것: `tests/test_turing_mma.py`). 아래 셀은 이 커널들의 `min_cc` 를 레지스트리에서 읽고, 5절의 셀처럼 float64 기준값과 단위행렬로 검사합니다 (GPU 가 없으면 시뮬레이터에서).
+""")
+code(r"""
+shapes = {"mma_simple_turing": (16, 8, 16), "mma_large_turing": (32, 16, 48)}   # simple 은 16×8×16 한 가지만
+print({name: kn.get(name).min_cc for name in shapes})      # 레지스트리: 이 커널이 도는 가장 오래된 compute capability
+for name, r in L.check_kernels(list(shapes.items()), alpha=1.5, beta=-0.5).items():
+    print(name, r)
+    assert r["ok"] and r["identity"]
+print("PASS: Turing 용 커널 2개 = float64 기준값 (한계 이내), 단위행렬 검사 정확")
+# 예상 출력: {'mma_simple_turing': (7, 5), 'mma_large_turing': (7, 5)} / mma_simple_turing {'ok': True, ...} / PASS: ...
+""")
+md(r"""
 5.6절의 cuBLAS 가 쓴 `wgmma` 는 한 단계 더 좁습니다. 같은 방법으로, 모듈의 `.target` 만 다른 두 PTX 를 어셈블합니다 (PTX ISA 8.0).
 """)
 code(r"""
@@ -732,7 +764,7 @@ md(r"""
 md(r"""
 ## 7. 컴파일과 실행
 
-`make` 나 `nvcc` 는 필요 없습니다: 커널은 Numba 로 쓰여 있고, `launch(A, B, C, alpha, beta)` 를 부르면 GPU(CC ≥ 8.0)에서는 Numba 가 컴파일하고, 그 밖에는 시뮬레이터가 실행합니다. PTX 명령은 `.ptx` 파일에서 읽어 llvmlite InlineAsm 으로 커널 안에 직접 넣으므로, SASS 에 명령 하나당 함수 호출이 생기지 않습니다. CI 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 SASS 를 읽고 `HMMA.16816`, `LDSM`, `LDGSTS` 가 있음을 확인합니다 (`tests/test_tc_kernels.py`). 로컬 메모리가 없음은 레지스터 상한이 없는 커널에서만 확인합니다: `launch_bounds` 로 128개에 묶은 `mma_pipe4_lb2`·`mma_swizzle` 은 일부러 스필하므로, K 루프 안의 로컬 메모리 접근이 없거나(`mma_pipe4_lb2`) 몇 개 이하인지(`mma_swizzle`)를 봅니다. 일부 커널의 SASS(예: sm_80 용 `mma_pipe`)에 보이는 `CALL.REL.NOINC` 는 함수 호출이 아닙니다: `ptxas` 는 루프 출구에 `CALL.REL.NOINC <주소>` 와 루프 머리로 돌아가는 `BRA` 를 차례로 두고, 그 주소는 바로 그 `BRA` 다음 명령입니다. 곧 `BRA` 를 건너뛰어 루프를 빠져나가는 점프이고, 커널에는 돌아올 `RET` 도 없습니다 (`tests/test_tc_kernels.py` 가 모든 커널의 `CALL` 에서 이것을 확인합니다; `L.call_sites("mma_pipe", (8, 0))` 로 직접 볼 수 있습니다).
+`make` 나 `nvcc` 는 필요 없습니다: 커널은 Numba 로 쓰여 있고, `launch(A, B, C, alpha, beta)` 를 부르면 GPU(레지스트리의 `min_cc` 이상: Turing 용 {{cc75_n}}개는 7.5, 나머지는 8.0)에서는 Numba 가 컴파일하고, 그 밖에는 시뮬레이터가 실행합니다. PTX 명령은 `.ptx` 파일에서 읽어 llvmlite InlineAsm 으로 커널 안에 직접 넣으므로, SASS 에 명령 하나당 함수 호출이 생기지 않습니다. CI 는 GPU 없이 sm_80·sm_90 용으로 컴파일해 SASS 를 읽고 `HMMA.16816`, `LDSM`, `LDGSTS` 가 있음을 확인합니다 (`tests/test_tc_kernels.py`). 로컬 메모리가 없음은 레지스터 상한이 없는 커널에서만 확인합니다: `launch_bounds` 로 128개에 묶은 `mma_pipe4_lb2`·`mma_swizzle` 은 일부러 스필하므로, K 루프 안의 로컬 메모리 접근이 없거나(`mma_pipe4_lb2`) 몇 개 이하인지(`mma_swizzle`)를 봅니다. 일부 커널의 SASS(예: sm_80 용 `mma_pipe`)에 보이는 `CALL.REL.NOINC` 는 함수 호출이 아닙니다: `ptxas` 는 루프 출구에 `CALL.REL.NOINC <주소>` 와 루프 머리로 돌아가는 `BRA` 를 차례로 두고, 그 주소는 바로 그 `BRA` 다음 명령입니다. 곧 `BRA` 를 건너뛰어 루프를 빠져나가는 점프이고, 커널에는 돌아올 `RET` 도 없습니다 (`tests/test_tc_kernels.py` 가 모든 커널의 `CALL` 에서 이것을 확인합니다; `L.call_sites("mma_pipe", (8, 0))` 로 직접 볼 수 있습니다).
 
 ```python
 import numpy as np, kernels_numba as kn
