@@ -49,18 +49,26 @@ def _venv(clone):
     return python
 
 
+def _plain_make_env():
+    """This environment without a calling make's variables: under `make test` a nested make inherits MAKELEVEL and
+    MAKEFLAGS and prints "Leaving directory" after the recipe (the line the tests read)."""
+    return {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
+
+
 def test_make_lab_passes_allow_root_only_for_root(tmp_path):
     """The lab recipe's command line as make prints it (-n): --allow-root for root, and for another user none."""
     (tmp_path / "Makefile").write_bytes((ROOT / "Makefile").read_bytes())
     (tmp_path / "pyproject.toml").touch()
-    line = subprocess.run(["make", "-n", "lab"], cwd=tmp_path, capture_output=True, text=True).stdout.splitlines()[-1]
+    line = subprocess.run(["make", "--no-print-directory", "-n", "lab"], cwd=tmp_path, capture_output=True, text=True,
+                          env=_plain_make_env()).stdout.splitlines()[-1]
     assert "jupyter lab" in line and (ROOT_FLAG in line) == (os.geteuid() == 0), line
     if os.geteuid() == 0 and shutil.which("setpriv"):
         tmp_path.chmod(0o755)
         for f in ("Makefile", "pyproject.toml"):
             (tmp_path / f).chmod(0o644)
-        out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "make", "-n", "lab"],
-                             cwd=tmp_path, capture_output=True, text=True)
+        out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "make",
+                              "--no-print-directory", "-n", "lab"], cwd=tmp_path, capture_output=True, text=True,
+                             env=_plain_make_env())
         line = out.stdout.splitlines()[-1]
         assert "jupyter lab" in line and ROOT_FLAG not in line, out.stdout + out.stderr
 
