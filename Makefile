@@ -35,13 +35,19 @@ LAB_ARGS ?=
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(LAB_ROOT) $(LAB_ARGS) notebooks/
 
-# -n auto: one pytest-xdist worker per core; each notebook stays whole on one worker (tests/conftest.py), and each
-# kernel is compiled offline once per run for all workers and notebook kernels ($$SGEMM_OFFLINE_CACHE, tests/conftest.py).
-# Notebooks 06-11 run in a real browser (tests/test_browser.py: Chromium, one JupyterLab); where that test runs (the
-# simulator, Chromium present) its Run All replaces nbval's run of the same notebook (root conftest.py).
+# TEST_JOBS pytest-xdist workers, one more than the cores: a worker often waits on a process of its own (a Jupyter
+# kernel, Chromium, a compile) and the extra one fills that time (on 2 cores the suite used 1.5 cores with 2 workers).
+# Each notebook stays whole on one worker (tests/conftest.py), and each kernel is compiled offline once per run for all
+# workers and notebook kernels ($$SGEMM_OFFLINE_CACHE, tests/conftest.py). Notebooks 06-11 run in a real browser
+# (tests/test_browser.py: Chromium, one JupyterLab); where that test runs (the simulator, Chromium present) its Run All
+# replaces nbval's run of the same notebook (root conftest.py). numba-cuda's simulator suite runs beside it (one
+# process); its log follows pytest's, and either failing fails the target.
+TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test: $(STAMP) $(CLASS)
-	$(PY) -m pytest -q -n auto tests notebooks --nbval-lax --nbval-current-env -p no:randomly --durations=25
-	$(PY) tests/upstream/run_numba_cuda_sim.py
+	@up=$$(mktemp); $(PY) tests/upstream/run_numba_cuda_sim.py > $$up 2>&1 & pid=$$!; \
+	$(PY) -m pytest -q -n $(TEST_JOBS) tests notebooks --nbval-lax --nbval-current-env -p no:randomly --durations=25; \
+	rc=$$?; wait $$pid; urc=$$?; echo "--- numba-cuda's simulator suite (tests/upstream) ---"; cat $$up; rm -f $$up; \
+	test $$rc -eq 0 -a $$urc -eq 0
 
 # numba-cuda's numba.cuda.tests.cudapy under our simulator; differences on purpose: tests/upstream/known_differences.txt
 test-upstream: $(STAMP)

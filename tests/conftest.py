@@ -45,7 +45,7 @@ def pytest_configure(config):
 
 @pytest.hookimpl(optionalhook=True)           # a hook of pytest-xdist: nothing to check where it is not installed
 def pytest_xdist_make_scheduler(config, log):
-    """pytest-xdist (`make test` runs -n auto): tests go one by one to whichever worker is free, except that the cells
+    """pytest-xdist (`make test` runs -n TEST_JOBS): tests go one by one to whichever worker is free, except that the cells
     of a notebook (nbval) share one kernel and must run in order, so a notebook goes to one worker whole, and the
     real-browser tests go to one worker together (one JupyterLab and one Chromium for all six notebooks). (This is
     `--dist loadgroup` keyed by file; xdist_group marks do not group under pytest 9.2 with xdist 3.8.)"""
