@@ -62,13 +62,7 @@ DESCRIPTION = "워프당 64x64 (누산기 128개), 128x128x32 블록, 3단 cp.as
 STATIC_SMEM_LIMIT = 48 * 1024      # above it: dynamic shared memory and the function attribute (set_max_dynamic_smem)
 
 
-def set_max_dynamic_smem(kernel_obj, nbytes):
-    """Allow a loaded kernel nbytes of dynamic shared memory (cuKernelSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES):
-    numba-cuda has no API for it (numba-cuda issue #94), and a launch asking for more than 48 KiB fails without it."""
-    from numba.cuda.cudadrv.driver import binding, driver
-    func = kernel_obj._codelibrary.get_cufunc()
-    attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    driver.cuKernelSetAttribute(attr, int(nbytes), func.handle, func.device.id)
+set_max_dynamic_smem = device.set_max_dynamic_smem   # notebook 10 §5.6 names it here
 
 
 if device.SIMULATOR:

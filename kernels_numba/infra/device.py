@@ -160,6 +160,15 @@ def lacks_exact(min_cc):
     return lacks(min_cc, exact=True)
 
 
+def set_max_dynamic_smem(kernel_obj, nbytes):
+    """Allow a loaded kernel nbytes of dynamic shared memory (cuKernelSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES):
+    numba-cuda has no API for it (numba-cuda issue #94), and a launch asking for more than 48 KiB fails without it."""
+    from numba.cuda.cudadrv.driver import binding, driver
+    func = kernel_obj._codelibrary.get_cufunc()
+    attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    driver.cuKernelSetAttribute(attr, int(nbytes), func.handle, func.device.id)
+
+
 def info():
     """A dict describing the active mode (for banners, benchmarks and tests)."""
     d = {"mode": MODE, "requested": REQUESTED, "reason": REASON}
