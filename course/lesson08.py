@@ -236,9 +236,9 @@ def _broken_variants_gpu(names, M, N, K, rng):
     As = rng.standard_normal((M, K), dtype=np.float32)
     Bs = rng.standard_normal((K, N), dtype=np.float32)
     res, lines = {}, [f"GPU: {n}³, 커널마다 {runs}번 실행 (같은 입력) | 시뮬레이터: {M}×{N}×{K} 에서 경쟁 검사"]
-    # the simulator's reports come from subprocesses (seconds each): one side thread runs them, one after another
-    # (simulated() collects into one report at a time), while this thread runs the GPU launches
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    # the simulator's reports come from subprocesses (a Python start-up and a simulation, 1-2 s each): side threads
+    # run them all at once (each simulated() call keeps its own races), while this thread runs the GPU launches
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
         sims = {name: pool.submit(subsim.simulated, module_of(name).launch, As, Bs, np.zeros((M, N), np.float32))
                 for name in names}
         for name in steps(names, "컴파일(JIT)·실행·시뮬레이터 검사"):

@@ -13,6 +13,7 @@ A Run says where and how it was measured (gpu, cc, date, versions, baseline, met
 kernel, variant, size, ms, tflops, ratio and correct. `extra` keeps what is not a timing row (ncu metrics, SASS
 counts, correctness cases, sanitizer summaries, notes), per record, by the name the lessons use. Pure Python: no numba.
 """
+import functools
 import json
 import math
 import statistics
@@ -198,6 +199,14 @@ def from_flat(name, d, run_id, method):
 def load(name, folder=RECORDED):
     """The record course/recorded/<name>.json."""
     path = Path(folder) / f"{name}.json"
+    st = path.stat()
+    return _load(name, str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _load(name, path, _mtime_ns, _size):
+    """Parsed once per file version: a live table reads every record several times (sizes, the baseline check), and
+    parsing ~120 files took 0.4 s of a warm benchmark cell on the H100 host. Records are frozen dataclasses."""
     with open(path, encoding="utf-8") as f:
         return from_dict(name, json.load(f))
 

@@ -76,9 +76,11 @@ def _host(X):
     return X if isinstance(X, np.ndarray) else X.copy_to_host()
 
 
-def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=True):
+def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=True, hazards_out=None):
     """launch.run_kernel of `kernel` in a simulator subprocess; C is updated in place (host or device array).
-    why_told: say once per kernel that this device lacks its instructions (the reason it runs there)."""
+    why_told: say once per kernel that this device lacks its instructions (the reason it runs there).
+    hazards_out: a list that gets the child's races (it collects them); None: they go to this process's collector
+    when one is active (racecheck.collect)."""
     where = _where(kernel)
     cc, need = device.compute_capability(), min_cc(kernel)
     if where is None:
@@ -105,7 +107,7 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=Tr
         Path(d, "spec.json").write_text(json.dumps(spec))
         env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}
         env[device.ENV] = "sim"
-        collect = _collecting()
+        collect = hazards_out is not None or _collecting()
         if collect:                     # a bug demo collects races: so does the child, and they come back here
             env["SGEMM_RACECHECK"] = "collect"
         root = str(Path(__file__).resolve().parents[2])
@@ -120,7 +122,11 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=Tr
             raise RuntimeError(f"simulator subprocess failed ({r.returncode}):\n{r.stderr[-3000:]}")
         out = np.load(Path(d, "out.npy"))
         if collect and Path(d, "hazards.json").exists():
-            _add_hazards(json.loads(Path(d, "hazards.json").read_text()))
+            found = [_hazard(h) for h in json.loads(Path(d, "hazards.json").read_text())]
+            if hazards_out is not None:
+                hazards_out.extend(found)
+            else:
+                _add_hazards(found)
     if isinstance(C, np.ndarray):
         C[...] = out
     else:
@@ -130,22 +136,15 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=Tr
 
 def simulated(launch, A, B, C, alpha=1.0, beta=0.0):
     """On a GPU: run a module-level kernel's `launch` on the simulator in a subprocess (small sizes), collecting races
-    as the simulator sees them; (C, racecheck.Report). The bug demos show this report beside the GPU's result."""
+    as the simulator sees them; (C, racecheck.Report). The bug demos show this report beside the GPU's result.
+    Nothing global is touched (the races come back in this call's own list), so threads may run several at once."""
     from .simulator import racecheck
     M, N = A.shape[0], B.shape[1]
     BM, BN = launch.tile
-    prev = os.environ.get("SGEMM_RACECHECK")
-    os.environ["SGEMM_RACECHECK"] = "collect"
-    try:
-        with racecheck.collect() as report:
-            run_kernel(launch.kernel, (-(-N // BN), -(-M // BM)), launch.block, A, B, C, np.float32(alpha),
-                       np.float32(beta), launch.tile, why_told=False)
-    finally:                              # the student's own setting, if any, comes back
-        if prev is None:
-            os.environ.pop("SGEMM_RACECHECK", None)
-        else:
-            os.environ["SGEMM_RACECHECK"] = prev
-    return C, report
+    hazards = []
+    run_kernel(launch.kernel, (-(-N // BN), -(-M // BM)), launch.block, A, B, C, np.float32(alpha), np.float32(beta),
+               launch.tile, why_told=False, hazards_out=hazards)
+    return C, racecheck.Report(hazards)
 
 
 def _collecting():
@@ -160,15 +159,19 @@ _FIELDS = ("kind", "space", "array", "index", "first_site", "second_site", "firs
            "second_what", "interval", "lines_text", "count", "k_tile", "ko", "en", "fix_ko", "fix_en")
 
 
-def _add_hazards(items):
-    """The child's hazards, as plain records, into this process's collector (Report.summary and .ko/.fix_ko work)."""
+def _hazard(h):
+    """One hazard of the child (a plain dict from hazards.json) as a record Report.summary and .ko/.fix_ko can read."""
     from types import SimpleNamespace
+    for f in ("index", "first_site", "second_site", "first_line", "second_line"):
+        if h.get(f) is not None:
+            h[f] = tuple(h[f])
+    return SimpleNamespace(**h)
+
+
+def _add_hazards(found):
+    """The child's hazards into this process's collector (racecheck.collect is active)."""
     from .simulator import racecheck
-    for h in items:
-        for f in ("index", "first_site", "second_site", "first_line", "second_line"):
-            if h.get(f) is not None:
-                h[f] = tuple(h[f])
-        racecheck._found.append(SimpleNamespace(**h))
+    racecheck._found.extend(found)
 
 
 def _child(folder):
