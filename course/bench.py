@@ -41,16 +41,18 @@ TOL_IN = {np.float32: 1e-5, np.float16: 1e-4}
 TOL = {np.float16: 1e-2}
 SGEMM = "cuBLAS SGEMM (cublasSgemm, FP32, TF32 off)"
 HGEMM = "cuBLAS HGEMM (cublasGemmEx f16×f16→f32, CUBLAS_COMPUTE_32F)"
-def method(rounds=ROUNDS, min_ms=MIN_MS, graphs=None):
-    """How a run of `rounds` rounds was timed, in words (a record's `method`); graphs as in run()."""
+def method(rounds=ROUNDS, min_ms=MIN_MS, graphs=None, burst_every_round=True):
+    """How a run of `rounds` rounds was timed, in words (a record's `method`); graphs, burst_every_round as in run()."""
+    burst = (f"a {BURST_MS:g} ms burst where it is short" if burst_every_round
+             else f"a {BURST_MS:g} ms burst before its first round where it is short")
     if graphs:
-        return (f"per size: correctness first; {rounds} rounds in rotated order, each entry (a {BURST_MS:g} ms burst "
-                "where it is short, then) timed from CUDA graphs of 20 raw dispatches replayed 5 times (median), "
-                "cuBLAS too; median over rounds (host time per launch kept as its own column)")
+        return (f"per size: correctness first; {rounds} rounds in rotated order, each entry ({burst}, then) timed "
+                "from CUDA graphs of 20 raw dispatches replayed 5 times (median), cuBLAS too; median over rounds "
+                "(host time per launch kept as its own column)")
     how = "" if graphs is None else " (never from graphs)"
-    text = (f"per size: correctness first; {rounds} rounds in rotated order, each entry (a {BURST_MS:g} ms burst where "
-            f"it is short, then) CUDA events around >= {min_ms:g} ms of back-to-back calls through launch (3 groups, "
-            f"median); median over rounds{how}.")
+    text = (f"per size: correctness first; {rounds} rounds in rotated order, each entry ({burst}, then) CUDA events "
+            f"around >= {min_ms:g} ms of back-to-back calls through launch (3 groups, median); median over "
+            f"rounds{how}.")
     if graphs is None:
         text += (f" Where some entry's host time per call exceeds {HOST_AHEAD:g} x its GPU time, every entry of that "
                  "size, cuBLAS too, is timed from CUDA graphs of 20 raw dispatches instead (host time per launch kept "
@@ -350,7 +352,7 @@ def _cublas_entry(cublas, A, B, ref, c_dtype=np.float32):
 # ---- the run -------------------------------------------------------------------------------------------------------
 
 def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on_row=None, log=None, clocks=True,
-        min_ms=MIN_MS, graphs=None):
+        min_ms=MIN_MS, graphs=None, burst_every_round=True):
     """Benchmark registered kernels (names; None: every FP32 kernel this GPU runs) against cuBLAS: a records.Run.
 
     All kernels of one run share one input dtype (FP32 kernels against SGEMM, f16 Tensor Core kernels against HGEMM).
@@ -359,6 +361,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
     variants: {label: (registry name, launch)} of other configurations timed in the same rounds (ablations).
     graphs: None (CUDA graphs where some entry's host time per call is not well under its GPU time), True (every size
     from CUDA graphs), False (events through launch everywhere).
+    burst_every_round: a short entry gets its burst before every round (records), or only before its first (a live
+    table: the rotation keeps the GPU busy between entries, so its clock does not fall meanwhile).
     on_row(row) after each row (a progress bar); log(text) gets one line per row."""
     why = available()
     if why:
@@ -411,7 +415,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
                 shift = (r * len(order)) // max(rounds, 1)
                 for k in order[shift:] + order[:shift]:
                     done = times[k]
-                    if not done or done[-1] < BURST_MS:     # a short kernel: a burst first, so the GPU is at its clock
+                    if not done or (burst_every_round and done[-1] < BURST_MS):   # a short kernel: a burst first,
+                        # so the GPU is at its clock
                         events_ms(next(e for e in entries if e.label == k).call, min_ms=BURST_MS, groups=1)
                     t0 = time.time()
                     times[k].append(timers[k]())
@@ -459,7 +464,7 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
         notes.append(f"cuBLAS varied by up to {100 * max(spread):.0f} % between rounds: a busy or throttling GPU")
     run_ = records.Run(id=run_id or f"{records.gpu_class(gpu).lower()}_{datetime.date.today().isoformat()}",
                        gpu=gpu, cc=cc, date=datetime.date.today().isoformat(), baseline=baseline,
-                       method=method(rounds, min_ms, graphs),
+                       method=method(rounds, min_ms, graphs, burst_every_round),
                        rows=tuple(rows), versions=versions(), clocks=clocks_info, note="; ".join(notes))
     flag = records.baseline_check(run_, baseline.split(" (")[0])
     if flag or busy:

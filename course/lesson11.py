@@ -239,26 +239,44 @@ print("@@L11@@" + json.dumps(out))
 def bug_report(name, shape):
     """Run bug demo `name` (kernels_numba/demos) on the simulator with the detector collecting: {'right', 'summary',
     'kinds', 'first'}. On a GPU it runs in a simulator subprocess: the detector exists only there."""
+    return bug_reports([(name, shape)])[0]
+
+
+def bug_reports(cases):
+    """bug_report for each (name, shape) of `cases`, in order. On a GPU (or a simulated older CC) each runs in a
+    simulator subprocess of its own, all at once (a Python start-up and a simulation each: seconds)."""
+    from concurrent.futures import ThreadPoolExecutor
     from kernels_numba.infra import device
+    if device.SIMULATOR and not device.SIM_CC:
+        return [_parse_bug(name, _bug_here(name, shape)) for name, shape in cases]
     env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.pop(device.SIM_CC_ENV, None)
     env.pop(device.SIM_ENV, None)
-    if device.SIMULATOR and not device.SIM_CC:
-        ns = {}
-        code = _DEMO_CODE.replace("name, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])", "")
-        ns.update(name=name, M=shape[0], N=shape[1], K=shape[2])
-        import contextlib
-        import io
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            exec(compile(code, "<bug demo>", "exec"), ns)
-        line = buf.getvalue()
-    else:
-        line = subprocess.run([sys.executable, "-c", _DEMO_CODE, name, *map(str, shape)], env=env, cwd=str(ROOT),
-                              capture_output=True, text=True).stdout
-    hit = [x for x in line.splitlines() if x.startswith("@@L11@@")]
+
+    def child(case):
+        name, shape = case
+        return _parse_bug(name, subprocess.run([sys.executable, "-c", _DEMO_CODE, name, *map(str, shape)], env=env,
+                                               cwd=str(ROOT), capture_output=True, text=True).stdout)
+    with ThreadPoolExecutor(max_workers=len(cases) or 1) as pool:
+        return list(pool.map(child, cases))
+
+
+def _bug_here(name, shape):
+    """The demo's report line, run in this (simulator) process."""
+    import contextlib
+    import io
+    code = _DEMO_CODE.replace("name, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])", "")
+    ns = dict(name=name, M=shape[0], N=shape[1], K=shape[2])
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(code, "<bug demo>", "exec"), ns)
+    return buf.getvalue()
+
+
+def _parse_bug(name, text):
+    hit = [x for x in text.splitlines() if x.startswith("@@L11@@")]
     if not hit:
-        raise RuntimeError(f"bug demo {name} did not report:\n{line[-2000:]}")
+        raise RuntimeError(f"bug demo {name} did not report:\n{text[-2000:]}")
     return json.loads(hit[-1][len("@@L11@@"):])
 
 

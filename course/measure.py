@@ -91,9 +91,10 @@ def estimate_seconds(kernels, n, gpu, first=True, rounds=ROUNDS, peak_tflops=Non
 
     burst, floor = bench.BURST_MS / 1e3, MIN_MS / 1e3
 
-    def one(t, checks):            # checks + probe + host + rounds x (a burst for short kernels, timed calls)
-        per_round = (max(burst, 2 * t) + t + max(floor, 3 * t)) if t < floor else t
-        return (checks + 1) * t + max(3 * t, min(100 * t, 0.03)) + rounds * per_round
+    def one(t, checks):            # checks + probe + host + a burst for short kernels + rounds x timed calls
+        per_round = (t + max(floor, 3 * t)) if t < floor else t
+        first = max(burst, 2 * t) if t < floor else 0.0
+        return (checks + 1) * t + max(3 * t, min(100 * t, 0.03)) + first + rounds * per_round
 
     t_cublas = MARGIN * flops / cublas_flops
     fp64 = flops / (peak * 1e12 / 32)               # float64 reference: 1/32 of FP32 (T4, GeForce)
@@ -242,7 +243,7 @@ def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True, rounds
         with _bar(progress, len(plan["sizes"]) * (1 + len(names)), "측정 (cuBLAS 와 같은 실행)", "행") as bar:
             def on_row(row):
                 bar.update(1, f"{row.n}³ {row.kernel}")
-            run = bench.run(names, plan["sizes"], rounds=rounds, on_row=on_row, min_ms=MIN_MS)
+            run = bench.run(names, plan["sizes"], rounds=rounds, on_row=on_row, min_ms=MIN_MS, burst_every_round=False)
     except Exception as e:  # noqa: BLE001 — any failure: say so and let the notebook show the records
         print(f"ℹ️ 측정이 실패했습니다 ({type(e).__name__}: {e}): 기록된 값을 보여 줍니다. / the benchmark failed; "
               "showing the recorded figures.")
@@ -324,8 +325,9 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
 
     def gpu_us(n):
         dA, dB, dC = arrays(n)
+        # 10 launches per graph, median of 3 replays: the size search probes several sizes (a 3 ms kernel: 0.1 s each)
         return 1e3 * bench.graph_ms(spec.launch.bind(dA, dB, dC, 1.0, 0.0, stream=cuda.external_stream(stream.ptr)),
-                                    stream)
+                                    stream, per_graph=10, replays=3)
 
     known = {}
 
@@ -369,10 +371,11 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
         for _ in range(20):
             fn()
         g20 = graph.end_capture()
+        reps = max(1, min(10, round(0.03e6 / (20 * g))))     # up to ~30 ms of GPU work queued (1 graph for 3 ms)
         t = time.perf_counter()
-        for _ in range(10):
+        for _ in range(reps):
             g20.launch(graph)
-        graph_host = (time.perf_counter() - t) / 200 * 1e6
+        graph_host = (time.perf_counter() - t) / (20 * reps) * 1e6
         graph.synchronize()
         rows.append({"target_us": target, "n": n, "gpu_us": g, "host_us": host, "raw_us": raw_host,
                      "per_call_us": per_call, "graph_host_us": graph_host,
@@ -383,7 +386,7 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
 def launch_cost_lines(rows, kernel="regblock_vec", where=None):
     """The launch-cost table: per size, the kernel's own time, Python's host time per launch and what a loop of
     launches gets per call, with the share of the GPU left idle."""
-    lines = [f"{where or here_label() or '기록'} — {kernel}, 기다리지 않고 연달아 launch (크기마다 0.15 초 남짓):",
+    lines = [f"{where or here_label() or '기록'} — {kernel}, 기다리지 않고 연달아 launch (크기마다 20~200번):",
              "   n³   커널(GPU) µs   launch 1번(호스트) µs   Numba 만(따로 잼) µs   루프의 1회 µs   GPU 가 쉰 비율   그래프 1회 호스트 µs"]
     for r in rows:
         idle = max(0.0, 1 - r["gpu_us"] / r["per_call_us"])

@@ -260,8 +260,8 @@ md(r"""
 두 가지 흔한 실수를 버그 쌍둥이로 봅니다. `tma_wrong_parity` 는 소비자가 언제나 parity 0 을 기다립니다: 첫 바퀴는 맞지만, 둘째 바퀴에서는 그 barrier 가 이미 parity 0 단계를 지났으므로 기다림이 곧바로 통과하고, 새 복사가 도착하기 전의 단계를 읽습니다. `tma_short_expect_tx` 는 A 의 바이트만 알립니다: A 가 도착하는 순간 단계가 끝나 B 를 기다리지 않습니다. TMA 는 상자 **전체**의 바이트를 세므로 (행렬 밖을 0 으로 채운 부분도), expect_tx 는 언제나 상자들의 전체 크기입니다.
 """)
 code(r"""
-for name, shape in (("tma_wrong_parity", (64, 40, 300)), ("tma_short_expect_tx", (64, 40, 130))):
-    r = L.bug_report(name, shape)
+cases = [("tma_wrong_parity", (64, 40, 300)), ("tma_short_expect_tx", (64, 40, 130))]
+for (name, _), r in zip(cases, L.bug_reports(cases)):     # GPU: 시뮬레이터 프로세스 둘이 동시에
     print(f"{name}: 결과가 맞음 = {r['right']}\n{r['summary']}\n")
 """)
 md(r"""
@@ -303,11 +303,10 @@ md(r"""
 `ws_release_before_wait` 의 소비자는 commit 직후에 단계를 돌려줍니다. 생산자는 곧바로 그 단계를 다음 K 타일로 채우는데, wgmma 는 아직 읽고 있습니다. 답이 맞게 나올 수도 있지만(복사가 늦게 도착하면) 경쟁은 그대로이고, 검출기는 어느 순서로 돌았든 보고합니다. `ws_producer_parity` 의 생산자는 소비자와 같은 parity 로 `empty` 를 기다려 첫 기다림이 영원히 끝나지 않습니다: GPU 에서는 커널이 멈추고(hang), 시뮬레이터는 모든 스레드가 어느 barrier 의 어느 parity 를 기다리는지 밝힌 오류를 냅니다.
 """)
 code(r"""
-r = L.bug_report("ws_release_before_wait", (40, 24, 300))
-print("결과가 맞음:", r["right"])
-print(r["summary"])
-r = L.bug_report("ws_producer_parity", (40, 24, 24))
-print("\n".join(r["first"].splitlines()[:4]))
+early, parity = L.bug_reports([("ws_release_before_wait", (40, 24, 300)), ("ws_producer_parity", (40, 24, 24))])
+print("결과가 맞음:", early["right"])
+print(early["summary"])
+print("\n".join(parity["first"].splitlines()[:4]))
 """)
 md(r"""
 ## 7. 컴파일된 코드: SASS 와 ptxas 가 한 말
