@@ -40,17 +40,22 @@ def fill_modules(total):
     return len(sys.modules)
 
 
-def per_call_us(fn, n=200, batches=7):
+def per_call_us(fns, n=200, batches=7):
+    """{name: host us per call} for the callables `fns`, their batches interleaved (batch b of every fn, then b+1, in
+    a rotated order): drifts of the host (clock, other work, the GPU queue) fall on every method alike."""
     import cupy as cp
-    out = []
-    for _ in range(batches):
-        cp.cuda.Device().synchronize()
-        t = time.perf_counter()
-        for _ in range(n):
-            fn()
-        out.append((time.perf_counter() - t) / n * 1e6)
+    names = list(fns)
+    out = {k: [] for k in names}
+    for b in range(batches):
+        shift = b % len(names)
+        for k in names[shift:] + names[:shift]:
+            cp.cuda.Device().synchronize()
+            t = time.perf_counter()
+            for _ in range(n):
+                fns[k]()
+            out[k].append((time.perf_counter() - t) / n * 1e6)
     cp.cuda.Device().synchronize()
-    return statistics.median(out)
+    return {k: statistics.median(v) for k, v in out.items()}
 
 
 def main():
@@ -91,7 +96,7 @@ def main():
         cuda.synchronize()
         ref = A.astype(cp.float64) @ B.astype(cp.float64)
         err = float(cp.linalg.norm(C.astype(cp.float64) - ref) / cp.linalg.norm(ref))
-        host = {k_: per_call_us(f) for k_, f in calls.items()}
+        host = per_call_us(calls)
         gpu_ms = {k_: bench.events_ms(f, min_ms=100.0) for k_, f in calls.items()}
         graph = bench.graph_ms(launch.bind(dA, dB, dC, 1.0, 0.0, stream=cuda.external_stream(stream.ptr)), stream)
         row = records.Row(kernel=name, n=n, ms=graph, tflops=2.0 * n ** 3 / graph / 1e9, ratio=None,
@@ -106,7 +111,8 @@ def main():
     run = records.Run(id=f"{records.gpu_class(gpu).lower()}_launch_cost_{datetime.date.today().isoformat()}",
                       gpu=gpu, cc=tuple(dev.compute_capability), date=datetime.date.today().isoformat(),
                       baseline="none (host cost of one call: no ratio)",
-                      method=f"host: perf_counter around 200 queued calls, median of 7 batches, in a process holding "
+                      method=f"host: perf_counter around 200 queued calls, median of 7 batches (the three ways interleaved, "
+                             f"rotated), in a process holding "
                              f"{held} modules; GPU: CUDA events around >= 100 ms of back-to-back calls, and a CUDA "
                              "graph of 20 raw dispatches replayed 5 times (median)",
                       rows=tuple(rows), versions=bench.versions())

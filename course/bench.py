@@ -44,7 +44,7 @@ HGEMM = "cuBLAS HGEMM (cublasGemmEx f16×f16→f32, CUBLAS_COMPUTE_32F)"
 def method(rounds=ROUNDS, min_ms=MIN_MS, graphs=None, burst_every_round=True):
     """How a run of `rounds` rounds was timed, in words (a record's `method`); graphs, burst_every_round as in run()."""
     burst = (f"a {BURST_MS:g} ms burst where it is short" if burst_every_round
-             else f"a {BURST_MS:g} ms burst before its first round where it is short")
+             else f"after every entry's {BURST_MS:g} ms probe burst, no burst in the rounds")
     if graphs:
         return (f"per size: correctness first; {rounds} rounds in rotated order, each entry ({burst}, then) timed "
                 "from CUDA graphs of 20 raw dispatches replayed 5 times (median), cuBLAS too; median over rounds "
@@ -159,10 +159,12 @@ def events_ms(fn, min_ms=MIN_MS, groups=3, stream=None):
     return float(np.median(out))
 
 
-def host_us(fn, n=100):
-    """Host microseconds of one fn() when n calls are queued without waiting (the GPU is kept busy meanwhile)."""
+def host_us(fn, n=100, first=True):
+    """Host microseconds of one fn() when n calls are queued without waiting (the GPU is kept busy meanwhile).
+    first=False: fn ran just before (its first-call set-up is done), so no call ahead of the timed ones."""
     import cupy as cp
-    fn()
+    if first:
+        fn()
     cp.cuda.Device().synchronize()
     t = time.perf_counter()
     for _ in range(n):
@@ -361,8 +363,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
     variants: {label: (registry name, launch)} of other configurations timed in the same rounds (ablations).
     graphs: None (CUDA graphs where some entry's host time per call is not well under its GPU time), True (every size
     from CUDA graphs), False (events through launch everywhere).
-    burst_every_round: a short entry gets its burst before every round (records), or only before its first (a live
-    table: the rotation keeps the GPU busy between entries, so its clock does not fall meanwhile).
+    burst_every_round: a short entry gets a burst before each of its rounds (records), or none in the rounds (a live
+    table: every entry's probe, a burst of BURST_MS, has just run, and the rotation keeps the GPU busy from there on).
     on_row(row) after each row (a progress bar); log(text) gets one line per row."""
     why = available()
     if why:
@@ -404,7 +406,9 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
             # call of some entry is not well under its GPU time (its events would time Python, not the GPU): then
             # every entry of this size, cuBLAS too, from CUDA graphs of raw dispatches, so all are timed one way
             probe = {e.label: events_ms(e.call, min_ms=BURST_MS, groups=1) for e in entries}
-            host = {e.label: host_us(e.call, n=int(min(100, max(3, 30.0 / probe[e.label])))) for e in entries}
+            # host time per call: ~30 ms of calls (3 at least; 1 for a kernel over 10 ms: its host time is no question)
+            host = {e.label: host_us(e.call, n=int(min(100, max(3 if probe[e.label] < 10 else 1, 30.0 / probe[e.label]))),
+                                     first=False) for e in entries}
             by_graph = graphs if graphs is not None else any(host[k] / 1e3 > HOST_AHEAD * probe[k] for k in probe)
             timers = {e.label: (lambda e=e: graph_ms(e.raw_on(capture.ptr), capture)) if by_graph
                       else (lambda e=e: events_ms(e.call, min_ms=min_ms)) for e in entries}
@@ -415,8 +419,9 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
                 shift = (r * len(order)) // max(rounds, 1)
                 for k in order[shift:] + order[:shift]:
                     done = times[k]
-                    if not done or (burst_every_round and done[-1] < BURST_MS):   # a short kernel: a burst first,
-                        # so the GPU is at its clock
+                    # a short kernel: a burst first, so the GPU is at its clock (a live table: the probes above were
+                    # the bursts, and the rotation keeps the GPU busy from there on)
+                    if burst_every_round and (not done or done[-1] < BURST_MS):
                         events_ms(next(e for e in entries if e.label == k).call, min_ms=BURST_MS, groups=1)
                     t0 = time.time()
                     times[k].append(timers[k]())

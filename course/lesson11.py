@@ -1,5 +1,6 @@
 """Helpers of notebook 11 (Hopper: wgmma, TMA, mbarrier, warp specialisation): tables computed from the .ptx files
 and offline compiles, the layout and performance records (when they exist), the bug demos' reports."""
+import hashlib
 import json
 import os
 import subprocess
@@ -244,9 +245,10 @@ def bug_report(name, shape):
 
 def bug_reports(cases):
     """bug_report for each (name, shape) of `cases`, in order. On a GPU (or a simulated older CC) each runs in a
-    simulator subprocess of its own, all at once (a Python start-up and a simulation each: seconds)."""
+    simulator subprocess of its own, all at once (a Python start-up and a simulation each: seconds), and the report is
+    kept in the offline cache for the next session."""
     from concurrent.futures import ThreadPoolExecutor
-    from kernels_numba.infra import device
+    from kernels_numba.infra import device, offline
     if device.SIMULATOR and not device.SIM_CC:
         return [_parse_bug(name, _bug_here(name, shape)) for name, shape in cases]
     env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
@@ -255,8 +257,14 @@ def bug_reports(cases):
 
     def child(case):
         name, shape = case
-        return _parse_bug(name, subprocess.run([sys.executable, "-c", _DEMO_CODE, name, *map(str, shape)], env=env,
-                                               cwd=str(ROOT), capture_output=True, text=True).stdout)
+
+        def simulate():
+            return _parse_bug(name, subprocess.run([sys.executable, "-c", _DEMO_CODE, name, *map(str, shape)],
+                                                   env=env, cwd=str(ROOT), capture_output=True, text=True).stdout)
+        # the simulator's run is deterministic: kept in the offline cache, keyed like a compile by the sources of
+        # kernels_numba (the demo, the simulator) and sim, the toolchain, and this child's own code
+        key = hashlib.sha256(_DEMO_CODE.encode()).hexdigest()[:12]
+        return offline._cached(f"bugdemo-{name}-{'x'.join(map(str, shape))}-{key}", (0, 0), simulate)
     with ThreadPoolExecutor(max_workers=len(cases) or 1) as pool:
         return list(pool.map(child, cases))
 

@@ -91,10 +91,10 @@ def estimate_seconds(kernels, n, gpu, first=True, rounds=ROUNDS, peak_tflops=Non
 
     burst, floor = bench.BURST_MS / 1e3, MIN_MS / 1e3
 
-    def one(t, checks):            # checks + probe + host + a burst for short kernels + rounds x timed calls
-        per_round = (t + max(floor, 3 * t)) if t < floor else t
-        first = max(burst, 2 * t) if t < floor else 0.0
-        return (checks + 1) * t + max(3 * t, min(100 * t, 0.03)) + first + rounds * per_round
+    def one(t, checks):            # checks + probe (a burst) + host + rounds x timed calls (course.bench.run)
+        per_round = max(floor, 3 * t) if t < floor else t
+        host = min(100 * t, max(3 * t if t < 0.01 else t, 0.03))
+        return checks * t + max(burst, t) + host + rounds * per_round
 
     t_cublas = MARGIN * flops / cublas_flops
     fp64 = flops / (peak * 1e12 / 32)               # float64 reference: 1/32 of FP32 (T4, GeForce)

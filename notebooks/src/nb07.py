@@ -56,7 +56,9 @@ _LC = record("launch_cost_h100")                       # the launch-cost lesson'
 _LMR = [r.extra["launch_minus_raw_us"] for r in _LC.rows]       # course launch - Numba dispatch, median of batches
 FIG.update(lc_check_lo=f"{min(_LMR):.1f}", lc_check_hi=f"{max(_LMR):.1f}",
            lc_raw_over=f"{max(r['raw_us'] - r['host_us'] for r in _LC['lesson']):.0f}",
-           lc_batches=int(_LC.run().method.split("median of ")[1].split()[0]))
+           lc_batches=int(_LC.run().method.split("median of ")[1].split()[0]),
+           lc_negative=("; 음수는 launch 쪽이 더 빨랐던 경우로, 검사 비용이 측정의 흔들림 안에 묻힌다는 뜻입니다"
+                        if min(_LMR) < 0 else ""))
 FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
            lc_targets=", ".join(f"{t:g}" for t in _const("measure", "TARGETS_US")))
 
@@ -710,7 +712,7 @@ md(r"""
 
 그래서 작은 행렬은 Python 에서 재면 실제 커널보다 느려 보입니다. 아래 셀은 `regblock_vec` 을 이 GPU 에서 약 {{lc_targets}} µs 가 걸리는 크기로 골라 잽니다 (GPU 가 없으면 {{lc_gpu}} 의 기록, {{lc_date}}). 열은 차례로 커널 자체의 시간(CUDA 그래프로 잰, Python 이 끼지 않는 시간), `launch` 한 번의 호스트 시간, 커널을 Numba 로 직접 불렀을 때(입력 검사 없이 디스패치만)의 호스트 시간, Python 루프에서 한 번에 걸린 시간, GPU 가 쉰 비율, CUDA 그래프를 다시 실행할 때 launch 하나당 호스트 시간입니다.
 
-둘째와 셋째 열은 **따로 잰 두 측정**입니다(각각 연달아 부른 호출 한 묶음의 평균). 셋째 열은 둘째 열의 일부가 아니고, 한 묶음의 호스트 시간은 그동안 호스트에서 일어난 다른 일(다른 프로세스, Python 의 가비지 컬렉션 등)에 따라 흔들립니다. 그래서 셋째 열이 둘째 열보다 큰 행도 있고(기록에서는 최대 {{lc_raw_over}} µs), 둘의 차이를 입력 검사의 비용으로 읽으면 안 됩니다. 그 비용은 같은 기록의 벤치마크(`benchmarks/launch_cost.py`: 묶음 {{lc_batches}}개의 중앙값)가 따로 재며, 커널에 따라 {{lc_check_lo}}–{{lc_check_hi}} µs 로 그 흔들림보다 작습니다.
+둘째와 셋째 열은 **따로 잰 두 측정**입니다(각각 연달아 부른 호출 한 묶음의 평균). 셋째 열은 둘째 열의 일부가 아니고, 한 묶음의 호스트 시간은 그동안 호스트에서 일어난 다른 일(다른 프로세스, Python 의 가비지 컬렉션 등)에 따라 흔들립니다. 그래서 셋째 열이 둘째 열보다 큰 행도 있고(기록에서는 최대 {{lc_raw_over}} µs), 둘의 차이를 입력 검사의 비용으로 읽으면 안 됩니다. 그 비용은 같은 기록의 벤치마크(`benchmarks/launch_cost.py`: 세 방식을 번갈아 잰 묶음 {{lc_batches}}개의 중앙값)가 따로 재며, launch 와 Numba 만의 차이는 커널에 따라 {{lc_check_lo}} µs 에서 {{lc_check_hi}} µs 사이입니다{{lc_negative}}.
 
 줄이는 방법은 두 가지입니다.
 * **CUDA 그래프(CUDA graph)**: launch 여러 개를 한 번 기록(capture)해 두고 통째로 다시 실행합니다. 호스트는 그래프 하나만 맡기므로 launch 하나당 호스트 시간이 마지막 열로 줄어듭니다. 이 과정의 벤치마크(`course.bench`)도 launch 비용이 커널보다 긴 행은 이렇게 잽니다.
