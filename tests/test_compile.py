@@ -35,6 +35,44 @@ def test_compiles(spec, cc):
         assert counts.get("BAR.SYNC.DEFER_BLOCKING", 0) + counts.get("BAR.SYNC", 0) >= want
 
 
+_ONE_PASS = r"""
+import re, sys
+from numba import cuda
+from kernels_numba.infra import offline
+from kernels_numba.registry import module_of
+
+def same_up_to_names(ptx):
+    names, smem = {}, {}
+    ptx = re.sub(r"_Z\w+", lambda m: names.setdefault(m.group(0), f"SYM{len(names)}"), ptx)
+    return re.sub(r"_cudapy_smem_\d+", lambda m: smem.setdefault(m.group(0), f"SMEM{len(smem)}"), ptx)
+
+name = sys.argv[1]
+kernel = offline._kernel_by_name(name)
+sig = getattr(module_of(name), "SIG", offline.SIG)
+both = offline._ptx_per_target(kernel, sig, list(offline.ARCHS), None)
+for cc in offline.ARCHS:
+    with offline.offline_device(cc):
+        alone = cuda.compile_ptx(kernel.py_func, sig, cc=cc)[0]
+    assert f".target sm_{cc[0]}{cc[1]}" in both[cc], cc
+    assert same_up_to_names(both[cc]) == same_up_to_names(alone), cc
+print("SAME")
+"""
+
+
+@pytest.mark.parametrize("name", ["tiled", "mma_simple"])
+def test_one_front_end_pass_gives_each_targets_own_ptx(name):
+    """offline compiles every target of a kernel from one pass of Numba's front end (_ptx_per_target); the PTX is the
+    one a compile for that target alone gives, except the mangled symbol names (their ABI tag encodes the flags).
+    Run as the compile worker runs (SGEMM_DEVICE=offline: Numba's real compiler, no GPU)."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
+    r = subprocess.run([sys.executable, "-c", _ONE_PASS, name], env=env, capture_output=True, text=True,
+                       cwd=offline._ROOT)
+    assert r.returncode == 0 and "SAME" in r.stdout, r.stderr[-3000:]
+
+
 def test_fma_variant_identical_to_padded():
     """Numba's NVVM already contracts acc += a*b into fma.rn.f32: explicit cuda.fma changes nothing."""
     pad = offline.compile_kernel("tiled_pad", (9, 0))

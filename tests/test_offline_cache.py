@@ -107,8 +107,9 @@ def test_one_worker_process_serves_every_compile():
 
 
 def test_prefetch_fills_the_cache_in_order_on_a_worker_of_its_own(monkeypatch, tmp_path):
-    """course.setup's background compiles: one pair per request, in the given order, skipping what is cached, on a
-    worker that is not the cells' (a cell's compile never waits behind the batch), which stops at the end."""
+    """course.setup's background compiles: one kernel per request (with its other ARCHS targets the cache lacks: one
+    front-end pass for them), in the given order, skipping what is cached, on a worker that is not the cells' (a
+    cell's compile never waits behind the batch), which stops at the end."""
     import threading
     monkeypatch.setenv(offline.CACHE_ENV, str(tmp_path / "cache"))
     offline._cached("tiled", (8, 0), Compiler())                 # already cached: not compiled again
@@ -121,7 +122,7 @@ def test_prefetch_fills_the_cache_in_order_on_a_worker_of_its_own(monkeypatch, t
     monkeypatch.setattr(offline._Worker, "compile", fake_compile)
     monkeypatch.setattr(offline._Worker, "stop", lambda self: started.set())
     offline.prefetch([("naive", (9, 0)), ("tiled", (8, 0)), ("naive", (8, 0))])
-    assert seen == [[("naive", (9, 0))], [("naive", (8, 0))]] and started.is_set()
+    assert seen == [[("naive", (9, 0)), ("naive", (8, 0))]] and started.is_set()     # sm_80 came with sm_90
     assert offline._cached("naive", (8, 0), Compiler())["ptx"] == "// naive (8, 0)"
 
 

@@ -160,25 +160,64 @@ def compile_cc(module, cc):
 
 
 def _compile_here(name, cc):
+    return _compile_here_many(name, [cc])[0]
+
+
+def _ptx_per_target(kernel, sig, ccs, bounds):
+    """{cc: PTX} of `kernel` for every compile cc of `ccs` from ONE pass of Numba's front end (typing and lowering to
+    LLVM IR: about 90 % of an offline compile, e.g. async_vec 15 of 16.6 s). Only NVVM runs per target; Numba's
+    lowering reads the target only below CC 6.0 (float64 atomics, some math), which no offline target is (ARCHS,
+    TARGETS >= 7.5), so the IR is the one a compile for each target makes (tests/test_compile.py compares the PTX).
+    An older or newer numba-cuda without these internals: one numba.cuda.compile_ptx per target."""
     from numba import cuda
+    try:
+        from numba.cuda.compiler import _compile_pyfunc_with_fixup
+        from numba.cuda.core.compiler_lock import global_compiler_lock
+    except ImportError:
+        _compile_pyfunc_with_fixup = None
+    if _compile_pyfunc_with_fixup is None or len(ccs) == 1 or min(tuple(c[:2]) for c in ccs) < (6, 0):
+        out = {}
+        for ccc in ccs:
+            with offline_device(ccc[:2]):   # device functions called by the kernel ask for the current device's cc
+                out[ccc] = cuda.compile_ptx(kernel.py_func, sig, cc=ccc, launch_bounds=bounds)[0]
+        return out
+    with offline_device(ccs[0][:2]), global_compiler_lock:
+        lib, _ = _compile_pyfunc_with_fixup(kernel.py_func, sig, device=False, abi="numba", cc=ccs[0],
+                                            launch_bounds=bounds)
+        out = {}
+        for ccc in ccs:
+            codes = lib.get_asm_strs(cc=ccc)
+            if len(codes) != 1:
+                raise RuntimeError(f"{len(codes)} PTX files for one kernel")
+            out[ccc] = codes[0]
+        return out
+
+
+def _compile_here_many(name, ccs):
+    """[_compile_here(name, cc) for cc in ccs]: PTX (one front-end pass for all, _ptx_per_target), then ptxas and
+    the SASS report per target."""
     from ..registry import module_of      # a module may name its own signature (f16 kernels: SIG)
     kernel = _kernel_by_name(name)
     # a kernel's @cuda.jit(launch_bounds=...) caps its registers on the GPU: compile offline with the same cap
     bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
-    ccc = compile_cc(module_of(name), cc)
-    with offline_device(cc):           # device functions called by the kernel ask for the current device's cc
-        ptx, _ = cuda.compile_ptx(kernel.py_func, getattr(module_of(name), "SIG", SIG), cc=ccc, launch_bounds=bounds)
-    out = {"name": name, "cc": list(cc), "ptx": ptx, "launch_bounds": list(bounds) if bounds else None}
-    if len(ccc) > 2:
-        out["arch"] = arch_name(ccc)
-    try:
-        cubin, log = ptx_to_cubin(ptx, ccc, with_log=True)
-    except OfflineCompileError as e:     # the target lacks an instruction: keep the PTX and ptxas's words
-        return {**out, "error": str(e)}
-    sass, usage = cubin_report(cubin)
-    if len(ccc) > 2:
-        out["ptxas_log"] = log           # sm_90a: ptxas says here when it serialised wgmma (C7515) or added waits (C7517)
-    return {**out, "sass": sass, "usage": usage}
+    cccs = [compile_cc(module_of(name), cc) for cc in ccs]
+    ptxs = _ptx_per_target(kernel, getattr(module_of(name), "SIG", SIG), cccs, bounds)
+    results = []
+    for cc, ccc in zip(ccs, cccs):
+        ptx = ptxs[ccc]
+        out = {"name": name, "cc": list(cc), "ptx": ptx, "launch_bounds": list(bounds) if bounds else None}
+        if len(ccc) > 2:
+            out["arch"] = arch_name(ccc)
+        try:
+            cubin, log = ptx_to_cubin(ptx, ccc, with_log=True)
+        except OfflineCompileError as e:     # the target lacks an instruction: keep the PTX and ptxas's words
+            results.append({**out, "error": str(e)})
+            continue
+        sass, usage = cubin_report(cubin)
+        if len(ccc) > 2:
+            out["ptxas_log"] = log           # sm_90a: ptxas says here when it serialised wgmma (C7515) or added waits
+        results.append({**out, "sass": sass, "usage": usage})
+    return results
 
 
 CACHE_ENV = "SGEMM_OFFLINE_CACHE"
@@ -273,11 +312,60 @@ def try_compile_many(pairs):
     pairs = [(n, tuple(cc)) for n, cc in pairs]
     folder = cache_folder()
     todo = [p for p in pairs if not (folder and os.path.exists(_cache_path(folder, *p)))]
+    first = {}
+    for n, _ in todo:
+        first.setdefault(n, len(first))
+    todo.sort(key=lambda p: first[p[0]])     # a kernel's targets side by side: one front-end pass for them
     done = {}
     if len(todo) > 1:
         for (n, cc), r in zip(todo, _compile_subprocess_many(todo)):
             done[(n, cc)] = _cached(n, cc, lambda r=r: r)     # into the cache (an entry written meanwhile wins)
     return {p: done[p] if p in done else try_compile(*p) for p in pairs}
+
+
+def _compile_pairs(pairs):
+    """[_compile_here(n, cc) for n, cc in pairs], each run of consecutive pairs of one kernel compiled from one
+    front-end pass (_compile_here_many): what the worker process answers."""
+    out, i = [], 0
+    while i < len(pairs):
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        out += _compile_here_many(pairs[i][0], [tuple(cc) for _, cc in pairs[i:j]])
+        i = j
+    return out
+
+
+def _store(name, cc, result):
+    """Put a result compiled alongside another into the disk cache, unless it is there already or another process
+    holds its lock (that process is compiling it: its own result will land)."""
+    folder = cache_folder()
+    if not folder:
+        return
+    from filelock import FileLock, Timeout
+    path = _cache_path(folder, name, cc)
+    try:
+        with FileLock(path + ".lock", timeout=0):
+            if not os.path.exists(path):
+                tmp = f"{path}.{os.getpid()}.tmp"
+                with open(tmp, "w", encoding="utf-8") as f:
+                    json.dump(result, f)
+                os.replace(tmp, path)
+    except (Timeout, OSError):
+        pass
+
+
+def _compile_with_siblings(worker, name, cc):
+    """Compile (name, cc) on `worker` together with the other ARCHS targets of that kernel the disk cache lacks: one
+    front-end pass serves them all (_ptx_per_target), and a lesson or test asking for sm_80 asks for sm_90 soon after.
+    The siblings go into the cache; returns the result for cc."""
+    folder = cache_folder()
+    extra = [a for a in ARCHS if tuple(a) != tuple(cc) and folder
+             and not os.path.exists(_cache_path(folder, name, a))] if tuple(cc) in ARCHS else []
+    results = worker.compile([(name, tuple(cc)), *[(name, tuple(a)) for a in extra]])
+    for a, r in zip(extra, results[1:]):
+        _store(name, a, r)
+    return results[0]
 
 
 class _Worker:
@@ -288,7 +376,7 @@ class _Worker:
             "from kernels_numba.infra import offline\n"
             "for line in sys.stdin:\n"
             "    try:\n"
-            "        ans = [offline._compile_here(n, tuple(cc)) for n, cc in json.loads(line)]\n"
+            "        ans = offline._compile_pairs(json.loads(line))\n"
             "    except Exception:\n"
             "        ans = {'failed': traceback.format_exc()[-3000:]}\n"
             "    out.write(json.dumps(ans) + '\\n'); out.flush()\n")
@@ -367,7 +455,7 @@ def prefetch(pairs):
             if os.path.exists(_cache_path(cache_folder(), n, tuple(cc))):
                 continue
             try:
-                _cached(n, tuple(cc), lambda n=n, cc=cc: w.compile([(n, tuple(cc))])[0])
+                _cached(n, tuple(cc), lambda n=n, cc=cc: _compile_with_siblings(w, n, cc))
             except OfflineCompileError:
                 pass                          # the cell that needs it compiles it and shows the error there
     finally:
@@ -376,7 +464,7 @@ def prefetch(pairs):
 
 
 def _compile_subprocess(name, cc):
-    return _WORKER.compile([(name, cc)])[0]
+    return _compile_with_siblings(_WORKER, name, cc)
 
 
 def _compile_subprocess_many(pairs):
