@@ -417,8 +417,28 @@ walk = [("공유 메모리 As, Bs", "cuda.shared.array((BM"), ("레지스터 rC,
 print(L7.walkthrough(rb.kernel, walk, "regblock.py"))
 """)
 md(r"""
-**4.1 상수.** `BM, BN, BK, TM, TN` 과 여기서 나오는 `BLOCK = (BN // TN, BM // TM) = (16, 16)`, `A_TILE_ROW_STRIDE`, `B_TILE_ROW_STRIDE` 는 **모듈 상수**입니다. GPU에서는 공유·로컬 배열의 모양이 컴파일 시간 상수여야 하기 때문입니다(시뮬레이터는 아무 값이나 받아 주지만 GPU는 거부합니다).
+**4.1 상수.** `BM, BN, BK, TM, TN` 과 여기서 나오는 `BLOCK = (BN // TN, BM // TM) = (16, 16)`, `A_TILE_ROW_STRIDE`, `B_TILE_ROW_STRIDE` 는 **모듈 상수**입니다. GPU에서 Numba 는 공유·로컬 배열의 모양이 컴파일 시간 상수(정수 리터럴, 모듈 상수, 그런 값 하나만 대입된 지역 이름)일 때만 커널을 컴파일하기 때문입니다. `(BM, BK + 1)` 처럼 이름이 든 계산식도, `n = A.shape[0]` 처럼 실행할 때 정해지는 크기도 GPU에서는 `TypingError` 입니다. 이 과정의 시뮬레이터도 같은 모양을 거부하고, 무엇이 상수가 아닌지와 고치는 법(모듈 상수로 옮기기)을 알려 줍니다. 아래 셀이 입력 크기로 로컬 배열을 만들어 봅니다.
+""")
+code(r"""
+import numpy as np
+from numba import cuda, float32
 
+@cuda.jit
+def run_time_shape(A):
+    n = A.shape[0]                    # 실행할 때 정해지는 크기: 배열 모양으로는 쓸 수 없습니다
+    r = cuda.local.array(n, float32)
+    r[0] = 1.0
+    A[0] = r[0]
+
+try:
+    run_time_shape[1, 1](np.zeros(4, np.float32))
+    print("FAIL: 컴파일 시간 상수가 아닌 모양을 받아 주었습니다")
+except Exception as e:                # GPU: Numba 의 TypingError, 시뮬레이터: 같은 줄과 고치는 법을 짚는 오류
+    print(f"PASS: 거부됨 ({type(e).__name__})")
+    print(str(e).splitlines()[0].split(": ", 1)[-1] if info["mode"] == "sim" else "")
+# 예상 출력: PASS: 거부됨 (SharedShapeError) / cuda.local.array 의 모양 `n` 에 컴파일 시점 상수가 아닌 `n`이 있습니다: …
+""")
+md(r"""
 **4.2 레지스터 배열.** `cuda.local.array((TM, TN), float32)` 는 이름은 "로컬"이지만, 모든 인덱스가 컴파일 시간에 정해지면(루프가 펼쳐져 `m`, `n` 이 상수가 되면) 컴파일러가 레지스터에 둡니다. 3.4절에서 `regblock` 의 로컬 메모리가 0 B 인 것이 그 증거입니다. 인덱스 하나라도 실행 중에 정해지면 배열 전체가 로컬 메모리로 갑니다.
 
 **4.3 스레드 → 출력 매핑.** 스레드 `(tx, ty)` 는 블록 타일 안에서 TM × TN = 8 × 8 부분 타일 하나를 맡습니다. 어느 부분인지는 커널이 하는 일에서 읽을 수 있습니다: 외적의 `rA` 는 그 스레드가 맡은 행들의 `As` 에서, `rB` 는 맡은 열들의 `Bs` 에서 읽으므로, 3.3절의 추적에서 스레드가 읽은 `As` 의 행과 `Bs` 의 열이 곧 그 스레드의 행과 열입니다. 아래 셀은 예로 `(tx=3, ty=5)` 의 것을 꺼내고, 256 스레드의 부분 타일이 블록 타일을 빈틈없이 한 번씩 덮는지 확인합니다. `tx`, `ty` 가 하나씩 늘 때 부분 타일이 어디로 옮겨 가는지는 직접 해보기 07-1 에서 여러분이 규칙으로 씁니다.
