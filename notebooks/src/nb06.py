@@ -312,11 +312,12 @@ else:
     print("GPU 모드: 실행 순서는 하드웨어가 정합니다 (위 셀이 GPU에서 반복 실행한 결과).")
 """)
 md(r"""
-실제 GPU에서는 어땠을까요? device 도구로 H200에서 1024³ 를 20번씩 돌린 기록과, `compute-sanitizer --tool racecheck`(공유 메모리 경쟁 검사기)의 보고입니다.
+실제 GPU에서는 어땠을까요? device 도구로 {{gpu}}에서 {{race_n}}³ 를 {{race_runs}}번씩 돌린 기록과, `compute-sanitizer --tool racecheck`(공유 메모리 경쟁 검사기)의 보고입니다.
 """)
 code(r"""
 r = rec["races"]
-print(f"기록: {rec.gpu} ({rec.date}), {r['n']}³, 새 난수 입력으로 {r['runs']}회씩")
+inputs = {"fresh": "실행마다 새 난수 입력으로", "one": "GPU에 한 번 올린 한 입력으로"}[r["inputs"]]   # 기록 방식
+print(f"기록: {rec.gpu} ({rec.date}), {r['n']}³, {inputs} {r['runs']}회씩")
 for name, c in r["cases"].items():
     print(f"  {name:9s} 틀린 횟수 {c['wrong_runs']:2d}/{r['runs']}, 최대 상대 오차 {c['worst_rel_err']:.2e}")
 rc = rec["racecheck"]
