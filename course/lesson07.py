@@ -16,7 +16,7 @@ from sim import occupancy as occ
 CCS = ((8, 0), (9, 0))
 GPUS = ("A100", "H100", "H200")
 STALL_KEYS = ("selected", "not_selected", "short_scoreboard", "mio_throttle", "long_scoreboard", "barrier",
-              "math_pipe_throttle")
+              "math_pipe_throttle", "wait")
 
 
 class Report(dict):
@@ -205,7 +205,7 @@ def occupancy_rules(regs_by_cc, smem):
     rb = _rb()
     lines, pct = [], {}
     for regs in (90, 104):
-        s, o = occ.seed_estimate(regs), occ.occupancy("H100", regs, rb.THREADS, smem)
+        s, o = occ.division_estimate(regs), occ.occupancy("H100", regs, rb.THREADS, smem)
         pct[regs] = (100 * s.occupancy, o.percent)
         lines.append(f"레지스터 {regs:3d}개 — 나눗셈: {s.warps}워프 → {100 * s.occupancy:.1f}% | 규칙: {o.summary()}")
     for g in GPUS:
