@@ -305,6 +305,17 @@ def ilp(sass_rb, sass_tiled):
     return Report(lines, **loops)
 
 
+def compile_error(kernel, *args):
+    """4.1: launch `kernel[1, 1](*args)` expecting the GPU compiler's refusal (a shape that is not a compile-time
+    constant); 'PASS: 거부됨 (error type)' and, on the simulator, the first line of its message (what and the fix)."""
+    try:
+        kernel[1, 1](*args)
+    except Exception as e:                 # noqa: BLE001 - GPU: numba's TypingError; simulator: SharedShapeError
+        first = str(e).splitlines()[0].split(": ", 1)[-1] if kn.device.SIMULATOR else ""
+        return Report([f"PASS: 거부됨 ({type(e).__name__})"] + ([first] if first else []), error=e)
+    return Report(["FAIL: 컴파일 시간 상수가 아닌 모양을 받아 주었습니다"], error=None)
+
+
 def stall_table(rec, names=None, keys=STALL_KEYS):
     """Recorded ncu warp-state shares (%) per kernel, and MIO waits = short_scoreboard + mio_throttle (mostly shared
     memory in these kernels; special-function and some other instructions also go through the MIO pipe), as a share

@@ -429,15 +429,9 @@ from numba import cuda, float32
 def run_time_shape(A):
     n = A.shape[0]                    # 실행할 때 정해지는 크기: 배열 모양으로는 쓸 수 없습니다
     r = cuda.local.array(n, float32)
-    r[0] = 1.0
     A[0] = r[0]
 
-try:
-    run_time_shape[1, 1](np.zeros(4, np.float32))
-    print("FAIL: 컴파일 시간 상수가 아닌 모양을 받아 주었습니다")
-except Exception as e:                # GPU: Numba 의 TypingError, 시뮬레이터: 같은 줄과 고치는 법을 짚는 오류
-    print(f"PASS: 거부됨 ({type(e).__name__})")
-    print(str(e).splitlines()[0].split(": ", 1)[-1] if info["mode"] == "sim" else "")
+print(L7.compile_error(run_time_shape, np.zeros(4, np.float32)))   # GPU 처럼 거부되는가
 # 예상 출력: PASS: 거부됨 (SharedShapeError) / cuda.local.array 의 모양 `n` 에 컴파일 시점 상수가 아닌 `n`이 있습니다: …
 """)
 md(r"""
