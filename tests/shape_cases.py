@@ -125,24 +125,61 @@ def over_lines(A):
     A[0] = s[0, 0]
 
 
+@cuda.jit(device=True)
+def _fill(A, n):
+    s = cuda.shared.array(n, float32)     # a device function's parameter: a constant when its caller passes one
+    s[0] = 1.0
+    A[0] = s[0]
+
+
+@cuda.jit(device=True)
+def _fill_twice_removed(A, m):
+    _fill(A, m)
+
+
+def device_literal(A):
+    _fill(A, 8)
+
+
+def device_module_constant(A):
+    _fill(A, T)
+
+
+def device_through_two_calls(A):
+    _fill_twice_removed(A, 4)
+
+
+def device_from_input(A):
+    _fill(A, A.shape[0])                                # BUG: the caller passes a run-time size
+
+
+def device_two_calls_from_input(A):
+    k = A.shape[0]                                      # BUG, two calls away
+    _fill_twice_removed(A, k)
+
+
 CASES = {f.__name__: (f, ok) for ok, fs in (
     (True, (module_constants, literal_arithmetic, local_name_literal, local_name_of_constant, module_tuple,
-            keyword_shape, local_literal, closure_constant)),
+            keyword_shape, local_literal, closure_constant, device_literal, device_module_constant,
+            device_through_two_calls)),
     (False, (arithmetic_on_names, name_from_arithmetic, shape_from_input, local_from_input, local_arithmetic,
-             two_values, augmented, over_lines))) for f in fs}
+             two_values, augmented, over_lines, device_from_input, device_two_calls_from_input))) for f in fs}
 # what the error names: the part of the shape that is not a constant
 CULPRIT = {"arithmetic_on_names": "T + 1", "name_from_arithmetic": "n = T + 1", "shape_from_input": "A.shape[0]",
            "local_from_input": "A.shape[0]", "local_arithmetic": "T + 1", "two_values": "n = 8",
-           "augmented": "n += 1", "over_lines": "A.shape[0]"}
+           "augmented": "n += 1", "over_lines": "A.shape[0]", "device_from_input": "A.shape[0]",
+           "device_two_calls_from_input": "k = A.shape[0]"}
 
 
 if __name__ == "__main__":      # with NUMBA_ENABLE_CUDASIM=0: what numba-cuda's compiler says, one line per case
     import json
-    from numba import types
+
+    from kernels_numba.infra.offline import offline_device    # device functions ask for a device's CC
     out = {}
     for name, (f, _) in CASES.items():
         try:
-            cuda.compile_ptx(f, (float32[:],), cc=(8, 0))
+            with offline_device((8, 0)):
+                cuda.compile_ptx(f, (float32[:],), cc=(8, 0))
             out[name] = True
         except Exception as e:  # noqa: BLE001 - the compiler's verdict is what we record
             out[name] = type(e).__name__

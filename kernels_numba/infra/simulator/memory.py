@@ -17,11 +17,13 @@ import ast
 import ctypes
 import inspect
 import linecache
+import os
 import re
 import sys
 import textwrap
 
 import numpy as np
+import numba.cuda.simulator as _numba_simulator
 from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
 
 from . import limits, racecheck
@@ -630,20 +632,74 @@ def _bindings(fn, name):
     return out
 
 
-def _runtime_part(node, fn, depth=0):
+_NUMBA_SIM = os.path.dirname(_numba_simulator.__file__)     # numba's simulator (its device-function wrapper)
+_HERE = os.path.dirname(__file__)                             # the course's simulator (the scheduler starts kernels)
+
+
+def _caller(frame):
+    """The user frame that called device function `frame` (numba's device-function wrapper skipped), or None when
+    `frame` is the kernel itself (the course's scheduler started it)."""
+    f = frame.f_back if frame is not None else None
+    while f is not None and (f.f_code.co_filename.startswith(_NUMBA_SIM)     # the device function's __call__
+                             or (f.f_code.co_name == "_launch" and f.f_code.co_filename.startswith(_HERE))):
+        f = f.f_back
+    return None if f is None or f.f_code.co_filename.startswith(_HERE) else f
+
+
+def _argument_at_call(frame, fn, name):
+    """(expression, caller frame, caller FunctionDef) that the caller of device function `frame` passed for its
+    parameter `name`; None when the call cannot be found (then the argument is trusted)."""
+    caller = _caller(frame)
+    found = _function_tree(caller.f_code) if caller is not None else None
+    if found is None:
+        return None
+    cfn, first = found
+    line, callee = caller.f_lineno, frame.f_code.co_name
+    calls = [n for n in ast.walk(cfn) if isinstance(n, ast.Call)
+             and n.lineno + first - 1 <= line <= n.end_lineno + first - 1]
+    named = [c for c in calls if ast.unparse(c.func).split(".")[-1] == callee]
+    calls = named or (calls if len(calls) == 1 else [])
+    if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args):
+        return None
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    call = calls[0]
+    i = params.index(name) if name in params else None
+    if i is not None and i < len(call.args):
+        return call.args[i], caller, cfn
+    kw = next((k.value for k in call.keywords if k.arg == name), None)
+    return (kw, caller, cfn) if kw is not None else None        # left out: its default, a constant
+
+
+def _runtime_part(node, fn, depth=0, frame=None, used=None):
     """None if shape expression `node` is a compile-time constant for Numba on the GPU, else (expression, why_ko,
     why_en): integer literals, arithmetic on literals only, names of module-level (or closure) constants, and local
     names assigned one such value are constants; a kernel argument, an attribute (`A.shape[0]`, `cfg.TILE`), an
     index, a call and arithmetic on names are not (each measured with numba-cuda's compiler)."""
     if isinstance(node, ast.Tuple):
-        return next((r for r in (_runtime_part(e, fn, depth) for e in node.elts) if r), None)
+        return next((r for r in (_runtime_part(e, fn, depth, frame, used) for e in node.elts) if r), None)
     if _constant_only(node):
         return None
     text = ast.unparse(node)
     if isinstance(node, ast.Name) and fn is not None:
         if node.id in {a.arg for a in fn.args.args + fn.args.posonlyargs + fn.args.kwonlyargs}:
-            return (text, f"{josa(f'`{text}`', '은/는')} 커널(함수) 인자라 실행할 때 정해지는 값입니다",
-                    f"`{text}` is a kernel (function) argument, a run-time value")
+            if used is not None:
+                used.append(True)              # the verdict depends on who called: cached per call chain
+            if _caller(frame) is None:         # the kernel's own argument: always a run-time value
+                return (text, f"{josa(f'`{text}`', '은/는')} 커널 인자라 실행할 때 정해지는 값입니다",
+                        f"`{text}` is a kernel argument, a run-time value")
+            # a device function's parameter: Numba specializes it on what the caller passes (a literal stays one)
+            at = _argument_at_call(frame, fn, node.id) if depth < 8 else None
+            if at is None:
+                return None
+            expr, caller, cfn = at
+            inner = _runtime_part(expr, cfn, depth + 1, caller, used)
+            if inner:
+                call = frame.f_code.co_name
+                return (text, f"{josa(f'`{text}`', '은/는')} 장치 함수 인자인데, {josa(f'`{call}`', '을/를')} 부르는 "
+                        f"곳에서 {josa(f'`{ast.unparse(expr)}`', '이/가')} 넘어옵니다: {inner[1]}",
+                        f"`{text}` is a device-function parameter; the call of `{call}` passes `{ast.unparse(expr)}`: "
+                        f"{inner[2]}")
+            return None
         binds = _bindings(fn, node.id)
         if not binds:                           # a module-level or closure constant: Numba freezes it
             return None
@@ -653,7 +709,7 @@ def _runtime_part(node, fn, depth=0):
             stmt = "; ".join(dict.fromkeys(ast.unparse(s).splitlines()[0] for _, s in binds))
             return (text, f"{josa(f'`{text}`', '은/는')} 한 값으로 정해지지 않습니다(`{stmt}`)",
                     f"`{text}` is not bound to one constant (`{stmt}`)")
-        inner = _runtime_part(binds[0][0], fn, depth + 1) if depth < 8 else None
+        inner = _runtime_part(binds[0][0], fn, depth + 1, frame, used) if depth < 8 else None
         if inner:
             return (text, f"{josa(f'`{text}`', '은/는')} {josa(f'`{stmt}`', '으로/로')} 정해지는데 {inner[1]}",
                     f"`{text}` comes from `{stmt}`; {inner[2]}")
@@ -667,9 +723,10 @@ def _runtime_part(node, fn, depth=0):
             f"`{text}` is computed at run time (an attribute, an index or a call)")
 
 
-def _shape_problem(frame, kind):
+def _shape_problem(frame, kind, used=None):
     """The error message if the `cuda.<kind>.array` declaration at `frame`'s line has a shape that is not a
-    compile-time constant, else None."""
+    compile-time constant, else None; appends to `used` when the verdict looked at the caller (a device function's
+    parameter)."""
     code, line = frame.f_code, frame.f_lineno
     found = _function_tree(code)
     if found is not None:
@@ -685,7 +742,7 @@ def _shape_problem(frame, kind):
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).endswith(f"{kind}.array")]
     for call in calls:
         shape = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "shape"), None)
-        bad = _runtime_part(shape, fn) if shape is not None else None
+        bad = _runtime_part(shape, fn, 0, frame, used) if shape is not None else None
         if bad:
             what, why_ko, why_en = bad
             shp = ast.unparse(shape)
@@ -704,14 +761,26 @@ def _shape_problem(frame, kind):
 def check_literal_shape(frame, kind="shared"):
     """SharedShapeError if the shape of the `cuda.shared.array` (kind 'shared') or `cuda.local.array` ('local')
     declared at `frame`'s line is not a compile-time constant, as Numba on the GPU requires: literals, arithmetic on
-    literals, module-level constants, a local assigned one such value are fine; `(BM, BK + 1)`, `A.shape[0]`, a
-    kernel argument are a TypingError on the GPU (`TILE + 1` measured on the H100, the rest with numba-cuda's
+    literals, module-level constants, a local assigned one such value, a device function's parameter given one of
+    those by its caller are fine; `(BM, BK + 1)`, `A.shape[0]`, a kernel argument are a TypingError on the GPU (`TILE + 1` measured on the H100, the rest with numba-cuda's
     compiler)."""
     site = (frame.f_code, frame.f_lineno, kind)
     if site not in _SHAPE_CHECKED:
-        _SHAPE_CHECKED[site] = _shape_problem(frame, kind)
-    if _SHAPE_CHECKED[site]:
-        raise SharedShapeError(_SHAPE_CHECKED[site])
+        used = []
+        msg = _shape_problem(frame, kind, used)
+        _SHAPE_CHECKED[site] = (msg, bool(used))
+    msg, per_call = _SHAPE_CHECKED[site]
+    if per_call:                               # a device function's parameter: judged per chain of call sites
+        chain, f = [], frame
+        while f is not None:
+            chain.append((f.f_code, f.f_lineno))
+            f = _caller(f)
+        key = tuple(chain) + (kind,)
+        if key not in _SHAPE_CHECKED:
+            _SHAPE_CHECKED[key] = (_shape_problem(frame, kind), False)
+        msg = _SHAPE_CHECKED[key][0]
+    if msg:
+        raise SharedShapeError(msg)
 
 
 def alloc(shared, shape, dtype, alignment, frame):
