@@ -1,4 +1,4 @@
-"""Solution, 07 직접 해보기 3: one k step of an asymmetric TM x TN thread tile, by hand (compare sim.outer.intensity)."""
+"""Solution, 07 6.4절 손 계산 (tests/test_lesson07.py): one k step of an asymmetric TM x TN thread tile, by hand."""
 
 
 def asym_tile(TM=4, TN=16, itemsize=4):

@@ -1,4 +1,4 @@
-"""Solution, 07 직접 해보기 2: blocks per SM that the registers alone allow, by hand (CUDA's occupancy-calculator rules)."""
+"""Solution, 07 직접 해보기 07-4: blocks per SM that the registers alone allow, by hand (CUDA's occupancy-calculator rules)."""
 WARP = 32
 
 

@@ -1,4 +1,5 @@
-"""On a GPU: how often do the kernels missing a barrier give a wrong result? (Run them many times on fresh data.)
+"""On a GPU: how often do the kernels missing a barrier give a wrong result? (Run them many times on one input put on
+the device once: the race shows up run to run through timing; the record says so in races.inputs.)
 
 Usage: python benchmarks/gpu_races.py [--n 1024] [--runs 20] [--json out.json]
 With --once: launch tiled, no_sync1, no_sync2 once each on a small problem (for compute-sanitizer racecheck).
@@ -32,7 +33,7 @@ def main():
             launch(A, B, np.zeros((64, 64), np.float32))
         return 0
     from course import lesson06          # the notebook's own runner: one definition of "wrong"
-    out = {"n": a.n, "runs": a.runs, "cases": {}}
+    out = {"n": a.n, "runs": a.runs, "inputs": "one", "cases": {}}     # lesson06.race_outcomes on a GPU: one upload
     for name, o in lesson06.race_outcomes(a.n, a.runs, seed=7, names=[n for n, _ in CASES]).items():
         out["cases"][name] = {"wrong_runs": int(o["wrong"]), "worst_rel_err": o["worst"]}
         print(f"{name:9s} wrong in {o['wrong']:2d}/{a.runs} runs, worst relative error {o['worst']:.2e}")

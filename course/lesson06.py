@@ -386,6 +386,20 @@ def shared_sizes(rec_occ, kernels=("tiled", "tiled_pad")):
     return rows
 
 
+def offline_occupancy(kernel="tiled", gpus=("A100", "H100", "H200")):
+    """{gpu: (registers, Occupancy)}: registers from the offline compile for each GPU's compute capability, shared
+    memory as declared (the size the loaded kernel reports, 4.2), the kernel's block size: what limits blocks per SM."""
+    specs = [occ.get_spec(g) for g in gpus]
+    comp = compiled([(kernel, s.cc) for s in specs])
+    m, ks = kn.get(kernel).module, kn.get(kernel)
+    smem = 2 * m.TILE_SIZE * getattr(m, "TILE_PAD", m.TILE_SIZE) * 4
+    out = {}
+    for s in specs:
+        regs = comp[(kernel, s.cc)]["usage"]["registers"]
+        out[s.name] = (regs, occ.occupancy(s, regs, ks.threads, smem))
+    return out
+
+
 def reserved_per_block(smem, regs=32, threads=256, gpus=("A100", "H100", "H200")):
     """{gpu: (reserved bytes, bytes allocated per block, blocks per SM shared memory alone allows)} from sim.occupancy.
     gpus: names in sim.occupancy.GPUS or GpuSpecs (keyed by their name)."""

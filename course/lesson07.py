@@ -16,7 +16,7 @@ from sim import occupancy as occ
 CCS = ((8, 0), (9, 0))
 GPUS = ("A100", "H100", "H200")
 STALL_KEYS = ("selected", "not_selected", "short_scoreboard", "mio_throttle", "long_scoreboard", "barrier",
-              "math_pipe_throttle")
+              "math_pipe_throttle", "wait")
 
 
 class Report(dict):
@@ -205,7 +205,7 @@ def occupancy_rules(regs_by_cc, smem):
     rb = _rb()
     lines, pct = [], {}
     for regs in (90, 104):
-        s, o = occ.seed_estimate(regs), occ.occupancy("H100", regs, rb.THREADS, smem)
+        s, o = occ.division_estimate(regs), occ.occupancy("H100", regs, rb.THREADS, smem)
         pct[regs] = (100 * s.occupancy, o.percent)
         lines.append(f"레지스터 {regs:3d}개 — 나눗셈: {s.warps}워프 → {100 * s.occupancy:.1f}% | 규칙: {o.summary()}")
     for g in GPUS:
@@ -303,6 +303,17 @@ def ilp(sass_rb, sass_tiled):
     lines = [f"{k:20s}: 명령 {v['n']:3d}개, FFMA {v['FFMA']:2d}, LDS {v['LDS']:2d}, BAR {v['BAR']}, FFMA 의존 사슬 최대 {v['chain']}"
              for k, v in loops.items()]
     return Report(lines, **loops)
+
+
+def compile_error(kernel, *args):
+    """4.1: launch `kernel[1, 1](*args)` expecting the GPU compiler's refusal (a shape that is not a compile-time
+    constant); 'PASS: 거부됨 (error type)' and, on the simulator, the first line of its message (what and the fix)."""
+    try:
+        kernel[1, 1](*args)
+    except Exception as e:                 # noqa: BLE001 - GPU: numba's TypingError; simulator: SharedShapeError
+        first = str(e).splitlines()[0].split(": ", 1)[-1] if kn.device.SIMULATOR else ""
+        return Report([f"PASS: 거부됨 ({type(e).__name__})"] + ([first] if first else []), error=e)
+    return Report(["FAIL: 컴파일 시간 상수가 아닌 모양을 받아 주었습니다"], error=None)
 
 
 def stall_table(rec, names=None, keys=STALL_KEYS):

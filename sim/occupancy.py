@@ -215,8 +215,8 @@ class Occupancy:
 
 
 @dataclass(frozen=True)
-class SeedEstimate:
-    """The seed's shortcut (65536 / regs threads, floored to whole warps): no allocation granularity, no blocks."""
+class DivisionEstimate:
+    """The plain division shortcut (65536 / regs threads, floored to whole warps): no allocation granularity, no blocks."""
     regs: int
     threads: int
     warps: int
@@ -412,8 +412,8 @@ def mean_warps_per_scheduler(grid_blocks, blocks_per_sm, warps_per_block, sm_cou
     return grid_blocks * warps_per_block / (waves * sm_count * schedulers)
 
 
-def seed_estimate(regs, regs_per_sm=65536, max_threads=2048) -> SeedEstimate:
-    """The seed's method (module 7 §3.5): regs_per_sm // regs threads, floored to whole warps, over max_threads."""
+def division_estimate(regs, regs_per_sm=65536, max_threads=2048) -> DivisionEstimate:
+    """The plain division shortcut, as often taught: regs_per_sm // regs threads, floored to whole warps, over max_threads."""
     regs = _int("스레드당 레지스터 수", "registers per thread", regs)
     if regs <= 0:
         raise _error("레지스터 수는 1 이상이어야 합니다.", "registers must be >= 1.", "양의 정수를 넣으세요.",
@@ -426,7 +426,7 @@ def seed_estimate(regs, regs_per_sm=65536, max_threads=2048) -> SeedEstimate:
              f"{threads} / 32 = {warps} 워프 → {aligned} 스레드",
              f"점유율 = {aligned} / {max_threads} = {100 * occ:.1f}% "
              "(할당 단위·서브파티션·블록 단위 반올림을 무시한 추정)"]
-    return SeedEstimate(regs, threads, warps, aligned, occ, steps)
+    return DivisionEstimate(regs, threads, warps, aligned, occ, steps)
 
 
 def occupancy_of_kernel(kernel_resources, spec) -> Occupancy:

@@ -166,6 +166,18 @@ def test_shared_sizes_and_the_reserved_kilobyte():
     assert occ_rec["device_attributes"]["RESERVED_SHARED_MEMORY_PER_BLOCK"] == 1024
 
 
+def test_tiled_occupancy_with_its_registers_is_limited_by_warps():
+    """4.2 and 5 Q4: with the compiled register count, tiled fills all 64 warps of A100/H100/H200 (limiter: warps);
+    the H200 record's occupancy API agrees."""
+    occ_rec = course.recorded("occupancy_check_h200")
+    out = lesson06.offline_occupancy("tiled")
+    for g, (regs, o) in out.items():
+        assert (o.blocks_per_sm, o.active_warps, o.max_warps, o.limiter) == (8, 64, 64, "warps"), (g, o)
+        assert o.percent == 100.0 and o.smem_per_block == 2048
+    row = next(r for r in occ_rec["registry"] if r["kernel"] == "tiled")
+    assert out["H200"][0] == row["registers"]
+
+
 def test_shared_bound_from_the_recorded_run():
     b = lesson06.shared_bound(REC, "tiled")
     f = REC["device_facts"]

@@ -323,3 +323,19 @@ def test_here_helpers_on_this_gpu_use_the_loaded_kernel():
     assert sl.lines[-1].startswith(f"{label}, 올라간 커널: ")
     assert f"(선언 {o.smem_per_block:,} + 시스템 예약 {gpu.smem_reserved_per_block:,})" in sl.lines[-1]
     assert sl.lines[-1].endswith(f"공유 메모리만으로는 {o.limits['shared memory']}블록")
+
+
+def test_compile_error_shows_the_refusal_of_a_run_time_shape():
+    """4.1's cell: a local array sized by A.shape[0] is refused (GPU: TypingError; simulator: the same refusal, with
+    what is wrong and the fix); a literal shape runs, which the function reports as FAIL."""
+    import numpy as np
+    from numba import cuda
+
+    import shape_cases
+    bad = L7.compile_error(cuda.jit(shape_cases.local_from_input), np.ones(4, np.float32))
+    want = "SharedShapeError" if kn.device.SIMULATOR else "TypingError"
+    assert bad.lines[0] == f"PASS: 거부됨 ({want})"
+    if kn.device.SIMULATOR:
+        assert "`n = A.shape[0]`" in bad.lines[1] and "모듈 수준 상수" in bad.lines[1]
+    good = L7.compile_error(cuda.jit(shape_cases.local_literal), np.ones(4, np.float32))
+    assert good.lines[0].startswith("FAIL") and good["error"] is None

@@ -9,7 +9,7 @@ import pytest
 from kernels_numba.infra.errors import CourseInputError
 from course import records
 from sim import occupancy as occ
-from sim.occupancy import GPUS, occupancy, seed_estimate
+from sim.occupancy import GPUS, occupancy, division_estimate
 
 A100, H100, H200 = GPUS["A100"], GPUS["H100"], GPUS["H200"]
 RECORDED = pathlib.Path(__file__).resolve().parents[1] / "course" / "recorded" / "occupancy_check_h200.json"
@@ -134,7 +134,7 @@ def test_properties_over_a_grid():
 
 
 def test_seed_shortcut_reproduces_its_figures_and_overestimates():
-    s90, s104 = seed_estimate(90), seed_estimate(104)
+    s90, s104 = division_estimate(90), division_estimate(104)
     assert (s90.threads, s90.warps, s90.threads_in_warps) == (728, 22, 704)
     assert round(100 * s90.occupancy, 1) == 34.4
     assert (s104.threads, s104.warps, s104.threads_in_warps) == (630, 19, 608)
@@ -145,7 +145,7 @@ def test_seed_shortcut_reproduces_its_figures_and_overestimates():
     # even without block rounding (32-thread blocks) the granularity gives 20 and 16 warps, not 22 and 19
     assert occupancy(A100, 90, 32).active_warps == 20 and occupancy(A100, 104, 32).active_warps == 16
     for regs in range(1, 256):                  # the shortcut never underestimates
-        assert occupancy(A100, regs, 256).occupancy <= min(seed_estimate(regs).occupancy, 1.0)
+        assert occupancy(A100, regs, 256).occupancy <= min(division_estimate(regs).occupancy, 1.0)
 
 
 def test_specs():

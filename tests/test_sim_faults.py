@@ -1,6 +1,7 @@
 """Faults the GPU has and the simulator now shows as clear errors (thread, block, kernel line), barriers deleted from
 the course's own Tensor Core kernels, and the launch/environment checks found trying the course as a user would."""
 import contextlib
+import json
 import os
 import re
 import subprocess
@@ -15,6 +16,8 @@ from numba.types import float16
 import kernels_numba as kn
 from kernels_numba.infra import ptx
 from kernels_numba.infra.simulator import errors as E, racecheck
+
+import shape_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 sim_only = pytest.mark.sim_only("a property of the course's simulator (on a GPU these are hardware faults or races)")
@@ -234,6 +237,40 @@ def test_shared_shape_must_be_compile_time_constants_as_on_the_gpu():
     out = np.zeros(1, np.float32)
     _shape_module_constant[1, 1](out)
     assert out[0] == 1.0
+
+
+@sim_only
+@pytest.mark.parametrize("case", sorted(shape_cases.CASES))
+def test_array_shapes_the_gpu_rejects_are_rejected_with_the_fix(case):
+    """cuda.shared.array / cuda.local.array: the simulator accepts exactly the shapes Numba on the GPU compiles; a
+    run-time shape (an argument, `A.shape[0]`, a name assigned twice) is an error naming it and the fix."""
+    from kernels_numba.infra.simulator.memory import SharedShapeError
+    fn, ok = shape_cases.CASES[case]
+    A = np.ones(4, np.float32)
+    if ok:
+        cuda.jit(fn)[1, 1](A)
+        assert A[0] == 1.0
+        return
+    with pytest.raises(SharedShapeError) as err:
+        cuda.jit(fn)[1, 1](A)
+    msg = str(err.value)
+    assert shape_cases.CULPRIT[case] in msg and "컴파일 시점 상수" in msg and "모듈 수준 상수" in msg
+    assert "shape_cases.py:" in msg and "TypingError" in msg
+
+
+def test_shape_cases_match_numba_cuda_compiler():
+    """The expectations above are the GPU compiler's: numba-cuda's compile_ptx (no GPU needed) on every case."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0", PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "shape_cases.py")], env=env, capture_output=True,
+                       text=True, timeout=300, cwd=ROOT)
+    if r.returncode != 0 and "NVVM" in r.stderr:
+        pytest.skip("no libNVVM here: " + r.stderr.strip().splitlines()[-1])
+    assert r.returncode == 0, r.stderr[-2000:]
+    verdicts = json.loads(r.stdout.strip().splitlines()[-1])
+    for name, (_, ok) in shape_cases.CASES.items():
+        assert (verdicts[name] is True) == ok, (name, verdicts[name])
+        if not ok:
+            assert verdicts[name] == "TypingError", (name, verdicts[name])
 
 
 # ------------------------------------------------------------------- every PTX wrapper checks its address spaces

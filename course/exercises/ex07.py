@@ -341,8 +341,8 @@ def _row_major(rows, cols, passes):
 
 @exercise("07-2", "협력적 로딩: 스레드가 채우는 공유 메모리 원소", "4.4절",
           hints=("한 패스에서 블록의 모든 스레드가 타일의 연속한 원소를 하나씩 채우고, 패스마다 그다음 행들로 "
-                 "내려갑니다. 이웃한 스레드가 한 행의 이웃한 원소를 맡으면 워프의 로드가 전역 메모리의 연속한 바이트가 "
-                 "됩니다(병합, coalescing).",
+                 "내려갑니다. 이웃한 스레드가 한 행의 이웃한 원소를 맡으면 워프의 로드가 글로벌 메모리의 연속한 바이트가 "
+                 "됩니다(코얼레싱, coalescing).",
                  "한 행은 cols 개의 원소입니다. 스레드 128개가 한 패스에 몇 행을 채우나요? tid 가 1 늘면 행과 열 중 어느 "
                  "것이 움직여야 하나요?"),
           questions={
@@ -350,7 +350,7 @@ def _row_major(rows, cols, passes):
                              "나누고 있나요? 같은 함수가 As(32×8)와 Bs(8×32) 둘 다에 맞나요?",
               "overlap": "같은 원소를 채운 두 (tid, 패스)를 보세요. 패스가 하나 늘 때 행은 몇 행 내려가야 하나요?",
               "pass_repeat": "패스 번호 p 가 바뀌면 이 스레드가 채우는 원소도 바뀌나요?",
-              "uncoalesced": "tid 와 tid + 1 이 읽는 두 전역 원소는 메모리에서 이웃해 있나요? 행 우선 행렬에서 이웃한 "
+              "uncoalesced": "tid 와 tid + 1 이 읽는 두 글로벌 메모리 원소는 메모리에서 이웃해 있나요? 행 우선 행렬에서 이웃한 "
                              "주소는 같은 행의 이웃한 열입니다.",
               "host_helper": "이 장치 함수가 부르는 함수는 GPU 에서 돌 수 있는 @cuda.jit 함수인가요?",
           },
@@ -414,13 +414,13 @@ def check_load_coords(student):
         mine, best = sectors(got), sectors(_row_major(rows, cols, got.shape[1]))
         if mine > best:
             n_req = (THREADS // 32) * got.shape[1]
-            return technique(ex, "uncoalesced", "병합된(coalesced) 전역 메모리 로드", f"{name} 타일을 채울 때 워프의 로드 "
+            return technique(ex, "uncoalesced", "코얼레싱된(coalesced) 글로벌 메모리 로드", f"{name} 타일을 채울 때 워프의 로드 "
                              f"한 번이 32바이트 섹터를 평균 {mine / n_req:.1f}개 건드립니다(이웃한 스레드가 한 행의 이웃한 "
-                             f"원소를 맡으면 {best / n_req:.1f}개). 이웃한 스레드가 전역 메모리에서 멀리 떨어진 주소를 읽어 "
+                             f"원소를 맡으면 {best / n_req:.1f}개). 이웃한 스레드가 글로벌 메모리에서 멀리 떨어진 주소를 읽어 "
                              "메모리 트랜잭션이 늘어납니다.",
                              f"  (행 우선 행렬, 행마다 float {PITCH}개로 센 값입니다.)")
     return passed(ex, f"As({BM}×{BK})와 Bs({BK}×{BN}), 그리고 다른 타일 모양 {len(maps) - 2}가지의 원소를 {THREADS} "
-                  "스레드가 정확히 한 번씩 채우고, 워프의 로드가 병합되며, 커널 결과도 numpy 와 일치합니다"
+                  "스레드가 정확히 한 번씩 채우고, 워프의 로드가 코얼레싱되며, 커널 결과도 numpy 와 일치합니다"
                   + (" (경쟁 검출기: 경쟁 없음)." if device.SIMULATOR else "."))
 
 

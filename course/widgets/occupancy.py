@@ -96,7 +96,7 @@ class OccupancyExplorer(live.LiveView):
         ax = fig.add_subplot()
         ax.step(xs, [o.percent for _, o in sweep], where="post", color="tab:blue",
                 label=f"CUDA 규칙: 블록당 {r.threads_per_block} 스레드, 공유 메모리 {r.smem_per_block} B")
-        seed = [100 * occ.seed_estimate(x, spec.regs_per_sm, spec.max_threads_per_sm).occupancy for x in xs]
+        seed = [100 * occ.division_estimate(x, spec.regs_per_sm, spec.max_threads_per_sm).occupancy for x in xs]
         ax.plot(xs, seed, "--", color="gray", lw=1, label="흔한 어림셈: 65536 / 레지스터 (워프 단위 내림만)")
         ax.plot([r.regs_per_thread], [r.percent], "o", color="tab:red", ms=8, zorder=3,
                 label=f"지금: 레지스터 {r.regs_per_thread}개 → {r.percent:.1f}% (한도: {occ.LIMITER_KO.get(r.limiter, r.limiter)})")

@@ -190,6 +190,14 @@ def rule_text():
             "wgmma·TMA 를 쓰는 레벨 7 커널(노트북 11)은 sm_90a 전용이라 CC 9.0 (H100·H200) GPU 에서만 GPU 로 돕니다.")
 
 
+def _sim_limit():
+    """The simulator's M·N·K limit as the banner writes it (256³ rather than 16,777,216 when it is a cube)."""
+    from ..launch import sim_max_mnk          # lazy: launch imports this module
+    n = sim_max_mnk()
+    side = round(n ** (1 / 3))
+    return f"{side}³" if side ** 3 == n else f"{n:,}"
+
+
 def banner_text():
     """Korean one-paragraph description of the active mode, with the hardware rule."""
     if SIMULATOR and SIM_CC:
@@ -198,8 +206,10 @@ def banner_text():
                 "별도 프로세스의 시뮬레이터로 보냅니다. " + rule_text())
     if SIMULATOR:
         return ("🧪 시뮬레이터 모드 (Numba CUDA simulator) — " + REASON + ". "
-                "커널은 CPU에서 CUDA 스레드 하나하나를 흉내 내며 실행됩니다. 계산 결과(정답/오답)는 GPU와 같지만 "
-                "수천 배 느리므로 작은 행렬(한 변 128 이하)만 쓰고, 실행 시간은 재지 않습니다. "
+                "커널은 CPU에서 CUDA 스레드 하나하나를 흉내 내며 실행됩니다. 올바른 커널은 GPU와 같은 답(허용 오차 "
+                "안)을 내고, 배리어나 대기가 빠진 커널은 매번 틀리거나 경쟁 검출기가 멈춰 세웁니다(GPU에서는 타이밍에 "
+                f"따라 가끔만 틀릴 수 있습니다). GPU보다 훨씬 느리므로 작은 행렬(M·N·K ≤ {_sim_limit()})만 쓰고, "
+                "실행 시간은 재지 않습니다. "
                 "성능 수치는 실제 GPU에서 기록한 값(recorded)으로 보여 줍니다. 시뮬레이터에서는 모든 커널이 실행됩니다. "
                 + rule_text() +
                 f" GPU가 있는데 강제로 시뮬레이터를 쓰려면 {ENV}=sim, GPU를 강제하려면 {ENV}=gpu.")

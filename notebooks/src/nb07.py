@@ -52,6 +52,8 @@ _VEC_CPI = sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'
 FIG["vec_warps"], FIG["vec_cpi"] = f"{_VEC_WARPS:.2f}", f"{_VEC_CPI:.2f}"
 FIG["vec_issue"] = f"{100 * min(1, _VEC_WARPS / _VEC_CPI):.0f}"          # as §4.10's cell computes it
 FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
+FIG.update(warps_h100=_occ.GPUS["H100"].max_warps_per_sm, warps_rtx40=_occ.GPUS["RTX 4090"].max_warps_per_sm,
+           warps_t4=_occ.GPUS["T4"].max_warps_per_sm)        # SM warp limits by generation (3.5)
 _LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
 _LMR = [r.extra["launch_minus_raw_us"] for r in _LC.rows]       # course launch - Numba dispatch, median of batches
 FIG.update(lc_check_lo=f"{min(_LMR):.1f}", lc_check_hi=f"{max(_LMR):.1f}",
@@ -194,7 +196,7 @@ print(f"{h}, AI 4 의 DRAM 지붕 (요청한 바이트가 전부 DRAM 에서 온
 """)
 md(r"""
 * 리지 포인트는 GPU마다 다릅니다(위 표). 피크 ÷ 대역폭이 클수록 연산에 묶이려면 더 큰 산술 강도가 필요합니다.
-* 같은 A, B 조각을 여러 블록이 읽을 때 L2 캐시가 DRAM 트래픽을 줄이므로, DRAM 기준 AI 는 요청 기준보다 **크거나 같습니다**. 그래서 요청 기준으로 이미 리지 위인 `regblock`(32)은 DRAM 기준으로도 위에 있습니다.
+* 같은 A, B 조각을 여러 블록이 읽을 때 L2 캐시가 DRAM 트래픽을 줄이므로, A, B 로드만 보면 DRAM 기준 AI 는 요청 기준보다 **크거나 같습니다**. DRAM 에는 C 의 쓰기(와 `beta ≠ 0` 이면 읽기)도 오가지만, C 는 원소마다 한 번이고 A, B 로드는 K 에 비례해 늘어나므로 K 가 클수록 무시할 만합니다. 그래서 요청 기준으로 이미 리지 위인 `regblock`(32)은 DRAM 기준으로도 위에 있습니다.
 * `tiled` 의 요청 기준 AI 4 는 리지 아래지만, 그것으로 "`tiled` 는 DRAM 에 묶인다"고 할 수는 없습니다. 노트북 06 4.8절에서 본 대로, H200 에서 요청한 바이트가 전부 DRAM 에서 온다고 가장 나쁘게 잡은 지붕(위 셀)도 `tiled` 의 실측 최고({{tiled_best}} TFLOP/s)의 두 배가 넘고, `tiled` 의 한계는 공유 메모리 읽기였습니다.
 * 그래서 이 노트북은 DRAM이 아니라 SM **안쪽**(공유 메모리, 레지스터, 명령 발행)을 봅니다.
 
@@ -303,13 +305,13 @@ md(r"""
 
 ### 3.5 점유율: 실제 규칙
 
-점유율(occupancy)은 SM 에 동시에 올라가는 워프 수 ÷ 최대 워프 수(64)입니다. CUDA 점유율 계산기(`cuda_occupancy.h`)가 레지스터에 쓰는 규칙은 세 가지입니다:
+점유율(occupancy)은 SM 에 동시에 올라가는 워프 수 ÷ SM 의 최대 워프 수입니다. 최대 워프 수는 세대마다 다릅니다: A100·H100·H200 은 {{warps_h100}}, RTX 30·40 계열(CC 8.6·8.9)은 {{warps_rtx40}}, T4(CC 7.5)는 {{warps_t4}} 입니다. 이 절의 예는 H100 기준입니다. CUDA 점유율 계산기(`cuda_occupancy.h`)가 레지스터에 쓰는 규칙은 세 가지입니다:
 
 1. 레지스터는 **워프 단위로 256개씩** 할당됩니다 (스레드당 수를 8의 배수로 올림).
 2. 레지스터 파일은 **서브파티션 4개**(각 16,384개)로 나뉘고 워프 하나는 그중 하나에 삽니다.
 3. 블록은 **통째로** 올라갑니다: 256 스레드 블록이면 8워프 단위로만 늘어납니다.
 
-공유 메모리는 커널이 **선언한** 바이트(`regblock`: 8,192 B)를 넣고, 모델이 블록마다 시스템 예약 1 KiB 를 더합니다(노트북 06 4.2절). 아래 셀은 이 규칙(`sim/occupancy.py`)과, 규칙 없이 "65,536 ÷ 레지스터 수" 로 나눈 어림(`seed_estimate`)을 나란히 놓습니다.
+공유 메모리는 커널이 **선언한** 바이트(`regblock`: 8,192 B)를 넣고, 모델이 블록마다 시스템 예약 1 KiB 를 더합니다(노트북 06 4.2절). 아래 셀은 이 규칙(`sim/occupancy.py`)과, 규칙 없이 "65,536 ÷ 레지스터 수" 로 나눈 어림(`division_estimate`)을 나란히 놓습니다.
 """)
 code(r"""
 smem = rec["resources"]["regblock"]["shared_bytes"]          # 선언한 공유 메모리 (H200 에 올라간 커널의 속성)
@@ -321,7 +323,7 @@ for line in L7.occupancy_here(("regblock",)).lines:     # GPU 가 있을 때만:
     print(line)
 """)
 md(r"""
-256 스레드 블록에서는 점유율이 **블록 단위(8워프 = 12.5%)로 양자화**됩니다. 나눗셈 어림(예: 90개면 34.4%, 104개면 29.7%)은 할당 단위·서브파티션·블록 단위를 빠뜨린 값이고, 규칙으로는 둘 다 **25%** (SM당 2블록 = 16워프)입니다. 레지스터 수에 따라 블록 수가 바뀌는 지점을 전부 계산해 봅니다.
+256 스레드 블록에서는 점유율이 **블록 단위(H100 에서 8워프 = 12.5%)로 양자화**됩니다. 나눗셈 어림(예: 90개면 34.4%, 104개면 29.7%)은 할당 단위·서브파티션·블록 단위를 빠뜨린 값이고, 규칙으로는 둘 다 **25%** (SM당 2블록 = 16워프)입니다. 레지스터 수에 따라 블록 수가 바뀌는 지점을 전부 계산해 봅니다.
 """)
 code(r"""
 print(L7.register_steps("H100", rb.THREADS, smem))
@@ -357,7 +359,7 @@ occ_view
 md(r"""
 **공유 메모리 한도는 GPU마다 다릅니다.** "Ampere SM당 최대 공유 메모리 164 KiB" 는 **A100(sm_80)** 의 값입니다. 같은 Ampere라도 sm_86(RTX 30xx 등)은 100 KiB 이고, H100/H200 은 228 KiB 입니다.
 
-블록마다 더해지는 시스템 예약 1 KiB 와, sm_90 cubin 이 선언보다 1,024 B 크게 보고하는 이유는 노트북 06 4.2절의 심화에서 다뤘습니다. 점유율에 넣을 값은 선언한 바이트입니다.
+블록마다 더해지는 시스템 예약 1 KiB 와, sm_90 cubin 이 선언보다 1,024 B 크게 보고한다는 것, 그리고 그 숫자를 점유율 계산에 쓰면 안 되는 이유(예약 1 KiB 를 두 번 세게 됨)는 노트북 06 4.2절의 심화에서 다뤘습니다. 점유율에 넣을 값은 선언한 바이트입니다.
 """)
 code(r"""
 sl = L7.shared_limits("regblock", rec)
@@ -398,7 +400,7 @@ print(f"regblock_opt: MIO(주로 공유 메모리) 대기 {w['regblock_opt']:.1f
 """)
 md(r"""
 * `selected` 는 워프가 명령을 낸 사이클(명령당 1), `not_selected` 는 낼 수 있었지만 같은 스케줄러의 다른 워프가 뽑힌 사이클입니다 — 두 값의 몫이 크면 스케줄러가 쉬지 않고 일하고 있다는 뜻입니다.
-* `short_scoreboard` 는 **공유 메모리** 같은 MIO 명령의 결과를 기다리는 것, `mio_throttle` 은 그 명령 큐가 가득 차서 새 명령을 못 내는 것, `long_scoreboard` 는 글로벌/로컬 메모리를 기다리는 것, `barrier` 는 `syncthreads` 에서 기다리는 것, `math_pipe_throttle` 은 연산 파이프가 바빠 기다리는 것입니다.
+* `short_scoreboard` 는 **공유 메모리** 같은 MIO 명령의 결과를 기다리는 것, `mio_throttle` 은 그 명령 큐가 가득 차서 새 명령을 못 내는 것, `long_scoreboard` 는 글로벌/로컬 메모리를 기다리는 것, `barrier` 는 `syncthreads` 에서 기다리는 것, `math_pipe_throttle` 은 연산 파이프가 바빠 기다리는 것, `wait`(고정 대기)는 지연이 고정된(fixed latency) 명령의 결과를 정해진 사이클만큼 기다리는 것(예: 바로 앞 FFMA 의 결과를 쓰는 FFMA)입니다.
 * 패딩과 명시적 FMA를 넣은 `regblock_opt`(4.7절)에서는 워프-사이클 전체의 {{opt_shared_wait}}% (명령을 내지 못한 사이클만 보면 {{opt_shared_wait_stalled}}%) 가 MIO, 주로 공유 메모리를 기다린 몫이고(이유 중 가장 큼), 공유 메모리 읽기를 128비트로 바꾼 `regblock_vec`(4.8절)에서는 {{vec_shared_wait}}% (명령을 내지 못한 사이클 중 {{vec_shared_wait_stalled}}%) 로 줄었습니다. 공유 메모리 읽기가 왜 병목인지는 4.7절에서 웨이브프론트로 셉니다. (이 기록에는 `regblock` 자체의 stall 측정이 없습니다.)
 
 ## 4. 코드 분석: 우리 `regblock` 커널
@@ -419,8 +421,22 @@ walk = [("공유 메모리 As, Bs", "cuda.shared.array((BM"), ("레지스터 rC,
 print(L7.walkthrough(rb.kernel, walk, "regblock.py"))
 """)
 md(r"""
-**4.1 상수.** `BM, BN, BK, TM, TN` 과 여기서 나오는 `BLOCK = (BN // TN, BM // TM) = (16, 16)`, `A_TILE_ROW_STRIDE`, `B_TILE_ROW_STRIDE` 는 **모듈 상수**입니다. GPU에서는 공유·로컬 배열의 모양이 컴파일 시간 상수여야 하기 때문입니다(시뮬레이터는 아무 값이나 받아 주지만 GPU는 거부합니다).
+**4.1 상수.** `BM, BN, BK, TM, TN` 과 여기서 나오는 `BLOCK = (BN // TN, BM // TM) = (16, 16)`, `A_TILE_ROW_STRIDE`, `B_TILE_ROW_STRIDE` 는 **모듈 상수**입니다. GPU에서 Numba 는 공유·로컬 배열의 모양이 컴파일 시간 상수(정수 리터럴, 모듈 상수, 그런 값 하나만 대입된 지역 이름)일 때만 커널을 컴파일하기 때문입니다. `(BM, BK + 1)` 처럼 이름이 든 계산식도, `n = A.shape[0]` 처럼 실행할 때 정해지는 크기도 GPU에서는 `TypingError` 입니다. 이 과정의 시뮬레이터도 같은 모양을 거부하고, 무엇이 상수가 아닌지와 고치는 법(모듈 상수로 옮기기)을 알려 줍니다. 아래 셀이 입력 크기로 로컬 배열을 만들어 봅니다.
+""")
+code(r"""
+import numpy as np
+from numba import cuda, float32
 
+@cuda.jit
+def run_time_shape(A):
+    n = A.shape[0]                    # 실행할 때 정해지는 크기: 배열 모양으로는 쓸 수 없습니다
+    r = cuda.local.array(n, float32)
+    A[0] = r[0]
+
+print(L7.compile_error(run_time_shape, np.zeros(4, np.float32)))   # GPU 처럼 거부되는가
+# 예상 출력: PASS: 거부됨 (SharedShapeError) / cuda.local.array 의 모양 `n` 에 컴파일 시점 상수가 아닌 `n`이 있습니다: …
+""")
+md(r"""
 **4.2 레지스터 배열.** `cuda.local.array((TM, TN), float32)` 는 이름은 "로컬"이지만, 모든 인덱스가 컴파일 시간에 정해지면(루프가 펼쳐져 `m`, `n` 이 상수가 되면) 컴파일러가 레지스터에 둡니다. 3.4절에서 `regblock` 의 로컬 메모리가 0 B 인 것이 그 증거입니다. 인덱스 하나라도 실행 중에 정해지면 배열 전체가 로컬 메모리로 갑니다.
 
 **4.3 스레드 → 출력 매핑.** 스레드 `(tx, ty)` 는 블록 타일 안에서 TM × TN = 8 × 8 부분 타일 하나를 맡습니다. 어느 부분인지는 커널이 하는 일에서 읽을 수 있습니다: 외적의 `rA` 는 그 스레드가 맡은 행들의 `As` 에서, `rB` 는 맡은 열들의 `Bs` 에서 읽으므로, 3.3절의 추적에서 스레드가 읽은 `As` 의 행과 `Bs` 의 열이 곧 그 스레드의 행과 열입니다. 아래 셀은 예로 `(tx=3, ty=5)` 의 것을 꺼내고, 256 스레드의 부분 타일이 블록 타일을 빈틈없이 한 번씩 덮는지 확인합니다. `tx`, `ty` 가 하나씩 늘 때 부분 타일이 어디로 옮겨 가는지는 직접 해보기 07-1 에서 여러분이 규칙으로 씁니다.
@@ -466,7 +482,7 @@ B 로드에서는 같은 워프의 32 스레드가 `B` 의 한 행에서 연속�
 NB.exercise("07-2", r"""
 협력적 로딩 지도를 장치 함수로 씁니다. `my_load_coords(tid, p, rows, cols)` 는 `THREADS` 개 스레드가 `rows × cols` 공유 타일을 채울 때 스레드 `tid` 가 패스 `p` 에서 저장하는 원소의 `(행, 열)` 입니다. 연습용 커널은 **같은 함수**로 `As` (BM × BK = 32 × 8)와 `Bs` (BK × BN = 8 × 32)를 채웁니다. 두 타일은 패스 간격(stride)이 다르므로 숫자를 박아 넣으면 한쪽이 틀립니다. 위 셀의 `L7.load_map` 은 파이썬 딕셔너리를 만드는 도우미라 커널 안에서는 부를 수 없습니다: 정수 연산(`//`, `%`, `*`, `+`)으로 쓰세요.
 
-확인 셀은 모든 `(tid, p)` 의 지도를 계산해 타일 밖, 두 번 채운 원소, 아무도 채우지 않은 원소를 찾습니다(시뮬레이터는 아무도 쓰지 않은 공유 메모리를 NaN 으로 둡니다). 같은 규칙이 맞아야 하는 다른 타일 모양으로도 부릅니다. 그리고 연습용 커널을 경쟁 검출기(race detector)와 함께 실행해 그 결과와 C 의 틀린 원소 지도를 보여 줍니다. 값이 맞으면 마지막으로 워프의 로드 한 번이 전역 메모리의 32바이트 섹터를 몇 개 건드리는지 세어, 병합(coalescing)되지 않은 지도는 따로 알려 줍니다.
+확인 셀은 모든 `(tid, p)` 의 지도를 계산해 타일 밖, 두 번 채운 원소, 아무도 채우지 않은 원소를 찾습니다(시뮬레이터는 아무도 쓰지 않은 공유 메모리를 NaN 으로 둡니다). 같은 규칙이 맞아야 하는 다른 타일 모양으로도 부릅니다. 그리고 연습용 커널을 경쟁 검출기(race detector)와 함께 실행해 그 결과와 C 의 틀린 원소 지도를 보여 줍니다. 값이 맞으면 마지막으로 워프의 로드 한 번이 글로벌 메모리의 32바이트 섹터를 몇 개 건드리는지 세어, 코얼레싱(coalescing)되지 않은 지도는 따로 알려 줍니다.
 """)
 md(r"""
 ### 4.5 외적 마이크로커널과 SASS: 루프는 정말 펼쳐졌나?
@@ -684,7 +700,7 @@ code(r"""
 v = rec["ncu_stalls"]["metrics"]["regblock_vec"]
 print("regblock_vec:", ", ".join(f"{k} {v['percent'][k]:.1f}%" for k in
                                  ("not_selected", "long_scoreboard", "barrier", "dispatch_stall")))
-total = sum(v["cycles_per_issue"].values())           # 명령 하나당 워프-사이클 = 명령을 낸 사이클마다 있던 워프 수
+total = sum(v["cycles_per_issue"].values())   # 명령 하나당 워프-사이클 = 평균 워프 수 × (전체 사이클 ÷ 명령을 낸 사이클)
 per_sched = L7.mean_warps(rec, "regblock_vec")       # 스케줄러당 평균 워프: 그리드가 SM 자리를 다 채우는가
 print(f"스케줄러당 평균 {per_sched:.2f}워프 ÷ {total:.2f} = 사이클의 약 {100 * min(1, per_sched / total):.0f}% 에 명령을 냄")
 # 예상 출력: regblock_vec: not_selected {{vec_not_selected}}%, long_scoreboard {{vec_long_scoreboard}}%, barrier {{vec_barrier}}%, dispatch_stall {{vec_dispatch_stall}}%
@@ -692,7 +708,7 @@ print(f"스케줄러당 평균 {per_sched:.2f}워프 ÷ {total:.2f} = 사이클�
 """)
 md(r"""
 * 가장 큰 몫은 `not_selected`({{vec_not_selected}}%)이고, 기다린 이유로는 글로벌 메모리 대기 `long_scoreboard` {{vec_long_scoreboard}}%, `barrier` {{vec_barrier}}%, `dispatch_stall` {{vec_dispatch_stall}}% 가 큽니다. `dispatch_stall` 은 3.6절 표에 없던 이유로, 스케줄러가 명령을 골랐지만 디스패치(dispatch) 단계가 그 명령을 받아 주지 못해 기다린 사이클입니다.
-* 명령 하나당 워프-사이클의 합은 "명령을 낸 사이클마다 그 스케줄러에 있던 워프 수"와 같으므로(`selected` 가 명령당 정확히 1), 스케줄러당 워프 수를 그 합으로 나누면 명령을 낸 사이클의 비율이 됩니다. 스케줄러에는 SM당 2블록이면 4워프까지 올라가지만, {{ncu_n}}³ 의 그리드는 블록 {{vec_grid}}개라 {{vec_slots}}자리를 다 채우지 못해 평균 {{vec_warps}}워프입니다 (`L7.mean_warps`: 블록마다 걸리는 시간이 같다고 봄). 그래서 약 {{vec_issue}}% 입니다. 블록마다 시간이 조금씩 다른 것은 무시한 어림입니다(노트북 08 4.9절이 다른 커널에도 같은 계산을 합니다).
+* 명령 하나당 워프-사이클의 합 = (스케줄러의 모든 워프-사이클) ÷ (낸 명령 수) = (평균 워프 수) × (전체 사이클 ÷ 명령을 낸 사이클) 입니다. 스케줄러는 명령을 낸 사이클마다 명령을 정확히 하나 내므로(`selected` 가 명령당 정확히 1) 낸 명령 수가 곧 명령을 낸 사이클 수이고, 그래서 평균 워프 수를 그 합으로 나누면 명령을 낸 사이클의 비율이 됩니다. 합({{vec_cpi}})이 스케줄러에 올라갈 수 있는 워프 수보다 큰 것은 명령을 내지 못한 사이클에도 워프-사이클이 쌓이기 때문입니다. 스케줄러에는 SM당 2블록이면 4워프까지 올라가지만, {{ncu_n}}³ 의 그리드는 블록 {{vec_grid}}개라 {{vec_slots}}자리를 다 채우지 못해 평균 {{vec_warps}}워프입니다 (`L7.mean_warps`: 블록마다 걸리는 시간이 같다고 봄). 그래서 약 {{vec_issue}}% 입니다. 블록마다 시간이 조금씩 다른 것은 무시한 어림입니다(노트북 08 4.9절이 다른 커널에도 같은 계산을 합니다).
 * 글로벌 메모리 대기를 연산 뒤에 숨기는 것이 다음 노트북(더블 버퍼링)의 주제입니다.
 
 <details><summary>심화: 오프라인 SASS 와 GPU 에 올라간 SASS 는 왜 다른가</summary>

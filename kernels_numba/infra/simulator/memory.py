@@ -15,11 +15,15 @@ so nothing is counted twice; the hardware moves bytes, so they use ``bytes_at``.
 """
 import ast
 import ctypes
+import inspect
 import linecache
+import os
 import re
 import sys
+import textwrap
 
 import numpy as np
+import numba.cuda.simulator as _numba_simulator
 from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
 
 from . import limits, racecheck
@@ -580,33 +584,203 @@ def _decl_name(filename, lineno, nth):
 
 
 class SharedShapeError(SimulatorFault, TypeError):
-    """A shared array's shape is not made of compile-time constants (the GPU compiler rejects it)."""
+    """A shared or local array's shape is not made of compile-time constants (the GPU compiler rejects it)."""
 
 
-def check_literal_shape(frame):
-    """SharedShapeError if the declaration's shape computes something (arithmetic, a call, an index, an attribute):
-    Numba on the GPU needs constants there — literals, module-level constants, a local assigned a literal — and
-    does not fold `(BM, BK + 1)` (a TypingError on the GPU, measured on the H100)."""
-    text = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-    try:
-        tree = ast.parse(text if not text.endswith((",", "(")) else "")
-    except SyntaxError:                        # a declaration over several lines: not checked
-        return
-    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("shared.array")):
-        if not call.args:
-            continue
-        shape = call.args[0]
-        bad = [n for n in ast.walk(shape) if isinstance(n, (ast.BinOp, ast.Call, ast.Subscript, ast.Attribute))]
+_SHAPE_CHECKED = {}     # declaration site -> None (fine) or the error message: each site is judged once
+_FUNC_TREES = {}        # code object -> (FunctionDef, first line) or None when the source is not available
+
+
+def _function_tree(code):
+    """The kernel's (or device function's) FunctionDef parsed from its source, and the line its source starts on."""
+    if code not in _FUNC_TREES:
+        try:
+            lines, first = inspect.getsourcelines(code)
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+            fn = next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            _FUNC_TREES[code] = (fn, first)
+        except (OSError, TypeError, SyntaxError, StopIteration):
+            _FUNC_TREES[code] = None
+    return _FUNC_TREES[code]
+
+
+def _constant_only(node):
+    """True if `node` is arithmetic on literals only (Python folds it to one constant before Numba sees it)."""
+    return all(isinstance(n, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Tuple, ast.Load))
+               for n in ast.walk(node))
+
+
+def _bindings(fn, name):
+    """Every statement of function `fn` that binds `name`: (value or None, statement)."""
+    out = []
+    for st in ast.walk(fn):
+        if isinstance(st, ast.Assign):
+            for tgt in st.targets:
+                if isinstance(tgt, ast.Name) and tgt.id == name:
+                    out.append((st.value, st))
+                elif isinstance(tgt, (ast.Tuple, ast.List)) and any(
+                        isinstance(e, ast.Name) and e.id == name for e in ast.walk(tgt)):
+                    pairs = (zip(tgt.elts, st.value.elts) if isinstance(st.value, ast.Tuple)
+                             and len(st.value.elts) == len(tgt.elts) else ())
+                    value = next((v for t, v in pairs if isinstance(t, ast.Name) and t.id == name), None)
+                    out.append((value, st))
+        elif isinstance(st, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr, ast.comprehension)):
+            targets = [st.target] if not isinstance(st, ast.With) else [i.optional_vars for i in st.items]
+            if any(isinstance(e, ast.Name) and e.id == name for t in targets if t is not None for e in ast.walk(t)):
+                value = st.value if isinstance(st, ast.AnnAssign) else None
+                out.append((value, st))
+    return out
+
+
+_NUMBA_SIM = os.path.dirname(_numba_simulator.__file__)     # numba's simulator (its device-function wrapper)
+_HERE = os.path.dirname(__file__)                             # the course's simulator (the scheduler starts kernels)
+
+
+def _caller(frame):
+    """The user frame that called device function `frame` (numba's device-function wrapper skipped), or None when
+    `frame` is the kernel itself (the course's scheduler started it)."""
+    f = frame.f_back if frame is not None else None
+    while f is not None and (f.f_code.co_filename.startswith(_NUMBA_SIM)     # the device function's __call__
+                             or (f.f_code.co_name == "_launch" and f.f_code.co_filename.startswith(_HERE))):
+        f = f.f_back
+    return None if f is None or f.f_code.co_filename.startswith(_HERE) else f
+
+
+def _argument_at_call(frame, fn, name):
+    """(expression, caller frame, caller FunctionDef) that the caller of device function `frame` passed for its
+    parameter `name`; None when the call cannot be found (then the argument is trusted)."""
+    caller = _caller(frame)
+    found = _function_tree(caller.f_code) if caller is not None else None
+    if found is None:
+        return None
+    cfn, first = found
+    line, callee = caller.f_lineno, frame.f_code.co_name
+    calls = [n for n in ast.walk(cfn) if isinstance(n, ast.Call)
+             and n.lineno + first - 1 <= line <= n.end_lineno + first - 1]
+    named = [c for c in calls if ast.unparse(c.func).split(".")[-1] == callee]
+    calls = named or (calls if len(calls) == 1 else [])
+    if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args):
+        return None
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    call = calls[0]
+    i = params.index(name) if name in params else None
+    if i is not None and i < len(call.args):
+        return call.args[i], caller, cfn
+    kw = next((k.value for k in call.keywords if k.arg == name), None)
+    return (kw, caller, cfn) if kw is not None else None        # left out: its default, a constant
+
+
+def _runtime_part(node, fn, depth=0, frame=None, used=None):
+    """None if shape expression `node` is a compile-time constant for Numba on the GPU, else (expression, why_ko,
+    why_en): integer literals, arithmetic on literals only, names of module-level (or closure) constants, and local
+    names assigned one such value are constants; a kernel argument, an attribute (`A.shape[0]`, `cfg.TILE`), an
+    index, a call and arithmetic on names are not (each measured with numba-cuda's compiler)."""
+    if isinstance(node, ast.Tuple):
+        return next((r for r in (_runtime_part(e, fn, depth, frame, used) for e in node.elts) if r), None)
+    if _constant_only(node):
+        return None
+    text = ast.unparse(node)
+    if isinstance(node, ast.Name) and fn is not None:
+        if node.id in {a.arg for a in fn.args.args + fn.args.posonlyargs + fn.args.kwonlyargs}:
+            if used is not None:
+                used.append(True)              # the verdict depends on who called: cached per call chain
+            if _caller(frame) is None:         # the kernel's own argument: always a run-time value
+                return (text, f"{josa(f'`{text}`', '은/는')} 커널 인자라 실행할 때 정해지는 값입니다",
+                        f"`{text}` is a kernel argument, a run-time value")
+            # a device function's parameter: Numba specializes it on what the caller passes (a literal stays one)
+            at = _argument_at_call(frame, fn, node.id) if depth < 8 else None
+            if at is None:
+                return None
+            expr, caller, cfn = at
+            inner = _runtime_part(expr, cfn, depth + 1, caller, used)
+            if inner:
+                call = frame.f_code.co_name
+                return (text, f"{josa(f'`{text}`', '은/는')} 장치 함수 인자인데, {josa(f'`{call}`', '을/를')} 부르는 "
+                        f"곳에서 {josa(f'`{ast.unparse(expr)}`', '이/가')} 넘어옵니다: {inner[1]}",
+                        f"`{text}` is a device-function parameter; the call of `{call}` passes `{ast.unparse(expr)}`: "
+                        f"{inner[2]}")
+            return None
+        binds = _bindings(fn, node.id)
+        if not binds:                           # a module-level or closure constant: Numba freezes it
+            return None
+        values = {ast.unparse(v) if v is not None else None for v, _ in binds}
+        stmt = ast.unparse(binds[-1][1]).splitlines()[0]
+        if None in values or len(values) > 1:
+            stmt = "; ".join(dict.fromkeys(ast.unparse(s).splitlines()[0] for _, s in binds))
+            return (text, f"{josa(f'`{text}`', '은/는')} 한 값으로 정해지지 않습니다(`{stmt}`)",
+                    f"`{text}` is not bound to one constant (`{stmt}`)")
+        inner = _runtime_part(binds[0][0], fn, depth + 1, frame, used) if depth < 8 else None
+        if inner:
+            return (text, f"{josa(f'`{text}`', '은/는')} {josa(f'`{stmt}`', '으로/로')} 정해지는데 {inner[1]}",
+                    f"`{text}` comes from `{stmt}`; {inner[2]}")
+        return None
+    if isinstance(node, ast.Name):              # no source to look into: a name is taken as a constant
+        return None
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return (text, f"{josa(f'`{text}`', '은/는')} 이름이 들어간 계산식이라 Numba 가 상수로 접지 않습니다",
+                f"`{text}` is arithmetic on names, which Numba does not fold into a constant")
+    return (text, f"{josa(f'`{text}`', '은/는')} 실행할 때 계산되는 값입니다(속성·인덱스·함수 호출)",
+            f"`{text}` is computed at run time (an attribute, an index or a call)")
+
+
+def _shape_problem(frame, kind, used=None):
+    """The error message if the `cuda.<kind>.array` declaration at `frame`'s line has a shape that is not a
+    compile-time constant, else None; appends to `used` when the verdict looked at the caller (a device function's
+    parameter)."""
+    code, line = frame.f_code, frame.f_lineno
+    found = _function_tree(code)
+    if found is not None:
+        fn, first = found
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and ast.unparse(n.func).endswith(f"{kind}.array")
+                 and n.lineno + first - 1 <= line <= n.end_lineno + first - 1]
+    else:                                       # no source (e.g. exec'd text): the line alone, names trusted
+        fn, text = None, linecache.getline(code.co_filename, line).strip()
+        try:
+            tree = ast.parse(text if not text.endswith((",", "(")) else "")
+        except SyntaxError:                     # a declaration over several lines: not checked
+            return None
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).endswith(f"{kind}.array")]
+    for call in calls:
+        shape = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "shape"), None)
+        bad = _runtime_part(shape, fn, 0, frame, used) if shape is not None else None
         if bad:
-            what = ast.unparse(bad[0])
-            raise SharedShapeError(
-                f"{frame.f_code.co_filename}:{frame.f_lineno}: cuda.shared.array 의 모양 `{ast.unparse(shape)}` 에 "
-                f"컴파일 시점 상수가 아닌 {josa(f'`{what}`', '이/가')} 있습니다. GPU의 Numba 는 이 커널을 컴파일하지 못합니다 "
-                f"(TypingError). 모듈 수준 상수를 쓰세요, 예: {josa(f'`X_PAD = {what}`', '을/를')} 모듈에 두고 그 이름을 "
-                "쓰기.\n"
-                f"the shape `{ast.unparse(shape)}` of cuda.shared.array uses `{what}`, which is not a compile-time "
-                "constant: Numba on the GPU rejects it (TypingError). Use integer literals or module-level "
-                f"constants, e.g. define `X_PAD = {what}` at module level and use X_PAD.")
+            what, why_ko, why_en = bad
+            shp = ast.unparse(shape)
+            return (f"{code.co_filename}:{line}: cuda.{kind}.array 의 모양 `{shp}` 에 컴파일 시점 상수가 아닌 "
+                    f"{josa(f'`{what}`', '이/가')} 있습니다: {why_ko}. GPU 의 Numba 는 이 커널을 컴파일하지 못합니다 "
+                    f"(TypingError). 모양은 정수 리터럴이나 모듈 수준 상수로 쓰세요, 예: 모듈 맨 위에 `TILE = 16`, "
+                    f"`TILE_PAD = TILE + 1` 을 두고 `cuda.{kind}.array((TILE, TILE_PAD), float32)`. 크기가 입력마다 "
+                    "다르면 가장 큰 크기를 상수로 잡고 인덱스를 검사하세요.\n"
+                    f"the shape `{shp}` of cuda.{kind}.array uses `{what}`, which is not a compile-time constant "
+                    f"({why_en}): Numba on the GPU rejects it (TypingError). Use integer literals or module-level "
+                    f"constants, e.g. `TILE = 16` and `TILE_PAD = TILE + 1` at module level and "
+                    f"`cuda.{kind}.array((TILE, TILE_PAD), float32)`.")
+    return None
+
+
+def check_literal_shape(frame, kind="shared"):
+    """SharedShapeError if the shape of the `cuda.shared.array` (kind 'shared') or `cuda.local.array` ('local')
+    declared at `frame`'s line is not a compile-time constant, as Numba on the GPU requires: literals, arithmetic on
+    literals, module-level constants, a local assigned one such value, a device function's parameter given one of
+    those by its caller are fine; `(BM, BK + 1)`, `A.shape[0]`, a kernel argument are a TypingError on the GPU (`TILE + 1` measured on the H100, the rest with numba-cuda's
+    compiler)."""
+    site = (frame.f_code, frame.f_lineno, kind)
+    if site not in _SHAPE_CHECKED:
+        used = []
+        msg = _shape_problem(frame, kind, used)
+        _SHAPE_CHECKED[site] = (msg, bool(used))
+    msg, per_call = _SHAPE_CHECKED[site]
+    if per_call:                               # a device function's parameter: judged per chain of call sites
+        chain, f = [], frame
+        while f is not None:
+            chain.append((f.f_code, f.f_lineno))
+            f = _caller(f)
+        key = tuple(chain) + (kind,)
+        if key not in _SHAPE_CHECKED:
+            _SHAPE_CHECKED[key] = (_shape_problem(frame, kind), False)
+        msg = _SHAPE_CHECKED[key][0]
+    if msg:
+        raise SharedShapeError(msg)
 
 
 def alloc(shared, shape, dtype, alignment, frame):

@@ -244,6 +244,7 @@ def shared_alloc(shared, shape, dtype, site):
 
 def _local_array(self, shape, dtype, alignment=None):
     check_alignment(alignment, dtype)
+    memory.check_literal_shape(sys._getframe(1), "local")   # the GPU needs a compile-time shape here too
     return memory.poison(_stock_local_array(self, shape, dtype)).view(memory.LocalArray)
 
 
