@@ -28,6 +28,7 @@ class AsyncCopyUnit:
         self.uncommitted = []          # issued, not yet committed: no wait_group ever covers them
         self.groups = deque()          # committed groups, oldest first: (group number, [payloads])
         self.committed = 0             # groups committed so far (the next group's number)
+        self.committed_at_wait = None  # groups committed when this thread last waited (None: it never waited)
 
     def issue(self, payload):
         self.uncommitted.append(payload)
@@ -43,6 +44,7 @@ class AsyncCopyUnit:
         """cp.async.wait_group n: the payloads that must have landed now, oldest first (they land here)."""
         if not isinstance(n, int) or n < 0:
             raise ValueError(f"wait_group N takes a non-negative immediate, not {n!r}")
+        self.committed_at_wait = self.committed
         landed = []
         while len(self.groups) > n:
             landed.extend(self.groups.popleft()[1])
