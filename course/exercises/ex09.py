@@ -142,8 +142,11 @@ def _loop_findings(kernel, n_tiles):
                         return ("compute_before_wait", f"타일을 기다리기 전에 계산합니다{at(kt)}: 반복 안에서 "
                                 "compute_tile 이 wait_group 보다 앞에 있습니다. 타일 kt 는 wait 와 배리어를 지난 뒤에야 "
                                 "읽을 수 있습니다.", e.site)
-                    w = next((x for x in reversed(flat + evs[:i]) if x.kind == "wait"), None)
-                    committed = sum(1 for x in flat + evs[:i] if x.kind == "commit") + \
+                    sofar = flat + evs[:i]
+                    wi = next((j for j in range(len(sofar) - 1, -1, -1) if sofar[j].kind == "wait"), None)
+                    w = sofar[wi] if wi is not None else None
+                    # the groups committed before that wait ran (this iteration's commit after it does not count)
+                    committed = sum(1 for x in sofar[:len(sofar) if wi is None else wi] if x.kind == "commit") + \
                         sum(1 for x in before if x.kind == "commit")
                     allowed = committed - 1 - grp
                     return ("wait_too_large", f"{josa(f'wait_group({_n_of(w) if w else 0})', '이/가')} 타일 kt 의 그룹을 기다리지 않고 "
@@ -411,8 +414,9 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
         if came == list(range(len(kts))) and list(kts) != came:
             return fail(ex_id, "stage_for_tile", f"{name} 타일의 K 오프셋을 버퍼 번호로 계산했습니다: 버퍼 {s}에 "
                         f"{josa(f'K 타일 {kts[s]}', '이/가')} 와야 하는데 K 타일 {s}의 값이 왔습니다. 버퍼 번호(stage)는 "
-                        "공유 메모리의 어디에 둘지를, 타일 번호(kt)는 전역 행렬의 어디서 읽을지를 정합니다: 파이프라인에서 "
-                        "둘은 kt = 2 부터 달라집니다.")
+                        f"공유 메모리의 어디에 둘지를, 타일 번호(kt)는 전역 행렬의 어디서 읽을지를 정합니다: {S3}단 "
+                        f"파이프라인에서 타일 kt 는 {josa(f'버퍼 kt % {S3}', '으로/로')} 가므로, 둘은 kt = {S3} 부터 "
+                        "달라집니다.")
         if came == [0] * len(kts):
             return fail(ex_id, "no_k_offset", f"{name} 타일이 버퍼마다 K 타일 0 의 값입니다: 전역 주소에 K 타일의 "
                         f"오프셋(kt 번째 타일이 시작하는 {'열' if name == 'A' else '행'})이 빠졌습니다. 버퍼 0·1·2 에는 "
