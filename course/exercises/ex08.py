@@ -72,6 +72,9 @@ def _table_diagnosis(got, n, S):
     return None
 
 
+STAGE_CASES = ((4, 2), (1, 2), (6, 3), (2, 3), (7, 4), (3, 4), (9, 5), (1, 3), (0, 3))    # (n_tiles, stages)
+
+
 @exercise("08-1", "반복마다 어느 버퍼인가 (버퍼 S 개)", "3.2–3.3절",
           hints=("버퍼는 돌아가며 쓰입니다. 프롤로그가 버퍼 하나만 비워 두고 나머지를 채우고, 반복마다 타일 하나를 다 "
                  "쓰면 그 버퍼가 비어 다음 미리 읽기를 받습니다. 표를 손으로 한 줄씩 채우며 버퍼마다 어떤 타일이 들어 "
@@ -98,7 +101,7 @@ def my_stage_table(n_tiles, stages):
     raise NotImplementedError("반복 kt 가 계산하는 타일이 어느 버퍼에 있는지, 그리고 무엇을 어디에 미리 읽을지 세어 보세요")
 ''')
 def check_stage_table(student):
-    cases = [(4, 2), (1, 2), (6, 3), (2, 3), (7, 4), (3, 4), (9, 5), (1, 3), (0, 3)]
+    cases = STAGE_CASES
     for n, S in cases:
         got = student(n, S)
         if not _rows_ok(got, n):
@@ -108,7 +111,8 @@ def check_stage_table(student):
         res = _table_diagnosis(got, n, S)
         if res is not None:
             return res
-    return passed("08-1", f"버퍼 2–5개의 (타일 수, 버퍼 수) {len(cases)}가지 경우에 표가 모두 맞습니다. 미리 읽는 버퍼는 "
+    stages = sorted({S for _, S in cases})
+    return passed("08-1", f"버퍼 {stages[0]}–{stages[-1]}개의 (타일 수, 버퍼 수) {len(cases)}가지 경우에 표가 모두 맞습니다. 미리 읽는 버퍼는 "
                   "늘 바로 앞 반복이 계산한 버퍼입니다.")
 
 
