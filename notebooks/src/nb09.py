@@ -78,6 +78,12 @@ FIG.update({
 sys.path.insert(0, str(ROOT))
 from course import lesson09 as _L9  # noqa: E402
 from course import measure as _measure  # noqa: E402
+
+# 9.3 / 13: the wait at wait_group (SASS DEPBAR.LE) in the recorded ncu source view of async_wide without prefetch
+_WG = _L9.wait_group_samples()
+FIG.update(wg_samples=f"{_WG['samples']:,}", wg_total=f"{_WG['total']:,}", wg_selected=f"{_WG['selected']:,}",
+           wg_pct=f"{100 * _WG['samples'] / _WG['total']:.2f}", wg_static=_WG['static'])
+assert _WG["samples"] < _WG["total"] / 100, "9.3 says the loop hardly waited at wait_group: the record no longer says so"
 from sim import occupancy as _occ  # noqa: E402
 import kernels_numba as _kn  # noqa: E402
 
@@ -237,7 +243,7 @@ for (ins, arch), (ok, msg) in L.ptxas_verdicts().items():
         print("      ptxas:", msg.splitlines()[0])
 """)
 md(r"""
-`ptxas` 는 sm_80 과 sm_90 모두에서 `.cg` 에 4 를 거부합니다 ("expected to be 16"). `.cg` 는 16바이트 전용이고, 4·8바이트 복사는 `.ca` 로 써야 합니다. 그래서 우리 4바이트 파일은 `cp_async_ca_4.ptx` 입니다 (`.cg` 에 4 를 쓴 예제를 보더라도 ptxas 를 통과하지 못합니다). 아래는 각 파일이 어떤 SASS 명령 하나가 되는지 `ptxas` 와 `cuobjdump` 로 확인한 것입니다.
+`ptxas` 는 sm_80 과 sm_90 모두에서 `.cg` 에 4 와 8 을 거부하고 ("expected to be 16"), `.ca` 는 4·8·16 을 모두 받습니다. `.cg` 는 16바이트 전용이고, 4·8바이트 복사는 `.ca` 로 써야 합니다. 그래서 우리 4바이트 파일은 `cp_async_ca_4.ptx` 입니다 (`.cg` 에 4 를 쓴 예제를 보더라도 ptxas 를 통과하지 못합니다). 아래는 각 파일이 어떤 SASS 명령 하나가 되는지 `ptxas` 와 `cuobjdump` 로 확인한 것입니다.
 """)
 code(r"""
 for name, (ins, sass) in L.ptx_file_sass().items():
@@ -695,7 +701,16 @@ for name, top in L.recorded_stalls().items():
     print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top), f"| long_scoreboard {lsb:.2f}")
 """)
 md(r"""
-전역 메모리 로드(`LDG`)의 결과를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 루프에 `LDG` 가 없으니 당연한 결과이고, 기다림이 사라졌다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. 이 기록은 그 대기를 따로 나눠 보여 주지 않지만, 단을 늘려도 크게 나아지지 않았다는 9절의 결과는 그 대기가 작다는 쪽과 맞습니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 평균 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
+L1TEX 연산(전역 메모리 로드 `LDG`, 그리고 `LDGSTS` 같은 비동기 복사)의 스코어보드를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 그렇다고 복사를 기다리지 않았다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다리고, 이 워프 상태 기록은 그 대기를 따로 나눠 보여 주지 않습니다. 명령마다 스톨 표본이 있는 소스 보기 기록(9.2절의 `async_wide` 변형, 레지스터 이중 버퍼를 끈 것)에서는 셀 수 있습니다:
+""")
+code(_records.fill_comments(r"""
+wg = L.wait_group_samples()       # 기록된 ncu 소스 보기: 루프의 wait_group 이 된 SASS 명령 DEPBAR.LE
+print(f"DEPBAR.LE {wg['static']}개에 걸린 표본 {wg['samples']:,} / 전체 {wg['total']:,} "
+      f"({100 * wg['samples'] / wg['total']:.2f}%), 그중 명령을 낸 표본(selected) {wg['selected']:,}, 기다린 이유 {wg['reasons']}")
+# 예상 출력: DEPBAR.LE {{wg_static}}개에 걸린 표본 {{wg_samples}} / 전체 {{wg_total}} ({{wg_pct}}%), 그중 명령을 낸 표본(selected) {{wg_selected}}, …
+""", FIG))
+md(r"""
+그 변형은 `wait_group` 에서 거의 기다리지 않았습니다: `DEPBAR.LE` 의 표본은 전체 {{wg_total}}개 중 {{wg_samples}}개이고, 그중 {{wg_selected}}개는 명령을 낸 표본입니다. `async_vec`·`async_bk16` 의 소스 보기는 기록하지 않았습니다. 그 두 커널에 대해서는 단을 늘려도 크게 나아지지 않았다는 9절의 결과가 그 대기가 작다는 쪽과 맞을 뿐입니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 평균 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
 
 `async_wide` 에서는 스케줄러당 워프가 2개뿐이라 `not_selected` 가 작아졌고(고를 워프가 적음), 명령당 `dispatch_stall` 사이클도 줄었습니다. 발행하는 명령 중 FFMA 의 몫이 커져서 같은 발행 속도로 더 많이 계산한다고 해석합니다 (해석). 남은 차이는 이 과정이 고를 수 없는 곳에 있다고 해석합니다: 레지스터 배정과 명령 순서는 `ptxas` 가 정하고, cuBLAS 의 SGEMM 커널은 그 단계까지 조율되어 있습니다 (해석).
 
@@ -763,7 +778,7 @@ md(r"""
 * 파이프라인의 올바른 셈: **매 반복 commit** (타일이 없으면 빈 그룹) + `wait_group` + 배리어. 로드할 때만 commit 하면 마지막 S-1 타일이 보장 없이 읽힙니다.
 * 16 B 복사는 정렬이 필요합니다: 패딩 배치는 4행 중 3행이 어긋납니다. 16 B 복사는 같은 섹터를 4분의 1 의 워프 명령으로 읽습니다. 컴파일된 `async_vec` 은 A 도 B 도 `LDS.128` 로 읽고, 뱅크 모델로 정렬 배치의 대가는 A 읽기의 2-way 충돌("words" 규칙)이었습니다.
 * SASS 의 `@!PT LDS` 는 실행되지 않는 자리 채움입니다: LDS 를 셀 때 빼야 합니다.
-* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2048³·4096³ 에서 2단 → 3단이 {{bk16_gain}}%p 였습니다 (9.1절 탐색; 1024³ 에서는 2단이 조금 빨랐음). 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정(9.3절)은 메모리 대기가 작다는 것을 보여 주고, 한계가 명령 발행이라는 것은 거기서 나온 **해석**입니다.
+* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2048³·4096³ 에서 2단 → 3단이 {{bk16_gain}}%p 였습니다 (9.1절 탐색; 1024³ 에서는 2단이 조금 빨랐음). 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정(9.3절)에서 L1TEX 대기(`long_scoreboard`)는 세 커널 모두 작았고, `wait_group` 의 대기는 `async_wide` 변형의 소스 보기에서만 세어 표본의 {{wg_pct}}% 였습니다. 한계가 명령 발행이라는 것은 거기서 나온 **해석**입니다.
 
 ## 14. 체크포인트 퀴즈
 
