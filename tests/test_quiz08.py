@@ -96,6 +96,7 @@ def test_q6_numbers_come_from_the_compiled_kernel_and_the_occupancy_model():
     expl = QS["q6"]["explanation"]
     assert f"**{occ.limits['shared memory']}개**" in expl and f"**{occ.limits['registers']}개**" in expl
     assert f"{occ.smem_allocated_per_block:,} B" in expl
+    assert f"레지스터: {regs} → 8의 배수로 올려 {-(-regs // 8) * 8}개" in expl, expl   # the explanation's count too
 
 
 def test_q7_template_is_the_checkers_template_and_the_key_passes():
