@@ -6,7 +6,7 @@ import tempfile
 from sim.korean import josa
 
 HEADER = ".version 7.0\n.target sm_80\n.address_size 64\n"
-# the seed writes this helper for 4-byte copies: '.cg' with 4 bytes
+# a helper often written for 4-byte copies: '.cg' with 4 bytes (ptxas rejects it)
 SEED_CP_ASYNC_4 = "cp.async.cg.shared.global [dst], [src], 4;"
 LEGAL_CP_ASYNC_4 = "cp.async.ca.shared.global [dst], [src], 4;"
 
@@ -603,9 +603,9 @@ def plot_sweep(run="gpu_h200_level5"):
 
 
 def tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8)):
-    """Rows (NUM_STAGES, K tiles, first unguarded tile for the seed's loop / ours)."""
+    """Rows (NUM_STAGES, K tiles, first unguarded tile for the common loop / ours)."""
     from sim.cp_async import first_unsafe_tile
-    return [(s, t, first_unsafe_tile(s, t, "seed"), first_unsafe_tile(s, t, "empty_commit"))
+    return [(s, t, first_unsafe_tile(s, t, "common"), first_unsafe_tile(s, t, "empty_commit"))
             for s in stages for t in tiles]
 
 

@@ -56,7 +56,7 @@ def test_q4_wait_group_model():
 
 def test_q5_q6_pipeline():
     assert (5 + 3 - 1) % 3 == QS["q5"]["key"]
-    assert first_unsafe_tile(3, 8, "seed") == 6 and QS["q6"]["key"] == "c"
+    assert first_unsafe_tile(3, 8, "common") == 6 and QS["q6"]["key"] == "c"
 
 
 def test_q3_q8_numbers_are_the_recorded_run():

@@ -34,6 +34,8 @@ FIG = {
 }
 # compute-sanitizer racecheck on the GPU over the same demos (benchmarks/racecheck_gpu.py)
 RACE = records.load("racecheck_h100")
+# the common loop's demo (async_common_tail) was named async_seed_tail when this record was made
+_COMMON_RACE = RACE["cases"].get("demo_async_common_tail") or RACE["cases"]["demo_async_seed_tail"]
 _ASYNC_DEMOS = ["demo_" + n for n in ("async_no_commit", "async_no_wait", "async_wait_too_little",
                                       "async_no_barrier_after_wait", "async_overwrite_pending")]  # §4.1's five
 R34 = records.load("gpu_h200_levels34")
@@ -59,8 +61,8 @@ FIG.update({
     "race_demos": len(_ASYNC_DEMOS),
     "race_flagged": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["race_reports"]),
     "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
-    "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
-    "race_seed_wrong": _records.wrong_clause(RACE["cases"]["demo_async_seed_tail"]["wrong_runs"], RACE["runs"]),
+    "race_common_reports": _COMMON_RACE["race_reports"],
+    "race_common_wrong": _records.wrong_clause(_COMMON_RACE["wrong_runs"], RACE["runs"]),
 })
 # 8.1: a 64 KiB static shared array on the H100 through numba-cuda's linker (benchmarks/gpu_hazards.py)
 HAZ = records.load("gpu_hazards_h100")
@@ -285,7 +287,7 @@ md(r"""
 
 검출기가 기억하는 것은 원소마다 그 구간의 **마지막 쓰기 하나와 읽은 스레드 둘**(원자 연산이면 둘 더)입니다. 새 접근을 그것들과 맞춰 보므로, 스레드를 어떤 순서로 돌렸는지와 상관없이 경쟁이 있는 원소는 반드시 보고되고 한 가지 실행 순서로는 틀린 답이 나오지 않는 경쟁도 잡힙니다. 다만 가능한 **모든 접근의 쌍**을 보고하지는 않습니다: 한 원소를 셋 이상이 읽으면 기억한 접근과의 쌍만, 그리고 같은 종류·같은 두 줄의 경쟁은 한 번만(횟수와 함께) 보고합니다. 두 접근 중 무엇이 먼저인지(그래서 쓰기 후 읽기인지 읽기 후 쓰기인지, 배리어를 어디에 둘지)는 줄 번호가 아니라 각 스레드가 그 구간에서 실제로 지난 줄로 정합니다. 보고는 두 스레드, 두 커널 줄(노트북 셀이면 `셀 In [n] 3행` 처럼 셀 번호로), K 타일 `kt`, 고치는 법을 말합니다. 못 보는 것도 있습니다: 시간(성능), 블록 사이를 깃발(flag)과 메모리 펜스로 동기화하는 코드(경쟁으로 보고됨), 글로벌·로컬 메모리의 초기화되지 않은 읽기 (전체 목록: README 의 "시뮬레이터가 보장하는 것과 못 보는 것"). 버그 데모는 검출기를 "모으기" 모드로 돌려, 커널이 끝까지 돌아 틀린 답을 내고 보고도 남깁니다 (평소 커널은 첫 보고에서 오류로 멈춤).
 
-GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_seed_tail`)도 racecheck 는 경쟁 {{race_seed_reports}}건을 보고했지만, 검사 없이 실행하면 {{race_seed_wrong}}. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_common_tail`)도 racecheck 는 경쟁 {{race_common_reports}}건을 보고했지만, 검사 없이 실행하면 {{race_common_wrong}}. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
 """)
 code(r"""
 from course import racereport
@@ -330,7 +332,7 @@ SM 하나의 공유 메모리(H200 에서 최대 {{h200_smem_kib}} KiB 까지 �
 """)
 code(r"""
 from course.widgets.cp_async import cp_async_stepper
-stepper = cp_async_stepper("seed", num_tiles=8, loops=("seed", "async_copy"), at=(6, "wait"))
+stepper = cp_async_stepper("common", num_tiles=8, loops=("common", "async_copy"), at=(6, "wait"))
 print(stepper.describe())                 # 위젯이 연 단계를 글로
 # 예상 출력: kt=6 · wait_group 2: 대기 중 그룹이 2개로 이미 2개 이하라 아무것도 기다리지 않고 지나갑니다 (도착하는 그룹 없음).
 stepper
@@ -342,17 +344,17 @@ kt = 0 … 5 에서는 의도대로입니다: 새 그룹을 하나 commit 하면
 """)
 code(r"""
 print("S  타일수  흔한 루프: 보장 없이 처음 읽히는 타일  우리 루프")
-for S, T, seed, ours in L.tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8)):
-    print(f"{S}  {T:5d}  {str(seed):>22s}  {str(ours):>9s}")
+for S, T, common, ours in L.tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8)):
+    print(f"{S}  {T:5d}  {str(common):>22s}  {str(ours):>9s}")
 """)
 md(r"""
-타일 수와 상관없이 **마지막 S-1개 타일**이 보장 없이 읽힙니다 (타일이 S-1개 이하이면 모든 타일). GPU 에서는 복사가 대개 제때 끝나서 맞는 답이 나올 때가 많지만, PTX 는 그것을 약속하지 않습니다. 시뮬레이터는 약속된 것만 하므로 이 루프(`demos/async_seed_tail.py`)는 틀린 답을 냅니다: 타일 5개면 타일 3, 4 자리에 버퍼에 남아 있던 타일 0, 1 이 다시 더해집니다.
+타일 수와 상관없이 **마지막 S-1개 타일**이 보장 없이 읽힙니다 (타일이 S-1개 이하이면 모든 타일). GPU 에서는 복사가 대개 제때 끝나서 맞는 답이 나올 때가 많지만, PTX 는 그것을 약속하지 않습니다. 시뮬레이터는 약속된 것만 하므로 이 루프(`demos/async_common_tail.py`)는 틀린 답을 냅니다: 타일 5개면 타일 3, 4 자리에 버퍼에 남아 있던 타일 0, 1 이 다시 더해집니다.
 
 **고치는 법**: commit 을 로드 조건 밖으로 빼서 **매 반복 그룹을 하나씩** (타일이 없으면 빈 그룹) commit 합니다. 그러면 반복 kt 의 wait 직전에 항상 S + kt개의 그룹이 commit 되어 있고, `wait_group(S-1)` 은 언제나 그룹 0 … kt, 즉 타일 kt 를 끝냅니다. 프롤로그도 타일이 모자라면 빈 그룹을 commit 합니다. CUTLASS 의 multistage 메인 루프도 같은 방법을 씁니다: CUTLASS 에서 `commit_group` 을 감싼 함수의 이름이 `cp_async_fence()` 이고, 그 루프는 매 반복 그것을 부릅니다. 다른 방법은 꼬리에서 `wait_group 0` 으로 바꾸는 것입니다 (11절 샌드박스의 꼬리 처리 세 번째 선택).
 """)
 code(r"""
 if SIM:
-    bad = L.check("async_seed_tail", 16, 16, 40)
+    bad = L.check("async_common_tail", 16, 16, 40)
     good = L.check("async_copy", 16, 16, 40)
     print("흔한 루프:", "맞음" if bad["ok"] else f"틀림 (최대 오차 {bad['max_err']:.1f})", "| 우리 루프:", "맞음" if good["ok"] else "틀림")
     print("PASS" if good["ok"] and not bad["ok"] else "FAIL")
@@ -740,7 +742,7 @@ md(r"""
 
 K 루프의 **한 반복**을 직접 짜 봅니다. 단계는 다섯 가지입니다: `wait_group N`, 배리어(`syncthreads`), 미리 읽기(prefetch: 타일 kt+D 의 복사 발행), `commit_group`, 계산. 단 수 S(NUM_STAGES), N, 미리 읽기 거리 D, 꼬리 처리(tail)도 고릅니다. 그러면 모델(`sim/cp_async.py` 의 `run_loop`)이 프롤로그와 모든 반복을 돌려, 단계마다 대기 중 그룹(pending group)을 표로 보여 주고 위험(hazard)을 빠짐없이 알려 줍니다: 반복 kt, 버퍼, 관련된 두 단계, 고치는 법. 판정 규칙은 4.1절 경쟁 검출기의 규칙과 같고, 테스트가 프리셋과 여러 순서를 실제 커널로 만들어 검출기의 판정과 비교합니다.
 
-"출발점"의 세 루프는 실제 코드 그대로입니다: 흔한 루프(4.3절, 데모 `async_seed_tail`), `async_copy`, `async_vec`(7절; `async_bk16`, `async_wide` 도 같은 순서). 먼저 `async_vec` 의 순서에 흔한 루프의 N(= S-1)을 쓰면 어떻게 되는지 봅시다.
+"출발점"의 세 루프는 실제 코드 그대로입니다: 흔한 루프(4.3절, 데모 `async_common_tail`), `async_copy`, `async_vec`(7절; `async_bk16`, `async_wide` 도 같은 순서). 먼저 `async_vec` 의 순서에 흔한 루프의 N(= S-1)을 쓰면 어떻게 되는지 봅시다.
 """)
 code(r"""
 from sim.cp_async import PRESETS, LoopSpec, run_loop
