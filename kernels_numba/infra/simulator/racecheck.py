@@ -888,7 +888,7 @@ def _fix(h, token):
                     need = (f" (이 스레드가 마지막으로 지난 wait 에서는 이 복사의 그룹보다 나중에 commit 한 그룹이 "
                             f"{k}개였으므로, 그 wait 는 wait_group({k}) 이하여야 합니다)")
                     need_en = (f" (at this thread's last wait, {k} group{'' if k == 1 else 's'} committed after this "
-                               f"copy's were pending: that wait needs wait_group({k}) or less)")
+                               f"copy's {'was' if k == 1 else 'were'} pending: that wait needs wait_group({k}) or less)")
                 else:              # no wait since the commit: one right before the read
                     need = (f" (읽기 바로 앞에 wait 를 둔다면, 이 복사의 그룹보다 나중 그룹이 {k}개이므로 "
                             f"wait_group({k}) 이하)")
