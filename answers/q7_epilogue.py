@@ -1,7 +1,8 @@
 """Quiz 08 question 7: the epilogue of the register-prefetch kernel (the last K tile, then the result store).
 
 EPILOGUE is the model answer, as typed into the quiz's text area: it goes after the main loop of
-course.quiz.checks.EPILOGUE_TEMPLATE (08-2's kernel, answers/ex08_db8.py). WRONG holds typical mistakes, each with
+course.quiz.checks.EPILOGUE_TEMPLATE (08-2's kernel, answers/ex08_db8.py, with db's loop order instead of 08-2's
+register prefetch; the epilogue is the same). WRONG holds typical mistakes, each with
 the words the checker's message must contain (tests/test_answers08.py runs them all).
 """
 

@@ -33,7 +33,7 @@ def _cases(tmp):
         launch, lines = racecases.build(c, tmp, lineinfo=True)
         out.append((c.name, launch, lines))
     from kernels_numba.demos import (async_no_barrier_after_wait, async_no_commit, async_no_wait,
-                                     async_overwrite_pending, async_seed_tail, async_wait_too_little,
+                                     async_overwrite_pending, async_common_tail, async_wait_too_little,
                                      db_no_loop_barrier, db_no_prologue, races)
 
     def demo(launcher, M=64, N=64, K=64):
@@ -46,7 +46,7 @@ def _cases(tmp):
     demos = {"demo_no_sync1": races.launch_no_sync1, "demo_no_sync2": races.launch_no_sync2,
              "demo_db_no_loop_barrier": db_no_loop_barrier.launch, "demo_db_no_prologue": db_no_prologue.launch}
     for m in (async_no_barrier_after_wait, async_no_commit, async_no_wait, async_overwrite_pending,
-              async_seed_tail, async_wait_too_little):
+              async_common_tail, async_wait_too_little):
         demos["demo_" + m.__name__.rsplit(".", 1)[1]] = m.launch
     out += [(name, demo(l, *(128, 128, 64) if "db_" in name else (64, 64, 64)), {}) for name, l in demos.items()]
     return out

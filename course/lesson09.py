@@ -6,7 +6,7 @@ import tempfile
 from sim.korean import josa
 
 HEADER = ".version 7.0\n.target sm_80\n.address_size 64\n"
-# the seed writes this helper for 4-byte copies: '.cg' with 4 bytes
+# a helper often written for 4-byte copies: '.cg' with 4 bytes (ptxas rejects it)
 SEED_CP_ASYNC_4 = "cp.async.cg.shared.global [dst], [src], 4;"
 LEGAL_CP_ASYNC_4 = "cp.async.ca.shared.global [dst], [src], 4;"
 
@@ -33,7 +33,11 @@ def ptxas(text, arch="sm_80", whole=False):
     return p.returncode == 0, msg
 
 
-def ptxas_verdicts(instructions=(SEED_CP_ASYNC_4, LEGAL_CP_ASYNC_4), archs=("sm_80", "sm_90")):
+# every cache operator x copy size of cp.async (PTX ISA: .ca with 4, 8, 16 bytes; .cg with 16 only)
+CP_ASYNC_FORMS = tuple(f"cp.async.{op}.shared.global [dst], [src], {n};" for op in ("ca", "cg") for n in (4, 8, 16))
+
+
+def ptxas_verdicts(instructions=CP_ASYNC_FORMS, archs=("sm_80", "sm_90")):
     """{(instruction, arch): (accepted, message)} for each instruction wrapped in a module."""
     return {(ins, a): ptxas(ptx_module(ins), a) for ins in instructions for a in archs}
 
@@ -125,9 +129,8 @@ def warp_requests_per_tile(BM=128, BN=128, BK=8, threads=256):
             for width in (4, 16)}
 
 
-def ncu_listing(run="gpu_h200_level5", name="ncu_source_wide_no_prefetch.csv.gz"):
-    """Per SASS form in the recorded ncu source listing (async_wide without prefetch): static count, instructions
-    executed, predicated-on thread instructions and L1 shared wavefronts. '@!PT' marks ptxas's never-true guard."""
+def _ncu_source_rows(name="ncu_source_wide_no_prefetch.csv.gz"):
+    """(column index by header, instruction rows) of a recorded ncu source listing (course/recorded/)."""
     import csv
     import gzip
     import io
@@ -136,10 +139,32 @@ def ncu_listing(run="gpu_h200_level5", name="ncu_source_wide_no_prefetch.csv.gz"
         rows = list(csv.reader(io.StringIO(f.read())))
     start = next(i for i, r in enumerate(rows) if "Source" in r and "stall_dispatch" in r)
     col = {k: i for i, k in enumerate(rows[start])}
+    return col, [r for r in rows[start + 1:] if len(r) == len(rows[start]) and r[col["Source"]].strip()]
+
+
+def wait_group_samples(name="ncu_source_wide_no_prefetch.csv.gz"):
+    """Stall samples on the loop's wait_group (SASS DEPBAR.LE) in the recorded ncu source listing of async_wide
+    without prefetch: {'samples', 'total', 'selected', 'reasons' (not-issued reasons with samples)}."""
+    col, rows = _ncu_source_rows(name)
+    n = lambda r, k: int(float(r[col[k]] or 0))                               # noqa: E731
+    form = lambda r: next(w for w in r[col["Source"]].split() if not w.startswith("@"))   # noqa: E731  (no guard)
+    dep = [r for r in rows if form(r) == "DEPBAR.LE"]
+    reasons = {}
+    for k in col:
+        if k.startswith("stall_") and "(" not in k and k != "stall_selected":
+            v = sum(n(r, k) for r in dep)
+            if v:
+                reasons[k[len("stall_"):]] = v
+    return {"samples": sum(n(r, "# Samples") for r in dep), "total": sum(n(r, "# Samples") for r in rows),
+            "selected": sum(n(r, "stall_selected") for r in dep), "reasons": reasons, "static": len(dep)}
+
+
+def ncu_listing(run="gpu_h200_level5", name="ncu_source_wide_no_prefetch.csv.gz"):
+    """Per SASS form in the recorded ncu source listing (async_wide without prefetch): static count, instructions
+    executed, predicated-on thread instructions and L1 shared wavefronts. '@!PT' marks ptxas's never-true guard."""
+    col, rows = _ncu_source_rows(name)
     out = {}
-    for r in rows[start + 1:]:
-        if len(r) != len(rows[start]) or not r[col["Source"]].strip():
-            continue
+    for r in rows:
         words = r[col["Source"]].split()
         form = words[1] if words[0].startswith("@") else words[0]
         if words[0] == "@!PT":
@@ -578,9 +603,9 @@ def plot_sweep(run="gpu_h200_level5"):
 
 
 def tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8)):
-    """Rows (NUM_STAGES, K tiles, first unguarded tile for the seed's loop / ours)."""
+    """Rows (NUM_STAGES, K tiles, first unguarded tile for the common loop / ours)."""
     from sim.cp_async import first_unsafe_tile
-    return [(s, t, first_unsafe_tile(s, t, "seed"), first_unsafe_tile(s, t, "empty_commit"))
+    return [(s, t, first_unsafe_tile(s, t, "common"), first_unsafe_tile(s, t, "empty_commit"))
             for s in stages for t in tiles]
 
 

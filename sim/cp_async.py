@@ -28,6 +28,7 @@ class AsyncCopyUnit:
         self.uncommitted = []          # issued, not yet committed: no wait_group ever covers them
         self.groups = deque()          # committed groups, oldest first: (group number, [payloads])
         self.committed = 0             # groups committed so far (the next group's number)
+        self.committed_at_wait = None  # groups committed when this thread last waited (None: it never waited)
 
     def issue(self, payload):
         self.uncommitted.append(payload)
@@ -43,6 +44,7 @@ class AsyncCopyUnit:
         """cp.async.wait_group n: the payloads that must have landed now, oldest first (they land here)."""
         if not isinstance(n, int) or n < 0:
             raise ValueError(f"wait_group N takes a non-negative immediate, not {n!r}")
+        self.committed_at_wait = self.committed
         landed = []
         while len(self.groups) > n:
             landed.extend(self.groups.popleft()[1])
@@ -60,7 +62,9 @@ class AsyncCopyUnit:
 
 
 IDLE, LOADING, READY, COMPUTING = "Idle", "Loading", "Ready", "Computing"
-TAILS = ("seed", "empty_commit", "wait_all_tail")
+TAILS = ("common", "empty_commit", "wait_all_tail")
+# names of the common loop before it was renamed (a notebook or progress file saved earlier may still pass them)
+OLD_NAMES = {"seed": "common"}
 
 
 @dataclass
@@ -98,13 +102,14 @@ def wait_for(num_stages):
 def pipeline_trace(num_stages, num_tiles, tail="empty_commit"):
     """Run the multistage cp.async loop for one thread and record every step.
 
-    tail='seed': commit only when a tile was loaded (prologue `s < num_tiles`, main loop `if prefetch < num_tiles`),
-    the loop of the seed text; in the last iterations no group is committed, so wait_group(NUM_STAGES-1) no
+    tail='common': commit only when a tile was loaded (prologue `s < num_tiles`, main loop `if prefetch < num_tiles`),
+    the loop as often taught (notebook 09's "흔한 루프"); in the last iterations no group is committed, so wait_group(NUM_STAGES-1) no
     longer covers the tile about to be computed.
     tail='empty_commit': commit a group every time, empty when there is no tile left (what CUTLASS's multistage
     mainloop does), so the count of groups per iteration never changes and wait_group(NUM_STAGES-1) always
-    covers the current tile. tail='wait_all_tail': the seed's loads, but wait_group 0 once no tile is left to load.
+    covers the current tile. tail='wait_all_tail': the common loop's loads, but wait_group 0 once no tile is left to load.
     """
+    tail = OLD_NAMES.get(tail, tail)
     if tail not in TAILS:
         raise ValueError(f"tail must be one of {TAILS}, not {tail!r}")
     if not (isinstance(num_stages, int) and num_stages >= 2):
@@ -163,7 +168,7 @@ def pipeline_trace(num_stages, num_tiles, tail="empty_commit"):
     return tr
 
 
-def first_unsafe_tile(num_stages, num_tiles, tail="seed"):
+def first_unsafe_tile(num_stages, num_tiles, tail="common"):
     """The first tile computed before a wait guarantees it, or None if every read is covered."""
     errs = pipeline_trace(num_stages, num_tiles, tail).errors
     return errs[0].kt if errs else None
@@ -254,8 +259,8 @@ class Preset:
 
 
 PRESETS = {p.key: p for p in (
-    Preset("seed", "흔히 가르치는 루프 — 데모 async_seed_tail (로드할 때만 commit)",
-           "kernels_numba/demos/async_seed_tail.py",
+    Preset("common", "흔히 가르치는 루프 — 데모 async_common_tail (로드할 때만 commit)",
+           "kernels_numba/demos/async_common_tail.py",
            LoopSpec(("prefetch", "commit", "wait", "barrier", "compute", "barrier"), 2, 3, "load_only"),
            "미리 읽기+commit, wait_group(S-1), 배리어, 계산, 배리어. commit 이 로드 조건 안에 있습니다."),
     Preset("async_copy", "async_copy (4바이트 cp.async, 배리어 2번)", "kernels_numba/async_copy.py",

@@ -37,3 +37,17 @@ def test_two_barrier_order_is_right_but_not_the_one_barrier_loop_asked_for(tmp_p
     res = exercises.check("09-1", mod.pipeline3, save=False)
     assert not res.ok and res.code == "two_barriers", str(res)
     assert res.message.startswith("맞는 값이지만") and "배리어" in res.message
+
+
+def test_wait_group_2_in_the_one_barrier_order_is_told_the_n_that_fits_that_order(tmp_path):
+    # N = S - 1 carried over from the two-barrier order: before this order's wait only the S - 1 groups of the
+    # earlier iterations are committed (this iteration's commit comes after it), so the checker and the detector's
+    # line both say wait_group(1), never the wait_group(2) just rejected
+    src = (ROOT / "answers" / "ex09_pipeline.py").read_text(encoding="utf-8")
+    assert src.count("ptx.cp_async_wait_group_1()") == 1
+    mod = _module(src.replace("ptx.cp_async_wait_group_1()", "ptx.cp_async_wait_group_2()"), tmp_path, "ex09_wait2")
+    res = exercises.check("09-1", mod.pipeline3, save=False)
+    assert not res.ok and res.code == "wait_too_large", str(res)
+    assert "commit 한 그룹이 2개" in res.message and "(wait_group(1) 이하)" in res.message, res.message
+    text = str(res)
+    assert "wait_group(1) 이하" in text and "wait_group(2) 이하" not in text, text

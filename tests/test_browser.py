@@ -244,7 +244,7 @@ def drive_09(page):
     from sim import cp_async, pipeline
     st = _panel(page).locator(".sgemm-stepper").first
     st.scroll_into_view_if_needed()
-    run = cp_async.run_loop(cp_async.PRESETS["seed"].spec, 8)
+    run = cp_async.run_loop(cp_async.PRESETS["common"].spec, 8)
     at = next(i for i, e in enumerate(run.events) if e.kt == 6 and e.step == "wait")
     head = st.locator(".sgemm-headline")
     assert describe_event(run, at) in head.inner_text()

@@ -45,12 +45,12 @@ def test_empty_commit_tail_is_safe_seed_tail_is_not(stages, tiles):
     assert pipeline_trace(stages, tiles, "empty_commit").ok
     assert pipeline_trace(stages, tiles, "wait_all_tail").ok
     # the seed commits nothing in its last NUM_STAGES-1 iterations: the first of them is unguarded
-    assert first_unsafe_tile(stages, tiles, "seed") == max(0, tiles - (stages - 1))
+    assert first_unsafe_tile(stages, tiles, "common") == max(0, tiles - (stages - 1))
 
 
 def test_seed_six_iterations_match_the_text():
     """kt = 0..5 of the seed's 8-tile trace: wait_group(2) leaves {G(kt+1), G(kt+2)} pending, buffer kt%3 computed."""
-    tr = pipeline_trace(3, 8, "seed")
+    tr = pipeline_trace(3, 8, "common")
     waits = [s for s in tr.steps if s.action.startswith("wait_group")]
     for kt in range(6):
         assert waits[kt].pending == [kt + 1, kt + 2]
@@ -122,7 +122,7 @@ def test_presets_are_what_the_kernels_do():
     for key, preset in PRESETS.items():
         assert kernel_loop(preset.kernel, preset.spec.stages) == preset.spec, key
     assert "async_vec" in PRESETS["async_vec"].label and "async_copy" in PRESETS["async_copy"].label
-    assert "async_seed_tail" in PRESETS["seed"].label
+    assert "async_common_tail" in PRESETS["common"].label
 
 
 @pytest.mark.parametrize("path,stages", [("kernels_numba/async_vec.py", 2), ("kernels_numba/async_vec.py", 4),
@@ -146,15 +146,15 @@ def test_correct_presets_have_no_hazard(tiles):
 @pytest.mark.parametrize("stages", [2, 3, 4])
 @pytest.mark.parametrize("tiles", [1, 2, 3, 4, 5, 8])
 def test_seed_preset_agrees_with_the_pipeline_trace(stages, tiles):
-    seed = PRESETS["seed"].spec
+    seed = PRESETS["common"].spec
     run = run_loop(LoopSpec(seed.order, stages - 1, stages, "load_only"), tiles)
-    assert [h.kt for h in run.hazards] == [s.kt for s in pipeline_trace(stages, tiles, "seed").errors]
+    assert [h.kt for h in run.hazards] == [s.kt for s in pipeline_trace(stages, tiles, "common").errors]
     assert {h.cause for h in run.hazards} <= {"tail"} and {h.kind for h in run.hazards} <= {"IN_FLIGHT"}
     assert run_loop(LoopSpec(seed.order, stages - 1, stages, "wait0_tail"), tiles).ok
 
 
 def test_seed_preset_names_kt_stage_steps_and_fix():
-    h6, h7 = run_loop(PRESETS["seed"].spec, 8).hazards
+    h6, h7 = run_loop(PRESETS["common"].spec, 8).hazards
     assert (h6.kt, h6.stage, h6.tile, h6.steps) == (6, 0, 6, ((4, "prefetch"), (6, "compute")))
     assert (h7.kt, h7.stage) == (7, 1)
     assert "빈 그룹" in h6.fix and "kt=6 버퍼 0" in str(h6) and "미리 읽기(kt=4)" in str(h6)
@@ -189,7 +189,7 @@ BUGGY = {   # name: (spec, {cause: kts} the model must report, 6 tiles)
                   {"no_commit": [0, 1, 2, 3, 4, 5], "overwrite_pending": [1, 2, 3]}),
     "wait_after_compute": (LoopSpec(("prefetch", "commit", "barrier", "compute", "wait", "barrier"), 0, 3),
                            {"wait_after_compute": [0]}),
-    "seed_tail": (PRESETS["seed"].spec, {"tail": [4, 5]}),
+    "seed_tail": (PRESETS["common"].spec, {"tail": [4, 5]}),
     "prefetch_s_ahead": (LoopSpec(SEED_ORDER, 3, 3, ahead=3),
                          {"overwrite_pending": [0, 1, 2], "overwritten": [0, 1, 2]}),
     "single_buffer_prefetch_next": (LoopSpec(("wait",) + VEC_ORDER[1:] + ("barrier",), 0, 1, ahead=1),   # racecases
@@ -230,7 +230,7 @@ def test_wait_zero_is_safe_but_overlaps_nothing():
                                  dict(order=("fetch", "compute"), wait_n=0, stages=2),
                                  dict(order=("compute",), wait_n=4, stages=2),
                                  dict(order=("compute",), wait_n=0, stages=0),
-                                 dict(order=("compute",), wait_n=0, stages=2, tail="seed")])
+                                 dict(order=("compute",), wait_n=0, stages=2, tail="common")])
 def test_bad_specs_are_course_input_errors(bad):
     from kernels_numba.infra.errors import CourseInputError
     with pytest.raises(CourseInputError) as e:
@@ -243,7 +243,7 @@ def test_loop_code_shows_the_composition():
     assert code.index("cp_async_wait_group(1)") < code.index("cuda.syncthreads()") < code.index("issue_tile(nxt")
     inside = "if nxt < num_k_tiles:\n        cp_async_commit_group()"      # commit only with a load
     assert "    cp_async_commit_group()" in code and inside not in code
-    assert inside in "\n".join(loop_code(PRESETS["seed"].spec))
+    assert inside in "\n".join(loop_code(PRESETS["common"].spec))
 
 
 # ------------------------------------------------------------------------------ against the real race detector
@@ -359,7 +359,7 @@ def agree(spec, tiles, tmp_path, name):
 
 
 CROSS = {"async_copy": PRESETS["async_copy"].spec, "async_vec": PRESETS["async_vec"].spec,
-         "seed": PRESETS["seed"].spec, **{k: v[0] for k, v in BUGGY.items()}}
+         "common": PRESETS["common"].spec, **{k: v[0] for k, v in BUGGY.items()}}
 
 
 @pytest.mark.sim_only("the race detector is part of the simulator")
@@ -417,3 +417,11 @@ def test_loop_code_tags_every_step_of_the_order():
     assert {t for t, _ in tagged if isinstance(t, int)} == set(range(len(spec.order)))
     waits = [line for t, line in tagged if t == spec.order.index("wait")]
     assert waits == ["    cp_async_wait_group(2)"] and [t for t, _ in tagged].count("prologue") == 3
+
+
+def test_the_common_loop_is_named_common_and_its_old_name_still_works():
+    # the names a student sees say "common" (the notebook's 흔한 루프); "seed", its name before, is still accepted
+    from sim.cp_async import OLD_NAMES, TAILS
+    assert "seed" not in PRESETS and "seed" not in TAILS and OLD_NAMES == {"seed": "common"}
+    assert "async_common_tail" in PRESETS["common"].label and "seed" not in PRESETS["common"].label
+    assert first_unsafe_tile(3, 5, "seed") == first_unsafe_tile(3, 5, "common") == 3

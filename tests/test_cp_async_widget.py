@@ -23,7 +23,7 @@ def box():
 
 def test_starts_from_the_seed_loop(box):
     assert isinstance(box, CpAsyncSandbox) and isinstance(box.widget, W.Box)
-    assert box.spec == cp_async.PRESETS["seed"].spec and box.run.num_tiles == 6
+    assert box.spec == cp_async.PRESETS["common"].spec and box.run.num_tiles == 6
     assert "위험 2건" in box.summary.value and "꼬리에서 그룹이 모자람" in box.summary.value
     assert "kt=4, 5" in box.summary.value and "빈 그룹" in box.summary.value
     assert "kt=4 버퍼 1" in box.summary.value and "미리 읽기(kt=2)" in box.summary.value
@@ -34,7 +34,7 @@ def test_starts_from_the_seed_loop(box):
 
 def test_presets_are_labelled_with_their_kernels(box):
     labels = dict((v, k) for k, v in box.preset.options)
-    assert "async_seed_tail" in labels["seed"] and "async_copy" in labels["async_copy"]
+    assert "async_common_tail" in labels["common"] and "async_copy" in labels["async_copy"]
     assert "async_vec" in labels["async_vec"] and CUSTOM in labels
     assert all("우리 커널" not in label for label in labels.values())
     for key in ("async_copy", "async_vec"):
@@ -58,7 +58,7 @@ def test_controls_recompose_and_name_the_hazard(box, capsys):
     box.preset.value = "async_copy"
     box.slots[3].value = ""                                         # async_copy without the barrier after the wait
     assert "wait 뒤 배리어 없음" in box.summary.value and "__syncthreads()" in box.summary.value
-    box.preset.value = "seed"
+    box.preset.value = "common"
     box.tail.value = "always"
     assert box.run.ok and box.preset.value == CUSTOM
     box.tail.value = "wait0_tail"
@@ -108,8 +108,8 @@ def _event_index(run, kt, step):
 
 def test_stepper_steps_through_the_model():
     """Every step of the seed loop: the headline, the pending groups and the stages are the model's event."""
-    w = cp_async_stepper("seed", num_tiles=8)
-    run = cp_async.run_loop(cp_async.PRESETS["seed"].spec, 8)
+    w = cp_async_stepper("common", num_tiles=8)
+    run = cp_async.run_loop(cp_async.PRESETS["common"].spec, 8)
     assert w.step.max == len(run.events) == 2 + 8 * 6 and w.step.min == 1    # prologue (S-1 copies), 6 steps a tile
     for i, e in enumerate(run.events):
         w.step.value = i + 1                                           # the slider counts from 1, as the headline
@@ -130,7 +130,7 @@ def test_stepper_steps_through_the_model():
 
 
 def test_stepper_shows_the_tail_hazard_and_the_fix():
-    w = cp_async_stepper("seed", num_tiles=8, at=(6, "wait"))
+    w = cp_async_stepper("common", num_tiles=8, at=(6, "wait"))
     assert "아무것도 기다리지 않고" in w.describe() and "G6[t6]" in w.queue.value and "도착</span>" not in w.queue.value
     assert "cp_async_wait_group(2)" in w.code.value.split("▶ ")[1]     # the highlighted line is the wait
     assert "위험 2건" in w.summary.value and "kt=6, 7" in w.summary.value
@@ -170,4 +170,9 @@ def test_stepper_bad_arguments():
         with pytest.raises(CourseInputError):
             cp_async_stepper(*args)
     with pytest.raises(CourseInputError):
-        cp_async_stepper("seed", 8, at=(9, "wait"))
+        cp_async_stepper("common", 8, at=(9, "wait"))
+
+
+def test_the_old_name_of_the_common_loop_opens_the_same_stepper():
+    old, new = cp_async_stepper("seed", num_tiles=8, loops=("seed", "async_copy")), cp_async_stepper("common", num_tiles=8)
+    assert old.loop.value == new.loop.value == "common" and old.describe() == new.describe()

@@ -10,10 +10,17 @@ from course import lesson09 as L  # noqa: E402
 
 
 def test_ptxas_verdicts():
+    # 3.3's prose: .cg takes 16 bytes only (4 and 8 rejected, "expected to be 16"), .ca takes 4, 8 and 16
     v = L.ptxas_verdicts()
+    assert L.SEED_CP_ASYNC_4 in L.CP_ASYNC_FORMS and L.LEGAL_CP_ASYNC_4 in L.CP_ASYNC_FORMS
     for arch in ("sm_80", "sm_90"):
-        assert v[(L.SEED_CP_ASYNC_4, arch)][0] is False and "expected to be 16" in v[(L.SEED_CP_ASYNC_4, arch)][1]
-        assert v[(L.LEGAL_CP_ASYNC_4, arch)] == (True, "")
+        for op in ("ca", "cg"):
+            for n in (4, 8, 16):
+                ok, msg = v[(f"cp.async.{op}.shared.global [dst], [src], {n};", arch)]
+                if op == "cg" and n != 16:
+                    assert ok is False and "expected to be 16" in msg, (op, n, arch, msg)
+                else:
+                    assert (ok, msg) == (True, ""), (op, n, arch, msg)
 
 
 def test_ptx_file_sass():

@@ -10,7 +10,7 @@ from kernels_numba.infra import offline, resources
 
 LEVEL5 = [s.name for s in kn.by_level(5)]
 DEMOS = ["async_no_commit", "async_no_wait", "async_wait_too_little", "async_no_barrier_after_wait",
-         "async_overwrite_pending", "async_seed_tail"]
+         "async_overwrite_pending", "async_common_tail"]
 # on a GPU below sm_80 there is no cp.async: the registry's min_cc says so and these tests skip
 needs_cp_async = pytest.mark.skipif(not all(s.runs_here() for s in kn.by_level(5)),
                                     reason="cp.async needs compute capability 8.0 (this GPU is older)")
@@ -127,14 +127,14 @@ def test_bug_demos_are_wrong_every_time(demo):
 def test_seed_tail_reads_stale_tiles():
     """The seed's loop with 5 tiles and 3 stages: tiles 3 and 4 are never waited for, so their buffers still hold
     tiles 0 and 1 when they are computed (3 tiles: buffer 1 was never filled -> NaN)."""
-    from kernels_numba.demos import async_seed_tail
+    from kernels_numba.demos import async_common_tail
     from sim.cp_async import first_unsafe_tile
-    assert first_unsafe_tile(3, 5, "seed") == 3 and first_unsafe_tile(3, 3, "seed") == 1
+    assert first_unsafe_tile(3, 5, "common") == 3 and first_unsafe_tile(3, 3, "common") == 1
     rng = np.random.default_rng(0)
     A = rng.standard_normal((16, 40), dtype=np.float32)
     B = rng.standard_normal((40, 16), dtype=np.float32)
     C = np.full((16, 16), np.nan, np.float32)
-    async_seed_tail.launch(A, B, C)
+    async_common_tail.launch(A, B, C)
     A64, B64 = A.astype(np.float64), B.astype(np.float64)
     stale = A64[:, :24] @ B64[:24] + A64[:, 0:16] @ B64[0:16]          # tiles 0, 1, 2, then 0 and 1 again
     assert np.allclose(C, stale, rtol=1e-4, atol=1e-3)

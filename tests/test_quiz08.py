@@ -96,6 +96,7 @@ def test_q6_numbers_come_from_the_compiled_kernel_and_the_occupancy_model():
     expl = QS["q6"]["explanation"]
     assert f"**{occ.limits['shared memory']}개**" in expl and f"**{occ.limits['registers']}개**" in expl
     assert f"{occ.smem_allocated_per_block:,} B" in expl
+    assert f"레지스터: {regs} → 8의 배수로 올려 {-(-regs // 8) * 8}개" in expl, expl   # the explanation's count too
 
 
 def test_q7_template_is_the_checkers_template_and_the_key_passes():
@@ -107,21 +108,32 @@ def test_q7_template_is_the_checkers_template_and_the_key_passes():
     assert "·".join(map(str, tiles)) in msg
 
 
-def test_q7_template_is_08_2s_kernel_up_to_its_epilogue():
-    # the quiz kernel is the exercise's answer (answers/ex08_db8.py) without the two epilogue lines
+def test_q7_template_does_not_ship_08_2_solved(tmp_path):
+    # the quiz kernel has 08-2's prologue (answers/ex08_db8.py) and db's loop order; with the key's epilogue it
+    # computes the right values, and 08-2's checker says that loop is not the register prefetch 08-2 asks for
     import inspect
-    sys_path = str(ROOT / "answers")
     import sys
-    sys.path.insert(0, sys_path)
+    from course import exercises
+    sys.path.insert(0, str(ROOT / "answers"))
     try:
         import ex08_db8
     finally:
-        sys.path.remove(sys_path)
+        sys.path.remove(str(ROOT / "answers"))
     src = inspect.getsource(ex08_db8.db8.py_func)
     code = lambda t: [ln.split("#")[0].strip() for ln in t.splitlines() if ln.split("#")[0].strip()]   # noqa: E731
-    body = code(src)[2:]                                         # drop the decorator and the def line
-    tmpl = code(checks.EPILOGUE_TEMPLATE)[2:]
-    assert tmpl[:-1] == body[:len(tmpl) - 1] and tmpl[-1] == "___"
+    body, tmpl = code(src)[2:], code(checks.EPILOGUE_TEMPLATE)[2:]    # drop the decorator and the def line
+    loop = body.index("for kt in range(n_tiles - 1):")
+    assert tmpl[:loop + 1] == body[:loop + 1] and tmpl[-1] == "___"
+    f = tmp_path / "quiz08_q7_kernel.py"
+    f.write_text("from numba import cuda, float32\nfrom course.lesson06 import load_or_zero, store_c, thread_coords\n"
+                 "from ex08_db8 import tile_dot, T8\n\n" + checks.epilogue_source(QS["q7"]["key"][0]), encoding="utf-8")
+    sys.path[:0] = [str(tmp_path), str(ROOT / "answers")]
+    try:
+        import quiz08_q7_kernel
+    finally:
+        del sys.path[:2]
+    res = exercises.check("08-2", quiz08_q7_kernel.quiz_db8, save=False)
+    assert not res.ok and res.code == "store_before_compute", str(res)
 
 
 def test_q7_free_form_grades_through_the_engine():

@@ -56,7 +56,7 @@ def test_q4_wait_group_model():
 
 def test_q5_q6_pipeline():
     assert (5 + 3 - 1) % 3 == QS["q5"]["key"]
-    assert first_unsafe_tile(3, 8, "seed") == 6 and QS["q6"]["key"] == "c"
+    assert first_unsafe_tile(3, 8, "common") == 6 and QS["q6"]["key"] == "c"
 
 
 def test_q3_q8_numbers_are_the_recorded_run():
@@ -76,6 +76,10 @@ def test_q3_q8_numbers_are_the_recorded_run():
     raw = [abs(ratios[b][4096] - ratios[a][4096]) for a, b in (("async_vec_s2", "async_vec"), ("async_vec", "async_vec_s4"))]
     assert all(f"{d:.1f}%p" in expl for d in steps) and max(steps) < 2 and max(raw) < 2
     assert f"db_overlap {round(ratios['db_overlap'][4096], 1)}%" in QS["q9"]["explanation"]
+    assert f"async_vec {round(ratios['async_vec'][4096], 1)}%" in QS["q9"]["explanation"]
+    # q3's register counts are the recorded ones, as its explanation types them
+    assert (f"db_overlap {loaded['db_overlap']['registers']}, async_vec {loaded['async_vec']['registers']} 레지스터"
+            in QS["q3"]["explanation"]), QS["q3"]["explanation"]
 
 
 def test_q10_bytes_and_ptxas():

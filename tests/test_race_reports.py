@@ -56,6 +56,24 @@ def test_the_mma_demos_report_one_kind_and_a_fix_that_is_not_there_yet(which, ki
             assert not any(x > h.first_line[1] for x in barriers if x < 60), (h.fix_ko, barriers)
 
 
+def test_a_wait_inside_a_helper_is_named_at_the_kernels_line():
+    # notebook 09 §4.1's showcase: the kernel calls cp_async_wait_group (a helper in async_copy.py); the fix names the
+    # kernel's line of that call, between it and the read, never the helper's own line
+    import os
+    from kernels_numba.demos import async_no_barrier_after_wait as demo
+    out = racereport.run_demo(demo.launch, 16, 16, 40)
+    src = open(demo.__file__, encoding="utf-8").read().splitlines()
+    barriers, named = _barrier_lines(demo.__file__), 0
+    for h in out["report"].hazards:
+        m = re.search(r"(\d+)행의 wait_group 과 (\d+)행 사이", h.fix_ko)
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            assert "wait_group" in src[a - 1] and a < b and not any(a < x < b for x in barriers), (h.fix_ko, src[a - 1])
+            assert f"복사가 {os.path.basename(demo.__file__)}:{a} 의 wait 에서 도착" in h.ko, h.ko
+            named += 1
+    assert named, out["report"].summary()
+
+
 # --------------------------------------------------------------------------- program order under every schedule
 
 @pytest.mark.parametrize("case", [c for c in racecases.CASES if c.expect], ids=lambda c: c.name)

@@ -72,6 +72,9 @@ def _table_diagnosis(got, n, S):
     return None
 
 
+STAGE_CASES = ((4, 2), (1, 2), (6, 3), (2, 3), (7, 4), (3, 4), (9, 5), (1, 3), (0, 3))    # (n_tiles, stages)
+
+
 @exercise("08-1", "반복마다 어느 버퍼인가 (버퍼 S 개)", "3.2–3.3절",
           hints=("버퍼는 돌아가며 쓰입니다. 프롤로그가 버퍼 하나만 비워 두고 나머지를 채우고, 반복마다 타일 하나를 다 "
                  "쓰면 그 버퍼가 비어 다음 미리 읽기를 받습니다. 표를 손으로 한 줄씩 채우며 버퍼마다 어떤 타일이 들어 "
@@ -98,7 +101,7 @@ def my_stage_table(n_tiles, stages):
     raise NotImplementedError("반복 kt 가 계산하는 타일이 어느 버퍼에 있는지, 그리고 무엇을 어디에 미리 읽을지 세어 보세요")
 ''')
 def check_stage_table(student):
-    cases = [(4, 2), (1, 2), (6, 3), (2, 3), (7, 4), (3, 4), (9, 5), (1, 3), (0, 3)]
+    cases = STAGE_CASES
     for n, S in cases:
         got = student(n, S)
         if not _rows_ok(got, n):
@@ -108,7 +111,8 @@ def check_stage_table(student):
         res = _table_diagnosis(got, n, S)
         if res is not None:
             return res
-    return passed("08-1", f"버퍼 2–5개의 (타일 수, 버퍼 수) {len(cases)}가지 경우에 표가 모두 맞습니다. 미리 읽는 버퍼는 "
+    stages = sorted({S for _, S in cases})
+    return passed("08-1", f"버퍼 {stages[0]}–{stages[-1]}개의 (타일 수, 버퍼 수) {len(cases)}가지 경우에 표가 모두 맞습니다. 미리 읽는 버퍼는 "
                   "늘 바로 앞 반복이 계산한 버퍼입니다.")
 
 
@@ -211,12 +215,12 @@ def _db_order(kernel):
             where = probe.line_text(evs[stores[0]].site)
             return technique("08-2", "store_before_compute", "레지스터 프리페치의 순서(로드 → 계산 → 저장)",
                              f"반복 kt = {kt}에서 공유 메모리 저장이 계산보다 먼저입니다. `db` 와 같은 순서라 워프가 그 "
-                             "저장에서 자기 전역 로드를 기다린 뒤에 계산하므로, 로드와 계산이 겹치지 않습니다(4.4절의 "
+                             "저장에서 자기 글로벌 로드를 기다린 뒤에 계산하므로, 로드와 계산이 겹치지 않습니다(4.4절의 "
                              "SASS). 레지스터 → 공유 메모리 저장을 계산 뒤로 옮기세요.", f"  저장: {where}", where=where)
         if loads[0] > reads[0]:
             where = probe.line_text(evs[loads[0]].site)
             return technique("08-2", "load_after_compute", "레지스터 프리페치의 순서(로드 → 계산 → 저장)",
-                             f"반복 kt = {kt}에서 다음 타일의 전역 로드가 계산보다 뒤입니다. 로드를 먼저 보내 두어야 "
+                             f"반복 kt = {kt}에서 다음 타일의 글로벌 로드가 계산보다 뒤입니다. 로드를 먼저 보내 두어야 "
                              "계산하는 동안 그 로드가 날아옵니다.", f"  로드: {where}", where=where)
     return None
 
@@ -225,7 +229,7 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
 
 
 @exercise("08-2", "레지스터 프리페치 더블 버퍼 루프 (프롤로그·루프·에필로그)", "4.4절",
-          hints=("반복 하나는 세 일을 겹칩니다: 다음 타일을 전역 메모리에서 레지스터로 보내 두고, 그동안 지금 타일을 "
+          hints=("반복 하나는 세 일을 겹칩니다: 다음 타일을 글로벌 메모리에서 레지스터로 보내 두고, 그동안 지금 타일을 "
                  "계산하고, 계산이 끝나면 레지스터의 다음 타일을 다른 버퍼에 저장합니다. 3.3절의 두 위험은 배리어 "
                  "하나로 막을 수 있습니다. 루프가 한 번 덜 돌면 마지막 타일은 누가 계산할까요?",
                  "반복 kt 에서 레지스터로 읽을 타일은 몇 번이고, 그 타일은 어느 버퍼로 가나요? 지금 계산할 타일은 어느 "
@@ -244,7 +248,7 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
                                "각각 몇 번인가요?",
               "store_before_compute": "반복 안에서 공유 메모리에 저장하는 줄이 계산(tile_dot)보다 위에 있나요? 그 저장이 "
                                       "기다리는 것은 무엇인가요?",
-              "load_after_compute": "다음 타일의 전역 로드는 계산보다 앞인가요, 뒤인가요? 계산하는 동안 날아오게 하려면 "
+              "load_after_compute": "다음 타일의 글로벌 로드는 계산보다 앞인가요, 뒤인가요? 계산하는 동안 날아오게 하려면 "
                                     "언제 보내야 하나요?",
               "extra_iterations": "K 타일이 4개면 메인 루프는 몇 번 돌아야 하나요? 여러분의 n_tiles 는 얼마로 계산되나요?",
           },

@@ -142,8 +142,11 @@ def _loop_findings(kernel, n_tiles):
                         return ("compute_before_wait", f"타일을 기다리기 전에 계산합니다{at(kt)}: 반복 안에서 "
                                 "compute_tile 이 wait_group 보다 앞에 있습니다. 타일 kt 는 wait 와 배리어를 지난 뒤에야 "
                                 "읽을 수 있습니다.", e.site)
-                    w = next((x for x in reversed(flat + evs[:i]) if x.kind == "wait"), None)
-                    committed = sum(1 for x in flat + evs[:i] if x.kind == "commit") + \
+                    sofar = flat + evs[:i]
+                    wi = next((j for j in range(len(sofar) - 1, -1, -1) if sofar[j].kind == "wait"), None)
+                    w = sofar[wi] if wi is not None else None
+                    # the groups committed before that wait ran (this iteration's commit after it does not count)
+                    committed = sum(1 for x in sofar[:len(sofar) if wi is None else wi] if x.kind == "commit") + \
                         sum(1 for x in before if x.kind == "commit")
                     allowed = committed - 1 - grp
                     return ("wait_too_large", f"{josa(f'wait_group({_n_of(w) if w else 0})', '이/가')} 타일 kt 의 그룹을 기다리지 않고 "
@@ -411,16 +414,17 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
         if came == list(range(len(kts))) and list(kts) != came:
             return fail(ex_id, "stage_for_tile", f"{name} 타일의 K 오프셋을 버퍼 번호로 계산했습니다: 버퍼 {s}에 "
                         f"{josa(f'K 타일 {kts[s]}', '이/가')} 와야 하는데 K 타일 {s}의 값이 왔습니다. 버퍼 번호(stage)는 "
-                        "공유 메모리의 어디에 둘지를, 타일 번호(kt)는 전역 행렬의 어디서 읽을지를 정합니다: 파이프라인에서 "
-                        "둘은 kt = 2 부터 달라집니다.")
+                        f"공유 메모리의 어디에 둘지를, 타일 번호(kt)는 글로벌 행렬의 어디서 읽을지를 정합니다: {S3}단 "
+                        f"파이프라인에서 타일 kt 는 {josa(f'버퍼 kt % {S3}', '으로/로')} 가므로, 둘은 kt = {S3} 부터 "
+                        "달라집니다.")
         if came == [0] * len(kts):
-            return fail(ex_id, "no_k_offset", f"{name} 타일이 버퍼마다 K 타일 0 의 값입니다: 전역 주소에 K 타일의 "
+            return fail(ex_id, "no_k_offset", f"{name} 타일이 버퍼마다 K 타일 0 의 값입니다: 글로벌 주소에 K 타일의 "
                         f"오프셋(kt 번째 타일이 시작하는 {'열' if name == 'A' else '행'})이 빠졌습니다. 버퍼 0·1·2 에는 "
                         f"{josa('K 타일 ' + ', '.join(map(str, kts)), '이/가')} 와야 합니다.")
         where_from = f"{name}{list(src)}" if src else "행렬에 없는 값"
         return fail(ex_id, "misplaced", f"{name} 타일의 원소가 엉뚱한 곳에서 왔습니다: 블록 {idx[:2]}, 버퍼 {s}(K 타일 "
                     f"{kts[s]}), 타일 ({idx[3]}, {idx[4]})에는 {josa(f'{name}{list(exp)}', '이/가')} 와야 하는데 "
-                    f"{josa(where_from, '이/가')} 왔습니다. 전역 주소의 행·열(블록 오프셋 block_row / block_col, K 타일 "
+                    f"{josa(where_from, '이/가')} 왔습니다. 글로벌 주소의 행·열(블록 오프셋 block_row / block_col, K 타일 "
                     "오프셋)을 확인하세요.")
     return None
 
@@ -430,7 +434,7 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
                  "타일마다 float4 하나씩을 맡고, A 와 B 는 타일 모양이 달라 한 행의 float4 개수도 다릅니다. 열은 float "
                  "단위이고 16 B 경계에서 시작해야 합니다.",
                  "A 타일(32×8)의 한 행에는 float4 가 몇 개 있나요? B 타일(8×32)은요? tid 를 그 수로 나눈 몫과 나머지는 "
-                 "각각 무엇이 되나요? 전역 행렬에서 이 타일은 어디서 시작하나요?"),
+                 "각각 무엇이 되나요? 글로벌 행렬에서 이 타일은 어디서 시작하나요?"),
           questions={
               "misaligned": "그 복사의 열 인덱스는 float 4개의 배수인가요? 타일의 열을 float4 번호로 세었다면 float "
                             "단위로 바꿨나요?",
@@ -438,10 +442,10 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
                          "개수인가요?",
               "out_of_bounds": "A 타일과 B 타일의 모양이 다릅니다. 각 매핑을 그 타일의 모양으로 나눴나요?",
               "holes": "64 스레드가 맡는 float4 를 모두 모으면 타일을 빈틈없이 덮나요?",
-              "misplaced": "틀린 원소의 전역 (행, 열)을 블록 오프셋과 K 타일 오프셋으로 적어 보세요. 어느 쪽이 "
+              "misplaced": "틀린 원소의 글로벌 (행, 열)을 블록 오프셋과 K 타일 오프셋으로 적어 보세요. 어느 쪽이 "
                            "빠졌나요?",
-              "stage_for_tile": "전역 열(A) 또는 행(B)의 K 오프셋에 쓴 변수는 stage 인가요, kt 인가요?",
-              "no_k_offset": "A 의 전역 열과 B 의 전역 행은 K 타일 번호에 따라 달라지나요?",
+              "stage_for_tile": "글로벌 열(A) 또는 행(B)의 K 오프셋에 쓴 변수는 stage 인가요, kt 인가요?",
+              "no_k_offset": "A 의 글로벌 열과 B 의 글로벌 행은 K 타일 번호에 따라 달라지나요?",
           },
           solution="answers/ex09_vec_map.py::issue_vec", name="my_issue_vec",
           preamble='''
@@ -452,7 +456,7 @@ BM, BN, BK, VEC = 32, 32, 8, 4          # 블록 타일 32×32, K 타일 8, 복�
 @cuda.jit(device=True)
 def my_issue_vec(As, Bs, stage, A, B, kt, tid, block_row, block_col):
     """스레드 tid(0..63)의 16바이트 cp.async 두 개: A 타일(BM×BK)의 float4 하나, B 타일(BK×BN)의 float4 하나."""
-    raise NotImplementedError("tid 를 타일의 (행, 열)로 나누고 ptx.cp_async_cg_16(As, stage, 행, 열, A, 전역 행, 전역 열) 을 부르세요")
+    raise NotImplementedError("tid 를 타일의 (행, 열)로 나누고 ptx.cp_async_cg_16(As, stage, 행, 열, A, 글로벌 행, 글로벌 열) 을 부르세요")
 ''')
 def check_vec_map(student, M=64, N=64, K=40):
     stages, kts = len(VEC_TILES), np.array(VEC_TILES, np.int32)
@@ -467,7 +471,7 @@ def check_vec_map(student, M=64, N=64, K=40):
     try:
         report = _simulated(lambda: kernel[(gx, gy), VTHREADS](A, B, kts, Aout, Bout))
     except IndexError as exc:
-        side = "목적지(공유 메모리 타일)" if "목적지" in str(exc) else "원본(전역 행렬)"
+        side = "목적지(공유 메모리 타일)" if "목적지" in str(exc) else "원본(글로벌 행렬)"
         return fail("09-2", "out_of_bounds", f"복사의 {side} 위치가 배열 밖입니다: A 타일은 BM×BK = 32×8, B 타일은 "
                     "BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).",
                     shape, diagnose.Foreign("  " + str(exc).splitlines()[0][:400]),
@@ -573,7 +577,7 @@ def _size_finding(rec, rows, cols):
             srow, scol = tid // (ZC // 4), (tid % (ZC // 4)) * 4
             grow, gcol = block[1] * ZR + srow, block[0] * ZC + scol
             n = min(4, cols - gcol) if grow < rows and gcol < cols else 0
-            at = f" (스레드 {tid}, 블록 {block[:2]}: 전역 (grow, gcol) = ({grow}, {gcol}), 행렬 안의 float {n}개)"
+            at = f" (스레드 {tid}, 블록 {block[:2]}: 글로벌 (grow, gcol) = ({grow}, {gcol}), 행렬 안의 float {n}개)"
             if size is None:
                 continue
             if size < 0:

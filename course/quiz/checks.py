@@ -171,7 +171,9 @@ def tiled_load_blanks(blanks):
 T8 = 8
 MAX_CODE_CHARS = 2000
 MAX_CODE_LINES = 30
-# the kernel of notebook 08's exercise 08-2 (answers/ex08_db8.py) up to its main loop; the student writes the rest
+# notebook 08's exercise 08-2 kernel (answers/ex08_db8.py) up to its main loop, the loop in `db`'s order (the next
+# tile stored straight into the other buffer, then this tile computed): not 08-2's register-prefetch loop, which the
+# notebook ships unsolved (tests/test_quiz08.py checks 08-2 does not pass with it). The student writes the rest.
 EPILOGUE_TEMPLATE = """\
 @cuda.jit
 def quiz_db8(A, B, C, alpha, beta):
@@ -182,12 +184,10 @@ def quiz_db8(A, B, C, alpha, beta):
     As[0, ty, tx] = load_or_zero(A, row, tx)          # 프롤로그: 타일 0 → 버퍼 0
     Bs[0, ty, tx] = load_or_zero(B, ty, col)
     cuda.syncthreads()
-    for kt in range(n_tiles - 1):                     # 메인 루프: 타일 kt 계산, 타일 kt+1 은 레지스터로 먼저
-        a = load_or_zero(A, row, (kt + 1) * T8 + tx)
-        b = load_or_zero(B, (kt + 1) * T8 + ty, col)
+    for kt in range(n_tiles - 1):                     # 메인 루프 (db 의 순서): 타일 kt+1 을 다른 버퍼에, 타일 kt 계산
+        As[(kt + 1) % 2, ty, tx] = load_or_zero(A, row, (kt + 1) * T8 + tx)
+        Bs[(kt + 1) % 2, ty, tx] = load_or_zero(B, (kt + 1) * T8 + ty, col)
         acc += tile_dot(As, Bs, kt % 2, ty, tx)
-        As[(kt + 1) % 2, ty, tx] = a
-        Bs[(kt + 1) % 2, ty, tx] = b
         cuda.syncthreads()
     ___
 """

@@ -92,7 +92,7 @@ class CpAsyncSandbox(live.LiveView):
     """Presets and controls compose one iteration; every change re-runs the model and redraws code, verdict, table."""
     NAME_KO, NAME_EN = "cp.async 루프 샌드박스", "cp.async loop sandbox"
 
-    def __init__(self, preset="seed", num_tiles=6):
+    def __init__(self, preset="common", num_tiles=6):
         style = {"description_width": "initial"}
         opts = [(p.label, k) for k, p in cp_async.PRESETS.items()] + [("직접 구성", CUSTOM)]
         self.preset = W.Dropdown(options=opts, value=preset, description="출발점 (preset)", style=style,
@@ -178,8 +178,9 @@ class CpAsyncSandbox(live.LiveView):
 
 
 
-def cp_async_sandbox(preset="seed", num_tiles=6):
-    """The sandbox widget, starting from a preset ('seed', 'async_copy', 'async_vec'); display it last in a cell."""
+def cp_async_sandbox(preset="common", num_tiles=6):
+    """The sandbox widget, starting from a preset ('common', 'async_copy', 'async_vec'); display it last in a cell."""
+    preset = cp_async.OLD_NAMES.get(preset, preset) if isinstance(preset, str) else preset
     if preset not in cp_async.PRESETS:
         raise CourseInputError(f"preset 는 {list(cp_async.PRESETS)} 중 하나입니다 (받은 값: {preset!r}).",
                                f"preset must be one of {list(cp_async.PRESETS)}, not {preset!r}.",
@@ -277,7 +278,7 @@ class CpAsyncStepper(live.LiveView):
     groups committed and landed, stage states, hazards. `.position` is the event shown (from 0)."""
     NAME_KO, NAME_EN = "cp.async 그룹 상태 기계", "cp.async group state machine"
 
-    def __init__(self, loop="seed", num_tiles=8, loops=None, at=None):
+    def __init__(self, loop="common", num_tiles=8, loops=None, at=None):
         self.given = loop if isinstance(loop, cp_async.LoopSpec) else None
         keys = list(loops or cp_async.PRESETS)
         options = [(cp_async.PRESETS[k].label, k) for k in keys]
@@ -376,10 +377,11 @@ class CpAsyncStepper(live.LiveView):
                                      f"{html.escape(h.fix)}</div>" for h in bad)
 
 
-def cp_async_stepper(loop="seed", num_tiles=8, loops=None, at=None):
-    """The group stepper over one of the notebook's loops ('seed', 'async_copy', 'async_vec') or a LoopSpec;
+def cp_async_stepper(loop="common", num_tiles=8, loops=None, at=None):
+    """The group stepper over one of the notebook's loops ('common', 'async_copy', 'async_vec') or a LoopSpec;
     `loops` limits the dropdown, `at=(kt, step)` opens at that step (kt=-1: the prologue)."""
-    keys = list(loops or cp_async.PRESETS)
+    old = lambda k: cp_async.OLD_NAMES.get(k, k) if isinstance(k, str) else k      # noqa: E731
+    loop, keys = old(loop), [old(k) for k in (loops or cp_async.PRESETS)]
     bad = [k for k in keys if k not in cp_async.PRESETS]
     if not isinstance(loop, cp_async.LoopSpec) and loop not in keys:
         bad.append(loop)

@@ -45,7 +45,6 @@ for _k in ("db", "db_ptx", "db_overlap", "regblock_opt", "regblock_vec"):
         FIG[f"st_{_k}_{_why}"] = f"{_v:.1f}"
 FIG["regs_db"] = REC34["resources"]["db"]["registers"]
 FIG["max_math_pipe"] = f"{max(v['percent']['math_pipe_throttle'] for v in _ST.values()):.1f}"
-FIG["idle_db_overlap"] = f"{100 - 100 * _USE['db_overlap']:.0f}"
 _N = REC34["ncu_stalls"]["n"]
 FIG.update(ncu_n=_N, grid_blocks=(_N // _kn.get("db").module.BM) * (_N // _kn.get("db").module.BN),
            sms=REC34["device_facts"]["sm_count"], slots=REC34["device_facts"]["sm_count"] * REC34["occupancy_api"]["db"]["blocks_per_sm"],
@@ -69,6 +68,20 @@ _SAME = [r for r in range(1, 256) if all(
 assert _SAME == list(range(_SAME[0], _SAME[-1] + 1)) and all(_SAME[0] <= _DBROWS[t]["registers"] <= _SAME[-1]
                                                                  for t in ("sm_80", "sm_90"))
 FIG.update(same_lo=_SAME[0], same_hi=_SAME[-1])
+# the exercises' own cases (course/exercises/ex08.py), so the text cannot drift from what the checks run
+from course.exercises import ex08 as _ex08  # noqa: E402
+
+_T8 = _ex08.T8
+FIG.update(ex082_tiles=", ".join(f"{-(-k // _T8)}개" for _, _, k, _, _ in _ex08.DB_SHAPES),
+           ex082_ks=", ".join(str(k) for _, _, k, _, _ in _ex08.DB_SHAPES),
+           ex081_s_lo=min(S for _, S in _ex08.STAGE_CASES), ex081_s_hi=max(S for _, S in _ex08.STAGE_CASES))
+assert all(k % _T8 for _, _, k, _, _ in _ex08.DB_SHAPES), "08-2's text: no K is a multiple of 8"
+# the share double buffering alone adds (db_overlap ÷ regblock_vec), its range over the recorded sizes (§4.8)
+_GAIN = {_n: _R["db_overlap", _n] / _R["regblock_vec", _n] for _n in _SIZES}
+FIG.update(gain_lo=f"{100 * (min(_GAIN.values()) - 1):.0f}", gain_hi=f"{100 * (max(_GAIN.values()) - 1):.0f}",
+           gain_hi_n=max(_GAIN, key=_GAIN.get), gain_hi_ratio=f"{max(_GAIN.values()):.3f}")
+assert min(_GAIN.values()) > 1, "§4.8's sentence says db_overlap gains at every size"
+FIG["idle1_db_overlap"] = f"{100 - float(FIG['use1_db_overlap']):.1f}"
 FIG.update(regs_db_sm80=_DBROWS["sm_80"]["registers"], regs_db_sm90=_DBROWS["sm_90"]["registers"],
            nvjitlink=_table.load_targets()["toolchain"]["nvidia-nvjitlink"],
            db_blocks=_DBOCC["A100"].blocks_per_sm, db_warps=_DBOCC["A100"].active_warps,
@@ -225,9 +238,9 @@ print(bv)
 # 예상 출력: (시뮬레이터) db 일치 True·NaN False / db_no_loop_barrier 일치 False / db_no_prologue 일치 False·NaN True
 # (GPU) db 는 틀린 실행 0번, 두 버그 커널은 매번 틀리고, 옆에 시뮬레이터가 찾은 경쟁(두 줄과 고칠 곳)이 나옵니다.
 """)
-NB.exercise("08-1", r"""
-버퍼가 둘이면 규칙은 3.2절의 표 그대로입니다. 다음 노트북(09)은 버퍼를 **S 개**로 늘리므로, 여기서 그 일반형을 스스로 세어 봅니다. 프롤로그는 타일 0 … S−2 를 버퍼 0 … S−2 에 미리 채우고(버퍼 하나는 비워 둠), 반복 kt 는 타일 kt 를 계산하면서 아직 버퍼에 없는 타일 하나를 비어 있는 버퍼에 미리 읽습니다. 반복마다 **(kt, 계산하는 버퍼, 미리 읽는 타일, 그 타일을 넣는 버퍼)** 를 돌려주는 함수를 쓰세요. 미리 읽을 타일이 없으면(번호가 `n_tiles` 이상) 뒤의 두 값은 `None` 입니다. 3.3절의 두 위험을 기억하세요: 지금 계산하는 버퍼에 쓰면 같은 반복의 다른 스레드와 부딪히고(WAR), 아직 계산하지 않은 타일이 든 버퍼에 쓰면 그 타일을 잃습니다. 확인 셀은 버퍼 2·3·4 개에서 표를 한 줄씩 따라가며, 버퍼마다 어떤 타일이 들어 있는지 세어 처음 틀린 줄과 그 이유를 알려 줍니다.
-""")
+NB.exercise("08-1", fill(r"""
+버퍼가 둘이면 규칙은 3.2절의 표 그대로입니다. 다음 노트북(09)은 버퍼를 **S 개**로 늘리므로, 여기서 그 일반형을 스스로 세어 봅니다. 프롤로그는 타일 0 … S−2 를 버퍼 0 … S−2 에 미리 채우고(버퍼 하나는 비워 둠), 반복 kt 는 타일 kt 를 계산하면서 아직 버퍼에 없는 타일 하나를 비어 있는 버퍼에 미리 읽습니다. 반복마다 **(kt, 계산하는 버퍼, 미리 읽는 타일, 그 타일을 넣는 버퍼)** 를 돌려주는 함수를 쓰세요. 미리 읽을 타일이 없으면(번호가 `n_tiles` 이상) 뒤의 두 값은 `None` 입니다. 3.3절의 두 위험을 기억하세요: 지금 계산하는 버퍼에 쓰면 같은 반복의 다른 스레드와 부딪히고(WAR), 아직 계산하지 않은 타일이 든 버퍼에 쓰면 그 타일을 잃습니다. 확인 셀은 버퍼 {{ex081_s_lo}}–{{ex081_s_hi}}개에서 표를 한 줄씩 따라가며, 버퍼마다 어떤 타일이 들어 있는지 세어 처음 틀린 줄과 그 이유를 알려 줍니다.
+""", FIG))
 md(r"""
 ### 3.4 PTX 캐시 힌트: `ld.global.ca`
 
@@ -362,14 +375,14 @@ md(r"""
 * 왜 컴파일러가 STS 를 계산 뒤로 미루지 않을까요? 이것은 SASS 에서 읽은 사실이 아니라 **해석**이고, 이유로 둘을 생각할 수 있습니다. (1) 셀의 마지막 줄들이 보여 주듯 `db` 의 메인 루프 안에는 안쪽 루프, 곧 펼쳐지지 않은 k 루프가 있습니다. STS 를 계산 뒤로 옮기려면 저장을 이 루프 너머로 옮겨야 하고, 그동안 LDG 로 받은 값 8개(A 4 + B 4)를 담은 레지스터를 루프 내내 살려 두어야 합니다. 컴파일러는 보통 메모리 명령을 루프 경계 너머로 옮기지 않습니다. (2) 프리페치는 `As[next_buf, ...]` 에 쓰고 계산은 `As[curr_buf, ...]` 를 읽는데, 버퍼 번호가 실행 중에 정해지므로(`kt % 2`) 컴파일러가 둘이 겹치지 않는다는 것을 증명하기 어렵습니다. 둘 중 무엇이 실제 이유인지는 이 노트북에서 시험하지 않았습니다 (버퍼 번호가 상수가 되게 kt 루프를 두 번씩 펼친 변형의 SASS 를 보면 가릴 수 있습니다). 어느 쪽이든 결론은 같습니다: 이 순서는 컴파일러에 맡길 수 없습니다.
 * 처방은 소스에서 순서를 직접 바꾸는 것입니다: **글로벌 → 레지스터(LDG)를 계산 전에, 레지스터 → 공유 메모리(STS)를 계산 뒤에.** `db_overlap` 의 SASS 가 바로 그 순서입니다 (셀의 `db_overlap` 줄): LDG 가 모두 계산 앞에(다음 타일의 스레드 몫과, 경계 검사가 있는 가장자리용 같은 수, 4.6절), 그 뒤에 타일 하나의 계산(완전히 펼친 k 루프: FFMA BK·TM·TN = 512개와 LDS)이, 그 뒤에 STS 가 옵니다. 첫 LDG 와 첫 STS 사이의 FFMA 가 512개, 곧 타일 하나의 계산 전부입니다.
 """)
-NB.exercise("08-2", r"""
+NB.exercise("08-2", fill(r"""
 이 처방을 작은 커널에 직접 써 봅니다. 06-2 의 8×8 타일 커널(블록당 64 스레드, 스레드마다 C 원소 하나)을 더블 버퍼로 바꾼 것입니다: `As`, `Bs` 는 `[버퍼][8][8]` 이고, 스레드는 K 타일마다 A 타일과 B 타일의 원소를 하나씩 맡습니다(06-2 처럼 타일 t 의 원소는 `load_or_zero(A, row, t * T8 + tx)`, `load_or_zero(B, t * T8 + ty, col)`). 프롤로그(타일 0 → 버퍼 0, 배리어)는 채워 두었습니다: 겹칠 계산이 아직 없으니 곧바로 공유 메모리에 넣습니다. 여러분이 쓸 곳은 두 군데입니다.
 
 * **메인 루프의 본문** (`kt = 0 … n_tiles − 2`): 다음 타일을 레지스터로 읽고(`a = load_or_zero(...)`, `b = ...`), 지금 타일을 계산하고(`acc += tile_dot(As, Bs, 버퍼, ty, tx)`), 레지스터를 공유 메모리에 저장하고, 배리어. 어느 타일을 읽고 어느 버퍼에 저장하는지, 배리어가 몇 개 어디에 필요한지가 여러분의 몫입니다.
 * **에필로그**: 이 루프는 `db` 처럼 `if kt + 1 < n_tiles` 로 마지막 반복의 프리페치를 건너뛰는 대신, 마지막 반복을 루프 **밖으로** 꺼냈습니다(루프 안에 분기가 없음). 그래서 루프가 끝나면 아직 계산하지 않은 타일이 하나 남아 있고, 그 계산이 결과 저장(3.3절 그림의 에필로그) 앞에 붙습니다.
 
-`load_or_zero`, `store_c`, `thread_coords` 는 06-2 의 도우미이고, `tile_dot` 은 아래 셀이 정의합니다. 확인 셀은 K 타일이 4개, 3개, 1개인 모양으로 numpy 와 비교하고, 경쟁 검출기의 보고, 틀린 C 가 **K 타일마다 몇 번 더해졌는지**(두 번 더해진 타일, 빠진 타일), 그리고 실행을 지켜본 순서로 반복마다 다음 타일의 전역 로드가 계산보다 앞이고 공유 메모리 저장이 계산보다 뒤인지(아니면 `db` 처럼 겹침이 없음)를 알려 줍니다.
-""")
+`load_or_zero`, `store_c`, `thread_coords` 는 06-2 의 도우미이고, `tile_dot` 은 아래 셀이 정의합니다. 확인 셀은 K 타일이 {{ex082_tiles}}인 모양(K = {{ex082_ks}}: 어느 것도 8의 배수가 아님)으로 numpy 와 비교하고, 경쟁 검출기의 보고, 틀린 C 가 **K 타일마다 몇 번 더해졌는지**(두 번 더해진 타일, 빠진 타일), 그리고 실행을 지켜본 순서로 반복마다 다음 타일의 글로벌 로드가 계산보다 앞이고 공유 메모리 저장이 계산보다 뒤인지(아니면 `db` 처럼 겹침이 없음)를 알려 줍니다.
+""", FIG))
 md(r"""
 ### 4.5 결과 저장 (epilogue)
 
@@ -452,7 +465,7 @@ md(r"""
 이 기록({{gpu}}, {{date}})에서 읽을 수 있는 것과 없는 것:
 
 * 기본 구조 그대로인 `db` 는 어느 크기에서도 같은 배치의 싱글 버퍼 `regblock_opt` 보다 빠르지 않습니다({{n_big}}³ 에서 {{pair_db_4096}}). 4.4절의 SASS 가 이유입니다: 워프는 여전히 자기 로드를 기다린 뒤에 계산하고, 그 시간을 SM 의 다른 워프가 메우는 것은 싱글 버퍼 커널도 마찬가지입니다.
-* {{n_big}}³ 에서는 `db_ptx` ({{pair_db_ptx_4096}}) 와 `db_overlap` ({{pair_db_overlap_4096}}) 둘 다 짝보다 몇 % 빠르고, {{n_mid}}³ 에서는 `db_overlap` 의 이득이 {{pair_db_overlap_2048}} 로 작습니다. 크기마다 한 번씩 잰 기록이라 실행 사이의 흔들림을 모르므로, 몇 % 차이로 두 커널의 순위를 정하지 않습니다. 이 기록으로 말할 수 있는 것은 "더블 버퍼링만으로 얻은 몫은 크기에 따라 몇 % 안팎"이라는 것입니다.
+* {{n_big}}³ 에서는 `db_ptx` ({{pair_db_ptx_4096}}) 와 `db_overlap` ({{pair_db_overlap_4096}}) 둘 다 짝보다 몇 % 빠르고, {{n_mid}}³ 에서는 `db_overlap` 의 이득이 {{pair_db_overlap_2048}} 로 작습니다. 크기마다 한 번씩 잰 기록이라 실행 사이의 흔들림을 모르므로, 몇 % 차이로 두 커널의 순위를 정하지 않습니다. 이 기록으로 말할 수 있는 것은 "더블 버퍼링만으로 얻은 몫(`db_overlap` ÷ `regblock_vec`)은 크기에 따라 {{gain_lo}}–{{gain_hi}}% 이고, {{gain_hi_n}}³ 에서 가장 크다({{gain_hi_ratio}})"는 것입니다.
 * cuBLAS 대비로는 `db_overlap` 이 {{n_mid}}³·{{n_big}}³ 에서 {{pct_db_overlap_2048}}%·{{pct_db_overlap_4096}}% 이고 {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다. 그 성능의 대부분은 노트북 07 에서 얻은 배치(`regblock_vec` 가 이미 {{pct_regblock_vec_4096}}%) 덕분입니다. 더블 버퍼링이 "cuBLAS 의 70–85%" 에 이른다는 소개를 보기도 하는데, 우리 기록에서 그 범위에 드는 레벨 4 커널은 큰 행렬({{n_mid}}³ 이상)의 `db_overlap` 뿐이고(싱글 버퍼 `regblock_vec` 도 이미 그 범위입니다), 기본 구조 `db` 는 {{pct_db_4096}}% 입니다.
 * `db_ptx` 와 `db` 의 차이는 세 가지(로드 명령, C 의 벡터 저장, 그에 따라 컴파일러가 바꾼 레지스터·명령 배치)가 한꺼번에 바뀐 결과라 원인을 하나로 돌릴 수 없습니다.
 
@@ -485,11 +498,11 @@ md(r"""
 """)
 code(r"""
 print(L8.issue_use(rec34))      # 커널마다: 스케줄러당 평균 워프 수 ÷ 명령당 워프-사이클의 합
-# 예상 출력: regblock_opt … {{mean_warps}} / {{cpi_regblock_opt}} = {{use1_regblock_opt}}%, db … {{use_db}}%, db_ptx … {{use_db_ptx}}%,
-#            regblock_vec … {{use_regblock_vec}}%, db_overlap … {{mean_warps}} / {{cpi_db_overlap}} = {{use1_db_overlap}}%
+# 예상 출력: regblock_opt … {{mean_warps}} / {{cpi_regblock_opt}} = {{use1_regblock_opt}}%, db … {{use1_db}}%, db_ptx … {{use1_db_ptx}}%,
+#            regblock_vec … {{use1_regblock_vec}}%, db_overlap … {{mean_warps}} / {{cpi_db_overlap}} = {{use1_db_overlap}}%
 """)
 md(r"""
-`db_overlap` 의 스케줄러는 사이클의 약 {{use_db_overlap}}% 에 명령을 냈고(`db` {{use_db}}%, `db_ptx` {{use_db_ptx}}%, `regblock_opt` {{use_regblock_opt}}%, `regblock_vec` {{use_regblock_vec}}%), 가장 큰 몫은 "준비됐지만 뽑히지 못함"(`not_selected`)입니다. 사이클당 명령 하나만 낼 수 있는 스케줄러 앞에 준비된 워프가 줄을 서 있다는 뜻이므로, "한계가 메모리 지연시간이 아니라 **명령 발행**에 가깝다" 는 것이 이 기록에서 나오는 **해석**입니다. 명령을 내지 못한 나머지 약 {{idle_db_overlap}}% 의 사이클을 이 기록은 이유별로 나누지 않습니다. 워프의 대기 가운데 큰 몫은 `short_scoreboard` {{st_db_overlap_short_scoreboard}}%, `dispatch_stall` {{st_db_overlap_dispatch_stall}}%, `wait` {{st_db_overlap_wait}}% 이고, `barrier` 는 {{st_db_overlap_barrier}}% 뿐입니다.
+`db_overlap` 의 스케줄러는 사이클의 약 {{use1_db_overlap}}% 에 명령을 냈고(`db` {{use1_db}}%, `db_ptx` {{use1_db_ptx}}%, `regblock_opt` {{use1_regblock_opt}}%, `regblock_vec` {{use1_regblock_vec}}%), 가장 큰 몫은 "준비됐지만 뽑히지 못함"(`not_selected`)입니다. 사이클당 명령 하나만 낼 수 있는 스케줄러 앞에 준비된 워프가 줄을 서 있다는 뜻이므로, "한계가 메모리 지연시간이 아니라 **명령 발행**에 가깝다" 는 것이 이 기록에서 나오는 **해석**입니다. 명령을 내지 못한 나머지 약 {{idle1_db_overlap}}% 의 사이클을 이 기록은 이유별로 나누지 않습니다. 워프의 대기 가운데 큰 몫은 `short_scoreboard` {{st_db_overlap_short_scoreboard}}%, `dispatch_stall` {{st_db_overlap_dispatch_stall}}%, `wait` {{st_db_overlap_wait}}% 이고, `barrier` 는 {{st_db_overlap_barrier}}% 뿐입니다.
 
 ## 5. 왜 이것이 작동하는가?
 
@@ -510,7 +523,7 @@ SM 의 로드/저장 유닛(LSU)과 FP32 유닛은 따로 있어서, 워프 스�
 
 <details><summary>질문 4: 더블 버퍼링 뒤에도 Long Scoreboard 가 0% 가 되지 않는 이유는?</summary>
 
-우리 커널에서 가장 큰 이유는 설계에 있습니다: 기본 구조에서는 **워프가 STS 에서 자기 LDG 를 기다리는 것이 명령 순서에 들어 있습니다**(4.4절). 그 밖의 이유(프롤로그 로드는 숨길 연산이 없음, 마지막 타일은 프리페치가 없음, 대역폭 포화, 연산이 로드보다 짧은 경우)도 가능하지만, 프롤로그·마지막 타일은 K 타일 수(4.9절 셀의 첫 줄: ncu 를 잰 크기에서 K/BK 개) 가운데 두 개뿐이라 비율로는 작습니다. 4.9절의 기록이 이것을 보여 줍니다: 기본 구조의 `db` 에는 Long Scoreboard 가 남고, 워프 안에서 겹치는 `db_overlap` 에서는 거의 0 입니다.
+우리 커널에서 가장 큰 이유는 설계에 있습니다: 기본 구조에서는 **워프가 STS 에서 자기 LDG 를 기다리는 것이 명령 순서에 들어 있습니다**(4.4절). 그 밖의 이유(프롤로그 로드는 숨길 연산이 없음, 에필로그의 C 읽기(beta ≠ 0 일 때), 대역폭 포화, 연산이 로드보다 짧은 경우)도 가능하지만, 프롤로그와 에필로그는 블록마다 한 번씩이고 메인 루프는 K 타일 수(4.9절 셀의 첫 줄: ncu 를 잰 크기에서 K/BK 개)만큼 돌므로 비율로는 작습니다. 마지막 반복은 프리페치가 없어 LDG 를 내지 않으므로 이 대기를 보태지 않습니다. 4.9절의 기록이 이것을 보여 줍니다: 기본 구조의 `db` 에는 Long Scoreboard 가 남고, 워프 안에서 겹치는 `db_overlap` 에서는 거의 0 입니다.
 </details>
 
 ## 6. 시뮬레이션 8: 파이프라인 타임라인 빌더
@@ -552,7 +565,7 @@ for r in mf["rows"]:
 md(r"""
 로드가 더 길면(L > C) L + N·max(L, C) 는 L − C 만큼 깁니다. 로드 100 / 연산 10 에 쓰면 500 이 되어 "더블 버퍼가 더 느리다"(440/500 = 0.88)는 틀린 결론이 나오고, 손 계산(410)과 모순입니다. N 이 크면 차이는 작습니다(400/200/512: 205,000 대 205,200).
 
-**로드 유닛이 하나라는 가정.** 위 그림들은 로드 400 사이클 동안 다음 로드를 시작하지 못한다고 가정합니다. 그러나 400 사이클은 **지연시간**이지 유닛이 바쁜 시간이 아니고, 실제 GPU 는 여러 로드를 동시에 진행시킵니다. 위젯의 "동시 로드 수"가 그 차이를 보여 줍니다(9절에서 다시).
+**로드 유닛이 하나라는 가정.** 위 모델은 로드 하나(예: 400 사이클)가 끝나기 전에 다음 로드를 시작하지 못한다고 가정합니다. 그러나 400 사이클은 **지연시간**이지 유닛이 바쁜 시간이 아니고, 실제 GPU 는 여러 로드를 동시에 진행시킵니다. 위젯의 "동시 로드 수"가 그 차이를 보여 줍니다(9절에서 다시).
 
 **버퍼 재사용 규칙이 막대를 정합니다.** 로드 80 / 연산 100 을 더블 버퍼로 그릴 때 로드를 0, 80, 160, 240 에 빈틈없이 그리기 쉽지만, 버퍼가 2개면 타일 2 는 버퍼 0 을 읽는 연산 0 이 끝난(180) 뒤에야 버퍼 0 에 들어갈 수 있습니다(총 시간 480 은 같음). 모델의 막대:
 """)
@@ -607,13 +620,13 @@ md(r"""
 * **겹침은 SASS 순서가 정합니다.** 기본 구조(`db`)는 모든 STS 가 계산보다 앞이라 워프가 STS 에서 자기 로드를 기다린 뒤에 계산합니다. `db_overlap` 처럼 레지스터로 먼저 읽고, 계산하고, 나중에 저장해야 한 워프 안에서 겹칩니다. PTX 에 적은 순서가 아니라 ptxas 가 배치한 순서가 중요합니다.
 * **결과 저장**: `alpha·rC + beta·C`, 경계 검사, `beta == 0` 이면 C 를 읽지 않음. `db_ptx` 의 16 B 벡터 저장은 정렬된 곳에서만, 같은 섹터 수로 4배를 씁니다.
 * **성능({{gpu}} 기록, 4.8절)**: 기본 구조의 `db` 는 같은 배치의 싱글 버퍼보다 빠르지 않습니다. {{n_big}}³ 에서 `db_ptx` 와 `db_overlap` 은 짝보다 몇 % 빠르고(한 번의 실행), `db_overlap` 은 {{n_mid}}³ 이상에서 cuBLAS 의 {{pct_db_overlap_2048}}–{{pct_db_overlap_4096}}%, {{n_small}}³ 에서는 {{pct_db_overlap_1024}}% 입니다.
-* **스톨 (WarpStateStats 비율)**: `db_overlap` 에서 Long Scoreboard 는 거의 사라지고({{st_db_overlap_long_scoreboard}}%), Math Pipe Throttle 로 옮겨 가지 않았습니다. 스케줄러는 약 {{use_db_overlap}}% 의 사이클에 명령을 내며 가장 큰 몫은 `not_selected` 입니다(명령 발행이 한계에 가깝다는 해석).
+* **스톨 (WarpStateStats 비율)**: `db_overlap` 에서 Long Scoreboard 는 거의 사라지고({{st_db_overlap_long_scoreboard}}%), Math Pipe Throttle 로 옮겨 가지 않았습니다. 스케줄러는 약 {{use1_db_overlap}}% 의 사이클에 명령을 내며 가장 큰 몫은 `not_selected` 입니다(명령 발행이 한계에 가깝다는 해석).
 * **공유 메모리 압박**: 더블 버퍼는 17,472 B(버퍼 하나의 2배)지만 점유율을 정하는 것은 레지스터라 A100·H100·H200 에서 SM당 2블록으로 그대로입니다(H200 에서 모델 = CUDA 점유율 API).
 * **PTX 캐시 힌트**: `.ca` 는 PTX ISA 가 정의한 연산자이자 ld 의 기본값이라, 캐시 정책으로는 명시해도 기본 로드에 보태는 것이 없습니다. 하지만 SASS 는 다릅니다: 이 컴파일러에서 명시적 `.ca` 는 기본 로드의 `LDG.E` 가 아니라 `ld.relaxed.cta` 와 같은 SASS(`LDG.E.STRONG.SM`)가 됩니다 (3.4절 심화의 탐침). PTX 에서 캐시 연산자는 성능 힌트일 뿐 메모리 일관성 동작을 바꾸지 않습니다(PTX ISA, Cache Operators). 이 커널의 재사용은 공유 메모리에서 일어납니다. `fma.rn.f32` 는 컴파일러가 이미 내는 FFMA 와 같습니다.
 
 ## 8. 마스터리 체크포인트 퀴즈
 
-7문항 중 6문항 이상이면 통과입니다. 제출하면 점수와 틀린 문항, 그 문항을 다시 읽을 절이 나옵니다. 정답과 해설은 통과한 뒤에 보입니다. 시도 기록은 로컬 진도 파일에 저장됩니다. 7번은 08-2 커널의 에필로그(마지막 타일과 결과 저장)를 직접 쓰는 문제이고, 채점기가 그 코드를 커널에 넣어 **실행**해서 확인합니다.
+7문항 중 6문항 이상이면 통과입니다. 제출하면 점수와 틀린 문항, 그 문항을 다시 읽을 절이 나옵니다. 정답과 해설은 통과한 뒤에 보입니다. 시도 기록은 로컬 진도 파일에 저장됩니다. 7번은 더블 버퍼 커널의 에필로그(마지막 타일과 결과 저장: 08-2 의 에필로그와 같은 자리)를 직접 쓰는 문제이고, 채점기가 그 코드를 커널에 넣어 **실행**해서 확인합니다.
 """)
 code(r"""
 from course.quiz import show_quiz

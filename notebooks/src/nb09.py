@@ -34,6 +34,8 @@ FIG = {
 }
 # compute-sanitizer racecheck on the GPU over the same demos (benchmarks/racecheck_gpu.py)
 RACE = records.load("racecheck_h100")
+# the common loop's demo (async_common_tail) was named async_seed_tail when this record was made
+_COMMON_RACE = RACE["cases"].get("demo_async_common_tail") or RACE["cases"]["demo_async_seed_tail"]
 _ASYNC_DEMOS = ["demo_" + n for n in ("async_no_commit", "async_no_wait", "async_wait_too_little",
                                       "async_no_barrier_after_wait", "async_overwrite_pending")]  # §4.1's five
 R34 = records.load("gpu_h200_levels34")
@@ -59,8 +61,8 @@ FIG.update({
     "race_demos": len(_ASYNC_DEMOS),
     "race_flagged": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["race_reports"]),
     "race_lucky": sum(1 for k in _ASYNC_DEMOS if RACE["cases"][k]["wrong_runs"] == 0),
-    "race_seed_reports": RACE["cases"]["demo_async_seed_tail"]["race_reports"],
-    "race_seed_wrong": _records.wrong_clause(RACE["cases"]["demo_async_seed_tail"]["wrong_runs"], RACE["runs"]),
+    "race_common_reports": _COMMON_RACE["race_reports"],
+    "race_common_wrong": _records.wrong_clause(_COMMON_RACE["wrong_runs"], RACE["runs"]),
 })
 # 8.1: a 64 KiB static shared array on the H100 through numba-cuda's linker (benchmarks/gpu_hazards.py)
 HAZ = records.load("gpu_hazards_h100")
@@ -78,6 +80,12 @@ FIG.update({
 sys.path.insert(0, str(ROOT))
 from course import lesson09 as _L9  # noqa: E402
 from course import measure as _measure  # noqa: E402
+
+# 9.3 / 13: the wait at wait_group (SASS DEPBAR.LE) in the recorded ncu source view of async_wide without prefetch
+_WG = _L9.wait_group_samples()
+FIG.update(wg_samples=f"{_WG['samples']:,}", wg_total=f"{_WG['total']:,}", wg_selected=f"{_WG['selected']:,}",
+           wg_pct=f"{100 * _WG['samples'] / _WG['total']:.2f}", wg_static=_WG['static'])
+assert _WG["samples"] < _WG["total"] / 100, "9.3 says the loop hardly waited at wait_group: the record no longer says so"
 from sim import occupancy as _occ  # noqa: E402
 import kernels_numba as _kn  # noqa: E402
 
@@ -175,18 +183,18 @@ md(r"""
 
 1. 메인 루프에 들어가기 전에 첫 타일을 공유 메모리에 채워, 첫 반복부터 계산과 다음 로드를 겹칠 수 있게 합니다.
 2. 노트북 07·08 에서 컴파일해 본 것처럼 120~128개입니다. 256 스레드 블록이면 SM 의 65,536개 레지스터로 블록 2개가 한계입니다 (129개가 되면 1개).
-3. L1 캐시·텍스처 장치(L1TEX)를 거치는 메모리 연산(전역·로컬 메모리, 텍스처·서피스)의 결과 레지스터를 읽으려는 명령이 그 연산이 끝나기를 기다리는 상태입니다. 노트북 08 의 커널에서는 주로 전역 메모리 로드(LDG)입니다.
+3. L1 캐시·텍스처 장치(L1TEX)를 거치는 메모리 연산(글로벌·로컬 메모리, 텍스처·서피스)의 결과 레지스터를 읽으려는 명령이 그 연산이 끝나기를 기다리는 상태입니다. 노트북 08 의 커널에서는 주로 글로벌 메모리 로드(LDG)입니다.
 </details>
 
-## 3. cp.async: 전역 메모리에서 공유 메모리로 곧장
+## 3. cp.async: 글로벌 메모리에서 공유 메모리로 곧장
 
-**구체적 비유.** 지금까지는 택배(전역 메모리의 데이터)가 반드시 사무실 책상(레지스터)에 올려졌다가 직원이 창고(공유 메모리)로 옮겼습니다. cp.async 는 택배 기사가 창고에 직접 넣는 것입니다. 직원은 "넣어 달라"고 주문만 하고 다른 일을 합니다. 대신 창고에 물건이 **언제** 들어왔는지는 따로 물어봐야 합니다 — 그것이 `wait_group` 입니다.
+**구체적 비유.** 지금까지는 택배(글로벌 메모리의 데이터)가 반드시 사무실 책상(레지스터)에 올려졌다가 직원이 창고(공유 메모리)로 옮겼습니다. cp.async 는 택배 기사가 창고에 직접 넣는 것입니다. 직원은 "넣어 달라"고 주문만 하고 다른 일을 합니다. 대신 창고에 물건이 **언제** 들어왔는지는 따로 물어봐야 합니다 — 그것이 `wait_group` 입니다.
 
 **표상 (데이터 흐름).**
 
 ```
-이전 (노트북 08):  전역 --LDG--> 레지스터 --STS--> 공유      (명령 2개, 레지스터가 도착을 기다림)
-cp.async:          전역 -------LDGSTS-------> 공유             (명령 1개, 레지스터 없음, 도착은 나중에)
+이전 (노트북 08):  글로벌 --LDG--> 레지스터 --STS--> 공유      (명령 2개, 레지스터가 도착을 기다림)
+cp.async:          글로벌 -------LDGSTS-------> 공유             (명령 1개, 레지스터 없음, 도착은 나중에)
 ```
 
 **추상.** cp.async (Ampere, sm_80) 는 스레드가 *발행*하는 복사 명령입니다. 발행 직후 스레드는 다음 명령으로 넘어가고, 데이터는 나중에 공유 메모리에 씁니다. PTX 는 복사가 언제 도착하는지 아무것도 약속하지 않고, 대신 **그룹** 단위의 대기만 제공합니다.
@@ -200,7 +208,7 @@ print(open(ptx.FUNCS["cp_async_cg_16"].path).read())
 print("cp.async 계열 파일:", sorted(n for n in ptx.FUNCS if n.startswith("cp_async")))
 """)
 md(r"""
-* `cp.async.cg.shared.global [dst], [src], 16;` — 16바이트를 전역(`src`, 64비트 주소)에서 공유(`dst`, 32비트 공유 메모리 주소)로 복사합니다. `.cg` 는 L2 에만 캐시(L1 우회), `.ca` 는 L1 에도 캐시합니다.
+* `cp.async.cg.shared.global [dst], [src], 16;` — 16바이트를 글로벌(`src`, 64비트 주소)에서 공유(`dst`, 32비트 공유 메모리 주소)로 복사합니다. `.cg` 는 L2 에만 캐시(L1 우회), `.ca` 는 L1 에도 캐시합니다.
 * `cp.async.commit_group;` — 지금까지 이 스레드가 발행하고 아직 묶지 않은 복사 전부를 **그룹 하나**로 묶습니다. 복사가 하나도 없으면 **빈 그룹**이 생깁니다 (이것이 4절에서 중요합니다).
 * `cp.async.wait_group N;` — 이 스레드의 대기 중 그룹이 **N개 이하**가 될 때까지, 가장 오래된 그룹부터 완료를 기다립니다. N 은 즉시값(immediate)만 됩니다: 그래서 N 마다 파일이 하나씩 있고(`cp_async_wait_group_0` … `_3`), 커널은 컴파일 시간 상수로 고릅니다.
 * `cp.async.wait_all;` — `commit_group` 다음 `wait_group 0` 과 같습니다.
@@ -224,7 +232,7 @@ print("PTX 타입 -> 제약 문자:", {t: letter for t, (_, letter) in ptx.REG_T
 print(L.ptx_inline_excerpt("async_vec"))
 """)
 md(r"""
-컴파일된 PTX 에서 공유 배열은 심볼 `_cudapy_smem_…` 이고, 그 주소에 원소 오프셋을 더한 값을 32비트로 줄여(`cvt.u32.u64`) `[%r…]` 로 넘깁니다: 공유 메모리 창 안의 주소입니다. 전역 주소 `[%rd…]` 는 64비트 그대로입니다. `// begin inline asm` 과 `// end inline asm` 사이가 `.ptx` 파일의 명령 한 줄이고, 함수 호출(`call`)은 없습니다.
+컴파일된 PTX 에서 공유 배열은 심볼 `_cudapy_smem_…` 이고, 그 주소에 원소 오프셋을 더한 값을 32비트로 줄여(`cvt.u32.u64`) `[%r…]` 로 넘깁니다: 공유 메모리 창 안의 주소입니다. 글로벌 주소 `[%rd…]` 는 64비트 그대로입니다. `// begin inline asm` 과 `// end inline asm` 사이가 `.ptx` 파일의 명령 한 줄이고, 함수 호출(`call`)은 없습니다.
 
 ### 3.3 어느 캐시 연산자에 어느 크기를 쓸 수 있나
 
@@ -237,7 +245,7 @@ for (ins, arch), (ok, msg) in L.ptxas_verdicts().items():
         print("      ptxas:", msg.splitlines()[0])
 """)
 md(r"""
-`ptxas` 는 sm_80 과 sm_90 모두에서 `.cg` 에 4 를 거부합니다 ("expected to be 16"). `.cg` 는 16바이트 전용이고, 4·8바이트 복사는 `.ca` 로 써야 합니다. 그래서 우리 4바이트 파일은 `cp_async_ca_4.ptx` 입니다 (`.cg` 에 4 를 쓴 예제를 보더라도 ptxas 를 통과하지 못합니다). 아래는 각 파일이 어떤 SASS 명령 하나가 되는지 `ptxas` 와 `cuobjdump` 로 확인한 것입니다.
+`ptxas` 는 sm_80 과 sm_90 모두에서 `.cg` 에 4 와 8 을 거부하고 ("expected to be 16"), `.ca` 는 4·8·16 을 모두 받습니다. `.cg` 는 16바이트 전용이고, 4·8바이트 복사는 `.ca` 로 써야 합니다. 그래서 우리 4바이트 파일은 `cp_async_ca_4.ptx` 입니다 (`.cg` 에 4 를 쓴 예제를 보더라도 ptxas 를 통과하지 못합니다). 아래는 각 파일이 어떤 SASS 명령 하나가 되는지 `ptxas` 와 `cuobjdump` 로 확인한 것입니다.
 """)
 code(r"""
 for name, (ins, sass) in L.ptx_file_sass().items():
@@ -248,7 +256,7 @@ md(r"""
 
 ## 4. 그룹 상태 기계 — PTX 의 약속을 모델로
 
-PTX 의 그룹 규칙을 모델로 옮긴 것이 `sim/cp_async.py` 의 `AsyncCopyUnit` 입니다. 복사는 **그것을 보장하는 wait 에서야** 공유 메모리에 도착합니다 (PTX 가 허락하는 가장 늦은 시점). 원본은 발행 때 읽는 것으로 단순화했습니다: PTX 는 원본을 언제 읽는지도 약속하지 않으므로, 복사가 끝나기 전에 원본(전역 메모리)을 바꾸는 코드의 잘못은 이 모델이 잡지 못합니다 (우리 커널은 A, B 를 바꾸지 않습니다). 시뮬레이터의 대체 함수가 바로 이 모델을 씁니다.
+PTX 의 그룹 규칙을 모델로 옮긴 것이 `sim/cp_async.py` 의 `AsyncCopyUnit` 입니다. 복사는 **그것을 보장하는 wait 에서야** 공유 메모리에 도착합니다 (PTX 가 허락하는 가장 늦은 시점). 원본은 발행 때 읽는 것으로 단순화했습니다: PTX 는 원본을 언제 읽는지도 약속하지 않으므로, 복사가 끝나기 전에 원본(글로벌 메모리)을 바꾸는 코드의 잘못은 이 모델이 잡지 못합니다 (우리 커널은 A, B 를 바꾸지 않습니다). 시뮬레이터의 대체 함수가 바로 이 모델을 씁니다.
 """)
 code(r"""
 u = cp_async.AsyncCopyUnit()
@@ -275,11 +283,11 @@ if SIM:                                 # GPU 에서는 버그가 운 좋게 맞
 # 예상 출력: 버그 데모 다섯 개는 NaN 256/256 틀림, async_copy 는 NaN 0/256 맞음, 마지막 줄 PASS
 """)
 md(r"""
-틀린 답은 "무언가 틀렸다"만 알려 줍니다. 시뮬레이터는 **경쟁 검출기**(race detector)도 함께 돌립니다. 공유 메모리에서는 GPU의 `compute-sanitizer --tool racecheck` 에 해당하고, racecheck 가 보지 않는 전역 메모리의 경쟁(예: 블록들이 원자 연산 없이 같은 C 원소에 더하기)과, 블록의 어떤 스레드도 아직 쓰지 않은 공유 메모리를 읽는 것(초기화되지 않은 읽기, uninitialised read)도 보고합니다. 배리어와 배리어 사이의 한 구간에서 서로 다른 두 스레드가 같은 원소를 건드리고 그중 하나가 쓰기이면 경쟁입니다. cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 "날아가는 중"이라, 그 사이의 접근은 (복사한 스레드 자신의 접근이라도) 경쟁이고, wait 뒤라도 배리어 전의 다른 스레드의 접근은 경쟁입니다.
+틀린 답은 "무언가 틀렸다"만 알려 줍니다. 시뮬레이터는 **경쟁 검출기**(race detector)도 함께 돌립니다. 공유 메모리에서는 GPU의 `compute-sanitizer --tool racecheck` 에 해당하고, racecheck 가 보지 않는 글로벌 메모리의 경쟁(예: 블록들이 원자 연산 없이 같은 C 원소에 더하기)과, 블록의 어떤 스레드도 아직 쓰지 않은 공유 메모리를 읽는 것(초기화되지 않은 읽기, uninitialised read)도 보고합니다. 배리어와 배리어 사이의 한 구간에서 서로 다른 두 스레드가 같은 원소를 건드리고 그중 하나가 쓰기이면 경쟁입니다. cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 "날아가는 중"이라, 그 사이의 접근은 (복사한 스레드 자신의 접근이라도) 경쟁이고, wait 뒤라도 배리어 전의 다른 스레드의 접근은 경쟁입니다.
 
-검출기가 기억하는 것은 원소마다 그 구간의 **마지막 쓰기 하나와 읽은 스레드 둘**(원자 연산이면 둘 더)입니다. 새 접근을 그것들과 맞춰 보므로, 스레드를 어떤 순서로 돌렸는지와 상관없이 경쟁이 있는 원소는 반드시 보고되고 한 가지 실행 순서로는 틀린 답이 나오지 않는 경쟁도 잡힙니다. 다만 가능한 **모든 접근의 쌍**을 보고하지는 않습니다: 한 원소를 셋 이상이 읽으면 기억한 접근과의 쌍만, 그리고 같은 종류·같은 두 줄의 경쟁은 한 번만(횟수와 함께) 보고합니다. 두 접근 중 무엇이 먼저인지(그래서 쓰기 후 읽기인지 읽기 후 쓰기인지, 배리어를 어디에 둘지)는 줄 번호가 아니라 각 스레드가 그 구간에서 실제로 지난 줄로 정합니다. 보고는 두 스레드, 두 커널 줄(노트북 셀이면 `셀 In [n] 3행` 처럼 셀 번호로), K 타일 `kt`, 고치는 법을 말합니다. 못 보는 것도 있습니다: 시간(성능), 블록 사이를 깃발(flag)과 메모리 펜스로 동기화하는 코드(경쟁으로 보고됨), 전역·로컬 메모리의 초기화되지 않은 읽기 (전체 목록: README 의 "시뮬레이터가 보장하는 것과 못 보는 것"). 버그 데모는 검출기를 "모으기" 모드로 돌려, 커널이 끝까지 돌아 틀린 답을 내고 보고도 남깁니다 (평소 커널은 첫 보고에서 오류로 멈춤).
+검출기가 기억하는 것은 원소마다 그 구간의 **마지막 쓰기 하나와 읽은 스레드 둘**(원자 연산이면 둘 더)입니다. 새 접근을 그것들과 맞춰 보므로, 스레드를 어떤 순서로 돌렸는지와 상관없이 경쟁이 있는 원소는 반드시 보고되고 한 가지 실행 순서로는 틀린 답이 나오지 않는 경쟁도 잡힙니다. 다만 가능한 **모든 접근의 쌍**을 보고하지는 않습니다: 한 원소를 셋 이상이 읽으면 기억한 접근과의 쌍만, 그리고 같은 종류·같은 두 줄의 경쟁은 한 번만(횟수와 함께) 보고합니다. 두 접근 중 무엇이 먼저인지(그래서 쓰기 후 읽기인지 읽기 후 쓰기인지, 배리어를 어디에 둘지)는 줄 번호가 아니라 각 스레드가 그 구간에서 실제로 지난 줄로 정합니다. 보고는 두 스레드, 두 커널 줄(노트북 셀이면 `셀 In [n] 3행` 처럼 셀 번호로), K 타일 `kt`, 고치는 법을 말합니다. 못 보는 것도 있습니다: 시간(성능), 블록 사이를 깃발(flag)과 메모리 펜스로 동기화하는 코드(경쟁으로 보고됨), 글로벌·로컬 메모리의 초기화되지 않은 읽기 (전체 목록: README 의 "시뮬레이터가 보장하는 것과 못 보는 것"). 버그 데모는 검출기를 "모으기" 모드로 돌려, 커널이 끝까지 돌아 틀린 답을 내고 보고도 남깁니다 (평소 커널은 첫 보고에서 오류로 멈춤).
 
-GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_seed_tail`)도 racecheck 는 경쟁 {{race_seed_reports}}건을 보고했지만, 검사 없이 실행하면 {{race_seed_wrong}}. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
+GPU 에서는 어떨까요? {{race_gpu}} 에서 ({{race_date}}) 위 데모 중 {{race_demos}}개를 `compute-sanitizer --tool racecheck` 로 돌리면 {{race_flagged}}개 모두 경쟁으로 보고되지만, 검사 없이 {{race_runs}}번씩 실행하면 그중 {{race_lucky}}개는 {{race_runs}}번 모두 **맞는 답**을 냈습니다 (`course/recorded/racecheck_h100.json`). 하드웨어에서는 복사가 대개 제때 끝나기 때문으로 보입니다 (해석). 4.3절의 꼬리 버그(`async_common_tail`)도 racecheck 는 경쟁 {{race_common_reports}}건을 보고했지만, 검사 없이 실행하면 {{race_common_wrong}}. 맞는 답은 경쟁이 없다는 증거가 아닙니다.
 """)
 code(r"""
 from course import racereport
@@ -324,7 +332,7 @@ SM 하나의 공유 메모리(H200 에서 최대 {{h200_smem_kib}} KiB 까지 �
 """)
 code(r"""
 from course.widgets.cp_async import cp_async_stepper
-stepper = cp_async_stepper("seed", num_tiles=8, loops=("seed", "async_copy"), at=(6, "wait"))
+stepper = cp_async_stepper("common", num_tiles=8, loops=("common", "async_copy"), at=(6, "wait"))
 print(stepper.describe())                 # 위젯이 연 단계를 글로
 # 예상 출력: kt=6 · wait_group 2: 대기 중 그룹이 2개로 이미 2개 이하라 아무것도 기다리지 않고 지나갑니다 (도착하는 그룹 없음).
 stepper
@@ -336,17 +344,17 @@ kt = 0 … 5 에서는 의도대로입니다: 새 그룹을 하나 commit 하면
 """)
 code(r"""
 print("S  타일수  흔한 루프: 보장 없이 처음 읽히는 타일  우리 루프")
-for S, T, seed, ours in L.tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8)):
-    print(f"{S}  {T:5d}  {str(seed):>22s}  {str(ours):>9s}")
+for S, T, common, ours in L.tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8)):
+    print(f"{S}  {T:5d}  {str(common):>22s}  {str(ours):>9s}")
 """)
 md(r"""
-타일 수와 상관없이 **마지막 S-1개 타일**이 보장 없이 읽힙니다 (타일이 S-1개 이하이면 모든 타일). GPU 에서는 복사가 대개 제때 끝나서 맞는 답이 나올 때가 많지만, PTX 는 그것을 약속하지 않습니다. 시뮬레이터는 약속된 것만 하므로 이 루프(`demos/async_seed_tail.py`)는 틀린 답을 냅니다: 타일 5개면 타일 3, 4 자리에 버퍼에 남아 있던 타일 0, 1 이 다시 더해집니다.
+타일 수와 상관없이 **마지막 S-1개 타일**이 보장 없이 읽힙니다 (타일이 S-1개 이하이면 모든 타일). GPU 에서는 복사가 대개 제때 끝나서 맞는 답이 나올 때가 많지만, PTX 는 그것을 약속하지 않습니다. 시뮬레이터는 약속된 것만 하므로 이 루프(`demos/async_common_tail.py`)는 틀린 답을 냅니다: 타일 5개면 타일 3, 4 자리에 버퍼에 남아 있던 타일 0, 1 이 다시 더해집니다.
 
 **고치는 법**: commit 을 로드 조건 밖으로 빼서 **매 반복 그룹을 하나씩** (타일이 없으면 빈 그룹) commit 합니다. 그러면 반복 kt 의 wait 직전에 항상 S + kt개의 그룹이 commit 되어 있고, `wait_group(S-1)` 은 언제나 그룹 0 … kt, 즉 타일 kt 를 끝냅니다. 프롤로그도 타일이 모자라면 빈 그룹을 commit 합니다. CUTLASS 의 multistage 메인 루프도 같은 방법을 씁니다: CUTLASS 에서 `commit_group` 을 감싼 함수의 이름이 `cp_async_fence()` 이고, 그 루프는 매 반복 그것을 부릅니다. 다른 방법은 꼬리에서 `wait_group 0` 으로 바꾸는 것입니다 (11절 샌드박스의 꼬리 처리 세 번째 선택).
 """)
 code(r"""
 if SIM:
-    bad = L.check("async_seed_tail", 16, 16, 40)
+    bad = L.check("async_common_tail", 16, 16, 40)
     good = L.check("async_copy", 16, 16, 40)
     print("흔한 루프:", "맞음" if bad["ok"] else f"틀림 (최대 오차 {bad['max_err']:.1f})", "| 우리 루프:", "맞음" if good["ok"] else "틀림")
     print("PASS" if good["ok"] and not bad["ok"] else "FAIL")
@@ -408,7 +416,7 @@ md(r"""
 패딩 배치에서는 A, B 모두 256번 중 192번이 어긋납니다 (4행 중 3행). GPU 에서는 "misaligned address" 오류로 커널이 멈추고, 시뮬레이터의 대체 함수도 주소와 배열 배치를 밝히며 멈춥니다. 그래서 `async_vec` 은 **패딩 없는** `As[S][128][8]`, `Bs[S][8][128]` 을 `alignment=16` 으로 선언합니다.
 """)
 NB.exercise("09-2", r"""
-정렬 규칙을 지키는 매핑을 직접 써 봅시다. 블록 타일 32×32, K 타일 8, 스레드 64개인 작은 커널에서 스레드 `tid` 는 A 타일(32×8)의 float4 하나와 B 타일(8×32)의 float4 하나를 `ptx.cp_async_cg_16(As, stage, 행, 열, A, 전역 행, 전역 열)` 로 복사합니다. 공유 배열은 패딩 없이 `alignment=16` 으로 선언되어 있고, 이번에는 행렬 안의 타일만 다룹니다 (경계는 다음 해보기). 6절 처음의 매핑은 128×8·8×128 타일의 것이었습니다: 그 규칙(한 행에 float4 가 몇 개인가)을 이 타일 모양에 맞게 A 와 B 에 따로 적용하세요. 확인 셀은 블록 4개 × 버퍼 3개를 복사해 공유 메모리에 도착한 값을 원소마다 비교합니다. 파이프라인에서처럼 버퍼 번호 `stage` 와 K 타일 번호 `kt` 는 다릅니다(버퍼 0·1·2 에 K 타일 3·0·4). 어긋난 주소는 시뮬레이터가 스레드를 밝혀 멈춥니다.
+정렬 규칙을 지키는 매핑을 직접 써 봅시다. 블록 타일 32×32, K 타일 8, 스레드 64개인 작은 커널에서 스레드 `tid` 는 A 타일(32×8)의 float4 하나와 B 타일(8×32)의 float4 하나를 `ptx.cp_async_cg_16(As, stage, 행, 열, A, 글로벌 행, 글로벌 열)` 로 복사합니다. 공유 배열은 패딩 없이 `alignment=16` 으로 선언되어 있고, 이번에는 행렬 안의 타일만 다룹니다 (경계는 다음 해보기). 6절 처음의 매핑은 128×8·8×128 타일의 것이었습니다: 그 규칙(한 행에 float4 가 몇 개인가)을 이 타일 모양에 맞게 A 와 B 에 따로 적용하세요. 확인 셀은 블록 4개 × 버퍼 3개를 복사해 공유 메모리에 도착한 값을 원소마다 비교합니다. 파이프라인에서처럼 버퍼 번호 `stage` 와 K 타일 번호 `kt` 는 다릅니다(버퍼 0·1·2 에 K 타일 3·0·4). 어긋난 주소는 시뮬레이터가 스레드를 밝혀 멈춥니다.
 """)
 md(r"""
 패딩은 뱅크 충돌을 피하려고 있었습니다. 없애면 무엇을 잃고 얻는지 보려면 먼저 컴파일된 커널이 공유 메모리를 **어떤 명령으로** 읽는지 알아야 합니다. 소스의 `_outer_products` 는 A 를 k 두 개씩(8 B) 읽지만, 루프가 펼쳐져 있어서 이웃한 두 호출의 읽기가 16 B 읽기 하나로 합쳐질 수 있습니다. 누가 합칠까요? 아래 셀은 GPU 없이 컴파일해, NVVM(LLVM)이 낸 PTX 의 공유 메모리 읽기(`ld.shared` 의 폭별 개수)와 `ptxas` 가 낸 메인 루프의 SASS 읽기 명령을 나란히 셉니다 (8절에서 SASS 를 더 봅니다). 마지막 줄이 그 데이터에서 답을 읽습니다.
@@ -559,7 +567,7 @@ md(r"""
 
 ### 9.1 BK = 16: `async_bk16`
 
-`kernels_numba/async_bk16.py` 는 `async_vec` 의 커널에서 BK 만 8 → 16 으로 바꿉니다. 스레드는 타일마다 A 와 B 에서 16 B 복사를 두 번씩(벡터 `tid` 와 `tid + 256`) 발행하고, 배리어 사이에 외적(outer product)을 8번이 아니라 16번 계산합니다. 그래서 FFMA 하나당 `wait_group`·배리어·루프 분기·링 버퍼 인덱스 계산이 절반입니다. 전역 메모리 트래픽은 줄지 않습니다: 블록 타일의 산술 강도(arithmetic intensity, 읽은 바이트당 FLOP)는 2·BM·BN·BK / (4·(BM+BN)·BK) = BM·BN / (2·(BM+BN)) 로 BK 가 약분됩니다 (아래 셀). 공유 메모리는 3 × (128×16 + 16×128) × 4 B = 48 KiB 로 정적 선언의 최대이고, 레지스터와 SM당 블록 수는 그대로인지 H200 에 올린 값으로 확인합니다.
+`kernels_numba/async_bk16.py` 는 `async_vec` 의 커널에서 BK 만 8 → 16 으로 바꿉니다. 스레드는 타일마다 A 와 B 에서 16 B 복사를 두 번씩(벡터 `tid` 와 `tid + 256`) 발행하고, 배리어 사이에 외적(outer product)을 8번이 아니라 16번 계산합니다. 그래서 FFMA 하나당 `wait_group`·배리어·루프 분기·링 버퍼 인덱스 계산이 절반입니다. 글로벌 메모리 트래픽은 줄지 않습니다: 블록 타일의 산술 강도(arithmetic intensity, 읽은 바이트당 FLOP)는 2·BM·BN·BK / (4·(BM+BN)·BK) = BM·BN / (2·(BM+BN)) 로 BK 가 약분됩니다 (아래 셀). 공유 메모리는 3 × (128×16 + 16×128) × 4 B = 48 KiB 로 정적 선언의 최대이고, 레지스터와 SM당 블록 수는 그대로인지 H200 에 올린 값으로 확인합니다.
 """)
 code(r"""
 for BK in (8, 16):
@@ -695,7 +703,16 @@ for name, top in L.recorded_stalls().items():
     print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top), f"| long_scoreboard {lsb:.2f}")
 """)
 md(r"""
-전역 메모리 로드(`LDG`)의 결과를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 루프에 `LDG` 가 없으니 당연한 결과이고, 기다림이 사라졌다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다립니다. 이 기록은 그 대기를 따로 나눠 보여 주지 않지만, 단을 늘려도 크게 나아지지 않았다는 9절의 결과는 그 대기가 작다는 쪽과 맞습니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 평균 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
+L1TEX 연산(글로벌 메모리 로드 `LDG`, 그리고 `LDGSTS` 같은 비동기 복사)의 스코어보드를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 그렇다고 복사를 기다리지 않았다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다리고, 이 워프 상태 기록은 그 대기를 따로 나눠 보여 주지 않습니다. 명령마다 스톨 표본이 있는 소스 보기 기록(9.2절의 `async_wide` 변형, 레지스터 이중 버퍼를 끈 것)에서는 셀 수 있습니다:
+""")
+code(_records.fill_comments(r"""
+wg = L.wait_group_samples()       # 기록된 ncu 소스 보기: 루프의 wait_group 이 된 SASS 명령 DEPBAR.LE
+print(f"DEPBAR.LE {wg['static']}개에 걸린 표본 {wg['samples']:,} / 전체 {wg['total']:,} "
+      f"({100 * wg['samples'] / wg['total']:.2f}%), 그중 명령을 낸 표본(selected) {wg['selected']:,}, 기다린 이유 {wg['reasons']}")
+# 예상 출력: DEPBAR.LE {{wg_static}}개에 걸린 표본 {{wg_samples}} / 전체 {{wg_total}} ({{wg_pct}}%), 그중 명령을 낸 표본(selected) {{wg_selected}}, …
+""", FIG))
+md(r"""
+그 변형은 `wait_group` 에서 거의 기다리지 않았습니다: `DEPBAR.LE` 의 표본은 전체 {{wg_total}}개 중 {{wg_samples}}개이고, 그중 {{wg_selected}}개는 명령을 낸 표본입니다. `async_vec`·`async_bk16` 의 소스 보기는 기록하지 않았습니다. 그 두 커널에 대해서는 단을 늘려도 크게 나아지지 않았다는 9절의 결과가 그 대기가 작다는 쪽과 맞을 뿐입니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 평균 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
 
 `async_wide` 에서는 스케줄러당 워프가 2개뿐이라 `not_selected` 가 작아졌고(고를 워프가 적음), 명령당 `dispatch_stall` 사이클도 줄었습니다. 발행하는 명령 중 FFMA 의 몫이 커져서 같은 발행 속도로 더 많이 계산한다고 해석합니다 (해석). 남은 차이는 이 과정이 고를 수 없는 곳에 있다고 해석합니다: 레지스터 배정과 명령 순서는 `ptxas` 가 정하고, cuBLAS 의 SGEMM 커널은 그 단계까지 조율되어 있습니다 (해석).
 
@@ -725,7 +742,7 @@ md(r"""
 
 K 루프의 **한 반복**을 직접 짜 봅니다. 단계는 다섯 가지입니다: `wait_group N`, 배리어(`syncthreads`), 미리 읽기(prefetch: 타일 kt+D 의 복사 발행), `commit_group`, 계산. 단 수 S(NUM_STAGES), N, 미리 읽기 거리 D, 꼬리 처리(tail)도 고릅니다. 그러면 모델(`sim/cp_async.py` 의 `run_loop`)이 프롤로그와 모든 반복을 돌려, 단계마다 대기 중 그룹(pending group)을 표로 보여 주고 위험(hazard)을 빠짐없이 알려 줍니다: 반복 kt, 버퍼, 관련된 두 단계, 고치는 법. 판정 규칙은 4.1절 경쟁 검출기의 규칙과 같고, 테스트가 프리셋과 여러 순서를 실제 커널로 만들어 검출기의 판정과 비교합니다.
 
-"출발점"의 세 루프는 실제 코드 그대로입니다: 흔한 루프(4.3절, 데모 `async_seed_tail`), `async_copy`, `async_vec`(7절; `async_bk16`, `async_wide` 도 같은 순서). 먼저 `async_vec` 의 순서에 흔한 루프의 N(= S-1)을 쓰면 어떻게 되는지 봅시다.
+"출발점"의 세 루프는 실제 코드 그대로입니다: 흔한 루프(4.3절, 데모 `async_common_tail`), `async_copy`, `async_vec`(7절; `async_bk16`, `async_wide` 도 같은 순서). 먼저 `async_vec` 의 순서에 흔한 루프의 N(= S-1)을 쓰면 어떻게 되는지 봅시다.
 """)
 code(r"""
 from sim.cp_async import PRESETS, LoopSpec, run_loop
@@ -758,12 +775,12 @@ md(r"""
 
 ## 13. 핵심 정리
 
-* **cp.async** (sm_80+, SASS `LDGSTS`) 는 전역 → 공유 복사를 레지스터 없이 발행합니다. 복사는 나중에 도착하고, PTX 는 **그룹 단위의 대기**만 약속합니다.
+* **cp.async** (sm_80+, SASS `LDGSTS`) 는 글로벌 → 공유 복사를 레지스터 없이 발행합니다. 복사는 나중에 도착하고, PTX 는 **그룹 단위의 대기**만 약속합니다.
 * 명령 세 가지: `cp.async.{ca,cg}.shared.global` (`.cg` 는 16 B 만: `ptxas` 확인), `cp.async.commit_group` (빈 그룹도 셈), `cp.async.wait_group N` (즉시값, **내** 그룹만).
 * 파이프라인의 올바른 셈: **매 반복 commit** (타일이 없으면 빈 그룹) + `wait_group` + 배리어. 로드할 때만 commit 하면 마지막 S-1 타일이 보장 없이 읽힙니다.
 * 16 B 복사는 정렬이 필요합니다: 패딩 배치는 4행 중 3행이 어긋납니다. 16 B 복사는 같은 섹터를 4분의 1 의 워프 명령으로 읽습니다. 컴파일된 `async_vec` 은 A 도 B 도 `LDS.128` 로 읽고, 뱅크 모델로 정렬 배치의 대가는 A 읽기의 2-way 충돌("words" 규칙)이었습니다.
 * SASS 의 `@!PT LDS` 는 실행되지 않는 자리 채움입니다: LDS 를 셀 때 빼야 합니다.
-* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2048³·4096³ 에서 2단 → 3단이 {{bk16_gain}}%p 였습니다 (9.1절 탐색; 1024³ 에서는 2단이 조금 빨랐음). 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정(9.3절)은 메모리 대기가 작다는 것을 보여 주고, 한계가 명령 발행이라는 것은 거기서 나온 **해석**입니다.
+* 측정(H200, TF32 끈 cuBLAS 대비, 9절의 출력): NUM_STAGES 의 효과는 BK = 8 과 `async_wide` 에서는 작았고, BK = 16(`async_bk16`)에서는 2048³·4096³ 에서 2단 → 3단이 {{bk16_gain}}%p 였습니다 (9.1절 탐색; 1024³ 에서는 2단이 조금 빨랐음). 목표 85% 는 2048³·4096³ 에서 스레드당 8×16 타일에 레지스터 이중 버퍼와 A 행 스위즐을 더한 `async_wide` 만 넘었습니다 (넘은 폭은 실행 간 흔들림과 비슷한 크기이고, 1024³ 에서는 블록이 모자라 훨씬 낮습니다). 스톨 측정(9.3절)에서 L1TEX 대기(`long_scoreboard`)는 세 커널 모두 작았고, `wait_group` 의 대기는 `async_wide` 변형의 소스 보기에서만 세어 표본의 {{wg_pct}}% 였습니다. 한계가 명령 발행이라는 것은 거기서 나온 **해석**입니다.
 
 ## 14. 체크포인트 퀴즈
 

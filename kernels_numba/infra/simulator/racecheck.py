@@ -685,6 +685,16 @@ def _line(site, lang="ko"):
     return own
 
 
+def _via_text(via):
+    """' (복사가 file.py:40 의 wait 에서 도착 …)' for the wait that landed a copy: the kernel's own line (the line that
+    called the helper holding the wait, with that helper's line after it), '' for None."""
+    if not via:
+        return ""
+    f, n = kernel_line(via)
+    inner = f", 그 줄에서 부른 도우미 `{via[4]}` 안: {where(via[0], via[1])}" if len(via) > 2 else ""
+    return f" (복사가 {where(f, n)} 의 wait 에서 도착{inner} / landed at the wait on line {n})"
+
+
 def _short(site):
     """'셀 In [12] 18행' or 'file.py:25' of the kernel's own line (the student's line for a helper's access)."""
     f, n = kernel_line(site)
@@ -800,10 +810,7 @@ class Hazard:
                    "IN_FLIGHT": "아직 도착하지 않은 cp.async 복사"}[self.kind]
         kind_en = {"RAW": "read after write", "WAR": "write after read", "WAW": "write after write",
                    "IN_FLIGHT": "access to a cp.async destination still in flight"}[self.kind]
-        via1 = (f" (복사가 {where(*self.first_via[:2])} 의 wait 에서 도착 / landed at the wait on line "
-                f"{self.first_via[1]})") if self.first_via else ""
-        via2 = (f" (복사가 {where(*self.second_via[:2])} 의 wait 에서 도착 / landed at the wait on line "
-                f"{self.second_via[1]})") if self.second_via else ""
+        via1, via2 = _via_text(self.first_via), _via_text(self.second_via)
         same = self.first_thread is self.second_thread
         order = ("먼저 / first ", "나중 / second") if not self.blocks else ("블록 하나  ", "다른 블록 ")
         ko = (f"{space_ko} 경쟁(race) {self.kind} — {kind_ko}: 원소 {el}, {self._where_ko()}{kt}\n"
@@ -874,9 +881,19 @@ def _fix(h, token):
                     f"the cp.async at line {l1} was never committed, so no wait_group covers it: commit it and wait "
                     f"before line {l2}.")
         if same:
-            need = f" (이 복사보다 나중 그룹이 {waits}개이므로 wait_group({waits}) 이하)" if isinstance(waits, int) else ""
-            need_en = (f" ({waits} newer group{'' if waits == 1 else 's'} committed after it: wait_group({waits}) or less)"
-                       if isinstance(waits, int) else "")
+            need = need_en = ""
+            if isinstance(waits, tuple):
+                k, at_wait = waits
+                if at_wait:        # the thread did wait after this copy's commit: that wait's N was too large
+                    need = (f" (이 스레드가 마지막으로 지난 wait 에서는 이 복사의 그룹보다 나중에 commit 한 그룹이 "
+                            f"{k}개였으므로, 그 wait 는 wait_group({k}) 이하여야 합니다)")
+                    need_en = (f" (at this thread's last wait, {k} group{'' if k == 1 else 's'} committed after this "
+                               f"copy's {'was' if k == 1 else 'were'} pending: that wait needs wait_group({k}) or less)")
+                else:              # no wait since the commit: one right before the read
+                    need = (f" (읽기 바로 앞에 wait 를 둔다면, 이 복사의 그룹보다 나중 그룹이 {k}개이므로 "
+                            f"wait_group({k}) 이하)")
+                    need_en = (f" (a wait right before the read: {k} newer group{'' if k == 1 else 's'}, so "
+                               f"wait_group({k}) or less)")
             return (f"{l1}행에서 시작한 복사가 {l2}행에서 쓰일 때 아직 보장되지 않았습니다: 그 전에 이 복사를 덮는 "
                     f"wait_group 이 필요합니다{need}.",
                     f"the copy issued at line {l1} is not guaranteed when line {l2} uses it: wait for it first"
@@ -893,7 +910,7 @@ def _fix(h, token):
                 f"and which lands last is undefined: wait for the first (wait_group) before line {l2}, or send them "
                 "to different stage buffers.")
     if h.first_via:
-        w = h.first_via[1]
+        w = kernel_line(h.first_via)[1]          # the kernel's line, also when the wait sits in a helper it calls
         return (f"복사는 {w}행의 wait 에서 그 복사를 한 스레드에게만 보장됩니다: {w}행의 wait_group 과 {l2}행 사이에 "
                 "cuda.syncthreads() 를 두세요.",
                 f"a wait makes a copy visible only to the thread that issued it: put cuda.syncthreads() between the "
@@ -924,16 +941,20 @@ def _fix(h, token):
 
 
 def _waits_needed(owner, token):
-    """How many committed groups are newer than the one holding copy `token` ('uncommitted' if none holds it)."""
+    """(n, at_wait) for copy `token`: at_wait when the owner waited after the copy's group was committed, n then being
+    the groups committed after that group by the owner's last wait (the largest N that wait could have had); else
+    the groups committed after it so far (for a wait right before the access). 'uncommitted' if no group holds it."""
     unit = getattr(owner, "async_unit", None)
     if unit is None:
         return None
     if any(p is token for p in unit.uncommitted):
         return "uncommitted"
-    groups = list(unit.groups)
-    for k, (_, payloads) in enumerate(groups):
+    for g, payloads in unit.groups:
         if any(p is token for p in payloads):
-            return len(groups) - 1 - k
+            at = unit.committed_at_wait
+            if at is not None and at > g:
+                return at - 1 - g, True
+            return unit.committed - 1 - g, False
     return None
 
 

@@ -1,4 +1,4 @@
-"""The seed's loop as written: commit_group only inside the load (prologue 's < num_k_tiles', loop 'if prefetch_tile < num_k_tiles'). In the last NUM_STAGES-1 iterations no group is committed, so wait_group(NUM_STAGES-1) no longer covers tile kt: those tiles are computed before PTX guarantees them (async_copy commits an empty group instead)."""
+"""The common loop as often taught (notebook 09's "흔한 루프"): commit_group only inside the load (prologue 's < num_k_tiles', loop 'if prefetch_tile < num_k_tiles'). In the last NUM_STAGES-1 iterations no group is committed, so wait_group(NUM_STAGES-1) no longer covers tile kt: those tiles are computed before PTX guarantees them (async_copy commits an empty group instead)."""
 from numba import cuda, float32
 
 from ..async_copy import (BK, BK_PAD, BLOCK, BM, BN, BN_PAD, NUM_STAGES, TILE, TM, TN, compute_tile,
@@ -6,7 +6,7 @@ from ..async_copy import (BK, BK_PAD, BLOCK, BM, BN, BN_PAD, NUM_STAGES, TILE, T
 from ..infra import ptx
 from . import demo_launch
 
-NAME = "async_seed_tail"
+NAME = "async_common_tail"
 MIN_CC = (8, 0)
 
 
@@ -31,12 +31,12 @@ def kernel(A, B, C, alpha, beta):
     for s in range(NUM_STAGES - 1):
         if s < num_k_tiles:
             issue_tile(A, B, As, Bs, s, s, block_row, block_col, a_row, a_col, b_row, b_col, M, N, K)
-            ptx.cp_async_commit_group()               # seed: commit only with a load
+            ptx.cp_async_commit_group()               # BUG: commit only with a load
     for kt in range(num_k_tiles):
         nxt = kt + NUM_STAGES - 1
         if nxt < num_k_tiles:
             issue_tile(A, B, As, Bs, nxt % NUM_STAGES, nxt, block_row, block_col, a_row, a_col, b_row, b_col, M, N, K)
-            ptx.cp_async_commit_group()               # seed: no group in the last NUM_STAGES-1 iterations
+            ptx.cp_async_commit_group()               # BUG: no group in the last NUM_STAGES-1 iterations
         cp_async_wait_group(NUM_STAGES - 1)           # ... so this no longer covers tile kt there
         cuda.syncthreads()
         compute_tile(As, Bs, kt % NUM_STAGES, rA, rB, rC, thread_row, thread_col)
