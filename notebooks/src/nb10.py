@@ -838,7 +838,7 @@ md(r"""
 
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절의 실행 비용과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
 * **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특수화(warp specialization)와, Hopper 에서는 `wgmma`.
-* **Hopper 의 새 명령**: 워프 그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 타깃 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다 (멀티캐스트 형태만 sm_90a; `kernels_numba/infra/offline.py` 의 명령 표를 `tests/test_targets.py` 가 ptxas 로 확인). 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
+* **Hopper 의 새 명령**: 워프 그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 타깃 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 sm_90 으로 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (경고가 드는 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/infra/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 모든 타깃에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 
