@@ -728,18 +728,28 @@ def dynamic_rows(runs=FINAL_RUNS, n=4096):
     return rows
 
 
-def launch_cost_rows(run="run6", n=2048, variants=("cuBLAS", "fast", "no_lean", "bk64_lean_dyn", "mma_swizzle")):
+LAUNCH_COST_VARIANTS = ("cuBLAS", "fast", "no_lean", "bk64_lean_dyn", "mma_swizzle")
+
+
+def graph_over_plain(run="run6", n=2048, variants=LAUNCH_COST_VARIANTS):
+    """{variant: the run's CUDA-graph TFLOP/s ÷ its plain TFLOP/s} at size n, for the variants the graph timing has."""
+    rows, graph = fast_rows(run), FAST.get(f"graph_tflops_{run}", {}).get(str(n), {})
+    return {v: graph[v] / rows[(v, n)].tflops for v in variants if v in graph}
+
+
+def launch_cost_rows(run="run6", n=2048, variants=LAUNCH_COST_VARIANTS):
     """Host time per launch against the GPU time per call of the plain timing at size n in one run, and the same
     run's CUDA-graph figure (Numba kernels only: CuPy refused cuBLAS calls during stream capture)."""
     rows = fast_rows(run)
     graph = FAST.get(f"graph_tflops_{run}", {}).get(str(n), {})
+    ratio = graph_over_plain(run, n, variants)
     out = []
     for v in variants:
         r = rows[(v, n)]
         g = graph.get(v)
         out.append({"커널": v, "호스트 시간/실행 µs": f"{r.host_us:.0f}",
                     "GPU 시간/호출 µs": f"{1000 * r.ms:.0f}", "일반 TFLOP/s": f"{r.tflops:.0f}",
-                    "그래프 TFLOP/s": f"{g:.0f}" if g else "-", "그래프 ÷ 일반": f"×{g / r.tflops:.2f}" if g else "-"})
+                    "그래프 TFLOP/s": f"{g:.0f}" if g else "-", "그래프 ÷ 일반": f"×{ratio[v]:.2f}" if g else "-"})
     return out
 
 

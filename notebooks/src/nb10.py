@@ -142,6 +142,36 @@ FIG.update({
     "w2_wait_wrong": RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"],
     "w2_trail_wrong": RACE["cases"]["mma_w2_no_trailing_barrier"]["wrong_runs"],
 })
+# 5.6 launch cost: graph ÷ plain at 2048³ against the same run's 4096³ (kernels far longer than any host time)
+_GP = {n: L10.graph_over_plain("run6", n) for n in (2048, 4096)}
+_SMALL = {v: x for v, x in _GP[2048].items() if v != "bk64_lean_dyn"}
+_HOSTS = [_R["run6"][(v, n)].host_us for v in L10.LAUNCH_COST_VARIANTS for n in (2048, 4096)]
+_GPU4096 = min(1000 * _R["run6"][(v, 4096)].ms for v in _GP[4096])
+
+
+def _dev(xs):
+    return max(abs(x - 1) for x in xs)
+
+
+assert _R["run6"][("fast", 2048)].host_us > 1000 * _R["run6"][("fast", 2048)].ms, "5.6: host > GPU for mma_fast"
+assert _dev(_SMALL.values()) <= 2 * _dev(_GP[4096].values()) < _dev([_GP[2048]["bk64_lean_dyn"]]) / 4, \
+    "5.6 says: at 2048³ only bk64_lean_dyn's graph ÷ plain stands out of the 4096³ control"
+_SP = {run: L10.round_spread("fast", 2048, run) for run in ("run5", "run6")}
+assert all(hi / lo - 1 > _dev([float(_gain(r, "no_lean", 2048))]) for r, (lo, hi) in _SP.items()), \
+    "5.4.1 says: at 2048³ the round spread is larger than the lean gain"
+FIG.update({
+    "host_fast4096": f"{_R['run6'][('fast', 4096)].host_us:.0f}",
+    "host_nolean": f"{_R['run6'][('no_lean', 2048)].host_us:.0f}",
+    "host_nolean4096": f"{_R['run6'][('no_lean', 4096)].host_us:.0f}",
+    "host_max": f"{max(_HOSTS):.0f}", "gpu4096_lo": f"{_GPU4096:.0f}", "gpu_over_host": int(_GPU4096 // max(_HOSTS)),
+    "ctrl_lo": f"{min(_GP[4096].values()):.2f}", "ctrl_hi": f"{max(_GP[4096].values()):.2f}",
+    "small_names": "·".join(f"`{v}`" for v in _SMALL),
+    "small_lo": f"{min(_SMALL.values()):.2f}", "small_hi": f"{max(_SMALL.values()):.2f}",
+    "bk64_ctrl": f"{_GP[4096]['bk64_lean_dyn']:.2f}",
+    "graph_calls": re.search(r"(\d+)-launch CUDA graph", H100["graph_tflops_run6"]["note"]).group(1),
+    "graph_replays": re.search(r"(\d+) replays", H100["graph_tflops_run6"]["note"]).group(1),
+    **{f"sp{r[-1]}_2048_{k}": f"{v:.0f}" for r, lohi in _SP.items() for k, v in zip(("lo", "hi"), lohi)},
+})
 _GOAL = L10.goal_evidence(4096)
 _RANGE = [_GOAL["ncu_clock"], _GOAL["ncu_time"], _GOAL["graph"], *_GOAL["final"].values()]
 FIG.update({
@@ -627,7 +657,7 @@ print("4096³ 에서 가장 큰 단계:", {run: L.largest_step(4096, run) for ru
 print("run 6 의 최종 커널, 라운드 5번의 4096³ TFLOP/s 범위:", L.round_spread("fast", 4096, "run6"))
 """)
 md(r"""
-읽는 법 (4096³ 부터; 2048³ 는 5.6절의 실행 비용 때문에 따로 봅니다):
+읽는 법 (4096³ 부터; 2048³ 는 커널이 짧아 라운드 사이의 흔들림이 크므로 따로 봅니다: 5.4.1절, 5.6절):
 
 * **스위즐이 가장 큰 단계입니다**: 최종 커널은 행을 패딩도 스위즐도 없이 둔 변형(`no_swizzle`)보다 run 5 에서 ×{{swz_gain_r5_4096}}, run 6 에서 ×{{swz_gain_r6_4096}} 빠릅니다. 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 B 에서 8-way, A 에서 4-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다. 스위즐은 이미 `mma_swizzle` 에 있었으므로, 이 배수는 `mma_swizzle` → `mma_fast` 에서 얻은 것이 아닙니다.
 * 그다음은 **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096|과/와}} **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} 입니다 (run 5 / run 6). 파이프라인은 이중 버퍼를 전제로 하므로 `no_prefetch` 는 파이프라인 없이만 만들 수 있고, 그래서 이중 버퍼의 행은 파이프라인도 lean 도 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
@@ -648,7 +678,7 @@ cols = ["변형", "레지스터", "K 루프 SASS 명령", "HMMA", "LDGSTS", "LDS
 display(Markdown(L.markdown(L.lean_rows((9, 0)), cols)))
 """)
 md(r"""
-HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 커널이 짧아 실행 비용과 라운드 사이의 흔들림이 차이를 덮습니다 (5.6절).
+HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 라운드 사이의 흔들림이 이 차이보다 큽니다 (`mma_fast` 의 라운드별 값이 run 5 에서 {{sp5_2048_lo}}–{{sp5_2048_hi}}, run 6 에서 {{sp6_2048_lo}}–{{sp6_2048_hi}} TFLOP/s; 재는 방법에 따른 차이는 5.6절).
 
 모든 인덱스를 `uint32` 로 두는 이유도 여기 있습니다. 부호 있는 `int64` 인덱스면 Numba 가 배열 접근마다 음수 인덱스 처리(PTX 의 `setp.lt.s64` / `selp.b64`)를 넣고, 부호 없는 값과 섞으면 타입이 바뀝니다. 아래 셀은 Numba 의 타입 규칙이 섞인 피연산자에 주는 결과 타입입니다.
 """)
@@ -695,15 +725,18 @@ md(r"""
 
 그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말입니다. 기준과 재는 방법을 바꾸면 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 사이이고, 어느 쪽으로 재도 cuBLAS 의 절반 근처입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
 
-**2048³ 에서는 실행 비용이 섞입니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다. 아래 셀은 run 6 의 2048³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 20번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
+**2048³ 에서는 재는 방법이 값을 바꿉니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다 (실행 비용). 아래 셀은 run 6 의 2048³ 와, 대조군으로 같은 실행의 4096³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 {{graph_calls}}번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
 """)
 code(r"""
 print(L.run_label("run6"))
 cols = ["커널", "호스트 시간/실행 µs", "GPU 시간/호출 µs", "일반 TFLOP/s", "그래프 TFLOP/s", "그래프 ÷ 일반"]
-display(Markdown(L.markdown(L.launch_cost_rows("run6", 2048), cols)))
+for n in (2048, 4096):                     # 4096³: the control (kernels far longer than any host time)
+    display(Markdown(f"**{n}³**\n\n" + L.markdown(L.launch_cost_rows("run6", n), cols)))
 """)
 md(r"""
-두 시간 열은 **따로 잰 두 측정**입니다: 호스트 시간은 GPU 를 기다리지 않고 호출을 연달아 줄 세울 때 호출 하나에 든 호스트 시간(`course.bench.host_us`)이고, GPU 시간은 이 실행의 방법대로 연달아 부른 호출 묶음을 CUDA 이벤트로 재어 호출 수로 나눈 값(라운드의 중앙값)입니다. 그래서 한 호출의 시간을 둘로 나눈 것으로 읽지는 마세요. `mma_fast` 는 호스트 시간이 약 {{host_fast}} µs 로 GPU 시간 약 {{gpu_fast}} µs 와 같은 크기이고, 그래프로 재면 ×{{graph_gain_fast}} 빨랐습니다: 실행 비용이 몇 % 섞였습니다. 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 은 ×{{graph_gain_bk64}} 로, 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
+두 시간 열은 **따로 잰 두 측정**입니다: 호스트 시간은 GPU 를 기다리지 않고 호출을 연달아 줄 세울 때 호출 하나에 든 호스트 시간(`course.bench.host_us`)이고, GPU 시간은 이 실행의 방법대로 연달아 부른 호출 묶음을 CUDA 이벤트로 재어 호출 수로 나눈 값(라운드의 중앙값)입니다. 그래서 한 호출의 시간을 둘로 나눈 것으로 읽지는 마세요. 호스트 열로 실행 비용을 가늠할 수도 없습니다. 2048³ 의 `mma_fast` 는 호스트 {{host_fast}} µs 가 GPU {{gpu_fast}} µs 보다 깁니다. 일반 측정 동안에도 호출마다 호스트가 그만큼 걸렸다면 GPU 시간은 호출당 {{host_fast}} µs 이상이었어야 합니다. 또 같은 커널을 같은 방법으로 띄워도 호스트 시간은 잴 때마다 다릅니다 (`fast` {{host_fast}} / {{host_fast4096}} µs, `no_lean` {{host_nolean}} / {{host_nolean4096}} µs: 2048³ / 4096³).
+
+실행 비용은 마지막 열(그래프 ÷ 일반)로 봅니다. 대조군은 4096³ 입니다. 그 크기의 커널은 호출당 {{gpu4096_lo}} µs 이상으로, 두 표의 어느 호스트 시간({{host_max}} µs 이하)보다도 {{gpu_over_host}}배 넘게 깁니다. 그런데도 두 방법의 비는 ×{{ctrl_lo}}–×{{ctrl_hi}} 로 흔들립니다. 실행 비용이 아닌 차이도 이만큼은 된다는 뜻입니다. 두 방법은 재는 묶음부터 다르고(일반 측정은 {{burst_ms}} ms 동안 먼저 돌린 뒤 재고, 그래프 측정은 {{graph_calls}}번 호출의 그래프를 {{graph_replays}}번 되풀이), 같은 방법 안에서도 `fast` 의 라운드별 값이 4096³ 에서 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 움직입니다. 2048³ 의 {{small_names}} 는 ×{{small_lo}}–×{{small_hi|으로/로}} 이 대조군의 흔들림과 같은 크기라, 이 기록으로는 실행 비용이 섞였는지 가릴 수 없습니다. 분명히 드러나는 것은 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 입니다: 2048³ 에서 ×{{graph_gain_bk64}}, 4096³ 에서 ×{{bk64_ctrl}}. 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
 
 **단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클록이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz: ncu 는 클록을 고정하지 않았음). 같은 클록으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때는 두 커널 모두 전력 한도에 걸려 클록이 내려가므로(기록의 클록 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
 
@@ -823,7 +856,7 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 단위 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 의 일반 측정에는 실행 비용이 몇 % 섞임). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. 4096³ 의 비율은 기준과 재는 방법에 따라 {{goal_lo}}–{{goal_hi}} % 이고, '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 눈에 띈 것은 레지스터 상한({{swz_regs}}개)의 스필이었지만, 5.5절의 ncu 로는 스필 재로드가 스톨의 큰 몫이 아니었습니다: `mma_swizzle` 에서 그것이 들어가는 `long_scoreboard` 는 명령당 {{lsb_swz}} 사이클이었고, 큰 몫은 고정 지연(`wait` {{wait_swz}})과 공유 메모리 명령의 결과 대기(`short_scoreboard` {{ssb_swz}}, 해석: 주로 `ldmatrix`)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 에서 그래프로 잰 값과의 차이 ×{{graph_gain_fast}} 는 커널이 긴 4096³ 에서도 보이는 두 방법의 차이 ×{{ctrl_lo}}–×{{ctrl_hi}} 와 같은 크기). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. 4096³ 의 비율은 기준과 재는 방법에 따라 {{goal_lo}}–{{goal_hi}} % 이고, '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절; 3단·이중 버퍼·`uint32` 인덱스도 함께 바뀐 단계라 스필만의 효과가 아님). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
 * 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 스레드 실행 순서와 상관없이 보고하고(경쟁이 있는 원소마다, 종류와 두 줄의 쌍마다 한 번), GPU 에서는 racecheck 가 보고합니다 (4.4절).
 * 허용 오차는 K·u 에 비례하게 유도해야 합니다 (한계 γ_K(2u)·M + …, f16 누적이면 K < 1024 에서만 있음). 한계의 주된 항의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
@@ -836,7 +869,7 @@ show_quiz("10")
 md(r"""
 ## 12. 다음 단계
 
-* **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절의 실행 비용과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
+* **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절 표의 호스트 시간(실행 한 번)과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
 * **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특수화(warp specialization)와, Hopper 에서는 `wgmma`.
 * **Hopper 의 새 명령**: 워프 그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 타깃 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 sm_90 으로 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (경고가 드는 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/infra/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 모든 타깃에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
