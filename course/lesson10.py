@@ -327,7 +327,8 @@ def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
 
 def bound_formula(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety=2.0):
     """Section 8's bound written out term by term, the way the prose states it (tests: = tc.error_bound):
-    gamma_K(2 u_acc) M + u_f32 M + u_out |C_exact| + t, M = |alpha| |A| |B| + |beta| |C0|, gamma_K(v) = K v / (1 - K v)."""
+    gamma_K(2 u_acc) M + u_f32 M + u_out |C_exact| (+ u_f32 |C_exact| for f16 output) + t,
+    M = |alpha| |A| |B| + |beta| |C0|, gamma_K(v) = K v / (1 - K v)."""
     from kernels_numba.infra import tc
     A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
     K = A64.shape[1]
@@ -336,7 +337,8 @@ def bound_formula(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safe
     C0_64 = np.zeros(A64.shape[0:1] + B64.shape[1:]) if C0 is None or beta == 0 else np.asarray(C0, np.float64)
     M = abs(alpha) * (np.abs(A64) @ np.abs(B64)) + abs(beta) * np.abs(C0_64)
     exact = alpha * (A64 @ B64) + beta * C0_64
-    return gamma * M + tc.UNIT_ROUNDOFF["f32"] * M + tc.UNIT_ROUNDOFF[out] * np.abs(exact) + tc.TINY[out]
+    f32_sum = tc.UNIT_ROUNDOFF["f32"] * np.abs(exact) if out == "f16" else 0.0     # the f32 sum, rounded before f16
+    return gamma * M + tc.UNIT_ROUNDOFF["f32"] * M + tc.UNIT_ROUNDOFF[out] * np.abs(exact) + f32_sum + tc.TINY[out]
 
 
 def bound_check(M=32, N=16, K=272, seed=0):
