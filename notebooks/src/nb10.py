@@ -182,6 +182,14 @@ FIG.update({
     "err16_nobound": f"{max(r['mma_pipe_f16acc'] for r in _BEYOND):.2e}",
     "ratio_k0_frac": f"{REC['error_vs_k'][0]['mma_pipe_f16acc'] / REC['error_vs_k'][0]['mma_pipe'] / 2 ** 13:.2f}",
 })
+# 12: the targets of the instruction table (kernels_numba/infra/offline.py) where TMA multicast assembles
+from kernels_numba.infra import offline as _off  # noqa: E402
+_MC = next(q for q in _off.REQUIREMENTS if ".multicast::cluster" in q.example)
+assert _MC.advisory and not _MC.arch_specific, "12 says: multicast assembles on sm_90 with an advisory warning"
+_MC_T = [_off.arch_name(cc) for cc in _off.TARGETS if _MC.available(cc)]
+from sim.korean import josa as _josa  # noqa: E402
+FIG.update({"mc_targets": "".join(_josa(t, "과/와") + " " for t in _MC_T[:-1]) + _MC_T[-1],
+            "t_first": _off.arch_name(_off.TARGETS[0]), "t_last": _off.arch_name(_off.TARGETS[-1])})
 _GOAL = L10.goal_evidence(4096)
 _RANGE = [_GOAL["ncu_clock"], _GOAL["ncu_time"], _GOAL["graph"], *_GOAL["final"].values()]
 FIG.update({
@@ -881,7 +889,7 @@ md(r"""
 
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절 표의 호스트 시간(실행 한 번)과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
 * **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특화(warp specialization)와, Hopper 에서는 `wgmma`.
-* **Hopper 의 새 명령**: 워프그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 대상 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 sm_90 으로 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (경고가 드는 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/infra/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 모든 타깃에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
+* **Hopper 의 새 명령**: 워프그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 대상 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 {{mc_targets|으로/로}} 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (ptxas 가 밝힌 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/infra/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 모든 대상({{t_first}}–{{t_last}})에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 
