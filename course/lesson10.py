@@ -327,7 +327,8 @@ def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
 
 def bound_formula(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety=2.0):
     """Section 8's bound written out term by term, the way the prose states it (tests: = tc.error_bound):
-    gamma_K(2 u_acc) M + u_f32 M + u_out |C_exact| + t, M = |alpha| |A| |B| + |beta| |C0|, gamma_K(v) = K v / (1 - K v)."""
+    gamma_K(2 u_acc) M + u_f32 M + u_out |C_exact| (+ u_f32 |C_exact| for f16 output) + t,
+    M = |alpha| |A| |B| + |beta| |C0|, gamma_K(v) = K v / (1 - K v)."""
     from kernels_numba.infra import tc
     A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
     K = A64.shape[1]
@@ -336,7 +337,8 @@ def bound_formula(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safe
     C0_64 = np.zeros(A64.shape[0:1] + B64.shape[1:]) if C0 is None or beta == 0 else np.asarray(C0, np.float64)
     M = abs(alpha) * (np.abs(A64) @ np.abs(B64)) + abs(beta) * np.abs(C0_64)
     exact = alpha * (A64 @ B64) + beta * C0_64
-    return gamma * M + tc.UNIT_ROUNDOFF["f32"] * M + tc.UNIT_ROUNDOFF[out] * np.abs(exact) + tc.TINY[out]
+    f32_sum = tc.UNIT_ROUNDOFF["f32"] * np.abs(exact) if out == "f16" else 0.0     # the f32 sum, rounded before f16
+    return gamma * M + tc.UNIT_ROUNDOFF["f32"] * M + tc.UNIT_ROUNDOFF[out] * np.abs(exact) + f32_sum + tc.TINY[out]
 
 
 def bound_check(M=32, N=16, K=272, seed=0):
@@ -728,18 +730,28 @@ def dynamic_rows(runs=FINAL_RUNS, n=4096):
     return rows
 
 
-def launch_cost_rows(run="run6", n=2048, variants=("cuBLAS", "fast", "no_lean", "bk64_lean_dyn", "mma_swizzle")):
+LAUNCH_COST_VARIANTS = ("cuBLAS", "fast", "no_lean", "bk64_lean_dyn", "mma_swizzle")
+
+
+def graph_over_plain(run="run6", n=2048, variants=LAUNCH_COST_VARIANTS):
+    """{variant: the run's CUDA-graph TFLOP/s ÷ its plain TFLOP/s} at size n, for the variants the graph timing has."""
+    rows, graph = fast_rows(run), FAST.get(f"graph_tflops_{run}", {}).get(str(n), {})
+    return {v: graph[v] / rows[(v, n)].tflops for v in variants if v in graph}
+
+
+def launch_cost_rows(run="run6", n=2048, variants=LAUNCH_COST_VARIANTS):
     """Host time per launch against the GPU time per call of the plain timing at size n in one run, and the same
     run's CUDA-graph figure (Numba kernels only: CuPy refused cuBLAS calls during stream capture)."""
     rows = fast_rows(run)
     graph = FAST.get(f"graph_tflops_{run}", {}).get(str(n), {})
+    ratio = graph_over_plain(run, n, variants)
     out = []
     for v in variants:
         r = rows[(v, n)]
         g = graph.get(v)
         out.append({"커널": v, "호스트 시간/실행 µs": f"{r.host_us:.0f}",
                     "GPU 시간/호출 µs": f"{1000 * r.ms:.0f}", "일반 TFLOP/s": f"{r.tflops:.0f}",
-                    "그래프 TFLOP/s": f"{g:.0f}" if g else "-", "그래프 ÷ 일반": f"×{g / r.tflops:.2f}" if g else "-"})
+                    "그래프 TFLOP/s": f"{g:.0f}" if g else "-", "그래프 ÷ 일반": f"×{ratio[v]:.2f}" if g else "-"})
     return out
 
 

@@ -42,6 +42,8 @@ CASES = {
         ("b_two_columns", [("b = (lane % 16, 0)", "b = (lane % 8 + 8 * (lane // 16), 8 * (lane // 8 % 2))")],
          "out_of_range"),
         ("b_halves_swapped", [("b = (lane % 16, 0)", "b = ((lane + 8) % 16, 0)")], "b_register_order"),
+        ("calls_model", [('"""Solution, 10', 'from sim import mma\n"""Solution, 10'),
+                         ("a = (lane % 16, 8 * (lane // 16))", "a = mma.ldmatrix_for_mma()['A'][lane]")], "uses_model"),
     ],
     "10-5": [
         ("acc_reset", [("b0, b1, c0, c1, c2, c3)", "b0, b1, float32(0.0), float32(0.0), float32(0.0), float32(0.0))")],

@@ -147,3 +147,23 @@ def test_a_negative_global_index_is_named_at_its_line(tmp_path):
                                     "copy_tiles(A, B, As, Bs, tile_m - 1, tile_n, k0, lane)")
     res = exercises.check("10-5", getattr(_import(src, tmp_path), ex.solution_name), save=False)
     assert not res.ok and res.code == "out_of_bounds" and "음수 인덱스" in str(res), str(res)
+
+
+def test_the_model_call_message_names_the_split_of_the_lane_each_exercise_uses():
+    """10-1..10-3 build fragments from groupID/threadID_in_group (lane >> 2, lane % 4); 10-4's ldmatrix rows are 8j + r
+    (lane % 16, lane // 16): calling sim/mma.py gets the hint of its own exercise."""
+    from course.exercises import ex10
+
+    def a_frag(lane):
+        from sim import mma
+        return mma.a_elements(lane)
+
+    def rows(lane):
+        from sim import mma
+        return mma.ldmatrix_for_mma()["A"][lane], mma.ldmatrix_for_mma()["B"][lane]
+
+    for ex_id, fn, want, not_want in (("10-2", a_frag, "lane >> 2, lane % 4", "lane % 16"),
+                                      ("10-4", rows, "lane % 16, lane // 16", "lane >> 2")):
+        res = exercises.check(ex_id, fn, save=False)
+        assert res.code == "uses_model" and want in res.message and not_want not in res.message, (ex_id, res.message)
+    assert all(core.get(k) for k in ex10._FROM_LANE)

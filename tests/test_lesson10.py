@@ -229,6 +229,10 @@ def test_results_and_launch_cost_rows():
     cost = {r["커널"]: r for r in lesson10.launch_cost_rows("run6", 2048)}
     assert cost["cuBLAS"]["그래프 TFLOP/s"] == "-"                 # run 6 could not graph cuBLAS (CuPy)
     assert float(cost["bk64_lean_dyn"]["그래프 ÷ 일반"][1:]) > 1.3 > float(cost["fast"]["그래프 ÷ 일반"][1:]) > 1
+    # the 4096^3 control of 5.6: kernels far longer than any recorded host time, graph ÷ plain still off 1 by a few %
+    ctrl = lesson10.graph_over_plain("run6", 4096)
+    assert set(ctrl) == set(lesson10.LAUNCH_COST_VARIANTS) - {"cuBLAS"} and all(0.9 < x < 1.1 for x in ctrl.values())
+    assert {r["커널"]: r["그래프 ÷ 일반"] for r in lesson10.launch_cost_rows("run6", 4096)}["fast"] == f"×{ctrl['fast']:.2f}"
 
 
 def test_dynamic_rows_against_the_final_kernel():

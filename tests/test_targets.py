@@ -62,12 +62,20 @@ def test_rows_of_the_other_targets_are_recomputed_for_a_subset(rows):
 @pytest.mark.parametrize("req", offline.REQUIREMENTS, ids=lambda q: q.name)
 def test_requirements_are_what_ptxas_enforces(req):
     """Each instruction family assembles exactly on the targets its PTX ISA requirement names; below it ptxas says
-    'requires .target sm_XY'."""
+    'requires .target sm_XY'. Where it assembles, ptxas gives an 'Advisory' warning (use sm_90a instead) exactly for
+    the families marked advisory (TMA's .multicast::cluster: it is not sm_90a-only), and none on sm_90a itself."""
     for cc in offline.TARGETS:
         ok, log = offline.instruction_accepted(req.example, req.example_regs, req.check_cc(cc))
         assert ok == req.available(cc), (req.name, cc, log)
         if not ok:
             assert _refused(req, cc, log), (req.name, cc, log)
+        elif req.advisory:
+            assert f"instead of .target '{_arch(cc)}'" in log and "sm_90a" in log, (req.name, cc, log)
+        else:
+            assert log == "", (req.name, cc, log)
+    if req.advisory:
+        ok, log = offline.instruction_accepted(req.example, req.example_regs, (*req.min_cc, "a"))
+        assert ok and log == "", (req.name, log)
 
 
 def _refused(req, cc, text):

@@ -240,7 +240,8 @@ def test_error_bound_refuses_f16_accumulation_beyond_its_range():
 
 
 def test_error_bound_is_the_formula_of_notebook_10():
-    """tc.error_bound = gamma_K(2u) M + u_out |C| + u_f32 M + tiny, M = |alpha| |A||B| + |beta| |C0|, term by term
+    """tc.error_bound = gamma_K(2u) M + u_out |C| (+ u_f32 |C| for f16 output) + u_f32 M + tiny,
+    M = |alpha| |A||B| + |beta| |C0|, term by term
     (the formula notebook 10 section 8 writes and lesson10.bound_formula evaluates), and gamma_K(2u) > 2 gamma_K(u)."""
     from course import lesson10
     rng = np.random.default_rng(3)
@@ -252,6 +253,11 @@ def test_error_bound_is_the_formula_of_notebook_10():
             got = tc.error_bound(A, B, alpha, beta, C0, acc=acc, out=out)
             mine = lesson10.bound_formula(A, B, alpha, beta, C0, acc=acc, out=out)
             np.testing.assert_allclose(got, mine, rtol=1e-12, atol=0)
+    # f16 output: both roundings of the result (the f32 sum, then to f16), so it exceeds the f32-output bound by
+    # exactly u_f16 |C| and the larger subnormal term
+    C = np.abs(1.5 * (A.astype(np.float64) @ B.astype(np.float64)) - 0.5 * C0)
+    extra = tc.error_bound(A, B, 1.5, -0.5, C0, out="f16") - tc.error_bound(A, B, 1.5, -0.5, C0, out="f32")
+    np.testing.assert_allclose(extra, tc.UNIT_ROUNDOFF["f16"] * C + tc.TINY["f16"] - tc.TINY["f32"], rtol=1e-9)
     K, u = 1000, tc.UNIT_ROUNDOFF["f16"]
     assert K * 2 * u / (1 - K * 2 * u) > 2 * K * u / (1 - K * u)
 

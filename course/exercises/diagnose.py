@@ -121,7 +121,8 @@ def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol, product, nan_c
     unwritten_reads = race_lines(report, uninit=True)
     if not bad.any():
         if races:
-            return fail(ex_id, "race", "값은 맞지만 공유 메모리 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀립니다.",
+            return fail(ex_id, "race", "값은 맞지만 공유 메모리 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀릴 수 있습니다 "
+                        "(이번에 맞은 답이 경쟁이 없다는 증거는 아닙니다).",
                         *races, where=rw)
         if unwritten_reads:
             return fail(ex_id, "uninit", "값은 맞지만 아직 아무 스레드도 쓰지 않은 공유 메모리를 읽습니다: 시뮬레이터가 "

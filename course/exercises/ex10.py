@@ -62,11 +62,16 @@ def lane_grid(lanes):
     return "\n".join(rows)
 
 
+# what the lane number splits into for each exercise: fragments by groupID/threadID_in_group, ldmatrix rows by 8j + r
+_FROM_LANE = {"10-4": "lane % 16, lane // 16 또는 lane // 8, lane % 8"}
+
+
 def _model_used(ex_id, rec):
     """A failure when the student's function called sim/mma.py (found by watching the run, at any depth)."""
     c = rec.model_calls[0]
+    parts = _FROM_LANE.get(ex_id, "lane >> 2, lane % 4")
     return fail(ex_id, "uses_model", f"sim/mma.py 의 모델 함수를 불러서 답을 얻고 있습니다 (`{c.name}`): 그 모델이 바로 확인 셀의 "
-                "정답이라, 이것은 아무것도 확인하지 못합니다. 레인 번호에서 직접 계산하세요 (lane >> 2, lane % 4 와 "
+                f"정답이라, 이것은 아무것도 확인하지 못합니다. 레인 번호에서 직접 계산하세요 ({josa(parts, '과/와')} "
                 "덧셈·곱셈만으로 됩니다).", f"  부른 곳: {probe.line_text(c.site)}", where=probe.line_text(c.site))
 
 

@@ -484,6 +484,8 @@ class Requirement:
     example: str               # one instruction of the family, for the ptxas check
     example_regs: tuple = ()   # its registers: ((type, name), ...)
     arch_specific: bool = False    # exists on exactly min_cc, with the 'a' target (sm_90a: wgmma), no later target
+    advisory: bool = False     # assembles on every target >= min_cc, but ptxas warns 'Advisory: ... should be used
+                               # on .target sm_90a ...' there (not on the 'a' target): .multicast::cluster
 
     @property
     def target(self):
@@ -532,6 +534,14 @@ REQUIREMENTS = (
     Requirement("cp.async.bulk.tensor", r"cp\.async\.bulk\.tensor", (9, 0), "8.0", "UTMALDG",
                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [tmap, {c0, c1}], "
                 "[bar];", (("u32", "dst"), ("u64", "tmap"), ("s32", "c0"), ("s32", "c1"), ("u32", "bar"))),
+    # the cluster multicast form (PTX ISA 8.0): ptxas 13 assembles it for sm_90 and sm_120 with only an advisory
+    # warning that it belongs on sm_90a (tests/test_targets.py checks both, on every target)
+    Requirement("cp.async.bulk.tensor .multicast::cluster", r"cp\.async\.bulk\.tensor[^;]*\.multicast::cluster", (9, 0),
+                "8.0", "UTMALDG",
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [dst], "
+                "[tmap, {c0, c1}], [bar], mask;",
+                (("u32", "dst"), ("u64", "tmap"), ("s32", "c0"), ("s32", "c1"), ("u32", "bar"), ("b16", "mask")),
+                advisory=True),
     Requirement("fence.proxy.async", r"fence\.proxy\.async", (9, 0), "8.0", "FENCE", "fence.proxy.async.shared::cta;"),
     Requirement("fence.proxy.tensormap", r"fence\.proxy\.tensormap", (9, 0), "8.3", "UTMACCTL",
                 "fence.proxy.tensormap::generic.acquire.sys [tmap], 128;", (("u64", "tmap"),)),
@@ -555,12 +565,23 @@ def entry_for(instruction, regs, cc):
 
 
 def instruction_accepted(instruction, regs, cc):
-    """(True, '') if ptxas (nvJitLink) assembles the instruction for sm_<cc>, else (False, its error lines)."""
+    """(True, its advisory warnings) if ptxas (nvJitLink) assembles the instruction for sm_<cc>, else (False, its error
+    lines); each joined with '; ' ('' if none)."""
     try:
-        ptx_to_cubin(entry_for(instruction, regs, cc), cc)
-        return True, ""
+        _, log = ptx_to_cubin(entry_for(instruction, regs, cc), cc, with_log=True)
+        return True, "; ".join(ptxas_advisories(log))
     except OfflineCompileError as e:
         return False, "; ".join(ptxas_errors(str(e)))
+
+
+def ptxas_advisories(log):
+    """The distinct 'warning : Advisory: ...' lines of a ptxas info log (e.g. "'.multicast::cluster' modifier ... should
+    be used on .target 'sm_90a/...' instead of .target 'sm_90'")."""
+    seen = []
+    for m in re.finditer(r"warning\s*:\s*(Advisory:.+)", log):
+        if m.group(1).strip() not in seen:
+            seen.append(m.group(1).strip())
+    return seen
 
 
 def ptxas_errors(log):

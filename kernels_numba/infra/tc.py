@@ -87,7 +87,8 @@ def error_bound(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety
     rounding of the additions are undocumented, so each may err by `safety` (2) units of the accumulator's u:
     v = 2u, and gamma_K(2u) > 2 gamma_K(u) (the bound exists only for 2 K u < 1: f16 accumulation K < 1024).
     With M = |alpha| |A| @ |B| + |beta| |C0|: + u_f32 M for the f32 epilogue alpha*acc + beta*C, + u_out |C_exact|
-    for the result's rounding to the output type, + half the spacing of that type's subnormals (absolute). So the
+    for the result's rounding to the output type (f16 output: + u_f32 |C_exact| more, the f32 sum's own rounding
+    before it), + half the spacing of that type's subnormals (absolute). So the
     tolerance grows linearly with K, 8192 times faster for f16 than for f32 accumulation (2^-11 / 2^-24)."""
     A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
     K = A64.shape[1]
@@ -108,7 +109,9 @@ def error_bound(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safety
         exact = exact + beta * np.asarray(C0, np.float64)
     # + half the spacing of the output type's subnormals (f16: 2^-25), where relative rounding does not apply
     tiny = TINY[out]
-    return gamma * mag + UNIT_ROUNDOFF[out] * np.abs(exact) + UNIT_ROUNDOFF["f32"] * mag + tiny
+    # the epilogue's sum is an f32 value: for f32 output its rounding is u_out |C|; f16 output rounds it once more
+    u_result = UNIT_ROUNDOFF[out] + (UNIT_ROUNDOFF["f32"] if out != "f32" else 0.0)
+    return gamma * mag + u_result * np.abs(exact) + UNIT_ROUNDOFF["f32"] * mag + tiny
 
 
 def bound_k_max(acc="f32", safety=2.0):

@@ -82,7 +82,7 @@ _NCU_CSV = L10.ncu_csv("run6")
 _NCU_T, _NCU_CYC = L10.ncu_ratio("run6")
 FIG.update({
     "fast_regs": H100["final"]["registers"], "fast_local": H100["final"]["local_bytes"],
-    "fast_smem": H100["final"]["shared_bytes"], "fast_blocks": H100["final"]["blocks_per_sm"],
+    "fast_smem": f"{H100['final']['shared_bytes']:,}", "fast_blocks": H100["final"]["blocks_per_sm"],
     "fast_threads": H100["final"]["threads"],
     "swz_regs": H100["previous_best"]["registers"], "swz_local": H100["previous_best"]["local_bytes"],
     "swz_stl": H100["previous_best"]["sass"]["STL"] + H100["previous_best"]["sass"]["STL.64"],
@@ -142,6 +142,54 @@ FIG.update({
     "w2_wait_wrong": RACE["cases"]["mma_w2_no_barrier_after_wait"]["wrong_runs"],
     "w2_trail_wrong": RACE["cases"]["mma_w2_no_trailing_barrier"]["wrong_runs"],
 })
+# 5.6 launch cost: graph ÷ plain at 2048³ against the same run's 4096³ (kernels far longer than any host time)
+_GP = {n: L10.graph_over_plain("run6", n) for n in (2048, 4096)}
+_SMALL = {v: x for v, x in _GP[2048].items() if v != "bk64_lean_dyn"}
+_HOSTS = [_R["run6"][(v, n)].host_us for v in L10.LAUNCH_COST_VARIANTS for n in (2048, 4096)]
+_GPU4096 = min(1000 * _R["run6"][(v, 4096)].ms for v in _GP[4096])
+
+
+def _dev(xs):
+    return max(abs(x - 1) for x in xs)
+
+
+assert _R["run6"][("fast", 2048)].host_us > 1000 * _R["run6"][("fast", 2048)].ms, "5.6: host > GPU for mma_fast"
+assert _dev(_SMALL.values()) <= 2 * _dev(_GP[4096].values()) < _dev([_GP[2048]["bk64_lean_dyn"]]) / 4, \
+    "5.6 says: at 2048³ only bk64_lean_dyn's graph ÷ plain stands out of the 4096³ control"
+_SP = {run: L10.round_spread("fast", 2048, run) for run in ("run5", "run6")}
+assert all(hi / lo - 1 > _dev([float(_gain(r, "no_lean", 2048))]) for r, (lo, hi) in _SP.items()), \
+    "5.4.1 says: at 2048³ the round spread is larger than the lean gain"
+FIG.update({
+    "host_fast4096": f"{_R['run6'][('fast', 4096)].host_us:.0f}",
+    "host_nolean": f"{_R['run6'][('no_lean', 2048)].host_us:.0f}",
+    "host_nolean4096": f"{_R['run6'][('no_lean', 4096)].host_us:.0f}",
+    "host_max": f"{max(_HOSTS):.0f}", "gpu4096_lo": f"{_GPU4096:.0f}", "gpu_over_host": int(_GPU4096 // max(_HOSTS)),
+    "ctrl_lo": f"{min(_GP[4096].values()):.2f}", "ctrl_hi": f"{max(_GP[4096].values()):.2f}",
+    "small_names": "·".join(f"`{v}`" for v in _SMALL),
+    "small_lo": f"{min(_SMALL.values()):.2f}", "small_hi": f"{max(_SMALL.values()):.2f}",
+    "bk64_ctrl": f"{_GP[4096]['bk64_lean_dyn']:.2f}",
+    "graph_calls": re.search(r"(\d+)-launch CUDA graph", H100["graph_tflops_run6"]["note"]).group(1),
+    "graph_replays": re.search(r"(\d+) replays", H100["graph_tflops_run6"]["note"]).group(1),
+    **{f"sp{r[-1]}_2048_{k}": f"{v:.0f}" for r, lohi in _SP.items() for k, v in zip(("lo", "hi"), lohi)},
+})
+# 8: where the f16-accumulation bound stops (2·K·u < 1), and the recorded errors beyond it
+from kernels_numba.infra import tc as _tc  # noqa: E402
+_K16 = _tc.bound_k_max("f16") + 1
+_BEYOND = [r for r in REC["error_vs_k"] if r["K"] >= _K16]
+assert _BEYOND, "8 says the figure has f16-accumulation points beyond the bound's range"
+FIG.update({
+    "k16_lim": _K16, "k_nobound": ", ".join(str(r["K"]) for r in _BEYOND),
+    "err16_nobound": f"{max(r['mma_pipe_f16acc'] for r in _BEYOND):.2e}",
+    "ratio_k0_frac": f"{REC['error_vs_k'][0]['mma_pipe_f16acc'] / REC['error_vs_k'][0]['mma_pipe'] / 2 ** 13:.2f}",
+})
+# 12: the targets of the instruction table (kernels_numba/infra/offline.py) where TMA multicast assembles
+from kernels_numba.infra import offline as _off  # noqa: E402
+_MC = next(q for q in _off.REQUIREMENTS if ".multicast::cluster" in q.example)
+assert _MC.advisory and not _MC.arch_specific, "12 says: multicast assembles on sm_90 with an advisory warning"
+_MC_T = [_off.arch_name(cc) for cc in _off.TARGETS if _MC.available(cc)]
+from sim.korean import josa as _josa  # noqa: E402
+FIG.update({"mc_targets": "".join(_josa(t, "과/와") + " " for t in _MC_T[:-1]) + _MC_T[-1],
+            "t_first": _off.arch_name(_off.TARGETS[0]), "t_last": _off.arch_name(_off.TARGETS[-1])})
 _GOAL = L10.goal_evidence(4096)
 _RANGE = [_GOAL["ncu_clock"], _GOAL["ncu_time"], _GOAL["graph"], *_GOAL["final"].values()]
 FIG.update({
@@ -229,7 +277,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 맡는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 레지스터를 나눠 줍니다. 이 노트북의 커널 대부분은 `mma.m16n8k16` 이나 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 그런 커널(레벨 6 커널 {{l6_n}}개 중 {{cc80_n}}개)의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 나머지 {{cc75_n}}개({{cc75_kernels}})는 `mma.m16n8k8` 과 `ldmatrix` 만 쓰는 Turing 용 커널이라 7.5 GPU 에서도 GPU 에서 돕니다 (6절). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행됩니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 배치(레이아웃)로 나눠 줍니다 (값은 정확한 합을 한 번 반올림한 것이라 하드웨어와 마지막 비트까지 같지는 않습니다: 8절). 이 노트북의 커널 대부분은 `mma.m16n8k16` 이나 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 그런 커널(레벨 6 커널 {{l6_n}}개 중 {{cc80_n}}개)의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 나머지 {{cc75_n}}개({{cc75_kernels}})는 `mma.m16n8k8` 과 `ldmatrix` 만 쓰는 Turing 용 커널이라 7.5 GPU 에서도 GPU 에서 돕니다 (6절). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행됩니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
 | **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200·H100 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
@@ -276,7 +324,7 @@ PTX ISA("Matrix Fragments for mma.m16n8k16 with floating point type")의 규칙�
 * **C/D** (16×8): 원소 c_i 의 행은 g (i < 2) 또는 g + 8 (i ≥ 2), 열은 `t·2 + (i & 1)`. 즉 네 레인이 한 그룹이 되어 두 행(g, g+8)을 나눠 갖고, 레인마다 붙어 있는 두 열을 갖습니다.
 * **A** (16×16, row)는 레인마다 원소 a_0..a_7 여덟 개, **B** (16×8, col)는 b_0..b_3 네 개입니다. 규칙은 같은 g, t 로 쓰이지만, 어느 번호가 어느 자리인지는 직접 해보기 10-2, 10-3 에서 위젯으로 찾아 여러분이 씁니다 (정리된 규칙은 10-3 바로 뒤에 접어 두었습니다).
 
-이 규칙은 `sim/mma.py` 한 곳에만 있고, 시뮬레이터의 `mma`/`ldmatrix` 대체 함수와 아래 위젯이 **같은 코드**를 씁니다. 먼저 레인 5 가 맡는 C 원소를 계산해 봅니다.
+정답으로 쓰는 규칙은 `sim/mma.py` 한 곳에만 있고, 시뮬레이터의 `mma`/`ldmatrix` 대체 함수와 아래 위젯이 **같은 코드**를 씁니다 (직접 해보기의 확인 함수는 흔한 실수, 예를 들어 g 와 t 가 바뀐 답을 알아보려고 규칙의 변형을 따로 만듭니다). 먼저 레인 5 가 맡는 C 원소를 계산해 봅니다.
 """)
 code(r"""
 print("레인 5 의 C/D 원소:", mma.c_elements(5))
@@ -367,7 +415,7 @@ print("PASS: mma_simple = float64 기준값 (한계 이내), 단위행렬 검사
 md(r"""
 ### 3.1 워프가 갈라지면: 시뮬레이터가 이름을 대고 멈춥니다
 
-`mma.sync`·`ldmatrix.sync` 는 워프의 32레인이 모두 와야 합니다. `kernels_numba/demos/mma_divergent.py` 의 버그 커널은 `if lane < 16:` 안에서 mma 를 부릅니다. 하드웨어에서는 멈추거나 쓰레기 값이 나오는 정의되지 않은 동작이지만, 우리 시뮬레이터는 각 레인을 그 명령 앞에서 기다리게 하고(랑데부), 한 라운드가 끝났을 때 워프가 다 모이지 않았으면 **블록·워프·명령·안 온 레인**을 밝힌 오류를 냅니다. 같은 데모의 `kernel_ok` 는 mma 는 모두가 실행하고 저장만 조건문 안에 둡니다 — 이것이 올바른 형태입니다.
+`mma.sync`·`ldmatrix.sync` 는 워프의 32레인이 모두 와야 합니다. `kernels_numba/demos/mma_divergent.py` 의 버그 커널은 `if lane < 16:` 안에서 mma 를 부릅니다. 하드웨어에서는 멈추거나 쓰레기 값이 나오는 정의되지 않은 동작이지만, 우리 시뮬레이터는 각 레인을 그 명령 앞에서 기다리게 하고(랑데부, rendezvous), 한 라운드가 끝났을 때 워프가 다 모이지 않았으면 **블록·워프·명령·안 온 레인**을 밝힌 오류를 냅니다. 같은 데모의 `kernel_ok` 는 mma 는 모두가 실행하고 저장만 조건문 안에 둡니다 — 이것이 올바른 형태입니다.
 """)
 code(r"""
 print(L.divergence_message("kernel"))
@@ -387,7 +435,7 @@ NB.exercise("10-5", r"""
 이 루프를 직접 써 봅니다. 복사는 cp.async 대신 평범한 복사 도우미 `copy_tiles` (레인마다 A 8개, B 4개; `course/lesson10.py`)로, 결과 쓰기는 10-1 의 레이아웃으로 c0..c3 을 쓰는 `store_fragment` 로 주어집니다. 여러분이 채울 것은 K 스텝 한 번의 나머지입니다: `ptx.ldmatrix_x4` 와 `ptx.ldmatrix_x2_trans` 로 프래그먼트를 읽고(10-4 의 주소), `ptx.mma_m16n8k16_f32` 로 c0..c3 에 **누적**하고, 다음 스텝의 복사가 As/Bs 를 덮어쓰기 전에 필요한 것을 넣습니다. 확인 셀은 세 모양(K 스텝 1·2·3개, alpha/beta 포함)을 실행해 (GPU 가 없으면 시뮬레이터에서, 경쟁 검출기와 함께) 8절에서 유도하는 f16 입력·f32 누적의 허용 오차 `tc.error_bound` 로 판정하고, 틀리면 경쟁 검출기의 보고나 틀린 원소의 지도와 함께, 결과가 어떤 프래그먼트 실수(B 를 전치하지 않음, a1·a2 또는 b0·b1 이 바뀜, 누적이 매 스텝 0 에서 다시 시작함 ...)의 곱과 일치하는지 알려 줍니다.
 """)
 md(r"""
-풀었으면 강좌의 커널과 비교해 보세요. 아래 셀이 `mma_large` 전체입니다: 복사를 cp.async 로 하고(그래서 `wait_group 0` 이 배리어 앞에 있음), 루프 한 바퀴가 위의 (1)~(5) 입니다.
+풀었으면 강좌의 커널과 비교해 보세요. 아래 셀이 `mma_large` 전체입니다: 복사를 cp.async 로 하고(그래서 `wait_group 0` 이 배리어 앞에 있음), 루프 한 바퀴가 위의 (1)~(5) 입니다. 블록 격자의 x·y 는 서로 반대입니다: 10-5 의 템플릿은 06–09 의 커널처럼 격자가 (N/8, M/16) 이라 `tile_m = blockIdx.y·16` 이고, `mma_large` 는 위의 설명대로 (M/16, N/8) 이라 `tile_m = blockIdx.x·16` 입니다. 어느 쪽이든 블록 하나가 C 의 16×8 타일 하나를 맡는 것은 같습니다.
 """)
 code(r"""
 print(course.source(kn.get("mma_large").kernel))
@@ -476,7 +524,7 @@ md(r"""
 두 데모 모두 시뮬레이터에서는 **답이 맞습니다** (`numpy 와 일치: True`). 그런데도 경쟁입니다. 왜 답이 맞는지 정확히 보면:
 
 * 시뮬레이터는 정해진 한 가지 순서(결정적 스케줄, deterministic schedule)로 스레드를 돌립니다. `ldmatrix`·`mma` 같은 워프 단위 명령(warp-collective)은 워프의 32레인이 모두 그 명령 앞에 모였을 때 한 번에 실행됩니다. 그때 블록의 실행 가능한 다른 스레드는 모두 멈춰(parked) 있고, 각 레인은 이미 자기 `wait_group` 을 지나 자기 복사를 도착시켰습니다. 그래서 `ldmatrix` 는 늘 모든 복사가 끝난 공유 메모리를 읽고, 다음 반복의 복사는 늘 `ldmatrix` 뒤에 발행됩니다.
-* 하드웨어에는 그런 약속이 없습니다. 배리어가 없으면 다른 레인(또는 다른 워프)의 복사가 아직 도착하지 않았을 수도, 다음 타일의 복사가 읽기보다 먼저 도착할 수도 있습니다.
+* 하드웨어에서도 워프 단위 명령은 워프의 레인이 모두 모여야 실행되지만, `cp.async.wait_group` 은 **그 스레드가 낸** 복사가 끝났다는 것을 **그 스레드에게만** 보장합니다. 배리어 없이는 다른 레인의 복사가 보인다는 약속이 없고(PTX 메모리 모델), 다른 워프의 복사는 아직 도착하지 않았을 수도 있습니다. 다음 타일의 복사가 앞선 읽기보다 먼저 도착하지 않는다는 약속도 없습니다. 실제로 어떻게 되었는지는 아래의 GPU 기록입니다.
 
 한 가지 실행 순서로는 모든 경쟁을 드러낼 수 없습니다. 그래서 검출기는 스레드를 어떤 순서로 돌렸는지와 상관없이 판정합니다: 원소마다 배리어 구간의 마지막 쓰기 하나와 읽은 스레드 둘을 기억하고, 새 접근이 다른 스레드의 그 접근과 같은 구간에서 만나고 하나가 쓰기이면 경쟁이며, cp.async 의 쓰기는 발행부터 그것을 보장하는 wait 까지 '날아가는 중'으로 봅니다 (`ldmatrix` 는 레인마다 16바이트 행을 읽는 것으로 셉니다). 그래서 경쟁이 있는 원소는 반드시 보고되지만, 모든 접근의 쌍이 보고되는 것은 아닙니다: 같은 종류·같은 두 줄의 경쟁은 한 번(횟수와 함께) 나오고, 종류(RAW 인지 WAR 인지)와 두 줄의 순서는 각 레인이 실제로 지난 줄로 정합니다. 그래서 위 두 데모는 각각 한 종류만 보고합니다 (wait 뒤 배리어 없음: RAW, 뒤 배리어 없음: 다음 반복의 cp.async 가 덮어쓰는 WAR). 보고는 원소, 블록 안의 배리어 구간 번호, `k0`, 두 커널 줄과 고치는 법을 말합니다.
 
@@ -627,7 +675,7 @@ print("4096³ 에서 가장 큰 단계:", {run: L.largest_step(4096, run) for ru
 print("run 6 의 최종 커널, 라운드 5번의 4096³ TFLOP/s 범위:", L.round_spread("fast", 4096, "run6"))
 """)
 md(r"""
-읽는 법 (4096³ 부터; 2048³ 는 5.6절의 실행 비용 때문에 따로 봅니다):
+읽는 법 (4096³ 부터; 2048³ 는 커널이 짧아 라운드 사이의 흔들림이 크므로 따로 봅니다: 5.4.1절, 5.6절):
 
 * **스위즐이 가장 큰 단계입니다**: 최종 커널은 행을 패딩도 스위즐도 없이 둔 변형(`no_swizzle`)보다 run 5 에서 ×{{swz_gain_r5_4096}}, run 6 에서 ×{{swz_gain_r6_4096}} 빠릅니다. 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 B 에서 8-way, A 에서 4-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다. 스위즐은 이미 `mma_swizzle` 에 있었으므로, 이 배수는 `mma_swizzle` → `mma_fast` 에서 얻은 것이 아닙니다.
 * 그다음은 **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096|과/와}} **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} 입니다 (run 5 / run 6). 파이프라인은 이중 버퍼를 전제로 하므로 `no_prefetch` 는 파이프라인 없이만 만들 수 있고, 그래서 이중 버퍼의 행은 파이프라인도 lean 도 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
@@ -648,7 +696,7 @@ cols = ["변형", "레지스터", "K 루프 SASS 명령", "HMMA", "LDGSTS", "LDS
 display(Markdown(L.markdown(L.lean_rows((9, 0)), cols)))
 """)
 md(r"""
-HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 커널이 짧아 실행 비용과 라운드 사이의 흔들림이 차이를 덮습니다 (5.6절).
+HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 라운드 사이의 흔들림이 이 차이보다 큽니다 (`mma_fast` 의 라운드별 값이 run 5 에서 {{sp5_2048_lo}}–{{sp5_2048_hi}}, run 6 에서 {{sp6_2048_lo}}–{{sp6_2048_hi}} TFLOP/s; 재는 방법에 따른 차이는 5.6절).
 
 모든 인덱스를 `uint32` 로 두는 이유도 여기 있습니다. 부호 있는 `int64` 인덱스면 Numba 가 배열 접근마다 음수 인덱스 처리(PTX 의 `setp.lt.s64` / `selp.b64`)를 넣고, 부호 없는 값과 섞으면 타입이 바뀝니다. 아래 셀은 Numba 의 타입 규칙이 섞인 피연산자에 주는 결과 타입입니다.
 """)
@@ -669,13 +717,13 @@ display(Markdown(L.markdown(L.ncu_rows("run6"), cols)))
 """)
 md(r"""
 * 텐서 파이프는 `mma_swizzle` {{tp_swz}} % → `mma_fast` {{tp_fast}} % 입니다 (run 4 의 lean 이전 커널은 {{tp_fast4}} %). cuBLAS 는 {{tp_cub}} % 입니다.
-* 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령, 여기서는 주로 `ldmatrix` 의 결과를 기다림) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. L1TEX(글로벌·로컬 메모리)의 결과를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 K 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 실행 파이프가 바빠서 기다린 것입니다 (어느 파이프인지는 재지 않았습니다; 텐서 파이프라는 것은 해석).
+* 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령의 결과를 기다림; 해석: K 루프의 MIO 명령은 `ldmatrix` 뿐이라 주로 그 결과) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. L1TEX(글로벌·로컬 메모리)의 결과를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 K 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 실행 파이프가 바빠서 기다린 것입니다 (어느 파이프인지는 재지 않았습니다; 텐서 파이프라는 것은 해석).
 * 점유율은 오히려 낮습니다 ({{occ_swz}} % → {{occ_fast}} %: SM 에 워프 {{swz_warps}}개 → {{fast_warps}}개). 해석: 워프 수 대신 워프마다 서로 독립인 mma 가 많아져(누산기 128개) 지연이 가려졌습니다.
 """)
 md(r"""
 ### 5.6 목표, 재는 방법, 그리고 cuBLAS 와 남은 차이
 
-**목표와 그 단서.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **기준(같은 실행의 cuBLAS)** 과 **재는 방법**에 따라 달라집니다. 아래 첫 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})의 한 번의 실행이고, 목표는 H100 에 대해 세운 것입니다.
+**목표와 그 단서.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **기준(같은 실행의 cuBLAS)** 과 **재는 방법**에 따라 달라집니다. 아래 첫 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})에서 한 번씩 잰 두 실행(일반, CUDA 그래프)이고, 목표는 H100 에 대해 세운 것입니다.
 """)
 code(r"""
 cols = ["실행", "GPU", "날짜", "시간 재기"] + [f"{k} {n}³{u}" for n in (2048, 4096) for k, u in (("cuBLAS", " TFLOP/s"), ("mma_fast", ""))]
@@ -695,19 +743,22 @@ md(r"""
 
 그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말입니다. 기준과 재는 방법을 바꾸면 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 사이이고, 어느 쪽으로 재도 cuBLAS 의 절반 근처입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
 
-**2048³ 에서는 실행 비용이 섞입니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다. 아래 셀은 run 6 의 2048³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 20번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
+**2048³ 에서는 재는 방법이 값을 바꿉니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다 (실행 비용). 아래 셀은 run 6 의 2048³ 와, 대조군으로 같은 실행의 4096³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 {{graph_calls}}번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
 """)
 code(r"""
 print(L.run_label("run6"))
 cols = ["커널", "호스트 시간/실행 µs", "GPU 시간/호출 µs", "일반 TFLOP/s", "그래프 TFLOP/s", "그래프 ÷ 일반"]
-display(Markdown(L.markdown(L.launch_cost_rows("run6", 2048), cols)))
+for n in (2048, 4096):                     # 4096³: the control (kernels far longer than any host time)
+    display(Markdown(f"**{n}³**\n\n" + L.markdown(L.launch_cost_rows("run6", n), cols)))
 """)
 md(r"""
-두 시간 열은 **따로 잰 두 측정**입니다: 호스트 시간은 GPU 를 기다리지 않고 호출을 연달아 줄 세울 때 호출 하나에 든 호스트 시간(`course.bench.host_us`)이고, GPU 시간은 이 실행의 방법대로 연달아 부른 호출 묶음을 CUDA 이벤트로 재어 호출 수로 나눈 값(라운드의 중앙값)입니다. 그래서 한 호출의 시간을 둘로 나눈 것으로 읽지는 마세요. `mma_fast` 는 호스트 시간이 약 {{host_fast}} µs 로 GPU 시간 약 {{gpu_fast}} µs 와 같은 크기이고, 그래프로 재면 ×{{graph_gain_fast}} 빨랐습니다: 실행 비용이 몇 % 섞였습니다. 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 은 ×{{graph_gain_bk64}} 로, 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
+두 시간 열은 **따로 잰 두 측정**입니다: 호스트 시간은 GPU 를 기다리지 않고 호출을 연달아 줄 세울 때 호출 하나에 든 호스트 시간(`course.bench.host_us`)이고, GPU 시간은 이 실행의 방법대로 연달아 부른 호출 묶음을 CUDA 이벤트로 재어 호출 수로 나눈 값(라운드의 중앙값)입니다. 그래서 한 호출의 시간을 둘로 나눈 것으로 읽지는 마세요. 호스트 열로 실행 비용을 가늠할 수도 없습니다. 2048³ 의 `mma_fast` 는 호스트 {{host_fast}} µs 가 GPU {{gpu_fast}} µs 보다 깁니다. 일반 측정 동안에도 호출마다 호스트가 그만큼 걸렸다면 GPU 시간은 호출당 {{host_fast}} µs 이상이었어야 합니다. 또 같은 커널을 같은 방법으로 띄워도 호스트 시간은 잴 때마다 다릅니다 (`fast` {{host_fast}} / {{host_fast4096}} µs, `no_lean` {{host_nolean}} / {{host_nolean4096}} µs: 2048³ / 4096³).
+
+실행 비용은 마지막 열(그래프 ÷ 일반)로 봅니다. 대조군은 4096³ 입니다. 그 크기의 커널은 호출당 {{gpu4096_lo}} µs 이상으로, 두 표의 어느 호스트 시간({{host_max}} µs 이하)보다도 {{gpu_over_host}}배 넘게 깁니다. 그런데도 두 방법의 비는 ×{{ctrl_lo}}–×{{ctrl_hi}} 로 흔들립니다. 실행 비용이 아닌 차이도 이만큼은 된다는 뜻입니다. 두 방법은 재는 묶음부터 다르고(일반 측정은 {{burst_ms}} ms 동안 먼저 돌린 뒤 재고, 그래프 측정은 {{graph_calls}}번 호출의 그래프를 {{graph_replays}}번 되풀이), 같은 방법 안에서도 `fast` 의 라운드별 값이 4096³ 에서 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 움직입니다. 2048³ 의 {{small_names}} 는 ×{{small_lo}}–×{{small_hi|으로/로}} 이 대조군의 흔들림과 같은 크기라, 이 기록으로는 실행 비용이 섞였는지 가릴 수 없습니다. 분명히 드러나는 것은 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 입니다: 2048³ 에서 ×{{graph_gain_bk64}}, 4096³ 에서 ×{{bk64_ctrl}}. 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
 
 **단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클록이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz: ncu 는 클록을 고정하지 않았음). 같은 클록으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때는 두 커널 모두 전력 한도에 걸려 클록이 내려가므로(기록의 클록 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
 
-**cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프 그룹 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper 의 아키텍처 전용 타깃 `sm_90a` 에서만 쓸 수 있는 명령으로 (`ptxas` 는 `.target sm_90` 의 `wgmma` 를 거부합니다: 6절의 셀), 워프 4개(워프 그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
+**cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프그룹(warpgroup) 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper 의 아키텍처 전용 대상 `sm_90a` 에서만 쓸 수 있는 명령으로 (`ptxas` 는 `.target sm_90` 의 `wgmma` 를 거부합니다: 6절의 셀), 워프 4개(워프그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
 
 **48 KiB 를 넘는 구성.** 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 `mma_fast.set_max_dynamic_smem` 이 드라이버의 함수 속성을 직접 설정)로 더 큰 구성도 같은 실행에서 쟀습니다. 칸은 같은 실행의 최종 커널 대비 배수입니다.
 """)
@@ -755,11 +806,11 @@ md(r"""
 5.6절의 cuBLAS 가 쓴 `wgmma` 는 한 단계 더 좁습니다. 같은 방법으로, 모듈의 `.target` 만 다른 두 PTX 를 어셈블합니다 (PTX ISA 8.0).
 """)
 code(r"""
-print(L.wgmma_targets())      # {타깃: SASS 의 wgmma 명령, 또는 ❌ ptxas 의 오류}
+print(L.wgmma_targets())      # {대상: SASS 의 wgmma 명령, 또는 ❌ ptxas 의 오류}
 # 예상 출력: {'sm_90': "❌ Instruction 'wgmma.fence' not supported on .target 'sm_90'", 'sm_90a': 'HGMMA.64x8x16.F32, …'}
 """)
 md(r"""
-`wgmma` 는 `.target sm_90` 에서는 오류이고, 아키텍처 전용 타깃 `sm_90a` 에서만 `HGMMA` 가 됩니다. `a` 가 붙은 타깃의 코드는 그 아키텍처(CC 9.0)에서만 돌고 다음 세대와 호환되지 않습니다. numba-cuda 0.30 은 CC 9.0 GPU 에서 커널을 `sm_90a` 로 컴파일합니다 (`numba_cuda` 의 `codegen._ensure_cc` 가 `a` 를 붙임). `wgmma` 로 커널을 쓰는 것은 이 노트북의 범위 밖입니다 (5.6절).
+`wgmma` 는 `.target sm_90` 에서는 오류이고, 아키텍처 전용 대상 `sm_90a` 에서만 `HGMMA` 가 됩니다. `a` 가 붙은 대상의 코드는 그 아키텍처(CC 9.0)에서만 돌고 다음 세대와 호환되지 않습니다. numba-cuda 0.30 은 CC 9.0 GPU 에서 커널을 `sm_90a` 로 컴파일합니다 (`numba_cuda` 의 `codegen._ensure_cc` 가 `a` 를 붙임). `wgmma` 로 커널을 쓰는 것은 이 노트북의 범위 밖입니다 (5.6절).
 """)
 md(r"""
 ## 7. 컴파일과 실행
@@ -777,9 +828,9 @@ md(r"""
 
 ⚠️ "허용 오차 1e-2 (FP16 정밀도)" 라는 고정값은 두 가지를 무시합니다: K 가 커질수록 반올림이 쌓이고, 그 크기가 누적 타입(f16 이냐 f32 냐)에 따라 크게 다릅니다.
 
-입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 누적의 오차는 더하기에서만 생깁니다. K개를 차례로 더하면서 덧셈마다 상대 오차가 v 이하이면, 오차는 γ_K(v)·Σ|a_ik·b_kj|, γ_K(v) = K·v/(1−K·v) 이하입니다 (Higham, 3.1절; K·v < 1 일 때만 성립). 보통의 반올림이면 v 는 누적 타입의 단위 반올림 u 입니다. 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 v = 2u 로 둡니다. γ_K(2u) 는 2·γ_K(u) 보다 크고(K·u 가 작으면 거의 같음), 한계는 2·K·u < 1 일 때만 있습니다: f16 누적이면 K 가 1024 보다 작아야 합니다 (아래 셀). 여기에 두 항이 더해집니다: 에필로그(alpha·누산기 + beta·C)의 두 f32 곱의 반올림 u_f32·M 과, 그 합을 출력 타입으로 반올림하는 u_out·|C| (f32 출력이면 합의 반올림이 바로 이것이고, f16 출력이면 f32 합의 반올림 u_f32·|C| 가 하나 더 있지만 v = 2u 로 둔 γ 항의 여유 γ_K(u)·M ≥ 16·u_f32·M 이 덮습니다). 그래서 한계는
+입력은 f16 으로 **정확히** 주어지고(기준값도 같은 f16 값을 float64 로 계산), f16 두 개의 곱은 f32 에서 정확합니다. 누적의 오차는 더하기에서만 생깁니다. K개를 차례로 더하면서 덧셈마다 상대 오차가 v 이하이면, 오차는 γ_K(v)·Σ|a_ik·b_kj|, γ_K(v) = K·v/(1−K·v) 이하입니다 (Higham, 3.1절; K·v < 1 일 때만 성립). 보통의 반올림이면 v 는 누적 타입의 단위 반올림 u 입니다. 텐서 코어 안의 덧셈 순서와 반올림 방식은 문서에 나와 있지 않으므로, 덧셈마다 오차가 2u 까지 될 수 있다고 보고 v = 2u 로 둡니다. γ_K(2u) 는 2·γ_K(u) 보다 크고(K·u 가 작으면 거의 같음), 한계는 2·K·u < 1 일 때만 있습니다: f16 누적이면 K 가 {{k16_lim}} 보다 작아야 합니다 (아래 셀). 그 너머에서 오차가 끝없이 커진다는 뜻이 아니라 이 식이 아무것도 말하지 못한다는 뜻입니다: 아래 그림의 f16 누적은 K = {{k_nobound}} 에서도 오차가 {{err16_nobound}} 이하였습니다. 여기에 두 항이 더해집니다: 에필로그(alpha·누산기 + beta·C)의 두 f32 곱의 반올림 u_f32·M 과, 그 합을 출력 타입으로 반올림하는 u_out·|C| 입니다. f32 출력이면 f32 합의 반올림이 바로 이것이고, f16 출력이면 f32 합의 반올림 u_f32·|C| 가 그 앞에 하나 더 있습니다 (아래 식의 `[f16 출력]` 항). 그래서 한계는
 
-`|C − C_정확| ≤ γ_K(2·u_acc)·M + u_f32·M + u_out·|C_정확| + t`,  `M = |α|·(|A|·|B|) + |β|·|C₀|`
+`|C − C_정확| ≤ γ_K(2·u_acc)·M + u_f32·M + u_out·|C_정확| + [f16 출력] u_f32·|C_정확| + t`,  `M = |α|·(|A|·|B|) + |β|·|C₀|`
 
 이고, t 는 출력 타입의 서브노멀 간격의 절반인 아주 작은 절댓값 항입니다 (f32 2⁻¹⁵⁰, f16 2⁻²⁵). 이것이 `kernels_numba/infra/tc.py` 의 `error_bound` 입니다. 아래 셀은 이 식을 항마다 계산해(`L.bound_formula`) `error_bound` 와 비교하고, K = 272 의 f16 누적에서 γ_K(2u) 와 2·γ_K(u) 의 비, 누적 타입마다 한계가 있는 가장 큰 K 를 보여 줍니다.
 """)
@@ -800,7 +851,7 @@ for name, (err, slope) in growth.items():
 print(f"K={K} 에서 f16 누적 / f32 누적 = {ratio:.0f} 배 (한계의 비는 8192)")
 """)
 md(r"""
-f32 누적의 오차는 K 에 거의 비례해(기울기 약 1) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. f16 누적의 오차는 √K 에 가깝게(기울기 약 0.5) 자라므로 두 오차의 비는 K 가 커질수록 줄어듭니다: K={{k0}} 에서는 {{ratio_k0}} 배로 한계의 비 8192 에 가깝고 (이 K 에서 f16 누적과 f16 출력의 오차는 같은 값, 곧 결과를 f16 으로 한 번 반올림한 오차입니다), K={{err_k}} 에서는 {{err_ratio}} 배입니다. f16 곡선은 반올림 오차의 부호가 섞여 서로 일부 상쇄된다고 보면 설명됩니다 (해석). 이 설명은 f32 곡선에는 맞지 않습니다: f32 누적 오차는 한계처럼 K 에 비례해 자랐고, 그 이유는 이 기록으로 가릴 수 없습니다. 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
+f32 누적의 오차는 K 에 거의 비례해(기울기 약 1) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. f16 누적의 오차는 √K 에 가깝게(기울기 약 0.5) 자라므로 두 오차의 비는 K 가 커질수록 줄어듭니다: K={{k0}} 에서는 {{ratio_k0}} 배로 한계의 비 8192 와 같은 자릿수(그 {{ratio_k0_frac}}배)이고 (이 K 에서 f16 누적과 f16 출력의 오차는 같은 값, 곧 결과를 f16 으로 한 번 반올림한 오차입니다), K={{err_k}} 에서는 {{err_ratio}} 배입니다. f16 곡선은 반올림 오차의 부호가 섞여 서로 일부 상쇄된다고 보면 설명됩니다 (해석). 이 설명은 f32 곡선에는 맞지 않습니다: f32 누적 오차는 한계처럼 K 에 비례해 자랐고, 그 이유는 이 기록으로 가릴 수 없습니다. 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
 """)
 md(r"""
 시뮬레이터의 mma 대체 함수는 곱을 정확히 더한 뒤 누적 타입으로 한 번 반올림합니다. 아래 셀은 H200 에 기록된 mma 한 번의 입력과 결과를 대체 함수로 다시 계산해 비교합니다 (`tests/test_mma_layout.py` 도 같은 비교). 여기서의 한계는 위의 `error_bound` 가 아니라, mma 한 번(K = 16 개 곱과 C 하나, 17개 항)에서 두 결과가 **서로** 얼마나 다를 수 있는가입니다: 원소마다 `2·17·u_acc·(|A|·|B| + |C_in| + |D_GPU|)`, u_acc 는 f32 또는 f16 누적의 단위 반올림.
@@ -823,9 +874,9 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 단위 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 벽은 레지스터(128개 상한의 스필)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 의 일반 측정에는 실행 비용이 몇 % 섞임). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. 4096³ 의 비율은 기준과 재는 방법에 따라 {{goal_lo}}–{{goal_hi}} % 이고, '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
-* 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 스레드 실행 순서와 상관없이 보고하고(경쟁이 있는 원소마다, 종류와 두 줄의 쌍마다 한 번), GPU 에서는 racecheck 가 보고합니다 (4.4절).
-* 허용 오차는 K·u 에 비례하게 유도해야 합니다 (한계 γ_K(2u)·M + …, f16 누적이면 K < 1024 에서만 있음). 한계의 주된 항의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 눈에 띈 것은 레지스터 상한({{swz_regs}}개)의 스필이었지만, 5.5절의 ncu 로는 스필 재로드가 스톨의 큰 몫이 아니었습니다: `mma_swizzle` 에서 그것이 들어가는 `long_scoreboard` 는 명령당 {{lsb_swz}} 사이클이었고, 큰 몫은 고정 지연(`wait` {{wait_swz}})과 공유 메모리 명령의 결과 대기(`short_scoreboard` {{ssb_swz}}, 해석: 주로 `ldmatrix`)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 에서 그래프로 잰 값과의 차이 ×{{graph_gain_fast}} 는 커널이 긴 4096³ 에서도 보이는 두 방법의 차이 ×{{ctrl_lo}}–×{{ctrl_hi}} 와 같은 크기). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. 4096³ 의 비율은 기준과 재는 방법에 따라 {{goal_lo}}–{{goal_hi}} % 이고, '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절; 3단·이중 버퍼·`uint32` 인덱스도 함께 바뀐 단계라 스필만의 효과가 아님). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 스레드 실행 순서와 상관없이 보고하고(경쟁이 있는 원소는 빠짐없이 세고, 보고는 종류와 두 줄의 쌍마다 한 번, 횟수와 함께), GPU 에서는 racecheck 가 보고합니다 (4.4절).
+* 허용 오차는 K·u 에 비례하게 유도해야 합니다 (한계 γ_K(2u)·M + …; f16 누적이면 이 식은 K < {{k16_lim}} 에서만 성립하고, 그 너머는 오차가 무한하다는 뜻이 아니라 식이 말하지 못하는 범위). 한계의 주된 항의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 
 ## 11. 체크포인트 퀴즈
 """)
@@ -836,9 +887,9 @@ show_quiz("10")
 md(r"""
 ## 12. 다음 단계
 
-* **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절의 실행 비용과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
-* **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특수화(warp specialization)와, Hopper 에서는 `wgmma`.
-* **Hopper 의 새 명령**: 워프 그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 타깃 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다 (멀티캐스트 형태만 sm_90a; `kernels_numba/infra/offline.py` 의 명령 표를 `tests/test_targets.py` 가 ptxas 로 확인). 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
+* **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절 표의 호스트 시간(실행 한 번)과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
+* **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특화(warp specialization)와, Hopper 에서는 `wgmma`.
+* **Hopper 의 새 명령**: 워프그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 대상 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 {{mc_targets|으로/로}} 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (ptxas 가 밝힌 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/infra/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 모든 대상({{t_first}}–{{t_last}})에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 
