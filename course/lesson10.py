@@ -143,8 +143,11 @@ WGMMA = ("wgmma.fence.sync.aligned;\n"
 
 def _wgmma_probe_now(target):
     text = (f".version 8.0\n.target {target}\n.address_size 64\n.visible .entry probe(.param .u64 p)\n{{\n"
-            "    .reg .f32 f<4>;\n    .reg .b64 rd<3>;\n    .reg .pred q;\n    ld.param.u64 rd0, [p];\n"
-            "    mov.b64 rd1, 0;\n    mov.b64 rd2, 0;\n    setp.ne.b32 q, 0, 0;\n"
+            "    .reg .f32 f<4>;\n    .reg .b64 rd<3>;\n    .reg .b32 r0;\n    .reg .pred q;\n    ld.param.u64 rd0, [p];\n"
+            # descriptors and scale-d loaded from memory: ptxas cannot fold the wgmma away (the GPU machine's ptxas dropped
+            # HGMMA from a probe whose operands were constants)
+            "    ld.global.u64 rd1, [rd0+16];\n    ld.global.u64 rd2, [rd0+24];\n    ld.global.u32 r0, [rd0+32];\n"
+            "    setp.ne.b32 q, r0, 0;\n"
             + "".join(f"    mov.f32 f{i}, 0f00000000;\n" for i in range(4)) + "    " + WGMMA + "\n"
             + "".join(f"    st.global.f32 [rd0+{4 * i}], f{i};\n" for i in range(4)) + "    ret;\n}\n")
     with tempfile.TemporaryDirectory() as tmp:
