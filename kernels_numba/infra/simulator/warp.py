@@ -220,6 +220,7 @@ def _stuck_error(grid_point, stuck):
     name, fn, line = site[1], site[2], site[3]
     if what == "full":
         ex = ", ".join(f"lane {t.thread_id % 32}: {_describe(t)}" for t in strays[:4])
+        ex += f" 외 {len(strays) - 4}개" if len(strays) > 4 else ""
         raise WarpCollectiveError(
             f"블록 {tuple(grid_point)} 워프 {w}: {name} ({where(fn, line)}) 에 32개 레인이 모두 오지 않았습니다 "
             f"({len(lanes) - len(strays)}/32 도착; {ex or f'블록에 스레드가 {len(lanes)}개뿐'}). "
@@ -229,6 +230,7 @@ def _stuck_error(grid_point, stuck):
             "(undefined behaviour on hardware: a hang or garbage).")
     mask = site[4]
     ex = ", ".join(f"lane {t.thread_id % 32}: {_describe(t)}" for t in strays[:4])
+    ex += f" 외 {len(strays) - 4}개" if len(strays) > 4 else ""
     raise WarpCollectiveError(
         f"블록 {tuple(grid_point)} 워프 {w}: {name}(mask {mask:#010x}) ({where(fn, line)}) 가 마스크에 든 레인을 모두 "
         f"기다리는데 그중 {len(strays)}개가 오지 않습니다 ({ex}). 마스크에 든 레인은 모두 같은 마스크로 같은 종류의 "
