@@ -322,14 +322,24 @@ def lds128_from_ncu(metrics, n, tile=16, lds=16, lds128=4):
 
 # ---- 3.5: FMA -------------------------------------------------------------------------------------------------------
 
+FMA_OPS = ("fma.rn.f32", "mul.f32", "add.f32", "mul.rn.f32", "add.rn.f32")
+
+
 def fma_evidence(kernels=("tiled_pad", "tiled_fma")):
-    """{kernel: (PTX fma.rn.f32, mul.rn.f32, add.rn.f32 counts, sm_90 SASS opcode counts)} compiled offline."""
+    """{kernel: ({PTX op: count} for FMA_OPS, sm_90 SASS opcode counts)} compiled offline."""
     comp = compiled([(k, cc) for k in kernels for cc in ((8, 0), (9, 0))])
     out = {}
     for k in kernels:
-        c = offline.ptx_counts(comp[(k, (8, 0))]["ptx"])
-        out[k] = ((c["fma.rn.f32"], c["mul.rn.f32"], c["add.rn.f32"]), offline.sass_counts(comp[(k, (9, 0))]["sass"]))
+        c = offline.ptx_counts(comp[(k, (8, 0))]["ptx"], FMA_OPS)
+        out[k] = (c, offline.sass_counts(comp[(k, (9, 0))]["sass"]))
     return out
+
+
+def after_last_barrier(kernel="tiled_pad", ops=("mul.f32", "add.f32", "fma.rn.f32")):
+    """The PTX (sm_80) arithmetic lines of `kernel` after its last bar.sync: the epilogue, outside the k loop."""
+    lines = offline.compile_kernel(kernel, (8, 0))["ptx"].splitlines()
+    last = max(i for i, ln in enumerate(lines) if "bar.sync" in ln)
+    return [ln.strip() for ln in lines[last + 1:] if ln.strip().split(" ")[0].split("\t")[0] in ops]
 
 
 def first_fma_line(kernel="tiled_pad"):

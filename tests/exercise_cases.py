@@ -7,6 +7,9 @@ CASES = {
     "06-1": [
         ("keeps_p1", [("if wavefronts(p) == (1, 1)]", "if wavefronts(p)[1] == 1]")], "extra_pad"),
         ("store_only", [("if wavefronts(p) == (1, 1)]", "if wavefronts(p)[0] == 1 and p > 0]")], "missing_pad"),
+        # the read never counted: the same list as the solution in this block, seen from the banks.analyze calls
+        ("read_never_counted", [('    load = banks.analyze(layout, lambda x, y, z: (y, k), BLOCK, kind="load")',
+                                 "    load = store")], "extra_pad"),
         ("off_by_one_range", [("range(max_pad + 1)", "range(max_pad + 2)"),
                               ("if wavefronts(p) == (1, 1)]", "if p > max_pad or wavefronts(p) == (1, 1)]")], "range"),
         ("not_a_list", [("return [p for", "return {p: 1 for"), ("if wavefronts(p) == (1, 1)]", "if wavefronts(p) == (1, 1)}")],

@@ -273,7 +273,12 @@ def test_what_notebook_06_used_to_assert_in_its_cells():
     tr = trace.shared_accesses("tiled", M=16, N=16, K=32)
     assert lesson06.stores_per_thread(tr["records"], tiles=2) == ({"As": {1}, "Bs": {1}}, 2 * 16 * 16)
     ev = lesson06.fma_evidence(("tiled_pad", "tiled_fma"))
-    assert ev["tiled_pad"][1] == ev["tiled_fma"][1] and ev["tiled_pad"][0][0] > 0 and ev["tiled_pad"][0][1:] == (0, 0)
+    ptx = ev["tiled_pad"][0]
+    assert ev["tiled_pad"] == ev["tiled_fma"] and ptx["fma.rn.f32"] > 16 and ptx["mul.rn.f32"] == ptx["add.rn.f32"] == 0
+    # the k loop is all fma (16 per tile); outside it, after the last barrier: alpha*acc, then + beta*C
+    tail = lesson06.after_last_barrier("tiled_pad")
+    assert [ln.split()[0] for ln in tail] == ["mul.f32", "fma.rn.f32"]
+    assert ptx["mul.f32"] == 1 and ptx["add.f32"] == 0 and ptx["fma.rn.f32"] == 16 + 1
 
 
 @pytest.mark.sim_only("the race detector is the simulator's")

@@ -25,6 +25,23 @@ def _wavefronts(pad, k=0):
     return max(r.wavefronts for r in store), max(r.wavefronts for r in load)
 
 
+def _watch_analyze(seen, active):
+    """Wrap banks.analyze while the student's function runs: per call, whether the access reads one column of each row
+    (As[ty][k]: the same index for every tx) or one element per thread of a row (As[ty][tx])."""
+    real = banks.analyze
+
+    def analyze(layout, index_fn, block_dim, *args, **kwargs):
+        if not active[0]:                  # the checker's own count
+            return real(layout, index_fn, block_dim, *args, **kwargs)
+        try:
+            row = [index_fn(x, 1, 0) for x in range(2)]
+            seen.add("read" if row[0] == row[1] else "store")
+        except Exception:  # noqa: BLE001 — an index_fn of another shape: the real call says what is wrong
+            pass
+        return real(layout, index_fn, block_dim, *args, **kwargs)
+    return real, analyze
+
+
 @exercise("06-1", "패딩 고르기", "3.4절",
           hints=("뱅크 충돌은 워프 하나의 요청 안에서 생깁니다. 저장과 읽기는 서로 다른 요청이라 따로 세고, 둘 다 "
                  "충돌이 없어야 그 패딩을 고를 수 있습니다. 패딩이 0 인 경우도 후보입니다.",
@@ -46,6 +63,30 @@ def my_conflict_free_pads(max_pad=4):
     raise NotImplementedError("banks.Layout((16, 16), pad=p) 와 banks.analyze(...) 로 두 접근의 웨이브프론트를 세세요")
 ''')
 def check_pads(student):
+    seen, active = set(), [False]
+    real, watched = _watch_analyze(seen, active)
+
+    def watched_student(max_pad):
+        active[0] = True
+        try:
+            return student(max_pad)
+        finally:
+            active[0] = False
+    banks.analyze = watched
+    try:
+        verdict = _check_pads(watched_student)
+    finally:
+        banks.analyze = real
+    # the task counts both accesses; in this block the read never excludes a padding the store allows, so the output
+    # cannot show a forgotten read: the calls to banks.analyze can (a function that counts by hand is not judged here)
+    if verdict.ok and seen and "read" not in seen:
+        return fail("06-1", "extra_pad", "저장 `As[ty][tx]` 만 세었습니다: 읽기 `As[ty][k]` (k = 0) 의 웨이브프론트도 "
+                    "banks.analyze 로 세어, 둘 다 1 인 p 만 돌려주세요. (이 블록에서는 결과가 같지만, 6절의 열 읽기처럼 "
+                    "읽기만 충돌하는 배치도 있습니다.)")
+    return verdict
+
+
+def _check_pads(student):
     for max_pad in PADS:
         got = student(max_pad)
         where = f"  ({josa(f'max_pad = {max_pad}', '으로/로')} 불렀을 때)"

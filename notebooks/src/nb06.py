@@ -287,7 +287,7 @@ print("barrier 2: tiled.py", course.line_of(tiled_k, "cuda.syncthreads()", 2), "
 md(r"""
 **하나를 빼면 정말 틀리는가?** 경쟁 상태(race condition)는 타이밍에 달려 있어서, 운이 좋으면 맞게 나오기도 합니다. 그래서 "한 번 돌려 보니 맞았다"는 버그가 없다는 증거가 못 됩니다.
 
-이 과정의 시뮬레이터는 블록의 스레드를 **한 번에 하나씩, 다음 배리어까지** 실행합니다. CUDA 프로그래밍 모델은 배리어 사이에서 스레드들이 어떤 순서로 진행할지 보장하지 않으므로, 이것도 허용되는 실행 순서 가운데 하나입니다. 그리고 결정적(deterministic)이라 **매번 같은 방식으로 틀립니다**. 또 공유 메모리는 블록 시작 때 NaN으로 채워지므로, 아무도 쓰지 않은 값을 읽으면 결과에 NaN이 보입니다.
+이 과정의 시뮬레이터에는 경쟁 검출기(race detector)가 있습니다. 기본 설정에서는 배리어 없이 만나는 두 접근을 찾는 즉시 멈추고, 두 스레드·두 줄·고치는 법을 알려 줍니다 (직접 해보기 06-2 에서 봅니다). 아래 셀은 틀린 답 자체를 보이려고 검출기를 끄고(`lesson06.racy_demo()`) 실행합니다. 검출기를 끈 시뮬레이터는 블록의 스레드를 **한 번에 하나씩, 다음 배리어까지** 실행합니다. CUDA 프로그래밍 모델은 배리어 사이에서 스레드들이 어떤 순서로 진행할지 보장하지 않으므로, 이것도 허용되는 실행 순서 가운데 하나입니다. 그리고 결정적(deterministic)이라 **매번 같은 방식으로 틀립니다**. 또 공유 메모리는 블록 시작 때 NaN으로 채워지므로, 아무도 쓰지 않은 값을 읽으면 결과에 NaN이 보입니다.
 
 `kernels_numba/demos/races.py` 에는 `tiled` 에서 배리어를 하나씩 뺀 `no_sync1`(첫 번째 없음), `no_sync2`(두 번째 없음)가 있습니다. 여러 번 돌려(시뮬레이터는 매번 새 난수 입력, GPU 는 GPU 메모리에 한 번 올린 같은 입력으로: 결과를 바꾸는 것은 데이터가 아니라 타이밍입니다), 몇 번 틀렸는지와 가장 큰 상대 오차를 봅니다. GPU 에서는 행렬 크기를 그 GPU 의 FP32 속도로 골라 세 커널의 실행이 모두 약 {{race_budget_s}}초 안에 끝나게 합니다(처음 실행하면 세 커널을 컴파일하는 시간이 더해집니다). 시뮬레이터에서는 결과가 결정적이므로 판정(PASS)하고, GPU에서는 결과만 보여 줍니다: 경쟁 상태가 GPU에서 몇 번 드러나는지는 GPU와 타이밍에 달려 있어 판정할 수 없기 때문입니다.
 """)
@@ -473,14 +473,14 @@ Numba(NVVM)는 기본 설정에서 `acc += a * b` 를 이미 `fma.rn.f32` 로 **
 """)
 code(r"""
 ev = lesson06.fma_evidence(("tiled_pad", "tiled_fma"))      # PTX(sm_80)와 SASS(sm_90)
-for k, ((fma, mul, add), sass90) in ev.items():
-    print(f"{k:10s} PTX: fma.rn.f32 {fma}개, mul.rn.f32 {mul}개, add.rn.f32 {add}개 | SASS FFMA {sass90['FFMA']}개")
-print("tiled_pad 의 PTX 예:", lesson06.first_fma_line("tiled_pad"))
+for k, (ptx, sass90) in ev.items():
+    print(f"{k:10s} PTX:", ", ".join(f"{op} {n}개" for op, n in ptx.items()), f"| SASS FFMA {sass90['FFMA']}개")
+print("마지막 배리어 뒤(k 루프 밖)의 산술:", lesson06.after_last_barrier("tiled_pad"))
 print("두 커널의 sm_90 SASS 명령 구성이 완전히 같은가:", ev["tiled_pad"][1] == ev["tiled_fma"][1])
-# 예상 출력: 두 커널 모두 fma.rn.f32 가 있고 mul/add 0개 / 같은가: True
+# 예상 출력: 두 커널 모두 fma.rn.f32 17, mul.f32 1, 나머지 0 / 루프 밖: mul.f32 (alpha·acc), fma.rn.f32 (+ beta·C) / 같은가: True
 """)
 md(r"""
-두 커널 모두 PTX 에 `fma.rn.f32` 만 있고 `mul`/`add` 는 없으며, SASS 명령 구성도 같습니다. 그래서 "컴파일러가 MUL + ADD 로 나눌 수 있으니 인라인 PTX 로 FMA 를 강제해야 한다"는 조언은 우리 커널에는 해당하지 않습니다.
+두 커널의 PTX 는 같은 구성이고 SASS 명령 구성도 같습니다. k 루프의 곱셈·덧셈은 모두 `fma.rn.f32` 로 합쳐졌습니다: 마지막 배리어 뒤, 즉 루프 밖에 남은 것은 결과를 쓸 때의 `alpha·acc` (`mul.f32`)와 `+ beta·C` (`fma.rn.f32`, beta ≠ 0 일 때)뿐입니다. 그래서 "컴파일러가 MUL + ADD 로 나눌 수 있으니 인라인 PTX 로 FMA 를 강제해야 한다"는 조언은 우리 커널에는 해당하지 않습니다.
 
 오프라인 컴파일 결과가 실제로 GPU에 올라간 커널과 같은지도 봅니다. GPU가 있으면 지금 올라간 커널의 SASS를, 없으면 H200에서 기록한 것을 보여 줍니다.
 """)
