@@ -32,6 +32,8 @@ FIG = {
     "large_tf": f"{_B[('mma_large', 4096)].tflops:.0f}", "large_pct": f"{100 * _B[('mma_large', 4096)].ratio:.1f}",
     "best": _BEST.kernel, "best_x": f"{_BEST.tflops / _B[('mma_large', 4096)].tflops:.0f}",
     "err32": f"{_ERR['mma_pipe']:.2e}", "err16": f"{_ERR['mma_pipe_f16acc']:.2e}", "err_k": _ERR["K"],
+    "slope32": f"{L10.error_growth_summary()[0]['mma_pipe'][1]:.2f}",
+    "slope16": f"{L10.error_growth_summary()[0]['mma_pipe_f16acc'][1]:.2f}",
     "err_ratio": f"{_ERR['mma_pipe_f16acc'] / _ERR['mma_pipe']:.0f}",
     "regs_min": min(REC["resources"][k]["registers"] for k in _EXPANDED),
     "f32_bound_pct": f"{100 * max(c['worst_err_over_bound'] for k in _F32OUT for c in REC['correctness'][k]):.0f}",
@@ -717,7 +719,7 @@ display(Markdown(L.markdown(L.ncu_rows("run6"), cols)))
 """)
 md(r"""
 * 텐서 파이프는 `mma_swizzle` {{tp_swz}} % → `mma_fast` {{tp_fast}} % 입니다 (run 4 의 lean 이전 커널은 {{tp_fast4}} %). cuBLAS 는 {{tp_cub}} % 입니다.
-* 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령의 결과를 기다림; 해석: K 루프의 MIO 명령은 `ldmatrix` 뿐이라 주로 그 결과) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. L1TEX(글로벌·로컬 메모리)의 결과를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 K 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 실행 파이프가 바빠서 기다린 것입니다 (어느 파이프인지는 재지 않았습니다; 텐서 파이프라는 것은 해석).
+* 줄어든 스톨: `short_scoreboard` (공유 메모리 같은 MIO 명령의 결과를 기다림; 해석: K 루프에서 결과를 레지스터로 받는 공유 메모리 명령은 `ldmatrix` 가 대부분이라(cp.async 는 결과를 레지스터로 받지 않음) 주로 그 결과) {{ssb_swz}} → {{ssb_fast}}, 배리어 {{bar_swz}} → {{bar_fast}}, `wait` (고정 지연) {{wait_swz}} → {{wait_fast}} 사이클. L1TEX(글로벌·로컬 메모리)의 결과를 기다리는 `long_scoreboard` 는 {{lsb_swz}} → {{lsb_fast}} 로 줄지 않았습니다. 해석: 프래그먼트 이중 버퍼가 `ldmatrix` 결과를 한 K 스텝 먼저 받아 두고 배리어 파이프라인이 배리어 대기를 mma 뒤로 가렸습니다; 에필로그의 스필 재로드는 이 평균에서 큰 몫이 아니었습니다. 남은 큰 항목 중 `math_pipe_throttle` ({{mpt_fast}}) 은 실행 파이프가 바빠서 기다린 것입니다 (어느 파이프인지는 재지 않았습니다; 텐서 파이프라는 것은 해석).
 * 점유율은 오히려 낮습니다 ({{occ_swz}} % → {{occ_fast}} %: SM 에 워프 {{swz_warps}}개 → {{fast_warps}}개). 해석: 워프 수 대신 워프마다 서로 독립인 mma 가 많아져(누산기 128개) 지연이 가려졌습니다.
 """)
 md(r"""
@@ -851,7 +853,7 @@ for name, (err, slope) in growth.items():
 print(f"K={K} 에서 f16 누적 / f32 누적 = {ratio:.0f} 배 (한계의 비는 8192)")
 """)
 md(r"""
-f32 누적의 오차는 K 에 거의 비례해(기울기 약 1) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. f16 누적의 오차는 √K 에 가깝게(기울기 약 0.5) 자라므로 두 오차의 비는 K 가 커질수록 줄어듭니다: K={{k0}} 에서는 {{ratio_k0}} 배로 한계의 비 8192 와 같은 자릿수(그 {{ratio_k0_frac}}배)이고 (이 K 에서 f16 누적과 f16 출력의 오차는 같은 값, 곧 결과를 f16 으로 한 번 반올림한 오차입니다), K={{err_k}} 에서는 {{err_ratio}} 배입니다. f16 곡선은 반올림 오차의 부호가 섞여 서로 일부 상쇄된다고 보면 설명됩니다 (해석). 이 설명은 f32 곡선에는 맞지 않습니다: f32 누적 오차는 한계처럼 K 에 비례해 자랐고, 그 이유는 이 기록으로 가릴 수 없습니다. 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
+f32 누적의 오차는 K 에 거의 비례해(기울기 {{slope32}}) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. f16 누적의 오차는 √K 에 가깝게(기울기 {{slope16}}, √K 면 0.5) 자라므로 두 오차의 비는 K 가 커질수록 줄어듭니다: K={{k0}} 에서는 {{ratio_k0}} 배로 한계의 비 8192 와 같은 자릿수(그 {{ratio_k0_frac}}배)이고 (이 K 에서 f16 누적과 f16 출력의 오차는 같은 값, 곧 결과를 f16 으로 한 번 반올림한 오차입니다), K={{err_k}} 에서는 {{err_ratio}} 배입니다. f16 곡선은 반올림 오차의 부호가 섞여 서로 일부 상쇄된다고 보면 설명됩니다 (해석). 이 설명은 f32 곡선에는 맞지 않습니다: f32 누적 오차는 한계처럼 K 에 비례해 자랐고, 그 이유는 이 기록으로 가릴 수 없습니다. 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
 """)
 md(r"""
 시뮬레이터의 mma 대체 함수는 곱을 정확히 더한 뒤 누적 타입으로 한 번 반올림합니다. 아래 셀은 H200 에 기록된 mma 한 번의 입력과 결과를 대체 함수로 다시 계산해 비교합니다 (`tests/test_mma_layout.py` 도 같은 비교). 여기서의 한계는 위의 `error_bound` 가 아니라, mma 한 번(K = 16 개 곱과 C 하나, 17개 항)에서 두 결과가 **서로** 얼마나 다를 수 있는가입니다: 원소마다 `2·17·u_acc·(|A|·|B| + |C_in| + |D_GPU|)`, u_acc 는 f32 또는 f16 누적의 단위 반올림.
