@@ -11,6 +11,7 @@ from kernels_numba.demos import races
 from kernels_numba.infra import offline, trace
 from sim import banks, roofline
 from sim import occupancy as occ
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
@@ -37,15 +38,15 @@ def compiled(pairs):
 def occupancy_rows(kernels=("tiled", "tiled_pad"), gpu=None):
     """[{kernel, registers, smem, reserved, allocated, blocks, ...}] of `kernels` on `gpu` (occupancy and its parts).
 
-    gpu None: the GPU in use, from the kernels as loaded on it (sim.occupancy.occupancy_here); [] without a GPU.
-    A GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
+    gpu None: the GPU in use, from the kernels as loaded on it (kernels_numba.occupancy.occupancy_here); [] without a GPU.
+    A GpuSpec: from the offline compile for its compute capability (kernels_numba.occupancy.kernel_occupancy)."""
     here = gpu is None
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     if gpu is None:
         return []
     rows = []
     for k in kernels:
-        o = occ.occupancy_here(k) if here else occ.kernel_occupancy(k, gpu)
+        o = kocc.occupancy_here(k) if here else kocc.kernel_occupancy(k, gpu)
         if o is None:
             continue
         rows.append({"kernel": k, "registers": o.regs_per_thread, "smem": o.smem_per_block,
@@ -158,7 +159,7 @@ def race_size(gpu=None, runs=20, budget_s=RACE_BUDGET_S, sizes=(1024, 512, 256))
     """(n, runs) for the GPU race demo: the largest n whose 3 kernels × runs launches fit budget_s on `gpu` (a GpuSpec;
     None: this GPU), assuming the barrier kernels reach 10% of the FP32 peak (tiled on the H200: about 12%).
     A GPU whose FP32 peak the course does not know (fp32_peak_tflops 0): the smallest size."""
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     peak = gpu.fp32_peak_tflops if gpu is not None else 0
     if not peak:
         return sizes[-1], runs
@@ -443,7 +444,7 @@ def bound_here_line(rec, kernel="tiled", gpu=None):
     """'지금 이 GPU (…) 모델: …' — the shared-memory ceiling of `kernel` with the recorded wavefronts per FFMA put into
     `gpu`'s SM count and clock (None: the GPU in use; nothing without one). A model of that GPU, not a measurement.
     A GPU the course's table lacks (FP32 lanes per SM 0, or no clock): the line says the figure is unknown."""
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     if gpu is None:
         return None
     if not gpu.boost_clock_mhz:

@@ -12,6 +12,7 @@ from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim import banks, outer, roofline
 from sim import occupancy as occ
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 
 CCS = ((8, 0), (9, 0))
 GPUS = ("A100", "H100", "H200")
@@ -245,7 +246,7 @@ def occupancy_vs_api(rec, gpu="H200", names=None):
 
 def register_steps_here(threads=256, smem=0, gpu=None):
     """register_steps for `gpu` (None: the GPU in use), headed '지금 이 GPU (…)'; empty without a GPU."""
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     if gpu is None:
         return Report([], runs=[])
     r = register_steps(gpu, threads, smem)
@@ -255,8 +256,8 @@ def register_steps_here(threads=256, smem=0, gpu=None):
 def shared_limits(name, rec, gpu=None):
     """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KiB per-block system
     reserve on A100/H100/H200 (the recorded H200's loaded bytes), plus one line for `gpu` with that GPU's own figures:
-    None: the GPU in use, from the kernel as loaded on it (sim.occupancy.occupancy_here; no line without a GPU);
-    a GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
+    None: the GPU in use, from the kernel as loaded on it (kernels_numba.occupancy.occupancy_here; no line without a GPU);
+    a GpuSpec: from the offline compile for its compute capability (kernels_numba.occupancy.kernel_occupancy)."""
     compiled([(name, cc) for cc in CCS])
     rep = {cc: resources.report(name, cc)["shared_bytes"] for cc in CCS}
     loaded = rec["resources"][name]["shared_bytes"]
@@ -270,9 +271,9 @@ def shared_limits(name, rec, gpu=None):
     for g in GPUS:
         s = occ.GPUS[g]
         lines.append(line(f"{g} ({s.arch})", s, occ.occupancy(s, regs, _rb().THREADS, loaded)))
-    here = gpu if gpu is not None else occ.current_gpu()
+    here = gpu if gpu is not None else kocc.current_gpu()
     if here is not None:
-        o = occ.occupancy_here(name) if gpu is None else occ.kernel_occupancy(name, here)
+        o = kocc.occupancy_here(name) if gpu is None else kocc.kernel_occupancy(name, here)
         how = "올라간 커널" if gpu is None else f"오프라인 {here.arch} 컴파일"
         if o is not None:
             lines.append(line(f"{here_label(here)}, {how}", here, o))

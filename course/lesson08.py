@@ -12,6 +12,7 @@ import numpy as np
 import kernels_numba as kn
 from kernels_numba.infra import offline, resources, trace
 from kernels_numba.registry import module_of
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 from sim import occupancy, pipeline
 
 from .lesson06 import racy_demo
@@ -79,7 +80,7 @@ def gpu_here(gpu=None):
     resources of the kernels as loaded on it); (None, False) without a GPU."""
     if gpu is not None:
         return occupancy.get_spec(gpu), False
-    spec = occupancy.current_gpu()
+    spec = kocc.current_gpu()
     return spec, spec is not None
 
 
@@ -89,7 +90,7 @@ def kernel_resources(name, gpu=None):
     spec, live = gpu_here(gpu)
     if spec is None:
         return None
-    o = occupancy.occupancy_here(name) if live else occupancy.kernel_occupancy(name, spec)
+    o = kocc.occupancy_here(name) if live else kocc.kernel_occupancy(name, spec)
     if o is None:
         return None
     return {"registers": o.regs_per_thread, "shared_bytes": o.smem_per_block, "threads": o.threads_per_block}

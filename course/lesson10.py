@@ -1273,10 +1273,10 @@ def _loaded(name):
 def here_rows(kernels, gpu=None):
     """[{kernel, runs (the kernel that runs there; None: none can), registers, smem, blocks, warps, max_warps, percent,
     limiter, source}] of `kernels` on `gpu`. gpu None: the GPU in use ([] without one), from the kernel as loaded where
-    an earlier cell has compiled it (sim.occupancy.occupancy_here; no new compile), else from the offline compile for
-    its compute capability (sim.occupancy.kernel_occupancy, kernels_numba/infra/targets.json). A GpuSpec: offline.
+    an earlier cell has compiled it (kernels_numba.occupancy.occupancy_here; no new compile), else from the offline compile for
+    its compute capability (kernels_numba.occupancy.kernel_occupancy, kernels_numba/infra/targets.json). A GpuSpec: offline.
     On CC 7.5 (T4) mma_simple / mma_large are replaced by their Turing versions, the ones that run there."""
-    from sim import occupancy
+    from kernels_numba import occupancy
     live = gpu is None
     gpu = gpu if gpu is not None else occupancy.current_gpu()
     if gpu is None:

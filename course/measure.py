@@ -15,6 +15,8 @@ import sys
 import numpy as np
 
 import kernels_numba as kn
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
+from sim import occupancy as occ
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1024, 2048, 4096)          # the sizes of the recorded runs
@@ -53,7 +55,6 @@ def _recorded_speeds():
     """({kernel: slowest recorded ratio to cuBLAS SGEMM}, cuBLAS's best recorded fraction of the FP32 peak), over
     every recorded run against cuBLAS SGEMM (records of any GPU; the peak from sim.occupancy's table)."""
     from course import records
-    from sim import occupancy as occ
     ratios, cublas = {}, []
     for _name, run in records.all_runs():
         if not run.baseline.startswith("cuBLAS SGEMM"):
@@ -124,8 +125,7 @@ def plan_sizes(kernels, sizes=SIZES, gpu=None, budget_s=BUDGET_S, compile_s=None
     'gpu': name, 'peak_known': bool}: the largest sizes are dropped until compiling + GPU work fit budget_s (the
     smallest size is always kept). gpu: a GpuSpec (None: this GPU); compile_s: None: compile_seconds(kernels).
     A GPU whose FP32 peak is unknown (not in the course's table) and no peak_tflops: only the smallest size."""
-    from sim import occupancy as occ
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     sizes = sorted(int(n) for n in sizes)
     if not sizes:
         raise ValueError("sizes 가 비었습니다 / no sizes: 예 (1024, 2048)")
@@ -227,8 +227,7 @@ def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True, rounds
         print(f"ℹ️ {why}: 기록된 값을 보여 줍니다. / showing the recorded figures.")
         return None
     names = _runnable(kernels)
-    from sim import occupancy as occ
-    gpu = occ.current_gpu()
+    gpu = kocc.current_gpu()
     auto = sizes is None and budget_s is not None
     peak = _probe_peak_tflops() if auto and gpu is not None and not gpu.fp32_peak_tflops else None
     plan = plan_sizes(names, SIZES if sizes is None else sizes, gpu=gpu, budget_s=budget_s if auto else None,
@@ -525,8 +524,7 @@ def shared_table(metrics):
 def here_label(gpu=None):
     """'지금 이 GPU (<name>, CC x.y)': the label of a figure computed for `gpu` (a GpuSpec or a name in
     sim.occupancy.GPUS; None: the GPU in use) next to the recorded one; None without a GPU."""
-    from sim import occupancy
-    spec = occupancy.get_spec(gpu) if gpu is not None else occupancy.current_gpu()
+    spec = occ.get_spec(gpu) if gpu is not None else kkocc.current_gpu()
     return None if spec is None else f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
 
 

@@ -10,6 +10,7 @@ from sim import banks, occupancy, roofline
 
 import course
 from fakes import live_run
+from kernels_numba import occupancy as kocc
 
 REC = course.recorded()
 N_NCU = REC["ncu_shared"]["n"]
@@ -71,9 +72,9 @@ def test_bank_table_and_max_wavefronts():
 def test_ncu_rows_divide_wavefronts_by_instructions():
     where, m = lesson06.ncu_metrics(REC)
     assert "기록" in where and m is METRICS
-    # the live label names the GPU in use (a T4 here, through sim.occupancy.current_gpu) and the recorded run's size
+    # the live label names the GPU in use (a T4 here, through kernels_numba.occupancy.current_gpu) and the recorded run's size
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(occupancy, "current_gpu", lambda: occupancy.GPUS["T4"])
+        mp.setattr(kocc, "current_gpu", lambda: occupancy.GPUS["T4"])
         assert lesson06.ncu_metrics(REC, live={"x": {}}) == (f"지금 이 GPU (T4, CC 7.5) 에서 ncu, {N_NCU}³", {"x": {}})
     rows = {(k, op): (inst, wf, per) for k, op, inst, wf, per in lesson06.ncu_rows(METRICS, ("tiled", "tiled_pad"))}
     inst, wf, per = rows[("tiled_pad", "store")]
@@ -464,11 +465,11 @@ def test_here_figures_on_this_gpu_are_the_loaded_kernels_occupancy():
     rows = lesson06.occupancy_rows(("tiled", "tiled_pad"))
     assert [r["kernel"] for r in rows] == ["tiled", "tiled_pad"]
     for r in rows:
-        o = occupancy.occupancy_here(r["kernel"])
+        o = kocc.occupancy_here(r["kernel"])
         assert (r["registers"], r["smem"], r["blocks"], r["percent"]) == \
             (o.regs_per_thread, o.smem_per_block, o.blocks_per_sm, o.percent)
     label = lesson06.here_label()
-    gpu = occupancy.current_gpu()
+    gpu = kocc.current_gpu()
     assert label == f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
     assert all(line.startswith(label) for line in lesson06.occupancy_lines())
     assert lesson06.bound_here_line(REC).startswith(label)

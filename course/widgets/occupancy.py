@@ -10,6 +10,7 @@ import course.plots  # noqa: F401  (Korean font for the labels, before anything 
 
 from course.widgets import live
 from course.widgets.controls import fit, row
+from kernels_numba import occupancy as kocc  # the GPU in use (sim/ is pure)
 from sim import occupancy as occ
 
 CURRENT = "현재 GPU"
@@ -30,7 +31,7 @@ class OccupancyExplorer(live.LiveView):
     NAME_KO, NAME_EN = "점유율 탐색기", "occupancy explorer"
 
     def __init__(self, gpu="H100", regs=128, threads=256, smem=8192, current=None):
-        self.current = occ.current_gpu() if current is None else current   # GpuSpec of the GPU present, or None
+        self.current = kocc.current_gpu() if current is None else current   # GpuSpec of the GPU present, or None
         options = list(occ.GPUS) + ([CURRENT] if self.current else [])
         if gpu not in options:
             from kernels_numba.infra.errors import CourseInputError
