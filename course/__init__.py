@@ -71,7 +71,7 @@ def _cupy_ahead():
     except ImportError:
         return
     _subprocess.Popen([_sys.executable, "-c", "from course import bench; bench.warm_cupy()"],
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                      stdout=_subprocess.DEVNULL, stderr=_subprocess.DEVNULL, start_new_session=True)
 
 
 def progress(path=None):

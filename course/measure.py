@@ -17,6 +17,7 @@ import numpy as np
 import kernels_numba as kn
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 from sim import occupancy as occ
+from course.kit import compile_results as compile_many, here_label  # noqa: F401  (defined once in course/kit.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1024, 2048, 4096)          # the sizes of the recorded runs
@@ -519,37 +520,3 @@ def shared_table(metrics):
             if inst:
                 rows.append((k, "load" if op == "ld" else "store", inst, wf, wf / inst))
     return rows
-
-
-def here_label(gpu=None):
-    """'지금 이 GPU (<name>, CC x.y)': the label of a figure computed for `gpu` (a GpuSpec or a name in
-    sim.occupancy.GPUS; None: the GPU in use) next to the recorded one; None without a GPU."""
-    spec = occ.get_spec(gpu) if gpu is not None else kkocc.current_gpu()
-    return None if spec is None else f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
-
-
-# ---- offline compiles a cell needs ---------------------------------------------------------------------------------
-
-def _cached_offline(offline, pair):
-    """True if the offline compile cache already holds (name, cc) (then compiling it costs nothing)."""
-    try:
-        folder = offline.cache_folder()
-        return bool(folder) and os.path.exists(offline._cache_path(folder, *pair))
-    except Exception:  # noqa: BLE001 — a cache we cannot read: treat as not cached
-        return False
-
-
-def compile_many(pairs, desc="오프라인 컴파일 (GPU 없이)"):
-    """{(name, cc): offline.try_compile result} for every pair; compiles what is not cached yet, with a progress bar
-    when that is more than one (each compile is seconds of CPU on a small machine); otherwise one batch call."""
-    from kernels_numba.infra import offline
-    pairs = list(dict.fromkeys((n, tuple(cc)) for n, cc in pairs))
-    todo = [p for p in pairs if not _cached_offline(offline, p)]
-    if len(todo) > 1:
-        from course.steps import Bar
-        with Bar(len(todo), desc, unit="커널") as bar:
-            for name, cc in todo:
-                offline.try_compile(name, cc)          # one request to the lead's long-lived compile worker
-                bar.update(1, f"{name} sm_{cc[0]}{cc[1]}")
-        return {p: offline.try_compile(*p) for p in pairs}       # all in memory (and on disk) now
-    return offline.try_compile_many(pairs)

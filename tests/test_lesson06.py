@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from course import lesson06
+from course import kit, lesson06
 from sim import banks, occupancy, roofline
 
 import course
@@ -411,7 +411,7 @@ def test_shared_traces_in_one_subprocess_equal_the_direct_traces(monkeypatch):
     from kernels_numba.infra import trace
     reqs = [("tiled", 16, 16, 16), ("tiled_pad", 16, 16, 16)]
     direct = {r: trace.shared_accesses(r[0], M=r[1], N=r[2], K=r[3]) for r in reqs}
-    monkeypatch.setattr(lesson06, "_TRACES", {})
+    monkeypatch.setattr(kit, "_TRACES", {})
     monkeypatch.setattr(kn.device, "SIMULATOR", False)
     calls = []
     monkeypatch.setattr(trace, "shared_accesses", lambda *a, **k: calls.append(a))
@@ -426,7 +426,7 @@ def test_bank_tables_are_the_bank_model_of_a_fresh_trace(monkeypatch):
     """bank_tables (traces kept between calls) against sim.banks on traces taken now, without the cache; and the
     prose's facts: tiled conflict-free, tiled_pad's stores 2-way."""
     from kernels_numba.infra import trace
-    monkeypatch.setattr(lesson06, "_TRACES", {})
+    monkeypatch.setattr(kit, "_TRACES", {})
     got = lesson06.bank_tables(("tiled", "tiled_pad"))
     for k in ("tiled", "tiled_pad"):
         t = trace.shared_accesses(k, M=32, N=32, K=32)

@@ -3,7 +3,7 @@ import pytest
 
 import course
 import kernels_numba as kn
-from course import lesson08 as L8
+from course import kit, lesson08 as L8
 from kernels_numba.registry import module_of
 from sim import occupancy, pipeline
 from fakes import live_run
@@ -200,7 +200,7 @@ def test_compiled_compiles_each_pair_once(monkeypatch):
     from kernels_numba.infra import offline
     calls = []
     real = offline.try_compile_many
-    monkeypatch.setattr(L8, "_COMPILED", {})
+    monkeypatch.setattr(kit, "_COMPILED", {})       # one cache: course/kit.py
     monkeypatch.setattr(offline, "try_compile_many", lambda pairs: calls.append(list(pairs)) or real(pairs))
     a = L8.compiled([("db", (8, 0)), ("db", (9, 0))])
     b = L8.compiled([("db", (9, 0)), ("db", (8, 0))])
@@ -251,8 +251,8 @@ def test_buffer_table_bar_reaches_its_total(monkeypatch):
 
 
 def test_compiled_bar_reaches_its_total(monkeypatch):
-    bars = _recording(monkeypatch, L8)
-    monkeypatch.setattr(L8, "_COMPILED", {})
+    bars = _recording(monkeypatch, kit)
+    monkeypatch.setattr(kit, "_COMPILED", {})       # one cache: course/kit.py
     L8.compiled([("db", (8, 0)), ("db_overlap", (8, 0))], "컴파일")
     assert len(bars) == 1 and bars[0].bar.n == bars[0].bar.total == 2
 

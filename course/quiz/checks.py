@@ -240,7 +240,7 @@ def epilogue_source(code):
 def _epilogue_kernel(code):
     """(compiled kernel, None) or (None, message)."""
     from numba import cuda, float32
-    from course.lesson06 import load_or_zero, thread_coords
+    from kernels_numba.common import load_or_zero, thread_coords
 
     @cuda.jit(device=True)
     def tile_dot(As, Bs, buf, ty, tx):
