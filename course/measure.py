@@ -11,6 +11,8 @@ import os
 import shutil
 import subprocess
 import sys
+import signal
+import time
 
 import numpy as np
 
@@ -18,6 +20,9 @@ import kernels_numba as kn
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 from sim import occupancy as occ
 from course.kit import compile_results as compile_many, here_label  # noqa: F401  (defined once in course/kit.py)
+from course import records
+from course.steps import Bar
+from numba import cuda
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1024, 2048, 4096)          # the sizes of the recorded runs
@@ -55,7 +60,6 @@ def _script(name):
 def _recorded_speeds():
     """({kernel: slowest recorded ratio to cuBLAS SGEMM}, cuBLAS's best recorded fraction of the FP32 peak), over
     every recorded run against cuBLAS SGEMM (records of any GPU; the peak from sim.occupancy's table)."""
-    from course import records
     ratios, cublas = {}, []
     for _name, run in records.all_runs():
         if not run.baseline.startswith("cuBLAS SGEMM"):
@@ -202,7 +206,6 @@ class _NoBar:
 def _bar(progress, total, desc, unit):
     if not progress:
         return _NoBar()
-    from course.steps import Bar
     return Bar(total, desc, unit=unit)
 
 
@@ -306,9 +309,7 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
     what a Python loop gets), graph_host_us (replaying a graph of 20 launches, per launch)}. None without a GPU."""
     if not have_gpu():
         return None
-    import time
     import cupy as cp
-    from numba import cuda
     from course import bench
     spec = kn.get(kernel)
     stream = cp.cuda.Stream(non_blocking=True)
@@ -451,7 +452,6 @@ def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
 
 def _kill_group(proc):
     """Kill `proc` and every process of its session (started with start_new_session=True)."""
-    import signal
     try:
         if hasattr(os, "killpg"):
             os.killpg(proc.pid, signal.SIGKILL)

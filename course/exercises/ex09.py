@@ -8,6 +8,8 @@ from sim.korean import josa
 
 from . import core, diagnose, probe
 from .core import EXERCISES, context, exercise, fail, gpu_note, passed, technique
+from kernels_numba.infra.simulator import racecheck
+from kernels_numba.infra.simulator.errors import MisalignedAddressError
 
 S3 = 3                                   # stages of the exercise kernel (kernels_numba.common.S3)
 
@@ -309,7 +311,6 @@ def _simulated(launch):
     if not device.SIMULATOR:
         launch()
         return None
-    from kernels_numba.infra.simulator import racecheck
     with racecheck.collect() as report:
         launch()
     return report
@@ -330,7 +331,6 @@ def _misaligned(ex_id, exc, what, shape=""):
 
 def _is_misaligned(exc):
     """The simulator's fault or the GPU's CUDA_ERROR_MISALIGNED_ADDRESS."""
-    from kernels_numba.infra.simulator.errors import MisalignedAddressError
     return isinstance(exc, MisalignedAddressError) or "MISALIGNED_ADDRESS" in str(exc)
 
 

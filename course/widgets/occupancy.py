@@ -12,6 +12,7 @@ from course.widgets import live
 from course.widgets.controls import fit, row
 from kernels_numba import occupancy as kocc  # the GPU in use (sim/ is pure)
 from sim import occupancy as occ
+from kernels_numba.infra.errors import CourseInputError
 
 CURRENT = "현재 GPU"
 SMEM_MAX = max(g.smem_per_block_optin for g in occ.GPUS.values())
@@ -56,7 +57,6 @@ class OccupancyExplorer(live.LiveView):
         return self.current if self.gpu.value == CURRENT else occ.GPUS[self.gpu.value]
 
     def _update(self, change=None):
-        from kernels_numba.infra.errors import CourseInputError
         try:
             self.result = occ.occupancy(self.spec, self.regs.value, self.threads.value, self.smem.value)
             self.error = None

@@ -16,6 +16,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+import importlib.metadata as md
 
 from . import device
 
@@ -60,7 +61,6 @@ def sources_stamp():
 
 
 def _toolchain():
-    import importlib.metadata as md
     out = []
     for dist in ("numba-cuda", "nvidia-nvvm", "nvidia-nvjitlink", "cuda-bindings"):
         try:

@@ -10,6 +10,7 @@ except ImportError:  # pragma: no cover
 from . import device, jitcache, ptx
 from .errors import CourseInputError
 from ..launch import _Repeat, bound, check_inputs, run_kernel
+from numba import types
 
 MMA_M, MMA_N, MMA_K = 16, 8, 16
 
@@ -73,7 +74,6 @@ def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32
 
 def sig(c_dtype):
     """Numba signature of a level-6 kernel (A, B f16 row-major; C f32 or f16; alpha, beta f32) for offline compiles."""
-    from numba import types
     c = types.float32 if np.dtype(c_dtype) == np.float32 else types.float16
     return (types.Array(types.float16, 2, "C"), types.Array(types.float16, 2, "C"), types.Array(c, 2, "C"),
             types.float32, types.float32)
