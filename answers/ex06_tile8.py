@@ -2,7 +2,7 @@
 import kernels_numba  # noqa: F401  (device choice before numba)
 from numba import cuda, float32
 
-from course.lesson06 import launch_square, load_or_zero, store_c, thread_coords
+from kernels_numba.common import launch_square, load_or_zero, store_c, thread_coords
 
 T8 = 8
 

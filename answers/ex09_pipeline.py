@@ -6,8 +6,8 @@ computed in iteration kt-1, commit (always: an empty group in the tail), compute
 import kernels_numba  # noqa: F401  (device choice before numba)
 from numba import cuda, float32
 
-from course.lesson06 import store_c, thread_coords
-from course.lesson09 import S3, T8, compute_tile, issue_tile, prologue
+from kernels_numba.common import (S3, T8, compute_tile, issue_tile, prologue,   # 09-1's tile helpers
+                                  store_c, thread_coords)                      # and 06-2's
 from kernels_numba.infra import ptx
 
 

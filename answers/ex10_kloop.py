@@ -3,7 +3,7 @@ import kernels_numba  # noqa: F401  (device choice before numba)
 from numba import cuda, float32
 from numba.types import float16
 
-from course.lesson10 import copy_tiles, store_fragment
+from kernels_numba.common import copy_tiles, store_fragment
 from kernels_numba.infra import ptx
 
 

@@ -20,6 +20,7 @@ import numpy as np                               # noqa: E402
 
 import kernels_numba as kn                       # noqa: E402  (picks the device before numba is imported)
 from sim import occupancy as occ                 # noqa: E402
+from kernels_numba import occupancy as kocc       # noqa: E402
 
 BLOCKS = (64, 96, 128, 192, 200, 256, 288, 384, 512, 640, 768, 1000, 1024)
 DYNAMIC = (0, 1, 1000, 4096, 8192, 17472, 32768, 41984, 48 * 1024, 50000, 64 * 1024, 100 * 1024, 140000,
@@ -178,8 +179,8 @@ def main():
     if kn.device.MODE != "gpu":
         sys.exit("occupancy_check.py needs a GPU: the occupancy API is the driver's.")
     t0 = time.time()
-    spec = occ.current_gpu()
-    attrs = occ.device_attributes()
+    spec = kocc.current_gpu()
+    attrs = kocc.device_attributes()
     key = _table_key(spec.name)
     table = occ.GPUS.get(key)
     table_diff = {f: [getattr(table, f), getattr(spec, f)] for f in RULE_FIELDS

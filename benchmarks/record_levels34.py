@@ -77,7 +77,7 @@ def main():
         res[name] = dict(r, correct=ok)
         threads = int(np.prod(mod.launch.block))
         occ[name] = {"threads": threads, "blocks_per_sm": _occupancy(mod.kernel, threads)}
-    from sim.occupancy import current_gpu
+    from kernels_numba.occupancy import current_gpu
     spec = current_gpu()                           # device attributes (+ FP32 lanes per SM by architecture)
     facts = {"sm_count": spec.sm_count, "max_shared_per_sm": spec.smem_per_sm,
              "max_shared_per_block_optin": spec.smem_per_block_optin, "regs_per_sm": spec.regs_per_sm,

@@ -1,12 +1,17 @@
 """Course runtime: `import course; course.setup()` picks the device, shows the mode banner, shortens input errors."""
-from course import install_check as _install_check
+from course import preflight as _preflight  # noqa: F401,I001  (first: checks the install before numba is imported)
+import inspect as _inspect
+import os as _os
+import subprocess as _subprocess
+import sys as _sys
+import threading as _threading
+from pathlib import Path as _Path
 
-_install_check.check()          # before numba is imported: a missing or wrong install prints its fix (issue 17)
-
-import inspect as _inspect      # noqa: E402
-from pathlib import Path as _Path  # noqa: E402
-
-import kernels_numba as _kn     # noqa: E402
+import kernels_numba as _kn
+from kernels_numba.infra import offline as _offline, warmup as _warmup
+from kernels_numba.infra.simulator import racecheck as _racecheck
+from course import chapters as _chapters, records as _records
+from course.quiz import progress as _progress
 
 RECORDED = _Path(__file__).parent / "recorded"
 
@@ -21,7 +26,6 @@ def setup(module=None):
     if module is not None and _kn.device.MODE == "gpu":
         _compile_ahead(module)
     if module is not None:
-        from course.quiz import progress as _progress
         text = _progress.banner(module)      # never raises, never blocks: a notice at most
         if text:
             print(text)
@@ -31,14 +35,12 @@ def setup(module=None):
 def _compile_ahead(module):
     """On a GPU: start compiling, in other processes, the kernels this chapter launches (into the disk cache that
     kernels_numba.infra.jitcache keeps), so the cells that launch them find them ready; says so in one line."""
-    from course import chapters
-    from kernels_numba.infra import jitcache, offline
     try:
-        ch = chapters.get(module)
+        ch = _chapters.get(module)
     except KeyError:
         return
-    procs = jitcache.warm(list(ch.kernels), ch.demos)
-    _offline_ahead([(k, cc) for k in ch.kernels for cc in reversed(offline.ARCHS)])   # in the order cells use them
+    procs = _warmup.warm(list(ch.kernels), ch.demos)
+    _offline_ahead([(k, cc) for k in ch.kernels for cc in reversed(_offline.ARCHS)])   # in the order cells use them
     _cupy_ahead()
     if procs:
         print(f"ℹ️ 이 노트북의 커널 {len(ch.kernels) + len(ch.demos)}종을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "
@@ -50,49 +52,41 @@ def _offline_ahead(pairs):
     processes of their own (one per 4 CPU cores, at most 4, at least one) fed from daemon threads, in the order the
     chapter uses its kernels: a first run finds most of them done, a cell never waits behind the batch, and the disk
     cache keeps them for the next session."""
-    import os
-    import threading
-    from kernels_numba.infra import offline
-    n = max(1, min(4, (os.cpu_count() or 2) // 4))
+    n = max(1, min(4, (_os.cpu_count() or 2) // 4))
 
     def run(chunk):
         try:
-            offline.prefetch(chunk)                  # a compile process of its own, one kernel at a time
+            _offline.prefetch(chunk)                  # a compile process of its own, one kernel at a time
         except Exception:  # noqa: BLE001 — the cell that needs it compiles it and shows any error there
             pass
     for i in range(n):
-        threading.Thread(target=run, args=(pairs[i::n],), daemon=True, name=f"sgemm-offline-ahead-{i}").start()
+        _threading.Thread(target=run, args=(pairs[i::n],), daemon=True, name=f"sgemm-offline-ahead-{i}").start()
 
 
 def _cupy_ahead():
     """CuPy compiles its own kernels (NVRTC) on first use: a background process runs the benchmark's CuPy operations
     once so that CuPy's disk cache has them when the first benchmark cell comes."""
-    import subprocess
-    import sys
     try:
-        import cupy  # noqa: F401
+        import cupy  # noqa: F401   (optional: only a GPU machine with CuPy has it; here only to know it is there)
     except ImportError:
         return
-    subprocess.Popen([sys.executable, "-c", "from course import bench; bench.warm_cupy()"],
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    _subprocess.Popen([_sys.executable, "-c", "from course import bench; bench.warm_cupy()"],
+                      stdout=_subprocess.DEVNULL, stderr=_subprocess.DEVNULL, start_new_session=True)
 
 
 def progress(path=None):
     """Your checkpoints at a glance (passed, best score, attempts) from any notebook: `course.progress()`."""
-    from course.quiz import progress as _progress
     return _progress.overview(path)
 
 
 def race_report():
     """The simulator race detector's report that a message last pointed to (or the last one collected): call
     `.summary()` to see every hazard, `.hazards[i]` for one in full. Empty on a GPU (compute-sanitizer there)."""
-    from kernels_numba.infra.simulator import racecheck
-    return racecheck.last_report()
+    return _racecheck.last_report()
 
 
 def recorded(name="gpu_h200_2026-11-21"):
     """A GPU measurement recorded with the device tool (course/recorded/<name>.json), as a records.Record."""
-    from course import records as _records
     return _records.load(name)
 
 

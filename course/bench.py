@@ -21,11 +21,15 @@ import platform
 import statistics
 import subprocess
 import time
+from pathlib import Path
+import tempfile
 
 import numpy as np
 
 import kernels_numba as kn
 from course import records
+import numba
+from numba import cuda
 
 ENGINE = "course.bench/1"           # a run's versions["engine"]: baselines are checked against runs of the same engine
 SIZES = (1024, 2048, 4096)
@@ -202,7 +206,6 @@ class ClockLog:
     """nvidia-smi sampling the SM clock and power every 20 ms in its own process; window(t0, t1) -> medians."""
 
     def __init__(self):
-        import tempfile
         self.path = tempfile.mktemp(suffix=".csv")
         self.samples = []
         try:
@@ -250,7 +253,6 @@ def other_processes():
 
 def versions():
     import cupy as cp
-    import numba
     out = {"engine": ENGINE, "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
            "numba_cuda": __import__("numba_cuda").__version__, "cupy": cp.__version__}
     try:
@@ -275,7 +277,6 @@ def loaded_resources(name):
 def save_run(path, run, what, extra=None):
     """Write `run` into the record at `path` (one schema): a new record, or the run added to (or replacing the run of
     the same id in) an existing one; `extra` sections are merged in."""
-    from pathlib import Path
     path = Path(path)
     try:
         old = records.load(path.stem, path.parent)
@@ -303,7 +304,6 @@ class _Entry:
 
 def _kernel_entry(spec, A, B, ref, first, launch=None, variant=""):
     import cupy as cp
-    from numba import cuda
     launch = launch or spec.launch
     c_dtype = getattr(spec.module, "C_DTYPE", np.float32)
     C = cp.full((A.shape[0], B.shape[1]), cp.nan, c_dtype)

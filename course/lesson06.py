@@ -7,64 +7,25 @@ import numpy as np
 
 import kernels_numba as kn                    # first: it picks GPU or simulator before numba is imported
 from numba import cuda, float32               # noqa: E402,I001
+from kernels_numba.common import LAST_RACES, launch_square, load_or_zero, store_c, thread_coords  # noqa: F401,E501  (the 06-2 helpers live there; these names stay)
 from kernels_numba.demos import races
 from kernels_numba.infra import offline, trace
 from sim import banks, roofline
 from sim import occupancy as occ
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 from course import measure
+from course.kit import (RACE_BUDGET_S, RACE_CASES, compiled, occupancy_lines, occupancy_rows,  # noqa: F401
+                        race_size, racy_demo, shared_traces)  # (shared with other chapters: defined once in course/kit.py)
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
 
 LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
-RACE_CASES = ("tiled", "no_sync1", "no_sync2")
 LD_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 ST_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 LD_INST = "smsp__inst_executed_op_shared_ld.sum"
 
 
 # ---- this GPU: compiles a cell needs, labels, figures for the GPU in use ----------------------------------------
-
-def compiled(pairs):
-    """{(kernel, cc): offline compile} for all pairs in one batch (a progress bar when several are not cached yet);
-    raises OfflineCompileError where one fails."""
-    comp = measure.compile_many(pairs)
-    for (k, cc), r in comp.items():
-        if "error" in r:
-            raise offline.OfflineCompileError(f"{k} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{r['error']}")
-    return comp
-
-
-def occupancy_rows(kernels=("tiled", "tiled_pad"), gpu=None):
-    """[{kernel, registers, smem, reserved, allocated, blocks, ...}] of `kernels` on `gpu` (occupancy and its parts).
-
-    gpu None: the GPU in use, from the kernels as loaded on it (sim.occupancy.occupancy_here); [] without a GPU.
-    A GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
-    here = gpu is None
-    gpu = gpu if gpu is not None else occ.current_gpu()
-    if gpu is None:
-        return []
-    rows = []
-    for k in kernels:
-        o = occ.occupancy_here(k) if here else occ.kernel_occupancy(k, gpu)
-        if o is None:
-            continue
-        rows.append({"kernel": k, "registers": o.regs_per_thread, "smem": o.smem_per_block,
-                     "reserved": gpu.smem_reserved_per_block, "allocated": o.smem_allocated_per_block,
-                     "smem_blocks": o.limits["shared memory"], "blocks": o.blocks_per_sm, "limiter": o.limiter,
-                     "warps": o.active_warps, "max_warps": o.max_warps, "percent": o.percent})
-    return rows
-
-
-def occupancy_lines(kernels=("tiled", "tiled_pad"), gpu=None):
-    """'지금 이 GPU (…)' lines of occupancy_rows (nothing without a GPU): shared bytes, blocks per SM, occupancy."""
-    label = here_label(gpu)
-    if label is None:
-        return []
-    return [f"{label}: {r['kernel']:10s} 레지스터 {r['registers']}개, 공유 {r['smem']:,} B + 예약 {r['reserved']:,} B → "
-            f"할당 {r['allocated']:,} B (공유 메모리만으로는 SM당 {r['smem_blocks']}블록) | SM당 {r['blocks']}블록 = "
-            f"{r['warps']}/{r['max_warps']} 워프, 점유율 {r['percent']:.0f}% (제한: {occ.LIMITER_KO[r['limiter']]})"
-            for r in occupancy_rows(kernels, gpu)]
-
 
 def bench_lines(rec, live=None):
     """The recorded benchmark table (the prose talks about it) and, after a live run, this GPU's table below it."""
@@ -73,20 +34,6 @@ def bench_lines(rec, live=None):
     if live:
         lines += measure.live_lines(live)
     return lines
-
-
-_TRACES = {}
-
-
-def shared_traces(requests):
-    """{(kernel, M, N, K): trace.shared_accesses(kernel, M=M, N=N, K=K)} for every request, kept for the next call.
-
-    On a GPU a trace runs on the simulator in a subprocess; all the requests not traced yet share ONE subprocess here
-    (one Python and Numba start-up instead of one per trace)."""
-    todo = [tuple(r) for r in dict.fromkeys(tuple(r) for r in requests) if tuple(r) not in _TRACES]
-    for req, t in zip(todo, trace.shared_accesses_many([(*req, (0, 0)) for req in todo])):
-        _TRACES[req] = t
-    return {tuple(r): _TRACES[tuple(r)] for r in requests}
 
 
 # ---- 3.1 / 3.2: what the trace of one block says ------------------------------------------------------------------
@@ -128,17 +75,6 @@ def rel_error(C, A, B):
     return math.inf if not np.isfinite(C).all() else float(np.linalg.norm(C - ref) / np.linalg.norm(ref))
 
 
-def racy_demo():
-    """Context for running the deliberately racy demos: the simulator's race checker (where the simulator has one) is
-    turned off, so the wrong result itself shows instead of the checker's error."""
-    import contextlib
-    try:
-        from kernels_numba.infra.simulator import racecheck
-    except ImportError:
-        return contextlib.nullcontext()
-    return racecheck.mode("off")
-
-
 def race_outcomes(n, runs, seed=0, names=RACE_CASES, tol=1e-5):
     """{kernel: {'wrong': runs with error > tol, 'runs': runs, 'worst': largest relative error}}.
 
@@ -149,23 +85,6 @@ def race_outcomes(n, runs, seed=0, names=RACE_CASES, tol=1e-5):
         return _race_outcomes_gpu(n, runs, seed, names, tol)
     with racy_demo():
         return _race_outcomes(n, runs, seed, names, tol)
-
-
-RACE_BUDGET_S = 1.0       # GPU seconds of the race demo's launches (the notebook's prose states it from here)
-
-
-def race_size(gpu=None, runs=20, budget_s=RACE_BUDGET_S, sizes=(1024, 512, 256)):
-    """(n, runs) for the GPU race demo: the largest n whose 3 kernels × runs launches fit budget_s on `gpu` (a GpuSpec;
-    None: this GPU), assuming the barrier kernels reach 10% of the FP32 peak (tiled on the H200: about 12%).
-    A GPU whose FP32 peak the course does not know (fp32_peak_tflops 0): the smallest size."""
-    gpu = gpu if gpu is not None else occ.current_gpu()
-    peak = gpu.fp32_peak_tflops if gpu is not None else 0
-    if not peak:
-        return sizes[-1], runs
-    for n in sizes:
-        if len(RACE_CASES) * runs * 2 * n ** 3 / (0.1 * peak * 1e12) <= budget_s:
-            return n, runs
-    return sizes[-1], runs
 
 
 def _race_outcomes_gpu(n, runs, seed, names, tol):
@@ -262,7 +181,6 @@ NCU_KERNELS = ("tiled", "tiled_pad", "tiled_fma")
 def ncu_live(rec, live=False, kernels=NCU_KERNELS):
     """ncu metrics measured now on this GPU when `live` is True (the student's opt-in: it takes a minute or more), at
     the recorded run's size so the SASS predictions of the next cell still apply; else None (one line says how)."""
-    from course import measure
     if not measure.have_gpu():
         return None
     if not live:
@@ -467,7 +385,7 @@ def bound_here_line(rec, kernel="tiled", gpu=None):
     """'지금 이 GPU (…) 모델: …' — the shared-memory ceiling of `kernel` with the recorded wavefronts per FFMA put into
     `gpu`'s SM count and clock (None: the GPU in use; nothing without one). A model of that GPU, not a measurement.
     A GPU the course's table lacks (FP32 lanes per SM 0, or no clock): the line says the figure is unknown."""
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     if gpu is None:
         return None
     if not gpu.boost_clock_mhz:
@@ -575,54 +493,7 @@ def real_warp_wavefronts(pad, col=5):
     return [r.wavefronts for r in banks.analyze(banks.Layout((16, 16), pad=pad), lambda x, y, z: (y, col), (16, 16))]
 
 
-# ---- 직접 해보기 2: the device helpers of the 8×8 exercise --------------------------------------------------------
-
-@cuda.jit(device=True)
-def thread_coords(tile):
-    """(tx, ty, row, col) of this thread for square tiles of side `tile`."""
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    return tx, ty, cuda.blockIdx.y * tile + ty, cuda.blockIdx.x * tile + tx
-
-
-@cuda.jit(device=True)
-def load_or_zero(X, r, c):
-    """X[r, c] inside the matrix, 0 outside (the bounds check of a cooperative load)."""
-    if r < X.shape[0] and c < X.shape[1]:
-        return X[r, c]
-    return float32(0.0)
-
-
-@cuda.jit(device=True)
-def store_c(C, row, col, acc, alpha, beta):
-    """C[row, col] = alpha·acc + beta·C[row, col] inside C; C is not read when beta == 0 (BLAS)."""
-    if row < C.shape[0] and col < C.shape[1]:
-        if beta == 0:
-            C[row, col] = alpha * acc
-        else:
-            C[row, col] = alpha * acc + beta * C[row, col]
-
-
-LAST_RACES = []          # what the race detector found in the last launch_square (simulator), for race_hint()
-
-
-def launch_square(kernel, A, B, C, tile, alpha=1.0, beta=0.0):
-    """Launch a square-tile kernel on a grid that covers C; returns C. On the simulator the race detector collects
-    (an unfinished exercise runs to its end and gives a wrong C) and race_hint() says what it found. A, B, C must be
-    2-D float32 matrices of matching shapes (checked before the launch, as the course's launch does)."""
-    from kernels_numba.launch import check_inputs
-    check_inputs(A, B, C, alpha, beta, np.float32)      # the kernel computes in float32: another dtype is a clear error
-    M, N = C.shape
-    grid = ((N + tile - 1) // tile, (M + tile - 1) // tile)
-    LAST_RACES.clear()
-    if not kn.device.SIMULATOR:
-        kernel[grid, (tile, tile)](A, B, C, np.float32(alpha), np.float32(beta))
-        return C
-    from kernels_numba.infra.simulator import racecheck
-    with racecheck.collect() as report:
-        kernel[grid, (tile, tile)](A, B, C, np.float32(alpha), np.float32(beta))
-    LAST_RACES.extend(report.hazards)
-    return C
-
+# ---- 직접 해보기 2: the device helpers of the 8×8 exercise are in kernels_numba/common.py ------------------------
 
 def race_hint():
     """Print the first race the detector found in the last launch_square, with its fix (nothing if none)."""

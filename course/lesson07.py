@@ -9,30 +9,15 @@ import kernels_numba as kn
 from kernels_numba.infra import offline, resources, trace
 from kernels_numba.registry import module_of
 from course import measure
+from course.kit import (CCS, GPUS, Report, check, close, compiled, mean_warps, occupancy_lines,  # noqa: F401
+                        shared_traces as traces, source_part, verify)  # (shared with other chapters: course/kit.py)
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim import banks, outer, roofline
 from sim import occupancy as occ
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 
-CCS = ((8, 0), (9, 0))
-GPUS = ("A100", "H100", "H200")
 STALL_KEYS = ("selected", "not_selected", "short_scoreboard", "mio_throttle", "long_scoreboard", "barrier",
               "math_pipe_throttle", "wait")
-
-
-class Report(dict):
-    """Values of one analysis (a dict) that a notebook displays as the text lines it was computed with."""
-
-    def __init__(self, lines, **values):
-        super().__init__(values)
-        self.lines = list(lines)
-
-    def __str__(self):
-        return "\n".join(self.lines)
-
-    __repr__ = __str__
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
 
 def _rb():
@@ -40,18 +25,6 @@ def _rb():
 
 
 # ------------------------------------------------------------------ this GPU, compiles and traces a cell needs
-
-def compiled(pairs):
-    """{(kernel, cc): offline compile}: the cell's compiles in one batch, with a progress bar when several are new."""
-    from course import lesson06
-    return lesson06.compiled(pairs)
-
-
-def traces(requests):
-    """{(kernel, M, N, K): trace.shared_accesses(...)}, the ones not taken yet in one simulator process on a GPU."""
-    from course import lesson06
-    return lesson06.shared_traces(requests)
-
 
 def resources_here(names, gpu=None):
     """Report of each kernel's registers, local and shared bytes on `gpu`: as loaded on the GPU in use (gpu None;
@@ -67,9 +40,8 @@ def resources_here(names, gpu=None):
 
 
 def occupancy_here(names=("regblock",), gpu=None):
-    """'지금 이 GPU (…)' occupancy lines of `names` (lesson06.occupancy_lines; nothing without a GPU)."""
-    from course import lesson06
-    return Report(lesson06.occupancy_lines(names, gpu))
+    """'지금 이 GPU (…)' occupancy lines of `names` (kit.occupancy_lines; nothing without a GPU)."""
+    return Report(occupancy_lines(names, gpu))
 
 
 # ------------------------------------------------------------------ 3.1 arithmetic intensity, measured and modelled
@@ -245,7 +217,7 @@ def occupancy_vs_api(rec, gpu="H200", names=None):
 
 def register_steps_here(threads=256, smem=0, gpu=None):
     """register_steps for `gpu` (None: the GPU in use), headed '지금 이 GPU (…)'; empty without a GPU."""
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     if gpu is None:
         return Report([], runs=[])
     r = register_steps(gpu, threads, smem)
@@ -255,8 +227,8 @@ def register_steps_here(threads=256, smem=0, gpu=None):
 def shared_limits(name, rec, gpu=None):
     """Declared shared bytes (sm_80 report, sm_90 report, loaded on the recorded H200) and the 1 KiB per-block system
     reserve on A100/H100/H200 (the recorded H200's loaded bytes), plus one line for `gpu` with that GPU's own figures:
-    None: the GPU in use, from the kernel as loaded on it (sim.occupancy.occupancy_here; no line without a GPU);
-    a GpuSpec: from the offline compile for its compute capability (sim.occupancy.kernel_occupancy)."""
+    None: the GPU in use, from the kernel as loaded on it (kernels_numba.occupancy.occupancy_here; no line without a GPU);
+    a GpuSpec: from the offline compile for its compute capability (kernels_numba.occupancy.kernel_occupancy)."""
     compiled([(name, cc) for cc in CCS])
     rep = {cc: resources.report(name, cc)["shared_bytes"] for cc in CCS}
     loaded = rec["resources"][name]["shared_bytes"]
@@ -270,9 +242,9 @@ def shared_limits(name, rec, gpu=None):
     for g in GPUS:
         s = occ.GPUS[g]
         lines.append(line(f"{g} ({s.arch})", s, occ.occupancy(s, regs, _rb().THREADS, loaded)))
-    here = gpu if gpu is not None else occ.current_gpu()
+    here = gpu if gpu is not None else kocc.current_gpu()
     if here is not None:
-        o = occ.occupancy_here(name) if gpu is None else occ.kernel_occupancy(name, here)
+        o = kocc.occupancy_here(name) if gpu is None else kocc.kernel_occupancy(name, here)
         how = "올라간 커널" if gpu is None else f"오프라인 {here.arch} 컴파일"
         if o is not None:
             lines.append(line(f"{here_label(here)}, {how}", here, o))
@@ -335,17 +307,6 @@ def stall_table(rec, names=None, keys=STALL_KEYS):
     return Report(lines, share=share, shared_wait=wait, shared_wait_stalled=stalled)
 
 
-def mean_warps(rec, kernel, n=None, sm_count=None):
-    """Warps per scheduler, time-averaged over the recorded ncu run of `kernel` at n³ (default: the record's size): its
-    block tile's grid, the recorded blocks per SM and threads, the recorded GPU's SMs, every block taking the same time
-    (sim.occupancy.mean_warps_per_scheduler: at 2048³ 256 blocks fill 256 of 264 slots, 3.88 warps, not 4)."""
-    n = n or rec["ncu_stalls"]["n"]
-    m = kn.get(kernel).module
-    api = rec["occupancy_api"][kernel]
-    sms = sm_count or rec["device_facts"]["sm_count"]
-    return occ.mean_warps_per_scheduler(-(-n // m.BM) * -(-n // m.BN), api["blocks_per_sm"], api["threads"] // 32, sms)
-
-
 def excerpt_facts(excerpt):
     """What 4.5's prose says about a printed SASS excerpt, read from that excerpt (it differs between compilers): the
     constant offsets of its LDS, and its operands marked .reuse with how many instructions in a row carry the mark.
@@ -383,16 +344,6 @@ def walkthrough(kernel, items, file):
         what, needle, nth = (*item, 1)[:3]
         lines.append(f"{what:28s} → {file} {course.line_of(kernel, needle, nth)}줄")
     return Report(lines)
-
-
-def source_part(kernel, start, end, nth_end=1, before=0):
-    """Numbered source lines of `kernel` from the first line containing `start` (and `before` lines above it) to the
-    nth_end line after it containing `end`."""
-    import course
-    lines = course.source(kernel).splitlines()
-    i = next(j for j, ln in enumerate(lines) if start in ln)
-    hits = [j for j, ln in enumerate(lines) if j >= i and end in ln]
-    return "\n".join(lines[i - before:hits[nth_end - 1] + 1])
 
 
 def load_map(threads, rows, cols, stride):
@@ -557,33 +508,6 @@ def lds_loaded_vs_offline(rec, names=("regblock", "regblock_opt", "regblock_vec"
 
 # ------------------------------------------------------------------ 4.8-4.9 run, verify, measure
 
-def close(C, ref, K):
-    """True if C is all finite and matches ref to float32 accuracy for a K-long sum (NaN can never pass)."""
-    C = getattr(C, "_ary", C)
-    return bool(np.isfinite(C).all() and np.allclose(C, ref, rtol=1e-4, atol=1e-4 * math.sqrt(K)))
-
-
-def check(name, M, N, K, alpha=1.0, beta=0.0, seed=7):
-    """Runs kernel `name` once against numpy; with beta = 0, C starts as NaN (the kernel must not read it)."""
-    rng = np.random.default_rng(seed)
-    A = rng.standard_normal((M, K), dtype=np.float32)
-    B = rng.standard_normal((K, N), dtype=np.float32)
-    C0 = rng.standard_normal((M, N), dtype=np.float32) if beta else np.full((M, N), np.nan, np.float32)
-    C = module_of(name).launch(A, B, C0.copy(), alpha, beta)
-    ref = alpha * (A.astype(np.float64) @ B) + (beta * C0.astype(np.float64) if beta else 0.0)
-    return close(C, ref, K)
-
-
-def verify(names, shapes, alpha_beta_shape=(19, 21, 23)):
-    """check() of every kernel on every shape, plus alpha = 1.5, beta = -0.5: {name: {case: bool}}."""
-    out = {}
-    for name in names:
-        ok = {f"{M}×{N}×{K}": check(name, M, N, K) for M, N, K in shapes}
-        ok["alpha=1.5, beta=-0.5"] = check(name, *alpha_beta_shape, 1.5, -0.5)
-        out[name] = ok
-    return out
-
-
 def bench_rows(rec, rec06, names, live=None):
     """Benchmark rows of cuBLAS, tiled (notebook 06's run) and `names`: live ones if given, else the recorded runs."""
     if live:
@@ -641,41 +565,6 @@ def show(fig, dpi=90):
 
 
 def ai_figure(configs=None):
-    """Figure: shared->register AI vs T for square tiles, asymmetric tiles at T = sqrt(TM*TN), data registers noted (Korean labels)."""
-    import course.plots  # noqa: F401  (Korean font before anything is drawn; imported here so analysis needs no matplotlib)
-    from matplotlib.figure import Figure
-    rows = outer.ai_table(outer.DEFAULT_CONFIGS if configs is None else configs)
-    square = [r for r in rows if r["TM"] == r["TN"]]
-    asym = [r for r in rows if r["TM"] != r["TN"]]
-    fig = Figure(figsize=(8, 4.8))
-    ax = fig.add_subplot()
-    if square:
-        ax.plot([r["TM"] for r in square], [r["ai"] for r in square], "o-", color="tab:blue",
-                label="TM = TN = T  (AI = T/4)", gid="square")
-    if asym:
-        ax.scatter([math.sqrt(r["TM"] * r["TN"]) for r in asym], [r["ai"] for r in asym], marker="s",
-                   color="tab:orange", zorder=3, label="TM ≠ TN (가로축 T = √(TM·TN))", gid="asymmetric")
-    groups = {}      # tiles drawn on the same point (4x16 and 16x4) share one label
-    for r in square + asym:
-        groups.setdefault((r["TM"] * r["TN"], r["ai_exact"]), []).append(r)
-    for rs in groups.values():
-        r, over = rs[0], not rs[0]["fits"]
-        names = ", ".join(f"{q['TM']}x{q['TN']}" for q in rs)
-        regs = "/".join(str(d) for d in sorted({q["data_regs"] for q in rs}))
-        x = math.sqrt(r["TM"] * r["TN"])
-        # square: small T below-right of the line, large T above-left; asymmetric: to the right
-        xytext, ha, va = (((8, -8), "left", "top") if x < 8 else ((-8, 6), "right", "bottom")) \
-            if r["TM"] == r["TN"] else ((9, 0), "left", "center")
-        ax.annotate(f"{names}: AI {r['ai']:.3g}, 레지스터 {regs}" + (" > 255!" if over else ""),
-                    (x, r["ai"]), textcoords="offset points", xytext=xytext, ha=ha, va=va,
-                    fontsize=7, color="tab:red" if over else "black")
-    ax.set_xlabel("T (스레드 타일 TM = TN = T, 비대칭 타일은 √(TM·TN))")
-    ax.set_ylabel("산술 강도 AI (FLOP/B): 공유 메모리 → 레지스터")
-    ax.set_title("레지스터 타일의 산술 강도 (arithmetic intensity); 레지스터 = 데이터 레지스터 rC + rA + rB "
-                 "(스레드당 상한 255)",
-                 fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
-    ax.margins(x=0.15, y=0.15)
-    fig.tight_layout()
-    return fig
+    """Figure: shared->register AI vs T (course.plots.ai_figure, the one definition)."""
+    from course import plots        # deferred: the analysis above needs no matplotlib until a figure is drawn
+    return plots.ai_figure(configs)

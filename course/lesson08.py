@@ -12,17 +12,16 @@ import numpy as np
 import kernels_numba as kn
 from kernels_numba.infra import offline, resources, trace
 from kernels_numba.registry import module_of
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 from sim import occupancy, pipeline
 
-from .lesson06 import racy_demo
 from .steps import Progress  # noqa: F401  (lesson09 and the notebook use it from here too)
-from .lesson07 import Report, check, close, source_part  # noqa: F401  (re-exported for the notebook)
+from course.kit import (CCS, GPUS, Report, check, close, compiled, gpu_here, kernel_resources,  # noqa: F401
+                        kernels_here, mean_warps, race_size, racy_demo, source_part, verify as verify7)  # course/kit.py
 from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
 
-CCS = ((8, 0), (9, 0))
-GPUS = ("A100", "H100", "H200")
 LOADS = ("ld.global", "ld.global.ca", "ld.relaxed.cta.global", "ld.global.cg", "ld.relaxed.gpu.global", "ld.global.nc")
 STALLS = ("long_scoreboard", "math_pipe_throttle", "short_scoreboard", "mio_throttle", "barrier", "wait",
           "dispatch_stall", "not_selected", "selected")
@@ -35,35 +34,6 @@ def _db():
 
 # ------------------------------------------------------------------ progress, compiles, "on your GPU"
 
-_COMPILED = {}          # (kernel, cc) -> offline.try_compile result, for this process (a notebook's kernel)
-
-
-def compiled(pairs, desc=None):
-    """{(kernel, cc): offline compile (ptx, sass, usage)} for the pairs, each compiled once per process.
-
-    What is missing compiles through offline.try_compile_many, one batch per kernel (all its targets together); with
-    `desc` and more than one kernel to compile, a progress bar advances per kernel. A target that lacks one of the
-    kernel's instructions raises OfflineCompileError (as offline.compile_kernel does)."""
-    pairs = [(n, tuple(cc)) for n, cc in pairs]
-    names = list(dict.fromkeys(n for n, cc in pairs if (n, cc) not in _COMPILED))
-    if names:
-        bar = Progress(len(names), desc, unit="커널") if desc else contextlib.nullcontext()
-        with bar:
-            for name in names:
-                if desc:
-                    bar.note(name)
-                _COMPILED.update(offline.try_compile_many([p for p in pairs if p[0] == name and p not in _COMPILED]))
-                if desc:
-                    bar.update(1)
-    out = {}
-    for p in pairs:
-        if "error" in _COMPILED[p]:
-            raise offline.OfflineCompileError(f"{p[0]} sm_{p[1][0]}{p[1][1]} 컴파일 실패 / compile failed:\n"
-                                              f"{_COMPILED[p]['error']}")
-        out[p] = _COMPILED[p]
-    return out
-
-
 LANES_UNKNOWN = "모름 (이 GPU 의 FP32 유닛 수를 표에서 찾지 못함)"
 
 
@@ -71,57 +41,6 @@ def _lanes_unknown(spec):
     """The line for a GPU whose FP32 lanes per SM sim.occupancy's per-CC table lacks (spec_from_attributes gives 0 for
     a CC it does not know, e.g. 8.7, 10.x, 12.1): a figure built on them cannot be computed there."""
     return f"{here_label(spec)}: {LANES_UNKNOWN}"
-
-
-def gpu_here(gpu=None):
-    """(GpuSpec, live) of the GPU to compute "on your GPU" figures for: `gpu` (a name in sim.occupancy.GPUS or a GpuSpec;
-    live False: kernel resources come from the offline kernel x target matrix) or, if None, the GPU in use (live True:
-    resources of the kernels as loaded on it); (None, False) without a GPU."""
-    if gpu is not None:
-        return occupancy.get_spec(gpu), False
-    spec = occupancy.current_gpu()
-    return spec, spec is not None
-
-
-def kernel_resources(name, gpu=None):
-    """{'registers', 'shared_bytes', 'threads'} of registered kernel `name` on the GPU of gpu_here(gpu), or None where
-    it cannot run there (e.g. cp.async below CC 8.0) or there is no GPU."""
-    spec, live = gpu_here(gpu)
-    if spec is None:
-        return None
-    o = occupancy.occupancy_here(name) if live else occupancy.kernel_occupancy(name, spec)
-    if o is None:
-        return None
-    return {"registers": o.regs_per_thread, "shared_bytes": o.smem_per_block, "threads": o.threads_per_block}
-
-
-def kernels_here(names, gpu=None):
-    """One line per kernel: registers, shared memory and blocks per SM on the present GPU (or `gpu`); None without one."""
-    spec, live = gpu_here(gpu)
-    if spec is None:
-        return None
-    lines, occ = [], {}
-    # live: reading a kernel's resources compiles it for this GPU if nothing launched it yet (async_wide: ~30 s of CPU)
-    bar = Progress(len(names), "이 GPU 용 컴파일(JIT, 처음 한 번)", unit="커널") if live else contextlib.nullcontext()
-    with bar:
-        res = {}
-        for name in names:
-            res[name] = kernel_resources(name, spec if not live else None)
-            if live:
-                bar.update(1, name)
-    for name in names:
-        r = res[name]
-        if r is None:
-            need = kn.get(name).min_cc
-            occ[name] = None
-            lines.append(f"{here_label(spec)}: {josa(name, '은/는')} 이 GPU 에서 돌지 않습니다"
-                         + (f" (CC {need[0]}.{need[1]} 이상 필요)" if need else ""))
-            continue
-        o = occ[name] = occupancy.occupancy(spec, r["registers"], r["threads"], r["shared_bytes"])
-        lines.append(f"{here_label(spec)}: {name} 레지스터 {r['registers']}, 공유 {r['shared_bytes']:,} B, "
-                     f"{r['threads']} 스레드 → SM당 {o.blocks_per_sm}블록, 점유율 {o.percent:.1f}% "
-                     f"(제한 요인: {occupancy.LIMITER_KO[o.limiter]})")
-    return Report(lines, occ=occ, gpu=spec.name, source="loaded" if live else "offline")
 
 
 # ------------------------------------------------------------------ 3.1 pipeline pictures and tile time
@@ -205,7 +124,7 @@ def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, 
 
     Simulator: one small problem. GPU: where a barrier bug shows reliably (timing decides: at the small size the
     barrier-less db is often right on an H100, at 1024^3 it was wrong every time, issue 24): the largest size that fits
-    the race demo's time budget (lesson06.race_size), `runs` launches each, counted; and beside it the simulator's race
+    the race demo's time budget (kit.race_size), `runs` launches each, counted; and beside it the simulator's race
     report of the small problem (a simulator subprocess), so the cause is named as well as the effect."""
     rng = np.random.default_rng(seed)
     if not kn.device.SIMULATOR:
@@ -225,7 +144,6 @@ def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, 
 
 def _broken_variants_gpu(names, M, N, K, rng):
     from numba import cuda
-    from course.lesson06 import race_size
     from course.steps import steps
     from kernels_numba.infra import subsim
     n, runs = race_size()
@@ -525,10 +443,9 @@ def issue_use(rec, names=STALL_KERNELS):
     """Share of cycles a scheduler issued, from the recorded ncu figures: warps per scheduler / summed cycles per issue.
 
     ncu's per-issue stall figures sum to (resident warps x cycles) / issue cycles; `selected` is 1 per issue. The warps
-    per scheduler are their time average over the profiled grid (lesson07.mean_warps: at 2048³ the 256 blocks of
+    per scheduler are their time average over the profiled grid (kit.mean_warps: at 2048³ the 256 blocks of
     8 warps fill 256 of the 132 x 2 slots, 3.88 per scheduler): an estimate, as blocks do not all take the same time.
     """
-    from .lesson07 import mean_warps
     st = rec["ncu_stalls"]["metrics"]
     warps = {k: mean_warps(rec, k) for k in names}
     use = {k: min(1.0, warps[k] / sum(st[k]["cycles_per_issue"].values())) for k in names}
@@ -581,9 +498,8 @@ def issue_window_here(gpu=None):
 
 
 def verify(names, shapes):
-    """lesson07.verify, one kernel at a time with a progress bar (each kernel's first launch compiles it)."""
+    """kit.verify, one kernel at a time with a progress bar (each kernel's first launch compiles it)."""
     from course.steps import steps
-    from .lesson07 import verify as verify7
     out = {}
     for name in steps(names, "실행·비교" if kn.device.SIMULATOR else "컴파일(JIT)·실행·비교", unit="커널"):
         out.update(verify7((name,), shapes))

@@ -3,6 +3,10 @@ import os
 import re
 import subprocess
 import tempfile
+
+import kernels_numba  # noqa: F401,I001  (first: picks GPU or simulator before numba is imported)
+from kernels_numba.common import S3, T8, compute_tile, issue_tile, prologue  # noqa: F401  (09-1's kernel helpers)
+from course.kit import Report, compiled, gpu_here, here_label, kernel_resources, kernels_here  # course/kit.py
 from sim.korean import josa
 
 HEADER = ".version 7.0\n.target sm_80\n.address_size 64\n"
@@ -182,7 +186,6 @@ def lds_ratio_rows(names=("async_vec", "async_bk16", "async_wide"), cc=(9, 0), r
     '@!PT LDS' placeholders (never executed), FFMA, and FFMA per real LDS. The compiles (async_wide alone takes
     about half a minute of CPU: Numba inlines its device functions) show a progress bar."""
     import course
-    from .lesson08 import compiled
     rec = course.recorded(run)["loaded"]
     compiled([(n, cc) for n in names], "컴파일 (GPU 없이 sm_90)")
     rows = []
@@ -198,7 +201,6 @@ def lds_ratio_rows(names=("async_vec", "async_bk16", "async_wide"), cc=(9, 0), r
 def ptx_division_ops(name="async_copy", cc=(8, 0)):
     """{opcode: count} of integer remainder/division (rem.*, div.*) and multiply-high (mul.hi.*) in kernel `name`'s PTX:
     with a constant divisor NVVM replaces % by a multiply-high and shifts."""
-    from .lesson08 import compiled
     text = compiled([(name, cc)])[name, tuple(cc)]["ptx"]
     counts = {"rem": 0, "div": 0, "mul.hi": 0}
     for op in re.findall(r"^\s*(rem|div|mul\.hi)\.", text, re.M):
@@ -292,7 +294,6 @@ def unbounded_blocks(name="async_vec", ccs=((8, 0), (9, 0)), gpu=None):
     on the recorded GPUs of each cc, and on the present GPU (or `gpu`), compiled for its compute capability.
     Report with regs {cc: n}, blocks {gpu name: n}, bounded {gpu name: n} (with launch_bounds), here (line or None)."""
     from sim import occupancy
-    from .lesson08 import gpu_here, here_label, kernel_resources
     import kernels_numba as kn
     ks = kn.get(name)
     spec, live = gpu_here(gpu)
@@ -328,7 +329,6 @@ def unbounded_blocks(name="async_vec", ccs=((8, 0), (9, 0)), gpu=None):
 
 
 def _report(lines, **values):
-    from .lesson07 import Report
     return Report(lines, **values)
 
 
@@ -363,7 +363,6 @@ def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None, name="a
     None without one; one line (no figures) where kernel `name` (the padded layout's kernel) does not run there."""
     from sim import occupancy
     import kernels_numba as kn
-    from .lesson08 import gpu_here, here_label
     spec, _ = gpu_here(gpu)
     if spec is None:
         return None
@@ -386,13 +385,11 @@ def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None, name="a
 def loaded_here(names, gpu=None):
     """Registers, shared bytes and blocks per SM of kernels `names` on the present GPU (or `gpu`), next to what
     rec['loaded'] recorded on the H200; None without a GPU."""
-    from .lesson08 import kernels_here
     return kernels_here(names, gpu)
 
 
 def ptx_inline_excerpt(name="async_vec", cc=(8, 0), opcode="cp.async.cg.shared.global"):
     """The lines of kernel `name`'s PTX that compute one cp.async's shared address, and the inline instruction."""
-    from .lesson08 import compiled
     lines = compiled([(name, cc)])[name, tuple(cc)]["ptx"].splitlines()
     i = next(n for n, line in enumerate(lines) if opcode in line)
     start = max(j for j in range(i) if "smem" in lines[j] or j == 0)
@@ -509,7 +506,6 @@ LDGSTS_OPS = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDS", "STS", "LDG", "FFMA
 def sass_main_loop(name, cc=(8, 0)):
     """Offline SASS of kernel `name`: registers and the main loop's counts of the cp.async-related opcodes."""
     from kernels_numba.infra import resources
-    from .lesson08 import compiled
     r = compiled([(name, cc)])[name, tuple(cc)]
     loop = resources.main_loop(r["sass"])
     counts = {}
@@ -655,44 +651,3 @@ def timeline(stages, n_tiles=6, t_load=6, t_comp=2):
         row[int(e.start):math.ceil(e.end)] = str(e.tile) * (math.ceil(e.end) - int(e.start))
     lines.append(f"  연산  |{''.join(row)}|")
     return lines, tl.total
-
-
-# ------------------------------------------------------------------------------------ exercise helpers
-# The small 3-stage kernel of 직접 해보기 09-1: 8×8 threads, one C element each, BK = 8, two 4-byte cp.async per
-# thread per K tile. Device functions, so the student's kernel calls them on the GPU and in the simulator alike.
-import kernels_numba  # noqa: E402,F401,I001  (picks GPU or simulator before numba is imported)
-from numba import cuda, float32  # noqa: E402
-from kernels_numba.infra import ptx  # noqa: E402
-
-S3 = 3                                  # stages of the exercise kernel
-T8 = 8                                  # its tile side (BM = BN = BK = 8)
-
-
-@cuda.jit(device=True)
-def issue_tile(A, B, As, Bs, stage, tile_no):
-    """This thread's two 4-byte cp.async of K tile `tile_no` into buffer `stage` (0 outside A, B); no commit."""
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    r, c = cuda.blockIdx.y * T8 + ty, tile_no * T8 + tx
-    ok = r < A.shape[0] and c < A.shape[1]          # outside: read nothing (src-size 0) from an address inside A
-    ptx.cp_async_ca_4_zfill(As, stage, ty, tx, A, r if ok else 0, c if ok else 0, 4 if ok else 0)
-    r, c = tile_no * T8 + ty, cuda.blockIdx.x * T8 + tx
-    ok = r < B.shape[0] and c < B.shape[1]
-    ptx.cp_async_ca_4_zfill(Bs, stage, ty, tx, B, r if ok else 0, c if ok else 0, 4 if ok else 0)
-
-
-@cuda.jit(device=True)
-def prologue(A, B, As, Bs, n_tiles):
-    """Tiles 0 .. S3-2 into buffers 0 .. S3-2, one group each (an empty group when K has fewer tiles)."""
-    for s in range(S3 - 1):
-        if s < n_tiles:
-            issue_tile(A, B, As, Bs, s, s)
-        ptx.cp_async_commit_group()
-
-
-@cuda.jit(device=True)
-def compute_tile(As, Bs, stage, acc):
-    """acc + the BK products of buffer `stage` for this thread's C element (row ty, column tx of the tile)."""
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    for k in range(T8):
-        acc += As[stage, ty, k] * Bs[stage, k, tx]
-    return acc

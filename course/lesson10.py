@@ -1,13 +1,22 @@
 """Analysis helpers of notebook 10 (Tensor Core mma): ptxas shape table, layout check, error vs K, padding, tables."""
+import atexit
+import contextlib
 import json
 import os
+import queue
 import re
 import subprocess
 import tempfile
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
-from course import records
+
+import kernels_numba  # noqa: F401,I001  (first: picks GPU or simulator before numba is imported)
+from kernels_numba.common import copy_tiles, store_fragment  # noqa: F401  (10-5's helpers live there; names stay)
+from course import kit, records
+from course.tc_check import _check_here, _check_in_simulator, _loaded, check_kernel, check_kernels  # noqa: F401,E501  (notebooks 10 and 11 share them)
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
 
@@ -425,34 +434,6 @@ def occupancy_rows(kernels=("mma_large", "mma_pipe"), gpu="H200"):
         rows.append({"커널": name, "스레드/블록": threads, "레지스터": regs, "공유 메모리 B": spec.module.SMEM_BYTES,
                      "결과": o.summary()})
     return rows
-
-
-def check_kernel(name, M, N, K, alpha=1.0, beta=0.0, seed=0):
-    """Run kernel `name` on random f16 inputs; compare with float64 within tc.error_bound. Returns a result dict.
-    On a device that lacks the kernel's instructions (sm_80 kernels on a T4) the check runs in a simulator subprocess."""
-    return check_kernels([(name, (M, N, K))], alpha, beta, seed)[name]
-
-
-def _check_here(name, M, N, K, alpha=1.0, beta=0.0, seed=0):
-    """check_kernel in this process: two launches (the random case, then A = I) of one compiled kernel."""
-    import kernels_numba as kn
-    from kernels_numba.infra import tc
-    spec = kn.get(name)
-    cd = getattr(spec.module, "C_DTYPE", np.float32)
-    rng = np.random.default_rng(seed)
-    A = rng.standard_normal((M, K)).astype(np.float16)
-    B = rng.standard_normal((K, N)).astype(np.float16)
-    C0 = rng.standard_normal((M, N)).astype(cd)
-    C = C0.copy() if beta else np.full((M, N), np.nan, cd)       # NaN: an element never written shows up
-    spec.launch(A, B, C, alpha, beta)
-    acc = getattr(spec.module, "CONFIG", {}).get("acc", "f32")
-    bound = tc.error_bound(A, B, alpha, beta, C0, acc=acc, out="f16" if cd == np.float16 else "f32")
-    err = np.abs(C.astype(np.float64) - tc.reference(A, B, alpha, beta, C0))
-    eye = np.zeros((M, N), cd)
-    spec.launch(np.eye(M, K, dtype=np.float16), B, eye)
-    ident = bool(np.array_equal(eye[:min(M, K)], B[:min(M, K)].astype(cd)))
-    return {"ok": bool(np.isfinite(C).all() and (err <= bound).all()), "worst": float((err / bound).max()),
-            "max_err": float(err.max()), "identity": ident}
 
 
 def divergence_message(which="kernel"):
@@ -1029,11 +1010,6 @@ def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier"
 # the whole process, which on a thread would pull the GPU from under the student's cells. It runs at a lower CPU
 # priority (nice +10), on one side thread where the machine has 2 cores or fewer (a free Colab host), on daemon
 # threads whose queue is dropped at exit, so restarting the kernel does not wait for it.
-import atexit  # noqa: E402
-import contextlib  # noqa: E402
-import queue  # noqa: E402
-import threading  # noqa: E402
-from concurrent.futures import Future  # noqa: E402
 
 _TASKS = {}
 _TASKS_LOCK = threading.Lock()
@@ -1162,16 +1138,16 @@ def _wait(items, desc):
     return out
 
 
-def compiled(pairs, desc="오프라인 컴파일 (GPU 없이)"):
-    """{(name, cc): offline compile (ptx, sass, usage)} of every pair, one request at a time to the compile worker
-    (a progress bar while the cell waits); OfflineCompileError where a target lacks an instruction."""
-    from kernels_numba.infra import offline
-    pairs = list(dict.fromkeys((n, tuple(cc)) for n, cc in pairs))
-    results = _wait([(f"{n} sm_{cc[0]}{cc[1]}", _offline((n, cc))) for n, cc in pairs], desc)
-    for (n, cc), r in zip(pairs, results):
-        if "error" in r:
-            raise offline.OfflineCompileError(f"{n} sm_{cc[0]}{cc[1]} 컴파일 실패 / compile failed:\n{r['error']}")
-    return dict(zip(pairs, results))
+def _fetch_offline(pairs, desc):
+    """{pair: offline.try_compile result}, one request at a time to the compile worker through this lesson's lanes
+    (what prefetch() started is waited for, not compiled again; a progress bar while the cell waits)."""
+    return dict(zip(pairs, _wait([(f"{n} sm_{cc[0]}{cc[1]}", _offline((n, cc))) for n, cc in pairs], desc)))
+
+
+def compiled(pairs, desc=kit.COMPILE_DESC):
+    """{(name, cc): offline compile (ptx, sass, usage)} of every pair (kit.compiled, fed by the lanes prefetch()
+    started); OfflineCompileError where a target lacks an instruction."""
+    return kit.compiled(pairs, desc, fetch=_fetch_offline)
 
 
 def prefetch():
@@ -1189,85 +1165,6 @@ def prefetch():
             _side(("probe", ins, arch), _probe_now, ins, arch)
 
 
-_DONE = "@@lesson10-checked "          # the child's progress lines (one per kernel checked), read by the parent
-_CHECK_CODE = """
-import json, sys
-from course import lesson10 as L
-cases, alpha, beta, seed = json.loads(open(sys.argv[1]).read())
-out = {}
-for n, shape in cases:
-    out[n] = L._check_here(n, *shape, alpha=alpha, beta=beta, seed=seed)
-    print(L._DONE + n, flush=True)
-open(sys.argv[2], "w").write(json.dumps(out))
-"""
-
-
-def _check_in_simulator(cases, alpha, beta, seed, bar=None):
-    """check_kernel of every case in ONE simulator subprocess (kernels this GPU cannot run, e.g. sm_80 kernels on a
-    T4). Each launch of such a kernel would also go to a simulator process on its own (kernels_numba.infra.subsim,
-    what spec.launch does), but a check is two launches, so a cell of three kernels would start six Python processes
-    (about 1 s each here) instead of one. `bar` (a course.steps.Bar) advances as each kernel is done."""
-    import sys
-    from kernels_numba.infra import device
-    cc = device.compute_capability()
-    where = f"CC {cc[0]}.{cc[1]}" if cc else "시뮬레이터"       # None: the plain simulator (only a test sends kernels here)
-    names = ", ".join(n for n, _ in cases)
-    import kernels_numba as kn
-    if any(kn.get(n).arch_specific for n, _ in cases):        # level 7 (notebook 11): sm_90a code
-        what, arch = "sm_90a 전용 명령(wgmma · TMA)", "sm_90a"
-    else:
-        what, arch = "CC 8.0 명령(cp.async · mma.m16n8k16)", "sm_80"
-    print(f"ℹ️ 이 장치({where})에는 {what}이 없어 {josa(names, '은/는')} 별도 프로세스의 "
-          f"시뮬레이터에서 검사합니다 (결과는 같음) / checked on the simulator in a subprocess: this device lacks {arch} "
-          "instructions.", flush=True)
-    env = {k: v for k, v in os.environ.items() if k not in (device.SIM_CC_ENV, device.SIM_ENV)}   # as subsim's child
-    env[device.ENV] = "sim"
-    root = str(RECORDED.parents[1])
-    env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
-    with tempfile.TemporaryDirectory() as d:
-        src, dst = os.path.join(d, "in.json"), os.path.join(d, "out.json")
-        Path(src).write_text(json.dumps([[[n, list(s)] for n, s in cases], float(alpha), float(beta), seed]))
-        with open(os.path.join(d, "stderr.txt"), "w+") as err:
-            p = subprocess.Popen([sys.executable, "-c", _CHECK_CODE, src, dst], env=env, cwd=root,
-                                 stdout=subprocess.PIPE, stderr=err, text=True)
-            for line in p.stdout:               # the simulator's own notices are dropped; progress lines move the bar
-                if line.startswith(_DONE) and bar is not None:
-                    bar.update(1, line[len(_DONE):].strip())
-            p.wait()
-            if p.returncode or not os.path.exists(dst):
-                err.seek(0)
-                raise RuntimeError(f"simulator subprocess failed ({p.returncode}):\n{err.read()[-3000:]}")
-        return json.loads(Path(dst).read_text())
-
-
-def check_kernels(cases, alpha=1.0, beta=0.0, seed=0):
-    """{name: check_kernel result} for [(name, (M, N, K))]. Kernels this device cannot run (subsim.needed: the test
-    spec.launch makes) go to one simulator subprocess together; the rest run here. One progress bar over all of them
-    when there are several, or on a GPU where a kernel is not compiled yet (its first launch is a Numba compile of
-    10-25 s); it ends at its total when every check ran."""
-    import kernels_numba as kn
-    from kernels_numba.infra import device, subsim
-    cases = [(n, tuple(s)) for n, s in cases]
-    away = [c for c in cases if subsim.needed(kn.get(c[0]).kernel)]
-    here = [c for c in cases if c not in away]
-    slow = len(cases) > 1 or (not device.SIMULATOR and (away or not all(_loaded(n) for n, _ in here)))
-    if slow:
-        from course.steps import Bar
-        gpu = not device.SIMULATOR and here
-        bar = Bar(len(cases), "컴파일·검사" if gpu else "시뮬레이터 검사", unit="커널")
-    else:
-        bar = contextlib.nullcontext()
-    out = {}
-    with bar:
-        if away:
-            out.update(_check_in_simulator(away, alpha, beta, seed, bar if slow else None))
-        for name, shape in here:
-            out[name] = _check_here(name, *shape, alpha=alpha, beta=beta, seed=seed)
-            if slow:
-                bar.update(1, name)
-    return {n: out[n] for n, _ in cases}
-
-
 # ---- "지금 이 GPU": the figures of a kernel on the GPU in use, next to the recorded H200 / H100 ones ----
 TURING = {"mma_simple": "mma_simple_turing", "mma_large": "mma_large_turing"}   # what runs on CC 7.5 instead
 
@@ -1278,20 +1175,13 @@ def _runs_on(name, gpu):
     return need is None or tuple(gpu.cc) >= tuple(need)
 
 
-def _loaded(name):
-    """True when kernel `name` has been compiled in this process already (on a GPU: loaded by an earlier cell)."""
-    import kernels_numba as kn
-    k = kn.get(name).kernel
-    return bool(getattr(getattr(k, "kernel", k), "overloads", None))
-
-
 def here_rows(kernels, gpu=None):
     """[{kernel, runs (the kernel that runs there; None: none can), registers, smem, blocks, warps, max_warps, percent,
     limiter, source}] of `kernels` on `gpu`. gpu None: the GPU in use ([] without one), from the kernel as loaded where
-    an earlier cell has compiled it (sim.occupancy.occupancy_here; no new compile), else from the offline compile for
-    its compute capability (sim.occupancy.kernel_occupancy, kernels_numba/infra/targets.json). A GpuSpec: offline.
+    an earlier cell has compiled it (kernels_numba.occupancy.occupancy_here; no new compile), else from the offline compile for
+    its compute capability (kernels_numba.occupancy.kernel_occupancy, kernels_numba/infra/targets.json). A GpuSpec: offline.
     On CC 7.5 (T4) mma_simple / mma_large are replaced by their Turing versions, the ones that run there."""
-    from sim import occupancy
+    from kernels_numba import occupancy
     live = gpu is None
     gpu = gpu if gpu is not None else occupancy.current_gpu()
     if gpu is None:
@@ -1361,33 +1251,3 @@ def fast_recorded_line():
                      f"SM당 {r['blocks_per_sm']}블록")
     run = FAST.run(FINAL_RUNS[-1])                   # the final runs loaded the final kernel
     return f"{run.gpu} 에 올라간 커널 (기록, {run.date}): " + " | ".join(parts)
-
-
-# ------------------------------------------------------------- 직접 해보기 10-5: the one-warp kernel's copy and store
-import kernels_numba  # noqa: E402,F401  (device choice before numba)
-from numba import cuda  # noqa: E402
-
-
-@cuda.jit(device=True)
-def copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane):
-    """As <- A[tile_m:+16, k0:+16], Bs <- B[k0:+16, tile_n:+8]: each of the 32 lanes copies 8 A and 4 B elements."""
-    for i in range(8):
-        e = lane * 8 + i
-        As[e // 16, e % 16] = A[tile_m + e // 16, k0 + e % 16]
-    for i in range(4):
-        e = lane * 4 + i
-        Bs[e // 8, e % 8] = B[k0 + e // 8, tile_n + e % 8]
-
-
-@cuda.jit(device=True)
-def store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta):
-    """C <- alpha·D + beta·C for the lane's four D elements (c0, c1: row g; c2, c3: row g + 8; columns 2t, 2t + 1)."""
-    g, t = lane // 4, lane % 4
-    r, c = tile_m + g, tile_n + 2 * t
-    if beta == 0:                            # C is not read when beta == 0 (BLAS)
-        C[r, c], C[r, c + 1], C[r + 8, c], C[r + 8, c + 1] = alpha * c0, alpha * c1, alpha * c2, alpha * c3
-    else:
-        C[r, c] = alpha * c0 + beta * C[r, c]
-        C[r, c + 1] = alpha * c1 + beta * C[r, c + 1]
-        C[r + 8, c] = alpha * c2 + beta * C[r + 8, c]
-        C[r + 8, c + 1] = alpha * c3 + beta * C[r + 8, c + 1]

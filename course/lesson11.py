@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from course import records
+from course import records, tc_check
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
@@ -209,10 +209,9 @@ def timing_note(rec):
 # ---------------------------------------------------------------------------------- running kernels and demos
 
 def check_kernels(cases, alpha=1.0, beta=0.0, seed=0):
-    """{name: {'ok', 'worst', 'max_err', 'identity'}} (course.lesson10.check_kernels: float64 reference within
+    """{name: {'ok', 'worst', 'max_err', 'identity'}} (course.tc_check.check_kernels: float64 reference within
     tc.error_bound; kernels this device cannot run go to a simulator subprocess)."""
-    from course import lesson10
-    return lesson10.check_kernels(cases, alpha, beta, seed)
+    return tc_check.check_kernels(cases, alpha, beta, seed)
 
 
 _DEMO_CODE = r"""

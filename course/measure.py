@@ -11,10 +11,18 @@ import os
 import shutil
 import subprocess
 import sys
+import signal
+import time
 
 import numpy as np
 
 import kernels_numba as kn
+from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
+from sim import occupancy as occ
+from course.kit import compile_results as compile_many, here_label  # noqa: F401  (defined once in course/kit.py)
+from course import records
+from course import steps    # steps.Bar, looked up when a bar is made (tests record the bars)
+from numba import cuda
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1024, 2048, 4096)          # the sizes of the recorded runs
@@ -54,8 +62,6 @@ def _script(name):
 def _recorded_speeds():
     """({kernel: slowest recorded ratio to cuBLAS SGEMM}, cuBLAS's best recorded fraction of the FP32 peak), over
     every recorded run against cuBLAS SGEMM (records of any GPU; the peak from sim.occupancy's table)."""
-    from course import records
-    from sim import occupancy as occ
     ratios, cublas = {}, []
     for _name, run in records.all_runs():
         if not run.baseline.startswith("cuBLAS SGEMM"):
@@ -127,8 +133,7 @@ def plan_sizes(kernels, sizes=SIZES, gpu=None, budget_s=BUDGET_S, compile_s=None
     'gpu': name, 'peak_known': bool}: the largest sizes are dropped until compiling + GPU work fit budget_s (the
     smallest size is always kept). gpu: a GpuSpec (None: this GPU); compile_s: None: compile_seconds(kernels).
     A GPU whose FP32 peak is unknown (not in the course's table) and no peak_tflops: only the smallest size."""
-    from sim import occupancy as occ
-    gpu = gpu if gpu is not None else occ.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     sizes = sorted(int(n) for n in sizes)
     if not sizes:
         raise ValueError("sizes 가 비었습니다 / no sizes: 예 (1024, 2048)")
@@ -204,8 +209,7 @@ class _NoBar:
 def _bar(progress, total, desc, unit):
     if not progress:
         return _NoBar()
-    from course.steps import Bar
-    return Bar(total, desc, unit=unit)
+    return steps.Bar(total, desc, unit=unit)
 
 
 def _runnable(kernels):
@@ -230,8 +234,7 @@ def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True, rounds
         print(f"ℹ️ {why}: 기록된 값을 보여 줍니다. / showing the recorded figures.")
         return None
     names = _runnable(kernels)
-    from sim import occupancy as occ
-    gpu = occ.current_gpu()
+    gpu = kocc.current_gpu()
     auto = sizes is None and budget_s is not None
     peak = _probe_peak_tflops() if auto and gpu is not None and not gpu.fp32_peak_tflops else None
     plan = plan_sizes(names, SIZES if sizes is None else sizes, gpu=gpu, budget_s=budget_s if auto else None,
@@ -309,9 +312,7 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
     what a Python loop gets), graph_host_us (replaying a graph of 20 launches, per launch)}. None without a GPU."""
     if not have_gpu():
         return None
-    import time
     import cupy as cp
-    from numba import cuda
     from course import bench
     spec = kn.get(kernel)
     stream = cp.cuda.Stream(non_blocking=True)
@@ -456,7 +457,6 @@ def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
 
 def _kill_group(proc):
     """Kill `proc` and every process of its session (started with start_new_session=True)."""
-    import signal
     try:
         if hasattr(os, "killpg"):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -525,38 +525,3 @@ def shared_table(metrics):
             if inst:
                 rows.append((k, "load" if op == "ld" else "store", inst, wf, wf / inst))
     return rows
-
-
-def here_label(gpu=None):
-    """'지금 이 GPU (<name>, CC x.y)': the label of a figure computed for `gpu` (a GpuSpec or a name in
-    sim.occupancy.GPUS; None: the GPU in use) next to the recorded one; None without a GPU."""
-    from sim import occupancy
-    spec = occupancy.get_spec(gpu) if gpu is not None else occupancy.current_gpu()
-    return None if spec is None else f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})"
-
-
-# ---- offline compiles a cell needs ---------------------------------------------------------------------------------
-
-def _cached_offline(offline, pair):
-    """True if the offline compile cache already holds (name, cc) (then compiling it costs nothing)."""
-    try:
-        folder = offline.cache_folder()
-        return bool(folder) and os.path.exists(offline._cache_path(folder, *pair))
-    except Exception:  # noqa: BLE001 — a cache we cannot read: treat as not cached
-        return False
-
-
-def compile_many(pairs, desc="오프라인 컴파일 (GPU 없이)"):
-    """{(name, cc): offline.try_compile result} for every pair; compiles what is not cached yet, with a progress bar
-    when that is more than one (each compile is seconds of CPU on a small machine); otherwise one batch call."""
-    from kernels_numba.infra import offline
-    pairs = list(dict.fromkeys((n, tuple(cc)) for n, cc in pairs))
-    todo = [p for p in pairs if not _cached_offline(offline, p)]
-    if len(todo) > 1:
-        from course.steps import Bar
-        with Bar(len(todo), desc, unit="커널") as bar:
-            for name, cc in todo:
-                offline.try_compile(name, cc)          # one request to the lead's long-lived compile worker
-                bar.update(1, f"{name} sm_{cc[0]}{cc[1]}")
-        return {p: offline.try_compile(*p) for p in pairs}       # all in memory (and on disk) now
-    return offline.try_compile_many(pairs)

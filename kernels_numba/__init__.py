@@ -1,18 +1,13 @@
 """SGEMM kernels written in Numba, one module per variant, all launched as launch(A, B, C, alpha, beta) -> C.
 
 Importing this package first picks the device (GPU, or Numba's CUDA simulator when there is none)
-before numba is imported; see kernels_numba.infra.device.
+before numba is imported; see kernels_numba.infra.device and kernels_numba.infra.boot.
 """
-from .infra import device                      # must run before anything imports numba
-
-if device.SIMULATOR:
-    from numba import cuda as _cuda       # noqa: F401  (initialises the simulator)
-    from .infra import simulator as _simulator
-    _simulator.install()
-
-from .infra import errors                       # noqa: E402
-from .infra.errors import CourseInputError       # noqa: E402
-from .registry import REGISTRY, get, by_level   # noqa: E402
+from .infra import boot  # noqa: F401,I001     (first: the device choice, then numba, then the simulator patch)
+from .infra import device, errors
+from .infra import subsim  # noqa: F401        (installs the runner for kernels this device lacks instructions for)
+from .infra.errors import CourseInputError
+from .registry import REGISTRY, get, by_level
 
 
 def sgemm(name, A, B, C, alpha=1.0, beta=0.0):
@@ -20,4 +15,4 @@ def sgemm(name, A, B, C, alpha=1.0, beta=0.0):
     return get(name).launch(A, B, C, alpha, beta)
 
 
-__all__ = ["device", "REGISTRY", "get", "by_level", "sgemm", "CourseInputError"]
+__all__ = ["device", "errors", "REGISTRY", "get", "by_level", "sgemm", "CourseInputError"]

@@ -4,8 +4,9 @@ import numbers
 import weakref
 
 import numpy as np
+from numba import cuda
 
-from .infra import device, jitcache
+from .infra import device, jitcache, placement
 from .infra.errors import CourseInputError, positive_int_env
 
 SIM_MAX_MNK_ENV = "SGEMM_SIM_MAX_MNK"
@@ -224,8 +225,7 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, away=None):
     if away is None:
         away = _away(kernel)
     if away:                            # an instruction this GPU lacks (cp.async on CC 7.5): simulator, subprocess
-        from .infra import subsim
-        return subsim.run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile)
+        return placement.run_away(kernel, grid, block, A, B, C, alpha, beta, tile)
     if device.SIMULATOR:                # the simulator takes numpy arrays and its own device arrays as they are
         M, K = A.shape
         N = B.shape[1]
@@ -241,7 +241,6 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, away=None):
     if not (isinstance(A, np.ndarray) or isinstance(B, np.ndarray) or isinstance(C, np.ndarray)):
         kernel[grid, block](A, B, C, alpha, beta)       # all on the device already: nothing to copy
         return C
-    from numba import cuda
     dA, dB = (cuda.to_device(X) if isinstance(X, np.ndarray) else X for X in (A, B))
     dC = cuda.to_device(C) if isinstance(C, np.ndarray) else C
     kernel[grid, block](dA, dB, dC, alpha, beta)
@@ -262,8 +261,7 @@ def _away(kernel):
     if device.compute_capability() is None:         # a plain simulator or a GPU of unknown CC: every kernel runs here
         away = False
     else:
-        from .infra import subsim
-        away = subsim.needed(kernel)
+        away = placement.needed(kernel)
     _AWAY[id(kernel)] = (kernel, away)              # holds the kernel, so its id is not reused while cached
     return away
 
@@ -291,13 +289,14 @@ class _Repeat:
             self.last = None
 
 
-def make_launch(kernel, block, tile, dtype=np.float32, min_cc=None):
+def make_launch(kernel, block, tile, dtype=np.float32, min_cc=None, arch_specific=False):
     """Build launch(A, B, C, alpha=1.0, beta=0.0) -> C for a kernel whose blocks cover tile=(BM, BN) of C.
 
-    min_cc: the oldest compute capability whose instructions the kernel uses (its module's MIN_CC). Where the kernel
-    runs (here, or on the simulator in a subprocess) is decided now, once, not on every launch."""
+    min_cc: the oldest compute capability whose instructions the kernel uses (its module's MIN_CC; arch_specific: that
+    one only). Where the kernel runs (here, or on the simulator in a subprocess through placement.run_away) is decided
+    now, once, not on every launch."""
     BM, BN = tile
-    away = device.lacks(min_cc)
+    away = device.lacks(min_cc, arch_specific)
     ready = [device.MODE != "gpu"]
     repeat = _Repeat()
 

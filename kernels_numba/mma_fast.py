@@ -51,6 +51,7 @@ from numba import cuda, float32, int64, uint32
 from numba.types import float16
 
 from .infra import device, ptx, tc
+from .infra.simulator.memory import host_array
 
 NAME = "mma_fast"
 LEVEL = 6
@@ -69,7 +70,6 @@ if device.SIMULATOR:
     def flat(X):
         """The simulator's view of X as one row of M * K elements: the same flat offset, bounds-checked against
         the whole matrix (the simulator checks each index against its own axis)."""
-        from .infra.simulator.memory import host_array
         return host_array(X).reshape(1, -1)
 else:
     @cuda.jit(device=True, inline=True)

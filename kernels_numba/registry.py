@@ -6,6 +6,8 @@ from typing import Callable
 import numpy as np
 
 from .infra import jitcache
+from .infra import device
+from .infra.errors import CourseInputError
 
 # module names under kernels_numba, in teaching order
 _MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
@@ -33,7 +35,6 @@ class KernelSpec:
         """True where this device has the kernel's instructions: the plain simulator always, a GPU (or a simulator told
         to be one with SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5) of compute capability >= min_cc. Elsewhere its launch runs on
         the simulator in a subprocess (kernels_numba.infra.subsim)."""
-        from .infra import device
         return not device.lacks(self.min_cc, self.arch_specific)
 
     @property
@@ -70,7 +71,6 @@ def get(name):
     for s in REGISTRY:
         if s.name == name:
             return s
-    from .infra.errors import CourseInputError
     names = ", ".join(s.name for s in REGISTRY)
     raise CourseInputError(f"'{name}' 라는 커널이 없습니다.", f"no kernel named {name!r}.",
                            f"다음 중 하나를 쓰세요: {names}", f"use one of: {names}")

@@ -20,6 +20,8 @@ same group rules and the race detector's rules (kernels_numba/infra/simulator/ra
 from collections import deque
 from dataclasses import dataclass, field
 
+from .errors import CourseInputError
+
 
 class AsyncCopyUnit:
     """One thread's cp.async state: uncommitted copies and the queue of committed, pending groups."""
@@ -199,7 +201,6 @@ MAX_STAGES = 4
 
 
 def _error(ko, en, fix_ko, fix_en):
-    from kernels_numba.infra.errors import CourseInputError   # lazy: importing kernels_numba picks the device
     return CourseInputError(ko, en, fix_ko, fix_en)
 
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field, replace
 
-from sim.korean import josa
+from .errors import CourseInputError
+from .korean import josa
 
 WARP_SIZE = 32
 UNLIMITED = 2**31 - 1          # [OCC] uses INT_MAX for "this resource sets no limit"
@@ -226,7 +227,6 @@ class DivisionEstimate:
 
 
 def _error(ko, en, fix_ko, fix_en):
-    from kernels_numba.infra.errors import CourseInputError   # lazy: importing kernels_numba picks the device
     return CourseInputError(ko, en, fix_ko, fix_en)
 
 
@@ -249,8 +249,8 @@ def get_spec(spec) -> GpuSpec:
         return GPUS[spec]
     names = ", ".join(GPUS)
     raise _error(f"GPU {spec!r} 를 모릅니다.", f"unknown GPU {spec!r}.",
-                 f"{names} 중 하나나 GpuSpec(예: current_gpu())을 넣으세요.",
-                 f"use one of {names} or a GpuSpec (e.g. current_gpu()).")
+                 f"{names} 중 하나나 GpuSpec(예: kernels_numba.occupancy.current_gpu())을 넣으세요.",
+                 f"use one of {names} or a GpuSpec (e.g. kernels_numba.occupancy.current_gpu()).")
 
 
 def _round_up(x, unit):
@@ -488,67 +488,3 @@ def spec_from_attributes(name, cc, attrs, template=None) -> GpuSpec:
         if base:
             fields["source"][f] = base.source.get(f, why)
     return replace(base, **fields) if base else GpuSpec(**fields)
-
-
-DEVICE_ATTRIBUTES = ("MULTIPROCESSOR_COUNT", "CLOCK_RATE", "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
-                     "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", "MAX_SHARED_MEMORY_PER_BLOCK",
-                     "RESERVED_SHARED_MEMORY_PER_BLOCK", "MAX_REGISTERS_PER_MULTIPROCESSOR",
-                     "MAX_REGISTERS_PER_BLOCK", "MAX_THREADS_PER_MULTIPROCESSOR", "MAX_BLOCKS_PER_MULTIPROCESSOR",
-                     "MAX_THREADS_PER_BLOCK", "WARP_SIZE")
-
-
-def device_attributes():
-    """{attribute: value} of the current CUDA device (GPU mode only)."""
-    from numba import cuda
-    dev = cuda.get_current_device()
-    out = {}
-    for a in DEVICE_ATTRIBUTES:
-        try:
-            out[a] = int(getattr(dev, a))
-        except Exception:            # noqa: BLE001 — e.g. CLOCK_RATE dropped by a future driver
-            pass
-    return out
-
-
-def current_gpu():
-    """GpuSpec of the GPU in use (device attributes via numba.cuda), or None in simulator/offline mode."""
-    from kernels_numba.infra import device
-    if device.MODE != "gpu":
-        return None
-    from numba import cuda
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    return spec_from_attributes(name, tuple(dev.compute_capability), device_attributes())
-
-
-def _kernel_spec(name):
-    import kernels_numba as kn                # lazy: importing kernels_numba picks the device
-    return kn.registry.get(name)
-
-
-def kernel_occupancy(name, gpu) -> Occupancy:
-    """Occupancy of registered kernel `name` on `gpu` (a name in GPUS or a GpuSpec) from the offline kernel x target
-    matrix (kernels_numba/infra/targets.json: registers and shared memory compiled for that compute capability).
-    None where the kernel cannot exist on that GPU (the matrix row says why)."""
-    from kernels_numba.infra import table
-    spec, ks = get_spec(gpu), _kernel_spec(name)
-    row = next((r for r in table.load_targets()["rows"] if r["kernel"] == ks.name and r["target"] == spec.arch), None)
-    if row is None:
-        raise _error(f"{spec.arch} 대상의 오프라인 컴파일 기록이 없습니다.", f"no offline compile recorded for {spec.arch}.",
-                     "make targets 로 표를 다시 만드세요.", "regenerate the matrix with make targets.")
-    if not row["compiles"]:
-        return None
-    return occupancy(spec, row["registers"], row["threads"], row["smem_static"] + row["smem_dynamic"])
-
-
-def occupancy_here(name):
-    """Occupancy of registered kernel `name` on the GPU in use, from the kernel as compiled for it (registers and shared
-    memory of the loaded kernel, the device's own limits). None without a GPU or where the kernel cannot run here."""
-    spec = current_gpu()
-    ks = _kernel_spec(name)
-    if spec is None or not ks.runs_here():
-        return None
-    from kernels_numba.infra import offline
-    from kernels_numba.registry import module_of
-    k = ks.kernel.compile(getattr(module_of(ks.name), "SIG", offline.SIG))
-    return occupancy(spec, k.regs_per_thread, ks.threads, k.shared_mem_per_block + ks.dynamic_smem)

@@ -6,7 +6,7 @@ from fractions import Fraction
 from numbers import Rational, Real
 from typing import NamedTuple
 
-from kernels_numba.infra.errors import CourseInputError
+from .errors import CourseInputError
 
 # The model (one thread block, K loop over n_tiles tiles, times in any unit, e.g. cycles):
 # * One LOAD unit and one COMPUTE unit. A tile's load takes t_load, its compute t_comp, both fixed.

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, jitcache
+from kernels_numba.infra import device, jitcache, warmup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,7 +54,7 @@ def test_folder_off_and_elsewhere(tmp_path, monkeypatch):
 @pytest.mark.sim_only("the simulator compiles nothing: no cache, no background compiles")
 def test_simulator_does_nothing():
     assert jitcache.enable(kn.get("tiled").kernel, "x") is False
-    assert jitcache.warm(["tiled"]) == []
+    assert warmup.warm(["tiled"]) == []
 
 
 CHILD = textwrap.dedent("""

@@ -10,7 +10,7 @@ import pytest
 
 import kernels_numba as kn
 from kernels_numba import launch as L
-from kernels_numba.infra import subsim
+from kernels_numba.infra import placement
 
 
 class _Stub:
@@ -63,8 +63,8 @@ def test_launch_cost_does_not_grow_with_sys_modules():
 
 def test_registered_launches_never_search_for_their_kernel(monkeypatch):
     found = []
-    real = subsim._find_home
-    monkeypatch.setattr(subsim, "_find_home", lambda k: found.append(k) or real(k))
+    real = placement._find_home
+    monkeypatch.setattr(placement, "_find_home", lambda k: found.append(k) or real(k))
     A = np.ones((16, 16), np.float32)
     for spec in kn.REGISTRY:
         if spec.dtype != np.float32:

@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from course import lesson06
+from course import kit, lesson06
 from sim import banks, occupancy, roofline
 
 import course
 from fakes import live_run
+from kernels_numba import occupancy as kocc
 
 REC = course.recorded()
 N_NCU = REC["ncu_shared"]["n"]
@@ -71,9 +72,9 @@ def test_bank_table_and_max_wavefronts():
 def test_ncu_rows_divide_wavefronts_by_instructions():
     where, m = lesson06.ncu_metrics(REC)
     assert "기록" in where and m is METRICS
-    # the live label names the GPU in use (a T4 here, through sim.occupancy.current_gpu) and the recorded run's size
+    # the live label names the GPU in use (a T4 here, through kernels_numba.occupancy.current_gpu) and the recorded run's size
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(occupancy, "current_gpu", lambda: occupancy.GPUS["T4"])
+        mp.setattr(kocc, "current_gpu", lambda: occupancy.GPUS["T4"])
         assert lesson06.ncu_metrics(REC, live={"x": {}}) == (f"지금 이 GPU (T4, CC 7.5) 에서 ncu, {N_NCU}³", {"x": {}})
     rows = {(k, op): (inst, wf, per) for k, op, inst, wf, per in lesson06.ncu_rows(METRICS, ("tiled", "tiled_pad"))}
     inst, wf, per = rows[("tiled_pad", "store")]
@@ -427,7 +428,7 @@ def test_shared_traces_in_one_subprocess_equal_the_direct_traces(monkeypatch):
     from kernels_numba.infra import trace
     reqs = [("tiled", 16, 16, 16), ("tiled_pad", 16, 16, 16)]
     direct = {r: trace.shared_accesses(r[0], M=r[1], N=r[2], K=r[3]) for r in reqs}
-    monkeypatch.setattr(lesson06, "_TRACES", {})
+    monkeypatch.setattr(kit, "_TRACES", {})
     monkeypatch.setattr(kn.device, "SIMULATOR", False)
     calls = []
     monkeypatch.setattr(trace, "shared_accesses", lambda *a, **k: calls.append(a))
@@ -442,7 +443,7 @@ def test_bank_tables_are_the_bank_model_of_a_fresh_trace(monkeypatch):
     """bank_tables (traces kept between calls) against sim.banks on traces taken now, without the cache; and the
     prose's facts: tiled conflict-free, tiled_pad's stores 2-way."""
     from kernels_numba.infra import trace
-    monkeypatch.setattr(lesson06, "_TRACES", {})
+    monkeypatch.setattr(kit, "_TRACES", {})
     got = lesson06.bank_tables(("tiled", "tiled_pad"))
     for k in ("tiled", "tiled_pad"):
         t = trace.shared_accesses(k, M=32, N=32, K=32)
@@ -481,11 +482,11 @@ def test_here_figures_on_this_gpu_are_the_loaded_kernels_occupancy():
     rows = lesson06.occupancy_rows(("tiled", "tiled_pad"))
     assert [r["kernel"] for r in rows] == ["tiled", "tiled_pad"]
     for r in rows:
-        o = occupancy.occupancy_here(r["kernel"])
+        o = kocc.occupancy_here(r["kernel"])
         assert (r["registers"], r["smem"], r["blocks"], r["percent"]) == \
             (o.regs_per_thread, o.smem_per_block, o.blocks_per_sm, o.percent)
     label = lesson06.here_label()
-    gpu = occupancy.current_gpu()
+    gpu = kocc.current_gpu()
     assert label == f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
     assert all(line.startswith(label) for line in lesson06.occupancy_lines())
     assert lesson06.bound_here_line(REC).startswith(label)

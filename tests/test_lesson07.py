@@ -15,6 +15,7 @@ from sim import outer, roofline
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "answers"))
 import ex07_asym  # noqa: E402
 from fakes import live_run
+from kernels_numba import occupancy as kocc
 
 REC = course.recorded("gpu_h200_levels34")
 RB = kn.get("regblock").module
@@ -262,7 +263,7 @@ def test_here_helpers_are_empty_without_a_gpu():
 def test_occupancy_here_of_regblock_is_the_model_of_its_compile(gpu):
     spec = occ.GPUS[gpu]
     (line,) = L7.occupancy_here(("regblock",), spec).lines
-    o = occ.kernel_occupancy("regblock", spec)
+    o = kocc.kernel_occupancy("regblock", spec)
     assert line.startswith(f"지금 이 GPU ({gpu}") and f"SM당 {o.blocks_per_sm}블록" in line
     assert f"점유율 {o.percent:.0f}%" in line
 
@@ -308,9 +309,9 @@ def test_live_bench_labels_the_gpu_and_computes_its_ratios():
 
 @pytest.mark.gpu_only("reads regblock as loaded on this GPU and the device attributes")
 def test_here_helpers_on_this_gpu_use_the_loaded_kernel():
-    gpu = occ.current_gpu()
+    gpu = kocc.current_gpu()
     label = f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]})"
-    o = occ.occupancy_here("regblock")
+    o = kocc.occupancy_here("regblock")
     r = resources.report("regblock")                                  # GPU mode: the loaded kernel
     res = L7.resources_here(("regblock",))
     assert res["rows"]["regblock"]["registers"] == r["registers"] == o.regs_per_thread

@@ -3,10 +3,11 @@ import pytest
 
 import course
 import kernels_numba as kn
-from course import lesson08 as L8
+from course import kit, lesson08 as L8
 from kernels_numba.registry import module_of
 from sim import occupancy, pipeline
 from fakes import live_run
+from kernels_numba import occupancy as kocc
 
 REC = course.recorded("gpu_h200_levels34")
 sim_only = pytest.mark.skipif(not kn.device.SIMULATOR, reason="the simulator's thread order makes the race show every time")
@@ -152,16 +153,16 @@ def test_here_figures_match_the_occupancy_model(g):
     names = ("db", "db_overlap", "db_ptx")
     kh = L8.kernels_here(names, spec)
     for name in names:                         # offline matrix: registers and shared bytes compiled for spec's cc
-        ref = occupancy.kernel_occupancy(name, spec)
+        ref = kocc.kernel_occupancy(name, spec)
         assert kh["occ"][name].blocks_per_sm == ref.blocks_per_sm and kh["occ"][name] == ref
     assert len(kh.lines) == 3 and all(line.startswith(label) for line in kh.lines)
-    regs = occupancy.kernel_occupancy("db", spec).regs_per_thread
+    regs = kocc.kernel_occupancy("db", spec).regs_per_thread
     ob = L8.occupancy_by_stages({(8, 0): 126, (9, 0): 127}, gpu=spec)
     for S in (1, 2, 3):
         assert ob["occ_here"][S] == occupancy.occupancy(spec, regs, DB.THREADS, S * L8.smem_per_stage())
     assert sum(line.startswith(label) for line in ob.lines) == 3
     ov = L8.overlap_resources(gpu=spec)
-    assert ov.lines[-1].startswith(label) and ov["here"]["occ"]["db_overlap"] == occupancy.kernel_occupancy("db_overlap", spec)
+    assert ov.lines[-1].startswith(label) and ov["here"]["occ"]["db_overlap"] == kocc.kernel_occupancy("db_overlap", spec)
 
 
 def test_here_figures_differ_where_the_gpus_do():
@@ -199,7 +200,7 @@ def test_compiled_compiles_each_pair_once(monkeypatch):
     from kernels_numba.infra import offline
     calls = []
     real = offline.try_compile_many
-    monkeypatch.setattr(L8, "_COMPILED", {})
+    monkeypatch.setattr(kit, "_COMPILED", {})       # one cache: course/kit.py
     monkeypatch.setattr(offline, "try_compile_many", lambda pairs: calls.append(list(pairs)) or real(pairs))
     a = L8.compiled([("db", (8, 0)), ("db", (9, 0))])
     b = L8.compiled([("db", (9, 0)), ("db", (8, 0))])
@@ -250,8 +251,8 @@ def test_buffer_table_bar_reaches_its_total(monkeypatch):
 
 
 def test_compiled_bar_reaches_its_total(monkeypatch):
-    bars = _recording(monkeypatch, L8)
-    monkeypatch.setattr(L8, "_COMPILED", {})
+    bars = _recording(monkeypatch, kit)
+    monkeypatch.setattr(kit, "_COMPILED", {})       # one cache: course/kit.py
     L8.compiled([("db", (8, 0)), ("db_overlap", (8, 0))], "컴파일")
     assert len(bars) == 1 and bars[0].bar.n == bars[0].bar.total == 2
 
@@ -289,17 +290,17 @@ def test_prose_register_counts_are_the_offline_compile():
 
 @pytest.mark.gpu_only("compares the figures of the GPU in use with the kernels loaded on it")
 def test_here_figures_on_this_gpu():
-    spec = occupancy.current_gpu()
+    spec = kocc.current_gpu()
     names = ("db", "db_overlap", "db_ptx")
     kh = L8.kernels_here(names)
     assert kh["source"] == "loaded" and kh["gpu"] == spec.name
     for name in names:
-        assert kh["occ"][name] == occupancy.occupancy_here(name)
+        assert kh["occ"][name] == kocc.occupancy_here(name)
     assert all(line.startswith(L8.here_label()) for line in kh.lines)
     t = L8.tile_time_here()
     assert t["gpu"] == spec.name and (t["cycles"] is None) == (spec.fp32_lanes_per_sm == 0)
     ob = L8.occupancy_by_stages({(8, 0): 126, (9, 0): 127})
-    regs = occupancy.occupancy_here("db").regs_per_thread
+    regs = kocc.occupancy_here("db").regs_per_thread
     assert ob["occ_here"][2] == occupancy.occupancy(spec, regs, kn.get("db").module.THREADS, 2 * L8.smem_per_stage())
 
 

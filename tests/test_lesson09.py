@@ -7,6 +7,7 @@ import pytest  # noqa: E402
 
 import kernels_numba as kn  # noqa: E402
 from course import lesson09 as L  # noqa: E402
+from kernels_numba import occupancy as kocc
 
 
 def test_ptxas_verdicts():
@@ -202,7 +203,7 @@ def test_unbounded_blocks_from_the_occupancy_model():
     assert set(r["regs"]) == {(8, 0), (9, 0), (8, 6)} and all(n > 128 for n in r["regs"].values())
     for g, cc in (("A100", (8, 0)), ("H100", (9, 0)), ("H200", (9, 0)), ("RTX 3060", (8, 6))):
         assert r["blocks"][g] == occupancy.occupancy(g, r["regs"][cc], 256, smem).blocks_per_sm == 1
-    assert r["bounded"]["RTX 3060"] == occupancy.kernel_occupancy("async_vec", "RTX 3060").blocks_per_sm == 2
+    assert r["bounded"]["RTX 3060"] == kocc.kernel_occupancy("async_vec", "RTX 3060").blocks_per_sm == 2
     assert r["here"].startswith("지금 이 GPU (RTX 3060, CC 8.6)") and r.lines[-1] == r["here"]
     t4 = L.unbounded_blocks("async_vec", gpu="T4")
     assert set(t4["regs"]) == {(8, 0), (9, 0)} and "돌지 않습니다" in t4["here"] and "CC 8.0" in t4["here"]
@@ -221,7 +222,7 @@ def test_stage_limits_and_loaded_here(g):
             assert st["occ"][S] == occupancy.occupancy(spec, 128, 256, L.smem_bytes(S))
     lh = L.loaded_here(("async_vec", "async_bk16", "async_wide"), spec)
     for name in ("async_vec", "async_bk16", "async_wide"):
-        assert lh["occ"][name] == occupancy.kernel_occupancy(name, spec)      # None below CC 8.0 (no cp.async)
+        assert lh["occ"][name] == kocc.kernel_occupancy(name, spec)      # None below CC 8.0 (no cp.async)
     assert all(line.startswith(f"지금 이 GPU ({spec.name}, CC {spec.cc[0]}.{spec.cc[1]})") for line in lh.lines + st.lines)
 
 
@@ -286,11 +287,11 @@ def test_no_here_figures_without_a_gpu():
 @pytest.mark.gpu_only("compares the figures of the GPU in use with the kernels loaded on it")
 def test_here_figures_on_this_gpu():
     from sim import occupancy
-    spec = occupancy.current_gpu()
+    spec = kocc.current_gpu()
     names = ("db_overlap", "async_copy", "async_vec", "async_bk16", "async_wide")
     lh = L.loaded_here(names)
     for name in names:
-        assert lh["occ"][name] == occupancy.occupancy_here(name), name     # None where it cannot run here
+        assert lh["occ"][name] == kocc.occupancy_here(name), name     # None where it cannot run here
     assert lh["source"] == "loaded" and all(line.startswith(f"지금 이 GPU ({spec.name}, CC ") for line in lh.lines)
     st = L.stage_limits_here()
     if spec.cc < (8, 0):
@@ -298,7 +299,7 @@ def test_here_figures_on_this_gpu():
     else:
         assert st["occ"] == L.stage_limits(spec)
         ub = L.unbounded_blocks("async_vec")
-        assert ub["bounded"][spec.name] == occupancy.occupancy_here("async_vec").blocks_per_sm
+        assert ub["bounded"][spec.name] == kocc.occupancy_here("async_vec").blocks_per_sm
         assert spec.cc in ub["regs"] and ub["here"].startswith(f"지금 이 GPU ({spec.name}")
 
 

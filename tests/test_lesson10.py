@@ -5,6 +5,7 @@ import pytest
 import kernels_numba as kn
 from course import lesson10
 from kernels_numba.infra import tc
+from kernels_numba import occupancy as kocc
 
 
 def test_shape_table_facts():
@@ -421,7 +422,7 @@ def test_here_lines_name_the_gpu_and_say_what_runs():
     assert all(l.startswith("지금 이 GPU (T4, CC 7.5): ") for l in lines)
     assert "mma_large 대신 mma_large_turing" in lines[0] and "돌지 않습니다" in lines[1]
     a100 = lesson10.here_lines(("mma_fast",), gpu=occupancy.GPUS["A100"])[0]
-    o = occupancy.kernel_occupancy("mma_fast", "A100")
+    o = kocc.kernel_occupancy("mma_fast", "A100")
     assert f"SM당 {o.blocks_per_sm}블록" in a100 and f"레지스터 {o.regs_per_thread}개" in a100
     table = lesson10.here_table(("mma_large", "mma_fast"), gpu=t4)
     assert table[0]["커널"] == "mma_large → mma_large_turing" and table[1]["점유율"] == "이 GPU 에서 돌지 않음"
@@ -574,11 +575,11 @@ def test_here_rows_of_a_launched_kernel_are_the_loaded_kernels():
     run = _large_here()
     assert lesson10._check_here(run, 32, 16, 32)["ok"]                  # now compiled and loaded in this process
     row = lesson10.here_rows(["mma_large"])[0]
-    o = occupancy.occupancy_here(run)
+    o = kocc.occupancy_here(run)
     assert row["runs"] == run and row["source"] == "올라간 커널"
     assert (row["registers"], row["smem"], row["blocks"], row["warps"], row["max_warps"], row["percent"]) == (
         o.regs_per_thread, o.smem_per_block, o.blocks_per_sm, o.active_warps, o.max_warps, o.percent)
-    gpu = occupancy.current_gpu()
+    gpu = kocc.current_gpu()
     line = lesson10.here_lines(["mma_large"])[0]
     assert line.startswith(f"지금 이 GPU ({gpu.name}, CC {gpu.cc[0]}.{gpu.cc[1]}): ")
     assert f"SM당 {o.blocks_per_sm}블록" in line and "올라간 커널" in line

@@ -15,6 +15,7 @@ import pytest
 import kernels_numba as kn
 from course import measure
 from sim import occupancy as occ
+from kernels_numba import occupancy as kocc
 
 L2 = ["naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32"]
 L3 = ["tiled", "regblock", "regblock_opt", "regblock_vec"]
@@ -243,7 +244,7 @@ def stand_in(monkeypatch):
     monkeypatch.setattr(bench, "MIN_MS", 1.0)
     monkeypatch.setattr(measure, "MIN_MS", 1.0)
     monkeypatch.setattr(bench, "BURST_MS", 1.0)
-    monkeypatch.setattr(occ, "current_gpu", lambda: occ.GPUS["T4"])
+    monkeypatch.setattr(kocc, "current_gpu", lambda: occ.GPUS["T4"])
 
 
 @pytest.mark.sim_only("a numpy stand-in replaces CuPy and the simulator the GPU (on a GPU: the gpu_only test below)")
@@ -450,7 +451,7 @@ def test_benchmark_on_this_gpu_tiny(bars):
 def test_probed_peak_is_near_the_spec_peak():
     pytest.importorskip("cupy", reason="the probe times cuBLAS through CuPy")
     peak = measure._probe_peak_tflops()
-    spec = occ.current_gpu().fp32_peak_tflops
+    spec = kocc.current_gpu().fp32_peak_tflops
     assert peak and peak > 0
     if spec:
         assert spec / 4 < peak < spec * 2          # a probe, not a measurement: the right order of magnitude

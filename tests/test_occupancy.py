@@ -10,6 +10,7 @@ from kernels_numba.infra.errors import CourseInputError
 from course import records
 from sim import occupancy as occ
 from sim.occupancy import GPUS, occupancy, division_estimate
+from kernels_numba import occupancy as kocc
 
 A100, H100, H200 = GPUS["A100"], GPUS["H100"], GPUS["H200"]
 RECORDED = pathlib.Path(__file__).resolve().parents[1] / "course" / "recorded" / "occupancy_check_h200.json"
@@ -195,7 +196,7 @@ def test_sweep_and_no_gpu_here():
     assert dict(sweep)[128].percent == 25.0
     from kernels_numba.infra import device
     if device.MODE != "gpu":
-        assert occ.current_gpu() is None
+        assert kocc.current_gpu() is None
 
 
 def test_recorded_h200_attributes_give_the_table_entry():

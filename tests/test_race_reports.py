@@ -301,7 +301,7 @@ def test_exercise_results_carry_their_report(tmp_path):
     from course.exercises import check
     src = textwrap.dedent('''
         from numba import cuda, float32
-        from course.lesson06 import load_or_zero, store_c, thread_coords
+        from kernels_numba.common import load_or_zero, store_c, thread_coords
         T8 = 8
 
         @cuda.jit

@@ -10,6 +10,7 @@ import kernels_numba as kn
 from kernels_numba.infra import device, offline, table
 from kernels_numba.infra import ptx as ptx_layer
 from sim import occupancy as occ
+from kernels_numba import occupancy as kocc
 
 STALE = "targets.json 가 현재 커널과 다릅니다 / the matrix is stale: run `make targets`"
 # cheap compiles that cover each new target: a level 1-3 kernel everywhere, a Tensor Core kernel where it exists,
@@ -188,7 +189,7 @@ def test_occupancy_table_is_the_model_per_gpu(matrix):
             absent = s.min_cc is not None and (spec.cc < s.min_cc or (s.arch_specific and spec.cc != s.min_cc))
             assert (o is None) == absent, (s.name, g)
             if o is not None:
-                assert o == occ.kernel_occupancy(s.name, g)
+                assert o == kocc.kernel_occupancy(s.name, g)
                 assert o.blocks_per_sm * o.warps_per_block <= spec.max_warps_per_sm
         for a, b in (("RTX 3060", "RTX 3090"), ("RTX 4090", "L4"), ("H100", "H200")):
             ca, cb = cells[(s.name, a)], cells[(s.name, b)]
@@ -207,12 +208,12 @@ def test_regblock_occupancy_depends_on_the_gpu(matrix):
 
 def test_kernel_occupancy_errors_and_here():
     with pytest.raises(kn.CourseInputError):
-        occ.kernel_occupancy("no_such_kernel", "H100")
+        kocc.kernel_occupancy("no_such_kernel", "H100")
     with pytest.raises(kn.CourseInputError):
-        occ.kernel_occupancy("tiled", "V100")
-    assert occ.kernel_occupancy("mma_large", "T4") is None            # cp.async and m16n8k16: not on 7.5
+        kocc.kernel_occupancy("tiled", "V100")
+    assert kocc.kernel_occupancy("mma_large", "T4") is None            # cp.async and m16n8k16: not on 7.5
     if device.MODE != "gpu":
-        assert occ.occupancy_here("tiled") is None
+        assert kocc.occupancy_here("tiled") is None
 
 
 @pytest.mark.gpu_only("occupancy_here reads the loaded kernel and the device attributes")
@@ -223,12 +224,12 @@ def test_occupancy_here_is_the_drivers_answer(name):
     Passed on an H100 (2026-11-23) for these six kernels."""
     from kernels_numba.registry import module_of
     spec = kn.registry.get(name)
-    o = occ.occupancy_here(name)
+    o = kocc.occupancy_here(name)
     if not spec.runs_here():
         assert o is None
         return
     k = spec.kernel.compile(getattr(module_of(name), "SIG", offline.SIG))
     assert (o.regs_per_thread, o.threads_per_block) == (k.regs_per_thread, spec.threads)
-    sms = occ.current_gpu().sm_count
+    sms = kocc.current_gpu().sm_count
     assert o.blocks_per_sm == k.max_cooperative_grid_blocks(spec.threads, spec.dynamic_smem) // sms
     assert 0 < o.percent <= 100

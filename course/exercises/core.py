@@ -14,9 +14,14 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernels_numba.infra import device
 from kernels_numba.infra.errors import CourseInputError
+from kernels_numba.infra.simulator import errors as simerr, racecheck
 from course import chapters
+from course.quiz import store
 from sim.korean import josa
+
+from .probe import is_user_file, line_text, strict_global_indexing
 
 EXERCISES = {}                       # "06-2" -> Exercise (filled when course.exercises.exNN is imported)
 NOTEBOOKS = tuple(chapters.numbers())          # the one list of chapters (course/chapters.py)
@@ -140,9 +145,12 @@ def passed(ex_id, message="정답입니다.", *details):
     return Result(ex_id, True, "pass", message, [d for d in details if d])
 
 
+class Foreign(str):
+    """A line of text the simulator or its race detector wrote (the checkers pass it on as it is)."""
+
+
 def _student_site(tb):
     """(file, line) of the deepest traceback frame in the student's own code (a notebook cell or their file)."""
-    from .probe import is_user_file
     hit = None
     for fr in traceback.extract_tb(tb):
         if is_user_file(fr.filename):
@@ -157,9 +165,6 @@ def _thread_free(text):
 
 def explain_exception(ex_id, exc, student):
     """Turn an exception raised while running the student's code into a diagnosis (with the shape it ran on)."""
-    from kernels_numba.infra.simulator import errors as simerr
-    from .diagnose import Foreign
-    from .probe import line_text
     where = line_text(_student_site(exc.__traceback__))
     at = f"  위치: {where}" if where else ""
     shape = getattr(exc, "_sgemm_context", None) or ""
@@ -208,7 +213,6 @@ def _unfinished(ex, student):
 
 def _save(res):
     try:
-        from course.quiz import store
         saver = getattr(store, "save_exercise", None)
         if saver is not None:
             res.saved = saver(res.exercise, res.ok, res.code)
@@ -218,7 +222,6 @@ def _save(res):
 
 def gpu_note(text=" (GPU 에는 경쟁 검출기가 없습니다: 시뮬레이터에서도 확인하세요.)"):
     """The 'races are not checked on a GPU' note, or '' on the simulator or when the simulator pre-check passed."""
-    from kernels_numba.infra import device
     return "" if device.SIMULATOR or SIM_CHECKED[0] else text
 
 
@@ -316,7 +319,6 @@ def simulate(ex, student, variant=0, timeout=600):
 
 
 def _run(ex, student, variant):
-    from .probe import strict_global_indexing
     VARIANT[0] = int(variant)
     try:
         with strict_global_indexing():
@@ -338,7 +340,6 @@ def _gpu_check(ex, student, variant):
         sim.details.insert(0, "  (시뮬레이터에서 찾았습니다: GPU 에서는 실행하지 않았습니다. 경쟁 검출기와 경계 검사는 "
                               "시뮬레이터에만 있고, 배열 밖 접근은 GPU 의 CUDA 컨텍스트를 망가뜨릴 수 있습니다.)")
         return sim
-    from kernels_numba.infra import device
     if device.lacks(ex.min_cc):      # a T4 has no cp.async / m16n8k16: the simulator's verdict is the verdict
         if sim is None:
             return fail(ex.id, "not_checked", f"이 GPU 에는 이 문제의 명령(CC {ex.min_cc[0]}.{ex.min_cc[1]})이 없고, "
@@ -368,7 +369,6 @@ def check(ex_id, student=None, save=True, variant=0):
             raise CourseInputError(f"{ex.id}: 채점할 함수를 넘기세요.", f"{ex.id}: pass the function to check.",
                                    f"예: check(\"{ex.id}\", {ex.name or '내_함수'})",
                                    f"e.g. check(\"{ex.id}\", {ex.name or 'my_function'})")
-    from kernels_numba.infra import device
     if not device.SIMULATOR and hasattr(student, "py_func"):
         res = _gpu_check(ex, student, variant)
     else:
@@ -378,7 +378,6 @@ def check(ex_id, student=None, save=True, variant=0):
         _next_hint[ex.id] = 2            # a new mistake: the next hint asks about it, not the solution's path again
     _last[ex.id] = res
     if getattr(res, "report", None) is not None:     # the report its message points to (course.race_report())
-        from kernels_numba.infra.simulator import racecheck
         racecheck.point_to(res.report)
     if save:
         _save(res)

@@ -2,9 +2,11 @@
 import numpy as np
 
 from kernels_numba.infra import device
+from kernels_numba.infra.simulator import racecheck
 from sim.korean import josa
 
-from .core import context, fail, passed
+from .core import VARIANT, Foreign, context, fail, passed
+from .probe import is_user_file, line_text
 
 SENTINEL = np.float32(-1234.5)       # C starts as this (beta = 0): an element still equal to it was never written
 U = 2.0 ** -24                       # unit roundoff of float32
@@ -59,10 +61,6 @@ def _tile_masks(bad, tile):
     return full, kinds
 
 
-class Foreign(str):
-    """A line of text the simulator or its race detector wrote (the checkers pass it on as it is)."""
-
-
 def _part(report, uninit):
     """The report's races, or (uninit=True) its reads of shared memory nobody wrote."""
     return [h for h in report.hazards if (h.kind == "UNINIT") == uninit] if report else []
@@ -85,7 +83,6 @@ def race_lines(report, limit=2, uninit=False):
 def race_where(report, uninit=False):
     """'12행 `code`' of the first hazard's later access when it lies in the student's code ('' otherwise): of its
     races, or (uninit=True) of its reads of shared memory nobody wrote."""
-    from .probe import is_user_file, line_text
     hazards = _part(report, uninit)
     if not hazards:
         return ""
@@ -228,14 +225,12 @@ def k_tile_counts(C, A, B, C0, alpha, beta, BK, max_tiles=16):
 def random_run(launch, M, N, K, alpha=1.0, beta=0.0, seed=0, dtype=np.float32):
     """(A, B, C0, C, race report) of launch on random inputs (C0 is SENTINEL when beta = 0; the seed moves with the
     graders' variant); the race detector collects on the simulator (report None on a GPU)."""
-    from .core import VARIANT
     rng = np.random.default_rng(seed + 7919 * VARIANT[0])
     A = rng.standard_normal((M, K)).astype(dtype)
     B = rng.standard_normal((K, N)).astype(dtype)
     C0 = np.full((M, N), SENTINEL, np.float32) if beta == 0 else rng.standard_normal((M, N)).astype(np.float32)
     report = None
     if device.SIMULATOR:
-        from kernels_numba.infra.simulator import racecheck
         with racecheck.collect() as report:
             out = launch(A, B, C0.copy(), alpha, beta)
     else:

@@ -186,7 +186,7 @@ def _cooperation(ex_id, kernel, tile=8):
           solution="answers/ex06_tile8.py::tiled8", name="my_tiled8",
           preamble='''
 from numba import cuda, float32
-from course.lesson06 import load_or_zero, store_c, thread_coords
+from kernels_numba.common import load_or_zero, store_c, thread_coords
 T8 = 8
 ''', template='''
 @cuda.jit

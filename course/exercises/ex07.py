@@ -11,6 +11,7 @@ from sim.korean import josa
 from . import probe
 from .core import context, exercise, explain_exception, fail, passed, technique
 from .diagnose import SENTINEL, close, gemm, heatmap, reference
+from kernels_numba.infra.simulator import racecheck
 
 # The exercises' register-blocked kernel: regblock's structure at a size the simulator runs in about a second.
 # The block is not square (16 x 8 threads) and TM != TN, so a swapped x/y or TM/TN cannot pass by symmetry.
@@ -104,7 +105,6 @@ def _run(launch, M, N, K, alpha, beta, seed=0):
     C0 = np.full((M, N), SENTINEL, np.float32) if beta == 0 else rng.standard_normal((M, N)).astype(np.float32)
     if not device.SIMULATOR:
         return A, B, C0, launch(A, B, C0.copy(), alpha, beta), None
-    from kernels_numba.infra.simulator import racecheck
     with racecheck.collect() as report:
         C = launch(A, B, C0.copy(), alpha, beta)
     return A, B, C0, C, report

@@ -255,7 +255,7 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
           solution="answers/ex08_db8.py::db8", name="my_db8",
           preamble='''
 from numba import cuda, float32
-from course.lesson06 import load_or_zero, store_c, thread_coords
+from kernels_numba.common import load_or_zero, store_c, thread_coords
 T8 = 8
 
 @cuda.jit(device=True)

@@ -8,8 +8,10 @@ from sim.korean import josa
 
 from . import core, diagnose, probe
 from .core import EXERCISES, context, exercise, fail, gpu_note, passed, technique
+from kernels_numba.infra.simulator import racecheck
+from kernels_numba.infra.simulator.errors import MisalignedAddressError
 
-S3 = 3                                   # stages of the exercise kernel (course.lesson09.S3)
+S3 = 3                                   # stages of the exercise kernel (kernels_numba.common.S3)
 
 
 # ------------------------------------------------------------------------------------ 09-1: the K loop
@@ -286,8 +288,7 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
           preamble='''
 from numba import cuda, float32
 from kernels_numba.infra import ptx
-from course.lesson06 import store_c, thread_coords
-from course.lesson09 import S3, T8, compute_tile, issue_tile, prologue
+from kernels_numba.common import S3, T8, compute_tile, issue_tile, prologue, store_c, thread_coords
 ''', template='''
 @cuda.jit
 def my_pipeline3(A, B, C, alpha, beta):
@@ -313,7 +314,6 @@ def _simulated(launch):
     if not device.SIMULATOR:
         launch()
         return None
-    from kernels_numba.infra.simulator import racecheck
     with racecheck.collect() as report:
         launch()
     return report
@@ -334,7 +334,6 @@ def _misaligned(ex_id, exc, what, shape=""):
 
 def _is_misaligned(exc):
     """The simulator's fault or the GPU's CUDA_ERROR_MISALIGNED_ADDRESS."""
-    from kernels_numba.infra.simulator.errors import MisalignedAddressError
     return isinstance(exc, MisalignedAddressError) or "MISALIGNED_ADDRESS" in str(exc)
 
 

@@ -513,7 +513,7 @@ def check_kloop_kernel(ex_id, kernel):
 from numba import cuda, float32
 from numba.types import float16
 from kernels_numba.infra import ptx
-from course.lesson10 import copy_tiles, store_fragment
+from kernels_numba.common import copy_tiles, store_fragment
 ''', template='''
 @cuda.jit
 def my_kloop(A, B, C, alpha, beta):

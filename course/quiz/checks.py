@@ -1,6 +1,10 @@
 """Checkers for code questions: validate the blanks with `ast`, then run the completed kernel and compare."""
 import ast
 import warnings
+import contextlib
+import inspect
+import linecache
+import textwrap
 
 import numpy as np
 from sim.korean import josa
@@ -17,8 +21,6 @@ LOAD_LINE = "As[ty, tx] = A[row, a_col]"
 
 def kernel_template():
     """Source of the taught kernel (kernels_numba/tiled.py) with its A-tile load turned into 4 format blanks."""
-    import inspect
-    import textwrap
     from kernels_numba import tiled
     src = textwrap.dedent(inspect.getsource(tiled.kernel.py_func))
     src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@"))
@@ -97,7 +99,6 @@ def _precheck_load(codes, A, B):
 
 def _races():
     """The simulator's race detector in collect mode (the kernel runs to its end; hazards are listed), or nothing."""
-    import contextlib
     from kernels_numba.infra import device
     if not device.SIMULATOR:
         return contextlib.nullcontext(None)
@@ -107,7 +108,6 @@ def _races():
 
 def _register_source(name, src):
     """Let tracebacks and race reports show the lines of code compiled from a string."""
-    import linecache
     linecache.cache[name] = (len(src), None, src.splitlines(True), name)
 
 
@@ -240,7 +240,7 @@ def epilogue_source(code):
 def _epilogue_kernel(code):
     """(compiled kernel, None) or (None, message)."""
     from numba import cuda, float32
-    from course.lesson06 import load_or_zero, thread_coords
+    from kernels_numba.common import load_or_zero, thread_coords
 
     @cuda.jit(device=True)
     def tile_dot(As, Bs, buf, ty, tx):

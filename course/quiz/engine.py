@@ -11,6 +11,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sim.errors import CourseInputError
+
 TYPES = ("mc", "numeric", "code", "explain")
 FORMS = ("blanks", "free")
 SALT = b"sgemm-course-quiz/v1"
@@ -128,15 +130,13 @@ def answers_dir():
     env = os.environ.get(ANSWERS_ENV)
     if env:
         if not Path(env).expanduser().is_dir():
-            from kernels_numba.infra.errors import CourseInputError
             raise CourseInputError(
                 f"환경 변수 {ANSWERS_ENV}={env!r} 가 폴더가 아닙니다 (정답·해설 폴더여야 함).",
                 f"environment variable {ANSWERS_ENV}={env!r} is not a folder (it must name the answers folder).",
                 f"정답 폴더(예: 강좌의 answers/)를 가리키게 하거나 변수를 지우세요: unset {ANSWERS_ENV}",
                 f"point it at the answers folder (e.g. the course's answers/) or unset it.")
         return Path(env).expanduser()
-    import course
-    return Path(course.__file__).resolve().parents[1] / "answers"
+    return Path(__file__).resolve().parents[2] / "answers"      # course/quiz/engine.py -> the repository root
 
 
 def load_answers(quiz_id):

@@ -7,9 +7,8 @@ from . import store
 from course import chapters
 
 ORDER = tuple(chapters.numbers())              # the one list of chapters (course/chapters.py)
-PREVIOUS = {"06": None, "07": "06", "08": "07", "09": "08", "10": "09", "11": "10"}
-TOPIC = {"06": "공유 메모리 타일링", "07": "레지스터 블로킹", "08": "더블 버퍼링",
-         "09": "cp.async 와 트리플 버퍼링", "10": "Tensor Core mma", "11": "Hopper wgmma 와 TMA"}
+PREVIOUS = dict(zip(ORDER, (None,) + ORDER[:-1]))           # each chapter assumes the one before it
+TOPIC = {c.number: c.title for c in chapters.CHAPTERS}
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 

@@ -24,6 +24,8 @@ from filelock import FileLock, Timeout
 
 from kernels_numba.infra.errors import CourseInputError
 
+from .engine import grade
+
 PROGRESS_ENV = "SGEMM_PROGRESS"
 STUDENT_ENV = "SGEMM_STUDENT"
 SHARED_ENV = "SGEMM_SHARED_LOGIN"     # instructor flag: 1 = this login is shared (ask for a student ID), 0 = not
@@ -763,7 +765,6 @@ def grade_and_save(quiz, answers, student=None, path=None):
     Keys and explanations come back only after a pass (this one or an earlier one of the same student), or after
     the instructor's N failed attempts ($SGEMM_REVEAL_AFTER / class.json); a shared login must give a student ID.
     """
-    from .engine import grade
     msgs, settings = [], Settings()
     try:
         settings = class_settings(path)

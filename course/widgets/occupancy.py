@@ -10,7 +10,9 @@ import course.plots  # noqa: F401  (Korean font for the labels, before anything 
 
 from course.widgets import live
 from course.widgets.controls import fit, row
+from kernels_numba import occupancy as kocc  # the GPU in use (sim/ is pure)
 from sim import occupancy as occ
+from kernels_numba.infra.errors import CourseInputError
 
 CURRENT = "현재 GPU"
 SMEM_MAX = max(g.smem_per_block_optin for g in occ.GPUS.values())
@@ -30,7 +32,7 @@ class OccupancyExplorer(live.LiveView):
     NAME_KO, NAME_EN = "점유율 탐색기", "occupancy explorer"
 
     def __init__(self, gpu="H100", regs=128, threads=256, smem=8192, current=None):
-        self.current = occ.current_gpu() if current is None else current   # GpuSpec of the GPU present, or None
+        self.current = kocc.current_gpu() if current is None else current   # GpuSpec of the GPU present, or None
         options = list(occ.GPUS) + ([CURRENT] if self.current else [])
         if gpu not in options:
             from kernels_numba.infra.errors import CourseInputError
@@ -55,7 +57,6 @@ class OccupancyExplorer(live.LiveView):
         return self.current if self.gpu.value == CURRENT else occ.GPUS[self.gpu.value]
 
     def _update(self, change=None):
-        from kernels_numba.infra.errors import CourseInputError
         try:
             self.result = occ.occupancy(self.spec, self.regs.value, self.threads.value, self.smem.value)
             self.error = None

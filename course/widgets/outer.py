@@ -133,6 +133,5 @@ def outer_tracer(TM=4, TN=4, **kwargs):
 
 
 def ai_plot(configs=None):
-    """Figure: shared->register AI vs T (course.lesson07.ai_figure, which needs no ipywidgets)."""
-    from course.lesson07 import ai_figure
-    return ai_figure(configs)
+    """Figure: shared->register AI vs T (course.plots.ai_figure, which needs no ipywidgets)."""
+    return course.plots.ai_figure(configs)

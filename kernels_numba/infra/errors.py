@@ -1,18 +1,13 @@
-"""One error type for bad input: says in Korean and English what is wrong and what to do."""
+"""One error type for bad input: says in Korean and English what is wrong and what to do.
 
+CourseInputError itself lives in sim/errors.py (sim/ is pure and raises it too); this is the same class.
+"""
+import os
 
-class CourseInputError(ValueError, TypeError):
-    """Bad input to a course function; the message names the problem and the fix in Korean and English."""
+from sim.errors import CourseInputError
 
-    def __init__(self, ko, en, fix_ko="", fix_en=""):
-        self.ko, self.en, self.fix_ko, self.fix_en = ko, en, fix_ko, fix_en
-        lines = [f"[입력 오류] {ko}"]
-        if fix_ko:
-            lines.append(f"  → 해결: {fix_ko}")
-        lines.append(f"[Input error] {en}")
-        if fix_en:
-            lines.append(f"  → Fix: {fix_en}")
-        super().__init__("\n".join(lines))
+__all__ = ["CourseInputError", "show_briefly_in_ipython", "positive_int_env"]
+
 
 
 def show_briefly_in_ipython():
@@ -37,7 +32,6 @@ def show_briefly_in_ipython():
 
 def positive_int_env(name, default, meaning_ko, meaning_en):
     """Integer value of environment variable `name` (> 0), `default` when unset or empty; CourseInputError otherwise."""
-    import os
     raw = os.environ.get(name)
     if raw is None or not raw.strip():
         return default

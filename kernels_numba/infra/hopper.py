@@ -16,6 +16,7 @@ import numpy as np
 from numba import cuda, float32, uint32, uint64
 
 from . import device
+from numba import types
 
 SWIZZLE = 128                       # bytes: the span of a swizzled row
 ROW_ELEMS = SWIZZLE // 2            # f16 elements in one swizzled row (= BK of A, box width of B)
@@ -53,7 +54,6 @@ def acc_row_col(t, i):
 
 
 def _tma_sig():
-    from numba import types
     f16 = types.Array(types.float16, 2, "C")
     tmap = types.Array(types.uint64, 1, "C")
     return (f16, f16, types.Array(types.float32, 2, "C"), tmap, tmap, types.float32, types.float32)

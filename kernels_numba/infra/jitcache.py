@@ -16,6 +16,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+import importlib.metadata as md
 
 from . import device
 
@@ -60,7 +61,6 @@ def sources_stamp():
 
 
 def _toolchain():
-    import importlib.metadata as md
     out = []
     for dist in ("numba-cuda", "nvidia-nvvm", "nvidia-nvjitlink", "cuda-bindings"):
         try:
@@ -166,58 +166,3 @@ def wait_ready(kernel):
 
 
 _WARMING = []          # the background processes this process started
-
-
-def _targets(names, demos):
-    """[(dispatcher, signature)] of registered kernels `names` and of the kernels of demo modules `demos`."""
-    import importlib
-    from .. import registry
-    from .offline import SIG
-    out = []
-    for name in names:
-        spec = registry.get(name)
-        if spec.runs_here():
-            out.append((spec.kernel, getattr(spec.module, "SIG", SIG)))
-    for mod in demos:
-        m = importlib.import_module(f"kernels_numba.demos.{mod}")
-        for value in vars(m).values():
-            if key_of(value) is not None and (value, getattr(m, "SIG", SIG)) not in out:
-                out.append((value, getattr(m, "SIG", SIG)))
-    return out
-
-
-def warm(names, demos=(), workers=None):
-    """Start background processes compiling registered kernels `names` and the kernels of demo modules `demos` for
-    this GPU into the disk cache; returns them (none on the simulator, with the cache off, or with nothing to do)."""
-    import subprocess
-    if device.MODE != "gpu" or folder() is None or not (names or demos):
-        return []
-    cpus = os.cpu_count() or 2
-    workers = workers or max(1, min(8, cpus // 2, len(names) + len(demos)))
-    jobs = [[] for _ in range(workers)]
-    for i, item in enumerate([*names, *(f"demo:{d}" for d in demos)]):
-        jobs[i % workers].append(item)            # round robin: every worker starts with an early kernel
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")]))
-    procs = []
-    for job in jobs:
-        if job:
-            procs.append(subprocess.Popen([sys.executable, "-m", "kernels_numba.infra.jitcache", *job], env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                          start_new_session=True))
-    _WARMING.extend(procs)
-    return procs
-
-
-def _main(items):
-    import kernels_numba  # noqa: F401  (the device choice; GPU mode, like the notebook that started us)
-    names = [i for i in items if not i.startswith("demo:")]
-    demos = [i[5:] for i in items if i.startswith("demo:")]
-    for kernel, sig in _targets(names, demos):
-        try:
-            compile_locked(kernel, sig)
-        except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
-            pass
-
-
-if __name__ == "__main__":
-    _main(sys.argv[1:])

@@ -24,6 +24,8 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass
+import importlib.metadata
+import shutil
 
 SIG = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
 ARCHS = ((8, 0), (9, 0))
@@ -37,7 +39,6 @@ class OfflineCompileError(RuntimeError):
 
 def _tool(name):
     """Path of a CUDA binary shipped by the nvidia-cuda-* wheels (or on PATH)."""
-    import shutil
     try:
         import nvidia
         for root in nvidia.__path__:
@@ -229,7 +230,6 @@ _SOURCES = ("kernels_numba", "sim")         # what a compile subprocess imports 
 def _toolchain_key():
     """Hash of everything a compile depends on: kernels_numba's and sim's sources and PTX, the compiler packages,
     NUMBA_* settings."""
-    import importlib.metadata
     h = hashlib.sha256(sys.version.encode())
     for top in _SOURCES:
         for dirpath, dirnames, filenames in os.walk(os.path.join(_ROOT, top)):

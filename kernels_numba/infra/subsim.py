@@ -1,7 +1,9 @@
 """Run a kernel this GPU cannot run (cp.async or mma.m16n8k16 on CC 7.5) on the simulator, in a subprocess.
 
-The notebook keeps its GPU process; the child process starts in simulator mode, imports the kernel's module, and
-runs the same `run_kernel` on the same arrays (small sizes: the simulator's work bound applies and says so).
+The notebook keeps its GPU process; the child process (its own entry module, kernels_numba.infra.subsim_child) starts
+in simulator mode, imports the kernel's module, and runs the same `launch.run_kernel` on the same arrays (small sizes:
+the simulator's work bound applies and says so). Importing this module installs run_kernel as placement's away
+runner (kernels_numba/__init__.py does it), so launch.py reaches it without importing it.
 """
 import json
 import os
@@ -9,67 +11,19 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
-from . import device
+from . import device, placement
 from .errors import CourseInputError
+from .simulator import racecheck
 
 _told = set()
 
-
-_HOMES = {}          # id(kernel) -> (kernel, home): the scan below runs once per kernel
-
-
-def _home(kernel):
-    """(module, attribute name) that holds this kernel: the module its function was written in, else the kernel
-    module that built it (kernels made by a builder such as infra.tc.build_tiled live in the module that called it).
-    Found once per kernel and remembered (a notebook process holds thousands of modules)."""
-    hit = _HOMES.get(id(kernel))
-    if hit is not None and hit[0] is kernel:
-        return hit[1]
-    home = _find_home(kernel)
-    if home is not None:                # not found yet: the module holding it may still be importing
-        _HOMES[id(kernel)] = (kernel, home)
-    return home
-
-
-def _find_home(kernel):
-    fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
-    first = sys.modules.get(getattr(fn, "__module__", ""), None)
-    others = [m for n, m in sorted(sys.modules.items()) if n.startswith("kernels_numba.") and m is not first]
-    for mod in ([first] if first is not None else []) + others:
-        for name, value in list(vars(mod).items()):
-            if value is kernel:
-                return mod, name
-    return None
-
-
-def _where(kernel):
-    """(module name, attribute name) under which a module-level kernel can be found again, or None."""
-    home = _home(kernel)
-    return (home[0].__name__, home[1]) if home else None
-
-
-def min_cc(kernel):
-    """The MIN_CC of the module that holds the kernel (None: any GPU the course accepts)."""
-    home = _home(kernel)
-    if home is None:
-        fn = getattr(kernel, "py_func", None) or getattr(kernel, "fn", None)
-        return getattr(sys.modules.get(getattr(fn, "__module__", ""), None), "MIN_CC", None)
-    return getattr(home[0], "MIN_CC", None)
-
-
-def arch_specific(kernel):
-    """The ARCH_SPECIFIC flag of the module that holds the kernel (level 7: sm_90a code runs on CC 9.0 only)."""
-    home = _home(kernel)
-    return bool(getattr(home[0], "ARCH_SPECIFIC", False)) if home else False
-
-
-def needed(kernel):
-    """True when this device lacks an instruction the kernel's module needs (its MIN_CC; exactly it if the module is
-    ARCH_SPECIFIC)."""
-    return device.lacks(min_cc(kernel), arch_specific(kernel))
+# the lookups moved to placement (launch reads them there); these names stay for callers of subsim
+where, min_cc, arch_specific, needed = placement.where, placement.min_cc, placement.arch_specific, placement.needed
+_where = where
 
 
 def _host(X):
@@ -112,7 +66,7 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=Tr
             env["SGEMM_RACECHECK"] = "collect"
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
-        r = subprocess.run([sys.executable, "-m", "kernels_numba.infra.subsim", d], env=env, capture_output=True,
+        r = subprocess.run([sys.executable, "-m", "kernels_numba.infra.subsim_child", d], env=env, capture_output=True,
                            text=True)
         err = Path(d, "error.json")
         if err.exists():
@@ -138,7 +92,6 @@ def simulated(launch, A, B, C, alpha=1.0, beta=0.0):
     """On a GPU: run a module-level kernel's `launch` on the simulator in a subprocess (small sizes), collecting races
     as the simulator sees them; (C, racecheck.Report). The bug demos show this report beside the GPU's result.
     Nothing global is touched (the races come back in this call's own list), so threads may run several at once."""
-    from .simulator import racecheck
     M, N = A.shape[0], B.shape[1]
     BM, BN = launch.tile
     hazards = []
@@ -151,7 +104,6 @@ def _collecting():
     """True when this process's race detector collects (a bug demo's launch), else False."""
     if not device.SIMULATOR:
         return os.environ.get("SGEMM_RACECHECK", "").strip().lower() == "collect"
-    from .simulator import racecheck
     return racecheck.MODE == "collect"
 
 
@@ -161,7 +113,6 @@ _FIELDS = ("kind", "space", "array", "index", "first_site", "second_site", "firs
 
 def _hazard(h):
     """One hazard of the child (a plain dict from hazards.json) as a record Report.summary and .ko/.fix_ko can read."""
-    from types import SimpleNamespace
     for f in ("index", "first_site", "second_site", "first_line", "second_line"):
         if h.get(f) is not None:
             h[f] = tuple(h[f])
@@ -170,44 +121,7 @@ def _hazard(h):
 
 def _add_hazards(found):
     """The child's hazards into this process's collector (racecheck.collect is active)."""
-    from .simulator import racecheck
     racecheck._found.extend(found)
 
 
-def _child(folder):
-    import importlib
-    from .. import launch
-    d = Path(folder)
-    spec = json.loads(Path(d, "spec.json").read_text())
-    arrays = np.load(d / "in.npz")
-    A, B, C = arrays["A"], arrays["B"], arrays["C"].copy()
-    kernel = getattr(importlib.import_module(spec["module"]), spec["kernel"])
-    grid = tuple(spec["grid"]) if isinstance(spec["grid"], list) else spec["grid"]
-    block = tuple(spec["block"]) if isinstance(spec["block"], list) else spec["block"]
-    from .simulator import racecheck
-    try:
-        with (racecheck.collect() if racecheck.MODE == "collect" else _nothing()) as report:
-            launch.run_kernel(kernel, grid, block, A, B, C, np.float32(spec["alpha"]), np.float32(spec["beta"]),
-                              tile=tuple(spec["tile"]) if spec["tile"] else None)
-        if report is not None:
-            (d / "hazards.json").write_text(json.dumps([
-                {f: (list(v) if isinstance(v, tuple) else v) for f in _FIELDS
-                 for v in [getattr(h, f, None)]} for h in report.hazards], default=str))
-    except CourseInputError as e:
-        (d / "error.json").write_text(json.dumps({"ko": getattr(e, "ko", str(e)), "en": getattr(e, "en", ""),
-                                                  "fix_ko": getattr(e, "fix_ko", ""),
-                                                  "fix_en": getattr(e, "fix_en", "")}))
-        return
-    np.save(d / "out.npy", C)
-
-
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
-if __name__ == "__main__":
-    _child(sys.argv[1])
+placement.install_runner(run_kernel)

@@ -4,6 +4,7 @@ import json
 import re
 import sys
 from pathlib import Path
+import importlib.metadata as md
 
 from ..registry import REGISTRY
 
@@ -72,7 +73,6 @@ def load_targets():
 
 def toolchain():
     """Versions of the compiler packages that produced the matrix (NVVM, nvJitLink, numba-cuda)."""
-    import importlib.metadata as md
     return {d: md.version(d) for d in ("numba-cuda", "nvidia-nvvm", "nvidia-nvjitlink", "nvidia-cuda-cuobjdump")}
 
 

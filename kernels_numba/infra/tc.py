@@ -1,9 +1,16 @@
 """Shared pieces of the level-6 Tensor Core kernels: size rules, launch, and the fragment coordinates of a lane."""
 import numpy as np
+from numba import cuda, float32, uint32
+from numba.types import float16
+try:                                            # numba-cuda has its own (numba.literal_unroll is not typed there)
+    from numba.cuda.misc.special import literal_unroll
+except ImportError:  # pragma: no cover
+    from numba import literal_unroll
 
-from . import device, jitcache
+from . import device, jitcache, ptx
 from .errors import CourseInputError
 from ..launch import _Repeat, bound, check_inputs, run_kernel
+from numba import types
 
 MMA_M, MMA_N, MMA_K = 16, 8, 16
 
@@ -67,7 +74,6 @@ def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32
 
 def sig(c_dtype):
     """Numba signature of a level-6 kernel (A, B f16 row-major; C f32 or f16; alpha, beta f32) for offline compiles."""
-    from numba import types
     c = types.float32 if np.dtype(c_dtype) == np.float32 else types.float16
     return (types.Array(types.float16, 2, "C"), types.Array(types.float16, 2, "C"), types.Array(c, 2, "C"),
             types.float32, types.float32)
@@ -128,15 +134,6 @@ def reference(A, B, alpha=1.0, beta=0.0, C0=None):
 
 
 # ------------------------------------------------------------------------------------- cp.async (notebook 09)
-from numba import cuda, float32, uint32  # noqa: E402
-try:                                            # numba-cuda has its own (numba.literal_unroll is not typed there)
-    from numba.cuda.misc.special import literal_unroll
-except ImportError:  # pragma: no cover
-    from numba import literal_unroll
-from numba.types import float16  # noqa: E402
-
-from . import ptx  # noqa: E402
-
 # cp.async from notebook 09 (kernels_numba/infra/ptx/cp_async_*.ptx): 16-byte global -> shared copies that bypass L1
 cp_async_16 = ptx.cp_async_cg_16
 cp_async_commit = ptx.cp_async_commit_group

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import hashlib
 
 import numpy as np
 
@@ -130,7 +131,6 @@ def _cache_file(request):
         from .simulator import scheduler
         if scheduler.get_schedule()[0] != "forward":
             return None
-    import hashlib
     key = hashlib.sha256(f"trace|{request!r}|{offline._toolchain_key()}".encode()).hexdigest()[:32]
     return os.path.join(folder, f"trace-{request[0]}-{key}.json")
 

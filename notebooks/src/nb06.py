@@ -56,7 +56,7 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
        "best_cublas": f"{_BEST['cuBLAS']:.1f}",
        "peak": f"{_F['sm_count'] * _F['fp32_lanes_per_sm'] * 2 * _F['max_sm_clock_mhz'] * 1e6 / 1e12:.1f}",
        # time budgets of the GPU path, stated in the prose from the constants the code uses
-       "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('lesson06', 'RACE_BUDGET_S'):g}"}
+       "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('kit', 'RACE_BUDGET_S'):g}"}
 
 
 # §7's ridge points: computed by sim/roofline.py like 4.8's table, never typed

@@ -56,6 +56,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import device
+# the simulator stand-ins (the import runs one way: the simulator never imports this layer)
+from ..simulator.errors import AsyncCopyAlignmentError, MisalignedAddressError  # noqa: F401
+from ..simulator.memory import element as _element, host_array as _host_array  # noqa: F401
+from ..simulator.stand_ins import STAND_INS, element_address, shared_address  # noqa: F401
 
 PTX_DIR = os.path.dirname(os.path.abspath(__file__))      # the .ptx files live beside this module
 SPACES = ("global", "shared", "local", "const", "param")
@@ -243,11 +247,8 @@ def load_all():
 
 
 # ------------------------------------------------------------------------------ simulator stand-ins
-# They live in the simulator package (kernels_numba/infra/simulator/stand_ins.py); the import runs one way.
-from ..simulator.errors import AsyncCopyAlignmentError, MisalignedAddressError  # noqa: E402
-from ..simulator.memory import element as _element, host_array as _host_array  # noqa: E402,F401
-from ..simulator.stand_ins import STAND_INS, element_address, shared_address  # noqa: E402
-
+# They live in the simulator package (kernels_numba/infra/simulator/stand_ins.py, imported at the top); the import
+# runs one way.
 
 def _missing_stand_in(name):
     def f(*args):

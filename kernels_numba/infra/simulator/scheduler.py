@@ -27,6 +27,7 @@ import inspect
 import random
 import sys
 import textwrap
+import functools
 
 import greenlet
 import numpy as np
@@ -38,6 +39,8 @@ from .. import _fp
 from . import async_proxy, limits, memory, racecheck, stand_ins, tma, warp, warpgroup  # noqa: F401 (tma)
 from .errors import DivergentBarrierError, ModuleArrayWriteError
 from .state import _state, current, where
+from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
+from numba.cuda.simulator import api as _sim_api
 
 
 def set_schedule(order="forward", seed=0):
@@ -444,8 +447,6 @@ def block_order(grid):
 def _run_grid(kernel, grid, block, args):
     """numba's FakeCUDAKernel.__call__ with the blocks in the schedule's order."""
     from numba.cuda.simulator.args import ArgHint, InOut
-    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
-    import functools
     fake_cuda_module = _api.FakeCUDAModule(grid, block, kernel.dynshared_size)
     with _kernel._push_kernel_context(fake_cuda_module):
         retr = []
@@ -534,7 +535,6 @@ def install():
         setattr(FakeMod, name, m)
     _kernel.FakeCUDAKernel.__call__ = _launch
     global _stock_jit
-    from numba.cuda.simulator import api as _sim_api
     import numba.cuda as _cuda
     _stock_jit = _sim_api.jit
     _sim_api.jit = _jit
