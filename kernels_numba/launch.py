@@ -7,16 +7,9 @@ import numpy as np
 from numba import cuda
 
 from .infra import device, jitcache, placement
-from .infra.errors import CourseInputError, positive_int_env
-
-SIM_MAX_MNK_ENV = "SGEMM_SIM_MAX_MNK"
-SIM_MAX_MNK_DEFAULT = 256 ** 3          # ~1 min for the slowest level-2 kernel in the simulator
-
-
-def sim_max_mnk():
-    """The simulator's M*N*K limit: $SGEMM_SIM_MAX_MNK (a positive integer) or the default; clear error otherwise."""
-    return positive_int_env(SIM_MAX_MNK_ENV, SIM_MAX_MNK_DEFAULT, "시뮬레이터가 허용하는 M·N·K 의 최댓값",
-                            "the largest M*N*K the simulator accepts")
+from .infra.device import SIM_MAX_MNK_DEFAULT, SIM_MAX_MNK_ENV, sim_max_mnk  # noqa: F401  (the device's banner
+#                                                                                  states the limit too: it lives there)
+from .infra.errors import CourseInputError
 
 
 def _describe(x):

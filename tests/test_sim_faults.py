@@ -261,7 +261,8 @@ def test_array_shapes_the_gpu_rejects_are_rejected_with_the_fix(case):
 def test_shape_cases_match_numba_cuda_compiler():
     """The expectations above are the GPU compiler's: numba-cuda's compile_ptx (no GPU needed) on every case."""
     # as the offline compile worker runs: Numba's real compiler, no GPU context (on a GPU machine, too)
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0", SGEMM_DEVICE="offline", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0", SGEMM_DEVICE="offline",
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))   # keep the machine's path
     r = subprocess.run([sys.executable, str(ROOT / "tests" / "shape_cases.py")], env=env, capture_output=True,
                        text=True, timeout=300, cwd=ROOT)
     if r.returncode != 0 and "NVVM" in r.stderr:

@@ -12,7 +12,7 @@ import ctypes
 import os
 import sys
 
-from .errors import CourseInputError
+from .errors import CourseInputError, positive_int_env
 
 ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.infra.offline)
 SIM_ENV = "NUMBA_ENABLE_CUDASIM"   # numba's own switch; read here so that our choice and numba's agree
@@ -190,9 +190,18 @@ def rule_text():
             "wgmma·TMA 를 쓰는 레벨 7 커널(노트북 11)은 sm_90a 전용이라 CC 9.0 (H100·H200) GPU 에서만 GPU 로 돕니다.")
 
 
+SIM_MAX_MNK_ENV = "SGEMM_SIM_MAX_MNK"
+SIM_MAX_MNK_DEFAULT = 256 ** 3          # ~1 min for the slowest level-2 kernel in the simulator
+
+
+def sim_max_mnk():
+    """The simulator's M*N*K limit: $SGEMM_SIM_MAX_MNK (a positive integer) or the default; clear error otherwise."""
+    return positive_int_env(SIM_MAX_MNK_ENV, SIM_MAX_MNK_DEFAULT, "시뮬레이터가 허용하는 M·N·K 의 최댓값",
+                            "the largest M*N*K the simulator accepts")
+
+
 def _sim_limit():
     """The simulator's M·N·K limit as the banner writes it (256³ rather than 16,777,216 when it is a cube)."""
-    from ..launch import sim_max_mnk          # lazy: launch imports this module
     n = sim_max_mnk()
     side = round(n ** (1 / 3))
     return f"{side}³" if side ** 3 == n else f"{n:,}"
