@@ -282,14 +282,19 @@ def _cached(name, cc, compile_fn):
         except (OSError, ValueError):
             pass
         result = compile_fn()
-        tmp = f"{path}.{os.getpid()}.tmp"
         with contextlib.suppress(OSError):
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(result, f)
-            os.replace(tmp, path)
+            _write_entry(path, result)
         return result
     finally:
         lock.release()
+
+
+def _write_entry(path, result):
+    """Write a cache entry whole or not at all (a reader never sees half a file): a temporary file, then a rename."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result, f)
+    os.replace(tmp, path)
 
 
 @functools.lru_cache(maxsize=None)
@@ -347,10 +352,7 @@ def _store(name, cc, result):
     try:
         with FileLock(path + ".lock", timeout=0):
             if not os.path.exists(path):
-                tmp = f"{path}.{os.getpid()}.tmp"
-                with open(tmp, "w", encoding="utf-8") as f:
-                    json.dump(result, f)
-                os.replace(tmp, path)
+                _write_entry(path, result)
     except (Timeout, OSError):
         pass
 
