@@ -15,6 +15,7 @@ compiles nothing: there it does nothing.
 import hashlib
 import os
 import sys
+import time
 from pathlib import Path
 import importlib.metadata as md
 
@@ -161,8 +162,22 @@ def wait_ready(kernel):
     key = key_of(kernel)
     if key is None or not _WARMING:
         return
+    t0 = time.time()
     with _lock(key):
         pass
+    log("wait-jit", getattr(kernel, "__name__", "?"), t0)
 
 
 _WARMING = []          # the background processes this process started
+
+LOG_ENV = "SGEMM_COMPILE_LOG"
+
+
+def log(role, what, t0):
+    """With $SGEMM_COMPILE_LOG set (benchmarks/nb_times.py): append one line `end seconds pid role what` — how long a
+    compile took, or how long a cell waited for one — so a first run shows which compile each slow cell waited on."""
+    path = os.environ.get(LOG_ENV)
+    if path:
+        t1 = time.time()
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{t1:.3f} {t1 - t0:.3f} {os.getpid()} {role} {what}\n")
