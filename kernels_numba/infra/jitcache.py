@@ -74,7 +74,7 @@ def _toolchain():
 def _classes():
     """The Numba cache classes with the course's folder, stamp and key (made once, on first use, in GPU mode)."""
     from numba.cuda import dispatcher
-    from numba.cuda.core import caching
+    from numba.cuda.core import caching, sigutils
 
     where = folder()
 
@@ -109,7 +109,11 @@ def _classes():
             super().__init__(py_func)
 
         def _index_key(self, sig, codegen):
-            key = (sig, codegen.magic_tuple(), tools, self._course_key)
+            # the argument types, however the signature came: warmup compiles kernel.compile(SIG) with SIG a string,
+            # a launch compiles the tuple of its arguments' types. Keyed by the raw `sig` (as Numba's own cache is),
+            # the string's entry never matched a launch: every notebook compiled its kernels again in-process
+            # (H200, 09's live table: 105 s after the background compiles had finished)
+            key = (sigutils.normalize_signature(sig)[0], codegen.magic_tuple(), tools, self._course_key)
             lc = self._launch_config_key            # Numba's launch-config-sensitive kernels: as CUDACache does
             return key if lc is None else key + (("launch_config", lc),)
 
