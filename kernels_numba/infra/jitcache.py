@@ -169,7 +169,7 @@ def wait_ready(kernel):
     t0 = time.time()
     with _lock(key):
         pass
-    log("wait-jit", getattr(kernel, "__name__", "?"), t0)
+    log("wait-jit", key.replace(" ", ""), t0)
 
 
 _WARMING = []          # the background processes this process started

@@ -58,7 +58,7 @@ def _main(items):
             jitcache.compile_locked(kernel, sig)
         except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
             pass
-        jitcache.log("jit", getattr(kernel, "__name__", "?"), t0)
+        jitcache.log("jit", str(jitcache.key_of(kernel) or getattr(kernel, "__name__", "?")).replace(" ", ""), t0)
 
 
 if __name__ == "__main__":
