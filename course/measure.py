@@ -280,7 +280,9 @@ def live_lines(run, kernels=None, sizes=None):
     for r in rows:
         if r.kernel == "cuBLAS":
             continue
-        ref = records.reference(run.gpu, r.kernel, r.n, kind)
+        # like with like: a record timed by this engine where one exists, else the newest of any harness
+        ref = (records.reference(run.gpu, r.kernel, r.n, kind, engine=run.versions.get("engine"))
+               or records.reference(run.gpu, r.kernel, r.n, kind))
         if ref is None:
             continue
         compared += 1

@@ -273,12 +273,16 @@ def all_runs(folder=RECORDED):
     return [(name, run) for name in names(folder) for run in load(name, folder).runs]
 
 
-def reference(gpu, kernel, n, baseline_kind, folder=RECORDED, variant=""):
+def reference(gpu, kernel, n, baseline_kind, folder=RECORDED, variant="", engine=None):
     """(Row, Run) of the newest unflagged recorded run on the same GPU class that timed (kernel, n, variant) against
-    a baseline starting with `baseline_kind`; None where no such record exists."""
+    a baseline starting with `baseline_kind`; engine: only runs timed by that engine (versions["engine"]; earlier
+    harnesses timed cuBLAS differently: the same kernel's ratio moved by 12-15 % through the baseline alone). None
+    where no such record exists."""
     best = None
     for _name, run in all_runs(folder):
         if run.flagged or run.gpu_class != gpu_class(gpu) or not run.baseline.startswith(baseline_kind):
+            continue
+        if engine is not None and run.versions.get("engine") != engine:
             continue
         for r in run.select(kernel, n, variant):
             if best is None or run.date >= best[1].date:

