@@ -477,8 +477,9 @@ def _run_grid(kernel, grid, block, args):
 _stock_jit = None
 
 
-def _jit(func_or_sig=None, device=False, launch_bounds=None, lineinfo=False, **kw):
-    """cuda.jit of the simulator, accepting launch_bounds (enforced at launch) and lineinfo as the GPU's does."""
+def _jit(func_or_sig=None, device=False, launch_bounds=None, lineinfo=False, forceinline=False, **kw):
+    """cuda.jit of the simulator, accepting launch_bounds (enforced at launch), lineinfo and forceinline (NVVM-level
+    inlining: nothing to do where Python runs the function) as the GPU's does."""
     out = _stock_jit(func_or_sig, device=device, **kw)
 
     def mark(k):
