@@ -291,7 +291,8 @@ def compile_error(kernel, *args):
 def stall_table(rec, names=None, keys=STALL_KEYS):
     """Recorded ncu warp-state shares (%) per kernel, and MIO waits = short_scoreboard + mio_throttle (mostly shared
     memory in these kernels; special-function and some other instructions also go through the MIO pipe), as a share
-    of all warp-cycles (selected, the cycles a warp issued, included) and of the cycles a warp did not issue."""
+    of all warp-cycles (selected, the cycles a warp issued, included) and of the cycles a warp did not issue. States
+    not in `keys` are summed in one row, so every column adds up to 100 %."""
     st = rec["ncu_stalls"]
     names = [n for n in (names or st["metrics"]) if n in st["metrics"]]
     lines = [f"기록: {rec.gpu} {rec.date}, {st['n']}³, {st['tool']} — 워프-사이클을 상태별로 나눈 비율(%; "
@@ -300,11 +301,13 @@ def stall_table(rec, names=None, keys=STALL_KEYS):
     share = {n: st["metrics"][n]["percent"] for n in names}
     for k in keys:
         lines.append(f"{k:20s}" + "".join(f"{share[n].get(k, 0.0):12.1f}%" for n in names))
+    rest = {n: sum(v for k, v in share[n].items() if k not in keys) for n in names}     # the states not shown
+    lines.append(f"{'그 밖의 상태 합':14s}" + "".join(f"{rest[n]:12.1f}%" for n in names))
     wait = {n: share[n]["short_scoreboard"] + share[n]["mio_throttle"] for n in names}
     stalled = {n: 100 * wait[n] / (100 - share[n]["selected"]) for n in names}
     lines.append(f"{'MIO 대기, 전체 중':16s}" + "".join(f"{wait[n]:12.1f}%" for n in names))
     lines.append(f"{'  명령 못 낸 사이클 중':15s}" + "".join(f"{stalled[n]:12.1f}%" for n in names))
-    return Report(lines, share=share, shared_wait=wait, shared_wait_stalled=stalled)
+    return Report(lines, share=share, shared_wait=wait, shared_wait_stalled=stalled, rest=rest)
 
 
 def excerpt_facts(excerpt):

@@ -889,7 +889,9 @@ def _compile_fast_variant(switches, cc):
 
 def lean_rows(cc=(9, 0)):
     """Offline (no GPU) main K loop of mma_fast with and without lean addresses for sm_<cc>: static SASS
-    instructions, of them HMMA and integer address arithmetic, and registers (the recorded H100 runs time both)."""
+    instructions, of them HMMA and integer address arithmetic, and registers (the recorded H100 runs time both); ldsm_imm:
+    one LDSM of the loop with a constant offset in its address (None if none)."""
+    import re
     from kernels_numba.infra import resources
     cc = tuple(cc)
     plain = _compile_fast_variant({"lean": False}, cc)                   # its own subprocess, beside the worker
@@ -899,9 +901,11 @@ def lean_rows(cc=(9, 0)):
     for name, r in zip(("fast (lean)", "no_lean"), results):
         loop = resources.main_loop(r["sass"])
         n = {op: sum(i.base == op for i in loop) for op in ("HMMA", "LDGSTS", "LDSM")}
+        imm = next((f"{i.op} {i.operands}" for i in loop if i.base == "LDSM" and re.search(r"\+0x[0-9a-f]+\]", i.operands)),
+                   None)              # an ldmatrix whose constant offset ptxas put into the instruction
         rows.append({"변형": name, "레지스터": r["usage"]["registers"], "K 루프 SASS 명령": len(loop),
                      "HMMA": n["HMMA"], "LDGSTS": n["LDGSTS"], "LDSM": n["LDSM"],
-                     "그 밖 (주소 계산·분기 등)": len(loop) - sum(n.values())})
+                     "그 밖 (주소 계산·분기 등)": len(loop) - sum(n.values()), "ldsm_imm": imm})
     return rows
 
 

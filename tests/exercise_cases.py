@@ -26,6 +26,13 @@ CASES = {
         ("no_shared_tile", [("            acc += As[ty, k] * Bs[k, tx]",
                              "            acc += load_or_zero(A, row, t * T8 + k) * load_or_zero(B, t * T8 + k, col)")],
          "no_shared_tile"),
+        # the tiles are stored cooperatively, but the k loop multiplies an operand read from global memory
+        ("k_loop_reads_a_from_global", [("            acc += As[ty, k] * Bs[k, tx]",
+                                         "            acc += load_or_zero(A, row, t * T8 + k) * Bs[k, tx]")],
+         "no_shared_tile"),
+        ("k_loop_reads_b_from_global", [("            acc += As[ty, k] * Bs[k, tx]",
+                                         "            acc += As[ty, k] * (B[t * T8 + k, col] if t * T8 + k < B.shape[0] "
+                                         "and col < B.shape[1] else float32(0.0))")], "no_shared_tile"),
         ("one_thread_per_row_loads", [("        As[ty, tx] = load_or_zero(A, row, t * T8 + tx)",
                                        "        if tx == 0:\n            for j in range(T8):\n"
                                        "                As[ty, j] = load_or_zero(A, row, t * T8 + j)")], "not_cooperative"),

@@ -43,6 +43,12 @@ CASES = {
          "store_before_compute"),
         ("load_after_compute", [(_COMPUTE + "\n", ""),
                                 ("        " + _LOOP_LOAD_A, _COMPUTE + "\n        " + _LOOP_LOAD_A)], "load_after_compute"),
+        # right values without the lesson's technique (review r08 M-1): one buffer and two barriers; a second barrier
+        ("single_buffer_two_barriers", [(_COMPUTE, "        acc += tile_dot(As, Bs, 0, ty, tx)\n        cuda.syncthreads()"),
+                                        (_STORE_A, "As[0, ty, tx] = a"), (_STORE_B, "Bs[0, ty, tx] = b"),
+                                        ("tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)", "tile_dot(As, Bs, 0, ty, tx)")],
+         "single_buffer"),
+        ("barrier_after_compute_too", [(_COMPUTE, _COMPUTE + "\n        cuda.syncthreads()")], "two_barriers"),
         ("prefetch_two_ahead", [(_LOOP_LOAD_A, "a = load_or_zero(A, row, (kt + 2) * T8 + tx)"),
                                 (_LOOP_LOAD_B, "b = load_or_zero(B, (kt + 2) * T8 + ty, col)")], "prefetch_tile"),
     ],

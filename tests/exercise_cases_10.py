@@ -32,6 +32,9 @@ CASES = {
         ("b0_b1_swapped", [("for reg in range(2):", "for reg in (1, 0):")], "register_order"),
         ("no_k_plus_8", [("k = 2 * t + 8 * reg", "k = 2 * t")], "row_offset"),
         ("adjacent_cols", [("out += [(k, g), (k + 1, g)]", "out += [(k, g), (k, g + 1)]")], "half_axis"),
+        # C's pattern copied (the row-major reading of B): every register's halves are neighbouring n of one k
+        ("c_pattern_copied", [("out += [(k, g), (k + 1, g)]", "out += [(g + 8 * reg, 2 * t), (g + 8 * reg, 2 * t + 1)]")],
+         "half_axis"),
     ],
     "10-4": [
         ("a1_a2_swapped", [("a = (lane % 16, 8 * (lane // 16))", "a = (lane % 8 + 8 * (lane // 16), 8 * (lane // 8 % 2))")],

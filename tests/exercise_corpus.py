@@ -394,6 +394,26 @@ def my_db8(A, B, C, alpha, beta):
         acc += As[last, ty, k] * Bs[last, k, tx]
     store_c(C, row, col, acc, alpha, beta)
 '''),
+    ("barrier_at_the_top", '''
+@cuda.jit
+def my_db8(A, B, C, alpha, beta):
+    As = cuda.shared.array((2, T8, T8), float32)
+    Bs = cuda.shared.array((2, T8, T8), float32)
+    tx, ty, row, col = thread_coords(T8)
+    n_tiles, acc = (A.shape[1] + T8 - 1) // T8, float32(0.0)
+    As[0, ty, tx] = load_or_zero(A, row, tx)
+    Bs[0, ty, tx] = load_or_zero(B, ty, col)
+    for kt in range(n_tiles - 1):
+        cuda.syncthreads()      # tile kt is stored (RAW), and buffer (kt + 1) % 2 was read in kt - 1 (WAR)
+        a = load_or_zero(A, row, (kt + 1) * T8 + tx)
+        b = load_or_zero(B, (kt + 1) * T8 + ty, col)
+        acc += tile_dot(As, Bs, kt % 2, ty, tx)
+        As[(kt + 1) % 2, ty, tx] = a
+        Bs[(kt + 1) % 2, ty, tx] = b
+    cuda.syncthreads()          # the last tile is stored before the epilogue reads it
+    acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)
+    store_c(C, row, col, acc, alpha, beta)
+'''),
 ]
 
 CORPUS["08-3"] = [

@@ -1,4 +1,5 @@
 """Notebook 06 exercises: the padding choice, the cooperative tile load with its two barriers, the bounds check."""
+import collections
 import functools
 
 import numpy as np
@@ -134,7 +135,7 @@ def _check_tiled(ex_id, kernel, tile=8, shapes=SHAPES):
 
 def _cooperation(ex_id, kernel, tile=8):
     """The technique of a tiled kernel, from one block's trace: per thread and K tile, one store into As and one into
-    Bs, and the k loop reading shared memory (None when it does)."""
+    Bs and one read of A and of B, and the k loop reading both tiles from shared memory (None when it does)."""
     M, N, K = 8, 8, 24
     A = np.ones((M, K), np.float32)
     B = np.ones((K, N), np.float32)
@@ -148,11 +149,16 @@ def _cooperation(ex_id, kernel, tile=8):
                          "메모리에서 곧바로 곱하면 스레드마다 A 의 한 행과 B 의 한 열을 통째로 전역 메모리에서 읽게 되고, "
                          "그것이 이 절이 없애려는 비용입니다.", where=probe.line_text(gl.site if gl else None))
     n_tiles = -(-K // tile)
+    names = {(M, K): "A", (K, N): "B"}                  # a global read's `what` is its array's shape
+    seen = {}                                           # thread -> (stores by shared array, reads by global array)
     for thread in rec.threads():
-        stores = {}
+        stores, greads = {}, {}
         for e in rec.events[thread]:
             if e.kind == "swrite":
                 stores.setdefault(e.what, []).append(e)
+            elif e.kind == "gread" and e.what in names:
+                greads.setdefault(names[e.what], []).append(e)
+        seen[thread] = stores, greads
         for a, es in stores.items():
             if len(es) > n_tiles:
                 t = thread[1][:2]
@@ -160,6 +166,22 @@ def _cooperation(ex_id, kernel, tile=8):
                                  f"{a}에 {len(es)}번 저장합니다. 협력적 로딩에서는 블록의 {tile * tile}개 스레드가 "
                                  f"타일의 원소 {tile * tile}개를 하나씩 나눠 맡아, 스레드마다 타일당 한 번 저장합니다.",
                                  where=probe.line_text(es[0].site))
+    for thread, (stores, greads) in seen.items():
+        t = thread[1][:2]
+        for a, es in greads.items():
+            if len(es) > n_tiles:         # more than its one tile element per K tile: the k loop reads global memory
+                line = collections.Counter(e.site for e in es).most_common(1)[0][0]
+                return technique(ex_id, "no_shared_tile", "공유 메모리 타일", f"{josa(f'스레드 {t}', '이/가')} K 타일 "
+                                 f"{n_tiles}개 동안 전역 행렬 {a}의 원소를 {len(es)}번 읽습니다: 타일에 올릴 원소 하나씩, "
+                                 f"{n_tiles}번이면 됩니다. k 루프가 {a}의 값을 공유 타일 대신 전역 메모리에서 읽으면 "
+                                 "타일에 올린 값을 블록이 다시 쓰는 이득(재사용)이 사라집니다.",
+                                 where=probe.line_text(line))
+        unread = sorted(set(stores) - {e.what for e in rec.events[thread] if e.kind == "sread"})
+        if unread:
+            return technique(ex_id, "no_shared_tile", "공유 메모리 타일", f"{josa(f'스레드 {t}', '이/가')} 공유 배열 "
+                             f"{josa(', '.join(unread), '을/를')} 채우기만 하고 읽지 않습니다. k 루프는 두 타일 As, Bs 를 "
+                             "모두 공유 메모리에서 읽어야 타일에 올린 값이 블록 안에서 다시 쓰입니다.",
+                             where=probe.line_text(stores[unread[0]][0].site))
     return None
 
 

@@ -362,7 +362,7 @@ from course.exercises.ex07 import BM, BN, BK, TM, TN, BLOCK, THREADS   # 07-1 �
 @cuda.jit(device=True)
 def my_load_coords(tid, p, rows, cols):
     """THREADS 개 스레드가 rows×cols 공유 타일을 채울 때, 스레드 tid 가 패스 p 에서 저장하는 원소의 (행, 열)."""
-    raise NotImplementedError("한 행을 연속한 cols 개 스레드가 맡고, 패스마다 THREADS // cols 행씩 내려가도록")
+    raise NotImplementedError("스레드 tid 가 패스 p 에서 채울 (행, 열)을 돌려주세요: 이웃한 tid 가 이웃한 원소를 맡도록")
 ''')
 def check_load_coords(student):
     ex = "07-2"

@@ -196,8 +196,9 @@ def _db_deviation(kernel):
 
 
 def _db_order(kernel):
-    """The technique of 4.4 from the trace: in every loop iteration the global loads of the next tile come before the
-    computation and the shared-memory stores after it. A technique Result, or None."""
+    """The technique of 4.4 from the trace: in every loop iteration the next tile goes into the buffer not being
+    computed, one barrier, and the global loads of the next tile come before the computation and the shared-memory
+    stores after it. A technique Result, or None."""
     _, iters, _ = db_trace(kernel)
     n = DB_K // T8
     if len(iters) > n - 1:
@@ -206,6 +207,24 @@ def _db_order(kernel):
                     f"{n - 1}번(마지막 타일은 에필로그)이면 되는데 {len(iters)}번 돕니다. 남는 반복은 행렬 밖의 빈 "
                     "타일을 읽고 0 을 더할 뿐입니다. 반복 횟수를 다시 세어 보세요.", where=probe.line_text(site))
     for kt, evs in iters:
+        read = {e.args[0] for e in evs if e.kind == "sread" and e.what in ("As", "Bs") and len(e.args) == 3}
+        read |= {e.args["buf"] for e in evs if e.kind == "call" and e.what == "tile_dot" and "buf" in e.args}
+        same = [e for e in evs if e.kind == "swrite" and e.what in ("As", "Bs") and e.args and e.args[0] in read]
+        if same:
+            where = probe.line_text(same[0].site)
+            return technique("08-2", "single_buffer", "더블 버퍼링", f"반복 kt = {kt}에서 계산하는 버퍼 "
+                             f"{same[0].args[0]}번에 다음 타일도 저장합니다. 버퍼 하나로 맞는 값을 내려면 계산과 "
+                             "저장 사이에 배리어가 하나 더 필요하고(읽기 후 쓰기, WAR), 그 배리어에서 블록 전체가 멈춥니다. "
+                             "타일 kt 는 버퍼 kt % 2 에서 계산하고 다음 타일은 다른 버퍼 (kt + 1) % 2 에 저장하면, 반복당 "
+                             "배리어 하나로 충분합니다 (3.3절의 표).", f"  저장: {where}", where=where)
+        bars = [e for e in evs if e.kind == "bar"]
+        if len(bars) > 1:
+            return technique("08-2", "two_barriers", "반복당 배리어 하나의 순서", f"반복 kt = {kt}에 배리어가 "
+                             f"{len(bars)}개 있습니다. 이 루프(로드 → 계산 → 다른 버퍼에 저장 → 배리어)에서는 반복 끝의 "
+                             "배리어 하나가 '다음 타일 저장 완료'(쓰기 후 읽기, RAW)와 '이 버퍼를 다 읽음'(읽기 후 쓰기, WAR)을 "
+                             "함께 보장하므로 (3.3절의 표), 다른 배리어는 블록 전체를 한 번 더 세울 뿐입니다.",
+                             f"  배리어: {', '.join(probe.line_text(b.site) for b in bars)}",
+                             where=probe.line_text(bars[0].site))
         loads = [i for i, e in enumerate(evs) if e.kind == "gread"]
         reads = [i for i, e in enumerate(evs) if e.kind == "sread"]
         stores = [i for i, e in enumerate(evs) if e.kind == "swrite"]
@@ -250,6 +269,9 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
                                       "기다리는 것은 무엇인가요?",
               "load_after_compute": "다음 타일의 글로벌 로드는 계산보다 앞인가요, 뒤인가요? 계산하는 동안 날아오게 하려면 "
                                     "언제 보내야 하나요?",
+              "single_buffer": "계산하는 버퍼와 다음 타일을 저장하는 버퍼가 같으면, 저장 전에 무엇을 기다려야 하나요? "
+                               "저장을 다른 버퍼로 보내면 그 기다림은 어디로 가나요?",
+              "two_barriers": "두 배리어가 각각 무엇을 보장하나요? 반복 끝의 배리어 하나가 둘의 일을 함께 할 수 있나요?",
               "extra_iterations": "K 타일이 4개면 메인 루프는 몇 번 돌아야 하나요? 여러분의 n_tiles 는 얼마로 계산되나요?",
           },
           solution="answers/ex08_db8.py::db8", name="my_db8",

@@ -209,11 +209,16 @@ def check_fragment(ex_id, matrix, student):
                     f"절반에 있어야 합니다. {LAYOUT_TEXT[matrix]}", where, *ex)
     if matrix != "C":
         step, other = ((0, 1), (1, 0)) if matrix == "A" else ((1, 0), (0, 1))
-        if all(i % 2 and (got[l][i][0] - got[l][i - 1][0], got[l][i][1] - got[l][i - 1][1]) == other for l, i in bad):
+        def along(l, i):
+            return (got[l][i][0] - got[l][i - 1][0], got[l][i][1] - got[l][i - 1][1]) == other
+        # only the high halves wrong, or every register's two halves neighbours along the other axis (for B: the
+        # answer that reads B as row-major memory, e.g. C's pattern copied)
+        if all(i % 2 and along(l, i) for l, i in bad) or all(along(l, i) for l in range(WARP) for i in range(1, n, 2)):
             same, nxt = ("행", "열") if matrix == "A" else ("열 n", "k")
             return fail(ex_id, "half_axis", f"레지스터 하나의 두 f16 (하위·상위 절반)을 엉뚱한 방향의 이웃에 두었습니다: "
                         f"{matrix} 에서 두 절반은 같은 {same}의 이웃한 두 {nxt}입니다 (상위 = 하위 + {step}). "
-                        + ("B 는 .col 이라 메모리의 행 우선 B 와 방향이 다릅니다." if matrix == "B" else ""), where, *ex)
+                        + ("B 는 .col 이라 메모리의 행 우선 B 와 방향이 다릅니다: 한 레지스터의 두 f16 을 같은 k 의 이웃한 "
+                           "두 n 으로 두면 행 우선으로 읽은 답입니다." if matrix == "B" else ""), where, *ex)
     outside = [(l, i) for l in range(WARP) for i in range(n) if not (0 <= got[l][i][0] < R and 0 <= got[l][i][1] < C)]
     if outside:
         l, i = outside[0]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _nbgen import Notebook  # noqa: E402
-from _records import fill, fill_comments, record  # noqa: E402
+from _records import fill, fill_comments, record, wrong_clause  # noqa: E402
 
 
 def _const(module, name):
@@ -41,7 +41,8 @@ def _bound(kernel):
 
 
 FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs": REC["races"]["runs"],
-       "wrong1": REC["races"]["cases"]["no_sync1"]["wrong_runs"], "wrong2": REC["races"]["cases"]["no_sync2"]["wrong_runs"],
+       "wrong1_c": wrong_clause(REC["races"]["cases"]["no_sync1"]["wrong_runs"], REC["races"]["runs"], last=False),
+       "wrong2_c": wrong_clause(REC["races"]["cases"]["no_sync2"]["wrong_runs"], REC["races"]["runs"]),
        "bound_tiled": f"{_bound('tiled'):.1f}", "bound_pad": f"{_bound('tiled_pad'):.1f}",
        "best_tiled": f"{_BEST['tiled']:.1f}", "best_pad": f"{_BEST['tiled_pad']:.1f}",
        "pct_tiled_4096": f"{100 * _R4096['tiled']:.0f}", "pct_pad_4096": f"{100 * _R4096['tiled_pad']:.0f}",
@@ -247,7 +248,7 @@ Bs[ty, tx] = B[b_row, col]        # 행렬 밖이면 0.0
 
 ### 3.3 동기화: `cuda.syncthreads()` 두 번
 
-타일 루프 안에는 배리어(barrier)가 **두 번** 필요합니다. 하나라도 빠지면 결과가 틀립니다.
+타일 루프 안에는 배리어(barrier)가 **두 번** 필요합니다. 하나라도 빠지면 경쟁 상태(race condition)가 생기고, 결과가 틀릴 수 있습니다.
 
 **첫 번째 배리어: 저장이 끝난 뒤에 읽는다.**
 
@@ -285,7 +286,7 @@ print("barrier 1: tiled.py", course.line_of(tiled_k, "cuda.syncthreads()", 1), "
 print("barrier 2: tiled.py", course.line_of(tiled_k, "cuda.syncthreads()", 2), "줄")
 """)
 md(r"""
-**하나를 빼면 정말 틀리는가?** 경쟁 상태(race condition)는 타이밍에 달려 있어서, 운이 좋으면 맞게 나오기도 합니다. 그래서 "한 번 돌려 보니 맞았다"는 버그가 없다는 증거가 못 됩니다.
+**하나를 빼면 정말 틀리는가?** 경쟁 상태는 타이밍에 달려 있어서, 운이 좋으면 맞게 나오기도 합니다. 그래서 "한 번 돌려 보니 맞았다"는 버그가 없다는 증거가 못 됩니다.
 
 이 과정의 시뮬레이터에는 경쟁 검출기(race detector)가 있습니다. 기본 설정에서는 배리어 없이 만나는 두 접근을 찾는 즉시 멈추고, 두 스레드·두 줄·고치는 법을 알려 줍니다 (직접 해보기 06-2 에서 봅니다). 아래 셀은 틀린 답 자체를 보이려고 검출기가 멈추지 않게 하고(`lesson06.racy_demo()`; 데모의 launch 는 경쟁을 조용히 모아 두기만 합니다) 실행합니다. 그때 시뮬레이터는 블록의 스레드를 **한 번에 하나씩, 다음 배리어까지** 실행합니다. CUDA 프로그래밍 모델은 배리어 사이에서 스레드들이 어떤 순서로 진행할지 보장하지 않으므로, 이것도 허용되는 실행 순서 가운데 하나입니다. 그리고 결정적(deterministic)이라 **매번 같은 방식으로 틀립니다**. 또 공유 메모리는 블록 시작 때 NaN으로 채워지므로, 아무도 쓰지 않은 값을 읽으면 결과에 NaN이 보입니다.
 
@@ -324,7 +325,7 @@ rc = rec["racecheck"]
 print(f"racecheck ({rc['problem']}): no_sync1 에서 RAW(쓰기 후 읽기) 위험 보고 {rc['no_sync1_RAW_hazard_reports_shown']}건 표시")
 """)
 md(r"""
-이 기록에서는 H200이 `no_sync1` 을 {{race_runs}}회 중 {{wrong1}}회, `no_sync2` 를 {{race_runs}}회 중 {{wrong2}}회 틀렸고, racecheck 가 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다.
+이 기록의 H200 실행에서 `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}. racecheck 는 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다.
 
 ### 3.4 뱅크 충돌 (핵심)
 
@@ -662,7 +663,7 @@ md(r"""
 
 **두 번째만 빼면**: 빠른 스레드가 다음 타일(t+1)의 값을 `Bs[3, 5]` 에 이미 저장했는데 느린 스레드가 아직 타일 t 의 `k = 3` 단계라면, 타일 t+1 의 값이 타일 t 의 계산에 섞입니다. 타일이 하나뿐이면(K ≤ 16) 덮어쓸 다음 타일이 없어 드러나지 않습니다.
 
-3.3절에서 두 경우 모두 시뮬레이터에서는 매번 틀렸고, 기록된 H200 실행에서는 {{race_runs}}회 중 {{wrong1}}회·{{wrong2}}회 틀렸습니다. GPU에서의 횟수는 타이밍에 달려 있습니다.
+3.3절에서 두 경우 모두 시뮬레이터에서는 매번 틀렸습니다. 기록된 H200 실행에서는 `no_sync1` 이 {{wrong1_c}}, `no_sync2` 가 {{wrong2_c}}. GPU에서의 횟수는 타이밍에 달려 있습니다.
 </details>
 
 <details><summary>질문 3: +1 패딩이면 충분한가? +2가 필요한 경우는?</summary>
@@ -721,7 +722,7 @@ md(r"""
 
 * **타일링 = 재사용.** 공유 메모리에 올린 원소 하나를 16 스레드가 읽어(기록으로 확인), 글로벌 로드 요청이 1/16, 요청 기준 산술 강도가 0.25 → 4.0 FLOP/B 가 됩니다. 이 4.0 은 DRAM 바이트 기준이 아니므로 루프라인의 리지 포인트(H200 {{ridge_H200}}, A100 80 GB SXM {{ridge_A100}}, A100 40 GB {{ridge_A100_40GB}} FLOP/B; 4.8절 표)와 바로 비교하면 안 됩니다.
 * **협력적 로딩**: 타일마다 스레드당 `As`·`Bs` 각 1개, 블록당 512개.
-* **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고, GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` {{race_runs}}회 중 {{wrong1}}회, `no_sync2` {{race_runs}}회 중 {{wrong2}}회).
+* **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고, GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}).
 * **뱅크 충돌은 워프 단위로.** 우리 커널의 읽기에는 충돌이 없고, +1 패딩은 저장에 2-way 충돌을 만들며(ncu로 약 2.0) 128비트 읽기를 막습니다. 패딩은 워프 단위로 접근을 분석한 뒤에 정합니다.
 * **공유 메모리 크기**: 선언 2048 B(`tiled`). CC 8.0 이상의 모든 GPU가 블록마다 1 KB를 따로 예약하고, 점유율 계산에서 블록마다 더합니다.
 * **FMA**: Numba는 `acc += a*b` 를 이미 `fma.rn.f32` → `FFMA` 로 만듭니다. 명시적 `cuda.fma` 는 같은 기계어를 냅니다. FMA는 한 번만 반올림합니다.

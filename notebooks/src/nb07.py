@@ -39,6 +39,9 @@ for _k, _short in (("regblock_opt", "opt"), ("regblock_vec", "vec")):
 for _why in ("long_scoreboard", "barrier", "dispatch_stall", "not_selected"):
     FIG[f"vec_{_why}"] = f"{_P['regblock_vec']['percent'][_why]:.1f}"
 FIG["ncu_n"] = REC34["ncu_stalls"]["n"]
+_F = REC34["device_facts"]                                  # FP32 peak as §4.10's cell computes it
+_PEAK = _F["sm_count"] * _F["fp32_lanes_per_sm"] * 2 * _F["max_sm_clock_mhz"] * 1e6 / 1e12
+FIG["pct_peak_regblock"] = f"{100 * _T['regblock', _SIZES[-1]] / _PEAK:.0f}"
 FIG["budget_s"] = f"{_const('measure', 'BUDGET_S'):g}"       # the benchmark cell's time budget, as the code uses it
 # warps per scheduler time-averaged over the profiled grid (course.lesson07.mean_warps, sim.occupancy)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -334,7 +337,7 @@ print(f"\n참고: 노트북 06의 tiled (레지스터 {tiled_regs}개, 256 스�
 """)
 md(r"""
 * H100 에서 256 스레드 블록이면 레지스터 **81–128개가 모두 같은 25%** 입니다(다른 GPU 는 GPU 가 있을 때 위 셀의 "지금 이 GPU" 계단). 120개를 90개로 줄여도 점유율은 그대로이고, 80개 이하가 되어야 한 단계(37.5%) 오릅니다.
-* 우리 `tiled` 는 H100 에서 점유율 **100%** 입니다. 레지스터의 여유는 따로 보세요: 06 4.2절의 레지스터 수가 아래 계단의 100% 구간 끝에 있으면, 하나만 늘어도 점유율이 떨어집니다. 그런데도 `regblock` 이 {{n_mid}}³·{{n_big}}³ 에서 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배 빠릅니다({{n_small}}³ 에서는 {{rb_over_tiled_1024}}배; 4.10절). 점유율은 목표가 아니라 지연을 숨기는 수단 중 하나입니다(3.6절).
+* 우리 `tiled` 는 H100 에서 점유율 **100%** 입니다. 레지스터의 여유는 따로 보세요: 06 4.2절의 레지스터 수가 위 셀 계단의 100% 구간 끝에 있으면, 하나만 늘어도 점유율이 떨어집니다. 그런데도 `regblock` 이 {{n_mid}}³·{{n_big}}³ 에서 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배 빠릅니다({{n_small}}³ 에서는 {{rb_over_tiled_1024}}배; 4.10절). 점유율은 목표가 아니라 지연을 숨기는 수단 중 하나입니다(3.6절).
 """)
 NB.exercise("07-4", r"""
 위 계단을 만드는 세 규칙을 함수 하나로 씁니다: `my_register_limited_blocks(regs, threads)` 는 스레드당 레지스터 `regs` 개, 블록 `threads` 스레드일 때 **레지스터만 따져서** SM 하나에 올라가는 블록 수입니다 (SM 의 레지스터 파일 65,536개 = 서브파티션 4개 × 16,384개, 블록 하나도 65,536개까지). 확인 셀은 레지스터 1–255개와 블록 크기 22가지(32의 배수가 아닌 것과 32개보다 적은 것 포함)의 모든 조합을 모델(`sim/occupancy.py`)과 비교하고, 틀리면 어느 규칙(할당 단위, 서브파티션, 블록의 워프 수)을 빠뜨렸는지 알려 줍니다.
@@ -386,9 +389,9 @@ print("25% 점유율의 스케줄러당 워프:", occ.occupancy("H100", regs[(9,
 # 예상 출력: regblock k 루프 … FFMA 64 … 의존 사슬 최대 1 / tiled 타일 루프 … (사슬 최대 = FFMA 수) / … 4
 """)
 md(r"""
-서로 독립인 FFMA가 64개면 한 워프만으로도 스케줄러는 여러 사이클 동안 앞 결과를 기다리지 않고 FFMA를 낼 수 있습니다. 그래서 `regblock` 은 워프가 적어도(TLP ↓) ILP로 연산 파이프를 채웁니다. 반대로 `tiled` 의 스레드는 누산기가 `acc` 하나라 FFMA가 모두 직전 FFMA에 의존하고(위 셀: 사슬 길이 = FFMA 수, ILP 없음), 대기 시간은 다른 워프로만 숨길 수 있습니다.
+서로 독립인 FFMA가 64개면 한 워프만으로도 스케줄러는 여러 사이클 동안 앞 결과를 기다리지 않고 FFMA를 낼 수 있습니다. 그래서 `regblock` 은 워프가 적어도(TLP ↓) ILP로 FFMA를 연달아 낼 **수 있습니다**. 연산 파이프가 실제로 얼마나 찼는지는 다른 문제입니다: 4.10절의 기록에서 `regblock` 은 {{n_big}}³ 에서 FP32 피크의 약 {{pct_peak_regblock}}% 이고, 그 한계는 다른 곳에 있습니다. 반대로 `tiled` 의 스레드는 누산기가 `acc` 하나라 FFMA가 모두 직전 FFMA에 의존하고(위 셀: 사슬 길이 = FFMA 수, ILP 없음), 대기 시간은 다른 워프로만 숨길 수 있습니다.
 
-실제 H200에서 Nsight Compute(`ncu`)의 WarpStateStats 섹션이 센 **워프가 기다린 이유(stall reason)** 를 봅니다. 각 이유는 "발행한 명령 하나당 그 이유로 기다린 평균 사이클"이고, 표의 % 는 그것을 모든 상태의 합으로 나눈 비율입니다(샘플링이 아니라 카운터로 센 값). 이 합에는 워프가 명령을 낸 사이클 `selected` 도 들어 있으므로, 표의 % 는 '기다린 사이클'이 아니라 **워프-사이클 전체**의 몫입니다. `short_scoreboard` 와 `mio_throttle` 을 더한 값은 MIO(memory input/output) 파이프의 명령을 기다린 몫이고, 이 커널들에서 그 명령은 **주로** 공유 메모리 읽기·쓰기입니다 (MIO 에는 특수 함수 같은 다른 명령도 지나가므로 전부라고는 말할 수 없습니다). 표의 마지막 두 줄이 그 합을 전체 중, 그리고 명령을 내지 못한 사이클(`selected` 를 뺀 나머지) 중의 몫으로 보여 줍니다.
+실제 H200에서 Nsight Compute(`ncu`)의 WarpStateStats 섹션이 센 **워프가 기다린 이유(stall reason)** 를 봅니다. 각 이유는 "발행한 명령 하나당 그 이유로 기다린 평균 사이클"이고, 표의 % 는 그것을 모든 상태의 합으로 나눈 비율입니다(샘플링이 아니라 카운터로 센 값). 이 합에는 워프가 명령을 낸 사이클 `selected` 도 들어 있으므로, 표의 % 는 '기다린 사이클'이 아니라 **워프-사이클 전체**의 몫입니다. `short_scoreboard` 와 `mio_throttle` 을 더한 값은 MIO(memory input/output) 파이프의 명령을 기다린 몫이고, 이 커널들에서 그 명령은 **주로** 공유 메모리 읽기·쓰기입니다 (MIO 에는 특수 함수 같은 다른 명령도 지나가므로 전부라고는 말할 수 없습니다). 표는 주요 상태만 한 줄씩 보이고 나머지 상태는 "그 밖의 상태 합" 한 줄로 모읍니다(그래서 열마다 합이 100%). 표의 마지막 두 줄이 MIO 대기의 합을 전체 중, 그리고 명령을 내지 못한 사이클(`selected` 를 뺀 나머지) 중의 몫으로 보여 줍니다.
 """)
 code(r"""
 stalls = L7.stall_table(rec, [s.name for s in kn.by_level(3)])
@@ -826,7 +829,7 @@ md(r"""
 * **산술 강도는 수준을 밝혀서**: 공유 메모리 → 레지스터 `TM·TN / (2·(TM+TN))`: tiled 0.25 → regblock 2.0 (기록으로 확인). 블록 단위 글로벌 → 공유는 `BM·BN / (2·(BM+BN))`: 4 → 32. 이것은 요청한 바이트 기준이라, 리지 포인트 위의 `regblock` 은 DRAM 기준으로도 위지만, 리지 아래의 `tiled` 가 DRAM 에 묶인다는 뜻은 아닙니다(노트북 06 4.8절).
 * **외적**: k 단계마다 16번 읽고 64번 FMA, 값 하나를 레지스터에서 8번 재사용. TM·TN 이 같으면 정사각 타일의 AI 가 가장 큽니다(4 × 16: 1.6 < 8 × 8: 2.0).
 * **레지스터는 컴파일러에서 읽는다**: 데이터 80개에 64비트 인덱스·주소가 더해져 120개 이상(3.4절의 ptxas·GPU 값). TM = TN = 16 은 컴파일되지만 레지스터 상한 안에서 할당되고 나머지는 로컬 메모리로 스필(`STL`/`LDL`).
-* **점유율은 규칙으로**: 256 스레드 블록에서 81–128 레지스터는 모두 25% (할당 단위·서브파티션·블록 양자화). 공유 메모리는 블록마다 선언한 바이트 + 시스템 예약 1 KiB. 낮은 점유율은 독립 FFMA 64개의 ILP가 메웁니다.
+* **점유율은 규칙으로**: 256 스레드 블록에서 81–128 레지스터는 모두 25% (할당 단위·서브파티션·블록 양자화). 공유 메모리는 블록마다 선언한 바이트 + 시스템 예약 1 KiB. 낮은 점유율의 대기는 독립 FFMA 64개의 ILP가 일부 메울 수 있습니다 (연산 파이프가 찬 것은 아닙니다: `regblock` 은 {{n_big}}³ 에서 FP32 피크의 약 {{pct_peak_regblock}}%).
 * **결과 저장**: `alpha·rC + beta·C`, 경계 검사, `beta == 0` 이면 C 를 읽지 않음. 스레드당 8열씩 떨어진 4 B 저장은 32 B 섹터의 12.5% 만 씁니다.
 * **패딩과 FMA**: +1 패딩은 `rA` 읽기의 2-way 충돌을 없애지만 `rB` 읽기의 4-way 충돌은 그대로이고 `As` 저장에 2-way 충돌을 만듭니다. 명시적 FMA는 PTX를 바꾸지 않습니다(이미 `fma.rn.f32`).
 * **성능 ({{gpu}} 기록, 4.10절)**: `regblock` 은 {{n_mid}}³·{{n_big}}³ 에서 cuBLAS 의 {{pct_regblock_2048}}%·{{pct_regblock_4096}}%(`tiled` 의 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배; {{n_small}}³ 에서는 {{rb_over_tiled_1024}}배), "최적화 버전" `regblock_opt` 는 그보다 느리고, 공유 메모리 읽기를 LDS.128 로 줄인 `regblock_vec` 은 {{n_mid}}³·{{n_big}}³ 에서 {{pct_regblock_vec_2048}}%·{{pct_regblock_vec_4096}}% ({{n_small}}³ 에서 {{pct_regblock_vec_1024}}%) 입니다.

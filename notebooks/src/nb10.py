@@ -238,6 +238,9 @@ for _run in ("run5", "run6"):
         f"all_gain_r{_k}_4096": _gain(_run, "mma_swizzle", 4096),
         f"bk64_gain_r{_k}": _gain(_run, "fast", 4096, "bk64_lean_dyn"),
     })
+assert all(float(FIG[f"{_g}_gain_r{_k}_4096"]) > 1 for _g in ("pipe", "lean") for _k in "56") and \
+    (float(FIG["lb_gain_r5_4096"]) - 1) * (float(FIG["lb_gain_r6_4096"]) - 1) < 0, \
+    "5.4 says the pipeline and lean steps point the same way in runs 5 and 6 and launch_bounds does not"
 # which level-6 kernels a CC 7.5 GPU (T4) runs: the registry's min_cc (the module's MIN_CC), never a typed list
 import kernels_numba as _kn  # noqa: E402
 _L6 = _kn.by_level(6)
@@ -582,7 +585,7 @@ code(r"""
 display(Markdown(L.markdown(L.bench_rows(n=4096), ["커널", "n", "출력", "TFLOP/s", "cuBLAS 대비", "같은 출력 cuBLAS 대비"])))
 """)
 md(r"""
-{{gpu}} 에 로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. {{gpu}} 에서 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. GPU 가 있으면 아래에 지금 이 GPU 의 값도 나옵니다: 앞 셀에서 이미 올린 커널은 그 커널의 값, 나머지는 이 GPU 의 compute capability 용 오프라인 컴파일 표(`kernels_numba/infra/targets.json`)의 값입니다 (새로 컴파일하지 않음). `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누산기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
+{{gpu}} 에 로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. {{gpu}} 에서 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. GPU 가 있으면 아래에 지금 이 GPU 의 값도 나옵니다: 앞 셀에서 이미 올린 커널은 그 커널의 값, 나머지는 이 GPU 의 compute capability 용 오프라인 컴파일 표(`kernels_numba/infra/targets.json`)의 값입니다 (새로 컴파일하지 않음). `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필(spill)됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누산기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
 """)
 code(r"""
 display(Markdown(L.markdown(L.resource_rows(), ["커널", "레지스터", "공유 B", "로컬 B", "블록/SM", "HMMA", "LDSM"])))
@@ -619,8 +622,8 @@ best = L.best_kernel(4096)
 print(best)
 r = L.check_kernel(best["kernel"], 144, 136, 80)      # 블록 2×2 (가장자리 잘림), K 타일 3개 (마지막은 절반)
 assert r["ok"] and r["identity"]
-print("PASS: 기록된 최고 커널", best["kernel"], "이 이 장치(GPU 또는 시뮬레이터)에서도 맞음 (가장자리 블록)")
-# 예상 출력: {'kernel': 'mma_swizzle', 'n': 4096, 'tflops': ..., 'ratio': 0.3..., ...} / PASS: 기록된 최고 커널 mma_swizzle 이 이 장치…
+print("PASS: 기록된 최고 커널", best["kernel"], "— 이 장치(GPU 또는 시뮬레이터)에서도 맞음 (가장자리 블록)")
+# 예상 출력: {'kernel': 'mma_swizzle', 'n': 4096, 'tflops': ..., 'ratio': 0.3..., ...} / PASS: 기록된 최고 커널 mma_swizzle — 이 장치…
 """)
 md(r"""
 ### 5.3 `mma_swizzle` → `mma_fast`: 스필부터 없앤다
@@ -683,7 +686,7 @@ md(r"""
 * 그다음은 **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096|과/와}} **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} 입니다 (run 5 / run 6). 파이프라인은 이중 버퍼를 전제로 하므로 `no_prefetch` 는 파이프라인 없이만 만들 수 있고, 그래서 이중 버퍼의 행은 파이프라인도 lean 도 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
 * **배리어 파이프라인**과 **주소를 한 번만 계산하기(lean)** 는 서로 다른 두 스위치이고, 표는 각각을 다른 스위치가 꺼진 상태와 켜진 상태에서 따로 둡니다 (네 행). run 5·6 은 둘 다 없는 `barrier_at_tile_start`, 파이프라인만 있는 `no_lean`, 둘 다 있는 `fast` 를 쟀고 lean 만 있는 `no_pipeline` 은 재지 않았으므로, 네 행 중 두 행만 값이 있습니다: 파이프라인(lean 없이) ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}}, lean(파이프라인과 함께) ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}}. 둘을 함께 되돌린 `barrier_at_tile_start` → `fast` 는 ×{{both_gain_r5_4096}} / ×{{both_gain_r6_4096|으로/로}} 이 두 배수의 곱이고, 파이프라인 하나의 몫이 아닙니다. 파이프라인이 lean 과 함께일 때 얼마인지는 이 기록으로 말할 수 없습니다 (`no_pipeline` 을 넣은 실행이 필요합니다: `benchmarks/record_level6_fast.py` 의 변형 목록에 있음). 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). lean 으로 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
 * 이름에 대해: `barrier_at_tile_start` 는 기록 당시의 이름 그대로이고, 파이프라인도 lean 도 없는 커널입니다. 그때의 `make_kernel` 은 파이프라인이 없으면 lean 스위치를 무시했습니다. 지금은 두 스위치가 따로이고, `VARIANTS` 는 그 커널을 `pipelined=False, lean=False` 로 적습니다 (오프라인 sm_90 SASS 가 바이트까지 같음).
-* **`launch_bounds(128, 2)`** 는 run 5 에서 ×{{lb_gain_r5_4096}}, run 6 에서 ×{{lb_gain_r6_4096|으로/로}} 두 실행의 방향이 다릅니다. 이 스위치는 레지스터 상한을 만들지 않으므로 (5.3절: {{lb_cap}} ≥ {{max_regs}}) 두 변형은 SM당 블록 수가 같고, 다른 것은 컴파일러의 선택뿐입니다 (GPU 에 로드된 레지스터 {{fast_regs}} 대 {{nolb_regs}}개). 같은 실행 안에서도 최종 커널 자신의 라운드가 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 흔들리므로 (위 셀의 마지막 줄), 이 정도 차이는 이 측정으로 가릴 수 없습니다. 블록 래스터화(rasterization; 블록을 8행씩 묶어 도는 순서, `raster_g8`)도 두 실행 모두 ×1 근처라 효과가 보이지 않았고, 그래서 최종 커널은 행 우선 순서(`GROUP_M = 0`)입니다.
+* **`launch_bounds(128, 2)`** 는 run 5 에서 ×{{lb_gain_r5_4096}}, run 6 에서 ×{{lb_gain_r6_4096|으로/로}} 두 실행의 방향이 다릅니다. 이 스위치는 레지스터 상한을 만들지 않으므로 (5.3절: {{lb_cap}} ≥ {{max_regs}}) 두 변형은 SM당 블록 수가 같고, 다른 것은 컴파일러의 선택뿐입니다 (GPU 에 로드된 레지스터 {{fast_regs}} 대 {{nolb_regs}}개). run 5 와 run 6 에서 방향이 같은 파이프라인·lean 과 달리, 이 스위치의 효과는 이 측정으로 말할 수 없습니다 (같은 실행 안에서 최종 커널 자신의 라운드 하나도 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 흔들립니다: 위 셀의 마지막 줄). 블록 래스터화(rasterization; 블록을 8행씩 묶어 도는 순서, `raster_g8`)도 두 실행 모두 ×1 근처라 효과가 보이지 않았고, 그래서 최종 커널은 행 우선 순서(`GROUP_M = 0`)입니다.
 * 마지막 행이 `mma_swizzle` → `mma_fast` 전체: ×{{all_gain_r5_4096}} / ×{{all_gain_r6_4096}} 입니다.
 
 run 5/6 에 없는 단계도 있습니다. **스필 없는 본문**(같은 64×32 워프 타일)과 **워프 타일 64×32 → 64×64** 는 그보다 앞선 **run 4** (같은 H100·같은 날, lean 이전의 커널, cuBLAS {{r4_cub2048}} / {{r4_cub4096}} TFLOP/s)에서만 쟀습니다: 4096³ 에서 ×{{spill_gain_4096}} 와 ×{{warp_gain_4096}} (2048³ ×{{spill_gain_2048}}, ×{{warp_gain_2048}}). 이 `warp64x32_lb2` 는 `mma_fast` 의 본문이라 3단·이중 버퍼·`uint32` 인덱스도 함께 다릅니다: 스필만의 효과로 읽지 마세요. 다음 타일의 복사를 어디서 낼지도 run 4 에서 파이프라인이 없는 변형으로만 쟀고(첫 mma 뒤로 옮긴 쪽이 ×{{late_gain_4096}}), 최종 커널에서 복사가 타일의 mma 뒤에 있는 것은 재서 고른 것이 아닙니다: 파이프라인에서 그 단(stage)은 다음 배리어를 지나야 비고, 그 위치를 옮긴 변형은 없습니다.
@@ -691,11 +694,13 @@ run 5/6 에 없는 단계도 있습니다. **스필 없는 본문**(같은 64×3
 md(r"""
 ### 5.4.1 주소를 루프 앞에서 한 번만 (lean)
 
-run 4 까지의 커널은 타일마다 cp.async 의 원본 주소를 `(k0 + r) * N + c` 처럼 (행, 열)에서 새로 계산했습니다. `mma_fast` 의 `lean` 경로는 스레드마다 타일 0 의 원본 오프셋과 공유 메모리 오프셋, 레인마다 `ldmatrix` 오프셋을 **K 루프 앞에서 한 번** 계산하고, 루프에서는 `kt * BK` (A), `kt * BK * N` (B), 단(stage) 오프셋과 상수만 더합니다 (상수는 `ptxas` 가 명령 안에 넣습니다: `LDSM [R + 0x400]`). 아래 셀은 두 변형의 K 루프를 sm_90 용으로 오프라인 컴파일해 SASS 명령을 셉니다 (`no_lean` 의 컴파일도 첫 셀에서 백그라운드로 시작했습니다).
+run 4 까지의 커널은 타일마다 cp.async 의 원본 주소를 `(k0 + r) * N + c` 처럼 (행, 열)에서 새로 계산했습니다. `mma_fast` 의 `lean` 경로는 스레드마다 타일 0 의 원본 오프셋과 공유 메모리 오프셋, 레인마다 `ldmatrix` 오프셋을 **K 루프 앞에서 한 번** 계산하고, 루프에서는 `kt * BK` (A), `kt * BK * N` (B), 단(stage) 오프셋과 상수만 더합니다 (상수는 `ptxas` 가 명령 안에 넣습니다: 셀의 마지막 줄이 그런 `LDSM` 하나를 찍습니다). 아래 셀은 두 변형의 K 루프를 sm_90 용으로 오프라인 컴파일해 SASS 명령을 셉니다 (`no_lean` 의 컴파일도 첫 셀에서 백그라운드로 시작했습니다).
 """)
 code(r"""
 cols = ["변형", "레지스터", "K 루프 SASS 명령", "HMMA", "LDGSTS", "LDSM", "그 밖 (주소 계산·분기 등)"]
-display(Markdown(L.markdown(L.lean_rows((9, 0)), cols)))
+rows = L.lean_rows((9, 0))
+display(Markdown(L.markdown(rows, cols)))
+print("fast (lean) 의 K 루프에서 상수 오프셋이 명령 안에 든 LDSM 하나:", rows[0]["ldsm_imm"])
 """)
 md(r"""
 HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 라운드 사이의 흔들림이 이 차이보다 큽니다 (`mma_fast` 의 라운드별 값이 run 5 에서 {{sp5_2048_lo}}–{{sp5_2048_hi}}, run 6 에서 {{sp6_2048_lo}}–{{sp6_2048_hi}} TFLOP/s; 재는 방법에 따른 차이는 5.6절).
