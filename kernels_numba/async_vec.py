@@ -49,7 +49,8 @@ B_VECS_PER_ROW = BN // VEC     # 32: thread tid copies B tile row tid // 32, col
 JIT_OPTIONS = {} if device.SIMULATOR else {"launch_bounds": (THREADS, 2)}
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def copy_vec(S, stage, srow, scol, X, grow, gcol, rows, cols):
     """Issue S[stage, srow, scol:scol+4] <- X[grow, gcol:gcol+4] as cp.async; elements outside X arrive as 0."""
     n = uint32(0)                                                          # floats of this vector inside X
@@ -73,7 +74,7 @@ def copy_vec(S, stage, srow, scol, X, grow, gcol, rows, cols):
                 ptx.cp_async_ca_4_zfill(S, stage, srow, scol + j, X, uint32(0), uint32(0), 0)
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def _outer_products(As, Bs, stage, a, rB, rC, thread_row, thread_col, k2):
     """rC += 2 outer products, k = k2, k2+1: A read along k (2 floats per row; NVVM merges 2 unrolled calls into one
     ld.shared.v4.f32 in the PTX, which ptxas emits as LDS.128), B as 2x LDS.128."""
@@ -90,7 +91,7 @@ def _outer_products(As, Bs, stage, a, rB, rC, thread_row, thread_col, k2):
                 rC[m, n] += a[m * KV + j] * rB[n]
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def store_C(C, rC, block_row, block_col, thread_row, thread_col, M, N, alpha, beta):
     """C = alpha * rC + beta * C for this thread's elements inside C (beta == 0: C is output only, may hold NaN)."""
     for m in range(TM):

@@ -53,13 +53,14 @@ B_BUF = 2 * TN
 JIT_OPTIONS = {} if device.SIMULATOR else {"launch_bounds": (THREADS, 2)}
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def swz(row, swizzle):
     """The k offset XORed into row `row` of an A tile: 8 (swap the 32-byte halves) where bit 1 of row is set."""
     return uint32(8) if swizzle and (row & 2) != 0 else uint32(0)
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def _load_a(As, stage, a, buf, ty, ka):
     """a[buf] <- this thread's 8 A rows at k = ka, ka+1 (swizzled column): 8 LDS.64."""
     for m in range(TM):
@@ -67,7 +68,7 @@ def _load_a(As, stage, a, buf, ty, ka):
             a[buf * A_FRAG + m * KV + j] = As[stage, ty + ROW_STEP * m, ka + j]
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def _load_b(Bs, stage, rB, buf, tx, k):
     """rB[buf] <- this thread's 16 B values of row k: 4 LDS.128."""
     for g in range(GROUPS):
@@ -75,7 +76,7 @@ def _load_b(Bs, stage, rB, buf, tx, k):
             rB[buf * TN + g * VEC + v] = Bs[stage, k, COL_STEP * g + VEC * tx + v]
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def _k_step(As, Bs, stage, a, rB, rC, ty, tx, kx, k, prefetch):
     """The 128 FFMAs of k (a constant). prefetch: first issue the loads k+1 needs, into the other register
     buffers (the kernel loads k = 0 at the tile start); else load what k needs right here, into buffer 0."""
@@ -98,7 +99,7 @@ def _k_step(As, Bs, stage, a, rB, rC, ty, tx, kx, k, prefetch):
             rC[m, n] += a[ab + m * KV] * rB[bb + n]
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def _store_row(C, rC, m, block_row, block_col, ty, tx, M, N, alpha, beta):
     """C = alpha * rC + beta * C on this thread's row m inside C (beta == 0: C is output only, may hold NaN)."""
     gr = block_row + ty + ROW_STEP * m
@@ -113,7 +114,7 @@ def _store_row(C, rC, m, block_row, block_col, ty, tx, M, N, alpha, beta):
                         C[gr, gc] = alpha * rC[m, g * VEC + v] + beta * C[gr, gc]
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def _store_C(C, rC, block_row, block_col, ty, tx, M, N, alpha, beta):
     """The 8 rows one call each, m a constant: a loop over m that NVVM leaves rolled would index rC at run time
     and keep all 128 accumulators in local memory (measured: 32 STL.128 per K tile in the main loop)."""

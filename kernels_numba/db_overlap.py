@@ -37,7 +37,8 @@ B_ROW_STRIDE = THREADS // BN   # 2: a thread loads B rows b_row, +2, +4, +6
 LOADS = BM // A_ROW_STRIDE     # 4 floats of A and 4 of B per thread per tile (BK // B_ROW_STRIDE == 4 too)
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def load_tile_to_registers(A, B, ra, rb, k0, block_row, block_col, a_row, a_col, b_row, b_col, M, N, K):
     """ra, rb <- this thread's 4 + 4 elements of the K tile starting at k0 (zeros outside the matrices)."""
     if block_row + BM <= M and block_col + BN <= N and k0 + BK <= K:
@@ -55,7 +56,7 @@ def load_tile_to_registers(A, B, ra, rb, k0, block_row, block_col, a_row, a_col,
             rb[i] = B[uint32(gr), uint32(gc)] if gr < K and gc < N else float32(0.0)
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def store_tile_to_shared(As, Bs, buf, ra, rb, a_row, a_col, b_row, b_col):
     """As[buf] (transposed), Bs[buf] <- the elements load_tile_to_registers fetched."""
     for i in range(LOADS):
@@ -63,7 +64,7 @@ def store_tile_to_shared(As, Bs, buf, ra, rb, a_row, a_col, b_row, b_col):
         Bs[buf, b_row + i * B_ROW_STRIDE, b_col] = rb[i]
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def _outer_product(As, Bs, buf, rA, rB, rC, thread_row, thread_col, k):
     """rC += (column k of the A tile, this thread's 8 rows) x (row k of the B tile, its 8 columns): 64 FMAs."""
     for m in range(TM):
@@ -77,7 +78,7 @@ def _outer_product(As, Bs, buf, rA, rB, rC, thread_row, thread_col, k):
             rC[m, n] += rA[m] * rB[n]
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def compute_tile(As, Bs, buf, rA, rB, rC, thread_row, thread_col):
     """rC += tile in buffer buf; k written out (Numba has no #pragma unroll): constant shared offsets."""
     _outer_product(As, Bs, buf, rA, rB, rC, thread_row, thread_col, 0)

@@ -72,7 +72,8 @@ if device.SIMULATOR:
         the whole matrix (the simulator checks each index against its own axis)."""
         return host_array(X).reshape(1, -1)
 else:
-    @cuda.jit(device=True, inline=True)
+    # inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+    @cuda.jit(device=True, inline="always")
     def flat(X):
         """X itself: on the GPU X[0, f] is the element at flat offset f of a C-contiguous X (no bounds check)."""
         return X
@@ -112,21 +113,21 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
     WAIT_FIRST = tc.WAIT_GROUP[STAGES - 1]
     jit_options = {} if device.SIMULATOR or min_blocks is None else {"launch_bounds": (THREADS, min_blocks)}
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def a_at(stage, r, chunk):
         """Index in smem of As[stage][r][8 * chunk]: the chunk XORed with bits of the row."""
         if SW:
             chunk ^= (r >> A_SH) & A_MASK
         return stage * A_STAGE + r * BK + chunk * 8
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def b_at(stage, r, chunk):
         """Index in smem of Bs[stage][r][8 * chunk] (Bs follows all STAGES As)."""
         if SW:
             chunk ^= (r >> B_SH) & B_MASK
         return STAGES * A_STAGE + stage * B_STAGE + r * BN + chunk * 8
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def copy_16(smem, dst, X, row, col, rows, cols):
         """smem[dst:dst+8] <- X[row, col:col+8] by cp.async (16 B, bypassing L1); a chunk outside X arrives as
         zeros: src-size 0 reads nothing (its address, X[0, 0], is only a valid placeholder)."""
@@ -135,7 +136,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
         else:
             ptx.cp_async_cg_16_zfill(smem, dst, X, uint32(0), uint32(0), uint32(0))
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def load_tile(smem, A, B, stage, k0, bm, bn, tid, M, N, K, inside):
         """Stage `stage` <- A[bm:+BM, k0:+BK] and B[k0:+BK, bn:+BN]: A_COPIES + B_COPIES cp.async per thread.
         inside: the whole tile lies in A and B, so no copy needs a bounds check (every tile but the edges)."""
@@ -156,7 +157,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
                 r = br + i * B_ROWS_STEP
                 copy_16(smem, b_at(stage, r, bc), B, k0 + r, bn + bc * 8, K, N)
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def load_frags(smem, rA, rB, buf, stage, kk, wm, wn, lane):
         """rA[buf], rB[buf] <- the warp's fragments of k step kk: MI ldmatrix.x4 (A, 16 x 16 each) and NI / 2
         ldmatrix.x4.trans (B, 16 k x 16 n each = two 16 x 8 mma tiles). Lane l gives the address of row l % 16,
@@ -168,7 +169,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
             rB[buf, 2 * nj, 0], rB[buf, 2 * nj, 1], rB[buf, 2 * nj + 1, 0], rB[buf, 2 * nj + 1, 1] = \
                 ptx.ldmatrix_x4_trans(smem, b_at(stage, kk * 16 + lane % 16, (wn // 8) + nj * 2 + lane // 16))
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def mma_all(rA, rB, rC, buf):
         """rC += the warp's MI x NI mma tiles for the fragments in buffer buf."""
         for mi in range(MI):
@@ -177,7 +178,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
                     rA[buf, mi, 0], rA[buf, mi, 1], rA[buf, mi, 2], rA[buf, mi, 3], rB[buf, ni, 0], rB[buf, ni, 1],
                     rC[mi, ni, 0], rC[mi, ni, 1], rC[mi, ni, 2], rC[mi, ni, 3])
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def refill(smem, A, B, nxt, stage, ntiles, bm, bn, tid, M, N, K, block_inside):
         """Issue the copies of tile nxt into `stage` and commit them as one group; past the last tile the group is
         empty, so that the wait_group count of the main loop holds to the end."""
@@ -185,7 +186,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
             load_tile(smem, A, B, stage, nxt * BK, bm, bn, tid, M, N, K, block_inside and (nxt + 1) * BK <= K)
         ptx.cp_async_commit_group()
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def load_tile_lean(smem, Af, Bf, stage, kt, a_src, b_src, a_dst, b_dst, K, N):
         """LEAN, a tile wholly inside A and B: each copy's source is the thread's flat offset of tile 0 plus
         kt * BK (A) or kt * BK * N (B) plus a per-copy constant times K or N; its destination the thread's
@@ -202,7 +203,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
         for i in range(B_COPIES):
             ptx.cp_async_cg_16(smem, int64(sb) + i * B_ROWS_STEP * BN, Bf, u(0), u(kb + u(i * B_ROWS_STEP) * N))
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def load_frags_lean(smem, rA, rB, buf, stage, kk, la, lb):
         """LEAN load_frags: la[kk] / lb[nj] are the lane's ldmatrix offsets in stage 0 (swizzle included); a
         stage, a k step's rows of B and an mma row tile of A only add constants."""
@@ -215,7 +216,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
             rB[buf, 2 * nj, 0], rB[buf, 2 * nj, 1], rB[buf, 2 * nj + 1, 0], rB[buf, 2 * nj + 1, 1] = \
                 ptx.ldmatrix_x4_trans(smem, int64(u(stage * u(B_STAGE) + lb[nj])) + kk * 16 * BN)
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def lean_offsets(la, lb, tid, lane, bm, bn, wm, wn, K, N):
         """LEAN: every address the loop needs, computed once. Returns the thread's copy offsets in A, B (flat, tile 0)
         and in stage 0 of As, Bs; fills la[kk] / lb[nj], the lane's ldmatrix offsets in stage 0 (la per k step: the
@@ -233,7 +234,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
             lb[nj] = u(b_at(u(0), u(lane % u(16)), u(u(wn // 8) + u(nj * 2) + lane // u(16))))
         return a_src, b_src, a_dst, b_dst
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def refill_lean(smem, A, B, Af, Bf, nxt, stage, ntiles, bm, bn, tid, M, N, K, block_inside,
                     a_src, b_src, a_dst, b_dst):
         """refill with load_tile_lean where the tile lies inside A and B (every tile but the edges)."""
@@ -244,7 +245,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
                 load_tile(smem, A, B, stage, nxt * BK, bm, bn, tid, M, N, K, False)
         ptx.cp_async_commit_group()
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def block_origin(pid, M, N):
         """(bm, bn): the C tile of block pid. GROUP_M > 0: pids run down GROUP_M block rows before moving right,
         so the blocks resident together read GROUP_M tiles of A and few tiles of B (L2 reuse)."""
@@ -260,7 +261,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
         pn = (pid % per_group) // rows
         return pm * u(BM), pn * u(BN)
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def store_rows(C, rC, mi, r0, c0, M, N, alpha, beta):
         """C = alpha * rC + beta * C for mma row tile mi (a constant) of the warp (beta == 0: C is output only and
         may hold NaN). Lane (g, t) = (lane / 4, lane % 4) holds rows g, g + 8 and columns 2t, 2t + 1 of each
@@ -278,7 +279,7 @@ def make_kernel(BM=128, BN=128, BK=32, WM=64, WN=64, STAGES=3, swizzle=True, pre
                     C[r, c] = v0
                     C[r, c + 1] = v1
 
-    @cuda.jit(device=True, inline=True)
+    @cuda.jit(device=True, inline="always")
     def store_C(C, rC, r0, c0, M, N, alpha, beta):
         """The MI row tiles one call each, mi a constant: NVVM leaves a loop over mi rolled (its body, 2 NI
         stores with their checks, is over the unroll threshold), then rC is indexed at run time and all 128

@@ -36,7 +36,8 @@ A_STEP = (16 * 2) >> 4                    # descriptor units (16 B) per k16 step
 B_STEP = (16 * hopper.SWIZZLE) >> 4       # 16 rows of 128 bytes in B
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def load_tile(As, Bs, A, B, bm, bn, k0, tid, M, N, K):
     """As <- A[bm:+64, k0:+64], Bs <- B[k0:+64, bn:+64] (zeros outside) by ordinary stores, each row of 128 bytes
     with its 16-byte chunks XOR-ed with the row number mod 8 (the 128-byte swizzle: byte ^ ((byte >> 7) & 7) << 4)."""

@@ -42,7 +42,8 @@ A_STEP, B_STEP = (16 * 2) >> 4, (16 * hopper.SWIZZLE) >> 4     # descriptor unit
 SIG = hopper.TMA_SIG
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def issue_stage(smem, full, tmA, tmB, s, kt, bm, bn):
     """Thread 0: announce the stage's bytes on full[s], then let the TMA copy A and both boxes of B into stage s."""
     ptx.mbarrier_arrive_expect_tx(full, s, STAGE_BYTES)

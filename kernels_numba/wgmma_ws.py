@@ -55,7 +55,8 @@ A_STEP, B_STEP = (16 * 2) >> 4, (16 * hopper.SWIZZLE) >> 4
 SIG = hopper.TMA_SIG
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def tile_origin(tile, tiles_m, tiles_n):
     """(bm, bn) of persistent tile number `tile`: groups of GROUP_M tile-rows, column-major inside a group, so that
     the tiles resident at one time share B's columns in L2."""
@@ -70,7 +71,7 @@ def tile_origin(tile, tiles_m, tiles_n):
     return pid_m * uint32(BM), pid_n * uint32(BN)
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def produce(smem, full, empty, tmA, tmB, tiles_m, tiles_n, nk):
     """The producer thread: every k-tile of every tile of this block, into the ring of stages."""
     it = 0
@@ -91,7 +92,7 @@ def produce(smem, full, empty, tmA, tmB, tiles_m, tiles_n, nk):
         tile += cuda.gridDim.x
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def consume(smem, full, empty, acc0, acc1, C, w, t, tiles_m, tiles_n, nk, M, N, alpha, beta):
     """Consumer warpgroup w (0 or 1), thread t (0..127) of it: rows 64w .. 64w+63 of every tile of this block."""
     base_a = ptx.shared_address(smem, 0) + uint32(w * 64 * hopper.SWIZZLE)

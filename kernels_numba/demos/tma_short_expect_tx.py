@@ -17,7 +17,8 @@ NAME = "tma_short_expect_tx"
 ARCH_SPECIFIC = True
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def issue_stage(smem, full, tmA, tmB, s, kt, bm, bn):
     # BUG: the bytes of A only; the stage is A_TILE + B_TILE elements (STAGE_BYTES)
     ptx.mbarrier_arrive_expect_tx(full, s, 2 * A_TILE)

@@ -17,7 +17,8 @@ ARCH_SPECIFIC = True
 NAME = "ws_producer_parity"
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def produce(smem, full, empty, tmA, tmB, tiles_m, tiles_n, nk):
     """The producer thread: every k-tile of every tile of this block, into the ring of stages."""
     it = 0
@@ -39,7 +40,7 @@ def produce(smem, full, empty, tmA, tmB, tiles_m, tiles_n, nk):
         tile += cuda.gridDim.x
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def consume(smem, full, empty, acc0, acc1, C, w, t, tiles_m, tiles_n, nk, M, N, alpha, beta):
     """Consumer warpgroup w (0 or 1), thread t (0..127) of it: rows 64w .. 64w+63 of every tile of this block."""
     base_a = ptx.shared_address(smem, 0) + uint32(w * 64 * hopper.SWIZZLE)

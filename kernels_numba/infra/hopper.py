@@ -27,26 +27,27 @@ ARCH = "sm_90a"
 _LBO_SHIFT, _SBO_SHIFT, _SWZ128 = uint64(16), uint64(32), uint64(1) << uint64(62)
 
 
-@cuda.jit(device=True, inline=True)
+# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
+@cuda.jit(device=True, inline="always")
 def desc_encode(x):
     """matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4, as uint64."""
     return uint64((uint32(x) & uint32(0x3FFFF)) >> uint32(4))
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def smem_desc(addr, lbo, sbo):
     """64-bit wgmma matrix descriptor of a 128-byte-swizzled tile at shared address `addr` (bytes; base offset 0)."""
     return (desc_encode(addr) | (desc_encode(lbo) << _LBO_SHIFT) | (desc_encode(sbo) << _SBO_SHIFT)) | _SWZ128
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def swizzled(r, c):
     """Element index, inside a 128-byte-swizzled tile, of row r, column c (f16; c < 64): the TMA's placement."""
     byte = r * SWIZZLE + c * 2
     return (byte ^ (((byte >> 7) & 7) << 4)) >> 1
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def acc_row_col(t, i):
     """(row, column) in the warpgroup's 64 x n tile of accumulator register i of thread t (0..127)."""
     w, lane = t // 32, t % 32
@@ -65,7 +66,7 @@ TMA_SIG = _tma_sig()        # kernel(A, B, C, tmA, tmB, alpha, beta) of the TMA 
 _U1, _U2, _U8 = np.uint32(1), np.uint32(2), np.uint32(8)      # uint32 constants: uint32 op int64 would be int64
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True, inline="always")
 def store_acc(C, acc, nacc, row0, col0, t, M, N, alpha, beta):
     """C[row0:+64, col0:+2*nacc] = alpha * (the warpgroup's tile) + beta * C, inside C only; thread t of the warpgroup
     stores its nacc registers: register i is row 8*((i//2)%2), column 8*(i//4) + i%2 from the thread's first element
