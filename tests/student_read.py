@@ -198,7 +198,7 @@ def my_load_coords(tid, p, rows, cols):
     return tid // cols + p * 16, tid % cols
 '''),
     ("07-2", W, "calls_the_notebook_map", {"host_helper"}, '''
-import course.lesson07 as L7
+import course.ch07_register_blocking.lesson as L7
 
 @cuda.jit(device=True)
 def my_load_coords(tid, p, rows, cols):

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from course import lesson09
+from course.ch09_cp_async import lesson as lesson09
 from kernels_numba.infra import offline, ptx
 from kernels_numba.infra.simulator import async_copy as _async_sim
 

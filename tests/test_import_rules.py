@@ -48,7 +48,7 @@ class Import:
 
 
 def _targets(module, node):
-    """Module names an import statement names (ours and others': 'numba.cuda', 'course.lesson06', ...)."""
+    """Module names an import statement names (ours and others': 'numba.cuda', 'course.ch06_shared_tiling.lesson', ...)."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names]
     if node.level:
@@ -287,21 +287,17 @@ def test_no_module_imports_below_its_top():
 
 
 def _chapter(module):
-    """The chapter a module belongs to ('06' for course.lesson06, course.exercises.ex06, answers.ex06_tile8), else
+    """The chapter a module belongs to ('06' for course.ch06_shared_tiling.lesson and answers.ch06.ex06_tile8), else
     None (shared: course.kit, course.measure, widgets, quiz, kernels_numba, sim ...)."""
-    last = module.split(".")[-1]
-    for prefix in ("lesson", "ex"):
-        if last.startswith(prefix) and last[len(prefix):len(prefix) + 2].isdigit():
-            if module.startswith(("course.", "answers.")):
-                return last[len(prefix):len(prefix) + 2]
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[0] in ("course", "answers") and parts[1][:2] == "ch" and parts[1][2:4].isdigit():
+        return parts[1][2:4]
     return None
 
 
 def _lesson(target):
-    last = target.split(".")[-1]
-    if target.startswith("course.lesson") and last[6:8].isdigit():
-        return last[6:8]
-    return None
+    """The chapter of an imported module of a chapter package (course.chNN_<slug> or any module in it), else None."""
+    return _chapter(target) if target.startswith("course.") else None
 
 
 def test_a_chapter_never_imports_another_chapters_lesson():
@@ -329,13 +325,13 @@ def test_a_chapter_never_imports_another_chapters_lesson():
 def test_the_rules_see_what_they_should():
     """The graph is not empty and finds the edges it must (a broken resolver would pass every rule above)."""
     g = _graph(local=True)
-    assert len(FILES) > 100 and "course.kit" in FILES and "answers.ex09_pipeline" in FILES
+    assert len(FILES) > 100 and "course.kit" in FILES and "answers.ch09.ex09_pipeline" in FILES
     assert "kernels_numba.infra.placement" in g["kernels_numba.launch"]
-    assert "kernels_numba.common" in g["answers.ex09_pipeline"]
-    assert "course.kit" in g["course.lesson08"] and "sim.errors" in g["sim.pipeline"]
-    assert any("kernels_numba.common" in i.targets for i in STRING_IMPORTS["course.exercises.ex09"])
-    assert _chapter("course.exercises.ex09") == "09" and _chapter("answers.ex06_tile8") == "06"
-    assert _chapter("course.kit") is None and _lesson("course.lesson10") == "10"
+    assert "kernels_numba.common" in g["answers.ch09.ex09_pipeline"]
+    assert "course.kit" in g["course.ch08_double_buffering.lesson"] and "sim.errors" in g["sim.pipeline"]
+    assert any("kernels_numba.common" in i.targets for i in STRING_IMPORTS["course.ch09_cp_async.exercises"])
+    assert _chapter("course.ch09_cp_async.exercises") == "09" and _chapter("answers.ch06.ex06_tile8") == "06"
+    assert _chapter("course.kit") is None and _lesson("course.ch10_tensor_core.lesson") == "10"
     # a made-up loop and a made-up late import are found
     assert _cycles({"a": {"b": None}, "b": {"a": None}}) == [["a", "b", "a"]]
     late = ast.parse("import os\nX = 1\nimport sys\n")

@@ -243,7 +243,7 @@ def test_error_bound_is_the_formula_of_notebook_10():
     """tc.error_bound = gamma_K(2u) M + u_out |C| (+ u_f32 |C| for f16 output) + u_f32 M + tiny,
     M = |alpha| |A||B| + |beta| |C0|, term by term
     (the formula notebook 10 section 8 writes and lesson10.bound_formula evaluates), and gamma_K(2u) > 2 gamma_K(u)."""
-    from course import lesson10
+    from course.ch10_tensor_core import lesson as lesson10
     rng = np.random.default_rng(3)
     A = rng.standard_normal((24, 272)).astype(np.float16)
     B = rng.standard_normal((272, 16)).astype(np.float16)

@@ -91,7 +91,7 @@ def exercise(id, title, section, hints, solution, template="", name="", preamble
 
 
 def _load(nb):
-    name = f"course.exercises.ex{nb}"
+    name = chapters.get(nb).module("exercises")        # course/chNN_<slug>/exercises.py
     if importlib.util.find_spec(name) is not None:     # a notebook without exercises has no module
         importlib.import_module(name)
 

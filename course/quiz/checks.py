@@ -171,9 +171,9 @@ def tiled_load_blanks(blanks):
 T8 = 8
 MAX_CODE_CHARS = 2000
 MAX_CODE_LINES = 30
-# notebook 08's exercise 08-2 kernel (answers/ex08_db8.py) up to its main loop, the loop in `db`'s order (the next
+# notebook 08's exercise 08-2 kernel (answers/ch08/ex08_db8.py) up to its main loop, the loop in `db`'s order (the next
 # tile stored straight into the other buffer, then this tile computed): not 08-2's register-prefetch loop, which the
-# notebook ships unsolved (tests/test_quiz08.py checks 08-2 does not pass with it). The student writes the rest.
+# notebook ships unsolved (tests/ch08/test_quiz08.py checks 08-2 does not pass with it). The student writes the rest.
 EPILOGUE_TEMPLATE = """\
 @cuda.jit
 def quiz_db8(A, B, C, alpha, beta):
