@@ -292,6 +292,10 @@ def _chapter(module):
     parts = module.split(".")
     if len(parts) >= 2 and parts[0] in ("course", "answers") and parts[1][:2] == "ch" and parts[1][2:4].isdigit():
         return parts[1][2:4]
+    last = parts[-1]                    # the old paths kept for one round (course/lessonNN.py, answers/exNN_*.py ...)
+    for prefix in ("lesson", "ex"):
+        if last.startswith(prefix) and last[len(prefix):len(prefix) + 2].isdigit() and parts[0] in ("course", "answers"):
+            return last[len(prefix):len(prefix) + 2]
     return None
 
 

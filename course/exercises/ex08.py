@@ -1,0 +1,6 @@
+"""Old path of course/ch08_double_buffering/exercises.py, kept for one round: a saved notebook's
+`from course.exercises import ex08` still runs (the same module) and warns where the new one is."""
+from course import _moved
+from course.ch08_double_buffering import exercises as _new
+
+_moved.alias(__name__, _new)
