@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-t4 test-fast test-hopper test-upstream test-hazards bench-sim targets mutants student-read clean
+.PHONY: setup lab notebooks test test-t4 test-fast test-hopper test-upstream test-hazards bench-sim targets mutants student-read clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,12 @@ LAB_ARGS ?=
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(LAB_ROOT) $(LAB_ARGS) notebooks/
+
+# regenerate notebooks/NN_*.ipynb from course/chNN_<slug>/notebook.py (every chapter of course/chapters.py, or
+# make notebooks CHAPTERS="08 09"); tests/test_notebooks.py fails while a committed notebook differs from its generator
+CHAPTERS ?=
+notebooks: $(STAMP)
+	$(PY) -m course.nbgen $(CHAPTERS)
 
 # TEST_JOBS pytest-xdist workers, one more than the cores: a worker often waits on a process of its own (a Jupyter
 # kernel, Chromium, a compile) and the extra one fills that time (on 2 cores the suite used 1.5 cores with 2 workers).

@@ -1,8 +1,13 @@
-"""Shared part of the notebook generators: collect cells, write the ipynb with fixed cell ids and no outputs."""
+"""Shared part of the notebook generators (course/chNN_<slug>/notebook.py): collect cells, write the ipynb with fixed
+cell ids and no outputs. `python -m course.nbgen [NN ...]` (make notebooks) regenerates the chapters' notebooks,
+every chapter of course/chapters.py when none is named."""
+import argparse
+import runpy
 from pathlib import Path
 
 import nbformat as nbf
 
+from course import chapters
 from course.exercises import core
 
 
@@ -53,3 +58,16 @@ class Notebook:
         out = Path(out or self.out)
         out.write_text(self.text(), encoding="utf-8")
         return out
+
+
+def main(argv=None):
+    """Regenerate notebooks/NN_*.ipynb from each named chapter's generator (all chapters by default)."""
+    ap = argparse.ArgumentParser(description="Regenerate the course notebooks from their generators.")
+    ap.add_argument("chapters", nargs="*", help=f"chapter numbers, of {' '.join(chapters.numbers())} (default: all)")
+    for number in ap.parse_args(argv).chapters or chapters.numbers():      # chapters.get: a clear error for a typo
+        gen = runpy.run_module(chapters.get(number).module("notebook"))      # defines NB, writes nothing
+        print(gen["NB"].write())
+
+
+if __name__ == "__main__":
+    main()

@@ -75,3 +75,9 @@ def test_text_stands_on_its_own(path):
     text = "\n".join(_src(c) for c in _cells(path))
     for word in ("교재",):
         assert word not in text, f"{path.name} refers to {word!r}: the student has only this notebook"
+
+
+def test_the_notebooks_are_the_chapters():
+    """notebooks/*.ipynb and course/chapters.py name the same notebooks: each has its chapter folder and generator."""
+    assert [c.ipynb for c in chapters.CHAPTERS] == NOTEBOOKS
+    assert all(c.generator.exists() and c.quiz_path.exists() and (c.path / "lesson.py").exists() for c in chapters.CHAPTERS)
