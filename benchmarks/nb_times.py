@@ -31,9 +31,12 @@ def one_pass(numbers, name, serial=False):
     t0 = time.time()
     for n in numbers:
         nb = glob.glob(os.path.join(ROOT, "notebooks", f"{n}_*.ipynb"))[0]
+        log = os.path.join(os.path.dirname(OUT_PATH[0]), f"compile_{name}_{n}.log")
+        env = dict(os.environ, SGEMM_COMPILE_LOG=log)    # every compile and every wait for one (jitcache.log)
         procs[n] = (subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
                                       "--nbval-lax", "--nbval-current-env", "--durations=0", nb],
-                                     cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), time.time())
+                                     cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env),
+                    time.time())
     out = {}
     for n, (p, start) in procs.items():
         text = p.communicate()[0]
@@ -45,7 +48,8 @@ def one_pass(numbers, name, serial=False):
                 cells[int(m.group(4))] = float(m.group(1))
         tail = [l for l in text.splitlines() if " passed" in l or " failed" in l or "error" in l.lower()][-3:]
         slow = sorted(cells.items(), key=lambda kv: -kv[1])[:5]
-        out[n] = {"rc": p.returncode, "wall_s": round(wall, 1), "cells_s": cells, "slowest": slow,
+        compiles = _compile_log(os.path.join(os.path.dirname(OUT_PATH[0]), f"compile_{name}_{n}.log"), start)
+        out[n] = {"rc": p.returncode, "wall_s": round(wall, 1), "cells_s": cells, "slowest": slow, "compiles": compiles,
                   "over_goal": {c: t for c, t in cells.items() if t > GOAL[name]}, "summary": tail,
                   "failures": text[-4000:] if p.returncode else ""}
         if p.returncode:                      # the whole log of a failing notebook beside the figures
@@ -54,8 +58,26 @@ def one_pass(numbers, name, serial=False):
         print(f"[{name}] {n}: rc {p.returncode}, {wall:.0f} s, sum of cells {sum(cells.values()):.0f} s, slowest "
               f"{[(c, round(t, 1)) for c, t in slow]}, over {GOAL[name]:g} s: {len(out[n]['over_goal'])} | {tail}",
               flush=True)
+        for c in compiles:
+            if c["role"].startswith("wait") and c["s"] > 1:
+                print(f"    waited {c['s']:.1f} s at t={c['end'] - c['s']:.0f} s for {c['what']} ({c['role']})")
+        longest = sorted((c for c in compiles if not c["role"].startswith("wait")), key=lambda c: -c["s"])[:6]
+        print("    longest compiles:", [(c["role"], c["what"], round(c["s"], 1), round(c["end"])) for c in longest])
     print(f"[{name}] all notebooks in parallel: {time.time() - t0:.0f} s", flush=True)
     return out
+
+
+def _compile_log(path, start):
+    """The lines kernels_numba.infra.jitcache.log wrote: [{'end' (s after the notebook started), 's', 'role', 'what'}]."""
+    out = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                end, s, _pid, role, what = line.split(maxsplit=4)
+                out.append({"end": round(float(end) - start, 2), "s": float(s), "role": role, "what": what.strip()})
+    except OSError:
+        pass
+    return sorted(out, key=lambda c: c["end"])
 
 
 def main():

@@ -51,16 +51,20 @@ def _offline_ahead(pairs):
     """The offline compiles (PTX/SASS for sm_90 and sm_80, no GPU) the chapter's cells read, in background compile
     processes of their own (one per 4 CPU cores, at most 4, at least one) fed from daemon threads, in the order the
     chapter uses its kernels: a first run finds most of them done, a cell never waits behind the batch, and the disk
-    cache keeps them for the next session."""
+    cache keeps them for the next session. A kernel's targets stay in one process: one front-end pass makes them all
+    (offline._compile_with_siblings); split over two processes, both would run the whole front end."""
     n = max(1, min(4, (_os.cpu_count() or 2) // 4))
+    kernels = list(dict.fromkeys(k for k, _ in pairs))
+    chunks = [[p for k in kernels[i::n] for p in pairs if p[0] == k] for i in range(n)]
 
     def run(chunk):
         try:
             _offline.prefetch(chunk)                  # a compile process of its own, one kernel at a time
         except Exception:  # noqa: BLE001 — the cell that needs it compiles it and shows any error there
             pass
-    for i in range(n):
-        _threading.Thread(target=run, args=(pairs[i::n],), daemon=True, name=f"sgemm-offline-ahead-{i}").start()
+    for i, chunk in enumerate(chunks):
+        if chunk:
+            _threading.Thread(target=run, args=(chunk,), daemon=True, name=f"sgemm-offline-ahead-{i}").start()
 
 
 def _cupy_ahead():

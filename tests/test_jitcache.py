@@ -59,21 +59,64 @@ def test_simulator_does_nothing():
 
 CHILD = textwrap.dedent("""
     import time, numpy as np, kernels_numba as kn
+    from numba import cuda
     from kernels_numba.infra import jitcache
     spec = kn.get("{name}")
     t = time.perf_counter()
-    jitcache.compile_locked(spec.kernel, getattr(spec.module, "SIG", "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"))
+    if {launch}:        # the notebook's way: a launch with device arrays (Numba compiles the arguments' type tuple)
+        A = cuda.to_device(np.ones((64, 64), spec.module.DTYPE if hasattr(spec.module, "DTYPE") else np.float32))
+        C = cuda.to_device(np.zeros((64, 64), getattr(spec.module, "C_DTYPE", np.float32)))
+        spec.launch(A, A, C)
+        cuda.synchronize()
+    else:               # the background compile's way (kernels_numba.infra.warmup): the module's signature string
+        jitcache.compile_locked(spec.kernel, getattr(spec.module, "SIG", "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"))
     print(sum(spec.kernel._cache_hits.values()), round(time.perf_counter() - t, 2))
 """)
 
 
 @pytest.mark.gpu_only("compiles for the GPU in two processes")
 @pytest.mark.parametrize("name", ["regblock_vec", "mma_fast"])
-def test_second_process_loads_what_the_first_compiled(name, tmp_path):
+@pytest.mark.parametrize("second", ["compile", "launch"])
+def test_second_process_loads_what_the_first_compiled(name, second, tmp_path):
+    """The first process compiles as the background warmup does; the second compiles the same way, or launches as a
+    notebook cell does. Either way it loads the entry (a launch missed it before the key ignored the signature's
+    spelling: every notebook compiled its kernels a second time)."""
     env = dict(os.environ, SGEMM_JIT_CACHE=str(tmp_path),
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    runs = [subprocess.run([sys.executable, "-c", CHILD.format(name=name)], env=env, capture_output=True, text=True,
-                           check=True).stdout.split() for _ in range(2)]
+    runs = [subprocess.run([sys.executable, "-c", CHILD.format(name=name, launch=launch)], env=env,
+                           capture_output=True, text=True, check=True).stdout.split()
+            for launch in (False, second == "launch")]
     (hits1, t1), (hits2, t2) = runs
     assert hits1 == "0" and hits2 == "1", runs                 # mma_fast is made by a factory: it hits too
     assert float(t2) < float(t1)
+
+
+KEY_CHILD = textwrap.dedent("""
+    import numpy as np, numba
+    import kernels_numba as kn
+    from numba.cuda.core import sigutils
+    from kernels_numba.infra import jitcache
+    _, KeyedCache = jitcache._classes()
+    cache = KeyedCache(kn.get("regblock_vec").kernel.py_func, "regblock_vec:None")
+
+    class Codegen:
+        def magic_tuple(self):
+            return ("nvptx64-nvidia-cuda", "sm_90", "")
+    sig = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
+    a = numba.typeof(np.zeros((2, 2), np.float32))
+    launched = (a, a, a, numba.float32, numba.float32)
+    assert sigutils.normalize_signature(sig)[0] == launched
+    assert cache._index_key(sig, Codegen()) == cache._index_key(launched, Codegen())
+    assert cache._index_key((a, a, a, numba.float64, numba.float64), Codegen()) != cache._index_key(sig, Codegen())
+    print("same key")
+""")
+
+
+def test_index_key_is_the_argument_types_however_spelled(tmp_path):
+    """The key of a string signature (warmup's kernel.compile(SIG)) equals that of the argument-type tuple a launch
+    compiles (Dispatcher._compile_for_args): one entry serves both. Numba's real cache classes, no GPU needed
+    (SGEMM_DEVICE=offline, as the compile worker runs)."""
+    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0", SGEMM_JIT_CACHE=str(tmp_path),
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", KEY_CHILD], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0 and "same key" in r.stdout, r.stdout + r.stderr[-3000:]

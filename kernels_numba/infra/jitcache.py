@@ -15,6 +15,7 @@ compiles nothing: there it does nothing.
 import hashlib
 import os
 import sys
+import time
 from pathlib import Path
 import importlib.metadata as md
 
@@ -73,7 +74,7 @@ def _toolchain():
 def _classes():
     """The Numba cache classes with the course's folder, stamp and key (made once, on first use, in GPU mode)."""
     from numba.cuda import dispatcher
-    from numba.cuda.core import caching
+    from numba.cuda.core import caching, sigutils
 
     where = folder()
 
@@ -108,7 +109,11 @@ def _classes():
             super().__init__(py_func)
 
         def _index_key(self, sig, codegen):
-            key = (sig, codegen.magic_tuple(), tools, self._course_key)
+            # the argument types, however the signature came: warmup compiles kernel.compile(SIG) with SIG a string,
+            # a launch compiles the tuple of its arguments' types. Keyed by the raw `sig` (as Numba's own cache is),
+            # the string's entry never matched a launch: every notebook compiled its kernels again in-process
+            # (H200, 09's live table: 105 s after the background compiles had finished)
+            key = (sigutils.normalize_signature(sig)[0], codegen.magic_tuple(), tools, self._course_key)
             lc = self._launch_config_key            # Numba's launch-config-sensitive kernels: as CUDACache does
             return key if lc is None else key + (("launch_config", lc),)
 
@@ -161,8 +166,22 @@ def wait_ready(kernel):
     key = key_of(kernel)
     if key is None or not _WARMING:
         return
+    t0 = time.time()
     with _lock(key):
         pass
+    log("wait-jit", getattr(kernel, "__name__", "?"), t0)
 
 
 _WARMING = []          # the background processes this process started
+
+LOG_ENV = "SGEMM_COMPILE_LOG"
+
+
+def log(role, what, t0):
+    """With $SGEMM_COMPILE_LOG set (benchmarks/nb_times.py): append one line `end seconds pid role what` — how long a
+    compile took, or how long a cell waited for one — so a first run shows which compile each slow cell waited on."""
+    path = os.environ.get(LOG_ENV)
+    if path:
+        t1 = time.time()
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{t1:.3f} {t1 - t0:.3f} {os.getpid()} {role} {what}\n")

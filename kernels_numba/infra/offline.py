@@ -23,9 +23,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 import importlib.metadata
 import shutil
+
+from . import jitcache
 
 SIG = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
 ARCHS = ((8, 0), (9, 0))
@@ -269,19 +272,24 @@ def _cached(name, cc, compile_fn):
         return compile_fn()
     from filelock import FileLock
     path = _cache_path(folder, name, cc)
+    t_wait = time.time()
     try:
         os.makedirs(folder, exist_ok=True)
         lock = FileLock(path + ".lock")
         lock.acquire()
     except OSError:
         return compile_fn()                  # a read-only or missing place: compile as if there were no cache
+    if time.time() - t_wait > 0.05:
+        jitcache.log("wait-offline", f"{name}@sm_{cc[0]}{cc[1]}", t_wait)
     try:                                     # the lock: another process compiling the same kernel finishes first
         try:
             with open(path, encoding="utf-8") as f:
                 return json.load(f)
         except (OSError, ValueError):
             pass
+        t0 = time.time()
         result = compile_fn()
+        jitcache.log("offline", f"{name}@sm_{cc[0]}{cc[1]}", t0)
         with contextlib.suppress(OSError):
             _write_entry(path, result)
         return result

@@ -5,6 +5,7 @@ import importlib
 import os
 import subprocess
 import sys
+import time
 
 from .. import registry
 from . import device, jitcache
@@ -52,10 +53,12 @@ def _main(items):
     names = [i for i in items if not i.startswith("demo:")]
     demos = [i[5:] for i in items if i.startswith("demo:")]
     for kernel, sig in _targets(names, demos):
+        t0 = time.time()
         try:
             jitcache.compile_locked(kernel, sig)
         except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
             pass
+        jitcache.log("jit", getattr(kernel, "__name__", "?"), t0)
 
 
 if __name__ == "__main__":
