@@ -65,7 +65,7 @@ test-hazards: $(STAMP)
 	HAZARDS_ALL=1 $(PY) -m pytest -q -p no:randomly tests/test_hazard_classes.py
 
 # notebooks 09 and 10 on a simulator that behaves as a CC 7.5 GPU (a T4): their sm_80 kernels go to a simulator
-# subprocess (kernels_numba/infra/subsim.py); `make test` runs notebook 10 so through tests/test_t4_notebooks.py
+# subprocess (kernels_numba/tools/subsim.py); `make test` runs notebook 10 so through tests/test_t4_notebooks.py
 test-t4: $(STAMP)
 	SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5 $(PY) -m pytest -q -p no:randomly --nbval-lax --nbval-current-env \
 		notebooks/09_cp_async_triple_buffering.ipynb notebooks/10_tensor_core_mma.ipynb
@@ -93,7 +93,7 @@ bench-sim: $(STAMP)
 # 21 CPU minutes, one process), rewrites kernels_numba/infra/targets.json and its two README tables. Run it after changing a
 # kernel; make test recomputes the sm_80/sm_90 rows and a few others and fails while the file is stale.
 targets: $(STAMP)
-	$(PY) -m kernels_numba.infra.table --write-targets
+	$(PY) -m kernels_numba.tools.table --write-targets
 
 clean:
 	rm -rf $(VENV)

@@ -54,8 +54,8 @@ def correctness(names):
 def sass_report(names):
     """Registers, shared bytes, occupancy and SASS counts (whole kernel and main loop) as loaded on this GPU."""
     import numpy as np
-    from kernels_numba.infra import resources
-    from kernels_numba.infra.offline import sass_counts
+    from kernels_numba.tools import resources
+    from kernels_numba.tools.offline import sass_counts
     out = {}
     for name in names:
         r = resources.report(name)

@@ -136,7 +136,7 @@ def explore_entries(run, built):
 
 def resources(specs):
     from numba import cuda
-    from kernels_numba.infra.offline import sass_counts
+    from kernels_numba.tools.offline import sass_counts
     out = {}
     for spec in specs:
         try:

@@ -265,8 +265,8 @@ def versions():
 
 def loaded_resources(name):
     """Registers, shared/local memory and SASS opcode counts of kernel `name` as loaded on this GPU."""
-    from kernels_numba.infra import resources
-    from kernels_numba.infra.offline import sass_counts
+    from kernels_numba.tools import resources
+    from kernels_numba.tools.offline import sass_counts
     r = resources.report(name)                   # GPU mode: read from the loaded kernel
     out = {k: r[k] for k in ("registers", "shared_bytes", "local_bytes")}
     out["sass"] = {op: n for op, n in sass_counts(r["sass_text"]).items()

@@ -10,7 +10,7 @@ import numpy as np
 import course
 import kernels_numba as kn
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
-from kernels_numba.infra import offline, trace
+from kernels_numba.tools import offline, trace
 from kernels_numba.infra.simulator import racecheck
 from kernels_numba.registry import module_of
 from course.steps import Progress

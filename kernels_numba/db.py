@@ -123,13 +123,13 @@ launch = make_launch(kernel, BLOCK, TILE)
 def sass_instructions(sass):
     """[(address, opcode, operands)] of every SASS instruction in program order (cuobjdump or nvdisasm text),
     branch operands rewritten to the target address so backward branches can be found (see resources.parse_sass)."""
-    from .infra.resources import parse_sass
+    from .tools.resources import parse_sass
     return [(i.addr, i.op, hex(i.target) if i.target is not None else i.operands) for i in parse_sass(sass)]
 
 
 def sass_main_loop(sass):
     """(address, opcode, operands) of the main K-tile loop (the loop with a barrier and the most FFMAs; resources.main_loop)."""
-    from .infra.resources import main_loop
+    from .tools.resources import main_loop
     return [(i.addr, i.op, i.operands) for i in main_loop(sass)]
 
 

@@ -34,7 +34,7 @@ class KernelSpec:
     def runs_here(self):
         """True where this device has the kernel's instructions: the plain simulator always, a GPU (or a simulator told
         to be one with SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5) of compute capability >= min_cc. Elsewhere its launch runs on
-        the simulator in a subprocess (kernels_numba.infra.subsim)."""
+        the simulator in a subprocess (kernels_numba.tools.subsim)."""
         return not device.lacks(self.min_cc, self.arch_specific)
 
     @property

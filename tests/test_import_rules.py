@@ -1,6 +1,6 @@
 """The import rules of course/, kernels_numba/, sim/ and answers/, read statically from the source (ast), in the manner
 of tests/test_sim_layers.py: no import loops; sim/ stays pure (no numba, no kernels_numba; checked in a subprocess too);
-kernels_numba.launch never reaches kernels_numba.infra.subsim; no module imports below its top; a lesson never imports
+kernels_numba.launch never reaches kernels_numba.tools.subsim; no module imports below its top; a lesson never imports
 another lesson, and what belongs to no chapter (or to another chapter) never imports a lesson.
 
 What is counted:
@@ -21,6 +21,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+from kernels_numba import _moved
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("course", "kernels_numba", "sim", "answers")
@@ -240,12 +242,83 @@ def test_errors_are_one_class_reachable_from_both_sides():
 
 def test_launch_never_imports_subsim():
     seen = _reach("kernels_numba.launch")
-    for target in ("kernels_numba.infra.subsim", "kernels_numba.infra.subsim_child"):
+    for target in ("kernels_numba.tools.subsim", "kernels_numba.tools.subsim_child"):
         assert target not in seen, (
             f"kernels_numba/launch.py reaches {target}:\n{_chain('kernels_numba.launch', target, seen)}\n"
             "  Fix: placement is decided once, at make_launch, from the module's MIN_CC (kernels_numba.infra.placement);"
             " an away kernel runs through placement.run_away, whose runner subsim installs when kernels_numba is "
             "imported. launch imports placement, never subsim.")
+
+
+INFRA = "kernels_numba.infra"
+# What kernels_numba/infra/ may import from kernels_numba outside infra/, and why (the one exception):
+INFRA_MAY_IMPORT = {
+    # infra/tc.py is the level-6 template (build_tiled, make_tc_launch): it sits on the kernels' floor, beside the
+    # kernel modules it builds, and launches like them, through launch's input checks (check_inputs), its placement
+    # of a kernel this GPU lacks instructions for (run_kernel) and its timed repeat (_Repeat, bound). launch itself
+    # imports only infra/ (checked below), so this edge reaches nothing above the kernels and closes no loop.
+    "kernels_numba.infra.tc": {"kernels_numba.launch"},
+}
+
+
+def _infra(module):
+    return module == INFRA or module.startswith(INFRA + ".")
+
+
+def _ours_above_infra(target):
+    """A kernels_numba module that is not infra/ (the package __init__, registry, launch, kernels, demos, tools)."""
+    return (target == "kernels_numba" or target.startswith("kernels_numba.")) and not _infra(target)
+
+
+def _module_names_in_strings(tree):
+    """Dotted names of ours that a string of code runs without an import statement (`-m kernels_numba.tools.warmup`,
+    importlib.import_module("kernels_numba.registry"), f"kernels_numba.demos.{name}"): (name, line)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value).rstrip(".")
+        else:
+            continue
+        if text.startswith("kernels_numba") and all(p.isidentifier() for p in text.split(".")):
+            yield text, node.lineno
+
+
+def test_infra_is_ground_floor():
+    """kernels_numba/infra/ is the ground floor (device choice, errors, PTX wrappers, simulator, jit cache, placement,
+    the tc/hopper/tma kernel templates): nothing in it imports kernels_numba.tools (the tools above the registry:
+    offline, resources, table, trace, subsim, subsim_child, warmup), the registry, the kernel modules, the demos or
+    the package __init__ -- module-level, function-local, in a string of code or as a module name a subprocess runs,
+    directly or through what it imports. The one exception is INFRA_MAY_IMPORT (infra/tc.py -> launch, see there)."""
+    bad = []
+    infra = sorted(m for m in FILES if _infra(m))
+    for m in infra:
+        allowed = INFRA_MAY_IMPORT.get(m, set())
+        for i in IMPORTS[m] + STRING_IMPORTS[m]:
+            for t in i.targets:
+                if _ours_above_infra(t) and t not in allowed:
+                    bad.append(f"  {i.where()} imports {t}")
+        for name, line in _module_names_in_strings(TREES[m]):
+            if _ours_above_infra(name) and name not in allowed:
+                bad.append(f"  {FILES[m].relative_to(ROOT)}:{line}: runs {name} (a module name in a string)")
+    for m in infra:                    # through what it imports: only the allowed modules, and only infra below them
+        seen = _reach(m)
+        for t in seen:
+            if _ours_above_infra(t) and t not in set().union(*INFRA_MAY_IMPORT.values()):
+                bad.append(f"  {m} reaches {t}:\n{_chain(m, t, seen)}")
+    assert not bad, ("kernels_numba/infra/ is ground floor only, but:\n" + "\n".join(sorted(set(bad))) +
+                     "\n  Fix: a module that needs the registry, a kernel or a tool is a tool itself: it goes to "
+                     "kernels_numba/tools/ (old path answered by kernels_numba/_moved.py MOVED_TOOLS for a round); or "
+                     "pass what infra needs in as an argument.")
+    assert infra and all(not _infra(t) or t in FILES for t in INFRA_MAY_IMPORT)
+
+
+def test_the_old_tool_paths_have_no_file_in_infra():
+    """The moved tools' old names are answered by kernels_numba/_moved.py, not by stub files in infra/ (a stub there
+    would import tools/, and would keep git from following edits made to the old path into tools/)."""
+    for name in _moved.MOVED_TOOLS:
+        assert f"kernels_numba.tools.{name}" in FILES, name
+        assert f"kernels_numba.infra.{name}" not in FILES, f"kernels_numba/infra/{name}.py is back"
 
 
 def _is_import(node):
@@ -331,6 +404,10 @@ def test_the_rules_see_what_they_should():
     g = _graph(local=True)
     assert len(FILES) > 100 and "course.kit" in FILES and "answers.ch09.ex09_pipeline" in FILES
     assert "kernels_numba.infra.placement" in g["kernels_numba.launch"]
+    assert "kernels_numba.tools.offline" in g["kernels_numba.tools.resources"]
+    assert "kernels_numba.launch" in g["kernels_numba.infra.tc"] and "kernels_numba.tools.subsim" in g["kernels_numba"]
+    assert "kernels_numba.tools.subsim_child" in {n for n, _ in _module_names_in_strings(TREES["kernels_numba.tools.subsim"])}
+    assert _ours_above_infra("kernels_numba.registry") and not _ours_above_infra("kernels_numba.infra.device")
     assert "kernels_numba.common" in g["answers.ch09.ex09_pipeline"]
     assert "course.kit" in g["course.ch08_double_buffering.lesson"] and "sim.errors" in g["sim.pipeline"]
     assert any("kernels_numba.common" in i.targets for i in STRING_IMPORTS["course.ch09_cp_async.exercises"])

@@ -14,7 +14,7 @@ from course.ch07_register_blocking import lesson as L7
 from course.ch08_double_buffering import lesson as L8
 from course.ch09_cp_async import lesson as L9
 from course.ch10_tensor_core import lesson as L10
-from kernels_numba.infra import resources, table
+from kernels_numba.tools import resources, table
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = {n: next((ROOT / "notebooks").glob(f"{n}_*.ipynb")) for n in ("06", "07", "08", "09", "10")}

@@ -9,7 +9,7 @@ import kernels_numba as kn                    # first: it picks GPU or simulator
 from numba import cuda, float32               # noqa: E402,I001
 from kernels_numba.common import LAST_RACES, launch_square, load_or_zero, store_c, thread_coords  # noqa: F401,E501  (the 06-2 helpers live there; these names stay)
 from kernels_numba.demos import races
-from kernels_numba.infra import offline, trace
+from kernels_numba.tools import offline, trace
 from sim import banks, roofline
 from sim import occupancy as occ
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)

@@ -92,7 +92,7 @@ info = course.setup("06")          # 장치를 고르고(GPU 또는 시뮬레이
 import numpy as np
 import kernels_numba as kn
 from course.ch06_shared_tiling import lesson as lesson06        # 이 노트북의 분석 도구
-from kernels_numba.infra import trace
+from kernels_numba.tools import trace
 from sim import banks
 
 rec = course.recorded()            # device 도구로 H200에서 기록한 측정값

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 
 import kernels_numba as kn
-from kernels_numba.infra import offline, resources, trace
+from kernels_numba.tools import offline, resources, trace
 from kernels_numba.registry import module_of
 from course import measure
 from course.kit import (CCS, GPUS, Report, check, close, compiled, mean_warps, occupancy_lines,  # noqa: F401

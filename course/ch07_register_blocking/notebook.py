@@ -93,7 +93,7 @@ import course
 info = course.setup("07")                      # 장치를 고르고(GPU 또는 시뮬레이터) 배너를 보여 줍니다
 import kernels_numba as kn
 from course.ch07_register_blocking import lesson as L7
-from kernels_numba.infra import resources, trace
+from kernels_numba.tools import resources, trace
 from sim import occupancy as occ
 rec = course.recorded("gpu_h200_levels34")     # device 도구로 H200에서 기록한 Level 3–4 측정값
 rb = kn.get("regblock").module                   # 이 노트북의 커널: kernels_numba/regblock.py
@@ -580,7 +580,7 @@ md(r"""
 **(2) 명시적 FMA 가 바꾸는 것.** 노트북 06에서 본 대로 NVVM 은 `acc += a*b` 를 이미 `fma.rn.f32` 로 합칩니다(contraction). 두 커널의 PTX와 SASS를 비교합니다.
 """)
 code(r"""
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 mix, ffma = {}, {}
 for k in ("regblock", "regblock_opt"):
     c = offline.ptx_counts(offline.compile_kernel(k, (8, 0))["ptx"])         # GPU 없이 만든 sm_80 PTX 의 명령 수

@@ -10,7 +10,7 @@ from itertools import groupby
 import numpy as np
 
 import kernels_numba as kn
-from kernels_numba.infra import offline, resources, trace
+from kernels_numba.tools import offline, resources, trace
 from kernels_numba.registry import module_of
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
 from sim import occupancy, pipeline
@@ -146,7 +146,7 @@ def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, 
 def _broken_variants_gpu(names, M, N, K, rng):
     from numba import cuda
     from course.steps import steps
-    from kernels_numba.infra import subsim
+    from kernels_numba.tools import subsim
     n, runs = race_size()
     A = rng.standard_normal((n, n), dtype=np.float32)
     B = rng.standard_normal((n, n), dtype=np.float32)

@@ -6,7 +6,7 @@ from course.nbgen import Notebook
 from course.figures import fill, fill_comments, ratios, record
 import kernels_numba as _kn
 from sim import occupancy as _occ
-from kernels_numba.infra import table as _table
+from kernels_numba.tools import table as _table
 from course.ch08_double_buffering import exercises as _ex08
 
 
@@ -113,7 +113,7 @@ import course
 info = course.setup("08")                      # 장치를 고르고(GPU 또는 시뮬레이터) 배너를 보여 줍니다
 import kernels_numba as kn
 from course.ch08_double_buffering import lesson as L8
-from kernels_numba.infra import resources
+from kernels_numba.tools import resources
 from sim import occupancy, outer, pipeline
 DB = kn.get("db").module                        # 이 노트북이 가르치는 커널: kernels_numba/db.py
 rec34 = course.recorded("gpu_h200_levels34")    # device 도구로 H200 에서 기록한 레벨 3·4 측정값

@@ -25,7 +25,7 @@ def ptxas(text, arch="sm_80", whole=False):
 
     whole=False assembles .func code with -c; whole=True links a kernel as the driver would load it (the check
     of a kernel's shared-memory size happens only then)."""
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     tool = offline._tool("ptxas")
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "check.ptx")
@@ -219,7 +219,7 @@ def registers_unbounded_many(name="async_vec", ccs=((8, 0), (9, 0)), desc="ì»´íŒ
     With `desc`, a progress bar advances one step per cc not known in this process (a compile takes seconds of CPU)."""
     import json
     import sys
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     from course.steps import Progress
     ccs = [tuple(cc) for cc in ccs]
     todo = [cc for cc in ccs if (name, cc) not in _UNBOUNDED]
@@ -228,7 +228,7 @@ def registers_unbounded_many(name="async_vec", ccs=((8, 0), (9, 0)), desc="ì»´íŒ
     results, proc = {}, {}
 
     def start(rest):
-        code = ("import json, sys; from numba import cuda; from kernels_numba.infra import offline as o\n"
+        code = ("import json, sys; from numba import cuda; from kernels_numba.tools import offline as o\n"
                 f"k = o._kernel_by_name({name!r})\n"
                 f"for cc in {rest!r}:\n"
                 "    with o.offline_device(cc):\n        ptx, _ = cuda.compile_ptx(k.py_func, o.SIG, cc=cc)\n"
@@ -284,7 +284,7 @@ RECORDED_GPUS = {(8, 0): ("A100",), (9, 0): ("H100", "H200")}
 
 def _declared_smem(name):
     """Static + dynamic shared bytes kernel `name` declares (offline kernel x target matrix; the same on every target)."""
-    from kernels_numba.infra import table
+    from kernels_numba.tools import table
     row = next(r for r in table.load_targets()["rows"] if r["kernel"] == name)
     return row["smem_static"] + row["smem_dynamic"]
 
@@ -505,7 +505,7 @@ LDGSTS_OPS = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDS", "STS", "LDG", "FFMA
 
 def sass_main_loop(name, cc=(8, 0)):
     """Offline SASS of kernel `name`: registers and the main loop's counts of the cp.async-related opcodes."""
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     r = compiled([(name, cc)])[name, tuple(cc)]
     loop = resources.main_loop(r["sass"])
     counts = {}
@@ -610,7 +610,8 @@ CORE_FILES = ("cp_async_ca_4", "cp_async_cg_16", "cp_async_commit_group", "cp_as
 
 def ptx_file_sass(names=CORE_FILES, arch="sm_80"):
     """{file name: (the PTX instruction, its SASS instruction)} for the named cp.async .ptx files (None: all)."""
-    from kernels_numba.infra import offline, ptx
+    from kernels_numba.infra import ptx
+    from kernels_numba.tools import offline
     out = {}
     with tempfile.TemporaryDirectory() as d:
         for fn in sorted(ptx.FUNCS.values(), key=lambda f: f.name):

@@ -43,7 +43,7 @@ SHAPES = [
 
 
 def _ptxas():
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     return offline._tool("ptxas")
 
 
@@ -69,7 +69,7 @@ def _probe_now(instruction, arch):
         p = _run_low([_ptxas(), f"-arch={arch}", src, "-o", cubin])
         sass = ""
         if p.returncode == 0:
-            from kernels_numba.infra import offline
+            from kernels_numba.tools import offline
             sass = _run_low([offline._tool("cuobjdump"), "-sass", cubin]).stdout
     err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
     return p.returncode == 0, err, sass
@@ -165,7 +165,7 @@ def _wgmma_probe_now(target):
         p = _run_low([_ptxas(), f"-arch={target}", src, "-o", cubin])
         sass = ""
         if p.returncode == 0:
-            from kernels_numba.infra import offline
+            from kernels_numba.tools import offline
             sass = _run_low([offline._tool("cuobjdump"), "-sass", cubin]).stdout
     err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
     return p.returncode == 0, err, sass
@@ -203,7 +203,7 @@ def one_warp_occupancy(regs=32, smem=768):
 
 def loop_mma(name, cc=(9, 0)):
     """[(HMMA, BAR) per loop] of kernel `name`'s offline SASS, and its total HMMA (why mma_large shows 5)."""
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     ins = resources.parse_sass(compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     loops = [ins[a:b + 1] for a, b in resources._loops(ins)]
     per = [(sum(i.base == "HMMA" for i in b), sum(i.base == "BAR" for i in b)) for b in loops]
@@ -212,7 +212,7 @@ def loop_mma(name, cc=(9, 0)):
 
 def sass_iteration(name="mma_large", cc=(9, 0)):
     """SASS of one K step of kernel `name`: from the first LDGSTS to the barrier after the first HMMA."""
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     ins = resources.parse_sass(compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     a = next(n for n, i in enumerate(ins) if i.base == "LDGSTS")
     h = next(n for n, i in enumerate(ins) if i.base == "HMMA")
@@ -846,7 +846,7 @@ _LEAN_CODE = """
 import json, sys
 from numba import cuda
 from kernels_numba import mma_fast
-from kernels_numba.infra import offline, resources
+from kernels_numba.tools import offline, resources
 cc = {cc!r}
 kernel, _, conf = mma_fast.make_kernel(**{switches!r})
 bounds = getattr(kernel, "targetoptions", {{}}).get("launch_bounds")
@@ -861,7 +861,7 @@ def _compile_fast_variant_now(switches, cc):
     """Offline sm_<cc> SASS and usage of mma_fast.make_kernel(**switches), in a subprocess (as offline.compile_kernel):
     Numba's offline compile swaps numba.cuda's current context for the whole process, so never in the notebook's."""
     import sys
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
     env["PYTHONPATH"] = str(RECORDED.parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
     out = _run_low([sys.executable, "-c", _LEAN_CODE.format(cc=tuple(cc), switches=switches)], env=env)
@@ -872,7 +872,7 @@ def _compile_fast_variant_now(switches, cc):
 
 def _compile_fast_variant_cached(switches, cc):
     """_compile_fast_variant_now through the offline compile cache on disk (when offline has one): a re-run is instant."""
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     cached = getattr(offline, "_cached", None)
     fn = lambda: _compile_fast_variant_now(switches, cc)          # noqa: E731
     if cached is None:
@@ -890,7 +890,7 @@ def _compile_fast_variant(switches, cc):
 def lean_rows(cc=(9, 0)):
     """Offline (no GPU) main K loop of mma_fast with and without lean addresses for sm_<cc>: static SASS
     instructions, of them HMMA and integer address arithmetic, and registers (the recorded H100 runs time both)."""
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     cc = tuple(cc)
     plain = _compile_fast_variant({"lean": False}, cc)                   # its own subprocess, beside the worker
     lean = _offline(("mma_fast", cc))                                    # the registered (final) kernel
@@ -909,7 +909,7 @@ def spill_rows(cc=(9, 0), names=("mma_swizzle", "mma_fast")):
     """Offline (no GPU) PTX/SASS facts of each kernel for sm_<cc>: registers, stack + local bytes, LDL/STL count and
     how many lie after the last HMMA (the epilogue), .local in the PTX, setp.eq.s64 compares after the last mma."""
     import re
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     comp = compiled([(n, cc) for n in names])
     rows = []
     for name, r in ((n, comp[(n, tuple(cc))]) for n in names):
@@ -1005,7 +1005,7 @@ def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier"
 # The offline ones run outside this process (the lead's compile worker, ptxas): prefetch() starts them while the
 # student reads sections 1-4, one queue for the worker and a side queue for ptxas probes and the mma_fast variant;
 # a cell that still has to wait shows a progress bar. Results are memoised per process (and on disk where
-# kernels_numba.infra.offline keeps a cache).
+# kernels_numba.tools.offline keeps a cache).
 # Background work never runs Numba in this process: offline.offline_device swaps numba.cuda's current context for
 # the whole process, which on a thread would pull the GPU from under the student's cells. It runs at a lower CPU
 # priority (nice +10), on one side thread where the machine has 2 cores or fewer (a free Colab host), on daemon
@@ -1118,8 +1118,8 @@ def _side(key, fn, *args):
 
 
 def _offline(pair):
-    """Future of kernels_numba.infra.offline.try_compile(name, cc) (the compile worker: another process)."""
-    from kernels_numba.infra import offline
+    """Future of kernels_numba.tools.offline.try_compile(name, cc) (the compile worker: another process)."""
+    from kernels_numba.tools import offline
     name, cc = pair[0], tuple(pair[1])
     return _task("compile", ("compile", name, cc), offline.try_compile, name, cc)
 

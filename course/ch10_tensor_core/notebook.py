@@ -10,7 +10,7 @@ from course.ch10_tensor_core import lesson as L10  #  (record readers shared wit
 from course import records
 from sim import occupancy as _occ
 from kernels_numba.infra import tc as _tc
-from kernels_numba.infra import offline as _off
+from kernels_numba.tools import offline as _off
 from sim.korean import josa as _josa
 import kernels_numba as _kn
 
@@ -185,7 +185,7 @@ FIG.update({
     "err16_nobound": f"{max(r['mma_pipe_f16acc'] for r in _BEYOND):.2e}",
     "ratio_k0_frac": f"{REC['error_vs_k'][0]['mma_pipe_f16acc'] / REC['error_vs_k'][0]['mma_pipe'] / 2 ** 13:.2f}",
 })
-# 12: the targets of the instruction table (kernels_numba/infra/offline.py) where TMA multicast assembles
+# 12: the targets of the instruction table (kernels_numba/tools/offline.py) where TMA multicast assembles
 _MC = next(q for q in _off.REQUIREMENTS if ".multicast::cluster" in q.example)
 assert _MC.advisory and not _MC.arch_specific, "12 says: multicast assembles on sm_90 with an advisory warning"
 _MC_T = [_off.arch_name(cc) for cc in _off.TARGETS if _MC.available(cc)]
@@ -277,7 +277,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 텐서 코어(Tensor Core)와 워프 단위 행렬곱-누적 명령 `mma.sync.aligned.m16n8k16`, 레인(lane)마다 어떤 원소를 맡는지 정하는 프래그먼트 레이아웃(fragment layout), 공유 메모리에서 프래그먼트를 읽는 `ldmatrix`, 고정 크기 `simple` → 임의 크기 `large` → 여러 워프·여러 타일·다단 cp.async 로 확장, f16/f32 누적의 오차가 K 에 따라 자라는 모습, 점유율과 성능의 한계 |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 배치(레이아웃)로 나눠 줍니다 (값은 정확한 합을 한 번 반올림한 것이라 하드웨어와 마지막 비트까지 같지는 않습니다: 8절). 이 노트북의 커널 대부분은 `mma.m16n8k16` 이나 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 그런 커널(레벨 6 커널 {{l6_n}}개 중 {{cc80_n}}개)의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/infra/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 나머지 {{cc75_n}}개({{cc75_kernels}})는 `mma.m16n8k8` 과 `ldmatrix` 만 쓰는 Turing 용 커널이라 7.5 GPU 에서도 GPU 에서 돕니다 (6절). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행됩니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프의 32레인이 `mma`/`ldmatrix` 에 모두 모였을 때 워프 전체의 결과를 한 번에 계산해 각 레인에 하드웨어와 같은 배치(레이아웃)로 나눠 줍니다 (값은 정확한 합을 한 번 반올림한 것이라 하드웨어와 마지막 비트까지 같지는 않습니다: 8절). 이 노트북의 커널 대부분은 `mma.m16n8k16` 이나 `cp.async` 를 쓰므로 compute capability 8.0(sm_80, Ampere) 이상이 필요합니다 (`ldmatrix` 와 `mma.m16n8k8` 은 7.5(Turing)용으로도 어셈블됩니다: 6절 표). 8.0 이상의 GPU 가 있으면 같은 커널이 GPU 에서 돌고, 7.5 GPU(예: T4)에서는 이 명령이 없으므로 그런 커널(레벨 6 커널 {{l6_n}}개 중 {{cc80_n}}개)의 실행을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다 (`kernels_numba/tools/subsim.py`: 결과는 같고, 시간은 재지 않으며, 시뮬레이터의 크기 한도가 적용됩니다). 나머지 {{cc75_n}}개({{cc75_kernels}})는 `mma.m16n8k8` 과 `ldmatrix` 만 쓰는 Turing 용 커널이라 7.5 GPU 에서도 GPU 에서 돕니다 (6절). 그래서 노트북은 7.5 GPU 에서도 끝까지 실행됩니다. GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})이고, 4.4절의 racecheck 와 5.3–5.6절은 {{h100_gpu}} 의 기록이고, 5.4.1절과 5.6절에는 {{h200_gpu}} 의 기록도 나란히 있습니다. |
 | **선수 노트북** | 06(공유 메모리 타일링), 07(레지스터 블로킹), 08(더블 버퍼링), 09(cp.async 와 다단 버퍼링). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 10절 참고. |
 
 이 노트북의 모든 수치는 노트북 안에서 계산하거나(모델, `ptxas`), 시뮬레이터로 실행하거나, H200·H100 에서 기록한 값입니다. 흔히 하는 설명이 측정과 다른 곳은 그 자리에서 ⚠️ 로 밝힙니다.
@@ -889,7 +889,7 @@ md(r"""
 
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절 표의 호스트 시간(실행 한 번)과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
 * **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특화(warp specialization)와, Hopper 에서는 `wgmma`.
-* **Hopper 의 새 명령**: 워프그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 대상 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 {{mc_targets|으로/로}} 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (ptxas 가 밝힌 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/infra/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 대상 {{t_all}} 모두에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
+* **Hopper 의 새 명령**: 워프그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 대상 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 {{mc_targets|으로/로}} 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (ptxas 가 밝힌 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/tools/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 대상 {{t_all}} 모두에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 
 

@@ -67,7 +67,7 @@ def markdown(rows, columns):
 
 def compiled_rows(names=LEVEL7):
     """Offline sm_90a compiles of the level-7 kernels: registers, shared memory, SASS counts, ptxas's remarks."""
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     rows = []
     for n in names:
         r = offline.compile_kernel(n, (9, 0))
@@ -87,7 +87,7 @@ def _remarks(log):
 
 def no_wait_ptxas_log():
     """ptxas's info log for the bug demo without wgmma.wait_group (offline, sm_90a): the wait it inserts (C7517)."""
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     r = offline.compile_kernel("wgmma_no_wait", (9, 0))
     return [line.split(" in function")[0].strip() for line in r.get("ptxas_log", "").splitlines() if "C75" in line]
 
@@ -95,7 +95,7 @@ def no_wait_ptxas_log():
 def setmaxnreg_evidence():
     """(nvJitLink's remark, ptxas whole-program's remark) on the setmaxnreg probe: Numba links PTX as relocatable
     code, and ptxas then ignores setmaxnreg (C7504); the same PTX compiled as one program keeps it."""
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     r = offline.compile_kernel("setmaxnreg_probe", (9, 0))
     linked = [ln.split(" in the function")[0].strip() for ln in r.get("ptxas_log", "").splitlines() if "C7504" in ln]
     with tempfile.TemporaryDirectory() as d:
@@ -247,7 +247,8 @@ def bug_reports(cases):
     simulator subprocess of its own, all at once (a Python start-up and a simulation each: seconds), and the report is
     kept in the offline cache for the next session."""
     from concurrent.futures import ThreadPoolExecutor
-    from kernels_numba.infra import device, offline
+    from kernels_numba.infra import device
+    from kernels_numba.tools import offline
     if device.SIMULATOR and not device.SIM_CC:
         return [_parse_bug(name, _bug_here(name, shape)) for name, shape in cases]
     env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))

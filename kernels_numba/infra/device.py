@@ -4,9 +4,9 @@ The hardware rule, stated the same in the banner and the README ("장치 선택"
 GPU mode is chosen for an NVIDIA GPU of compute capability >= 7.5, otherwise the simulator. Levels 1-4 run on
 any such GPU. Kernels using cp.async (level 5, notebook 09) or mma.m16n8k16 (notebook 10) need CC >= 8.0 (sm_80,
 Ampere): their modules set MIN_CC = (8, 0), the registry carries it (KernelSpec.min_cc, runs_here()), and on a
-7.x GPU their launches run on the simulator in a subprocess (kernels_numba.infra.subsim), saying so. SGEMM_SIM_CC=7.5
+7.x GPU their launches run on the simulator in a subprocess (kernels_numba.tools.subsim), saying so. SGEMM_SIM_CC=7.5
 makes the simulator behave as such a GPU (the same path, testable without one). Offline compiles and SASS checks target sm_80 and sm_90
-(kernels_numba.infra.offline.ARCHS).
+(kernels_numba.tools.offline.ARCHS).
 """
 import ctypes
 import os
@@ -14,7 +14,7 @@ import sys
 
 from .errors import CourseInputError, positive_int_env
 
-ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.infra.offline)
+ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.tools.offline)
 SIM_ENV = "NUMBA_ENABLE_CUDASIM"   # numba's own switch; read here so that our choice and numba's agree
 MIN_CC = (7, 5)               # GPU mode: oldest target numba-cuda 0.30 + CUDA 13 still builds for (levels 1-4)
 ASYNC_MIN_CC = (8, 0)         # cp.async, ldmatrix, mma.m16n8k16 (notebooks 09, 10): MIN_CC of those kernel modules

@@ -30,7 +30,7 @@ def test_readers_per_element_counts_distinct_threads_per_tile():
 
 
 def test_readers_of_the_traced_tiled_kernel():
-    from kernels_numba.infra import trace
+    from kernels_numba.tools import trace
     tr = trace.shared_accesses("tiled", M=16, N=16, K=32)
     assert lesson06.readers_per_element(tr["records"], 16) == {16: 1024}
     assert lesson06.stores_per_thread(tr["records"], tiles=2) == ({"As": {1}, "Bs": {1}}, 512)
@@ -271,7 +271,7 @@ def test_device_helpers_compute_alpha_beta_and_bounds():
 
 def test_what_notebook_06_used_to_assert_in_its_cells():
     """Issue 18: asserts moved out of notebook 06's cells (traced stores, FMA contraction, every level-2 kernel)."""
-    from kernels_numba.infra import trace
+    from kernels_numba.tools import trace
     tr = trace.shared_accesses("tiled", M=16, N=16, K=32)
     assert lesson06.stores_per_thread(tr["records"], tiles=2) == ({"As": {1}, "Bs": {1}}, 2 * 16 * 16)
     ev = lesson06.fma_evidence(("tiled_pad", "tiled_fma"))
@@ -328,7 +328,7 @@ GPUS_UNDER_TEST = ("T4", "RTX 3060", "L4", "A100", "H100")
 
 
 def _target_row(kernel, spec):
-    from kernels_numba.infra import table
+    from kernels_numba.tools import table
     return next(r for r in table.load_targets()["rows"] if r["kernel"] == kernel and r["target"] == spec.arch)
 
 
@@ -426,7 +426,7 @@ def test_gpu_race_path_on_device_arrays_gives_the_simulator_verdict():
 
 def test_shared_traces_in_one_subprocess_equal_the_direct_traces(monkeypatch):
     """On a GPU several traces share one simulator subprocess: forced here, they equal trace.shared_accesses."""
-    from kernels_numba.infra import trace
+    from kernels_numba.tools import trace
     reqs = [("tiled", 16, 16, 16), ("tiled_pad", 16, 16, 16)]
     direct = {r: trace.shared_accesses(r[0], M=r[1], N=r[2], K=r[3]) for r in reqs}
     monkeypatch.setattr(kit, "_TRACES", {})
@@ -443,7 +443,7 @@ def test_shared_traces_in_one_subprocess_equal_the_direct_traces(monkeypatch):
 def test_bank_tables_are_the_bank_model_of_a_fresh_trace(monkeypatch):
     """bank_tables (traces kept between calls) against sim.banks on traces taken now, without the cache; and the
     prose's facts: tiled conflict-free, tiled_pad's stores 2-way."""
-    from kernels_numba.infra import trace
+    from kernels_numba.tools import trace
     monkeypatch.setattr(kit, "_TRACES", {})
     got = lesson06.bank_tables(("tiled", "tiled_pad"))
     for k in ("tiled", "tiled_pad"):

@@ -8,7 +8,7 @@ import pytest
 import course
 import kernels_numba as kn
 from course.ch07_register_blocking import lesson as L7
-from kernels_numba.infra import resources
+from kernels_numba.tools import resources
 from sim import occupancy as occ
 from sim import outer, roofline
 
@@ -146,7 +146,7 @@ def test_asymmetric_answer():
 # ---- what notebook 07 used to assert in its cells (issue 18: asserts belong in the tests) --------------------------
 
 def test_order_compare_reuse_and_readers():
-    from kernels_numba.infra import trace
+    from kernels_numba.tools import trace
     oc = L7.order_compare()
     assert oc["outer"].loads * 8 == oc["dot"].loads
     assert oc["outer"].a_uses[0] == (RB.TN,) * RB.TM and oc["outer"].b_uses[0] == (RB.TM,) * RB.TN
@@ -162,7 +162,7 @@ def test_order_compare_reuse_and_readers():
 
 
 def test_bank_rows_of_regblock_and_regblock_opt():
-    from kernels_numba.infra import trace
+    from kernels_numba.tools import trace
     wf = {"regblock": L7.bank_rows(trace.shared_accesses("regblock", M=RB.BM, N=RB.BN, K=RB.BK)),
           "regblock_opt": L7.bank_rows(trace.shared_accesses("regblock_opt", M=RB.BM, N=RB.BN, K=RB.BK))}
     assert [wf["regblock"][(a, "load")]["max_wavefronts"] for a in ("As", "Bs")] == [2, 4]
@@ -185,7 +185,7 @@ def test_vec_wavefronts_count_stores_too():
 
 def test_loaded_regblock_is_not_bound_by_shared_memory():
     """Issue 18 item 18: the H200's regblock has a shared-memory ceiling far above its measured 20 TFLOP/s."""
-    from kernels_numba.infra import trace
+    from kernels_numba.tools import trace
     wf = L7.bank_rows(trace.shared_accesses("regblock", M=RB.BM, N=RB.BN, K=RB.BK))
     per = L7.loaded_regblock_wavefronts(wf)
     bt = L7.bench_table(L7.bench_rows(REC, course.recorded(), ("regblock",)))
@@ -280,7 +280,7 @@ def test_resources_here_for_a_spec_is_the_offline_compile_of_its_cc():
 def test_shared_limits_adds_a_labelled_line_for_the_gpu():
     """The extra line is that GPU's own figures: registers and shared bytes of the kernel compiled for its CC (the
     kernel x target matrix), labelled as an offline compile; the recorded GPUs' lines stay as they were."""
-    from kernels_numba.infra import table
+    from kernels_numba.tools import table
     spec = occ.GPUS["RTX 3060"]
     base = L7.shared_limits("regblock", REC)
     sl = L7.shared_limits("regblock", REC, gpu=spec)

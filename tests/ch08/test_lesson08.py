@@ -198,7 +198,7 @@ def test_ldg_probe_in_one_module_is_the_one_kernel_probe():
 
 
 def test_compiled_compiles_each_pair_once(monkeypatch):
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     calls = []
     real = offline.try_compile_many
     monkeypatch.setattr(kit, "_COMPILED", {})       # one cache: course/kit.py
@@ -279,7 +279,7 @@ def test_here_label_takes_a_gpu_like_the_other_lessons():
 def test_prose_register_counts_are_the_offline_compile():
     """nb08 3.5 fills its offline register counts of db from the committed kernel x target matrix: the same numbers
     as the cell's offline compile (compiled(), what shared_by_stages prints)."""
-    from kernels_numba.infra import table
+    from kernels_numba.tools import table
     if why := table.toolchain_difference():
         pytest.skip(f"registers depend on the compiler version: {why}")
     rows = {r["target"]: r for r in table.load_targets()["rows"] if r["kernel"] == "db"}

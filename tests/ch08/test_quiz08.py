@@ -83,7 +83,7 @@ def test_q3_table_is_the_kernels_buffer_rotation():
 
 
 def test_q6_numbers_come_from_the_compiled_kernel_and_the_occupancy_model():
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     from sim import occupancy
     db = kn.get("db").module
     regs = resources.report("db", (8, 0))["registers"]

@@ -99,9 +99,9 @@ def test_intro_points_at_the_notebook_sections():
 
 
 def test_q1_and_q9_say_where_level_5_runs_on_cc_7_5():
-    """Issue 27: on a CC 7.5 GPU level 5 runs in a simulator subprocess (kernels_numba/infra/subsim.py); db_overlap is
+    """Issue 27: on a CC 7.5 GPU level 5 runs in a simulator subprocess (kernels_numba/tools/subsim.py); db_overlap is
     the GPU kernel that overlaps without cp.async, not a stand-in the course swaps in."""
-    from kernels_numba.infra import subsim
+    from kernels_numba.tools import subsim
     import kernels_numba as kn
     assert tuple(subsim.min_cc(kn.get("async_vec").kernel)) == (8, 0) and kn.get("db_overlap").min_cc is None
     assert "별도 프로세스의 시뮬레이터" in QS["q1"]["explanation"] and "subsim" in QS["q1"]["explanation"]

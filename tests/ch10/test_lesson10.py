@@ -387,7 +387,7 @@ def test_fast_section_figures_are_filled_not_typed():
 
 # ---- issue 17: "지금 이 GPU" figures, checks on a GPU without sm_80, background offline work ----
 def _matrix_row(name, spec):
-    from kernels_numba.infra import table
+    from kernels_numba.tools import table
     return next(r for r in table.load_targets()["rows"] if r["kernel"] == name and r["target"] == spec.arch)
 
 
@@ -604,7 +604,7 @@ def _unnamed(x):
 @pytest.mark.gpu_only("in a GPU process the background compiles must leave numba's current context alone")
 def test_prefetch_equals_direct_compiles_and_keeps_the_gpu():
     from numba import cuda
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     ctx = cuda.current_context()
     lesson10.prefetch()
     got = lesson10.compiled(lesson10.PREFETCH_COMPILES)

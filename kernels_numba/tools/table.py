@@ -60,7 +60,7 @@ def measured_markdown():
 
 
 # ------------------------------------------------------------------ kernel x target matrix (offline compiles)
-TARGETS_JSON = Path(__file__).resolve().parent / "targets.json"
+TARGETS_JSON = Path(__file__).resolve().parents[1] / "infra" / "targets.json"   # data the registry and simulator read too
 README = Path(__file__).resolve().parents[2] / "README.md"
 # GPUs of the occupancy table, in compute-capability order (sim/occupancy.GPUS)
 OCC_GPUS = ("T4", "A100", "RTX 3060", "RTX 3090", "RTX 4090", "L4", "H100", "H200", "RTX 5090")

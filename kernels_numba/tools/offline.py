@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import importlib.metadata
 import shutil
 
-from . import jitcache
+from ..infra import jitcache
 
 SIG = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
 ARCHS = ((8, 0), (9, 0))
@@ -383,7 +383,7 @@ class _Worker:
 
     CODE = ("import json, os, sys, traceback\n"
             "out = os.fdopen(os.dup(1), 'w'); os.dup2(2, 1)   # compilers' prints must not mix with the answers\n"
-            "from kernels_numba.infra import offline\n"
+            "from kernels_numba.tools import offline\n"
             "for line in sys.stdin:\n"
             "    try:\n"
             "        ans = offline._compile_pairs(json.loads(line))\n"

@@ -1,5 +1,5 @@
 """Compile a chapter's kernels into jitcache's disk cache ahead, in background processes: `warm(names, demos)` starts
-them (`python -m kernels_numba.infra.warmup NAME ... demo:MODULE ...`), and a launch waits only for the kernel it needs
+them (`python -m kernels_numba.tools.warmup NAME ... demo:MODULE ...`), and a launch waits only for the kernel it needs
 (jitcache.wait_ready). A tool above the registry: jitcache itself (which the registry uses) knows no kernel names."""
 import importlib
 import os
@@ -8,7 +8,7 @@ import sys
 import time
 
 from .. import registry
-from . import device, jitcache
+from ..infra import device, jitcache
 from .offline import SIG
 
 
@@ -42,7 +42,7 @@ def warm(names, demos=(), workers=None):
     procs = []
     for job in jobs:
         if job:
-            procs.append(subprocess.Popen([sys.executable, "-m", "kernels_numba.infra.warmup", *job], env=env,
+            procs.append(subprocess.Popen([sys.executable, "-m", "kernels_numba.tools.warmup", *job], env=env,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                           start_new_session=True))
     jitcache._WARMING.extend(procs)  # wait_ready waits on a lock only where this process started some

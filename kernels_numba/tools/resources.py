@@ -1,14 +1,15 @@
 """What a kernel costs in hardware: registers, local (spill) / shared bytes and SASS instruction counts, per kernel.
 
 report(name) reads them from the kernel loaded on the GPU when there is one; otherwise (the usual case in this course)
-it compiles the same source for sm_80 / sm_90 with kernels_numba.infra.offline, so the numbers and the SASS are real either way.
+it compiles the same source for sm_80 / sm_90 with kernels_numba.tools.offline, so the numbers and the SASS are real either way.
 The two toolchains are not identical: a loaded kernel is assembled by the GPU machine's driver/linker, offline by the
 nvJitLink wheel, and register counts can differ (seen: 120 offline vs 128 loaded for regblock on sm_90).
 """
 import re
 from typing import NamedTuple, Optional
 
-from . import device, offline
+from ..infra import device
+from . import offline
 
 # one SASS line: /*0a10*/  @!P0 LDS.128 R4, [R2+0x10] ;   (cuobjdump and nvdisasm -gi print the same form)
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\s*([^;]*);")

@@ -1,4 +1,4 @@
-"""The simulator subprocess of kernels_numba.infra.subsim: `python -m kernels_numba.infra.subsim_child FOLDER` runs
+"""The simulator subprocess of kernels_numba.tools.subsim: `python -m kernels_numba.tools.subsim_child FOLDER` runs
 launch.run_kernel of the kernel the folder's spec.json names on its in.npz, and writes out.npy (or error.json), plus
 hazards.json when the race detector collects."""
 import importlib
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import launch
-from .errors import CourseInputError
-from .simulator import racecheck
+from ..infra.errors import CourseInputError
+from ..infra.simulator import racecheck
 from .subsim import _FIELDS
 
 

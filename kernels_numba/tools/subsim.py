@@ -1,6 +1,6 @@
 """Run a kernel this GPU cannot run (cp.async or mma.m16n8k16 on CC 7.5) on the simulator, in a subprocess.
 
-The notebook keeps its GPU process; the child process (its own entry module, kernels_numba.infra.subsim_child) starts
+The notebook keeps its GPU process; the child process (its own entry module, kernels_numba.tools.subsim_child) starts
 in simulator mode, imports the kernel's module, and runs the same `launch.run_kernel` on the same arrays (small sizes:
 the simulator's work bound applies and says so). Importing this module installs run_kernel as placement's away
 runner (kernels_numba/__init__.py does it), so launch.py reaches it without importing it.
@@ -15,9 +15,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import device, placement
-from .errors import CourseInputError
-from .simulator import racecheck
+from ..infra import device, placement
+from ..infra.errors import CourseInputError
+from ..infra.simulator import racecheck
 
 _told = set()
 
@@ -66,7 +66,7 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, why_told=Tr
             env["SGEMM_RACECHECK"] = "collect"
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
-        r = subprocess.run([sys.executable, "-m", "kernels_numba.infra.subsim_child", d], env=env, capture_output=True,
+        r = subprocess.run([sys.executable, "-m", "kernels_numba.tools.subsim_child", d], env=env, capture_output=True,
                            text=True)
         err = Path(d, "error.json")
         if err.exists():

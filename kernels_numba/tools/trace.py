@@ -15,7 +15,7 @@ import hashlib
 
 import numpy as np
 
-from . import device
+from ..infra import device
 
 
 class _TracingArray:
@@ -55,7 +55,7 @@ def _array_name(filename, lineno):
 
 def _trace_here(kernel_name, M, N, K, block):
     from numba.cuda.simulator import kernelapi as api
-    from .simulator import scheduler as _simfast
+    from ..infra.simulator import scheduler as _simfast
     from .. import registry
     from ..demos import races
     launch = getattr(races, "launch_" + kernel_name, None) or registry.get(kernel_name).launch
@@ -107,7 +107,7 @@ def shared_accesses_many(requests):
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         wanted = [requests[i] for i in todo]
-        code = ("import json, sys; from kernels_numba.infra import trace; "
+        code = ("import json, sys; from kernels_numba.tools import trace; "
                 f"json.dump([trace._trace_here(*r) for r in {wanted!r}], sys.stdout)")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
         if out.returncode != 0:
@@ -128,7 +128,7 @@ def _cache_file(request):
     if not folder:
         return None
     if device.SIMULATOR:
-        from .simulator import scheduler
+        from ..infra.simulator import scheduler
         if scheduler.get_schedule()[0] != "forward":
             return None
     key = hashlib.sha256(f"trace|{request!r}|{offline._toolchain_key()}".encode()).hexdigest()[:32]
