@@ -30,6 +30,9 @@ import kernels_numba as kn
 from course import records
 import numba
 from numba import cuda
+from kernels_numba.tools import resources
+from kernels_numba.tools.offline import sass_counts
+import dataclasses
 
 ENGINE = "course.bench/1"           # a run's versions["engine"]: baselines are checked against runs of the same engine
 SIZES = (1024, 2048, 4096)
@@ -69,7 +72,7 @@ def available():
     if kn.device.MODE != "gpu":
         return "GPU 가 없습니다 (시뮬레이터) / no GPU"
     try:
-        import cupy  # noqa: F401
+        import cupy  # noqa: F401  (local: is the optional cupy installed? asked only on a GPU)
     except ImportError:
         return "cuBLAS 와 비교하려면 CuPy 가 필요합니다 (pip install \".[gpu]\") / CuPy is needed for cuBLAS"
     return ""
@@ -79,6 +82,7 @@ def warm_cupy():
     """Run once, small, every CuPy operation a benchmark uses, so that CuPy compiles its kernels (NVRTC) into its disk
     cache: a notebook's first benchmark then starts at once (python -c "from course import bench; bench.warm_cupy()",
     started in the background by course.setup on a GPU)."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     for dtype in (cp.float32, cp.float16):
         A = cp.random.default_rng(0).standard_normal((64, 64), dtype=cp.float32).astype(dtype)
@@ -98,6 +102,7 @@ class Cublas:
     baseline of kernels with f16 output), on a stream of our choosing."""
 
     def __init__(self):
+        # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
         import cupy as cp
         cp.cuda.device.get_cublas_handle()          # CuPy loads libcublas: ctypes finds the same library by name
         for name in ("libcublas.so.13", "libcublas.so.12", "libcublas.so", "cublas64_13.dll", "cublas64_12.dll"):
@@ -141,6 +146,7 @@ class Cublas:
 
 def events_ms(fn, min_ms=MIN_MS, groups=3, stream=None):
     """Median ms per call of back-to-back fn() over `groups` batches of >= min_ms together (CUDA events)."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     stream = stream or cp.cuda.Stream.null
     start, end = cp.cuda.Event(), cp.cuda.Event()
@@ -166,6 +172,7 @@ def events_ms(fn, min_ms=MIN_MS, groups=3, stream=None):
 def host_us(fn, n=100, first=True):
     """Host microseconds of one fn() when n calls are queued without waiting (the GPU is kept busy meanwhile).
     first=False: fn ran just before (its first-call set-up is done), so no call ahead of the timed ones."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     if first:
         fn()
@@ -180,6 +187,7 @@ def host_us(fn, n=100, first=True):
 
 def graph_ms(fn, stream, per_graph=20, replays=5):
     """GPU ms per call of fn() (which must launch on `stream`) from a CUDA graph of per_graph calls, replayed."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     fn()                                   # lazy set-up outside the capture (module load, cuBLAS workspace)
     stream.synchronize()
@@ -252,6 +260,7 @@ def other_processes():
 
 
 def versions():
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     out = {"engine": ENGINE, "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
            "numba_cuda": __import__("numba_cuda").__version__, "cupy": cp.__version__}
@@ -265,8 +274,6 @@ def versions():
 
 def loaded_resources(name):
     """Registers, shared/local memory and SASS opcode counts of kernel `name` as loaded on this GPU."""
-    from kernels_numba.tools import resources
-    from kernels_numba.tools.offline import sass_counts
     r = resources.report(name)                   # GPU mode: read from the loaded kernel
     out = {k: r[k] for k in ("registers", "shared_bytes", "local_bytes")}
     out["sass"] = {op: n for op, n in sass_counts(r["sass_text"]).items()
@@ -290,6 +297,7 @@ def save_run(path, run, what, extra=None):
 # ---- one entry: checked, then timed -------------------------------------------------------------------------------
 
 def _rel_err(C, ref):
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     d = C.astype(cp.float64) - ref
     return float(cp.linalg.norm(d) / cp.linalg.norm(ref))
@@ -303,6 +311,7 @@ class _Entry:
 
 
 def _kernel_entry(spec, A, B, ref, first, launch=None, variant=""):
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     launch = launch or spec.launch
     c_dtype = getattr(spec.module, "C_DTYPE", np.float32)
@@ -335,6 +344,7 @@ F16OUT = "cuBLAS_f16out"          # cuBLAS with f16 output: the same-output base
 
 
 def _cublas_entry(cublas, A, B, ref, c_dtype=np.float32):
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     C = cp.full((A.shape[0], B.shape[1]), cp.nan, c_dtype)
     call = cublas.call(A, B, C)
@@ -369,8 +379,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
     why = available()
     if why:
         raise RuntimeError(why)
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
-    from numba import cuda
     log = log or (lambda *_: None)
     specs = [s for s in kn.REGISTRY if (kernels is None and s.dtype == np.float32) or (kernels and s.name in kernels)]
     specs = [s for s in specs if s.runs_here()]
@@ -473,6 +483,6 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
                        rows=tuple(rows), versions=versions(), clocks=clocks_info, note="; ".join(notes))
     flag = records.baseline_check(run_, baseline.split(" (")[0])
     if flag or busy:
-        import dataclasses
         run_ = dataclasses.replace(run_, flagged="; ".join(x for x in (flag, notes[0] if busy else "") if x))
     return run_
+

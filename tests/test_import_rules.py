@@ -18,11 +18,10 @@ What is counted:
 """
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
-
-from kernels_numba import _moved
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("course", "kernels_numba", "sim", "answers")
@@ -34,6 +33,8 @@ def _name(path):
 
 
 FILES = {_name(p): p for top in PACKAGES for p in sorted((ROOT / top).rglob("*.py"))}
+MOVED_TOOLS = next(ast.literal_eval(n.value) for n in ast.parse((ROOT / "kernels_numba/_moved.py").read_text(
+    encoding="utf-8")).body if isinstance(n, ast.Assign) and n.targets[0].id == "MOVED_TOOLS")   # read, not imported
 
 
 class Import:
@@ -316,7 +317,7 @@ def test_infra_is_ground_floor():
 def test_the_old_tool_paths_have_no_file_in_infra():
     """The moved tools' old names are answered by kernels_numba/_moved.py, not by stub files in infra/ (a stub there
     would import tools/, and would keep git from following edits made to the old path into tools/)."""
-    for name in _moved.MOVED_TOOLS:
+    for name in MOVED_TOOLS:
         assert f"kernels_numba.tools.{name}" in FILES, name
         assert f"kernels_numba.infra.{name}" not in FILES, f"kernels_numba/infra/{name}.py is back"
 
@@ -357,6 +358,40 @@ def test_no_module_imports_below_its_top():
                      "\n  Fix: move the import up. Code that must run before an import (the device choice before "
                      "numba, the install check) goes into a module of its own imported first "
                      "(kernels_numba/infra/boot.py, course/preflight.py).")
+
+
+def _says_why(text):
+    """The comment of a source line, without lint directives (`# noqa: F401` alone says nothing about why)."""
+    if "#" not in text:
+        return ""
+    comment = text.split("#", 1)[1]
+    return re.sub(r"noqa(:\s*[A-Z0-9, ]+)?|type:\s*ignore(\[[^]]*\])?|pragma:[^#]*|isort:\s*skip", "", comment).strip(" ()#,;")
+
+
+def _local_import_reason(module, node):
+    """The comment that explains a function-local import: on its line, on the line above, or above the run of
+    consecutive import lines it belongs to (one comment for a group of imports with one reason)."""
+    lines = FILES[module].read_text(encoding="utf-8").splitlines()
+    k = node.lineno - 1
+    if _says_why(lines[k]):
+        return _says_why(lines[k])
+    while k > 0 and lines[k - 1].lstrip().startswith(("import ", "from ")) and not _says_why(lines[k - 1]):
+        k -= 1
+    above = lines[k - 1].strip() if k > 0 else ""
+    return above.lstrip("# ").strip() if above.startswith("#") else ""
+
+
+def test_function_local_imports_say_why():
+    """An import inside a def runs at call time, hidden from the reader who looks at the module's top: each one in
+    course/, kernels_numba/, sim/ and answers/ says why it is local (a heavy or optional library such as cupy,
+    matplotlib, ipywidgets, IPython; a module only the simulator or only a GPU loads; numba before the device choice;
+    numba internals another version may lack; a loop it would close). Imports in strings of code (templates, a child
+    process's script) are the student's or the child's top and are not counted."""
+    bad = [i.where() for m in FILES for i in IMPORTS[m] if i.local and not i.in_string and
+           not _local_import_reason(m, i.node)]
+    assert not bad, (f"{len(bad)} function-local import(s) without a reason:\n  " + "\n  ".join(bad) +
+                     "\n  Fix: move the import to the module's top (after its docstring), or say on its line or the "
+                     "line above why it cannot be there (`# local: cupy is optional (GPU only) and slow to load`).")
 
 
 def _chapter(module):
@@ -415,5 +450,8 @@ def test_the_rules_see_what_they_should():
     assert _chapter("course.kit") is None and _lesson("course.ch10_tensor_core.lesson") == "10"
     # a made-up loop and a made-up late import are found
     assert _cycles({"a": {"b": None}, "b": {"a": None}}) == [["a", "b", "a"]]
+    assert _says_why("    import cupy as cp  # noqa: F401") == "" and _says_why("x  # local: heavy") == "local: heavy"
+    assert _local_import_reason("kernels_numba.infra.ptx", next(
+        i.node for i in IMPORTS["kernels_numba.infra.ptx"] if i.local and "intrinsic" in ast.unparse(i.node)))
     late = ast.parse("import os\nX = 1\nimport sys\n")
     assert not _is_import(late.body[1]) and _is_import(late.body[2])

@@ -18,6 +18,7 @@ from course.kit import (RACE_BUDGET_S, RACE_CASES, compiled, occupancy_lines, oc
                         race_size, racy_demo, shared_traces)  # (shared with other chapters: defined once in course/kit.py)
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
+import course
 
 LEVEL2 = ("tiled", "tiled_pad", "tiled_fma", "tiled_k32")
 LD_WF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
@@ -121,6 +122,7 @@ def _race_outcomes(n, runs, seed, names, tol):
 
 def schedule_outcomes(n=32, orders=("forward", "reverse", "random"), seed=1, names=RACE_CASES):
     """Simulator only: {kernel: True if every thread order gives bit-identical C} for one input."""
+    # local: simulator only: the scheduler patches numba's simulator launch; GPU mode never loads it
     from kernels_numba.infra.simulator import scheduler as _simfast
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((n, n), dtype=np.float32)
@@ -296,7 +298,6 @@ WALK = (("공유 메모리 선언", "cuda.shared.array", 1), ("스레드·전역
 
 def walkthrough(kernel):
     """[(what, file line)] of the parts of a tiled kernel the walkthrough names."""
-    import course
     return [(what, course.line_of(kernel, needle, nth)) for what, needle, nth in WALK]
 
 
@@ -441,6 +442,7 @@ def bound_vs_roof_lines(rec, ai, kernel="tiled", gpus=("A100", "A100-40GB")):
 
 def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):
     """Bar chart (Korean labels) of each kernel's share of cuBLAS at n³, with the shared-memory ceilings as marks."""
+    # local: matplotlib is heavy: loaded only when a figure is drawn
     from matplotlib.figure import Figure
     from course import plots  # noqa: F401  (Korean font)
     rows = {r.kernel: r for r in rec.rows if r.n == n}
@@ -465,6 +467,7 @@ def perf_figure(rec, n=4096, kernels=("naive",) + LEVEL2):
 
 def show(fig):
     """Display a matplotlib Figure as a PNG (no pyplot, no backend switch)."""
+    # local: IPython only inside a notebook; this module also runs in plain Python
     from IPython.display import Image, display
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)

@@ -12,6 +12,8 @@ from course.exercises import probe
 from course.exercises.core import context, exercise, explain_exception, fail, passed, technique
 from course.exercises.diagnose import SENTINEL, close, gemm, heatmap, reference
 from kernels_numba.infra.simulator import racecheck
+from sim import occupancy as occ
+from course.exercises.core import _student_site
 
 # The exercises' register-blocked kernel: regblock's structure at a size the simulator runs in about a second.
 # The block is not square (16 x 8 threads) and TM != TN, so a swapped x/y or TM/TN cannot pass by symmetry.
@@ -659,7 +661,6 @@ def my_register_limited_blocks(regs, threads):
     raise NotImplementedError("1) 워프당 256개 단위로 올림  2) 서브파티션 4개  3) 블록 단위 — 세 규칙을 차례로")
 ''')
 def check_register_blocks(student):
-    from sim import occupancy as occ
     ex = "07-4"
     cases = [(r, t) for t in THREAD_CASES for r in range(1, 256)]
     want = {(r, t): occ.occupancy("H100", r, t).limits["registers"] for r, t in cases}
@@ -668,7 +669,6 @@ def check_register_blocks(student):
         try:
             v = student(r, t)
         except ZeroDivisionError as exc:
-            from course.exercises.core import _student_site
             site = probe.line_text(_student_site(exc.__traceback__))
             return fail(ex, "zero_division", f"regs = {r}, threads = {t}에서 0 으로 나눴습니다: 스레드가 32개보다 적은 "
                         "블록도 워프 하나를 통째로 씁니다. 블록의 워프 수는 올림으로 셉니다.",

@@ -16,6 +16,8 @@ from course.measure import here_label  # noqa: F401  (every lesson's label of 't
 from sim import banks, outer, roofline
 from sim import occupancy as occ
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
+import re
+import io
 
 STALL_KEYS = ("selected", "not_selected", "short_scoreboard", "mio_throttle", "long_scoreboard", "barrier",
               "math_pipe_throttle", "wait")
@@ -297,7 +299,6 @@ def excerpt_facts(excerpt):
     """What 4.5's prose says about a printed SASS excerpt, read from that excerpt (it differs between compilers): the
     constant offsets of its LDS, and its operands marked .reuse with how many instructions in a row carry the mark.
     Returns a Report whose one line the notebook prints under the excerpt."""
-    import re
     offsets = sorted({int(m, 16) for m in re.findall(r"\bLDS[\w.]*\s+R\d+,\s*\[[^\]]*\+(0x[0-9a-f]+)\]", excerpt)})
     runs, last, best = {}, None, (None, 0)
     count = 0
@@ -522,7 +523,7 @@ def shared_bound_vs_measured(rec, per_ffma, val):
 
 def show(fig, dpi=90):
     """Display a matplotlib Figure as a PNG (no pyplot: no backend switch, nothing printed)."""
-    import io
+    # local: IPython only inside a notebook; this module also runs in plain Python
     from IPython.display import Image, display
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)

@@ -4,13 +4,13 @@ from pathlib import Path
 from course.nbgen import Notebook
 from course.figures import fill, fill_comments, ratios, record, tflops
 from sim import occupancy as _occ
+import ast
 
 
 
 
 def _const(module, name):
     """A constant of course/<module>.py, read from the source (importing course would pick a device)."""
-    import ast
     tree = ast.parse((Path(__file__).resolve().parents[2] / "course" / f"{module}.py").read_text(encoding="utf-8"))
     return next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
                 and any(getattr(t, "id", None) == name for t in n.targets))

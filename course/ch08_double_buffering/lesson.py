@@ -22,6 +22,11 @@ from course.kit import (CCS, GPUS, Report, check, close, compiled, gpu_here, ker
 from course import measure
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
+from numba import cuda
+from course.steps import steps
+from kernels_numba.tools import subsim
+import os
+import unicodedata
 
 LOADS = ("ld.global", "ld.global.ca", "ld.relaxed.cta.global", "ld.global.cg", "ld.relaxed.gpu.global", "ld.global.nc")
 STALLS = ("long_scoreboard", "math_pipe_throttle", "short_scoreboard", "mio_throttle", "barrier", "wait",
@@ -144,9 +149,6 @@ def broken_variants(names=("db", "db_no_loop_barrier", "db_no_prologue"), M=24, 
 
 
 def _broken_variants_gpu(names, M, N, K, rng):
-    from numba import cuda
-    from course.steps import steps
-    from kernels_numba.tools import subsim
     n, runs = race_size()
     A = rng.standard_normal((n, n), dtype=np.float32)
     B = rng.standard_normal((n, n), dtype=np.float32)
@@ -208,7 +210,6 @@ def ldg_opcodes_many(loads, cc):
         sass = subprocess.run([offline._tool("cuobjdump"), "-sass", f.name], capture_output=True, text=True,
                               check=True).stdout
     finally:
-        import os
         os.unlink(f.name)
     parts = dict(re.findall(r"Function : probe_(\d+)(.*?)(?=Function : |\Z)", sass, re.S))
     return {ld: [op for op in offline.sass_counts(parts[str(i)]) if op.startswith("LDG")] for i, ld in enumerate(loads)}
@@ -408,7 +409,6 @@ def bench_table(rec, live=None, names=None):
 
 def _ljust(text, width):
     """Left-justify for a monospace screen: Hangul and other wide characters take two columns."""
-    import unicodedata
     cols = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
     return text + " " * max(0, width - cols)
 
@@ -500,7 +500,6 @@ def issue_window_here(gpu=None):
 
 def verify(names, shapes):
     """kit.verify, one kernel at a time with a progress bar (each kernel's first launch compiles it)."""
-    from course.steps import steps
     out = {}
     for name in steps(names, "실행·비교" if kn.device.SIMULATOR else "컴파일(JIT)·실행·비교", unit="커널"):
         out.update(verify7((name,), shapes))

@@ -10,6 +10,7 @@ from course.exercises import core, diagnose, probe
 from course.exercises.core import EXERCISES, context, exercise, fail, gpu_note, passed, technique
 from kernels_numba.infra.simulator import racecheck
 from kernels_numba.infra.simulator.errors import MisalignedAddressError
+from kernels_numba.infra import ptx
 
 S3 = 3                                   # stages of the exercise kernel (kernels_numba.common.S3)
 
@@ -369,7 +370,6 @@ VEC_TILES = (3, 0, 4)                    # the K tile copied into buffers 0, 1, 
 def _vec_kernel(issue, stages):
     """Each block issues K tile kts[s] into buffer s (s < stages) with the student's function, waits for all, and
     writes its shared tiles out, so the check sees exactly what landed where."""
-    from kernels_numba.infra import ptx
 
     @cuda.jit
     def kernel(A, B, kts, Aout, Bout):
@@ -521,7 +521,6 @@ def _picture(mask):
 def _zfill_kernel(copy):
     """Each thread copies one float4 of its block's 8×16 tile with the student's function into buffer 1, waits,
     and writes that buffer out (the whole tile, inside X or not)."""
-    from kernels_numba.infra import ptx
 
     @cuda.jit
     def kernel(X, out, rows, cols):

@@ -8,6 +8,27 @@ import kernels_numba  # noqa: F401,I001  (first: picks GPU or simulator before n
 from kernels_numba.common import S3, T8, compute_tile, issue_tile, prologue  # noqa: F401  (09-1's kernel helpers)
 from course.kit import Report, compiled, gpu_here, here_label, kernel_resources, kernels_here  # course/kit.py
 from sim.korean import josa
+from kernels_numba.tools import offline
+import numpy as np
+from kernels_numba.infra import ptx
+from kernels_numba.infra.simulator import async_copy as _async_sim
+from sim import banks
+import csv
+import gzip
+import io
+from pathlib import Path
+import course
+import json
+import sys
+from kernels_numba.tools import table
+from sim import occupancy
+import kernels_numba as kn
+from kernels_numba import async_wide as W
+from kernels_numba import registry
+from kernels_numba.tools import resources
+from sim.cp_async import first_unsafe_tile
+import math
+from sim import pipeline
 
 HEADER = ".version 7.0\n.target sm_80\n.address_size 64\n"
 # a helper often written for 4-byte copies: '.cg' with 4 bytes (ptxas rejects it)
@@ -25,7 +46,6 @@ def ptxas(text, arch="sm_80", whole=False):
 
     whole=False assembles .func code with -c; whole=True links a kernel as the driver would load it (the check
     of a kernel's shared-memory size happens only then)."""
-    from kernels_numba.tools import offline
     tool = offline._tool("ptxas")
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "check.ptx")
@@ -77,9 +97,6 @@ def misaligned_copies(pad_k=1, pad_n=1, BM=128, BK=8, BN=128, threads=256):
 
 def misaligned_copy_error():
     """The simulator's error for one 16-byte cp.async into the padded layout As[BM][BK+1] (row 1 starts at 36 B)."""
-    import numpy as np
-    from kernels_numba.infra import ptx
-    from kernels_numba.infra.simulator import async_copy as _async_sim
     As = np.full((128, 9), np.nan, np.float32)
     buf = np.zeros(64, np.float32)
     start = (-(buf.ctypes.data // 4)) % 4
@@ -101,7 +118,6 @@ def compute_read_wavefronts(wide_rule="words"):
     As[m][k+4..k+7] as 16-byte loads (NVVM merges the source's 2-float reads of consecutive k; ptxas keeps them), Bs[k][n] pitch 128
     read as 2x4 floats at tx*4 and 64+tx*4. wide_rule: sim.banks.count_wavefronts's rule for 8/16-byte accesses.
     """
-    from sim import banks
     block = (16, 16)
     out = {}
     A = banks.Layout((128, 9))
@@ -135,10 +151,6 @@ def warp_requests_per_tile(BM=128, BN=128, BK=8, threads=256):
 
 def _ncu_source_rows(name="ncu_source_wide_no_prefetch.csv.gz"):
     """(column index by header, instruction rows) of a recorded ncu source listing (course/recorded/)."""
-    import csv
-    import gzip
-    import io
-    from pathlib import Path
     with gzip.open(Path(__file__).resolve().parents[1] / "recorded" / name, "rt", encoding="utf-8") as f:
         rows = list(csv.reader(io.StringIO(f.read())))
     start = next(i for i, r in enumerate(rows) if "Source" in r and "stall_dispatch" in r)
@@ -185,7 +197,6 @@ def lds_ratio_rows(names=("async_vec", "async_bk16", "async_wide"), cc=(9, 0), r
     """Per kernel: the recorded loop's LDS count (loaded on the H200), the offline sm_90 loop's real LDS and
     '@!PT LDS' placeholders (never executed), FFMA, and FFMA per real LDS. The compiles (async_wide alone takes
     about half a minute of CPU: Numba inlines its device functions) show a progress bar."""
-    import course
     rec = course.recorded(run)["loaded"]
     compiled([(n, cc) for n in names], "컴파일 (GPU 없이 sm_90)")
     rows = []
@@ -217,9 +228,7 @@ def registers_unbounded_many(name="async_vec", ccs=((8, 0), (9, 0)), desc="컴�
     starts ONE subprocess (one Python start-up) that compiles it and the rest, reporting one cc per line.
 
     With `desc`, a progress bar advances one step per cc not known in this process (a compile takes seconds of CPU)."""
-    import json
-    import sys
-    from kernels_numba.tools import offline
+    # local: looked up at call time (tests replace course.steps' classes to record the bars)
     from course.steps import Progress
     ccs = [tuple(cc) for cc in ccs]
     todo = [cc for cc in ccs if (name, cc) not in _UNBOUNDED]
@@ -284,7 +293,6 @@ RECORDED_GPUS = {(8, 0): ("A100",), (9, 0): ("H100", "H200")}
 
 def _declared_smem(name):
     """Static + dynamic shared bytes kernel `name` declares (offline kernel x target matrix; the same on every target)."""
-    from kernels_numba.tools import table
     row = next(r for r in table.load_targets()["rows"] if r["kernel"] == name)
     return row["smem_static"] + row["smem_dynamic"]
 
@@ -293,8 +301,6 @@ def unbounded_blocks(name="async_vec", ccs=((8, 0), (9, 0)), gpu=None):
     """Registers of `name` without its launch_bounds and the blocks per SM they give (sim.occupancy, not 65536 / regs):
     on the recorded GPUs of each cc, and on the present GPU (or `gpu`), compiled for its compute capability.
     Report with regs {cc: n}, blocks {gpu name: n}, bounded {gpu name: n} (with launch_bounds), here (line or None)."""
-    from sim import occupancy
-    import kernels_numba as kn
     ks = kn.get(name)
     spec, live = gpu_here(gpu)
     want = [tuple(cc) for cc in ccs]
@@ -335,7 +341,6 @@ def _report(lines, **values):
 def stage_limits(gpu, regs=128, threads=256, stages=(2, 3, 4)):
     """{S: Occupancy} of the padded layout of S stages with `regs` registers and `threads` threads on `gpu` (a GpuSpec
     or a name in sim.occupancy.GPUS); a stage count whose shared memory exceeds the block's opt-in maximum is left out."""
-    from sim import occupancy
     spec = occupancy.get_spec(gpu)
     return {S: occupancy.occupancy(spec, regs, threads, smem_bytes(S)) for S in stages
             if smem_bytes(S) <= spec.smem_per_block_optin}
@@ -346,8 +351,6 @@ def stage_limiters(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), g
     the GPUs of sim.occupancy.GPUS (or `gpus`) that run kernel `name` (compute capability >= its min_cc): what 4.2's
     prose says about GPUs other than the H200. Ties stay ties: at 4 stages a 100-KiB GPU is bound by registers and
     shared memory alike (2 blocks each), and a tie is not 'registers'."""
-    from sim import occupancy
-    import kernels_numba as kn
     need = tuple(kn.get(name).min_cc or (0, 0))
     out = {}
     for g in (gpus or occupancy.GPUS):
@@ -361,8 +364,6 @@ def stage_limiters(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), g
 def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None, name="async_copy"):
     """4.2's table (blocks per SM for the padded layout of S stages, `regs` registers) on the present GPU (or `gpu`);
     None without one; one line (no figures) where kernel `name` (the padded layout's kernel) does not run there."""
-    from sim import occupancy
-    import kernels_numba as kn
     spec, _ = gpu_here(gpu)
     if spec is None:
         return None
@@ -398,7 +399,6 @@ def ptx_inline_excerpt(name="async_vec", cc=(8, 0), opcode="cp.async.cg.shared.g
 
 def bk16_runs(run="gpu_h200_level5", n=4096):
     """async_bk16's % of cuBLAS at size n in each of the three runs the record holds, labelled, with cuBLAS TFLOP/s."""
-    import course
     rec = course.recorded(run)
     bench = {(r.kernel, r.n): r for r in rec.rows}
     out = [("기록 실행 (benchmark)", 100 * bench[("async_bk16", n)].ratio, bench[("cuBLAS", n)].tflops)]
@@ -413,7 +413,6 @@ def bk16_runs(run="gpu_h200_level5", n=4096):
 
 def bk16_table(run="gpu_h200_level5"):
     """The recorded explore_bk16 table as rows of short cells: [(size, {column: '% (TF)'}, cuBLAS TFLOP/s)]."""
-    import course
     lines = course.recorded(run)["explore_bk16"]["table"]
     cols = ["async_vec", "bk16 s3 lb(256,2)", "bk16 s2 lb(256,2)", "bk16 s3 lb(256,1)"]
     rows = []
@@ -430,8 +429,6 @@ def wide_a_wavefronts(swizzle=True):
     A thread reads rows ty + 16 m at column k ^ 8 where bit 1 of the row is set (swizzle), else k; a warp holds
     4 consecutive ty. Returns {"requests": n, "phases": wavefronts, "words": wavefronts} (see sim.banks.count_wavefronts).
     """
-    from kernels_numba import async_wide as W
-    from sim import banks
     A = banks.Layout((W.BM, W.BK))
     col = lambda row, k: k ^ (8 if swizzle and row & 2 else 0)             # noqa: E731  (the kernel's swz)
     out = {"requests": 0}
@@ -449,7 +446,6 @@ def wide_a_wavefronts(swizzle=True):
 
 def explore_wide(run="gpu_h200_level5"):
     """{label: {n: % of cuBLAS}} of the recorded async_wide ablation (benchmarks/explore_wide.py), and its registers."""
-    import course
     ew = course.recorded(run)["explore_wide"]
     table = {}
     for row in ew["rows"]:
@@ -461,7 +457,6 @@ def explore_wide(run="gpu_h200_level5"):
 def first_use_stalls(run="gpu_h200_level5"):
     """Shares (%) of async_wide-without-prefetch FFMAs, and of their dispatch / short-scoreboard stall samples, that
     fall on an FFMA reading a value an LDS just loaded (its first reader), from the recorded ncu source view."""
-    import course
     r = course.recorded(run)["ncu_source_no_prefetch"]
     pct = lambda a, b: 100.0 * r[a] / r[b]                                 # noqa: E731
     return {"ffma": pct("ffma_first_use", "ffma"),
@@ -477,9 +472,7 @@ def check(name, M, N, K, seed=0):
 
     Outside the simulator a bar shows the time: the first launch compiles the kernel for this GPU (async_wide: about
     half a minute of CPU, Numba inlining its device functions), or on a GPU below CC 8.0 runs it on the simulator."""
-    import numpy as np
-    import kernels_numba as kn
-    from kernels_numba import registry
+    # local: looked up at call time (tests replace course.steps' classes to record the bars)
     from course.steps import Progress
     # below sm_80 (a T4) the launch itself runs this kernel on the simulator in a subprocess and says so (subsim)
     module_of = registry.module_of
@@ -505,7 +498,6 @@ LDGSTS_OPS = ("LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR", "LDS", "STS", "LDG", "FFMA
 
 def sass_main_loop(name, cc=(8, 0)):
     """Offline SASS of kernel `name`: registers and the main loop's counts of the cp.async-related opcodes."""
-    from kernels_numba.tools import resources
     r = compiled([(name, cc)])[name, tuple(cc)]
     loop = resources.main_loop(r["sass"])
     counts = {}
@@ -548,7 +540,6 @@ def read_widths(name="async_vec", ccs=((8, 0), (9, 0))):
 
 def recorded_ratios(run="gpu_h200_level5"):
     """{kernel: {n: % of cuBLAS}} and cuBLAS TFLOP/s per size from a recorded run."""
-    import course
     rec = course.recorded(run)
     ratios, cublas = {}, {}
     for r in rec.rows:
@@ -561,7 +552,6 @@ def recorded_ratios(run="gpu_h200_level5"):
 
 def best_at(n=4096, run="gpu_h200_level5", level=5):
     """(name, % of cuBLAS) of the fastest recorded kernel of `level` at size n, and {kernel: %} of every kernel at n."""
-    import kernels_numba as kn
     _, ratios, _ = recorded_ratios(run)
     at_n = {k: row[n] for k, row in ratios.items() if n in row}
     mine = {k: v for k, v in at_n.items() if any(s.name == k for s in kn.by_level(level))}
@@ -571,7 +561,6 @@ def best_at(n=4096, run="gpu_h200_level5", level=5):
 
 def recorded_stalls(run="gpu_h200_level5", top=4):
     """{kernel: [(stall reason, warp cycles per issued instruction)] largest first} from the recorded ncu run."""
-    import course
     st = course.recorded(run)["ncu_stalls"]["kernels"]
     return {k: sorted(((r, v) for r, v in d["cycles_per_issue"].items() if r != "selected"),
                       key=lambda x: -x[1])[:top] for k, d in st.items()}
@@ -579,6 +568,7 @@ def recorded_stalls(run="gpu_h200_level5", top=4):
 
 def plot_sweep(run="gpu_h200_level5"):
     """Bar chart: % of cuBLAS per kernel and size (recorded GPU run, named in the title); legend below the axes."""
+    # local: matplotlib (course.plots) is heavy: loaded only when a figure is drawn
     from course import plots
     rec, ratios, cublas = recorded_ratios(run)
     sizes = sorted(next(iter(ratios.values())))
@@ -600,7 +590,6 @@ def plot_sweep(run="gpu_h200_level5"):
 
 def tail_table(stages=(2, 3, 4), tiles=(1, 2, 3, 4, 5, 8)):
     """Rows (NUM_STAGES, K tiles, first unguarded tile for the common loop / ours)."""
-    from sim.cp_async import first_unsafe_tile
     return [(s, t, first_unsafe_tile(s, t, "common"), first_unsafe_tile(s, t, "empty_commit"))
             for s in stages for t in tiles]
 
@@ -610,8 +599,6 @@ CORE_FILES = ("cp_async_ca_4", "cp_async_cg_16", "cp_async_commit_group", "cp_as
 
 def ptx_file_sass(names=CORE_FILES, arch="sm_80"):
     """{file name: (the PTX instruction, its SASS instruction)} for the named cp.async .ptx files (None: all)."""
-    from kernels_numba.infra import ptx
-    from kernels_numba.tools import offline
     out = {}
     with tempfile.TemporaryDirectory() as d:
         for fn in sorted(ptx.FUNCS.values(), key=lambda f: f.name):
@@ -635,8 +622,6 @@ def timeline(stages, n_tiles=6, t_load=6, t_comp=2):
     """Text timeline (sim.pipeline) of a cp.async pipeline with `stages` buffers: stages-1 tile loads in flight.
 
     One character per time unit, the tile number in each bar, one row per load slot; returns (lines, total)."""
-    import math
-    from sim import pipeline
     tl = pipeline.schedule(n_tiles, t_load, t_comp, stages=stages, loads_in_flight=max(1, stages - 1))
     width = math.ceil(tl.total)
     lines = []

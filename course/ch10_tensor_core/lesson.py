@@ -19,6 +19,28 @@ from course import kit, records
 from course.tc_check import _check_here, _check_in_simulator, _loaded, check_kernel, check_kernels  # noqa: F401,E501  (notebooks 10 and 11 share them)
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
 from sim.korean import josa
+from kernels_numba.tools import offline
+from dataclasses import replace
+from sim import occupancy
+from kernels_numba.tools import resources
+from collections import Counter
+from sim import mma
+from sim import banks
+from kernels_numba.infra import tc
+import kernels_numba as kn
+from kernels_numba.infra import device
+from kernels_numba.demos import mma_divergent as d
+from kernels_numba.infra.simulator import errors as _errors, warp as _warp
+from kernels_numba.infra import ptx
+from kernels_numba.infra.simulator import warp as _warp
+import inspect
+import operator
+from numba import types
+import sys
+import csv
+import gzip
+import io
+from kernels_numba import occupancy
 
 RECORDED = Path(__file__).resolve().parents[1] / "recorded"
 # the GPU records this lesson reads (course/recorded/, one schema: course.records), each loaded once
@@ -43,7 +65,6 @@ SHAPES = [
 
 
 def _ptxas():
-    from kernels_numba.tools import offline
     return offline._tool("ptxas")
 
 
@@ -69,7 +90,6 @@ def _probe_now(instruction, arch):
         p = _run_low([_ptxas(), f"-arch={arch}", src, "-o", cubin])
         sass = ""
         if p.returncode == 0:
-            from kernels_numba.tools import offline
             sass = _run_low([offline._tool("cuobjdump"), "-sass", cubin]).stdout
     err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
     return p.returncode == 0, err, sass
@@ -82,7 +102,6 @@ def ptxas_check(instruction, arch):
 
 def _sass_ops(sass, prefixes=("HMMA", "DMMA", "LDSM", "LDGSTS")):
     """The tensor-core / ldmatrix / cp.async SASS instructions in `sass`; without any, what the kernel does instead."""
-    import re
     ops = re.findall(r"\b((?:" + "|".join(prefixes) + r")[A-Z0-9.]*)", sass)
     if ops:
         return ", ".join(sorted(set(ops)))
@@ -165,7 +184,6 @@ def _wgmma_probe_now(target):
         p = _run_low([_ptxas(), f"-arch={target}", src, "-o", cubin])
         sass = ""
         if p.returncode == 0:
-            from kernels_numba.tools import offline
             sass = _run_low([offline._tool("cuobjdump"), "-sass", cubin]).stdout
     err = next((l.split("error", 1)[1].strip(" :") for l in p.stderr.splitlines() if "error" in l), "")
     return p.returncode == 0, err, sass
@@ -191,8 +209,6 @@ CC_LIMITS = {(8, 0): (32, 64), (8, 6): (16, 48), (8, 9): (24, 48), (9, 0): (32, 
 
 def one_warp_occupancy(regs=32, smem=768):
     """[(cc, Occupancy)] of a one-warp block (mma_large) on CC 8.0/8.6/8.9/9.0 with sim/occupancy's rules."""
-    from dataclasses import replace
-    from sim import occupancy
     base = occupancy.GPUS["A100"]
     out = []
     for cc, (blocks, warps) in CC_LIMITS.items():
@@ -203,7 +219,6 @@ def one_warp_occupancy(regs=32, smem=768):
 
 def loop_mma(name, cc=(9, 0)):
     """[(HMMA, BAR) per loop] of kernel `name`'s offline SASS, and its total HMMA (why mma_large shows 5)."""
-    from kernels_numba.tools import resources
     ins = resources.parse_sass(compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     loops = [ins[a:b + 1] for a, b in resources._loops(ins)]
     per = [(sum(i.base == "HMMA" for i in b), sum(i.base == "BAR" for i in b)) for b in loops]
@@ -212,7 +227,6 @@ def loop_mma(name, cc=(9, 0)):
 
 def sass_iteration(name="mma_large", cc=(9, 0)):
     """SASS of one K step of kernel `name`: from the first LDGSTS to the barrier after the first HMMA."""
-    from kernels_numba.tools import resources
     ins = resources.parse_sass(compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     a = next(n for n, i in enumerate(ins) if i.base == "LDGSTS")
     h = next(n for n, i in enumerate(ins) if i.base == "HMMA")
@@ -225,8 +239,6 @@ def iteration_facts(name="mma_large", cc=(9, 0)):
     """What 4.3's prose says about the K step sass_iteration prints and the loops loop_mma counts, read from that same
     compile (compilers differ): how many of each instruction, whether a CALL is there, whether the two ldmatrix come in
     the source's order (the A fragment's .x4 first), and how the K loop was split (HMMA per loop)."""
-    import re
-    from collections import Counter
     text = sass_iteration(name, cc)
     ops = Counter(re.sub(r"^@!?P\w+\s+", "", l.split("*/", 1)[1].strip()).split()[0] for l in text.splitlines())
     ldsm = [o for o in (re.sub(r"^@!?P\w+\s+", "", l.split("*/", 1)[1].strip()).split()[0] for l in text.splitlines())
@@ -244,7 +256,6 @@ def iteration_facts(name="mma_large", cc=(9, 0)):
 def call_sites(name="mma_large", cc=(9, 0)):
     """[(CALL instruction, the instruction after it, the instruction at the CALL's target)] of kernel `name`'s
     offline SASS: each CALL.REL.NOINC sits before the loop's back branch and targets the instruction after it."""
-    import re
     lines = re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", compiled([(name, cc)])[(name, tuple(cc))]["sass"])
     at = {int(a, 16): " ".join(t.split()) for a, t in lines}
     out = []
@@ -278,13 +289,11 @@ def markdown(rows, columns):
 
 
 def layout_record(gpu="h200"):
-    from course import records
     return records.load(f"mma_layout_{gpu}")
 
 
 def compare_layout(gpu="h200"):
     """Element-by-element comparison of the GPU's record with sim/mma.py: {what: (agree, total)}."""
-    from sim import mma
     rec = layout_record(gpu)
     out = {}
     for name, lanes in rec["ldmatrix"].items():
@@ -324,8 +333,6 @@ def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
     """(wavefronts, conflict degree) from sim/banks of one ldmatrix phase (8 rows at one 16-byte chunk) on the B tile
     (rows of BN f16) or the A tile (rows of BK f16): unpadded, padded by 16 B, and XOR-swizzled rows
     (kernels_numba.infra.tc.swizzle_params)."""
-    from sim import banks
-    from kernels_numba.infra import tc
     width = BN if tile == "B" else BK
     sh, mask = tc.swizzle_params(width // 8)
     layouts = {"패딩 없음": (2 * width, lambda r, c: c), "패딩 +16 B": (2 * (width + 8), lambda r, c: c),
@@ -341,7 +348,6 @@ def bound_formula(A, B, alpha=1.0, beta=0.0, C0=None, acc="f32", out="f32", safe
     """Section 8's bound written out term by term, the way the prose states it (tests: = tc.error_bound):
     gamma_K(2 u_acc) M + u_f32 M + u_out |C_exact| (+ u_f32 |C_exact| for f16 output) + t,
     M = |alpha| |A| |B| + |beta| |C0|, gamma_K(v) = K v / (1 - K v)."""
-    from kernels_numba.infra import tc
     A64, B64 = np.asarray(A, np.float64), np.asarray(B, np.float64)
     K = A64.shape[1]
     v = safety * tc.UNIT_ROUNDOFF[acc]
@@ -357,7 +363,6 @@ def bound_check(M=32, N=16, K=272, seed=0):
     """What section 8's cell prints: the prose formula (bound_formula) against tc.error_bound on random f16 inputs
     for each accumulator/output pair (largest relative difference), gamma_K(2u) against 2 gamma_K(u) at that K,
     and the largest K with a bound per accumulator type."""
-    from kernels_numba.infra import tc
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((M, K)).astype(np.float16)
     B = rng.standard_normal((K, N)).astype(np.float16)
@@ -376,6 +381,7 @@ def bound_check(M=32, N=16, K=272, seed=0):
 
 def error_growth_plot():
     """Max relative error vs K on the GPU (recorded) for f32 / f16 accumulation, with the K*u lines of the bound."""
+    # local: matplotlib (course.plots) is heavy: loaded only when a figure is drawn
     from course import plots
     rows = H200_LEVEL6["error_vs_k"]
     K = np.array([r["K"] for r in rows], float)
@@ -422,8 +428,6 @@ def loaded_resources():
 
 def occupancy_rows(kernels=("mma_large", "mma_pipe"), gpu="H200"):
     """Occupancy from sim/occupancy with the registers recorded on the GPU (or the stated ones)."""
-    from sim import occupancy
-    import kernels_numba as kn
     res = loaded_resources()
     rows = []
     for name in kernels:
@@ -441,12 +445,9 @@ def divergence_message(which="kernel"):
 
     On a GPU the demo is not launched: a split warp at mma.sync is undefined behaviour there (it may hang).
     """
-    from kernels_numba.infra import device
     if not device.SIMULATOR:
         return ("GPU 모드: 워프가 갈라진 mma.sync 는 하드웨어에서 정의되지 않은 동작(멈출 수 있음)이라 실행하지 않습니다. "
                 "시뮬레이터(SGEMM_DEVICE=sim)에서 이 셀이 워프 0 의 오류를 보여 줍니다.")
-    from kernels_numba.demos import mma_divergent as d
-    from kernels_numba.infra.simulator import errors as _errors, warp as _warp
     A = np.zeros((16, 16), np.float16)
     B = np.zeros((16, 8), np.float16)
     try:
@@ -458,7 +459,6 @@ def divergence_message(which="kernel"):
 
 def ptx_text(name):
     """The one instruction line of .ptx function `name` and the file it lives in."""
-    from kernels_numba.infra import ptx
     fn = ptx.FUNCS[name]
     return f"{os.path.basename(fn.path)}:  {fn.instruction}"
 
@@ -499,8 +499,6 @@ def explore_rows():
 
 def check_numerics(rec):
     """Stand-in vs GPU on the recorded inputs: f32 accumulation within 2 ulp-of-|A||B| bound, f16 within its bound."""
-    from kernels_numba.infra import tc
-    from kernels_numba.infra.simulator import warp as _warp
     worst = {"f32": 0.0, "f16": 0.0}
     for s in rec["numerics"]:
         A, B = np.array(s["A"]), np.array(s["B"])
@@ -524,7 +522,9 @@ def check_numerics(rec):
 def warp_tiling_plot():
     """Two panels: a 32x16 block tile of 2 warps (each 16x16 = 2 mma tiles), and build_tiled's 128x128 block tile of
     8 warps (2x4, each 64x32 = 4x4 mma tiles of 16x8). Warps in colour, mma tiles outlined; returns the figure."""
+    # local: matplotlib is heavy: loaded only when a figure is drawn
     from matplotlib.patches import Rectangle
+    # local: matplotlib (course.plots) is heavy: loaded only when a figure is drawn
     from course import plots
     fig, axes = plots.subplots(1, 2, figsize=(10, 4.6), gridspec_kw={"width_ratios": [1, 2.2]})
     cases = ((axes[0], 32, 16, 2, 1, "블록 32×16, 워프 2개 (2×1)\n워프마다 16×16 = mma 타일 1×2"),
@@ -551,8 +551,6 @@ def warp_tiling_plot():
 
 def tiling_source():
     """The lines of kernels_numba.infra.tc.build_tiled that place a warp and its mma tiles (warp tile, compute loop)."""
-    import inspect
-    from kernels_numba.infra import tc
     lines = inspect.getsource(tc.build_tiled).splitlines()
     keep = [l for l in lines if l.strip().startswith(("WM, WN =", "MI, NI =", "lane, warp =", "wm, wn ="))]
     a = next(n for n, l in enumerate(lines) if l.strip().startswith("def compute("))
@@ -826,8 +824,7 @@ def promotion_rows():
     """Numba's result types for mixed integer operands (its typing context, the rules the CUDA target uses too): why
     mma_fast keeps every index term uint32. '<' and min() of uint64 with int64 go through float64; '+' gives int64,
     a signed index that gets negative-index wrap-around code."""
-    import operator
-    from numba import types
+    # local: numba internals for this one probe only (not loaded by the lesson's other cells)
     from numba.core.registry import cpu_target
     ctx = cpu_target.typing_context
     ctx.refresh()
@@ -860,8 +857,6 @@ json.dump({{"sass": sass, "usage": usage}}, sys.stdout)
 def _compile_fast_variant_now(switches, cc):
     """Offline sm_<cc> SASS and usage of mma_fast.make_kernel(**switches), in a subprocess (as offline.compile_kernel):
     Numba's offline compile swaps numba.cuda's current context for the whole process, so never in the notebook's."""
-    import sys
-    from kernels_numba.tools import offline
     env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
     env["PYTHONPATH"] = str(RECORDED.parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
     out = _run_low([sys.executable, "-c", _LEAN_CODE.format(cc=tuple(cc), switches=switches)], env=env)
@@ -872,7 +867,6 @@ def _compile_fast_variant_now(switches, cc):
 
 def _compile_fast_variant_cached(switches, cc):
     """_compile_fast_variant_now through the offline compile cache on disk (when offline has one): a re-run is instant."""
-    from kernels_numba.tools import offline
     cached = getattr(offline, "_cached", None)
     fn = lambda: _compile_fast_variant_now(switches, cc)          # noqa: E731
     if cached is None:
@@ -890,7 +884,6 @@ def _compile_fast_variant(switches, cc):
 def lean_rows(cc=(9, 0)):
     """Offline (no GPU) main K loop of mma_fast with and without lean addresses for sm_<cc>: static SASS
     instructions, of them HMMA and integer address arithmetic, and registers (the recorded H100 runs time both)."""
-    from kernels_numba.tools import resources
     cc = tuple(cc)
     plain = _compile_fast_variant({"lean": False}, cc)                   # its own subprocess, beside the worker
     lean = _offline(("mma_fast", cc))                                    # the registered (final) kernel
@@ -908,8 +901,6 @@ def lean_rows(cc=(9, 0)):
 def spill_rows(cc=(9, 0), names=("mma_swizzle", "mma_fast")):
     """Offline (no GPU) PTX/SASS facts of each kernel for sm_<cc>: registers, stack + local bytes, LDL/STL count and
     how many lie after the last HMMA (the epilogue), .local in the PTX, setp.eq.s64 compares after the last mma."""
-    import re
-    from kernels_numba.tools import resources
     comp = compiled([(n, cc) for n in names])
     rows = []
     for name, r in ((n, comp[(n, tuple(cc))]) for n in names):
@@ -934,10 +925,6 @@ def ncu_csv(run="run6"):
     """{kernel: {stalls: every issue-stall reason (cycles per issued instruction), clock_ghz (SM clock during the
     profiled launch, gpc__cycles_elapsed.avg.per_second), gmma_pct (wgmma instructions, % of peak)}} from the raw
     ncu export of a run; {} when the run has none."""
-    import csv
-    import gzip
-    import io
-    import re
     if run not in NCU_CSV:
         return {}
     with gzip.open(RECORDED / NCU_CSV[run], "rt", encoding="utf-8") as f:
@@ -988,7 +975,6 @@ def ncu_ratio(run="run6"):
 def race_gpu(names=("mma_w1_no_barrier_after_wait", "mma_w1_no_trailing_barrier",
                     "mma_w2_no_barrier_after_wait", "mma_w2_no_trailing_barrier")):
     """[{case, racecheck hazards, wrong plain runs}] from compute-sanitizer racecheck on the GPU (racecheck_h100.json)."""
-    from course import records
     rec = records.load("racecheck_h100")
     out = []
     for n in names:
@@ -1119,7 +1105,6 @@ def _side(key, fn, *args):
 
 def _offline(pair):
     """Future of kernels_numba.tools.offline.try_compile(name, cc) (the compile worker: another process)."""
-    from kernels_numba.tools import offline
     name, cc = pair[0], tuple(pair[1])
     return _task("compile", ("compile", name, cc), offline.try_compile, name, cc)
 
@@ -1129,6 +1114,7 @@ def _wait(items, desc):
     finished ones included, so it ends at its total when all succeed (a bar closed short turns red in Jupyter)."""
     if all(f.done() for _, f in items):
         return [f.result() for _, f in items]
+    # local: looked up at call time (tests replace course.steps' classes to record the bars)
     from course.steps import Bar
     out = []
     with Bar(len(items), desc, unit="개") as bar:
@@ -1170,7 +1156,6 @@ TURING = {"mma_simple": "mma_simple_turing", "mma_large": "mma_large_turing"}   
 
 
 def _runs_on(name, gpu):
-    import kernels_numba as kn
     need = kn.get(name).min_cc
     return need is None or tuple(gpu.cc) >= tuple(need)
 
@@ -1181,7 +1166,6 @@ def here_rows(kernels, gpu=None):
     an earlier cell has compiled it (kernels_numba.occupancy.occupancy_here; no new compile), else from the offline compile for
     its compute capability (kernels_numba.occupancy.kernel_occupancy, kernels_numba/infra/targets.json). A GpuSpec: offline.
     On CC 7.5 (T4) mma_simple / mma_large are replaced by their Turing versions, the ones that run there."""
-    from kernels_numba import occupancy
     live = gpu is None
     gpu = gpu if gpu is not None else occupancy.current_gpu()
     if gpu is None:
@@ -1208,8 +1192,6 @@ def here_rows(kernels, gpu=None):
 
 def here_lines(kernels, gpu=None):
     """One '지금 이 GPU (…): …' line per kernel of here_rows (nothing without a GPU)."""
-    import kernels_numba as kn
-    from sim import occupancy
     label = here_label(gpu)
     if label is None:
         return []

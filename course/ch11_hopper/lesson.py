@@ -11,6 +11,18 @@ from pathlib import Path
 import numpy as np
 from course import records, tc_check
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
+from kernels_numba.infra import ptx
+from sim import mma, wgmma
+from kernels_numba.tools import offline
+import re
+from sim import wgmma
+from concurrent.futures import ThreadPoolExecutor
+from kernels_numba.infra import device
+import contextlib
+import io
+from sim import ws_ring
+from kernels_numba.infra import device, hopper
+from course import bench
 
 RECORDED = Path(__file__).resolve().parents[1] / "recorded"
 ROOT = RECORDED.parents[1]
@@ -37,15 +49,12 @@ FAST = records.load("gpu_h100_level6_fast")   # mma_fast (notebook 10): the step
 
 def ptx_text(name):
     """The one instruction line of .ptx function `name` and the file it lives in."""
-    from kernels_numba.infra import ptx
     fn = ptx.FUNCS[name]
     return f"{os.path.basename(fn.path)} (.target {fn.target}):  {fn.instruction}"
 
 
 def compare_rows():
     """mma.sync (notebook 10) vs wgmma (this notebook), each fact read from the .ptx files or the model."""
-    from kernels_numba.infra import ptx
-    from sim import mma, wgmma
     old, new = ptx.FUNCS["mma_m16n8k16_f32"], ptx.FUNCS["wgmma_m64n128k16_f32_f16"]
     return [
         ("실행 단위", "워프 (32 스레드)", f"워프그룹 (연속 워프 4개, {wgmma.WARPGROUP} 스레드)"),
@@ -67,7 +76,6 @@ def markdown(rows, columns):
 
 def compiled_rows(names=LEVEL7):
     """Offline sm_90a compiles of the level-7 kernels: registers, shared memory, SASS counts, ptxas's remarks."""
-    from kernels_numba.tools import offline
     rows = []
     for n in names:
         r = offline.compile_kernel(n, (9, 0))
@@ -80,14 +88,12 @@ def compiled_rows(names=LEVEL7):
 
 
 def _remarks(log):
-    import re
     codes = sorted(set(re.findall(r"\((C\d{4})\)", log)))
     return ", ".join(codes) if codes else "없음"
 
 
 def no_wait_ptxas_log():
     """ptxas's info log for the bug demo without wgmma.wait_group (offline, sm_90a): the wait it inserts (C7517)."""
-    from kernels_numba.tools import offline
     r = offline.compile_kernel("wgmma_no_wait", (9, 0))
     return [line.split(" in function")[0].strip() for line in r.get("ptxas_log", "").splitlines() if "C75" in line]
 
@@ -95,7 +101,6 @@ def no_wait_ptxas_log():
 def setmaxnreg_evidence():
     """(nvJitLink's remark, ptxas whole-program's remark) on the setmaxnreg probe: Numba links PTX as relocatable
     code, and ptxas then ignores setmaxnreg (C7504); the same PTX compiled as one program keeps it."""
-    from kernels_numba.tools import offline
     r = offline.compile_kernel("setmaxnreg_probe", (9, 0))
     linked = [ln.split(" in the function")[0].strip() for ln in r.get("ptxas_log", "").splitlines() if "C7504" in ln]
     with tempfile.TemporaryDirectory() as d:
@@ -112,7 +117,6 @@ def setmaxnreg_evidence():
 def compare_layout(rec):
     """{what: (agree, total)} of a wgmma layout record (LAYOUT: its 'accumulators' as the GPU wrote them) against
     sim/wgmma.py, or None without a record."""
-    from sim import wgmma
     if rec is None:
         return None
     out = {}
@@ -134,7 +138,6 @@ def layout_probes(rec):
 
 def swizzle_grid(rows=8):
     """The 16-byte chunk each logical chunk c of row r lands in, 128-byte swizzle (sim.wgmma.swizzle)."""
-    from sim import wgmma
     return np.array([[wgmma.swizzle(r * 128 + c * 16, 128) % 128 // 16 for c in range(8)] for r in range(rows)])
 
 
@@ -246,9 +249,6 @@ def bug_reports(cases):
     """bug_report for each (name, shape) of `cases`, in order. On a GPU (or a simulated older CC) each runs in a
     simulator subprocess of its own, all at once (a Python start-up and a simulation each: seconds), and the report is
     kept in the offline cache for the next session."""
-    from concurrent.futures import ThreadPoolExecutor
-    from kernels_numba.infra import device
-    from kernels_numba.tools import offline
     if device.SIMULATOR and not device.SIM_CC:
         return [_parse_bug(name, _bug_here(name, shape)) for name, shape in cases]
     env = dict(os.environ, SGEMM_DEVICE="sim", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
@@ -271,8 +271,6 @@ def bug_reports(cases):
 
 def _bug_here(name, shape):
     """The demo's report line, run in this (simulator) process."""
-    import contextlib
-    import io
     code = _DEMO_CODE.replace("name, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])", "")
     ns = dict(name=name, M=shape[0], N=shape[1], K=shape[2])
     buf = io.StringIO()
@@ -290,7 +288,6 @@ def _parse_bug(name, text):
 
 def ring_demo(consumer_step=None, stages=4, tiles=2, k_tiles=3, eager=True):
     """The producer/consumer ring model (sim/ws_ring.py) run to the end: its copy/mma log as text lines."""
-    from sim import ws_ring
     ring = ws_ring.run(consumer_step or ws_ring.course_consumer_step, stages=stages, tiles=tiles, k_tiles=k_tiles,
                        eager=eager)
     return [f"TMA 복사 k-반복 {it} → 단계 {s}" for _, it, s in ring.log], ring.done
@@ -303,10 +300,8 @@ def live_benchmark(sizes=(2048,), rounds=3):
     """On a Hopper GPU: the level-7 kernels, mma_fast and cuBLAS HGEMM timed in this process by the course's engine
     (course.bench.run: checked first, rotated rounds, CUDA graphs where Python's launch cost would be timed), as
     perf_rows; None elsewhere (the simulator runs no timing; another GPU has no wgmma)."""
-    from kernels_numba.infra import device, hopper
     if device.SIMULATOR or hopper.lacks_hopper():
         return None
-    from course import bench
     why = bench.available()
     if why:
         print(f"cuBLAS 와 비교할 수 없습니다: {why}")

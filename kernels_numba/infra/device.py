@@ -91,6 +91,7 @@ def _choose():
         os.environ[SIM_ENV] = "0"
         return "offline", want, None, "컴파일 전용"
     if "numba.cuda" in sys.modules:       # too late to switch: report what numba already chose
+        # local: numba only after this module has chosen the device (it runs before numba is imported)
         from numba.cuda.core import config
         return ("sim" if config.ENABLE_CUDASIM else "gpu"), want, None, "numba.cuda 가 먼저 import 됨"
     if _numba_sim_requested() and want != "gpu":
@@ -163,6 +164,7 @@ def lacks_exact(min_cc):
 def set_max_dynamic_smem(kernel_obj, nbytes):
     """Allow a loaded kernel nbytes of dynamic shared memory (cuKernelSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES):
     numba-cuda has no API for it (numba-cuda issue #94), and a launch asking for more than 48 KiB fails without it."""
+    # local: numba only after this module has chosen the device (it runs before numba is imported)
     from numba.cuda.cudadrv.driver import binding, driver
     func = kernel_obj._codelibrary.get_cufunc()
     attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
@@ -241,6 +243,7 @@ def banner():
     """Show the mode banner (HTML in Jupyter, text elsewhere)."""
     text = banner_text()
     try:
+        # local: IPython only inside a notebook; this module also runs in plain Python
         from IPython import get_ipython
         from IPython.display import HTML, display
         if get_ipython() is not None:

@@ -29,6 +29,11 @@ import importlib.metadata
 import shutil
 
 from ..infra import jitcache
+from numba import cuda
+from sim import occupancy as occ
+from .. import registry
+from filelock import FileLock, Timeout
+from ..registry import module_of
 
 SIG = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"
 ARCHS = ((8, 0), (9, 0))
@@ -43,6 +48,7 @@ class OfflineCompileError(RuntimeError):
 def _tool(name):
     """Path of a CUDA binary shipped by the nvidia-cuda-* wheels (or on PATH)."""
     try:
+        # local: the CUDA toolchain wheels: only on the offline compile path
         import nvidia
         for root in nvidia.__path__:
             hits = glob.glob(os.path.join(root, "**", "bin", name), recursive=True)
@@ -65,6 +71,7 @@ def ptx_to_cubin(ptx, cc, with_log=False):
     """Assemble PTX to a cubin for sm_<cc> with nvJitLink (Numba's NVVM emits a PTX version the system ptxas may not
     know); cc may carry the arch-specific suffix, (9, 0, 'a'). with_log: (cubin, ptxas's info log) — its warnings
     (e.g. C7515, wgmma serialized; C7517, a wgmma.wait_group injected) are performance facts."""
+    # local: the CUDA driver/toolchain bindings: only on a GPU or the offline compile path
     from cuda.bindings import nvjitlink
     arch = f"-arch={arch_name(cc)}"
     h = nvjitlink.create(2, [arch, "-O3"])
@@ -124,7 +131,6 @@ def ptx_counts(ptx, ops=("fma.rn.f32", "mul.rn.f32", "add.rn.f32", "mul.f32", "a
 
 def _kernel_by_name(name):
     """The kernel of registered kernel `name`, else of module kernels_numba.demos.<name> (teaching demos not in the registry)."""
-    from ..registry import module_of
     return module_of(name).kernel
 
 
@@ -144,6 +150,7 @@ def offline_device(cc):
     Numba compiles a @cuda.jit(device=True) function for get_current_device().compute_capability
     (dispatcher.compile_device), which needs a driver; without one the kernel that calls it cannot compile.
     """
+    # local: numba-cuda's compiler internals: only in the compile process (SGEMM_DEVICE=offline), never on the simulator
     from numba.cuda import api
     saved = api.current_context
     ctx = type("OfflineContext", (), {"device": _OfflineDevice(cc)})()
@@ -173,8 +180,8 @@ def _ptx_per_target(kernel, sig, ccs, bounds):
     lowering reads the target only below CC 6.0 (float64 atomics, some math), which no offline target is (ARCHS,
     TARGETS >= 7.5), so the IR is the one a compile for each target makes (tests/test_compile.py compares the PTX).
     An older or newer numba-cuda without these internals: one numba.cuda.compile_ptx per target."""
-    from numba import cuda
     try:
+        # local: numba-cuda's compiler internals: only in the compile process (SGEMM_DEVICE=offline), never on the simulator
         from numba.cuda.compiler import _compile_pyfunc_with_fixup
         from numba.cuda.core.compiler_lock import global_compiler_lock
     except ImportError:
@@ -270,7 +277,6 @@ def _cached(name, cc, compile_fn):
     folder = cache_folder()
     if not folder:
         return compile_fn()
-    from filelock import FileLock
     path = _cache_path(folder, name, cc)
     t_wait = time.time()
     try:
@@ -355,7 +361,6 @@ def _store(name, cc, result):
     folder = cache_folder()
     if not folder:
         return
-    from filelock import FileLock, Timeout
     path = _cache_path(folder, name, cc)
     try:
         with FileLock(path + ".lock", timeout=0):
@@ -628,7 +633,6 @@ def dynamic_shared_align(ptx):
 
 def target_row(spec, cc, compiled=None):
     """One cell of the kernel x target matrix (a JSON-ready dict): compiles, resources, limits, SASS claims, why not."""
-    from sim import occupancy as occ
     r = compiled or try_compile(spec.name, tuple(cc))
     used = uses(r["ptx"])
     newest = max(used, key=lambda q: (q.min_cc, q.arch_specific), default=None)
@@ -672,7 +676,6 @@ def target_row(spec, cc, compiled=None):
 
 def target_matrix(specs=None, targets=TARGETS):
     """[target_row] for every (kernel, target), compiling what the cache lacks in one subprocess."""
-    from .. import registry
     specs = registry.REGISTRY if specs is None else specs
     compiled = try_compile_many([(s.name, cc) for s in specs for cc in targets])
     return [target_row(s, cc, compiled[(s.name, tuple(cc))]) for s in specs for cc in targets]

@@ -10,6 +10,9 @@ from typing import NamedTuple, Optional
 
 from ..infra import device
 from . import offline
+import numpy as np
+from numba import cuda
+from ..registry import module_of
 
 # one SASS line: /*0a10*/  @!P0 LDS.128 R4, [R2+0x10] ;   (cuobjdump and nvdisasm -gi print the same form)
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\s*([^;]*);")
@@ -36,7 +39,6 @@ class Ins(NamedTuple):
 
 def _module(name):
     """The module of kernel `name` (registered or a teaching demo)."""
-    from ..registry import module_of
     return module_of(name)
 
 
@@ -142,8 +144,6 @@ def _loop_summary(sass):
 
 
 def _gpu_report(name):
-    import numpy as np
-    from numba import cuda
     mod = _module(name)
     A = np.ones((8, 8), np.float32)
     mod.launch(A, A.copy(), np.zeros((8, 8), np.float32))      # compiles and loads the kernel for this GPU

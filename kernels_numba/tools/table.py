@@ -7,6 +7,8 @@ from pathlib import Path
 import importlib.metadata as md
 
 from ..registry import REGISTRY
+from sim import occupancy as occ
+from . import offline
 
 RECORDED = Path(__file__).resolve().parents[2] / "course" / "recorded"
 # (record, run id or None for its last run, kernels it gives or None for all): notebook 06 run, notebook 09 run (level
@@ -128,7 +130,6 @@ def targets_markdown(rows=None):
 
 def occupancy_rows(rows=None, gpus=OCC_GPUS):
     """{(kernel, gpu): Occupancy or None} from the matrix's registers and shared memory (sim/occupancy's rules)."""
-    from sim import occupancy as occ
     rows = load_targets()["rows"] if rows is None else rows
     by = {(r["kernel"], r["target"]): r for r in rows}
     out = {}
@@ -143,7 +144,6 @@ def occupancy_rows(rows=None, gpus=OCC_GPUS):
 
 def occupancy_markdown(rows=None, gpus=OCC_GPUS):
     """Kernel x GPU: blocks per SM and theoretical occupancy, from the offline matrix of that GPU's compute capability."""
-    from sim import occupancy as occ
     table = occupancy_rows(rows, gpus)
     head = [f"{g} ({occ.GPUS[g].cc[0]}.{occ.GPUS[g].cc[1]})" for g in gpus]
     out = ["| 커널 | 스레드 | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(gpus)]
@@ -177,7 +177,6 @@ def update_readme(registry=False):
 
 def regenerate_targets():
     """Compile every registered kernel for every target (minutes: one subprocess), write targets.json and the README."""
-    from . import offline
     write_targets(offline.target_matrix())
     update_readme()
 

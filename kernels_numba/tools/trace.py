@@ -16,6 +16,10 @@ import hashlib
 import numpy as np
 
 from ..infra import device
+from numba.cuda.simulator import kernelapi as api
+from .. import registry
+from ..demos import races
+from . import offline
 
 
 class _TracingArray:
@@ -54,10 +58,8 @@ def _array_name(filename, lineno):
 
 
 def _trace_here(kernel_name, M, N, K, block):
-    from numba.cuda.simulator import kernelapi as api
+    # local: simulator only: the scheduler patches numba's simulator launch; GPU mode never loads it
     from ..infra.simulator import scheduler as _simfast
-    from .. import registry
-    from ..demos import races
     launch = getattr(races, "launch_" + kernel_name, None) or registry.get(kernel_name).launch
     log, counts = [], {}
     state = _simfast._state
@@ -123,11 +125,11 @@ def shared_accesses_many(requests):
 
 def _cache_file(request):
     """The cache file of one trace request, or None (no cache folder, or a thread order other than the default)."""
-    from . import offline
     folder = offline.cache_folder()
     if not folder:
         return None
     if device.SIMULATOR:
+        # local: simulator only: the scheduler patches numba's simulator launch; GPU mode never loads it
         from ..infra.simulator import scheduler
         if scheduler.get_schedule()[0] != "forward":
             return None
