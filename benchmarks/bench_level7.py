@@ -12,6 +12,8 @@ Run on the GPU machine (one command): python benchmarks/bench_level7.py
   -> course/recorded/gpu_h100_level7.json (or --out PATH) in the one schema (course/records.py): a run added to the
   record (or replacing the run of the same --run-id). Notebook 11's section 8 is generated from it; its live cell
   calls the same engine (course.ch11_hopper.lesson.live_benchmark).
+Superseded for the chapter's benchmark (its kernels beside cuBLAS at 1024/2048/4096, course.bench) by `python -m course.ch11_hopper.record`;
+this script stays for what it records besides (records name it).
 """
 import argparse
 import os

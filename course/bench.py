@@ -14,6 +14,7 @@ graph of raw dispatches (no Python between kernels), and both figures are kept. 
 Needs a GPU and CuPy (cuBLAS, random inputs); without them `available()` says why. cuBLAS is called through its own
 handle with ctypes (cublasSgemm / cublasGemmEx), so it can be captured in a graph like the kernels.
 """
+import argparse
 import ctypes
 import datetime
 import os
@@ -27,7 +28,7 @@ import tempfile
 import numpy as np
 
 import kernels_numba as kn
-from course import records
+from course import chapters, records
 import numba
 from numba import cuda
 from kernels_numba.tools import resources
@@ -486,3 +487,47 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
         run_ = dataclasses.replace(run_, flagged="; ".join(x for x in (flag, notes[0] if busy else "") if x))
     return run_
 
+
+# ---- one chapter's record: the command line of course/chNN_<slug>/record.py ---------------------------------------
+
+def chapter_parser(number):
+    """The command line of chapter `number`'s record script (`python -m course.chNN_<slug>.record --out FILE`)."""
+    ch = chapters.get(number)
+    ap = argparse.ArgumentParser(
+        prog=f"python -m {ch.module('record')}",
+        description=f"노트북 {ch.number} ({ch.title}) 의 커널을 같은 실행에서 cuBLAS 와 나란히 잽니다 (GPU 필요) / "
+                    f"chapter {ch.number}'s kernels ({', '.join(ch.kernels)}) timed beside cuBLAS in the same run by "
+                    "course.bench.run, written with bench.save_run in the one record schema (course/records.py).")
+    ap.add_argument("--out", required=True, help="the record to write, or to add this run to (…/name.json)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help=f"M = N = K (default {SIZES})")
+    ap.add_argument("--rounds", type=int, default=ROUNDS, help=f"rotated rounds per size (default {ROUNDS})")
+    ap.add_argument("--only", nargs="+", choices=ch.kernels, metavar="KERNEL",
+                    help=f"a subset of the chapter's kernels ({', '.join(ch.kernels)})")
+    ap.add_argument("--run-id", default=f"ch{ch.number}", help=f"the run's id in the record (default ch{ch.number})")
+    return ap
+
+
+def chapter_kernels(number, only=None):
+    """[[names of one input dtype], ...]: chapter `number`'s kernels (course/chapters.py), in its order, split where
+    the input dtype changes kind (one run times one kind: FP32 against SGEMM, f16 against HGEMM)."""
+    names = [n for n in chapters.get(number).kernels if not only or n in only]
+    groups = {}
+    for n in names:
+        groups.setdefault(np.dtype(kn.get(n).dtype).name, []).append(n)
+    return list(groups.values())
+
+
+def record_chapter(number, argv=None):
+    """Record chapter `number`'s kernels at --sizes beside cuBLAS (course.bench.run) into --out (bench.save_run)."""
+    ch = chapters.get(number)
+    args = chapter_parser(number).parse_args(argv)
+    why = available()
+    if why:
+        raise SystemExit(f"{ch.module('record')}: {why}")
+    groups = chapter_kernels(number, args.only)
+    for names in groups:
+        run_id = args.run_id if len(groups) == 1 else f"{args.run_id}_{np.dtype(kn.get(names[0]).dtype).name}"
+        run_ = run(names, tuple(args.sizes), rounds=args.rounds, run_id=run_id, log=lambda t: print(t, flush=True))
+        path = save_run(args.out, run_, f"{ch.module('record')}: chapter {ch.number}'s kernels beside cuBLAS "
+                        "(course.bench)", {"chapter": ch.number, "kernels": list(ch.kernels)})
+        print(f"{run_id}: {len(run_.rows)} rows -> {path}", flush=True)

@@ -7,6 +7,7 @@ A chapter's number names everything of it, all in one place:
     course/chNN_<slug>/exercises.py   its "직접 해보기" exercises (registered as "NN-1", "NN-2", ...)
     course/chNN_<slug>/quiz.json      its checkpoint (keys obfuscated; built from answers/chNN/quizNN.json)
     course/chNN_<slug>/notebook.py    the generator of notebooks/NN_<name>.ipynb
+    course/chNN_<slug>/record.py      its GPU record (python -m ...record --out FILE; over course.bench)
     answers/chNN/                     solutions and the readable quiz (not shipped)
     tests/chNN/                       the tests about this chapter only
 """
