@@ -92,8 +92,28 @@ STRING_IMPORTS = {m: [i for code in _code_in_strings(t) for i in _walk(m, code, 
                   for m, t in TREES.items()}
 
 
+class _RegistryImport:
+    """The registry imports every kernel module by name (importlib.import_module over _MODULES at import time): an
+    edge no import statement shows, counted as a module-level import so that a loop through it is found."""
+
+    def __init__(self, node):
+        self.module, self.node, self.local, self.in_string = "kernels_numba.registry", node, False, False
+
+    def where(self):
+        return f"kernels_numba/registry.py:{self.node.lineno}: `_MODULES` (importlib.import_module, at import time)"
+
+
+def _registry_edges():
+    """{kernel module: _RegistryImport} from the registry's _MODULES tuple, read from its source."""
+    for node in TREES["kernels_numba.registry"].body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_MODULES":
+            return {f"kernels_numba.{name}": _RegistryImport(node) for name in ast.literal_eval(node.value)}
+    return {}
+
+
 def _graph(local):
-    """{module: {our module: first Import naming it}}: module-level imports, and function-local ones too if local."""
+    """{module: {our module: first Import naming it}}: module-level imports, and function-local ones too if local;
+    plus the registry's imports of the kernel modules it lists."""
     g = {m: {} for m in FILES}
     for m, imps in IMPORTS.items():
         for i in imps:
@@ -101,6 +121,8 @@ def _graph(local):
                 for t in i.targets:
                     if t in FILES:
                         g[m].setdefault(t, i)
+    for t, imp in _registry_edges().items():
+        g["kernels_numba.registry"].setdefault(t, imp)
     return g
 
 
@@ -440,6 +462,7 @@ def test_the_rules_see_what_they_should():
     assert len(FILES) > 100 and "course.kit" in FILES and "answers.ch09.ex09_pipeline" in FILES
     assert "kernels_numba.infra.placement" in g["kernels_numba.launch"]
     assert "kernels_numba.tools.offline" in g["kernels_numba.tools.resources"]
+    assert len(_registry_edges()) > 20 and "kernels_numba.db" in g["kernels_numba.registry"]
     assert "kernels_numba.launch" in g["kernels_numba.infra.tc"] and "kernels_numba.tools.subsim" in g["kernels_numba"]
     assert "kernels_numba.tools.subsim_child" in {n for n, _ in _module_names_in_strings(TREES["kernels_numba.tools.subsim"])}
     assert _ours_above_infra("kernels_numba.registry") and not _ours_above_infra("kernels_numba.infra.device")
