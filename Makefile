@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab test test-t4 test-fast test-hopper test-upstream test-hazards bench-sim targets mutants student-read clean
+.PHONY: setup lab notebooks test test-t4 test-fast test-hopper test-upstream test-hazards bench-sim targets mutants student-read clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ LAB_ARGS ?=
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(LAB_ROOT) $(LAB_ARGS) notebooks/
 
+# regenerate notebooks/NN_*.ipynb from course/chNN_<slug>/notebook.py (every chapter of course/chapters.py, or
+# make notebooks CHAPTERS="08 09"); tests/test_notebooks.py fails while a committed notebook differs from its generator
+CHAPTERS ?=
+notebooks: $(STAMP)
+	$(PY) -m course.nbgen $(CHAPTERS)
+
 # TEST_JOBS pytest-xdist workers, one more than the cores: a worker often waits on a process of its own (a Jupyter
 # kernel, Chromium, a compile) and the extra one fills that time (on 2 cores the suite used 1.5 cores with 2 workers).
 # Each notebook stays whole on one worker (tests/conftest.py), and each kernel is compiled offline once per run for all
@@ -59,7 +65,7 @@ test-hazards: $(STAMP)
 	HAZARDS_ALL=1 $(PY) -m pytest -q -p no:randomly tests/test_hazard_classes.py
 
 # notebooks 09 and 10 on a simulator that behaves as a CC 7.5 GPU (a T4): their sm_80 kernels go to a simulator
-# subprocess (kernels_numba/infra/subsim.py); `make test` runs notebook 10 so through tests/test_t4_notebooks.py
+# subprocess (kernels_numba/tools/subsim.py); `make test` runs notebook 10 so through tests/test_t4_notebooks.py
 test-t4: $(STAMP)
 	SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5 $(PY) -m pytest -q -p no:randomly --nbval-lax --nbval-current-env \
 		notebooks/09_cp_async_triple_buffering.ipynb notebooks/10_tensor_core_mma.ipynb
@@ -87,7 +93,7 @@ bench-sim: $(STAMP)
 # 21 CPU minutes, one process), rewrites kernels_numba/infra/targets.json and its two README tables. Run it after changing a
 # kernel; make test recomputes the sm_80/sm_90 rows and a few others and fails while the file is stale.
 targets: $(STAMP)
-	$(PY) -m kernels_numba.infra.table --write-targets
+	$(PY) -m kernels_numba.tools.table --write-targets
 
 clean:
 	rm -rf $(VENV)

@@ -1,10 +1,11 @@
-"""Solution, 06 직접 해보기 3: the bounds check of the cooperative load (0 outside the matrix)."""
-from numba import cuda, float32
+"""Old path of answers/ch06/ex06_bounds.py (one round only): loads it from there and warns."""
+import importlib.util
+import warnings
+from pathlib import Path
 
-
-@cuda.jit(device=True)
-def load_or_zero(X, r, c):
-    """X[r, c] inside the matrix, 0 outside: a zero adds nothing to the dot product of the partial tile."""
-    if r < X.shape[0] and c < X.shape[1]:
-        return X[r, c]
-    return float32(0.0)
+_NEW = Path(__file__).resolve().parent / "ch06" / "ex06_bounds.py"
+warnings.warn("answers/ex06_bounds.py moved to answers/ch06/ex06_bounds.py", DeprecationWarning, stacklevel=2)
+_spec = importlib.util.spec_from_file_location(__name__ + "__ch06", _NEW)
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})

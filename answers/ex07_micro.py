@@ -1,20 +1,11 @@
-"""Solution, 07 직접 해보기 07-3: the outer-product micro-kernel of one K tile (rA, rB, rC in registers)."""
-import kernels_numba  # noqa: F401  (device choice before numba)
-from numba import cuda, float32
+"""Old path of answers/ch07/ex07_micro.py (one round only): loads it from there and warns."""
+import importlib.util
+import warnings
+from pathlib import Path
 
-from course.exercises.ex07 import BK, TM, TN
-
-
-@cuda.jit(device=True)
-def micro_kernel(As, Bs, rC, thread_row, thread_col):
-    """rC[m, n] += As[thread_row + m, k] * Bs[k, thread_col + n] for k < BK, in outer-product order."""
-    rA = cuda.local.array(TM, float32)
-    rB = cuda.local.array(TN, float32)
-    for k in range(BK):
-        for m in range(TM):
-            rA[m] = As[thread_row + m, k]      # column k of this thread's TM rows of the A tile
-        for n in range(TN):
-            rB[n] = Bs[k, thread_col + n]      # row k of this thread's TN columns of the B tile
-        for m in range(TM):                    # TM + TN loads feed TM * TN multiply-adds
-            for n in range(TN):
-                rC[m, n] += rA[m] * rB[n]
+_NEW = Path(__file__).resolve().parent / "ch07" / "ex07_micro.py"
+warnings.warn("answers/ex07_micro.py moved to answers/ch07/ex07_micro.py", DeprecationWarning, stacklevel=2)
+_spec = importlib.util.spec_from_file_location(__name__ + "__ch07", _NEW)
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})

@@ -1,13 +1,11 @@
-"""Solution, 07 직접 해보기 07-1: the C sub-tile a thread owns inside the block tile (register blocking)."""
-import kernels_numba  # noqa: F401  (device choice before numba)
-from numba import cuda
+"""Old path of answers/ch07/ex07_thread_tile.py (one round only): loads it from there and warns."""
+import importlib.util
+import warnings
+from pathlib import Path
 
-from course.exercises.ex07 import TM, TN
-
-
-@cuda.jit(device=True)
-def thread_tile(tx, ty):
-    """Top-left (thread_row, thread_col) of thread (tx, ty)'s TM x TN sub-tile: y walks rows, x walks columns."""
-    thread_row = ty * TM          # neighbouring threads in y are TM rows apart: no gap, no overlap
-    thread_col = tx * TN          # neighbouring threads in x are TN columns apart
-    return thread_row, thread_col
+_NEW = Path(__file__).resolve().parent / "ch07" / "ex07_thread_tile.py"
+warnings.warn("answers/ex07_thread_tile.py moved to answers/ch07/ex07_thread_tile.py", DeprecationWarning, stacklevel=2)
+_spec = importlib.util.spec_from_file_location(__name__ + "__ch07", _NEW)
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})

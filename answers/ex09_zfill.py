@@ -1,16 +1,11 @@
-"""Solution, 09 직접 해보기 3: a 16-byte cp.async whose floats outside the matrix arrive as 0 (src-size)."""
-import kernels_numba  # noqa: F401  (device choice before numba)
-from numba import cuda
+"""Old path of answers/ch09/ex09_zfill.py (one round only): loads it from there and warns."""
+import importlib.util
+import warnings
+from pathlib import Path
 
-from kernels_numba.infra import ptx
-
-
-@cuda.jit(device=True)
-def copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
-    """S[stage, srow, scol:scol+4] <- X[grow, gcol:gcol+4], 16바이트 cp.async 하나; 행렬(rows × cols) 밖은 0."""
-    n = 0                                       # floats of this vector inside the matrix: 0..4
-    if grow < rows and gcol < cols:
-        n = min(4, cols - gcol)
-    r = grow if n > 0 else 0                    # a copy that reads nothing still needs an address inside X
-    c = gcol if n > 0 else 0
-    ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, 4 * n)     # src-size in bytes: the rest becomes 0
+_NEW = Path(__file__).resolve().parent / "ch09" / "ex09_zfill.py"
+warnings.warn("answers/ex09_zfill.py moved to answers/ch09/ex09_zfill.py", DeprecationWarning, stacklevel=2)
+_spec = importlib.util.spec_from_file_location(__name__ + "__ch09", _NEW)
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})

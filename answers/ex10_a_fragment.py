@@ -1,12 +1,11 @@
-"""Solution, 10 직접 해보기 2: which A elements each lane's registers a0..a3 hold for mma.m16n8k16 (.row, f16)."""
+"""Old path of answers/ch10/ex10_a_fragment.py (one round only): loads it from there and warns."""
+import importlib.util
+import warnings
+from pathlib import Path
 
-
-def a_elements(lane):
-    """[(row, col)] of A elements a_0..a_7: register a_r holds a_2r (low 16 bits) and a_2r+1 (high 16 bits)."""
-    g, t = lane >> 2, lane % 4              # groupID picks the row, threadID_in_group the column pair
-    out = []
-    for reg in range(4):                    # a0: row g, cols 0-7 | a1: row g+8 | a2: cols 8-15 | a3: both
-        row = g + 8 * (reg % 2)
-        col = 2 * t + 8 * (reg // 2)
-        out += [(row, col), (row, col + 1)]
-    return out
+_NEW = Path(__file__).resolve().parent / "ch10" / "ex10_a_fragment.py"
+warnings.warn("answers/ex10_a_fragment.py moved to answers/ch10/ex10_a_fragment.py", DeprecationWarning, stacklevel=2)
+_spec = importlib.util.spec_from_file_location(__name__ + "__ch10", _NEW)
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})

@@ -1,11 +1,11 @@
-"""Solution, 10 직접 해보기 3: which B elements each lane's registers b0, b1 hold for mma.m16n8k16 (.col, f16)."""
+"""Old path of answers/ch10/ex10_b_fragment.py (one round only): loads it from there and warns."""
+import importlib.util
+import warnings
+from pathlib import Path
 
-
-def b_elements(lane):
-    """[(k, n)] of B elements b_0..b_3: register b_r holds b_2r (low 16 bits) and b_2r+1 (high 16 bits)."""
-    g, t = lane >> 2, lane % 4              # groupID picks the column n, threadID_in_group the k pair
-    out = []
-    for reg in range(2):                    # b0: k 0-7, b1: k 8-15; the two halves are adjacent k of one column
-        k = 2 * t + 8 * reg
-        out += [(k, g), (k + 1, g)]
-    return out
+_NEW = Path(__file__).resolve().parent / "ch10" / "ex10_b_fragment.py"
+warnings.warn("answers/ex10_b_fragment.py moved to answers/ch10/ex10_b_fragment.py", DeprecationWarning, stacklevel=2)
+_spec = importlib.util.spec_from_file_location(__name__ + "__ch10", _NEW)
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})

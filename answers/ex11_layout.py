@@ -1,10 +1,11 @@
-"""Solution, notebook 11 exercise 11-1: which element of the 64 x 64 tile register i of warpgroup thread t holds."""
+"""Old path of answers/ch11/ex11_layout.py (one round only): loads it from there and warns."""
+import importlib.util
+import warnings
+from pathlib import Path
 
-
-def acc_element(t, i):
-    """wgmma.mma_async.m64n64k16 (f32): (row, col) of accumulator register i (0..31) of thread t (0..127)."""
-    w, lane = t // 32, t % 32               # warp w of the warpgroup owns rows 16w .. 16w + 15
-    g, q = lane >> 2, lane % 4              # as mma.sync's C fragment: groupID and threadID_in_group
-    row = 16 * w + g + 8 * ((i // 2) % 2)   # registers 2, 3 of every four: row g + 8
-    col = 8 * (i // 4) + 2 * q + i % 2      # every four registers: the next 8 columns
-    return row, col
+_NEW = Path(__file__).resolve().parent / "ch11" / "ex11_layout.py"
+warnings.warn("answers/ex11_layout.py moved to answers/ch11/ex11_layout.py", DeprecationWarning, stacklevel=2)
+_spec = importlib.util.spec_from_file_location(__name__ + "__ch11", _NEW)
+_mod = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mod)
+globals().update({k: v for k, v in vars(_mod).items() if not k.startswith("__")})

@@ -11,7 +11,9 @@ through its own handle. mma_fast (the best mma.sync kernel, notebook 10) runs in
 Run on the GPU machine (one command): python benchmarks/bench_level7.py
   -> course/recorded/gpu_h100_level7.json (or --out PATH) in the one schema (course/records.py): a run added to the
   record (or replacing the run of the same --run-id). Notebook 11's section 8 is generated from it; its live cell
-  calls the same engine (course.lesson11.live_benchmark).
+  calls the same engine (course.ch11_hopper.lesson.live_benchmark).
+Superseded for the chapter's benchmark (its kernels beside cuBLAS at 1024/2048/4096, course.bench) by `python -m course.ch11_hopper.record`;
+this script stays for what it records besides (records name it).
 """
 import argparse
 import os
@@ -21,7 +23,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import kernels_numba as kn                        # noqa: E402
-from course import bench, lesson11                # noqa: E402
+from course import bench                          # noqa: E402
+from course.ch11_hopper import lesson as lesson11  # noqa: E402
 
 KERNELS = lesson11.KERNELS_TIMED                  # wgmma_simple, wgmma_tma, wgmma_ws, mma_fast
 GOAL = {"4096": 0.75}                             # share of cuBLAS HGEMM at 4096³ the level-7 kernels aim for

@@ -14,12 +14,15 @@ import glob
 import os
 import platform
 import re
+import runpy
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the one chapter list (course/chapters.py), read without importing the course package (that picks a device)
+CHAPTERS = runpy.run_path(os.path.join(ROOT, "course", "chapters.py"))["numbers"]()
 sys.path.insert(0, ROOT)
 LINE = re.compile(r"^\s*([\d.]+)s call\s+\S+::Cell (\d+)")
 METHOD = ("nbval (--nbval-lax) of each notebook in its own pytest process on the Numba CUDA simulator, detector on "
@@ -44,7 +47,7 @@ def run(nb, detector):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--notebooks", nargs="+", default=["06", "07", "08", "09", "10", "11"])
+    ap.add_argument("--notebooks", nargs="+", default=CHAPTERS)
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "course", "recorded"))
     ap.add_argument("--no-warm", action="store_true", help="skip the unrecorded first run")
     ap.add_argument("--jobs", type=int, default=1, help="notebooks run side by side (each on and off in turn)")

@@ -23,7 +23,7 @@ import numpy as np                                # noqa: E402
 
 import kernels_numba as kn                        # noqa: E402
 from course import bench                          # noqa: E402
-from course.lesson10 import variant_of           # noqa: E402  (a row's ablation name: 'fast', a variant, a kernel)
+from course.ch10_tensor_core.lesson import variant_of           # noqa: E402  (a row's ablation name: 'fast', a variant, a kernel)
 from kernels_numba import mma_fast                # noqa: E402
 from kernels_numba.infra import tc                # noqa: E402
 

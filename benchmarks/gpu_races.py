@@ -32,7 +32,7 @@ def main():
         for name, launch in CASES:
             launch(A, B, np.zeros((64, 64), np.float32))
         return 0
-    from course import lesson06          # the notebook's own runner: one definition of "wrong"
+    from course.ch06_shared_tiling import lesson as lesson06          # the notebook's own runner: one definition of "wrong"
     out = {"n": a.n, "runs": a.runs, "inputs": "one", "cases": {}}     # lesson06.race_outcomes on a GPU: one upload
     for name, o in lesson06.race_outcomes(a.n, a.runs, seed=7, names=[n for n, _ in CASES]).items():
         out["cases"][name] = {"wrong_runs": int(o["wrong"]), "worst_rel_err": o["worst"]}

@@ -8,11 +8,14 @@ import glob
 import json
 import os
 import re
+import runpy
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the one chapter list (course/chapters.py), read without importing the course package (that picks a device)
+CHAPTERS = runpy.run_path(os.path.join(ROOT, "course", "chapters.py"))["numbers"]()
 GOAL = {"first": 10.0, "warm": 3.0}
 OUT_PATH = []
 LINE = re.compile(r"^\s*([\d.]+)s (call|setup|teardown)\s+(\S+)::Cell (\d+)")
@@ -80,7 +83,7 @@ def _compile_log(path, start):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--notebooks", nargs="+", default=["06", "07", "08", "09", "10"])
+    ap.add_argument("--notebooks", nargs="+", default=CHAPTERS)
     ap.add_argument("--passes", nargs="+", default=["first", "warm"])
     ap.add_argument("--serial", action="store_true", help="one notebook at a time")
     args = ap.parse_args()

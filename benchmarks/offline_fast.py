@@ -18,7 +18,7 @@ def report(switches, cc=(9, 0)):
     """{usage, loop: main-loop opcode counts, total: whole-kernel counts} of make_kernel(**switches) for sm_<cc>."""
     from numba import cuda
     from kernels_numba import mma_fast
-    from kernels_numba.infra import offline, resources
+    from kernels_numba.tools import offline, resources
     kernel, _, conf = mma_fast.make_kernel(**switches)
     bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
     with offline.offline_device(cc):

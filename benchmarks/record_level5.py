@@ -4,6 +4,8 @@ Run on a GPU machine (sm_80 or later):  python benchmarks/record_level5.py --out
 Every number in the output is measured in this run: correctness against float64 with C poisoned (NaN) for
 1..5 K tiles and ragged shapes, course.bench's timing (cuBLAS SGEMM, TF32 off, in the same run),
 the registers/shared memory/SASS opcode counts of the kernels as loaded, and blocks per SM from the occupancy API.
+Superseded for the chapter's benchmark (its kernels beside cuBLAS at 1024/2048/4096, course.bench) by `python -m course.ch09_cp_async.record`;
+this script stays for what it records besides (records name it).
 """
 import argparse
 import os
@@ -54,8 +56,8 @@ def correctness(names):
 def sass_report(names):
     """Registers, shared bytes, occupancy and SASS counts (whole kernel and main loop) as loaded on this GPU."""
     import numpy as np
-    from kernels_numba.infra import resources
-    from kernels_numba.infra.offline import sass_counts
+    from kernels_numba.tools import resources
+    from kernels_numba.tools.offline import sass_counts
     out = {}
     for name in names:
         r = resources.report(name)

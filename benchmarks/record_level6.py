@@ -11,6 +11,8 @@ Run: python benchmarks/record_level6.py --out course/recorded/gpu_h200_level6.js
                                        --layout-out course/recorded/mma_layout_h200.json
      (--only-explore: the EXPLORE configurations and mma_swizzle alone, at 4096³ unless --sizes says otherwise)
 The record is written in the one schema (course/records.py): the run's rows, the other findings under extra.
+Superseded for the chapter's benchmark (its kernels beside cuBLAS at 1024/2048/4096, course.bench) by `python -m course.ch10_tensor_core.record`;
+this script stays for what it records besides (records name it).
 """
 import argparse
 import os
@@ -136,7 +138,7 @@ def explore_entries(run, built):
 
 def resources(specs):
     from numba import cuda
-    from kernels_numba.infra.offline import sass_counts
+    from kernels_numba.tools.offline import sass_counts
     out = {}
     for spec in specs:
         try:

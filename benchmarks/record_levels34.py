@@ -2,6 +2,8 @@
 
 Run on a GPU machine:  python benchmarks/record_levels34.py --out course/recorded/gpu_h200_levels34.json
 Every number in the output is measured in this run (course/bench.py is the benchmark method).
+Superseded for the chapter's benchmark (its kernels beside cuBLAS at 1024/2048/4096, course.bench) by `python -m course.ch07_register_blocking.record` and `python -m course.ch08_double_buffering.record`;
+this script stays for what it records besides (records name it).
 """
 import argparse
 import json

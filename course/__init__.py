@@ -8,7 +8,7 @@ import threading as _threading
 from pathlib import Path as _Path
 
 import kernels_numba as _kn
-from kernels_numba.infra import offline as _offline, warmup as _warmup
+from kernels_numba.tools import offline as _offline, warmup as _warmup
 from kernels_numba.infra.simulator import racecheck as _racecheck
 from course import chapters as _chapters, records as _records
 from course.quiz import progress as _progress

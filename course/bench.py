@@ -14,6 +14,7 @@ graph of raw dispatches (no Python between kernels), and both figures are kept. 
 Needs a GPU and CuPy (cuBLAS, random inputs); without them `available()` says why. cuBLAS is called through its own
 handle with ctypes (cublasSgemm / cublasGemmEx), so it can be captured in a graph like the kernels.
 """
+import argparse
 import ctypes
 import datetime
 import os
@@ -27,9 +28,12 @@ import tempfile
 import numpy as np
 
 import kernels_numba as kn
-from course import records
+from course import chapters, records
 import numba
 from numba import cuda
+from kernels_numba.tools import resources
+from kernels_numba.tools.offline import sass_counts
+import dataclasses
 
 ENGINE = "course.bench/1"           # a run's versions["engine"]: baselines are checked against runs of the same engine
 SIZES = (1024, 2048, 4096)
@@ -69,7 +73,7 @@ def available():
     if kn.device.MODE != "gpu":
         return "GPU 가 없습니다 (시뮬레이터) / no GPU"
     try:
-        import cupy  # noqa: F401
+        import cupy  # noqa: F401  (local: is the optional cupy installed? asked only on a GPU)
     except ImportError:
         return "cuBLAS 와 비교하려면 CuPy 가 필요합니다 (pip install \".[gpu]\") / CuPy is needed for cuBLAS"
     return ""
@@ -79,6 +83,7 @@ def warm_cupy():
     """Run once, small, every CuPy operation a benchmark uses, so that CuPy compiles its kernels (NVRTC) into its disk
     cache: a notebook's first benchmark then starts at once (python -c "from course import bench; bench.warm_cupy()",
     started in the background by course.setup on a GPU)."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     for dtype in (cp.float32, cp.float16):
         A = cp.random.default_rng(0).standard_normal((64, 64), dtype=cp.float32).astype(dtype)
@@ -98,6 +103,7 @@ class Cublas:
     baseline of kernels with f16 output), on a stream of our choosing."""
 
     def __init__(self):
+        # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
         import cupy as cp
         cp.cuda.device.get_cublas_handle()          # CuPy loads libcublas: ctypes finds the same library by name
         for name in ("libcublas.so.13", "libcublas.so.12", "libcublas.so", "cublas64_13.dll", "cublas64_12.dll"):
@@ -141,6 +147,7 @@ class Cublas:
 
 def events_ms(fn, min_ms=MIN_MS, groups=3, stream=None):
     """Median ms per call of back-to-back fn() over `groups` batches of >= min_ms together (CUDA events)."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     stream = stream or cp.cuda.Stream.null
     start, end = cp.cuda.Event(), cp.cuda.Event()
@@ -166,6 +173,7 @@ def events_ms(fn, min_ms=MIN_MS, groups=3, stream=None):
 def host_us(fn, n=100, first=True):
     """Host microseconds of one fn() when n calls are queued without waiting (the GPU is kept busy meanwhile).
     first=False: fn ran just before (its first-call set-up is done), so no call ahead of the timed ones."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     if first:
         fn()
@@ -180,6 +188,7 @@ def host_us(fn, n=100, first=True):
 
 def graph_ms(fn, stream, per_graph=20, replays=5):
     """GPU ms per call of fn() (which must launch on `stream`) from a CUDA graph of per_graph calls, replayed."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     fn()                                   # lazy set-up outside the capture (module load, cuBLAS workspace)
     stream.synchronize()
@@ -252,6 +261,7 @@ def other_processes():
 
 
 def versions():
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     out = {"engine": ENGINE, "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
            "numba_cuda": __import__("numba_cuda").__version__, "cupy": cp.__version__}
@@ -265,8 +275,6 @@ def versions():
 
 def loaded_resources(name):
     """Registers, shared/local memory and SASS opcode counts of kernel `name` as loaded on this GPU."""
-    from kernels_numba.infra import resources
-    from kernels_numba.infra.offline import sass_counts
     r = resources.report(name)                   # GPU mode: read from the loaded kernel
     out = {k: r[k] for k in ("registers", "shared_bytes", "local_bytes")}
     out["sass"] = {op: n for op, n in sass_counts(r["sass_text"]).items()
@@ -290,6 +298,7 @@ def save_run(path, run, what, extra=None):
 # ---- one entry: checked, then timed -------------------------------------------------------------------------------
 
 def _rel_err(C, ref):
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     d = C.astype(cp.float64) - ref
     return float(cp.linalg.norm(d) / cp.linalg.norm(ref))
@@ -303,6 +312,7 @@ class _Entry:
 
 
 def _kernel_entry(spec, A, B, ref, first, launch=None, variant=""):
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     launch = launch or spec.launch
     c_dtype = getattr(spec.module, "C_DTYPE", np.float32)
@@ -335,6 +345,7 @@ F16OUT = "cuBLAS_f16out"          # cuBLAS with f16 output: the same-output base
 
 
 def _cublas_entry(cublas, A, B, ref, c_dtype=np.float32):
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
     C = cp.full((A.shape[0], B.shape[1]), cp.nan, c_dtype)
     call = cublas.call(A, B, C)
@@ -369,8 +380,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
     why = available()
     if why:
         raise RuntimeError(why)
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
-    from numba import cuda
     log = log or (lambda *_: None)
     specs = [s for s in kn.REGISTRY if (kernels is None and s.dtype == np.float32) or (kernels and s.name in kernels)]
     specs = [s for s in specs if s.runs_here()]
@@ -473,6 +484,50 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
                        rows=tuple(rows), versions=versions(), clocks=clocks_info, note="; ".join(notes))
     flag = records.baseline_check(run_, baseline.split(" (")[0])
     if flag or busy:
-        import dataclasses
         run_ = dataclasses.replace(run_, flagged="; ".join(x for x in (flag, notes[0] if busy else "") if x))
     return run_
+
+
+# ---- one chapter's record: the command line of course/chNN_<slug>/record.py ---------------------------------------
+
+def chapter_parser(number):
+    """The command line of chapter `number`'s record script (`python -m course.chNN_<slug>.record --out FILE`)."""
+    ch = chapters.get(number)
+    ap = argparse.ArgumentParser(
+        prog=f"python -m {ch.module('record')}",
+        description=f"노트북 {ch.number} ({ch.title}) 의 커널을 같은 실행에서 cuBLAS 와 나란히 잽니다 (GPU 필요) / "
+                    f"chapter {ch.number}'s kernels ({', '.join(ch.kernels)}) timed beside cuBLAS in the same run by "
+                    "course.bench.run, written with bench.save_run in the one record schema (course/records.py).")
+    ap.add_argument("--out", required=True, help="the record to write, or to add this run to (…/name.json)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help=f"M = N = K (default {SIZES})")
+    ap.add_argument("--rounds", type=int, default=ROUNDS, help=f"rotated rounds per size (default {ROUNDS})")
+    ap.add_argument("--only", nargs="+", choices=ch.kernels, metavar="KERNEL",
+                    help=f"a subset of the chapter's kernels ({', '.join(ch.kernels)})")
+    ap.add_argument("--run-id", default=f"ch{ch.number}", help=f"the run's id in the record (default ch{ch.number})")
+    return ap
+
+
+def chapter_kernels(number, only=None):
+    """[[names of one input dtype], ...]: chapter `number`'s kernels (course/chapters.py), in its order, split where
+    the input dtype changes kind (one run times one kind: FP32 against SGEMM, f16 against HGEMM)."""
+    names = [n for n in chapters.get(number).kernels if not only or n in only]
+    groups = {}
+    for n in names:
+        groups.setdefault(np.dtype(kn.get(n).dtype).name, []).append(n)
+    return list(groups.values())
+
+
+def record_chapter(number, argv=None):
+    """Record chapter `number`'s kernels at --sizes beside cuBLAS (course.bench.run) into --out (bench.save_run)."""
+    ch = chapters.get(number)
+    args = chapter_parser(number).parse_args(argv)
+    why = available()
+    if why:
+        raise SystemExit(f"{ch.module('record')}: {why}")
+    groups = chapter_kernels(number, args.only)
+    for names in groups:
+        run_id = args.run_id if len(groups) == 1 else f"{args.run_id}_{np.dtype(kn.get(names[0]).dtype).name}"
+        run_ = run(names, tuple(args.sizes), rounds=args.rounds, run_id=run_id, log=lambda t: print(t, flush=True))
+        path = save_run(args.out, run_, f"{ch.module('record')}: chapter {ch.number}'s kernels beside cuBLAS "
+                        "(course.bench)", {"chapter": ch.number, "kernels": list(ch.kernels)})
+        print(f"{run_id}: {len(run_.rows)} rows -> {path}", flush=True)

@@ -10,7 +10,7 @@ import numpy as np
 import course
 import kernels_numba as kn
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
-from kernels_numba.infra import offline, trace
+from kernels_numba.tools import offline, trace
 from kernels_numba.infra.simulator import racecheck
 from kernels_numba.registry import module_of
 from course.steps import Progress
@@ -250,3 +250,40 @@ def race_size(gpu=None, runs=20, budget_s=RACE_BUDGET_S, sizes=(1024, 512, 256))
         if len(RACE_CASES) * runs * 2 * n ** 3 / (0.1 * peak * 1e12) <= budget_s:
             return n, runs
     return sizes[-1], runs
+
+
+# ---- shared by notebooks 07 and 08 (their lessons re-export them: L7.walkthrough, L8.walkthrough)
+
+def occupancy_vs_api(rec, gpu="H200", names=None):
+    """Model blocks/SM for the kernels loaded on the recorded GPU next to the CUDA occupancy API's answer (`names`:
+    those kernels only; None: every kernel the record has)."""
+    lines, agree = [], {}
+    for name, api in rec["occupancy_api"].items():
+        if names is not None and name not in names:
+            continue
+        r = rec["resources"][name]
+        model = occ.occupancy(occ.GPUS[gpu], r["registers"], api["threads"], r["shared_bytes"]).blocks_per_sm
+        agree[name] = model == api["blocks_per_sm"]
+        lines.append(f"{name:13s} 레지스터 {r['registers']:3d}, 공유 {r['shared_bytes']:5d} B → API {api['blocks_per_sm']}블록/SM, "
+                     f"모델 {model}블록/SM {'✓' if agree[name] else '✗'}")
+    return Report(lines, agree=agree)
+
+
+def walkthrough(kernel, items, file):
+    """'what -> file line' for (what, needle[, nth]) items found in the kernel's source (course.line_of)."""
+    lines = []
+    for item in items:
+        what, needle, nth = (*item, 1)[:3]
+        lines.append(f"{what:28s} → {file} {course.line_of(kernel, needle, nth)}줄")
+    return Report(lines)
+
+
+def store_sectors(cols_per_thread=8, vector=1, threads_x=16, threads_y=2, row_floats=4096):
+    """32-byte sectors one warp store instruction touches in the epilogue (thread tx writes columns tx*cols_per_thread..).
+
+    vector = floats per store (1: STG.E, 4: STG.E.128); threads_x x threads_y threads of the warp, rows row_floats apart.
+    """
+    addrs = {(ty * row_floats + tx * cols_per_thread) * 4 for ty in range(threads_y) for tx in range(threads_x)}
+    sectors = {(a + b) // 32 for a in addrs for b in range(0, 4 * vector, 4)}
+    useful = len(addrs) * 4 * vector
+    return {"sectors": len(sectors), "useful_bytes": useful, "efficiency": useful / (32 * len(sectors))}

@@ -23,6 +23,8 @@ from course.kit import compile_results as compile_many, here_label  # noqa: F401
 from course import records
 from course import steps    # steps.Bar, looked up when a bar is made (tests record the bars)
 from numba import cuda
+from course import bench
+import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = (1024, 2048, 4096)          # the sizes of the recorded runs
@@ -86,7 +88,6 @@ def estimate_seconds(kernels, n, gpu, first=True, rounds=ROUNDS, peak_tflops=Non
     each kernel checked against a float64 reference (alpha/beta too at the first size), then `rounds` timed rounds of
     every entry (a burst and >= MIN_MS of calls each) and the host check. peak_tflops: the FP32 peak to size by (None:
     gpu's from its spec); a ValueError where neither is known."""
-    from course import bench
     ratios, cublas_frac = _recorded_speeds()
     flops = 2.0 * n ** 3
     peak = peak_tflops or gpu.fp32_peak_tflops
@@ -177,6 +178,7 @@ def _probe_peak_tflops(n=1024, reps=5):
     """An FP32 peak to size the benchmark by on a GPU the course's table does not know: a quick cuBLAS SGEMM (CuPy)
     timing divided by cuBLAS's recorded fraction of the peak (a second or less even on a slow GPU). None on failure."""
     try:
+        # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
         import cupy as cp
         A = cp.ones((n, n), cp.float32)
         C = cp.empty((n, n), cp.float32)
@@ -228,7 +230,6 @@ def benchmark(sizes=None, kernels=None, budget_s=BUDGET_S, progress=True, rounds
     Returns the records.Run."""
     if not have_gpu():
         return None
-    from course import bench
     why = bench.available()
     if why:
         print(f"ℹ️ {why}: 기록된 값을 보여 줍니다. / showing the recorded figures.")
@@ -263,7 +264,6 @@ def live_lines(run, kernels=None, sizes=None):
     """Lines of a live run (course.bench): its GPU, date and baseline; per (size, kernel) TFLOP/s, % of the same run's
     cuBLAS and the host time of one launch; then what to know: rows timed from a CUDA graph (the launch cost hid the
     kernel), a busy GPU, and every ratio further than AGREE_POINTS from the record of the same GPU class."""
-    from course import records
     lines = [f"지금 이 GPU ({run.gpu}, CC {run.cc[0]}.{run.cc[1]}) — {run.date}, 같은 실행의 {run.baseline} 대비 "
              f"(호스트 µs = Python 이 launch 한 번에 쓰는 시간)"]
     rows = [r for r in run.rows if (kernels is None or r.kernel in ("cuBLAS", *kernels))
@@ -314,8 +314,8 @@ def launch_costs(kernel="regblock_vec", targets_us=TARGETS_US, calls=200):
     what a Python loop gets), graph_host_us (replaying a graph of 20 launches, per launch)}. None without a GPU."""
     if not have_gpu():
         return None
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
     import cupy as cp
-    from course import bench
     spec = kn.get(kernel)
     stream = cp.cuda.Stream(non_blocking=True)
 
@@ -414,6 +414,7 @@ def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
     if script is None:
         return None
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    # local: benchmarks/ncu_banks.py is no package: only where benchmarks/ is on the path
     from ncu_banks import METRICS
     names = _runnable(kernels)
     env = dict(os.environ, NCU_N=str(n), NCU_KERNELS=",".join(names))
@@ -429,7 +430,6 @@ def ncu_shared(kernels=None, n=1024, timeout=300, progress=True):
         def stop():                                  # a hung ncu must not hang the notebook
             timed_out.append(True)
             _kill_group(proc)
-        import threading
         watchdog = threading.Timer(timeout, stop)
         watchdog.start()
         try:

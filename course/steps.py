@@ -20,6 +20,7 @@ class NotebookBar(_auto_tqdm):
     """tqdm's notebook bar, displayed with a display id so that close() can replace the widget by its final text."""
 
     def __init__(self, *args, **kwargs):
+        # local: IPython only inside a notebook; this module also runs in plain Python
         from IPython.display import display
         kwargs["display"] = False
         super().__init__(*args, **kwargs)

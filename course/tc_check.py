@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 import kernels_numba as kn
-from kernels_numba.infra import device, subsim, tc
+from kernels_numba.infra import device, tc
+from kernels_numba.tools import subsim
 from course.steps import Bar
 from sim.korean import josa
 
@@ -81,7 +82,7 @@ _DONE = "@@lesson10-checked "          # the child's progress lines (one per ker
 
 def _check_in_simulator(cases, alpha, beta, seed, bar=None):
     """check_kernel of every case in ONE simulator subprocess (kernels this GPU cannot run, e.g. sm_80 kernels on a
-    T4). Each launch of such a kernel would also go to a simulator process on its own (kernels_numba.infra.subsim,
+    T4). Each launch of such a kernel would also go to a simulator process on its own (kernels_numba.tools.subsim,
     what spec.launch does), but a check is two launches, so a cell of three kernels would start six Python processes
     (about 1 s each here) instead of one. `bar` (a course.steps.Bar) advances as each kernel is done."""
     cc = device.compute_capability()

@@ -4,8 +4,9 @@ Importing this package first picks the device (GPU, or Numba's CUDA simulator wh
 before numba is imported; see kernels_numba.infra.device and kernels_numba.infra.boot.
 """
 from .infra import boot  # noqa: F401,I001     (first: the device choice, then numba, then the simulator patch)
+from . import _moved  # noqa: F401             (answers the old kernels_numba.infra.<tool> names, one round)
 from .infra import device, errors
-from .infra import subsim  # noqa: F401        (installs the runner for kernels this device lacks instructions for)
+from .tools import subsim  # noqa: F401        (installs the runner for kernels this device lacks instructions for)
 from .infra.errors import CourseInputError
 from .registry import REGISTRY, get, by_level
 

@@ -4,7 +4,7 @@ What changes against async_copy (the seed's 4-byte kernel):
 * each thread copies one float4 of A and one of B per tile with `cp.async.cg.shared.global ... 16` (L2 only);
   16-byte copies need 16-byte aligned source and destination, so the shared layout is unpadded:
   As[s][BM][BK] (rows of 32 B) and Bs[s][BK][BN] (rows of 512 B). The padded rows of the earlier levels
-  (BK+1 = 36 B, BN+1 = 516 B) put most copies off a 16-byte boundary (course.lesson09 shows which);
+  (BK+1 = 36 B, BN+1 = 516 B) put most copies off a 16-byte boundary (course.ch09_cp_async.lesson shows which);
 * at the edges the copy uses the src-size form: only the bytes inside the matrix are read, the rest of the
   16 bytes is written as zeros (no plain stores mixed into the pipeline); where a row of A or B does not start
   16-byte aligned (K or N not a multiple of 4) it falls back to four 4-byte copies with the same zero fill;
@@ -13,7 +13,7 @@ What changes against async_copy (the seed's 4-byte kernel):
   thread, and everyone finished reading the buffer about to be refilled): one barrier per tile instead of two;
 * the micro-kernel reads A along k, 2 values of k per call (As[s][m][k..k+1], 8 contiguous bytes); the loop is
   unrolled and NVVM merges the reads of two calls (ld.shared.v4.f32 in the PTX), so the compiled loop reads A with LDS.128 too: 32 LDS.128
-  per tile and no LDS.64 (offline SASS for sm_80/sm_90 and the SASS loaded on the H200; course.lesson09).
+  per tile and no LDS.64 (offline SASS for sm_80/sm_90 and the SASS loaded on the H200; course.ch09_cp_async.lesson).
 
 NUM_STAGES is a module constant; async_vec_s2 and async_vec_s4 are the same kernel built with 2 and 4 stages
 (`make_kernel`), so each registered name is one module with one kernel.

@@ -4,7 +4,7 @@ on the kernels side so that no chapter imports another chapter's lesson module f
 Notebook 06 (직접 해보기 06-2, used again by 08-1 and 09-1): thread_coords, load_or_zero, store_c, launch_square.
 Notebook 09 (직접 해보기 09-1): the 3-stage 8×8 cp.async kernel's S3, T8, issue_tile, prologue, compute_tile.
 Notebook 10 (직접 해보기 10-5): the one-warp kernel's copy_tiles and store_fragment.
-The old names (course.lesson06.load_or_zero, course.lesson09.issue_tile, course.lesson10.copy_tiles, ...) still work.
+The old names (course.ch06_shared_tiling.lesson.load_or_zero, course.ch09_cp_async.lesson.issue_tile, course.ch10_tensor_core.lesson.copy_tiles, ...) still work.
 """
 import numpy as np
 from numba import cuda, float32

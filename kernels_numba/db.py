@@ -2,6 +2,7 @@
 
 from numba import cuda, float32
 
+from .infra.sass import main_loop, parse_sass
 from .launch import make_launch
 
 NAME = "db"
@@ -122,14 +123,12 @@ launch = make_launch(kernel, BLOCK, TILE)
 
 def sass_instructions(sass):
     """[(address, opcode, operands)] of every SASS instruction in program order (cuobjdump or nvdisasm text),
-    branch operands rewritten to the target address so backward branches can be found (see resources.parse_sass)."""
-    from .infra.resources import parse_sass
+    branch operands rewritten to the target address so backward branches can be found (see infra/sass.parse_sass)."""
     return [(i.addr, i.op, hex(i.target) if i.target is not None else i.operands) for i in parse_sass(sass)]
 
 
 def sass_main_loop(sass):
-    """(address, opcode, operands) of the main K-tile loop (the loop with a barrier and the most FFMAs; resources.main_loop)."""
-    from .infra.resources import main_loop
+    """(address, opcode, operands) of the main K-tile loop (the loop with a barrier and the most FFMAs; infra/sass.main_loop)."""
     return [(i.addr, i.op, i.operands) for i in main_loop(sass)]
 
 

@@ -212,7 +212,7 @@ def run_kernel(kernel, grid, block, A, B, C, alpha, beta, tile=None, away=None):
     if device.MODE == "offline":
         raise CourseInputError(
             f"{device.ENV}=offline 은 컴파일 전용 모드라 커널을 실행할 수 없습니다.",
-            f"{device.ENV}=offline only compiles (kernels_numba.infra.offline); it cannot launch kernels.",
+            f"{device.ENV}=offline only compiles (kernels_numba.tools.offline); it cannot launch kernels.",
             f"실행하려면 {device.ENV}=sim (GPU 없이) 또는 {device.ENV}=gpu 로 바꾸고 커널을 재시작하세요.",
             f"set {device.ENV}=sim (no GPU) or {device.ENV}=gpu and restart to run kernels.")
     if away is None:

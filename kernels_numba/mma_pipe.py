@@ -3,6 +3,10 @@
 While the warps compute tile k from one buffer, the copies of tile k+1 are already in flight into the other
 (prologue: STAGES-1 tiles; per iteration wait_group(STAGES-2), one barrier, issue the next tile, compute).
 Shared memory: 2 x (128 x 40 + 32 x 136) x 2 B = 37 888 B (static limit 48 KB; 3 stages of BK = 32 would need 56 832 B).
+
+The kernel body: build_tiled in kernels_numba/infra/tc.py (its inner `kernel`; load_tile and compute sit just
+above it, with a comment at every barrier and wait_group), built for the configuration below;
+course.show_source(mma_pipe.kernel) prints it with its file's line numbers.
 """
 from .infra.tc import tiled_module
 

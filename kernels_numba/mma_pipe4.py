@@ -2,6 +2,10 @@
 
 Shared memory: 4 x (128 x 24 + 16 x 136) x 2 B = 41 984 B. More tiles in flight hide more latency; each stage carries
 half the mma work of a BK = 32 stage, so there is one barrier per 16 mma per warp instead of per 32.
+
+The kernel body: build_tiled in kernels_numba/infra/tc.py (its inner `kernel`; load_tile and compute sit just
+above it, with a comment at every barrier and wait_group), built for the configuration below;
+course.show_source(mma_pipe4.kernel) prints it with its file's line numbers.
 """
 from .infra.tc import tiled_module
 

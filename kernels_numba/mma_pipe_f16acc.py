@@ -3,6 +3,10 @@
 Each 16x8 accumulator tile is two .f16x2 registers per lane instead of four f32: half the accumulator registers, but
 every addition rounds to 11 significant bits, so the error grows 8192 times faster with K than with f32 accumulation
 (kernels_numba.infra.tc.error_bound; notebook 10 plots it).
+
+The kernel body: build_tiled in kernels_numba/infra/tc.py (its inner `kernel`; load_tile and compute sit just
+above it, with a comment at every barrier and wait_group), built for the configuration below;
+course.show_source(mma_pipe_f16acc.kernel) prints it with its file's line numbers.
 """
 from .infra.tc import tiled_module
 

@@ -6,6 +6,10 @@ ldmatrix phase still fall in 8 different bank groups. The swizzle repeats every 
 do not depend on the mma tile: fewer addresses stay live across the K loop. Shared memory 2 x (128 x 32 + 32 x 128)
 x 2 B = 32 768 B; launch_bounds(256, 2) for 2 blocks (16 warps) per SM. The recorded run compares it with the same
 configuration on padded rows and with other stage counts (benchmarks/record_level6.py EXPLORE).
+
+The kernel body: build_tiled in kernels_numba/infra/tc.py (its inner `kernel`; load_tile and compute sit just
+above it, with a comment at every barrier and wait_group), built for the configuration below;
+course.show_source(mma_swizzle.kernel) prints it with its file's line numbers.
 """
 from .infra.tc import tiled_module
 

@@ -2,7 +2,11 @@
 
 Per K step of 32 every warp issues 2 x 4 ldmatrix.x4 (A), 2 x 2 ldmatrix.x4.trans (B) and 2 x 16 mma: each A fragment
 is reused for 4 mma and each B fragment for 4, where mma_large reloads both for every single mma.
-The kernel body is kernels_numba.infra.tc.build_tiled (shared with mma_pipe*); STAGES = 1: load, wait, compute.
+STAGES = 1: load, wait, compute (the same template as mma_pipe*).
+
+The kernel body: build_tiled in kernels_numba/infra/tc.py (its inner `kernel`; load_tile and compute sit just
+above it, with a comment at every barrier and wait_group), built for the configuration below;
+course.show_source(mma_warps.kernel) prints it with its file's line numbers.
 """
 from .infra.tc import tiled_module
 

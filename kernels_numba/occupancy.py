@@ -9,7 +9,8 @@ from sim import occupancy as occ
 from sim.errors import CourseInputError
 
 from . import registry
-from .infra import device, offline, table
+from .infra import device
+from .tools import offline, table
 
 
 DEVICE_ATTRIBUTES = ("MULTIPROCESSOR_COUNT", "CLOCK_RATE", "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",

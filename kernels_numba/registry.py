@@ -8,6 +8,9 @@ import numpy as np
 from .infra import jitcache
 from .infra import device
 from .infra.errors import CourseInputError
+import json
+from pathlib import Path
+from .infra.simulator import limits
 
 # module names under kernels_numba, in teaching order
 _MODULES = ("naive", "tiled", "tiled_pad", "tiled_fma", "tiled_k32",
@@ -34,7 +37,7 @@ class KernelSpec:
     def runs_here(self):
         """True where this device has the kernel's instructions: the plain simulator always, a GPU (or a simulator told
         to be one with SGEMM_DEVICE=sim SGEMM_SIM_CC=7.5) of compute capability >= min_cc. Elsewhere its launch runs on
-        the simulator in a subprocess (kernels_numba.infra.subsim)."""
+        the simulator in a subprocess (kernels_numba.tools.subsim)."""
         return not device.lacks(self.min_cc, self.arch_specific)
 
     @property
@@ -102,8 +105,6 @@ def known_registers(fn, cc):
     """(registers per thread, where the figure comes from) of a registered kernel's Python function compiled for
     compute capability cc, from the offline compiles in kernels_numba/infra/targets.json; None when unknown."""
     if not _REGS:
-        import json
-        from pathlib import Path
         rows = json.loads((Path(__file__).parent / "infra" / "targets.json").read_text(encoding="utf-8"))["rows"]
         by_name = {(r["kernel"], r["target"]): r.get("registers") for r in rows}
         for s in REGISTRY:
@@ -119,9 +120,7 @@ def known_registers(fn, cc):
 
 
 def _register_limits():
-    from .infra import device
     if device.SIMULATOR:                 # the simulator checks registers x threads of a registered kernel's launch
-        from .infra.simulator import limits
         if known_registers not in limits.REGISTER_SOURCES:
             limits.REGISTER_SOURCES.append(known_registers)
 

@@ -15,7 +15,7 @@ in the real kernel:
   of the same k-iteration adds its product twice: DOUBLE_MMA), in order.
 Copies land as late as the hardware allows (when the consumer has to wait for them); `eager=True` runs the producer as
 far ahead as the barriers let it after every consumer step (the schedule that finds early releases). Pure Python:
-course/exercises/ex11.py and notebook 11 use it.
+course/ch11_hopper/exercises.py and notebook 11 use it.
 """
 import numbers
 

@@ -6,7 +6,7 @@ and skip tests that only mean something on one device.
 
 The reason is required: a skip that does not say why hides a missing test.
 
-Offline compiles (kernels_numba.infra.offline) go through one fresh folder per run, $SGEMM_OFFLINE_CACHE, which
+Offline compiles (kernels_numba.tools.offline) go through one fresh folder per run, $SGEMM_OFFLINE_CACHE, which
 every process of the run inherits (pytest-xdist workers, notebook kernels, the browser's JupyterLab): each
 (kernel, cc) is compiled once per run instead of once per process.
 """
@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import kernels_numba  # noqa: F401  (device choice happens here, before numba)
-from kernels_numba.infra import device, offline
+from kernels_numba.infra import device
+from kernels_numba.tools import offline
 
 _OWN_CACHE = None
 if not os.environ.get(offline.CACHE_ENV):           # set already: a worker of this run, or the developer's choice

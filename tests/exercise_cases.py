@@ -3,6 +3,13 @@
 Each case is (label, [(old, new), ...], expected diagnosis code). The test applies the edits to the solution file
 named by the exercise (answers/...), imports it from a temporary folder, and runs course.exercises.check on it.
 """
+import importlib
+import sys
+from pathlib import Path
+
+from course import chapters as _chapters
+
+_TESTS = Path(__file__).resolve().parent
 CASES = {
     "06-1": [
         ("keeps_p1", [("if wavefronts(p) == (1, 1)]", "if wavefronts(p)[1] == 1]")], "extra_pad"),
@@ -48,9 +55,11 @@ CASES = {
     ],
 }
 
-# Notebooks 07–10 keep their cases in their own files (one engineer per notebook).
-for _nb in ("07", "08", "09", "10", "11"):
-    try:
-        CASES.update(__import__(f"exercise_cases_{_nb}").CASES)
-    except ModuleNotFoundError:
-        pass
+# Notebooks 07–11 keep their cases in their own chapter's folder, tests/chNN/exercise_cases_NN.py (one engineer per
+# notebook); every chapter with exercises after 06 must have one (a missing file is an error, not an empty list).
+for _nb in _chapters.numbers():
+    if _nb != "06":
+        _dir = str(_TESTS / f"ch{_nb}")
+        if _dir not in sys.path:
+            sys.path.insert(0, _dir)
+        CASES.update(importlib.import_module(f"exercise_cases_{_nb}").CASES)

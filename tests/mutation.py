@@ -525,7 +525,11 @@ GEMM8 = ((1, 1, 1, 1.0, 0.0), (8, 8, 8, 1.0, 0.0), (17, 9, 23, 0.5, 2.0), (16, 2
 def _oracle(ex, fn, sol):
     """True when `fn` behaves as the solution `sol` does, by tests that share nothing with the checker's diagnoses."""
     import numpy as np
-    from course.exercises import ex06, ex07, ex08, ex09, ex10
+    from course.ch06_shared_tiling import exercises as ex06
+    from course.ch07_register_blocking import exercises as ex07
+    from course.ch08_double_buffering import exercises as ex08
+    from course.ch09_cp_async import exercises as ex09
+    from course.ch10_tensor_core import exercises as ex10
     from sim import mma, occupancy, pipeline
     i = ex.id
     if i == "06-1":
@@ -643,7 +647,7 @@ def _oracle(ex, fn, sol):
 
 def _oracle11(i, fn):
     """Notebook 11: every input the exercise allows, against the models (not the checker's diagnoses)."""
-    from course.exercises import ex11
+    from course.ch11_hopper import exercises as ex11
     from sim import wgmma, ws_ring
     try:
         if i == "11-1":            # every thread and register of m64n64k16

@@ -174,7 +174,7 @@ CULPRIT = {"arithmetic_on_names": "T + 1", "name_from_arithmetic": "n = T + 1", 
 if __name__ == "__main__":      # with NUMBA_ENABLE_CUDASIM=0: what numba-cuda's compiler says, one line per case
     import json
 
-    from kernels_numba.infra.offline import offline_device    # device functions ask for a device's CC
+    from kernels_numba.tools.offline import offline_device    # device functions ask for a device's CC
     out = {}
     for name, (f, _) in CASES.items():
         try:

@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course import lesson10, lesson11, records
+from course import records
+from course.ch10_tensor_core import lesson as lesson10
+from course.ch11_hopper import lesson as lesson11
 from test_measure import stand_in  # noqa: F401  (the fixture: simulator as the 'GPU', CuPy on numpy)
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 
 
 @pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
@@ -38,7 +38,7 @@ def test_compiles(spec, cc):
 _ONE_PASS = r"""
 import re, sys
 from numba import cuda
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 from kernels_numba.registry import module_of
 
 def same_up_to_names(ptx):
@@ -101,7 +101,7 @@ def test_t16_demo_spills(cc):
 
 @pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
 def test_regblock_vec_inner_loop_uses_lds128(cc):
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     body = resources.main_loop(offline.compile_kernel("regblock_vec", cc)["sass"])
     ops = [i.op for i in body]
     assert ops.count("LDS.128") == 32 and "LDS" not in ops          # 4 per k step, 8 k steps, no scalar LDS

@@ -6,8 +6,9 @@ import os
 import numpy as np
 import pytest
 
-from course import lesson09
-from kernels_numba.infra import offline, ptx
+from course.ch09_cp_async import lesson as lesson09
+from kernels_numba.infra import ptx
+from kernels_numba.tools import offline
 from kernels_numba.infra.simulator import async_copy as _async_sim
 
 from test_ptx import _assemble
@@ -170,7 +171,7 @@ def kernel(A, B, C, alpha, beta):
 RUNNER = r'''
 import json, sys, types
 import kernels_numba
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 from numba import cuda
 mod = types.ModuleType("cp_async_test_kernel")
 exec(compile(sys.stdin.read(), "<test kernel>", "exec"), mod.__dict__)

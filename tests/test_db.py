@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import offline, ptx
+from kernels_numba.infra import ptx
+from kernels_numba.tools import offline
 from kernels_numba import db
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -181,7 +182,7 @@ def _compile_source(src, cc=(9, 0)):
     code = (
         "import json, sys, types\n"
         "import kernels_numba\n"
-        "from kernels_numba.infra import offline\n"
+        "from kernels_numba.tools import offline\n"
         "from numba import cuda\n"
         "mod = types.ModuleType('kernels_numba._variant'); mod.__package__ = 'kernels_numba'\n"
         "exec(compile(sys.stdin.read(), '<variant>', 'exec'), mod.__dict__)\n"

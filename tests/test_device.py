@@ -81,7 +81,7 @@ def test_hardware_rule_is_stated_once_and_the_same_everywhere():
     """GUIDE's rule: GPU mode for CC >= 7.5; levels 1-4 there; cp.async/mma need CC >= 8.0 (registry min_cc);
     offline checks for sm_80 and sm_90. The banner and the README's "장치 선택" say it with the same numbers."""
     from kernels_numba import REGISTRY
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     assert device.MIN_CC == (7, 5) and device.ASYNC_MIN_CC == (8, 0)
     assert tuple(offline.ARCHS) == ((8, 0), (9, 0))
     for spec in REGISTRY:          # levels 1-4 run on any GPU the course accepts; higher levels need sm_80

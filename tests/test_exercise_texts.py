@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from course import exercises
+from course import chapters, exercises
 from course.exercises import core
 from sim.korean import josa, wrong_particles
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = core.catalog()
 # the checkers, and the ring model whose explanations 11-3 and 11-4 pass on to the student
-SOURCES = sorted((ROOT / "course" / "exercises").glob("*.py")) + [ROOT / "sim" / "ws_ring.py"]
+SOURCES = (sorted((ROOT / "course" / "exercises").glob("*.py")) + [c.path / "exercises.py" for c in chapters.CHAPTERS] +
+           [ROOT / "sim" / "ws_ring.py"])
 FORMULA = re.compile(r"[A-Za-z_][\w\]]*(\s*(\*|//|%|\+|>>|<<|·)\s*|\s+[-−]\s+)[A-Za-z_0-9(]")
 
 
@@ -152,7 +153,7 @@ def _fstring_particles(path):
     return bad
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_particle_after_a_value_is_chosen_by_josa(path):
     assert not _fstring_particles(path)
 
@@ -166,7 +167,7 @@ def test_the_message_particles_follow_consonant_and_vowel_endings(value):
         assert not wrong_particles(text + " 끝"), (value, pair, text)
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_wordings_a_native_reader_flagged_stay_fixed(path):
     text = path.read_text(encoding="utf-8")
     for wrong in ("크니다", "작니다", "저장가", "더하지 않았는지", "을(를)", "이(가)", "은(는)", "절 을", "열 입니다",
@@ -190,7 +191,7 @@ def _render(js, value):
     return "".join(out)
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_message_template_reads_right_with_consonant_and_vowel_values(path):
     # each template rendered with values that end in a consonant (16: 십육) and in a vowel (2: 이): a particle that
     # follows a value without josa() is wrong for one of them; plain texts are checked as they are

@@ -87,7 +87,7 @@ def test_hints_go_two_levels_then_name_the_solution(capsys):
     for level in (1, 2, 3):
         exercises.hint("06-2", level)
     out = capsys.readouterr().out
-    assert out.count("[06-2 힌트") == 3 and "answers/ex06_tile8.py" in out
+    assert out.count("[06-2 힌트") == 3 and "answers/ch06/ex06_tile8.py" in out
     assert "answers/" not in out.split("[06-2 힌트 3]")[0]
 
 
@@ -107,7 +107,8 @@ def test_the_simulator_copy_of_a_student_function_carries_the_globals_it_uses(tm
     # on a GPU, check() first runs the student's function in a simulator subprocess from its source: names the
     # student imported or defined in earlier notebook cells (uint32, a constant, a helper) must come along
     import sys
-    from course.exercises import core, ex09  # noqa: F401  (registers 09-3)
+    from course.exercises import core
+    from course.ch09_cp_async import exercises as ex09  # noqa: F401  (registers 09-3)
     (tmp_path / "nb_cells.py").write_text(
         "import numpy as np\nfrom numba import cuda, uint32\nLANES = 4\n\n"
         "@cuda.jit(device=True)\ndef helper(x):\n    return x + LANES\n\n"
@@ -152,7 +153,7 @@ def test_a_negative_global_index_is_named_at_its_line(tmp_path):
 def test_the_model_call_message_names_the_split_of_the_lane_each_exercise_uses():
     """10-1..10-3 build fragments from groupID/threadID_in_group (lane >> 2, lane % 4); 10-4's ldmatrix rows are 8j + r
     (lane % 16, lane // 16): calling sim/mma.py gets the hint of its own exercise."""
-    from course.exercises import ex10
+    from course.ch10_tensor_core import exercises as ex10
 
     def a_frag(lane):
         from sim import mma

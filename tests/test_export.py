@@ -5,7 +5,7 @@ import re
 import pytest
 
 from course.quiz import export
-from course.quiz.engine import answers_dir, load_quiz
+from course.quiz.engine import answers_file, load_quiz
 
 QUIZZES = export.all_quiz_ids()
 
@@ -17,7 +17,7 @@ def test_the_shipped_quizzes_are_found():
 @pytest.mark.parametrize("qid", QUIZZES)
 def test_sheet_has_every_question_and_no_answer(qid):
     quiz = load_quiz(qid)
-    readable = json.loads((answers_dir() / f"quiz{qid}.json").read_text(encoding="utf-8"))
+    readable = json.loads((answers_file(qid)).read_text(encoding="utf-8"))
     for text in (export.markdown(qid), export.html_sheet(qid)):
         assert quiz.title in text.replace("&amp;", "&") or quiz.title in text
         assert len(re.findall(r"문제 \d+", text)) == quiz.total
@@ -32,7 +32,7 @@ def test_sheet_has_every_question_and_no_answer(qid):
 
 @pytest.mark.parametrize("qid", QUIZZES)
 def test_answer_sheet_has_keys_and_explanations(qid):
-    readable = json.loads((answers_dir() / f"quiz{qid}.json").read_text(encoding="utf-8"))
+    readable = json.loads((answers_file(qid)).read_text(encoding="utf-8"))
     md = export.markdown(qid, with_answers=True)
     htm = export.html_sheet(qid, with_answers=True)
     for q in readable["questions"]:

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, offline, tc
+from kernels_numba.infra import device, tc
+from kernels_numba.tools import offline
 
 L7 = kn.by_level(7)
 # small shapes that still cover: ragged M/N/K, several blocks, the stage ring wrapping (K > STAGES * 64), and for the

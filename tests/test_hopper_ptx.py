@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from kernels_numba.infra import offline, ptx
+from kernels_numba.infra import ptx
+from kernels_numba.tools import offline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOPPER = [f for f in ptx.ptx_files() if ptx.parse_file(f)[0].target in ("sm_90", "sm_90a")]
@@ -128,7 +129,7 @@ def kernel(C, tmap, da):
 RUNNER = r'''
 import json, sys, types
 import kernels_numba
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 from numba import cuda
 mod = types.ModuleType("hopper_test_kernels")
 exec(compile(sys.stdin.read(), "<hopper kernels>", "exec"), mod.__dict__)
@@ -200,7 +201,7 @@ NO_GRID_CONSTANT = r'''
 import json, re, sys
 import numpy as np
 import kernels_numba
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 from numba import cuda, types, from_dtype
 rec = from_dtype(np.dtype([("w", np.uint64, (16,))], align=True))
 def by_record(tm, out):

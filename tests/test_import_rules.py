@@ -1,6 +1,6 @@
 """The import rules of course/, kernels_numba/, sim/ and answers/, read statically from the source (ast), in the manner
 of tests/test_sim_layers.py: no import loops; sim/ stays pure (no numba, no kernels_numba; checked in a subprocess too);
-kernels_numba.launch never reaches kernels_numba.infra.subsim; no module imports below its top; a lesson never imports
+kernels_numba.launch never reaches kernels_numba.tools.subsim; no module imports below its top; a lesson never imports
 another lesson, and what belongs to no chapter (or to another chapter) never imports a lesson.
 
 What is counted:
@@ -18,6 +18,7 @@ What is counted:
 """
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,8 @@ def _name(path):
 
 
 FILES = {_name(p): p for top in PACKAGES for p in sorted((ROOT / top).rglob("*.py"))}
+MOVED_TOOLS = next(ast.literal_eval(n.value) for n in ast.parse((ROOT / "kernels_numba/_moved.py").read_text(
+    encoding="utf-8")).body if isinstance(n, ast.Assign) and n.targets[0].id == "MOVED_TOOLS")   # read, not imported
 
 
 class Import:
@@ -48,7 +51,7 @@ class Import:
 
 
 def _targets(module, node):
-    """Module names an import statement names (ours and others': 'numba.cuda', 'course.lesson06', ...)."""
+    """Module names an import statement names (ours and others': 'numba.cuda', 'course.ch06_shared_tiling.lesson', ...)."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names]
     if node.level:
@@ -89,8 +92,28 @@ STRING_IMPORTS = {m: [i for code in _code_in_strings(t) for i in _walk(m, code, 
                   for m, t in TREES.items()}
 
 
+class _RegistryImport:
+    """The registry imports every kernel module by name (importlib.import_module over _MODULES at import time): an
+    edge no import statement shows, counted as a module-level import so that a loop through it is found."""
+
+    def __init__(self, node):
+        self.module, self.node, self.local, self.in_string = "kernels_numba.registry", node, False, False
+
+    def where(self):
+        return f"kernels_numba/registry.py:{self.node.lineno}: `_MODULES` (importlib.import_module, at import time)"
+
+
+def _registry_edges():
+    """{kernel module: _RegistryImport} from the registry's _MODULES tuple, read from its source."""
+    for node in TREES["kernels_numba.registry"].body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_MODULES":
+            return {f"kernels_numba.{name}": _RegistryImport(node) for name in ast.literal_eval(node.value)}
+    return {}
+
+
 def _graph(local):
-    """{module: {our module: first Import naming it}}: module-level imports, and function-local ones too if local."""
+    """{module: {our module: first Import naming it}}: module-level imports, and function-local ones too if local;
+    plus the registry's imports of the kernel modules it lists."""
     g = {m: {} for m in FILES}
     for m, imps in IMPORTS.items():
         for i in imps:
@@ -98,6 +121,8 @@ def _graph(local):
                 for t in i.targets:
                     if t in FILES:
                         g[m].setdefault(t, i)
+    for t, imp in _registry_edges().items():
+        g["kernels_numba.registry"].setdefault(t, imp)
     return g
 
 
@@ -240,12 +265,83 @@ def test_errors_are_one_class_reachable_from_both_sides():
 
 def test_launch_never_imports_subsim():
     seen = _reach("kernels_numba.launch")
-    for target in ("kernels_numba.infra.subsim", "kernels_numba.infra.subsim_child"):
+    for target in ("kernels_numba.tools.subsim", "kernels_numba.tools.subsim_child"):
         assert target not in seen, (
             f"kernels_numba/launch.py reaches {target}:\n{_chain('kernels_numba.launch', target, seen)}\n"
             "  Fix: placement is decided once, at make_launch, from the module's MIN_CC (kernels_numba.infra.placement);"
             " an away kernel runs through placement.run_away, whose runner subsim installs when kernels_numba is "
             "imported. launch imports placement, never subsim.")
+
+
+INFRA = "kernels_numba.infra"
+# What kernels_numba/infra/ may import from kernels_numba outside infra/, and why (the one exception):
+INFRA_MAY_IMPORT = {
+    # infra/tc.py is the level-6 template (build_tiled, make_tc_launch): it sits on the kernels' floor, beside the
+    # kernel modules it builds, and launches like them, through launch's input checks (check_inputs), its placement
+    # of a kernel this GPU lacks instructions for (run_kernel) and its timed repeat (_Repeat, bound). launch itself
+    # imports only infra/ (checked below), so this edge reaches nothing above the kernels and closes no loop.
+    "kernels_numba.infra.tc": {"kernels_numba.launch"},
+}
+
+
+def _infra(module):
+    return module == INFRA or module.startswith(INFRA + ".")
+
+
+def _ours_above_infra(target):
+    """A kernels_numba module that is not infra/ (the package __init__, registry, launch, kernels, demos, tools)."""
+    return (target == "kernels_numba" or target.startswith("kernels_numba.")) and not _infra(target)
+
+
+def _module_names_in_strings(tree):
+    """Dotted names of ours that a string of code runs without an import statement (`-m kernels_numba.tools.warmup`,
+    importlib.import_module("kernels_numba.registry"), f"kernels_numba.demos.{name}"): (name, line)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value).rstrip(".")
+        else:
+            continue
+        if text.startswith("kernels_numba") and all(p.isidentifier() for p in text.split(".")):
+            yield text, node.lineno
+
+
+def test_infra_is_ground_floor():
+    """kernels_numba/infra/ is the ground floor (device choice, errors, PTX wrappers, simulator, jit cache, placement,
+    the tc/hopper/tma kernel templates): nothing in it imports kernels_numba.tools (the tools above the registry:
+    offline, resources, table, trace, subsim, subsim_child, warmup), the registry, the kernel modules, the demos or
+    the package __init__ -- module-level, function-local, in a string of code or as a module name a subprocess runs,
+    directly or through what it imports. The one exception is INFRA_MAY_IMPORT (infra/tc.py -> launch, see there)."""
+    bad = []
+    infra = sorted(m for m in FILES if _infra(m))
+    for m in infra:
+        allowed = INFRA_MAY_IMPORT.get(m, set())
+        for i in IMPORTS[m] + STRING_IMPORTS[m]:
+            for t in i.targets:
+                if _ours_above_infra(t) and t not in allowed:
+                    bad.append(f"  {i.where()} imports {t}")
+        for name, line in _module_names_in_strings(TREES[m]):
+            if _ours_above_infra(name) and name not in allowed:
+                bad.append(f"  {FILES[m].relative_to(ROOT)}:{line}: runs {name} (a module name in a string)")
+    for m in infra:                    # through what it imports: only the allowed modules, and only infra below them
+        seen = _reach(m)
+        for t in seen:
+            if _ours_above_infra(t) and t not in set().union(*INFRA_MAY_IMPORT.values()):
+                bad.append(f"  {m} reaches {t}:\n{_chain(m, t, seen)}")
+    assert not bad, ("kernels_numba/infra/ is ground floor only, but:\n" + "\n".join(sorted(set(bad))) +
+                     "\n  Fix: a module that needs the registry, a kernel or a tool is a tool itself: it goes to "
+                     "kernels_numba/tools/ (old path answered by kernels_numba/_moved.py MOVED_TOOLS for a round); or "
+                     "pass what infra needs in as an argument.")
+    assert infra and all(not _infra(t) or t in FILES for t in INFRA_MAY_IMPORT)
+
+
+def test_the_old_tool_paths_have_no_file_in_infra():
+    """The moved tools' old names are answered by kernels_numba/_moved.py, not by stub files in infra/ (a stub there
+    would import tools/, and would keep git from following edits made to the old path into tools/)."""
+    for name in MOVED_TOOLS:
+        assert f"kernels_numba.tools.{name}" in FILES, name
+        assert f"kernels_numba.infra.{name}" not in FILES, f"kernels_numba/infra/{name}.py is back"
 
 
 def _is_import(node):
@@ -286,22 +382,56 @@ def test_no_module_imports_below_its_top():
                      "(kernels_numba/infra/boot.py, course/preflight.py).")
 
 
+def _says_why(text):
+    """The comment of a source line, without lint directives (`# noqa: F401` alone says nothing about why)."""
+    if "#" not in text:
+        return ""
+    comment = text.split("#", 1)[1]
+    return re.sub(r"noqa(:\s*[A-Z0-9, ]+)?|type:\s*ignore(\[[^]]*\])?|pragma:[^#]*|isort:\s*skip", "", comment).strip(" ()#,;")
+
+
+def _local_import_reason(module, node):
+    """The comment that explains a function-local import: on its line, on the line above, or above the run of
+    consecutive import lines it belongs to (one comment for a group of imports with one reason)."""
+    lines = FILES[module].read_text(encoding="utf-8").splitlines()
+    k = node.lineno - 1
+    if _says_why(lines[k]):
+        return _says_why(lines[k])
+    while k > 0 and lines[k - 1].lstrip().startswith(("import ", "from ")) and not _says_why(lines[k - 1]):
+        k -= 1
+    above = lines[k - 1].strip() if k > 0 else ""
+    return above.lstrip("# ").strip() if above.startswith("#") else ""
+
+
+def test_function_local_imports_say_why():
+    """An import inside a def runs at call time, hidden from the reader who looks at the module's top: each one in
+    course/, kernels_numba/, sim/ and answers/ says why it is local (a heavy or optional library such as cupy,
+    matplotlib, ipywidgets, IPython; a module only the simulator or only a GPU loads; numba before the device choice;
+    numba internals another version may lack; a loop it would close). Imports in strings of code (templates, a child
+    process's script) are the student's or the child's top and are not counted."""
+    bad = [i.where() for m in FILES for i in IMPORTS[m] if i.local and not i.in_string and
+           not _local_import_reason(m, i.node)]
+    assert not bad, (f"{len(bad)} function-local import(s) without a reason:\n  " + "\n  ".join(bad) +
+                     "\n  Fix: move the import to the module's top (after its docstring), or say on its line or the "
+                     "line above why it cannot be there (`# local: cupy is optional (GPU only) and slow to load`).")
+
+
 def _chapter(module):
-    """The chapter a module belongs to ('06' for course.lesson06, course.exercises.ex06, answers.ex06_tile8), else
+    """The chapter a module belongs to ('06' for course.ch06_shared_tiling.lesson and answers.ch06.ex06_tile8), else
     None (shared: course.kit, course.measure, widgets, quiz, kernels_numba, sim ...)."""
-    last = module.split(".")[-1]
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[0] in ("course", "answers") and parts[1][:2] == "ch" and parts[1][2:4].isdigit():
+        return parts[1][2:4]
+    last = parts[-1]                    # the old paths kept for one round (course/lessonNN.py, answers/exNN_*.py ...)
     for prefix in ("lesson", "ex"):
-        if last.startswith(prefix) and last[len(prefix):len(prefix) + 2].isdigit():
-            if module.startswith(("course.", "answers.")):
-                return last[len(prefix):len(prefix) + 2]
+        if last.startswith(prefix) and last[len(prefix):len(prefix) + 2].isdigit() and parts[0] in ("course", "answers"):
+            return last[len(prefix):len(prefix) + 2]
     return None
 
 
 def _lesson(target):
-    last = target.split(".")[-1]
-    if target.startswith("course.lesson") and last[6:8].isdigit():
-        return last[6:8]
-    return None
+    """The chapter of an imported module of a chapter package (course.chNN_<slug> or any module in it), else None."""
+    return _chapter(target) if target.startswith("course.") else None
 
 
 def test_a_chapter_never_imports_another_chapters_lesson():
@@ -329,14 +459,22 @@ def test_a_chapter_never_imports_another_chapters_lesson():
 def test_the_rules_see_what_they_should():
     """The graph is not empty and finds the edges it must (a broken resolver would pass every rule above)."""
     g = _graph(local=True)
-    assert len(FILES) > 100 and "course.kit" in FILES and "answers.ex09_pipeline" in FILES
+    assert len(FILES) > 100 and "course.kit" in FILES and "answers.ch09.ex09_pipeline" in FILES
     assert "kernels_numba.infra.placement" in g["kernels_numba.launch"]
-    assert "kernels_numba.common" in g["answers.ex09_pipeline"]
-    assert "course.kit" in g["course.lesson08"] and "sim.errors" in g["sim.pipeline"]
-    assert any("kernels_numba.common" in i.targets for i in STRING_IMPORTS["course.exercises.ex09"])
-    assert _chapter("course.exercises.ex09") == "09" and _chapter("answers.ex06_tile8") == "06"
-    assert _chapter("course.kit") is None and _lesson("course.lesson10") == "10"
+    assert "kernels_numba.tools.offline" in g["kernels_numba.tools.resources"]
+    assert len(_registry_edges()) > 20 and "kernels_numba.db" in g["kernels_numba.registry"]
+    assert "kernels_numba.launch" in g["kernels_numba.infra.tc"] and "kernels_numba.tools.subsim" in g["kernels_numba"]
+    assert "kernels_numba.tools.subsim_child" in {n for n, _ in _module_names_in_strings(TREES["kernels_numba.tools.subsim"])}
+    assert _ours_above_infra("kernels_numba.registry") and not _ours_above_infra("kernels_numba.infra.device")
+    assert "kernels_numba.common" in g["answers.ch09.ex09_pipeline"]
+    assert "course.kit" in g["course.ch08_double_buffering.lesson"] and "sim.errors" in g["sim.pipeline"]
+    assert any("kernels_numba.common" in i.targets for i in STRING_IMPORTS["course.ch09_cp_async.exercises"])
+    assert _chapter("course.ch09_cp_async.exercises") == "09" and _chapter("answers.ch06.ex06_tile8") == "06"
+    assert _chapter("course.kit") is None and _lesson("course.ch10_tensor_core.lesson") == "10"
     # a made-up loop and a made-up late import are found
     assert _cycles({"a": {"b": None}, "b": {"a": None}}) == [["a", "b", "a"]]
+    assert _says_why("    import cupy as cp  # noqa: F401") == "" and _says_why("x  # local: heavy") == "local: heavy"
+    assert _local_import_reason("kernels_numba.infra.ptx", next(
+        i.node for i in IMPORTS["kernels_numba.infra.ptx"] if i.local and "intrinsic" in ast.unparse(i.node)))
     late = ast.parse("import os\nX = 1\nimport sys\n")
     assert not _is_import(late.body[1]) and _is_import(late.body[2])

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, jitcache, warmup
+from kernels_numba.infra import device, jitcache
+from kernels_numba.tools import warmup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +69,7 @@ CHILD = textwrap.dedent("""
         C = cuda.to_device(np.zeros((64, 64), getattr(spec.module, "C_DTYPE", np.float32)))
         spec.launch(A, A, C)
         cuda.synchronize()
-    else:               # the background compile's way (kernels_numba.infra.warmup): the module's signature string
+    else:               # the background compile's way (kernels_numba.tools.warmup): the module's signature string
         jitcache.compile_locked(spec.kernel, getattr(spec.module, "SIG", "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], float32, float32)"))
     print(sum(spec.kernel._cache_hits.values()), round(time.perf_counter() - t, 2))
 """)

@@ -43,6 +43,6 @@ def test_notebook_prose(path):
     assert not bad, bad
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "answers").glob("quiz*.json")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted((ROOT / "answers").glob("ch*/quiz*.json")), ids=lambda p: p.stem)
 def test_quiz_text(path):
     assert not wrong_particles(path.read_text(encoding="utf-8"))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import offline, resources
+from kernels_numba.tools import offline, resources
 
 LEVEL5 = [s.name for s in kn.by_level(5)]
 DEMOS = ["async_no_commit", "async_no_wait", "async_wait_too_little", "async_no_barrier_after_wait",

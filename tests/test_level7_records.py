@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import kernels_numba as kn
-from course import lesson11, records
+from course import records
+from course.ch11_hopper import lesson as lesson11
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = "gpu_h100_level7_check"

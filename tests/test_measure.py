@@ -425,7 +425,7 @@ def test_ncu_watchdog_stops_ncu_and_the_python_it_runs(fake_ncu, monkeypatch, ca
 # ---- batched offline compiles ---------------------------------------------------------------------------------------
 
 def test_compile_many_is_what_try_compile_gives():
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     pairs = [("tiled", (9, 0)), ("tiled", [9, 0]), ("tiled_pad", (9, 0))]
     got = measure.compile_many(pairs)
     assert list(got) == [("tiled", (9, 0)), ("tiled_pad", (9, 0))]          # duplicates once, cc as tuples

@@ -6,7 +6,8 @@ import pytest
 
 import kernels_numba as kn
 from kernels_numba import mma_fast
-from kernels_numba.infra import offline, resources, tc
+from kernels_numba.infra import tc
+from kernels_numba.tools import offline, resources
 
 CFG = mma_fast.CONFIG
 

@@ -36,7 +36,7 @@ def check_layout(rec):
         assert [tuple(e) for e in m["C"][lane]] == layout.c_elements(lane), ("C", lane)
 
 
-from course.lesson10 import check_numerics  # noqa: E402  (stand-in vs GPU, shared with notebook 10)
+from course.ch10_tensor_core.lesson import check_numerics  # noqa: E402  (stand-in vs GPU, shared with notebook 10)
 
 
 @pytest.mark.skipif(not RECORDS, reason="no GPU layout record yet (benchmarks/record_mma_layout.py)")

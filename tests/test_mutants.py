@@ -134,8 +134,11 @@ def test_every_diagnosis_is_tested_against_a_mutant_of_its_kind():
     from pathlib import Path
     from exercise_cases import CASES
     from student_read import SUBMISSIONS
-    root = Path(__file__).resolve().parents[1] / "course" / "exercises"
-    codes = set().union(*(_codes(p) for p in root.glob("ex*.py")))
+    from course import chapters
+    files = [c.path / "exercises.py" for c in chapters.CHAPTERS]          # course/chNN_<slug>/exercises.py
+    assert all(f.exists() for f in files)
+    codes = set().union(*(_codes(p) for p in files))
+    assert len(codes) > 20, codes
     tested = {c for cases in CASES.values() for _, _, c in cases} | {k[3] for k in KIND}
     missing = sorted(codes - tested - NOT_FROM_A_MUTANT)
     assert not missing, f"diagnoses no mutant or hand-made wrong answer checks: {missing}"

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from course import chapters
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 MAX_LINES = 12          # a code cell a student reads does one thing
@@ -40,13 +42,14 @@ def test_chapter_template(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_made_by_its_generator(path):
-    """notebooks/NN_x.ipynb is exactly what notebooks/src/nbNN.py writes (edit the generator, not the ipynb)."""
-    gen_path = ROOT / "notebooks" / "src" / f"nb{path.name[:2]}.py"
+    """notebooks/NN_x.ipynb is exactly what course/chNN_<slug>/notebook.py writes (edit the generator, not the ipynb)."""
+    ch = chapters.get(path.name[:2])
+    gen_path = ch.generator
     assert gen_path.exists(), f"{path.name} has no generator {gen_path.name}"
     spec = importlib.util.spec_from_file_location(f"{gen_path.stem}_generator", gen_path)
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    assert path.read_text(encoding="utf-8") == gen.NB.text(), f"python notebooks/src/{gen_path.name} 로 노트북을 다시 만드세요"
+    assert path.read_text(encoding="utf-8") == gen.NB.text(), f"python -m {ch.module('notebook')} 로 노트북을 다시 만드세요"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -72,3 +75,9 @@ def test_text_stands_on_its_own(path):
     text = "\n".join(_src(c) for c in _cells(path))
     for word in ("교재",):
         assert word not in text, f"{path.name} refers to {word!r}: the student has only this notebook"
+
+
+def test_the_notebooks_are_the_chapters():
+    """notebooks/*.ipynb and course/chapters.py name the same notebooks: each has its chapter folder and generator."""
+    assert [c.ipynb for c in chapters.CHAPTERS] == NOTEBOOKS
+    assert all(c.generator.exists() and c.quiz_path.exists() and (c.path / "lesson.py").exists() for c in chapters.CHAPTERS)

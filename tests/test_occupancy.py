@@ -271,7 +271,7 @@ def test_same_compute_capability_same_rules():
 def test_one_warp_blocks_per_compute_capability():
     """A one-warp block (mma_large: 32 threads) is limited by the block count: 16 (7.5, 8.6), 24 (8.9, 12.0), 32 (8.0,
     9.0) of 32/48/64 warps; notebook 10's table (course/lesson10.CC_LIMITS) uses the same figures."""
-    from course import lesson10
+    from course.ch10_tensor_core import lesson as lesson10
     got = {cc: occupancy(occ.arch_spec(cc), 32, 32, 768).blocks_per_sm for cc in occ.ARCH_LIMITS}
     assert got == {(7, 5): 16, (8, 0): 32, (8, 6): 16, (8, 9): 24, (9, 0): 32, (12, 0): 24}
     for cc, (blocks, warps) in lesson10.CC_LIMITS.items():

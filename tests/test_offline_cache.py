@@ -1,9 +1,9 @@
-"""The offline compile cache (kernels_numba.infra.offline): one compile per (kernel, cc, sources, toolchain), shared by
+"""The offline compile cache (kernels_numba.tools.offline): one compile per (kernel, cc, sources, toolchain), shared by
 processes, in $SGEMM_OFFLINE_CACHE or else the user's cache folder; "off", or a place it cannot write: every call compiles;
 what is not cached compiles in one long-lived worker process."""
 import json
 
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 
 
 class Compiler:

@@ -3,7 +3,7 @@ import ast
 import re
 from pathlib import Path
 
-import kernels_numba.infra.table
+import kernels_numba.tools.table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +37,7 @@ def test_pins_that_must_hold():
 def test_readme_kernel_table_is_generated():
     readme = (ROOT / "README.md").read_text()
     table = readme.split("<!-- kernel-table:start -->")[1].split("<!-- kernel-table:end -->")[0].strip()
-    assert table == kernels_numba.infra.table.markdown()
+    assert table == kernels_numba.tools.table.markdown()
 
 
 def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
@@ -49,4 +49,4 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
 def test_readme_measured_table_is_generated():
     readme = (ROOT / "README.md").read_text()
     table = readme.split("<!-- measured-table:start -->")[1].split("<!-- measured-table:end -->")[0].strip()
-    assert table == kernels_numba.infra.table.measured_markdown()
+    assert table == kernels_numba.tools.table.measured_markdown()

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import offline, ptx
+from kernels_numba.infra import ptx
+from kernels_numba.tools import offline
 from numba import cuda, float32     # module level: the simulator swaps a kernel's global `cuda` for its own
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -276,7 +277,7 @@ def kernel_shared(A, B, C, alpha, beta):
 RUNNER = r'''
 import json, sys, types
 import kernels_numba
-from kernels_numba.infra import offline
+from kernels_numba.tools import offline
 from numba import cuda
 mod = types.ModuleType("ptx_test_kernels")
 exec(compile(sys.stdin.read(), "<test kernels>", "exec"), mod.__dict__)

@@ -5,21 +5,21 @@ from pathlib import Path
 import pytest
 
 from course.quiz import build
-from course.quiz.engine import DATA_DIR, decode_key, load_quiz
+from course.quiz.engine import decode_key, load_quiz, quiz_path
 
 ROOT = Path(__file__).resolve().parents[1]
-ANSWERS = json.loads((ROOT / "answers" / "quiz06.json").read_text(encoding="utf-8"))
-DATA_TEXT = (DATA_DIR / "quiz06.json").read_text(encoding="utf-8")
+ANSWERS = json.loads((ROOT / "answers" / "ch06" / "quiz06.json").read_text(encoding="utf-8"))
+DATA_TEXT = (quiz_path("06")).read_text(encoding="utf-8")
 DATA = json.loads(DATA_TEXT)
 
 
 def test_data_file_is_build_output():
     assert DATA_TEXT == build.dumps(build.build(ANSWERS)), \
-        "course/quiz/data/quiz06.json 이 낡았습니다: python -m course.quiz.build answers/quiz06.json"
+        "course/ch06_shared_tiling/quiz.json 이 낡았습니다: python -m course.quiz.build answers/ch06/quiz06.json"
 
 
 def test_build_cli_check(capsys):
-    assert build.main([str(ROOT / "answers" / "quiz06.json"), "--check"]) == 0
+    assert build.main([str(ROOT / "answers" / "ch06" / "quiz06.json"), "--check"]) == 0
 
 
 def test_shape_8_questions_pass_at_6():

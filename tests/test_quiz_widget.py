@@ -149,8 +149,8 @@ def test_bad_student_env_shows_the_fix_and_keeps_the_grade(env, monkeypatch):
 
 def _readable():
     import json
-    from course.quiz.engine import answers_dir
-    return json.loads((answers_dir() / "quiz06.json").read_text(encoding="utf-8"))["questions"]
+    from course.quiz.engine import answers_file
+    return json.loads((answers_file("06")).read_text(encoding="utf-8"))["questions"]
 
 
 def _leaks(html):
@@ -257,11 +257,11 @@ def test_show_quiz_displays_the_widget_and_a_rerun_note(env, monkeypatch):
 
 def test_free_code_question_is_a_text_area_run_by_its_checker(env):
     import sys
-    sys.path.insert(0, str(ROOT / "answers"))
+    sys.path.insert(0, str(ROOT / "answers" / "ch08"))
     try:
         import q7_epilogue
     finally:
-        sys.path.remove(str(ROOT / "answers"))
+        sys.path.remove(str(ROOT / "answers" / "ch08"))
     w = QuizWidget("08")
     (area,) = w.inputs["q7"]
     assert isinstance(area, W.Textarea) and area.value == w.quiz.question("q7").starter

@@ -9,10 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from course import records
+from course import chapters, records
 
 ROOT = Path(__file__).resolve().parents[1]
-GENERATORS = [ROOT / "notebooks" / "src" / f"nb0{i}.py" for i in (6, 7, 8)]
+GENERATORS = [chapters.get(n).generator for n in ("06", "07", "08")]     # course/chNN_<slug>/notebook.py
+
+
+def _name(path):
+    """'nb06.py' for course/ch06_shared_tiling/notebook.py (the keys below)."""
+    return f"nb{path.parent.name[2:4]}.py"
 RECORDS = ("gpu_h200_2026-11-21", "gpu_h200_levels34")
 MD = re.compile(r'\bmd\(r?"""(.*?)"""\)', re.S)
 # a model figure that happens to print like a measured one, with where it comes from
@@ -93,18 +98,18 @@ def test_the_collector_finds_a_typed_figure():
     assert not typed_percents('"Long Scoreboard 40–50% → 20–30%" 같은 숫자', percents)
 
 
-@pytest.mark.parametrize("path", GENERATORS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", GENERATORS, ids=_name)
 def test_no_typed_measurement_in_prose(path):
     figures = measured_figures()
-    hits = {i: [f for f in typed_figures(t, figures) if (path.name, f) not in NOT_MEASURED]
+    hits = {i: [f for f in typed_figures(t, figures) if (_name(path), f) not in NOT_MEASURED]
             for i, t in enumerate(prose_sources(path))}
     hits = {i: h for i, h in hits.items() if h}
     percents = measured_percents()
     for i, t in enumerate(prose_sources(path)):
         if typed_percents(t, percents):
             hits.setdefault(i, []).extend(f + "%" for f in typed_percents(t, percents))
-    assert not hits, (f"{path.name}: markdown cells {sorted(hits)} type measured figures {hits}: fill them in from "
-                      "the record with {{name}} fields (notebooks/src/_records.py)")
+    assert not hits, (f"{_name(path)}: markdown cells {sorted(hits)} type measured figures {hits}: fill them in from "
+                      "the record with {{name}} fields (course/figures.py)")
 
 
 # model figures an expected output prints that happen to look like a measured one, with where they come from
@@ -131,31 +136,30 @@ def expected_outputs(path):
     return out
 
 
-@pytest.mark.parametrize("path", GENERATORS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", GENERATORS, ids=_name)
 def test_no_typed_measurement_in_expected_outputs(path):
     """An expected output that states a recorded figure takes it from the record too (a typed one drifted once:
     07 §4.10 expected 74 % while the cell printed 72 %)."""
     figures, percents = measured_figures(), measured_percents()
     hits = {}
     for text in expected_outputs(path):
-        h = [f for f in typed_figures(text, figures) if (path.name, f) not in EXPECTED_NOT_MEASURED]
+        h = [f for f in typed_figures(text, figures) if (_name(path), f) not in EXPECTED_NOT_MEASURED]
         h += [f + "%" for f in typed_percents(text, percents)]
         if h:
             hits[text[:60]] = h
-    assert not hits, f"{path.name}: expected outputs type measured figures {hits}: fill them with {{{{name}}}} fields"
+    assert not hits, f"{_name(path)}: expected outputs type measured figures {hits}: fill them with {{{{name}}}} fields"
 
 
-@pytest.mark.parametrize("path", GENERATORS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", GENERATORS, ids=_name)
 def test_every_field_is_filled(path):
     """The built notebook has no {{name}} left (fill() raises on an unknown name; this catches a cell written
     without md())."""
-    nb = json.loads((ROOT / "notebooks" / {6: "06_shared_memory_tiling.ipynb", 7: "07_register_blocking.ipynb",
-                                           8: "08_double_buffering.ipynb"}[int(path.stem[-1])]).read_text("utf-8"))
+    nb = json.loads(chapters.get(_name(path)[2:4]).ipynb.read_text("utf-8"))
     assert not [c for c in nb["cells"] if "{{" in "".join(c["source"])]
 
 
 # ---- notebook 10: the level-6 records (H200 level 6, H100 mma_fast runs, H200 mma_fast) ----
-NB10 = ROOT / "notebooks" / "src" / "nb10.py"
+NB10 = chapters.get("10").generator
 
 
 def nb10_figures():

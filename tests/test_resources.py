@@ -1,8 +1,9 @@
-"""kernels_numba.infra.resources: registers, spills, shared bytes and SASS counts, offline (no GPU here) or from a loaded kernel."""
+"""kernels_numba.tools.resources: registers, spills, shared bytes and SASS counts, offline (no GPU here) or from a loaded kernel."""
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, resources
+from kernels_numba.infra import device
+from kernels_numba.tools import resources
 
 KEYS = {"name", "source", "cc", "registers", "local_bytes", "shared_bytes", "ffma", "lds", "sts", "ldl", "stl",
         "ldg", "stg", "bar", "total", "loop_total", "loop_ffma", "loop_lds", "inner_loops", "sass_text"}

@@ -68,7 +68,7 @@ def test_kernels_built_by_a_builder_are_found_through_their_kernel_module():
     # mma_warps/mma_pipe*/mma_swizzle are made by infra.tc.build_tiled: their function's module (infra.tc) has no
     # MIN_CC and does not hold them, so the lookup must go to the kernel module that built them
     import kernels_numba as kn
-    from kernels_numba.infra import subsim
+    from kernels_numba.tools import subsim
     for name in ("mma_warps", "mma_pipe", "mma_swizzle", "mma_large", "mma_large_turing", "tiled"):
         k = kn.get(name).kernel
         assert subsim._where(k) == (f"kernels_numba.{name}", "kernel")

@@ -7,7 +7,8 @@ recompiles everything and rewrites the file; a stale file fails here with that a
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, offline, table
+from kernels_numba.infra import device
+from kernels_numba.tools import offline, table
 from kernels_numba.infra import ptx as ptx_layer
 from sim import occupancy as occ
 from kernels_numba import occupancy as kocc

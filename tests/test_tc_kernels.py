@@ -130,7 +130,7 @@ BOUNDED = [n for n in NAMES if kn.get(n).module.__dict__.get("CONFIG", {}).get("
 @pytest.mark.parametrize("name,cc", [(n, (8, 0)) for n in NAMES if n not in BOUNDED and not n.endswith("_turing")]
                          + [("mma_pipe", (9, 0))])
 def test_sass_tensor_core_no_call(name, cc):
-    from kernels_numba.infra import offline
+    from kernels_numba.tools import offline
     r = offline.compile_kernel(name, cc)
     counts = offline.sass_counts(r["sass"])
     hmma = "HMMA.16816.F16" if _acc(kn.get(name)) == "f16" else "HMMA.16816.F32"
@@ -155,7 +155,7 @@ def test_sass_launch_bounded(name):
     tile, ldmatrix, cp.async, one barrier, and no function call. The spill the cap causes is nearly all in the
     epilogue (64 accumulators stored in 32 steps): at most a few local loads/stores in the K loop (notebook 10 says
     so); the GPU run records the loaded kernel's local bytes."""
-    from kernels_numba.infra import offline, resources
+    from kernels_numba.tools import offline, resources
     cfg = kn.get(name).module.CONFIG
     r = offline.compile_kernel(name, (9, 0))
     assert r["usage"]["registers"] <= 65536 // (cfg["THREADS"] * cfg["MIN_BLOCKS"])
@@ -206,7 +206,8 @@ def test_swizzle_is_a_permutation_of_each_row():
 def test_old_gpu_runs_level6_on_a_simulator_process(monkeypatch, capsys):
     """On a CC 7.x GPU (no mma.m16n8k16 / cp.async) a level-6 launch runs on the simulator in a subprocess, says so,
     and gives the right C (the kernel never reaches the GPU's ptxas)."""
-    from kernels_numba.infra import device, subsim
+    from kernels_numba.infra import device
+    from kernels_numba.tools import subsim
     monkeypatch.setattr(device, "SIMULATOR", False)
     monkeypatch.setattr(device, "GPU", ("Tesla T4", (7, 5)))
     monkeypatch.setattr(subsim, "_told", set())
@@ -243,7 +244,7 @@ def test_error_bound_is_the_formula_of_notebook_10():
     """tc.error_bound = gamma_K(2u) M + u_out |C| (+ u_f32 |C| for f16 output) + u_f32 M + tiny,
     M = |alpha| |A||B| + |beta| |C0|, term by term
     (the formula notebook 10 section 8 writes and lesson10.bound_formula evaluates), and gamma_K(2u) > 2 gamma_K(u)."""
-    from course import lesson10
+    from course.ch10_tensor_core import lesson as lesson10
     rng = np.random.default_rng(3)
     A = rng.standard_normal((24, 272)).astype(np.float16)
     B = rng.standard_normal((272, 16)).astype(np.float16)

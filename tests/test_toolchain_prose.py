@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from course import lesson07 as L7
-from course import lesson08 as L8
-from course import lesson09 as L9
-from course import lesson10 as L10
-from kernels_numba.infra import resources, table
+from course import chapters
+from course.ch07_register_blocking import lesson as L7
+from course.ch08_double_buffering import lesson as L8
+from course.ch09_cp_async import lesson as L9
+from course.ch10_tensor_core import lesson as L10
+from kernels_numba.tools import resources, table
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = {n: next((ROOT / "notebooks").glob(f"{n}_*.ipynb")) for n in ("06", "07", "08", "09", "10")}
@@ -99,7 +100,7 @@ def test_08_register_range_holds_the_cells_counts():
     """3.5 states a register range for which db's blocks per SM do not change; the cell's compile falls in it."""
     _matrix_toolchain()
     import importlib.util
-    spec = importlib.util.spec_from_file_location("nb08_gen", ROOT / "notebooks" / "src" / "nb08.py")
+    spec = importlib.util.spec_from_file_location("nb08_gen", chapters.get("08").generator)
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     from course import records

@@ -1,7 +1,7 @@
 """The shared-memory tracer records the kernel's real accesses."""
 import collections
 
-from kernels_numba.infra import trace
+from kernels_numba.tools import trace
 
 
 def test_tiled_trace_counts():
@@ -22,7 +22,7 @@ def test_padded_addresses_use_pitch_17():
 def test_many_traces_in_one_subprocess_equal_the_traces_here(monkeypatch):
     # on a GPU shared_accesses_many runs every trace in ONE simulator subprocess: the records must be the same
     from kernels_numba.infra import device as dev
-    from kernels_numba.infra import trace as tr
+    from kernels_numba.tools import trace as tr
     reqs = [("tiled", 16, 16, 16, (0, 0)), ("tiled_pad", 16, 16, 32, (0, 0))]
     here = [tr.shared_accesses(n, M, N, K, b) for n, M, N, K, b in reqs] if dev.SIMULATOR else None
     monkeypatch.setattr(dev, "SIMULATOR", False)                 # take the subprocess path (SGEMM_DEVICE=sim there)

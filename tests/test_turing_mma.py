@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, offline, ptx, tc
+from kernels_numba.infra import device, ptx, tc
+from kernels_numba.tools import offline
 from course import records
 from kernels_numba.infra.errors import CourseInputError
 from kernels_numba.infra.simulator import warp as _warp
@@ -204,8 +205,8 @@ def test_registered_for_compute_capability_7_5(monkeypatch):
 @pytest.mark.sim_only("SGEMM_SIM_CC only exists in the simulator")
 def test_a_simulated_7_5_device_runs_them_in_place(monkeypatch):
     """SGEMM_SIM_CC=7.5: the Turing kernels launch here (their instructions exist on 7.5); the sm_80 twins would go to
-    the simulator subprocess (kernels_numba.infra.subsim)."""
-    from kernels_numba.infra import subsim
+    the simulator subprocess (kernels_numba.tools.subsim)."""
+    from kernels_numba.tools import subsim
     monkeypatch.setattr(device, "SIM_CC", (7, 5))
     for name in NAMES:
         assert kn.get(name).runs_here() and not subsim.needed(kn.get(name).kernel)
@@ -302,7 +303,7 @@ def _no_function_calls(sass):
 def test_sass_two_hmma_1688_no_call(name, cc):
     """Each 16-wide K step is two HMMA.1688.F32 (no HMMA.16816, no LDGSTS: nothing sm_80-only), fed by one
     LDSM.16.M88.4 and one LDSM.16.MT88.2; the intrinsics are inlined (no call), nothing in local memory."""
-    from kernels_numba.infra import resources
+    from kernels_numba.tools import resources
     r = offline.compile_kernel(name, cc)
     counts = offline.sass_counts(r["sass"])
     assert counts.get("HMMA.1688.F32") == 2, counts

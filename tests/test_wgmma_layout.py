@@ -5,7 +5,7 @@ f32 ulps of the simulator's rounding model. Skipped, saying so, until the record
 import numpy as np
 import pytest
 
-from course import lesson11
+from course.ch11_hopper import lesson as lesson11
 from sim import wgmma
 
 REC = lesson11.LAYOUT                      # course/recorded/wgmma_layout_h100.json through course.records

@@ -82,6 +82,9 @@ def exercise(id, title, section, hints, solution, template="", name="", preamble
     """Register the decorated function `run(student) -> Result` as exercise `id` (solution: 'answers/f.py::name')."""
     if len(hints) != 2:
         raise ValueError(f"exercise {id}: two hint levels expected")
+    folder = chapters.get(id.split("-")[0]).answers        # answers/chNN: the chapter's own (course/chapters.py)
+    if not solution.startswith(folder + "/"):
+        raise ValueError(f"exercise {id}: its solution {solution!r} must be in {folder}/")
 
     def deco(run):
         EXERCISES[id] = Exercise(id, title, section, run, tuple(hints), solution, template.strip("\n"), name,
@@ -91,7 +94,7 @@ def exercise(id, title, section, hints, solution, template="", name="", preamble
 
 
 def _load(nb):
-    name = f"course.exercises.ex{nb}"
+    name = chapters.get(nb).module("exercises")        # course/chNN_<slug>/exercises.py
     if importlib.util.find_spec(name) is not None:     # a notebook without exercises has no module
         importlib.import_module(name)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat as nbf
 
 from . import core
+from kernels_numba.infra.errors import CourseInputError
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = '''c = get_config()  # noqa: F821
@@ -109,7 +110,6 @@ def nbgrader_cmd(*args, cwd):
 def build(out, notebooks=core.NOTEBOOKS, generate=True):
     """Write the nbgrader course folder and (generate=True) run nbgrader generate_assignment for each notebook."""
     if not (ROOT / "notebooks").is_dir() or not (ROOT / "answers").is_dir():
-        from kernels_numba.infra.errors import CourseInputError
         raise CourseInputError(
             "nbgrader 과제는 강좌 저장소(노트북과 answers/ 의 풀이가 있는 폴더)에서 만듭니다: 이 설치에는 없습니다.",
             "nbgrader assignments are built from a clone of the course (its notebooks/ and answers/): this install "

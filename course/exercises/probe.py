@@ -16,6 +16,13 @@ import re
 import sys
 import sysconfig
 from dataclasses import dataclass, field
+from kernels_numba.infra.simulator import memory
+from kernels_numba.infra.simulator.state import running
+import numpy as np
+from numba.cuda.simulator import kernelapi as api
+from kernels_numba.infra import device
+from kernels_numba.infra.simulator import racecheck
+from numba.cuda.simulator.cudadrv import devicearray as da
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _PROJECT = tuple(os.path.join(ROOT, d) + os.sep for d in ("course", "sim", "kernels_numba"))
@@ -103,7 +110,6 @@ class Recording:
                 return ("async", None)                # a wait (free variable n) or a copy (free variable name)
             return None
         if fn.endswith(os.path.join("simulator", "memory.py")) and name in ("__getitem__", "__setitem__"):
-            from kernels_numba.infra.simulator import memory
             if code in (memory.SharedArray.__getitem__.__code__, memory.SharedArray.__setitem__.__code__):
                 return ("shared", name) if self._shared else None
             if name == "__getitem__":                 # GlobalArray's: a kernel argument (global memory)
@@ -123,7 +129,6 @@ class Recording:
         return frame
 
     def _thread_key(self):
-        from kernels_numba.infra.simulator.state import running
         t = running()
         if t is None:
             return None
@@ -209,7 +214,6 @@ class Recording:
 
 
 def _is_int(v):
-    import numpy as np
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
@@ -222,8 +226,6 @@ def _local_name(frame):
 
 
 def _tracing_local_class():
-    import numpy as np
-    from kernels_numba.infra.simulator import memory
 
     class TracingLocal(memory.LocalArray):
         """A local array that notes reads of elements its thread has not written yet."""
@@ -240,7 +242,6 @@ def _tracing_local_class():
                 site = Recording._site(f) or (f.f_code.co_filename, f.f_lineno)
                 name = self.__dict__.get("_sgemm_name", "local")
                 if not any(u.array == name and u.site == site for u in rec.unwritten):
-                    from kernels_numba.infra.simulator.state import running
                     t = running()
                     idx = key if isinstance(key, tuple) else (key,)
                     rec.unwritten.append(UnwrittenRead(name, tuple(int(i) for i in idx if _is_int(i)), site,
@@ -272,14 +273,11 @@ def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False
     prev = sys.getprofile()
     patched = None
     if local_arrays:
-        from numba.cuda.simulator import kernelapi as api
-        import numpy as np
         cls = _tracing_local_class()
         stock = api.FakeCUDALocal.array
 
         def traced(self, shape, dtype, alignment=None):
             arr = stock(self, shape, dtype, alignment)
-            from kernels_numba.infra.simulator.state import running
             t = running()
             if t is None or tuple(t.threadIdx) != (0, 0, 0) or (rec._blocks is not None and tuple(t.blockIdx)
                                                                  not in rec._blocks):
@@ -291,9 +289,7 @@ def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False
         api.FakeCUDALocal.array, patched = traced, (api, stock)
     _RECORDING.append(rec)
     collecting = contextlib.nullcontext(None)
-    from kernels_numba.infra import device
     if device.SIMULATOR:                # a race is noted (rec.report), never raised: the trace runs to the end
-        from kernels_numba.infra.simulator import racecheck
         collecting = racecheck.collect()
     sys.setprofile(rec.hook)
     try:
@@ -312,13 +308,9 @@ def strict_global_indexing():
     """Inside: a negative index into a kernel's global array raises IndexError. Numba on the GPU wraps a negative
     (signed) index as Python does, so it silently reads the far end of that axis (below -n: memory before the
     array); in a GEMM kernel that is an index bug, which the checkers name at its line instead of a wrong answer."""
-    from kernels_numba.infra import device
     if not device.SIMULATOR:
         yield
         return
-    import numpy as np
-    from numba.cuda.simulator.cudadrv import devicearray as da
-    from kernels_numba.infra.simulator import memory
 
     def check(shape, idx):
         for k in (idx if isinstance(idx, tuple) else (idx,)):
@@ -352,7 +344,6 @@ def strict_global_indexing():
 def watching(**kw):
     """recording(**kw) on the simulator; on a GPU nothing to watch (the simulator subprocess already did), so a
     Recording that stays empty."""
-    from kernels_numba.infra import device
     return recording(**kw) if device.SIMULATOR else contextlib.nullcontext(Recording())
 
 

@@ -1,5 +1,6 @@
 """Checkpoint quizzes: `from course.quiz import show_quiz; show_quiz("06")` (widgets load lazily)."""
 from .engine import QuizResult, grade, load_quiz
+from .store import grade_and_save
 
 __all__ = ["show_quiz", "QuizWidget", "load_quiz", "grade", "QuizResult", "submit"]
 
@@ -10,13 +11,12 @@ def submit(quiz_id, answers, student=None, progress_path=None):
     Returns (QuizResult, store.Saved); saving problems are in saved.messages, never raised. Keys and
     explanations are in the result only after a pass (or the instructor's SGEMM_REVEAL_AFTER failures).
     """
-    from .store import grade_and_save
     return grade_and_save(load_quiz(quiz_id), answers, student, progress_path)
 
 
 def __getattr__(name):
     """Import the ipywidgets view only when it is asked for."""
     if name in ("show_quiz", "QuizWidget"):
-        from . import widget
+        from . import widget      # local: ipywidgets loads only when a quiz is shown (import course stays light)
         return getattr(widget, name)
     raise AttributeError(f"module 'course.quiz' has no attribute {name!r}")

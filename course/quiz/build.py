@@ -1,10 +1,10 @@
-"""Build the shipped quiz data (keys obfuscated) from the readable answers/quizNN.json."""
+"""Build the shipped quiz data (keys obfuscated) from the readable answers/chNN/quizNN.json."""
 import argparse
 import json
 import sys
 from pathlib import Path
 
-from .engine import DATA_DIR, TYPES, encode_key
+from .engine import TYPES, encode_key, quiz_path
 
 PUBLIC_FIELDS = ("id", "bloom", "type", "section", "prompt", "choices", "tolerance", "template", "checker", "form",
                  "starter")
@@ -34,8 +34,8 @@ def build(answers):
     pass_at = int(answers["pass_at"])
     if not 0 < pass_at <= len(out):
         raise ValueError(f"pass_at {pass_at} must be between 1 and {len(out)}")
-    return {"_comment": "생성된 파일입니다. 직접 고치지 말고 answers/quiz%s.json 을 고친 뒤 "
-                        "python -m course.quiz.build answers/quiz%s.json 을 실행하세요." % (quiz_id, quiz_id),
+    return {"_comment": "생성된 파일입니다. 직접 고치지 말고 answers/ch%s/quiz%s.json 을 고친 뒤 "
+                        "python -m course.quiz.build answers/ch%s/quiz%s.json 을 실행하세요." % ((quiz_id,) * 4),
             "format": 1, "quiz": quiz_id, "title": answers.get("title", ""), "intro": answers.get("intro", ""),
             "pass_at": pass_at, "questions": out}
 
@@ -46,15 +46,15 @@ def dumps(data):
 
 
 def main(argv=None):
-    """CLI: python -m course.quiz.build answers/quiz06.json [-o OUT] [--check]."""
+    """CLI: python -m course.quiz.build answers/ch06/quiz06.json [-o OUT] [--check]."""
     ap = argparse.ArgumentParser(prog="python -m course.quiz.build", description=__doc__)
-    ap.add_argument("answers", type=Path, help="answers/quizNN.json")
-    ap.add_argument("-o", "--out", type=Path, help="기본값: course/quiz/data/quizNN.json")
+    ap.add_argument("answers", type=Path, help="answers/chNN/quizNN.json")
+    ap.add_argument("-o", "--out", type=Path, help="기본값: course/chNN_<slug>/quiz.json (course/chapters.py)")
     ap.add_argument("--check", action="store_true", help="쓰지 않고 최신인지만 확인 (다르면 종료 코드 1)")
     args = ap.parse_args(argv)
     answers = json.loads(args.answers.read_text(encoding="utf-8"))
     text = dumps(build(answers))
-    out = args.out or DATA_DIR / f"quiz{answers['quiz']}.json"
+    out = args.out or quiz_path(answers['quiz'])
     if args.check:
         same = out.exists() and out.read_text(encoding="utf-8") == text
         print(f"{out}: {'최신 / up to date' if same else '다시 만들어야 함 / out of date'}")

@@ -8,6 +8,14 @@ import textwrap
 
 import numpy as np
 from sim.korean import josa
+from kernels_numba import tiled
+from kernels_numba.infra import device
+from kernels_numba.infra.simulator import racecheck
+from numba import cuda, float32
+from kernels_numba.common import load_or_zero, thread_coords
+from numba import cuda
+from course.exercises.diagnose import k_tile_counts
+from kernels_numba import regblock
 
 TILE = 16
 MAX_BLANK_CHARS = 60
@@ -21,7 +29,6 @@ LOAD_LINE = "As[ty, tx] = A[row, a_col]"
 
 def kernel_template():
     """Source of the taught kernel (kernels_numba/tiled.py) with its A-tile load turned into 4 format blanks."""
-    from kernels_numba import tiled
     src = textwrap.dedent(inspect.getsource(tiled.kernel.py_func))
     src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@"))
     assert src.count(LOAD_LINE) == 1, "tiled.py changed: update LOAD_LINE"
@@ -99,10 +106,8 @@ def _precheck_load(codes, A, B):
 
 def _races():
     """The simulator's race detector in collect mode (the kernel runs to its end; hazards are listed), or nothing."""
-    from kernels_numba.infra import device
     if not device.SIMULATOR:
         return contextlib.nullcontext(None)
-    from kernels_numba.infra.simulator import racecheck
     return racecheck.collect()
 
 
@@ -132,7 +137,6 @@ def _line_no(site):
 def tiled_load_blanks(blanks):
     """Run the 16x16 tiled kernel with the 4 blanks filled in on a 20x18x21 problem; (ok, message)."""
     import kernels_numba  # noqa: F401  (chooses GPU or simulator before numba is imported)
-    from numba import cuda, float32
 
     codes, err = _compile_blanks(blanks, 4)
     if err:
@@ -171,9 +175,9 @@ def tiled_load_blanks(blanks):
 T8 = 8
 MAX_CODE_CHARS = 2000
 MAX_CODE_LINES = 30
-# notebook 08's exercise 08-2 kernel (answers/ex08_db8.py) up to its main loop, the loop in `db`'s order (the next
+# notebook 08's exercise 08-2 kernel (answers/ch08/ex08_db8.py) up to its main loop, the loop in `db`'s order (the next
 # tile stored straight into the other buffer, then this tile computed): not 08-2's register-prefetch loop, which the
-# notebook ships unsolved (tests/test_quiz08.py checks 08-2 does not pass with it). The student writes the rest.
+# notebook ships unsolved (tests/ch08/test_quiz08.py checks 08-2 does not pass with it). The student writes the rest.
 EPILOGUE_TEMPLATE = """\
 @cuda.jit
 def quiz_db8(A, B, C, alpha, beta):
@@ -206,7 +210,6 @@ _ATTRS = {"shape", "syncthreads"}
 
 def validate_code(src):
     """Return an error message (Korean) if the epilogue `src` is not plain kernel code, else None."""
-    import textwrap
     src = textwrap.dedent(src or "")
     if not src.strip() or all(not s.strip() or s.lstrip().startswith("#") for s in src.splitlines()):
         return "코드가 없습니다"
@@ -232,15 +235,12 @@ def validate_code(src):
 
 def epilogue_source(code):
     """The quiz kernel's source with the student's epilogue in place of ___ (indented like the loop)."""
-    import textwrap
     body = textwrap.indent(textwrap.dedent(code).strip("\n"), "    ")
     return EPILOGUE_TEMPLATE.replace("    ___\n", body + "\n")
 
 
 def _epilogue_kernel(code):
     """(compiled kernel, None) or (None, message)."""
-    from numba import cuda, float32
-    from kernels_numba.common import load_or_zero, thread_coords
 
     @cuda.jit(device=True)
     def tile_dot(As, Bs, buf, ty, tx):
@@ -259,7 +259,6 @@ def _epilogue_kernel(code):
 
 def _run_epilogue_case(kernel, M, N, K, alpha, beta, rng, C0=None):
     """Run once; (A, B, C0, C, margin_ok, report). C is an M×N view into an array with a margin of _PAD."""
-    from numba import cuda
     A = rng.standard_normal((M, K)).astype(np.float32)
     B = rng.standard_normal((K, N)).astype(np.float32)
     if C0 is None:
@@ -279,7 +278,6 @@ def _run_epilogue_case(kernel, M, N, K, alpha, beta, rng, C0=None):
 
 def _epilogue_wrong(A, B, C0, C, alpha, beta):
     """Why C is not alpha·A@B + beta·C0 (Korean), from what C holds."""
-    from course.exercises.diagnose import k_tile_counts
     acc = A.astype(np.float64) @ B.astype(np.float64)
     c0 = C0.astype(np.float64)
     near = lambda X: np.isfinite(C).all() and np.allclose(C, X, rtol=1e-4, atol=1e-4)   # noqa: E731
@@ -361,9 +359,6 @@ REGBLOCK_PROBLEM = (130, 70, 21)     # M, N, K: no multiple of 128 or 8, two blo
 
 def regblock_kernel_template():
     """Source of kernels_numba/regblock.py's kernel with a_row, a_col and the A-load stride turned into format blanks."""
-    import inspect
-    import textwrap
-    from kernels_numba import regblock
     src = textwrap.dedent(inspect.getsource(regblock.kernel.py_func))
     src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@"))
     src = src.replace("{", "{{").replace("}", "}}")
@@ -374,7 +369,6 @@ def regblock_kernel_template():
 
 
 def _regblock_consts():
-    from kernels_numba import regblock
     return {n: getattr(regblock, n) for n in REGBLOCK_NAMES if n.isupper()}
 
 
@@ -428,8 +422,6 @@ def regblock_load_blanks(blanks):
             parts.append(f"두 번 이상 채우는 원소 {len(twice)}개 (예: As{list(twice[0])})")
         return False, ("타일을 정확히 한 번씩 채우지 않습니다: " + ", ".join(parts) +
                        f". 스레드 {c['THREADS']}개가 As ({c['BM']}×{c['BK']}) 의 원소를 하나씩 나눠 맡아야 합니다.")
-    from numba import cuda
-    from kernels_numba import regblock
     M, N, K = REGBLOCK_PROBLEM
     rng = np.random.default_rng()
     A = rng.standard_normal((M, K)).astype(np.float32)

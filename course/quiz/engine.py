@@ -11,12 +11,12 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from course import chapters
 from sim.errors import CourseInputError
 
 TYPES = ("mc", "numeric", "code", "explain")
 FORMS = ("blanks", "free")
 SALT = b"sgemm-course-quiz/v1"
-DATA_DIR = Path(__file__).resolve().parent / "data"
 ANSWERS_ENV = "SGEMM_ANSWERS_DIR"
 CHECKER_MODULE = "course.quiz.checks"
 CHECK_TIMEOUT_S = 60.0
@@ -119,9 +119,14 @@ def quiz_from_dict(d):
                 questions=tuple(qs), intro=d.get("intro", ""))
 
 
+def quiz_path(quiz_id):
+    """The shipped checkpoint data of chapter `quiz_id`: course/chNN_<slug>/quiz.json (course/chapters.py)."""
+    return chapters.get(quiz_id).quiz_path
+
+
 def load_quiz(quiz_id, data_dir=None):
-    """Load course/quiz/data/quiz<id>.json (ships with the package)."""
-    path = Path(data_dir or DATA_DIR) / f"quiz{quiz_id}.json"
+    """Load chapter quiz_id's course/chNN_<slug>/quiz.json (ships with the package), or data_dir/quiz<id>.json."""
+    path = Path(data_dir) / f"quiz{quiz_id}.json" if data_dir else quiz_path(quiz_id)
     return quiz_from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
@@ -139,11 +144,19 @@ def answers_dir():
     return Path(__file__).resolve().parents[2] / "answers"      # course/quiz/engine.py -> the repository root
 
 
+def answers_file(quiz_id, folder=None):
+    """The readable answers of checkpoint quiz_id: <answers>/chNN/quizNN.json, or a flat <answers>/quizNN.json (an
+    instructor's own folder, or a clone from before the chapter folders)."""
+    folder = Path(folder) if folder is not None else answers_dir()
+    nested, flat = folder / f"ch{quiz_id}" / f"quiz{quiz_id}.json", folder / f"quiz{quiz_id}.json"
+    return flat if flat.exists() and not nested.exists() else nested
+
+
 def load_answers(quiz_id):
-    """The readable answers/quiz<id>.json as a dict qid -> question, or None when absent/unreadable."""
+    """The readable answers/chNN/quizNN.json as a dict qid -> question, or None when absent/unreadable."""
     folder = answers_dir()             # a bad $SGEMM_ANSWERS_DIR is the student's to fix: its error must show
     try:
-        d = json.loads((folder / f"quiz{quiz_id}.json").read_text(encoding="utf-8"))
+        d = json.loads(answers_file(quiz_id, folder).read_text(encoding="utf-8"))
         return {q["id"]: q for q in d["questions"]}
     except (OSError, ValueError, KeyError, TypeError):
         return None

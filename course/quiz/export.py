@@ -1,7 +1,7 @@
 """Printable checkpoint sheets: python -m course.quiz.export 06 [07 ...|all] [--out DIR].
 
 Writes quizNN_sheet.{md,html} (questions only, code-fill questions as the code with numbered blanks)
-and quizNN_answers.{md,html} (answers and explanations from answers/quizNN.json; without answers/ the
+and quizNN_answers.{md,html} (answers and explanations from answers/chNN/quizNN.json; without answers/ the
 keys come from the shipped data and the explanations are left out, which the sheet says).
 Print the HTML from a browser (Ctrl+P) for paper or PDF.
 """
@@ -11,7 +11,9 @@ import re
 import sys
 from pathlib import Path
 
-from .engine import DATA_DIR, load_answers, load_quiz
+from course import chapters
+
+from .engine import load_answers, load_quiz
 from .text import md
 
 TYPE_KO = {"mc": "객관식", "numeric": "숫자", "code": "코드 빈칸", "explain": "서술", "free": "코드 작성"}
@@ -157,8 +159,8 @@ def html_sheet(quiz_id, with_answers=False):
 
 
 def all_quiz_ids():
-    """Every checkpoint that ships (course/quiz/data/quizNN.json)."""
-    return sorted(p.stem[4:] for p in DATA_DIR.glob("quiz*.json"))
+    """Every checkpoint that ships (course/chNN_<slug>/quiz.json, in the order of course/chapters.py)."""
+    return [c.number for c in chapters.CHAPTERS if c.quiz_path.exists()]
 
 
 def export(quiz_id, out_dir):

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import store
 from .engine import load_quiz
+import numpy as np
 
 COLUMNS = ("quiz", "account", "student", "attempts", "first_score", "best_score", "total", "passed", "last_time")
 RATE_COLUMNS = ("quiz", "students", "passed", "pass_rate")
@@ -353,8 +354,8 @@ def write_csv(rows, path, columns=COLUMNS):
 
 def plot_questions(quiz, s, path):
     """Bars per question: share of the class right on its first attempt and on its best attempt."""
-    import numpy as np
 
+    # local: matplotlib (course.plots) is heavy: loaded only when a figure is drawn
     from course import plots
     qs = list(s["question_rates"])
     fig, ax = plots.subplots(figsize=(max(4.5, 0.9 * len(qs) + 2), 3.6))

@@ -183,6 +183,7 @@ def show_quiz(quiz_id="06", student=None, progress_path=None):
 
     Returns nothing, so it shows once.
     """
+    # local: IPython only inside a notebook; this module also runs in plain Python
     from IPython.display import HTML, display
     display(QuizWidget(quiz_id, student, progress_path))
     display(HTML(RERUN_NOTE))

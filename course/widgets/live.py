@@ -71,6 +71,7 @@ def bundle(box, name_ko, name_en):
 
 def show(box, name_ko, name_en):
     """Display the widget `box`, then the re-run note below it."""
+    # local: IPython only inside a notebook; this module also runs in plain Python
     from IPython.display import HTML, display
     display(bundle(box, name_ko, name_en), raw=True)
     display(HTML(rerun_note(name_ko, name_en)))

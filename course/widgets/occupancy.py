@@ -35,7 +35,6 @@ class OccupancyExplorer(live.LiveView):
         self.current = kocc.current_gpu() if current is None else current   # GpuSpec of the GPU present, or None
         options = list(occ.GPUS) + ([CURRENT] if self.current else [])
         if gpu not in options:
-            from kernels_numba.infra.errors import CourseInputError
             raise CourseInputError(f"GPU {gpu!r} 는 고를 수 없습니다.", f"GPU {gpu!r} is not available.",
                                    f"{', '.join(options)} 중 하나를 쓰세요.", f"use one of {', '.join(options)}.")
         style = {"description_width": "initial"}

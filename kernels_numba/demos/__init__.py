@@ -8,6 +8,7 @@ import os
 
 from ..infra import device, jitcache
 from ..launch import make_launch
+from ..infra.simulator import racecheck
 
 
 def demo_launch(kernel, block, tile, min_cc=None):
@@ -34,7 +35,6 @@ def collecting(inner):
                     else:
                         os.environ["SGEMM_RACECHECK"] = prev
             return inner(A, B, C, alpha, beta)
-        from ..infra.simulator import racecheck
         with racecheck.collect() as report:
             out = inner(A, B, C, alpha, beta)
         launch.last_report = report

@@ -1,7 +1,7 @@
 """Teaching demo (not registered): regblock with a 16x16 tile per thread -> 256 accumulators > 255 registers -> spills.
 
 Same 128x128 block tile, so only 8x8 = 64 threads per block. Correct, launchable like every kernel, but the compiler
-must keep part of rC in local memory (LDL/STL in SASS): see kernels_numba.infra.resources.report("regblock_t16").
+must keep part of rC in local memory (LDL/STL in SASS): see kernels_numba.tools.resources.report("regblock_t16").
 """
 from numba import cuda, float32
 

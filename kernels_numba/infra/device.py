@@ -4,9 +4,9 @@ The hardware rule, stated the same in the banner and the README ("장치 선택"
 GPU mode is chosen for an NVIDIA GPU of compute capability >= 7.5, otherwise the simulator. Levels 1-4 run on
 any such GPU. Kernels using cp.async (level 5, notebook 09) or mma.m16n8k16 (notebook 10) need CC >= 8.0 (sm_80,
 Ampere): their modules set MIN_CC = (8, 0), the registry carries it (KernelSpec.min_cc, runs_here()), and on a
-7.x GPU their launches run on the simulator in a subprocess (kernels_numba.infra.subsim), saying so. SGEMM_SIM_CC=7.5
+7.x GPU their launches run on the simulator in a subprocess (kernels_numba.tools.subsim), saying so. SGEMM_SIM_CC=7.5
 makes the simulator behave as such a GPU (the same path, testable without one). Offline compiles and SASS checks target sm_80 and sm_90
-(kernels_numba.infra.offline.ARCHS).
+(kernels_numba.tools.offline.ARCHS).
 """
 import ctypes
 import os
@@ -14,7 +14,7 @@ import sys
 
 from .errors import CourseInputError, positive_int_env
 
-ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.infra.offline)
+ENV = "SGEMM_DEVICE"          # auto (default) | gpu | sim  (offline: compile only, used by kernels_numba.tools.offline)
 SIM_ENV = "NUMBA_ENABLE_CUDASIM"   # numba's own switch; read here so that our choice and numba's agree
 MIN_CC = (7, 5)               # GPU mode: oldest target numba-cuda 0.30 + CUDA 13 still builds for (levels 1-4)
 ASYNC_MIN_CC = (8, 0)         # cp.async, ldmatrix, mma.m16n8k16 (notebooks 09, 10): MIN_CC of those kernel modules
@@ -91,6 +91,7 @@ def _choose():
         os.environ[SIM_ENV] = "0"
         return "offline", want, None, "컴파일 전용"
     if "numba.cuda" in sys.modules:       # too late to switch: report what numba already chose
+        # local: numba only after this module has chosen the device (it runs before numba is imported)
         from numba.cuda.core import config
         return ("sim" if config.ENABLE_CUDASIM else "gpu"), want, None, "numba.cuda 가 먼저 import 됨"
     if _numba_sim_requested() and want != "gpu":
@@ -163,6 +164,7 @@ def lacks_exact(min_cc):
 def set_max_dynamic_smem(kernel_obj, nbytes):
     """Allow a loaded kernel nbytes of dynamic shared memory (cuKernelSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES):
     numba-cuda has no API for it (numba-cuda issue #94), and a launch asking for more than 48 KiB fails without it."""
+    # local: numba only after this module has chosen the device (it runs before numba is imported)
     from numba.cuda.cudadrv.driver import binding, driver
     func = kernel_obj._codelibrary.get_cufunc()
     attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
@@ -241,6 +243,7 @@ def banner():
     """Show the mode banner (HTML in Jupyter, text elsewhere)."""
     text = banner_text()
     try:
+        # local: IPython only inside a notebook; this module also runs in plain Python
         from IPython import get_ipython
         from IPython.display import HTML, display
         if get_ipython() is not None:

@@ -13,6 +13,7 @@ __all__ = ["CourseInputError", "show_briefly_in_ipython", "positive_int_env"]
 def show_briefly_in_ipython():
     """In IPython, print CourseInputError as its message only (no traceback) — the message is the help."""
     try:
+        # local: IPython only inside a notebook; this module also runs in plain Python
         from IPython import get_ipython
     except ImportError:
         return False

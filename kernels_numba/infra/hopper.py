@@ -17,6 +17,8 @@ from numba import cuda, float32, uint32, uint64
 
 from . import device
 from numba import types
+from . import ptx
+from sim import wgmma
 
 SWIZZLE = 128                       # bytes: the span of a swizzled row
 ROW_ELEMS = SWIZZLE // 2            # f16 elements in one swizzled row (= BK of A, box width of B)
@@ -100,13 +102,11 @@ def check_layout(BM, BN, BK):
 
 def wgmma_for(n, dtype="f16"):
     """The PTX layer's wgmma.mma_async m64n{n}k16 intrinsic (f32 accumulators, B N-major)."""
-    from . import ptx
     return getattr(ptx, f"wgmma_m64n{n}k16_f32_{dtype}")
 
 
 def accumulator_cells(n):
     """(rows, cols) of every thread's registers: sim.wgmma.accumulator_index, for tests and pictures."""
-    from sim import wgmma
     return wgmma.accumulator_index(n)
 
 

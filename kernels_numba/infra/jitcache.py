@@ -73,6 +73,7 @@ def _toolchain():
 
 def _classes():
     """The Numba cache classes with the course's folder, stamp and key (made once, on first use, in GPU mode)."""
+    # local: GPU mode only: numba-cuda's real dispatcher and cache classes (the simulator has neither)
     from numba.cuda import dispatcher
     from numba.cuda.core import caching, sigutils
 
@@ -142,6 +143,7 @@ def enable(kernel, key):
 # first waits on that lock and then loads the finished kernel instead of compiling it a second time.
 
 def _lock(key):
+    # local: only when a GPU compile writes an entry (never on the simulator)
     from filelock import FileLock
     where = folder()
     return FileLock(str(where / f"{hashlib.sha1(key.encode()).hexdigest()[:16]}.lock"))

@@ -1,8 +1,8 @@
 """Where a kernel runs: on this device, or, where the device lacks an instruction the kernel's module needs (its
-MIN_CC, ARCH_SPECIFIC), "away" — on the simulator in a subprocess (kernels_numba.infra.subsim).
+MIN_CC, ARCH_SPECIFIC), "away" — on the simulator in a subprocess (kernels_numba.tools.subsim).
 
 make_launch decides it once, from the module's MIN_CC; run_kernel callers that did not say look it up here, once per
-kernel. launch.py runs an away kernel through run_away, which calls the runner kernels_numba.infra.subsim installs
+kernel. launch.py runs an away kernel through run_away, which calls the runner kernels_numba.tools.subsim installs
 when the package is imported: launch never imports subsim (tests/test_import_rules.py).
 """
 import sys
@@ -66,7 +66,7 @@ def needed(kernel):
 
 
 def install_runner(run):
-    """Make `run` the way away kernels run (kernels_numba.infra.subsim installs its subprocess runner on import)."""
+    """Make `run` the way away kernels run (kernels_numba.tools.subsim installs its subprocess runner on import)."""
     _RUNNER[:] = [run]
 
 

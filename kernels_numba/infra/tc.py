@@ -25,8 +25,8 @@ def check_multiples(M, N, K, bm, bn, bk, name):
         raise CourseInputError(
             f"{name} 커널은 M 이 {bm}, N 이 {bn}, K 가 {bk} 의 배수여야 합니다: {bad_ko}.",
             f"kernel {name} needs M % {bm} == 0, N % {bn} == 0, K % {bk} == 0: {bad_en}.",
-            f"0으로 채워(pad) 크기를 {pad} 로 맞추거나 course.lesson10.padded_launch 를 쓰세요.",
-            f"zero-pad to {pad} (course.lesson10.padded_launch does it) or use another shape.")
+            f"0으로 채워(pad) 크기를 {pad} 로 맞추거나 course.ch10_tensor_core.lesson.padded_launch 를 쓰세요.",
+            f"zero-pad to {pad} (course.ch10_tensor_core.lesson.padded_launch does it) or use another shape.")
 
 
 def make_tc_launch(kernel, grid_of, threads, multiples, name, c_dtype=np.float32, exact=None,

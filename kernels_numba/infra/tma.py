@@ -25,6 +25,8 @@ from sim import tma as model
 
 from . import device
 from .errors import CourseInputError
+from numba import cuda
+from .simulator import tma as simtma
 
 SWIZZLE = 128
 _CACHE = OrderedDict()              # (address, shape, strides, box, swizzle) -> (map array, the arrays it refers to)
@@ -57,13 +59,11 @@ def padded(X):
     elif device.SIMULATOR:
         host = np.asarray(X.copy_to_host())
     else:                                        # any device array (Numba's, CuPy's): through its CUDA interface
-        from numba import cuda
         host = cuda.as_cuda_array(X).copy_to_host()
     buf = np.zeros((rows, -(-cols // per) * per), host.dtype)
     buf[:, :cols] = host
     if isinstance(X, np.ndarray) or device.SIMULATOR:
         return buf
-    from numba import cuda
     return cuda.to_device(buf)
 
 
@@ -91,7 +91,6 @@ def tensor_map(X, box_rows, box_cols, swizzle=SWIZZLE, cols=None):
         _CACHE.move_to_end(key)
         return hit[0]
     if device.SIMULATOR:
-        from .simulator import tma as simtma
         out = simtma.encode(X, box_rows, box_cols, swizzle, cols=cols)
     else:
         out = _encode_gpu(tm)
@@ -103,8 +102,8 @@ def tensor_map(X, box_rows, box_cols, swizzle=SWIZZLE, cols=None):
 
 def _encode_gpu(tm):
     """cuTensorMapEncodeTiled for tm; the 128 bytes go to a device array (global memory)."""
+    # local: the CUDA driver/toolchain bindings: only on a GPU or the offline compile path
     from cuda.bindings import driver as drv
-    from numba import cuda
     cuda.current_context()                       # the driver is initialised
     dt = {"float16": drv.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
           "bfloat16": drv.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,

@@ -262,6 +262,7 @@ def _missing_stand_in(name):
 
 def _build_intrinsics(funcs):
     """{name: @intrinsic} emitting each PtxFunc's instruction inline."""
+    # local: GPU and offline modes only: the simulator takes the stand-ins (numba-cuda's extension API)
     from llvmlite import ir
     from numba.cuda import cgutils, types
     from numba.cuda.core.errors import NumbaTypeError

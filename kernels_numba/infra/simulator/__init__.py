@@ -39,6 +39,7 @@ from .racecheck import GlobalMemoryRaceError, HazardError, SharedMemoryRaceError
 
 def install():
     """Patch Numba's simulator in place (idempotent)."""
+    # local: simulator only: the scheduler patches numba's simulator launch; GPU mode never loads it
     from . import scheduler
     scheduler.install()
 

@@ -13,6 +13,7 @@ from sim.korean import josa
 
 from ..errors import CourseInputError
 from .errors import SimulatorFault
+from .. import device
 
 DEFAULT_CC = (9, 0)                  # the course's records come from an H100/H200
 MAX_GRID = (2 ** 31 - 1, 65535, 65535)   # [PG] maximum x-, y-, z-dimension of a grid of thread blocks
@@ -31,7 +32,6 @@ class LaunchLimitError(SimulatorFault, CourseInputError):
 
 def simulated():
     """(compute capability, a name for messages) of the GPU whose limits the simulator applies."""
-    from .. import device
     cc = device.SIM_CC or DEFAULT_CC
     name = (f"SGEMM_SIM_CC={cc[0]}.{cc[1]} 의 GPU" if device.SIM_CC else
             f"CC {cc[0]}.{cc[1]} (H100; SGEMM_SIM_CC 를 주면 그 GPU)")

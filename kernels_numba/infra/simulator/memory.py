@@ -32,6 +32,7 @@ from .racecheck import _blk0, _epoch, _global
 from sim.korean import josa
 
 from .state import _state, describe, running, where
+from numba.np import numpy_support
 
 
 _getframe = sys._getframe
@@ -288,7 +289,6 @@ def _as_dtype(dtype):
     try:
         return np.dtype(dtype)
     except TypeError:
-        from numba.np import numpy_support
         return numpy_support.as_dtype(dtype)
 
 

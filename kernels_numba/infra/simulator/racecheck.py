@@ -42,6 +42,7 @@ from .errors import SimulatorFault
 from sim.korean import josa
 
 from .state import describe, running, where
+import dis
 
 ENV = "SGEMM_RACECHECK"
 MODES = ("raise", "collect", "off")
@@ -734,7 +735,6 @@ def _loop_vars(code):
     """Names a code object's for-loops assign (the variable right after FOR_ITER), cached."""
     names = _LOOP_VARS.get(code)
     if names is None:
-        import dis
         ins = list(dis.get_instructions(code))
         names = {b.argval for a, b in zip(ins, ins[1:]) if a.opname == "FOR_ITER" and b.opname.startswith("STORE")}
         _LOOP_VARS[code] = names

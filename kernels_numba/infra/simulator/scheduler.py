@@ -41,6 +41,11 @@ from .errors import DivergentBarrierError, ModuleArrayWriteError
 from .state import _state, current, where
 from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
 from numba.cuda.simulator import api as _sim_api
+from numba.np import numpy_support
+from numba.cuda.errors import normalize_kernel_dimensions
+from numba.cuda.simulator.args import ArgHint, InOut
+from numba.core.types import scalars
+import numba.cuda as _cuda
 
 
 def set_schedule(order="forward", seed=0):
@@ -232,7 +237,6 @@ def _as_dtype(dtype):
     try:
         return np.dtype(dtype)
     except TypeError:
-        from numba.np import numpy_support
         return numpy_support.as_dtype(dtype)
 
 
@@ -420,7 +424,6 @@ def _launch(self, *args):
     """FakeCUDAKernel.__call__: a launch is checked as the GPU checks it, then runs with module arrays frozen."""
     if self._device or _kernel._get_kernel_context() is not None or self.grid_dim is None:
         return _stock_call(self, *args)
-    from numba.cuda.errors import normalize_kernel_dimensions
     grid, block = normalize_kernel_dimensions(self.grid_dim, self.block_dim)
     limits.check_launch(self.fn, grid, block, self.dynshared_size)
     _refuse_module_array_writes(self.fn)
@@ -446,7 +449,6 @@ def block_order(grid):
 
 def _run_grid(kernel, grid, block, args):
     """numba's FakeCUDAKernel.__call__ with the blocks in the schedule's order."""
-    from numba.cuda.simulator.args import ArgHint, InOut
     fake_cuda_module = _api.FakeCUDAModule(grid, block, kernel.dynshared_size)
     with _kernel._push_kernel_context(fake_cuda_module):
         retr = []
@@ -500,7 +502,6 @@ def _fast_scalar_casts():
     """`uint32(x)`, `float32(x)` in kernel code: numba's Type.__call__ imports its typing module and runs an ABC
     isinstance on every call (~15 us, most of a simulated epilogue's time); a plain scalar goes straight to the same
     numpy cast (Integer/Float.cast_python_value), anything else (a signature such as float32(float32)) as before."""
-    from numba.core.types import scalars
     stock = scalars.Integer.__call__
 
     def call(self, *args):
@@ -536,7 +537,6 @@ def install():
         setattr(FakeMod, name, m)
     _kernel.FakeCUDAKernel.__call__ = _launch
     global _stock_jit
-    import numba.cuda as _cuda
     _stock_jit = _sim_api.jit
     _sim_api.jit = _jit
     if getattr(_cuda, "jit", None) is _stock_jit:

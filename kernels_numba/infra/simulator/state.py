@@ -39,6 +39,7 @@ def cell_label(filename):
     if "IPython" not in sys.modules:
         return None
     try:
+        # local: IPython only inside a notebook; this module also runs in plain Python
         from IPython import get_ipython
         ip = get_ipython()
         n = ip.compile._filename_map.get(filename) if ip is not None else None

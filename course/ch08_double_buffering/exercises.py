@@ -1,0 +1,412 @@
+"""Notebook 08 exercises: the buffer of every iteration (S stages), the register-prefetch double-buffer loop of a
+small kernel (prologue, loop, epilogue), and the pipeline totals of one and two buffers."""
+import numpy as np
+
+from kernels_numba.infra import device
+from sim import pipeline
+from sim.korean import josa
+
+from course.exercises import probe
+from course.exercises.core import exercise, fail, gpu_note, passed, technique
+from course.exercises.diagnose import k_tile_counts, run_shapes
+
+T8 = 8
+
+
+# ------------------------------------------------------------------ 08-1: which buffer, which tile (3.2)
+
+def _rows_ok(got, n):
+    """got is a list of n 4-tuples (kt, buffer, tile or None, buffer or None) of ints/None."""
+    if not isinstance(got, (list, tuple)) or len(got) != n:
+        return False
+    for r in got:
+        if not isinstance(r, (list, tuple)) or len(r) != 4:
+            return False
+        if not all(v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) for v in r):
+            return False
+    return True
+
+
+def _table_diagnosis(got, n, S):
+    """Walk the student's table against the buffers' real contents; the first wrong row gives the diagnosis."""
+    where = f"  (타일 {n}개, 버퍼 S = {S})"
+    held = {}                                          # buffer -> tile it holds now
+    for t in range(min(S - 1, n)):                     # prologue: tiles 0 .. S-2
+        held[t % S] = t
+    for kt, row in enumerate(got):
+        k, cur, tile, buf = row
+        at = f"  kt = {kt}인 행: {tuple(row)!r}"
+        if k != kt:
+            return fail("08-1", "input", "각 행의 첫 값은 반복 번호 kt (0, 1, 2, …)입니다.", where, at)
+        if cur is None or held.get(cur) != kt:
+            what = "아무 타일도 들어 있지 않은" if cur not in held else f"{josa(f'타일 {held[cur]}', '이/가')} 들어 있는"
+            return fail("08-1", "compute_buffer", f"반복 kt 는 타일 kt 를 계산해야 하는데, 고른 버퍼는 {what} 버퍼입니다: "
+                        "프롤로그가 타일을 어느 버퍼에 넣었고, 타일 t 가 어느 버퍼로 가는지 다시 세어 보세요.", where, at)
+        want = kt + S - 1
+        if want >= n:
+            if tile is not None or buf is not None:
+                return fail("08-1", "past_end", f"마지막 {S - 1}번의 반복에서는 미리 읽을 타일이 없습니다(타일 번호가 "
+                            f"n_tiles = {n} 이상): 그때는 (kt, 버퍼, None, None)입니다. 행렬 밖의 타일을 읽는 셈입니다.",
+                            where, at)
+        else:
+            if tile is None:
+                return fail("08-1", "missing_prefetch", "아직 남은 타일이 있는데 이 반복이 아무것도 미리 읽지 않습니다: "
+                            "그러면 몇 반복 뒤에 계산할 타일이 버퍼에 없습니다.", where, at)
+            if tile != want:
+                if tile == kt + 1 and S > 2:
+                    return fail("08-1", "prefetch_distance", "S > 2 인데 바로 다음 타일 kt + 1 을 미리 읽습니다: 그 "
+                                "타일은 이미 버퍼에 있습니다(프롤로그가 S − 1 개를 채웠음). 미리 읽는 거리는 버퍼 수에 "
+                                "따라 달라집니다.", where, at)
+                return fail("08-1", "prefetch_tile", "미리 읽는 타일 번호가 틀립니다: 이 반복이 끝난 뒤 버퍼에 없는 "
+                            "타일 중 가장 앞의 것을 읽어야 합니다.", where, at)
+            if buf == cur:
+                return fail("08-1", "overwrite_in_use", "지금 계산하는 버퍼에 다음 타일을 씁니다: 같은 반복 안에서 다른 "
+                            "스레드가 아직 그 버퍼를 읽고 있습니다(WAR 경쟁).", where, at)
+            if buf in held and held[buf] > kt:
+                return fail("08-1", "overwrite_pending", f"아직 계산하지 않은 {josa(f'타일 {held[buf]}', '이/가')} 든 "
+                            "버퍼를 덮어씁니다: 비어 있는 버퍼는 이미 계산이 끝난 타일이 들어 있던 것 하나뿐입니다.",
+                            where, at)
+            if buf is None or not 0 <= buf < S:
+                return fail("08-1", "input", f"버퍼 번호는 0 … {S - 1}입니다.", where, at)
+            held[buf] = tile
+    return None
+
+
+STAGE_CASES = ((4, 2), (1, 2), (6, 3), (2, 3), (7, 4), (3, 4), (9, 5), (1, 3), (0, 3))    # (n_tiles, stages)
+
+
+@exercise("08-1", "반복마다 어느 버퍼인가 (버퍼 S 개)", "3.2–3.3절",
+          hints=("버퍼는 돌아가며 쓰입니다. 프롤로그가 버퍼 하나만 비워 두고 나머지를 채우고, 반복마다 타일 하나를 다 "
+                 "쓰면 그 버퍼가 비어 다음 미리 읽기를 받습니다. 표를 손으로 한 줄씩 채우며 버퍼마다 어떤 타일이 들어 "
+                 "있는지 세어 보세요.",
+                 "S = 3, 타일 6개로 표를 손으로 그려 보세요. 반복 0 이 끝났을 때 버퍼에 들어 있는 타일은 무엇이고, 아직 "
+                 "버퍼에 없는 가장 앞의 타일은 몇 번인가요?"),
+          questions={
+              "compute_buffer": "그 반복에서 계산할 타일은 프롤로그나 앞 반복이 어느 버퍼에 넣었나요?",
+              "prefetch_distance": "프롤로그가 타일 몇 개를 미리 채웠나요? 그렇다면 이 반복이 끝난 뒤 버퍼에 없는 가장 "
+                                   "앞의 타일은 몇 번인가요?",
+              "prefetch_tile": "이 반복이 끝난 뒤 버퍼에 없는 가장 앞의 타일은 몇 번인가요?",
+              "overwrite_in_use": "미리 읽은 타일을 넣는 버퍼가 이 반복에서 계산하는 버퍼와 같지 않나요?",
+              "overwrite_pending": "그 버퍼에 든 타일은 이미 계산이 끝났나요?",
+              "past_end": "미리 읽을 타일 번호가 n_tiles 이상이면 무엇을 돌려주나요?",
+              "missing_prefetch": "아직 남은 타일이 있는데 None 을 돌려준 반복의 조건을 보세요. 경계가 하나 모자라지 "
+                                  "않나요?",
+              "input": "행 하나는 네 값 (kt, 버퍼, 타일 또는 None, 버퍼 또는 None)인가요? 행의 수는 n_tiles 와 같나요?",
+          },
+          solution="answers/ch08/ex08_stages.py::stage_table", name="my_stage_table", template='''
+def my_stage_table(n_tiles, stages):
+    """메인 루프의 반복마다 (kt, 계산하는 버퍼, 미리 읽는 타일 또는 None, 그 타일을 넣는 버퍼 또는 None) 의 리스트.
+
+    버퍼는 stages 개이고, 프롤로그가 타일 0 … stages−2 를 버퍼 0 … stages−2 에 미리 채웠습니다."""
+    raise NotImplementedError("반복 kt 가 계산하는 타일이 어느 버퍼에 있는지, 그리고 무엇을 어디에 미리 읽을지 세어 보세요")
+''')
+def check_stage_table(student):
+    cases = STAGE_CASES
+    for n, S in cases:
+        got = student(n, S)
+        if not _rows_ok(got, n):
+            return fail("08-1", "input", f"행 {n}개의 리스트를 돌려주세요: 행마다 (kt, 버퍼, 타일 또는 None, 버퍼 또는 "
+                        f"None) 네 값 (받은 값: {got!r:.120}).", f"  (타일 {n}개, 버퍼 S = {S})")
+        got = [tuple(None if v is None else int(v) for v in r) for r in got]
+        res = _table_diagnosis(got, n, S)
+        if res is not None:
+            return res
+    stages = sorted({S for _, S in cases})
+    return passed("08-1", f"버퍼 {stages[0]}–{stages[-1]}개의 (타일 수, 버퍼 수) {len(cases)}가지 경우에 표가 모두 맞습니다. 미리 읽는 버퍼는 "
+                  "늘 바로 앞 반복이 계산한 버퍼입니다.")
+
+
+# ------------------------------------------------------------------ 08-2: the register-prefetch loop (4.4)
+
+class _Recorder:
+    """launch(A, B, C, alpha, beta) for run_shapes that keeps each run's inputs and output (for the K-tile counts)."""
+
+    def __init__(self, kernel):
+        self.kernel, self.runs = kernel, []
+
+    def __call__(self, A, B, C, alpha, beta):
+        C0 = C.copy()
+        M, N = C.shape
+        grid = ((N + T8 - 1) // T8, (M + T8 - 1) // T8)     # run_gemm's race collector sees this launch
+        self.kernel[grid, (T8, T8)](A, B, C, np.float32(alpha), np.float32(beta))
+        self.runs.append((A, B, C0, alpha, beta, np.array(C)))
+        return C
+
+    def counts(self):
+        """The K-tile counts of the first run whose C is a whole-number sum of its K tiles other than all ones."""
+        for A, B, C0, alpha, beta, C in self.runs:
+            c = k_tile_counts(C, A, B, C0, alpha, beta, T8)
+            if c and c != [1] * len(c):
+                return c
+        return None
+
+
+DB_M, DB_N, DB_K = 8, 8, 32           # the traced run: one block, 4 K tiles; A (8×32) and B (32×8) told apart by shape
+
+
+def db_trace(kernel):
+    """(before, [(kt, events)], after) of thread (0, 0) of block (0, 0) of one run with 4 K tiles: global reads,
+    tile_dot calls (with their buffer), shared reads and stores and barriers, in program order (probe)."""
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((DB_M, DB_K)).astype(np.float32)
+    B = rng.standard_normal((DB_K, DB_N)).astype(np.float32)
+    with probe.recording(calls=("tile_dot",), blocks=[(0, 0)], globals_=True) as rec:
+        try:
+            kernel[(DB_N // T8, DB_M // T8), (T8, T8)](A, B, np.zeros((DB_M, DB_N), np.float32), np.float32(1.0),
+                                                      np.float32(0.0))
+        except Exception:             # the ordinary run already explained any error; the trace up to it is enough
+            pass
+    return probe.loop_iterations(rec.thread((0, 0), (0, 0)))
+
+
+def _tile_of(e):
+    """('A', tile) or ('B', tile) of a global read in the traced run."""
+    if e.what == (DB_M, DB_K):
+        return "A", e.args[1] // T8
+    return "B", e.args[0] // T8
+
+
+def _db_deviation(kernel):
+    """The first place where the loop departs from 4.4's recipe, from the trace: (code, message, site) or None."""
+    _, iters, after = db_trace(kernel)
+    n = DB_K // T8
+    for kt, evs in iters:
+        at = f" (반복 kt = {kt}, K 타일 {n}개로 돌린 실행)"
+        for e in evs:
+            if e.kind == "gread" and e.site:
+                which, t = _tile_of(e)
+                if t != kt + 1:
+                    code = "prefetch_same_tile" if t == kt else "prefetch_tile"
+                    return (code, f"반복 kt 에서 레지스터로 읽는 {which} 원소가 타일 {t}의 것입니다{at}: 이 반복이 "
+                            f"미리 읽을 것은 다음 타일 kt + 1 = {kt + 1}이고, 타일 kt 는 이미 버퍼에 있습니다.", e.site)
+            if e.kind == "call" and e.what == "tile_dot" and e.args.get("buf") != kt % 2:
+                return ("compute_buffer", f"반복 kt 에서 계산하는 버퍼가 {e.args.get('buf')}번입니다{at}: 타일 kt 는 버퍼 "
+                        f"kt % 2 = {kt % 2}에 있습니다 (프롤로그가 타일 0 을 버퍼 0 에 넣었고, 타일 t 는 버퍼 t % 2 로 "
+                        "갑니다).", e.site)
+            if e.kind == "swrite" and e.what in ("As", "Bs") and e.args and e.args[0] != (kt + 1) % 2:
+                return ("store_into_current", f"반복 kt 에서 다음 타일을 버퍼 {e.args[0]}에 저장합니다{at}: 그 버퍼는 이 "
+                        "반복이 계산하는 버퍼라, 같은 반복에서 다른 스레드가 아직 읽고 있습니다(읽기 후 쓰기, WAR). "
+                        "배리어를 더 넣어도 다음 반복이 읽을 버퍼는 비어 있게 되니, 다른 버퍼에 저장하세요.", e.site)
+    for e in after:
+        if e.kind == "call" and e.what == "tile_dot" and e.args.get("buf") != (n - 1) % 2:
+            return ("epilogue_buffer", f"에필로그가 버퍼 {e.args.get('buf')}번을 계산합니다: 마지막 타일 n_tiles − 1 = "
+                    f"{josa(n - 1, '은/는')} 버퍼 (n_tiles − 1) % 2 = {(n - 1) % 2}에 있습니다 (K 타일 {n}개로 돌린 "
+                    "실행).", e.site)
+    return None
+
+
+def _db_order(kernel):
+    """The technique of 4.4 from the trace: in every loop iteration the next tile goes into the buffer not being
+    computed, one barrier, and the global loads of the next tile come before the computation and the shared-memory
+    stores after it. A technique Result, or None."""
+    _, iters, _ = db_trace(kernel)
+    n = DB_K // T8
+    if len(iters) > n - 1:
+        site = next((e.site for e in iters[-1][1] if e.site), None)
+        return fail("08-2", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: K 타일 {n}개의 메인 루프는 "
+                    f"{n - 1}번(마지막 타일은 에필로그)이면 되는데 {len(iters)}번 돕니다. 남는 반복은 행렬 밖의 빈 "
+                    "타일을 읽고 0 을 더할 뿐입니다. 반복 횟수를 다시 세어 보세요.", where=probe.line_text(site))
+    for kt, evs in iters:
+        read = {e.args[0] for e in evs if e.kind == "sread" and e.what in ("As", "Bs") and len(e.args) == 3}
+        read |= {e.args["buf"] for e in evs if e.kind == "call" and e.what == "tile_dot" and "buf" in e.args}
+        same = [e for e in evs if e.kind == "swrite" and e.what in ("As", "Bs") and e.args and e.args[0] in read]
+        if same:
+            where = probe.line_text(same[0].site)
+            return technique("08-2", "single_buffer", "더블 버퍼링", f"반복 kt = {kt}에서 계산하는 버퍼 "
+                             f"{same[0].args[0]}번에 다음 타일도 저장합니다. 버퍼 하나로 맞는 값을 내려면 계산과 "
+                             "저장 사이에 배리어가 하나 더 필요하고(읽기 후 쓰기, WAR), 그 배리어에서 블록 전체가 멈춥니다. "
+                             "타일 kt 는 버퍼 kt % 2 에서 계산하고 다음 타일은 다른 버퍼 (kt + 1) % 2 에 저장하면, 반복당 "
+                             "배리어 하나로 충분합니다 (3.3절의 표).", f"  저장: {where}", where=where)
+        bars = [e for e in evs if e.kind == "bar"]
+        if len(bars) > 1:
+            return technique("08-2", "two_barriers", "반복당 배리어 하나의 순서", f"반복 kt = {kt}에 배리어가 "
+                             f"{len(bars)}개 있습니다. 이 루프(로드 → 계산 → 다른 버퍼에 저장 → 배리어)에서는 반복 끝의 "
+                             "배리어 하나가 '다음 타일 저장 완료'(쓰기 후 읽기, RAW)와 '이 버퍼를 다 읽음'(읽기 후 쓰기, WAR)을 "
+                             "함께 보장하므로 (3.3절의 표), 다른 배리어는 블록 전체를 한 번 더 세울 뿐입니다.",
+                             f"  배리어: {', '.join(probe.line_text(b.site) for b in bars)}",
+                             where=probe.line_text(bars[0].site))
+        loads = [i for i, e in enumerate(evs) if e.kind == "gread"]
+        reads = [i for i, e in enumerate(evs) if e.kind == "sread"]
+        stores = [i for i, e in enumerate(evs) if e.kind == "swrite"]
+        if not (loads and reads and stores):
+            continue
+        if stores[0] < reads[0]:
+            where = probe.line_text(evs[stores[0]].site)
+            return technique("08-2", "store_before_compute", "레지스터 프리페치의 순서(로드 → 계산 → 저장)",
+                             f"반복 kt = {kt}에서 공유 메모리 저장이 계산보다 먼저입니다. `db` 와 같은 순서라 워프가 그 "
+                             "저장에서 자기 글로벌 로드를 기다린 뒤에 계산하므로, 로드와 계산이 겹치지 않습니다(4.4절의 "
+                             "SASS). 레지스터 → 공유 메모리 저장을 계산 뒤로 옮기세요.", f"  저장: {where}", where=where)
+        if loads[0] > reads[0]:
+            where = probe.line_text(evs[loads[0]].site)
+            return technique("08-2", "load_after_compute", "레지스터 프리페치의 순서(로드 → 계산 → 저장)",
+                             f"반복 kt = {kt}에서 다음 타일의 글로벌 로드가 계산보다 뒤입니다. 로드를 먼저 보내 두어야 "
+                             "계산하는 동안 그 로드가 날아옵니다.", f"  로드: {where}", where=where)
+    return None
+
+
+DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))     # K tiles 4, 5 (K % 8 = 1), 1
+
+
+@exercise("08-2", "레지스터 프리페치 더블 버퍼 루프 (프롤로그·루프·에필로그)", "4.4절",
+          hints=("반복 하나는 세 일을 겹칩니다: 다음 타일을 글로벌 메모리에서 레지스터로 보내 두고, 그동안 지금 타일을 "
+                 "계산하고, 계산이 끝나면 레지스터의 다음 타일을 다른 버퍼에 저장합니다. 3.3절의 두 위험은 배리어 "
+                 "하나로 막을 수 있습니다. 루프가 한 번 덜 돌면 마지막 타일은 누가 계산할까요?",
+                 "반복 kt 에서 레지스터로 읽을 타일은 몇 번이고, 그 타일은 어느 버퍼로 가나요? 지금 계산할 타일은 어느 "
+                 "버퍼에 있나요? 루프가 끝난 뒤 남은 타일은 어느 버퍼에 있나요?"),
+          questions={
+              "race": "검출기가 가리킨 두 줄 사이에 배리어가 있나요? 그 두 줄은 같은 반복인가요, 이웃한 두 반복인가요?",
+              "nan": "계산하는 버퍼에 그 타일을 저장한 것은 누구이고, 언제인가요? 저장과 읽기 사이에 배리어가 있나요?",
+              "prefetch_same_tile": "그 줄에서 타일 번호를 만드는 식에 kt 가 어떻게 들어가나요? 미리 읽을 타일은 지금 "
+                                    "타일의 다음 것입니다.",
+              "prefetch_tile": "그 줄에서 읽는 타일 번호는 몇인가요? 이 반복이 미리 읽을 타일은 몇 번인가요?",
+              "compute_buffer": "그 줄이 넘기는 버퍼 번호를 kt 로 적어 보세요. 타일 kt 는 어느 버퍼에 들어갔나요?",
+              "store_into_current": "그 줄이 저장하는 버퍼는 이 반복이 계산하는 버퍼와 같지 않나요?",
+              "last_k_tile": "루프는 몇 번 돌고, 반복마다 몇 번 타일을 계산하나요? 마지막 타일은 어디서 계산하나요?",
+              "epilogue_buffer": "마지막 타일의 번호는 무엇이고, 타일 t 는 어느 버퍼로 가나요?",
+              "k_tile_counts": "두 번 더해진 타일과 빠진 타일이 있습니다. 반복 kt 에서 계산하는 버퍼와 저장하는 버퍼는 "
+                               "각각 몇 번인가요?",
+              "store_before_compute": "반복 안에서 공유 메모리에 저장하는 줄이 계산(tile_dot)보다 위에 있나요? 그 저장이 "
+                                      "기다리는 것은 무엇인가요?",
+              "load_after_compute": "다음 타일의 글로벌 로드는 계산보다 앞인가요, 뒤인가요? 계산하는 동안 날아오게 하려면 "
+                                    "언제 보내야 하나요?",
+              "single_buffer": "계산하는 버퍼와 다음 타일을 저장하는 버퍼가 같으면, 저장 전에 무엇을 기다려야 하나요? "
+                               "저장을 다른 버퍼로 보내면 그 기다림은 어디로 가나요?",
+              "two_barriers": "두 배리어가 각각 무엇을 보장하나요? 반복 끝의 배리어 하나가 둘의 일을 함께 할 수 있나요?",
+              "extra_iterations": "K 타일이 4개면 메인 루프는 몇 번 돌아야 하나요? 여러분의 n_tiles 는 얼마로 계산되나요?",
+          },
+          solution="answers/ch08/ex08_db8.py::db8", name="my_db8",
+          preamble='''
+from numba import cuda, float32
+from kernels_numba.common import load_or_zero, store_c, thread_coords
+T8 = 8
+
+@cuda.jit(device=True)
+def tile_dot(As, Bs, buf, ty, tx):
+    """이 스레드의 K 타일 하나 몫: As[buf] 의 ty 행 · Bs[buf] 의 tx 열."""
+    s = float32(0.0)
+    for k in range(T8):
+        s += As[buf, ty, k] * Bs[buf, k, tx]
+    return s
+''', template='''
+@cuda.jit
+def my_db8(A, B, C, alpha, beta):
+    As = cuda.shared.array((2, T8, T8), float32)      # [버퍼][행][k]
+    Bs = cuda.shared.array((2, T8, T8), float32)      # [버퍼][k][열]
+    tx, ty, row, col = thread_coords(T8)
+    n_tiles, acc = (A.shape[1] + T8 - 1) // T8, float32(0.0)
+    As[0, ty, tx] = load_or_zero(A, row, tx)          # 프롤로그: 타일 0 → 버퍼 0 (겹칠 계산이 없으니 곧바로)
+    Bs[0, ty, tx] = load_or_zero(B, ty, col)
+    cuda.syncthreads()
+    for kt in range(n_tiles - 1):
+        raise NotImplementedError("4.4절의 처방대로 루프 본문을 쓰고, 루프 뒤에 남은 타일(에필로그)도 잊지 마세요")
+    store_c(C, row, col, acc, alpha, beta)
+''')
+def check_db8(student):
+    rec = _Recorder(student)
+    res = run_shapes("08-2", rec, DB_SHAPES, tile=(T8, T8), BK=T8,
+                     product="곱하는 두 원소의 인덱스(tile_dot 에 넘기는 ty, tx 와 버퍼)")
+    if not res.ok and res.code not in ("not_implemented",) and device.SIMULATOR:
+        dev = _db_deviation(student)
+        if dev is not None:
+            code, msg, site = dev
+            return fail("08-2", code, msg, *res.details, where=probe.line_text(site))
+    if res.code == "last_k_tile":
+        res.message = ("마지막 K 타일이 C 에 더해지지 않았습니다: 루프는 n_tiles − 1 번만 돌고 반복 kt 는 타일 kt 만 "
+                       "계산하므로, 마지막 타일(n_tiles − 1)은 루프 뒤(에필로그)에서 그 타일이 든 버퍼로 계산해야 "
+                       "합니다.")
+    elif res.code == "k_tile_counts":
+        counts = rec.counts()
+        n = len(counts) if counts else 0
+        if n >= 3 and counts[-1] == 0 and counts[-2] == 2 and counts[:-2] == [1] * (n - 2):
+            res.code = "epilogue_buffer"
+            res.message = ("에필로그가 마지막 타일이 아니라 그 앞 타일이 든 버퍼를 다시 계산합니다: 타일 t 는 버퍼 t % 2 에 "
+                           f"있습니다 (K 타일별 횟수 {counts}).")
+    elif res.code == "race":
+        res.details.append("  이 루프에서 경쟁이 나는 자리는 둘입니다: 배리어가 빠졌거나 잘못된 곳에 있거나, 다른 스레드가 "
+                           "아직 읽고 있는 버퍼(이 반복의 kt % 2)에 다음 타일을 저장했거나.")
+    if res.ok and device.SIMULATOR:
+        res = _db_order(student) or res
+    if res.ok and gpu_note():
+        res.details.append("  (GPU 모드에서는 경쟁 검출기가 돌지 않습니다: 배리어가 빠져도 이번 실행이 우연히 맞을 수 있으니, "
+                           "GPU 가 없는 환경(시뮬레이터)에서도 한 번 확인하세요.)")
+    return res
+
+
+# ------------------------------------------------------------------ 08-3: pipeline totals (6)
+
+_CASES = ((300, 120, 6), (100, 10, 4), (80, 100, 4), (50, 50, 5), (7, 3, 1), (2, 9, 1), (400, 2048, 9), (40, 20, 2),
+          (13, 13, 1), (1, 1000, 3))
+
+_WRONG_DOUBLE = (
+    ("load_bound_overcount", lambda L, C, N: L + N * max(L, C),
+     "로드가 연산보다 길 때(L > C) 총 시간이 L − C 만큼 깁니다: 처음 로드 뒤의 걸음은 N 개가 아니라 N − 1 개이고, 마지막 "
+     "연산 하나가 따로 붙습니다. (연산이 더 길면 두 식이 같아서 그 경우만 보면 틀린 줄 모릅니다.)"),
+    ("no_fill_drain", lambda L, C, N: N * max(L, C),
+     "정상 상태의 걸음만 N 번 셌습니다: 파이프라인을 채우는 처음 로드와 비우는 마지막 연산은 어느 것과도 겹치지 "
+     "않습니다."),
+    ("compute_bound_only", lambda L, C, N: L + N * C,
+     "연산이 늘 로드보다 길다고 가정했습니다: L > C 이면 로드 유닛이 쉬지 않고, 걸음 하나는 로드 시간입니다."),
+    ("min_not_max", lambda L, C, N: L + C + (N - 1) * min(L, C),
+     "걸음 하나를 짧은 쪽으로 셌습니다: 두 유닛이 겹쳐 일하면 한 걸음은 긴 쪽이 끝나야 끝납니다."),
+    ("no_overlap", lambda L, C, N: N * (L + C),
+     "더블 버퍼의 총 시간이 싱글 버퍼와 같습니다: 타일 kt 를 계산하는 동안 타일 kt + 1 을 로드할 수 있습니다."),
+)
+
+
+@exercise("08-3", "파이프라인 총 시간: 버퍼 1개와 2개", "6절",
+          hints=("싱글 버퍼는 로드와 연산이 타일마다 줄을 섭니다. 더블 버퍼는 위 위젯에서 로드 막대와 연산 막대가 어떻게 "
+                 "겹치는지 보세요: 처음과 끝에는 한 유닛만 일하고, 그 사이의 걸음마다 두 유닛이 함께 일합니다.",
+                 "위젯으로 L > C, L < C, N = 1 세 경우를 그려 보세요. 두 유닛이 함께 일하는 걸음은 몇 개이고, 한 걸음의 "
+                 "길이는 두 시간 중 무엇으로 정해지나요?"),
+          questions={
+              "single": "버퍼가 하나면 타일 하나를 끝내는 데 얼마가 걸리고, 그것이 몇 번 반복되나요?",
+              "load_bound_overcount": "L > C 인 예로 막대를 세어 보세요. 두 유닛이 함께 일하는 걸음은 N 개인가요, "
+                                      "N − 1 개인가요? 마지막 연산은 어디에 들어가나요?",
+              "no_fill_drain": "처음 로드와 마지막 연산은 다른 막대와 겹치나요?",
+              "compute_bound_only": "L > C 인 경우 한 걸음의 길이는 누가 정하나요?",
+              "min_not_max": "두 유닛이 함께 일할 때 걸음은 짧은 쪽이 끝나면 끝나나요, 긴 쪽이 끝나야 끝나나요?",
+              "no_overlap": "더블 버퍼에서 로드와 연산이 겹치는 걸음이 있나요?",
+              "double": "위젯으로 N = 1 인 경우와 L > C, L < C 인 경우를 각각 그려 보면 여러분의 식과 맞나요?",
+              "uses_model": "이 함수는 파이프라인 모델을 부르고 있습니다. 막대를 보고 L, C, N 만으로 식을 쓸 수 있나요?",
+              "input": "함수가 (싱글, 더블) 두 수를 돌려주나요?",
+          },
+          solution="answers/ch08/ex08_pipeline.py::totals", name="my_pipeline_totals", template='''
+def my_pipeline_totals(L, C, N):
+    """로드 L, 연산 C, 타일 N 개일 때 (싱글 버퍼 총 시간, 더블 버퍼 총 시간). 로드 유닛 하나, 배리어 시간 0."""
+    raise NotImplementedError("싱글 버퍼와 더블 버퍼의 총 시간을 L, C, N 의 식으로 쓰세요")
+''')
+def check_totals(student):
+    got = {}
+    with probe.recording(model_files=(probe.model_file(pipeline),)) as rec:
+        for L, C, N in _CASES:
+            got[L, C, N] = student(L, C, N)
+    if rec.model_calls:
+        c = rec.model_calls[0]
+        return fail("08-3", "uses_model", f"파이프라인 모델(sim/pipeline.py 의 `{c.name}`)을 부르고 있습니다: 확인 셀이 "
+                    "바로 그 모델과 비교하므로 이것은 아무것도 확인하지 못합니다. 위젯의 막대를 보고 L, C, N 의 식으로 "
+                    "쓰세요.", f"  부른 곳: {probe.line_text(c.site)}", where=probe.line_text(c.site))
+    for (L, C, N), r in got.items():
+        if not (isinstance(r, (tuple, list)) and len(r) == 2
+                and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in r)):
+            return fail("08-3", "input", f"(싱글, 더블) 두 수를 돌려주세요 (L = {L}, C = {C}, N = {N}에서 받은 값: "
+                        f"{r!r:.80}).")
+    truth = {k: (pipeline.schedule(k[2], k[0], k[1], 1).total, pipeline.schedule(k[2], k[0], k[1], 2).total)
+             for k in _CASES}
+    bad_single = [k for k in _CASES if got[k][0] != truth[k][0]]
+    if bad_single:
+        L, C, N = bad_single[0]
+        return fail("08-3", "single", "싱글 버퍼 총 시간이 모델과 다릅니다: 버퍼가 하나면 타일마다 로드가 끝나야 연산을 "
+                    "하고, 연산이 끝나야 다음 로드를 합니다(겹침 없음).",
+                    f"  L = {L}, C = {C}, N = {N}: 내 답 {got[L, C, N][0]}, 모델 {truth[L, C, N][0]}")
+    bad = [k for k in _CASES if got[k][1] != truth[k][1]]
+    if not bad:
+        return passed("08-3", f"{len(_CASES)}가지 (L, C, N)에서 두 총 시간이 파이프라인 모델과 같습니다.")
+    for code, f, msg in _WRONG_DOUBLE:
+        if all(got[k][1] == f(*k) for k in bad):
+            return fail("08-3", code, msg, *[f"  L = {L}, C = {C}, N = {N}: 내 답 {got[L, C, N][1]}, 모델 "
+                                             f"{truth[L, C, N][1]}" for L, C, N in bad[:2]])
+    L, C, N = bad[0]
+    more = "깁니다" if got[L, C, N][1] > truth[L, C, N][1] else "짧습니다"
+    return fail("08-3", "double", f"더블 버퍼 총 시간이 모델보다 {more} ({len(bad)}/{len(_CASES)}가지 경우): L > C 와 "
+                "L < C, N = 1 인 경우를 위젯으로 그려 보고 식과 맞춰 보세요.",
+                f"  L = {L}, C = {C}, N = {N}: 내 답 {got[L, C, N][1]}, 모델 {truth[L, C, N][1]}")

@@ -1,0 +1,686 @@
+"""Notebook 09 exercises: the 3-stage K loop (wait_group N, barrier, prefetch, commit, tail), the thread → float4
+map of a 16-byte copy, and the 16-byte copy with zero-fill edges (src-size)."""
+import numpy as np
+from numba import cuda, float32
+
+from kernels_numba.infra import device
+from sim.korean import josa
+
+from course.exercises import core, diagnose, probe
+from course.exercises.core import EXERCISES, context, exercise, fail, gpu_note, passed, technique
+from kernels_numba.infra.simulator import racecheck
+from kernels_numba.infra.simulator.errors import MisalignedAddressError
+from kernels_numba.infra import ptx
+
+S3 = 3                                   # stages of the exercise kernel (kernels_numba.common.S3)
+
+
+# ------------------------------------------------------------------------------------ 09-1: the K loop
+
+def _square_launch(kernel, tile=8):
+    def launch(A, B, C, alpha, beta):
+        M, N = C.shape
+        kernel[((N + tile - 1) // tile, (M + tile - 1) // tile), (tile, tile)](A, B, C, np.float32(alpha),
+                                                                               np.float32(beta))
+        return C
+    return launch
+
+
+PIPE_K = 40                              # the traced run: 5 K tiles, one 8×8 block
+
+
+def pipe_trace(kernel, K=PIPE_K):
+    """(before, [(kt, events)], after) of thread (0, 0) of one block of the student's loop: its issue_tile and
+    compute_tile calls (with stage and tile), commits, waits (with N) and barriers in program order, plus the race
+    report of that run."""
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((8, K)).astype(np.float32)
+    B = rng.standard_normal((K, 8)).astype(np.float32)
+    with probe.recording(calls=("issue_tile", "compute_tile", "prologue"), blocks=[(0, 0)], shared=False) as rec:
+        try:
+            _square_launch(kernel)(A, B, np.zeros((8, 8), np.float32), 1.0, 0.0)
+        except Exception:             # the ordinary run explains the error; the trace up to it still tells the order
+            pass
+    return probe.loop_iterations(rec.thread((0, 0), (0, 0))), rec.report
+
+
+def _n_of(e):
+    """The N of a wait event (wait_all counts as 0)."""
+    return 0 if e.what == "all" else int(e.what)
+
+
+class _Groups:
+    """cp.async groups of one thread as its events happen: which group holds each tile, which groups are complete."""
+
+    def __init__(self):
+        self.open, self.groups, self.done = [], [], -1      # tiles issued since the last commit; committed groups
+
+    def step(self, e):
+        if e.kind == "call" and e.what == "issue_tile":
+            self.open.append(e.args.get("tile_no"))
+        elif e.kind == "commit":
+            self.groups.append(self.open)
+            self.open = []
+        elif e.kind == "wait":
+            self.done = max(self.done, len(self.groups) - 1 - _n_of(e))
+
+    def group_of(self, tile):
+        return next((g for g, ts in enumerate(self.groups) if tile in ts), None)
+
+
+def _loop_findings(kernel, n_tiles):
+    """The first thing the student's loop does against the rules of 4.3, from its trace: (code, message, site) or
+    None. Each finding is read from what the loop did (its calls, their arguments and their order), never from the
+    source text."""
+    (before, iters, after), _ = pipe_trace(kernel)
+    if not iters:
+        return None
+    at = lambda kt: f" (반복 kt = {kt}, K 타일 {n_tiles}개로 돌린 실행)"      # noqa: E731
+    kinds = [{e.kind for e in evs} for _, evs in iters]
+    first_site = lambda kind: next((e.site for _, evs in iters for e in evs if e.kind == kind), None)   # noqa: E731
+    if not any("commit" in k for k in kinds):
+        return ("no_commit", "K 루프에서 commit 을 하지 않습니다: cp_async_commit_group() 으로 묶지 않은 복사는 어떤 "
+                "wait_group 도 기다리지 않고, 루프의 wait 는 프롤로그의 그룹만 셉니다. 발행 뒤에 매 반복 commit 하세요.",
+                first_site("call"))
+    if not any("wait" in k for k in kinds):
+        return ("no_wait", "K 루프에 wait_group 이 없습니다: 복사가 도착했다는 보장 없이 타일을 계산합니다. 반복마다 "
+                "계산하려는 타일의 그룹까지 끝나게 하는 wait_group 이 필요합니다.", first_site("bar"))
+    skipped = [kt for (kt, _), k in zip(iters, kinds) if "wait" not in k]
+    if skipped:
+        site = first_site("wait")
+        return ("wait_skipped", f"반복 kt = {', '.join(map(str, skipped))}에서 wait_group 을 건너뜁니다: wait 가 조건문 "
+                "안에 있어 그 반복은 타일이 도착했는지 확인하지 않고 계산합니다. wait 는 매 반복, 조건 밖에서 해야 "
+                "합니다.", site)
+    no_commit = [kt for (kt, _), k in zip(iters, kinds) if "commit" not in k]
+    if no_commit:
+        site = first_site("commit")
+        return ("tail_not_waited", f"반복 kt = {', '.join(map(str, no_commit))}에서 commit 을 건너뜁니다(미리 읽을 타일이 "
+                "없는 꼬리): 그러면 그룹 수가 모자라, 그 반복의 wait_group 이 계산할 타일의 그룹을 덮지 못합니다. "
+                "미리 읽을 타일이 없어도 매 반복 commit 하세요 (빈 그룹).", site)
+    g = _Groups()
+    for e in before:
+        g.step(e)
+    last_compute = {}                  # stage -> index in `flat` of its last compute
+    flat = []
+    for kt, evs in iters:
+        idx = {k: [i for i, e in enumerate(evs) if e.kind == k] for k in ("wait", "bar", "commit")}
+        issues = [i for i, e in enumerate(evs) if e.kind == "call" and e.what == "issue_tile"]
+        if issues and idx["commit"] and idx["commit"][0] < issues[0] and not [c for c in idx["commit"] if c > issues[0]]:
+            return ("commit_before_issue", f"commit 이 발행보다 앞에 있습니다{at(kt)}: 이 반복에 발행한 복사는 다음 "
+                    "반복의 commit 에 묶여 한 그룹 늦어지므로, wait_group 의 셈(그룹 하나 = 타일 하나)이 맞지 "
+                    "않습니다. 발행한 뒤에 commit 하세요.", evs[idx["commit"][0]].site)
+        for i, e in enumerate(evs):
+            if e.kind == "call" and e.what == "issue_tile":
+                stage, tile = e.args.get("stage"), e.args.get("tile_no")
+                if tile != kt + S3 - 1:
+                    return ("prefetch_distance", f"반복 kt 에서 {josa(f'타일 kt + {tile - kt}', '을/를')} 미리 읽습니다"
+                            f"{at(kt)}: 프롤로그가 타일 0, 1 을 채웠으니 반복 kt 가 미리 읽을 것은 타일 kt + {S3 - 1}"
+                            f"입니다. 거리가 {tile - kt}이면 그룹 하나 = 타일 하나의 셈과 버퍼의 순환이 어긋납니다.",
+                            e.site)
+                if stage != tile % S3:
+                    if stage == kt % S3:
+                        return ("overwrite_stage", f"지금 계산하는 버퍼에 다음 타일을 복사합니다{at(kt)}: {josa(f'타일 {tile}', '을/를')} "
+                                f"버퍼 {stage}(= kt % 3)에 넣으면 이 반복이 읽을 타일 kt 를 덮어씁니다. 타일 t 는 버퍼 "
+                                "t % 3 으로 갑니다.", e.site)
+                    return ("stage_mismatch", f"타일 {josa(tile, '을/를')} 버퍼 {stage}에 넣습니다{at(kt)}: 계산 쪽은 "
+                            f"타일 t 를 버퍼 t % 3 에서 읽으므로, 타일 {josa(tile, '은/는')} {josa(f'버퍼 {tile % S3}', '으로/로')} 가야 "
+                            "합니다 (발행의 버퍼 번호와 타일 번호를 같은 식으로 정하세요).", e.site)
+                prev = last_compute.get(stage)
+                if prev is not None and not any(x.kind == "bar" for x in (flat + evs[:i])[prev:]):
+                    return ("overwrite_stage", f"다른 스레드가 아직 읽는 버퍼에 다음 타일을 복사합니다{at(kt)}: 버퍼 "
+                            f"{stage}의 마지막 계산과 이 발행 사이에 배리어가 없어, 느린 스레드가 읽는 중인 버퍼를 "
+                            "덮어씁니다. 미리 읽기는 그 버퍼를 다 읽었다는 배리어 뒤에 하세요.", e.site)
+            if e.kind == "call" and e.what == "compute_tile":
+                stage = e.args.get("stage")
+                if stage != kt % S3:
+                    return ("compute_stage", f"반복 kt 에서 {josa(f'버퍼 {stage}', '을/를')} 계산합니다{at(kt)}: 타일 kt 는 버퍼 kt % 3 = "
+                            f"{kt % S3}에 있습니다.", e.site)
+                grp = g.group_of(kt)
+                if grp is None:
+                    return ("tile_not_committed", f"타일 {josa(kt, '이/가')} 계산 전에 commit 되지 않았습니다{at(kt)}: "
+                            "발행한 복사는 commit 으로 그룹에 묶여야 wait_group 이 기다립니다.", e.site)
+                if grp > g.done:
+                    later_wait = [x for x in evs[i + 1:] if x.kind == "wait"]
+                    if later_wait:
+                        return ("compute_before_wait", f"타일을 기다리기 전에 계산합니다{at(kt)}: 반복 안에서 "
+                                "compute_tile 이 wait_group 보다 앞에 있습니다. 타일 kt 는 wait 와 배리어를 지난 뒤에야 "
+                                "읽을 수 있습니다.", e.site)
+                    sofar = flat + evs[:i]
+                    wi = next((j for j in range(len(sofar) - 1, -1, -1) if sofar[j].kind == "wait"), None)
+                    w = sofar[wi] if wi is not None else None
+                    # the groups committed before that wait ran (this iteration's commit after it does not count)
+                    committed = sum(1 for x in sofar[:len(sofar) if wi is None else wi] if x.kind == "commit") + \
+                        sum(1 for x in before if x.kind == "commit")
+                    allowed = committed - 1 - grp
+                    return ("wait_too_large", f"{josa(f'wait_group({_n_of(w) if w else 0})', '이/가')} 타일 kt 의 그룹을 기다리지 않고 "
+                            f"통과합니다{at(kt)}: 이 반복의 wait 직전까지 commit 한 그룹이 {committed}개이고 타일 kt 는 "
+                            f"{grp + 1}번째 그룹이라, 대기 중으로 남아도 되는 그룹은 {allowed}개까지입니다 "
+                            f"(wait_group({max(allowed, 0)}) 이하).", w.site if w else e.site)
+                waits = [x for x in evs[:i] if x.kind == "wait"]
+                bars = [x for x in evs[:i] if x.kind == "bar"]
+                if waits and not any(evs.index(b) > evs.index(waits[-1]) for b in bars):
+                    return ("no_barrier_after_wait", f"wait 뒤에 배리어가 없습니다{at(kt)}: wait_group 은 **내** 복사만 "
+                            "보장합니다. 다른 스레드가 복사한 원소를 읽기 전에 cuda.syncthreads() 가 필요합니다.",
+                            waits[-1].site)
+                last_compute[stage] = len(flat) + i
+            g.step(e)
+        flat += evs
+    return None
+
+
+def _loop_technique(kernel, n_tiles):
+    """09-1's technique, from the trace of a loop that computes the right values: one barrier per tile, and the copy
+    of tile kt + 1 still in flight while tile kt is computed (a wait_group that leaves it pending). None when kept."""
+    (before, iters, after), _ = pipe_trace(kernel)
+    if len(iters) > n_tiles:
+        site = next((e.site for e in iters[-1][1] if e.site), None)
+        return fail("09-1", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: K 타일 {n_tiles}개에 반복 "
+                    f"{len(iters)}번입니다. 남는 반복은 행렬 밖의 빈 타일을 기다리고 0 을 더할 뿐입니다. 타일 수를 다시 "
+                    "세어 보세요.", where=probe.line_text(site))
+    g = _Groups()
+    for e in before:
+        g.step(e)
+    for kt, evs in iters:
+        bars = [e for e in evs if e.kind == "bar"]
+        if len(bars) > 1:
+            return technique("09-1", "two_barriers", "반복당 배리어 하나의 순서", f"반복 kt = {kt}에 배리어가 {len(bars)}개 "
+                             "있습니다. 이 문제의 순서(wait → 배리어 → 발행 → commit → 계산)에서는 배리어 하나가 '타일 kt "
+                             "도착'과 '지난 반복에 읽은 버퍼 해제'를 함께 보장하므로, 두 번째 배리어는 블록 전체를 한 번 "
+                             "더 세울 뿐입니다.", f"  배리어: {', '.join(probe.line_text(b.site) for b in bars)}",
+                             where=probe.line_text(bars[-1].site))
+        for e in evs:
+            g.step(e)
+            if e.kind == "call" and e.what == "compute_tile" and kt + 1 < n_tiles:
+                nxt = g.group_of(kt + 1)
+                if nxt is not None and nxt <= g.done:
+                    w = next((x for x in reversed(evs) if x.kind == "wait"), None)
+                    return technique("09-1", "no_overlap", "복사와 계산의 겹침", f"반복 kt = {kt}에서 타일 kt 를 계산할 "
+                                     f"때 다음 타일 kt + 1 의 복사까지 이미 기다렸습니다 (wait_group({_n_of(w) if w else 0})). "
+                                     "그러면 복사와 계산이 겹치지 않습니다: 타일 kt 의 그룹까지만 끝나게 하는 가장 큰 N 을 "
+                                     "찾아보세요.", where=probe.line_text(w.site if w else None))
+    return None
+
+
+def _pipeline_race(ex_id, report, n_tiles):
+    """What the first hazard of a pipeline says when the trace found nothing more precise (None: no hazard)."""
+    races = report.races if report else []
+    if not races:
+        return None
+    h = races[0]
+    lines = diagnose.race_lines(report)
+    where = f" (K 타일 {n_tiles}개)"
+    rw = diagnose.race_where(report)
+    if (h.kind == "IN_FLIGHT" and h.second_what == "read") or (h.kind == "RAW" and h.first_what == "cp.async"):
+        return fail(ex_id, "no_barrier_after_wait", f"wait 뒤에 배리어가 없습니다{where}: wait_group 은 **내** 복사만 "
+                    "보장합니다. 다른 스레드가 복사한 원소를 읽기 전에 cuda.syncthreads() 가 필요합니다.", *lines,
+                    where=rw)
+    if h.second_what == "cp.async" and h.kind in ("WAR", "WAW", "IN_FLIGHT"):
+        return fail(ex_id, "overwrite_stage", f"다른 스레드가 아직 읽는 버퍼에 다음 타일을 복사합니다{where}: 미리 읽기는 "
+                    "그 버퍼의 마지막 계산 뒤 배리어를 지난 다음에, 지금 계산하는 버퍼가 아닌 버퍼로 하세요.", *lines,
+                    where=rw)
+    return fail(ex_id, "race", "공유 메모리 경쟁(race)이 있습니다.", *lines, where=rw)
+
+
+PIPE_SHAPES = ((16, 12, 40, 1.0, 0.0), (9, 8, 9, 1.0, 0.0), (8, 9, 5, 0.5, 2.0))       # K tiles 5, 2 (K % 8 = 1), 1
+
+
+def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
+    """Each shape on random inputs with the race detector collecting; a failure is explained from the loop's trace
+    (what it did against 4.3's rules), else from the race report and the wrong values; a loop that computes the
+    right values is then checked for the technique (one barrier, overlapping copies)."""
+    launch = _square_launch(kernel, tile)
+    for M, N, K, alpha, beta in shapes:
+        n_tiles = (K + tile - 1) // tile
+        line = f"  (M, N, K) = ({M}, {N}, {K}), K 타일 {n_tiles}개, alpha = {alpha}, beta = {beta}"
+        with context(line):
+            A, B, C0, out, report = diagnose.random_run(launch, M, N, K, alpha, beta, seed=M * 100 + K)
+        res = diagnose.gemm(ex_id, out, A, B, C0, alpha, beta, (tile, tile), tile, report,
+                            product="compute_tile 에 넘기는 버퍼 번호와 발행하는 타일 번호")
+        if not res.ok or res.code == "race":
+            found = _loop_findings(kernel, PIPE_K // tile) if device.SIMULATOR else None
+            if found is not None:
+                code, msg, site = found
+                res = fail(ex_id, code, msg, *diagnose.race_lines(report), where=probe.line_text(site))
+            elif report and report.races:
+                res = _pipeline_race(ex_id, report, n_tiles)
+            res.details.insert(0, line)
+            if not device.SIMULATOR:
+                res.details.append("  GPU 에는 경쟁 검출기가 없어 위 진단은 틀린 값의 모양만 봅니다. cp.async 루프에서 값이 "
+                                   "틀리는 흔한 원인은 wait_group 의 N, wait 뒤의 배리어, 꼬리의 빈 commit, 미리 읽는 버퍼 "
+                                   "번호입니다: GPU 없는 환경(시뮬레이터)에서 돌리면 어느 것인지 짚어 줍니다.")
+            return res
+    if device.SIMULATOR:
+        tech = _loop_technique(kernel, PIPE_K // tile)
+        if tech is not None:
+            return tech
+    return passed(ex_id, f"{len(shapes)}가지 모양(K 타일 5·2·1개, 타일 배수가 아닌 모양)에서 numpy 와 일치"
+                  + ("하고, 경쟁 검출기도 조용합니다. 반복마다 배리어 하나, 다음 타일의 복사는 계산하는 동안 날아갑니다."
+                     if device.SIMULATOR else "합니다." + _gpu_note()))
+
+
+@exercise("09-1", "3단 파이프라인의 K 루프: wait_group N · 배리어 · 미리 읽기 · commit · 꼬리", "4.3절",
+          hints=("반복마다 같은 다섯 걸음을 같은 순서로 밟습니다: 기다리고, 블록 전체가 맞추고, 다음 타일을 발행하고, "
+                 "묶고, 계산합니다. wait_group 의 N 은 '몇 그룹이 아직 날아가는 중이어도 되는가'이고, 그 셈은 매 반복 "
+                 "그룹이 하나씩 늘어야 맞습니다.",
+                 "반복 kt 의 wait 직전까지 commit 된 그룹은 몇 개인가요(프롤로그 포함)? 그중 타일 kt 의 그룹은 몇 "
+                 "번째인가요? 그렇다면 대기 중으로 남아도 되는 그룹은 몇 개인가요?"),
+          questions={
+              "no_commit": "발행한 복사를 그룹으로 묶는 호출이 루프 안에 있나요?",
+              "no_wait": "계산하기 전에 복사가 도착했다고 보장하는 호출이 루프 안에 있나요?",
+              "wait_skipped": "그 wait 는 조건문 안에 있나요? 조건이 거짓인 반복에서는 누가 타일을 기다리나요?",
+              "tail_not_waited": "그 commit 은 조건문 안에 있나요? 꼬리의 반복에서 그룹 수는 어떻게 되나요?",
+              "commit_before_issue": "이 반복의 발행과 commit 중 무엇이 먼저인가요? 발행한 복사는 어느 그룹에 들어가나요?",
+              "compute_before_wait": "compute_tile 이 wait 보다 위에 있나요?",
+              "prefetch_distance": "프롤로그가 채운 타일은 몇 개인가요? 그다음에 미리 읽을 타일은 kt 에서 얼마나 "
+                                   "떨어져 있나요?",
+              "overwrite_stage": "그 발행이 쓰는 버퍼를 마지막으로 읽은 것은 언제이고, 그 뒤에 배리어가 있었나요?",
+              "stage_mismatch": "발행할 때의 버퍼 번호와 계산할 때의 버퍼 번호를 같은 규칙으로 정했나요?",
+              "compute_stage": "타일 kt 는 어느 버퍼에 들어 있나요?",
+              "wait_too_large": "그 wait 직전까지 commit 된 그룹 수와, 타일 kt 의 그룹 순서를 세어 보세요. N 은 몇 "
+                                "이하여야 하나요?",
+              "no_barrier_after_wait": "wait 가 보장하는 것은 누구의 복사인가요? 다른 스레드가 복사한 원소를 읽기 전에 "
+                                       "무엇이 필요한가요?",
+              "two_barriers": "두 배리어가 각각 무엇을 보장하나요? 이 순서에서 하나가 둘의 일을 함께 할 수 있나요?",
+              "no_overlap": "타일 kt 를 계산할 때 타일 kt + 1 의 복사는 끝나 있어야 하나요, 날아가는 중이어도 되나요?",
+              "extra_iterations": "K 를 8 로 나눈 올림이 타일 수입니다. 여러분의 n_tiles 는 K = 40 에서 얼마인가요?",
+              "race": "검출기가 가리킨 두 줄 사이에 무엇이 빠졌나요: wait, 배리어, 아니면 다른 버퍼인가요?",
+          },
+          solution="answers/ch09/ex09_pipeline.py::pipeline3", name="my_pipeline3",
+          preamble='''
+from numba import cuda, float32
+from kernels_numba.infra import ptx
+from kernels_numba.common import S3, T8, compute_tile, issue_tile, prologue, store_c, thread_coords
+''', template='''
+@cuda.jit
+def my_pipeline3(A, B, C, alpha, beta):
+    """3단 cp.async 파이프라인 (타일 8×8, BK = 8): K 루프를 채우세요."""
+    As = cuda.shared.array((S3, T8, T8), float32)
+    Bs = cuda.shared.array((S3, T8, T8), float32)
+    tx, ty, row, col = thread_coords(T8)
+    n_tiles = (A.shape[1] + T8 - 1) // T8
+    prologue(A, B, As, Bs, n_tiles)          # 타일 0, 1 발행, 각각 commit (타일이 모자라면 빈 그룹)
+    acc = float32(0.0)
+    for kt in range(n_tiles):
+        raise NotImplementedError("wait_group(N) → 배리어 → 타일 kt+2 발행 → commit → compute_tile 순서로 채우세요")
+    store_c(C, row, col, acc, alpha, beta)
+''')
+def check_pipeline(student):
+    return _run_pipeline("09-1", student)
+
+
+# ------------------------------------------------------------------------------------ copy-back checks (09-2, 09-3)
+
+def _simulated(launch):
+    """Run launch() with the race detector collecting (simulator); returns its report (None on the GPU)."""
+    if not device.SIMULATOR:
+        launch()
+        return None
+    with racecheck.collect() as report:
+        launch()
+    return report
+
+
+def _misaligned(ex_id, exc, what, shape=""):
+    """The misaligned-address fault (the simulator names the thread; the GPU's CUDA error does not), and what it
+    means for this copy."""
+    text = str(exc)
+    thread = text.split(":", 1)[0] if text.startswith("tid=") else ""
+    gpu = "" if device.SIMULATOR else ("  GPU 는 어느 스레드인지 알려 주지 않습니다 (시뮬레이터는 스레드와 줄을 밝힙니다)."
+                                       + _DEAD_CONTEXT)
+    return fail(ex_id, "misaligned", "16바이트 복사의 주소가 16바이트 정렬이 아닙니다"
+                + (f" ({thread})" if thread else "") + f": {what}", shape,
+                diagnose.Foreign("  " + text.splitlines()[0][:400]), gpu,
+                where=probe.line_text(core._student_site(exc.__traceback__)))
+
+
+def _is_misaligned(exc):
+    """The simulator's fault or the GPU's CUDA_ERROR_MISALIGNED_ADDRESS."""
+    return isinstance(exc, MisalignedAddressError) or "MISALIGNED_ADDRESS" in str(exc)
+
+
+_DEAD_CONTEXT = " (이 오류 뒤에는 CUDA 컨텍스트를 쓸 수 없습니다: 노트북 커널을 다시 시작하세요.)"
+
+
+def _gpu_note():
+    return gpu_note(" (GPU 에는 경쟁 검출기가 없어, 타이밍에 따라 맞게 나오는 경쟁은 여기서 보이지 않습니다: GPU 없는 "
+                    "환경의 시뮬레이터에서도 확인해 보세요.)")
+
+
+def _aligned(a):
+    """A copy of a whose data starts on a 64-byte boundary (16-byte copies read it; numpy promises less)."""
+    buf = np.empty(a.nbytes + 64, np.uint8)
+    off = -buf.__array_interface__["data"][0] % 64
+    out = buf[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def _where(arr, value):
+    """(row, col) of `value` in a 2-D array of distinct random values, or None."""
+    hits = np.argwhere(arr == value)
+    return tuple(int(i) for i in hits[0]) if len(hits) else None
+
+
+# ------------------------------------------------------------------------------------ 09-2: thread -> float4
+
+VBM, VBN, VBK, VEC, VTHREADS = 32, 32, 8, 4, 64
+VEC_TILES = (3, 0, 4)                    # the K tile copied into buffers 0, 1, 2: never the buffer's own number
+
+
+def _vec_kernel(issue, stages):
+    """Each block issues K tile kts[s] into buffer s (s < stages) with the student's function, waits for all, and
+    writes its shared tiles out, so the check sees exactly what landed where."""
+
+    @cuda.jit
+    def kernel(A, B, kts, Aout, Bout):
+        As = cuda.shared.array((stages, VBM, VBK), float32, alignment=16)
+        Bs = cuda.shared.array((stages, VBK, VBN), float32, alignment=16)
+        tid = cuda.threadIdx.x
+        by, bx = cuda.blockIdx.y, cuda.blockIdx.x
+        for s in range(stages):
+            issue(As, Bs, s, A, B, kts[s], tid, by * VBM, bx * VBN)
+            ptx.cp_async_commit_group()
+        ptx.cp_async_wait_group_0()
+        cuda.syncthreads()
+        for i in range(tid, stages * VBM * VBK, VTHREADS):
+            s, m, k = i // (VBM * VBK), (i // VBK) % VBM, i % VBK
+            Aout[by, bx, s, m, k] = As[s, m, k]
+        for i in range(tid, stages * VBK * VBN, VTHREADS):
+            s, k, n = i // (VBK * VBN), (i // VBN) % VBK, i % VBN
+            Bout[by, bx, s, k, n] = Bs[s, k, n]
+    return kernel
+
+
+def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
+    """Holes (NaN: no copy landed there) or values from the wrong place of X (with one example)."""
+    holes = np.isnan(got)
+    wrong = ~holes & (got != want)
+    if holes.any():
+        rows = sorted({int(i) for i in np.argwhere(holes)[:, -2]})
+        return fail(ex_id, "holes", f"{name} 타일의 일부 원소에 아무 복사도 도착하지 않았습니다 (NaN {int(holes.sum())}개, "
+                    f"타일 행 {rows[:8]}{' …' if len(rows) > 8 else ''}): 64 스레드의 float4 가 타일을 빈틈없이 덮는지, "
+                    "한 행의 float4 개수로 tid 를 나눴는지 보세요.")
+    if wrong.any():
+        idx = tuple(int(i) for i in np.argwhere(wrong)[0])
+        src = _where(X, got[idx])
+        exp = coords(idx)
+        s = idx[2]
+        k_axis = 1 if name == "A" else 0
+        came = []                     # the K tile each buffer's first element came from (block (0, 0))
+        for b in range(len(kts)):
+            w = _where(X, got[(0, 0, b, 0, 0)])
+            came.append(None if w is None else w[k_axis] // VBK)
+        if came == list(range(len(kts))) and list(kts) != came:
+            return fail(ex_id, "stage_for_tile", f"{name} 타일의 K 오프셋을 버퍼 번호로 계산했습니다: 버퍼 {s}에 "
+                        f"{josa(f'K 타일 {kts[s]}', '이/가')} 와야 하는데 K 타일 {s}의 값이 왔습니다. 버퍼 번호(stage)는 "
+                        f"공유 메모리의 어디에 둘지를, 타일 번호(kt)는 글로벌 행렬의 어디서 읽을지를 정합니다: {S3}단 "
+                        f"파이프라인에서 타일 kt 는 {josa(f'버퍼 kt % {S3}', '으로/로')} 가므로, 둘은 kt = {S3} 부터 "
+                        "달라집니다.")
+        if came == [0] * len(kts):
+            return fail(ex_id, "no_k_offset", f"{name} 타일이 버퍼마다 K 타일 0 의 값입니다: 글로벌 주소에 K 타일의 "
+                        f"오프셋(kt 번째 타일이 시작하는 {'열' if name == 'A' else '행'})이 빠졌습니다. 버퍼 0·1·2 에는 "
+                        f"{josa('K 타일 ' + ', '.join(map(str, kts)), '이/가')} 와야 합니다.")
+        where_from = f"{name}{list(src)}" if src else "행렬에 없는 값"
+        return fail(ex_id, "misplaced", f"{name} 타일의 원소가 엉뚱한 곳에서 왔습니다: 블록 {idx[:2]}, 버퍼 {s}(K 타일 "
+                    f"{kts[s]}), 타일 ({idx[3]}, {idx[4]})에는 {josa(f'{name}{list(exp)}', '이/가')} 와야 하는데 "
+                    f"{josa(where_from, '이/가')} 왔습니다. 글로벌 주소의 행·열(블록 오프셋 block_row / block_col, K 타일 "
+                    "오프셋)을 확인하세요.")
+    return None
+
+
+@exercise("09-2", "16바이트 복사: 스레드 → float4 매핑", "6절, 정렬 규칙",
+          hints=("16바이트 복사 하나는 float 네 개를 옮기므로, 타일의 한 행은 float4 몇 개로 나뉩니다. 스레드 64개가 "
+                 "타일마다 float4 하나씩을 맡고, A 와 B 는 타일 모양이 달라 한 행의 float4 개수도 다릅니다. 열은 float "
+                 "단위이고 16 B 경계에서 시작해야 합니다.",
+                 "A 타일(32×8)의 한 행에는 float4 가 몇 개 있나요? B 타일(8×32)은요? tid 를 그 수로 나눈 몫과 나머지는 "
+                 "각각 무엇이 되나요? 글로벌 행렬에서 이 타일은 어디서 시작하나요?"),
+          questions={
+              "misaligned": "그 복사의 열 인덱스는 float 4개의 배수인가요? 타일의 열을 float4 번호로 세었다면 float "
+                            "단위로 바꿨나요?",
+              "overlap": "같은 float4 를 복사한 두 스레드의 tid 를 보세요. tid 를 나누는 수는 그 타일 한 행의 float4 "
+                         "개수인가요?",
+              "out_of_bounds": "A 타일과 B 타일의 모양이 다릅니다. 각 매핑을 그 타일의 모양으로 나눴나요?",
+              "holes": "64 스레드가 맡는 float4 를 모두 모으면 타일을 빈틈없이 덮나요?",
+              "misplaced": "틀린 원소의 글로벌 (행, 열)을 블록 오프셋과 K 타일 오프셋으로 적어 보세요. 어느 쪽이 "
+                           "빠졌나요?",
+              "stage_for_tile": "글로벌 열(A) 또는 행(B)의 K 오프셋에 쓴 변수는 stage 인가요, kt 인가요?",
+              "no_k_offset": "A 의 글로벌 열과 B 의 글로벌 행은 K 타일 번호에 따라 달라지나요?",
+          },
+          solution="answers/ch09/ex09_vec_map.py::issue_vec", name="my_issue_vec",
+          preamble='''
+from numba import cuda
+from kernels_numba.infra import ptx
+BM, BN, BK, VEC = 32, 32, 8, 4          # 블록 타일 32×32, K 타일 8, 복사 하나에 float 4개 (16 B); 스레드 64개
+''', template='''
+@cuda.jit(device=True)
+def my_issue_vec(As, Bs, stage, A, B, kt, tid, block_row, block_col):
+    """스레드 tid(0..63)의 16바이트 cp.async 두 개: A 타일(BM×BK)의 float4 하나, B 타일(BK×BN)의 float4 하나."""
+    raise NotImplementedError("tid 를 타일의 (행, 열)로 나누고 ptx.cp_async_cg_16(As, stage, 행, 열, A, 글로벌 행, 글로벌 열) 을 부르세요")
+''')
+def check_vec_map(student, M=64, N=64, K=40):
+    stages, kts = len(VEC_TILES), np.array(VEC_TILES, np.int32)
+    rng = np.random.default_rng(9 + 7919 * core.VARIANT[0])
+    A = _aligned(rng.standard_normal((M, K)).astype(np.float32))
+    B = _aligned(rng.standard_normal((K, N)).astype(np.float32))
+    gy, gx = M // VBM, N // VBN
+    Aout = np.full((gy, gx, stages, VBM, VBK), np.nan, np.float32)
+    Bout = np.full((gy, gx, stages, VBK, VBN), np.nan, np.float32)
+    kernel = _vec_kernel(student, stages)
+    shape = f"  (A {M}×{K}, B {K}×{N}: 블록 {gy * gx}개, 버퍼 0·1·2 에 K 타일 {', '.join(map(str, VEC_TILES))})"
+    try:
+        report = _simulated(lambda: kernel[(gx, gy), VTHREADS](A, B, kts, Aout, Bout))
+    except IndexError as exc:
+        side = "목적지(공유 메모리 타일)" if "목적지" in str(exc) else "원본(글로벌 행렬)"
+        return fail("09-2", "out_of_bounds", f"복사의 {side} 위치가 배열 밖입니다: A 타일은 BM×BK = 32×8, B 타일은 "
+                    "BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).",
+                    shape, diagnose.Foreign("  " + str(exc).splitlines()[0][:400]),
+                    where=probe.line_text(core._student_site(exc.__traceback__)))
+    except Exception as exc:
+        if "ILLEGAL_ADDRESS" in str(exc):
+            return fail("09-2", "out_of_bounds", "GPU 가 잘못된 주소(illegal address)에 접근했습니다: 복사의 목적지나 원본이 "
+                        "배열 밖입니다. A 타일은 32×8, B 타일은 8×32 입니다." + _DEAD_CONTEXT, shape)
+        if not _is_misaligned(exc):
+            raise
+        return _misaligned("09-2", exc, "열 인덱스가 float 4개(16 B)의 배수인지 보세요: 타일의 열은 float4 번호가 "
+                           "아니라 float 번호입니다.", shape)
+    if report and report.races:
+        h = report.races[0]
+        if h.kind in ("WAW", "IN_FLIGHT") and h.first_what == "cp.async" and h.second_what == "cp.async":
+            return fail("09-2", "overlap", f"두 스레드가 같은 {josa(f'float4 ({h.array}{list(h.index)})', '을/를')} 복사합니다: 매핑이 "
+                        "겹치면 어떤 float4 는 아무도 복사하지 않습니다. tid 를 나누는 수가 그 타일 한 행의 float4 "
+                        "개수인지 보세요 (A 와 B 가 다릅니다).", shape, "", diagnose.Foreign(h.ko),
+                        where=diagnose.race_where(report))
+        return fail("09-2", "race", "공유 메모리 경쟁(race)이 있습니다.", shape, *diagnose.race_lines(report),
+                    where=diagnose.race_where(report))
+    want_a = np.stack([np.stack([np.stack([A[y * VBM:(y + 1) * VBM, t * VBK:(t + 1) * VBK] for t in VEC_TILES])
+                                 for x in range(gx)]) for y in range(gy)])
+    want_b = np.stack([np.stack([np.stack([B[t * VBK:(t + 1) * VBK, x * VBN:(x + 1) * VBN] for t in VEC_TILES])
+                                 for x in range(gx)]) for y in range(gy)])
+    res = (_tile_diagnosis("09-2", "A", Aout, want_a, A, lambda i: (i[0] * VBM + i[3], VEC_TILES[i[2]] * VBK + i[4]),
+                           VEC_TILES)
+           or _tile_diagnosis("09-2", "B", Bout, want_b, B, lambda i: (VEC_TILES[i[2]] * VBK + i[3], i[1] * VBN + i[4]),
+                              VEC_TILES))
+    if res is not None:
+        res.details.insert(0, shape)
+        return res
+    return passed("09-2", f"블록 {gy * gx}개 × 버퍼 {stages}개(버퍼 번호와 다른 K 타일)의 A·B 타일이 모두 제자리에 "
+                  "도착했습니다" + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "." + _gpu_note()))
+
+
+# ------------------------------------------------------------------------------------ 09-3: zero-fill edges
+
+ZR, ZC = 8, 16                           # the copy kernel's tile: 8 rows × 16 floats, 32 threads, one float4 each
+PAD = np.float32(7777.0)                 # what X holds past its logical edge (the copy must never read it)
+
+
+def _picture(mask):
+    """diagnose.heatmap, labelled for a copied tile rather than C."""
+    return diagnose.heatmap(mask).replace("C 의 틀린 원소", "복사된 타일의 틀린 원소", 1)
+
+
+def _zfill_kernel(copy):
+    """Each thread copies one float4 of its block's 8×16 tile with the student's function into buffer 1, waits,
+    and writes that buffer out (the whole tile, inside X or not)."""
+
+    @cuda.jit
+    def kernel(X, out, rows, cols):
+        S = cuda.shared.array((2, ZR, ZC), float32, alignment=16)
+        tid = cuda.threadIdx.x
+        srow, scol = tid // (ZC // 4), (tid % (ZC // 4)) * 4
+        grow, gcol = cuda.blockIdx.y * ZR + srow, cuda.blockIdx.x * ZC + scol
+        copy(S, 1, srow, scol, X, grow, gcol, rows, cols)
+        ptx.cp_async_commit_group()
+        ptx.cp_async_wait_group_0()
+        cuda.syncthreads()
+        for j in range(4):
+            out[grow, gcol + j] = S[1, srow, scol + j]
+    return kernel
+
+
+def _zfill_case(student, rows, cols, seed=3):
+    """(out, want, copies) for one logical shape: X's rows are padded to a multiple of 4 floats (+4) filled with PAD;
+    copies: per thread the (grow, gcol, src_size) of its zero-fill copies, recorded while it ran (simulator)."""
+    ld = -(-cols // 4) * 4 + 4
+    rng = np.random.default_rng(seed + 7919 * core.VARIANT[0])
+    X = _aligned(np.full((rows, ld), PAD, np.float32))
+    X[:, :cols] = rng.uniform(1.0, 2.0, (rows, cols)).astype(np.float32)     # never 0, never PAD
+    gy, gx = -(-rows // ZR), -(-cols // ZC)
+    out = np.full((gy * ZR, gx * ZC), np.nan, np.float32)
+    want = np.zeros_like(out)
+    want[:rows, :cols] = X[:, :cols]
+    kernel = _zfill_kernel(student)
+    rec = None
+    if device.SIMULATOR:
+        with probe.recording(shared=False) as rec:
+            try:
+                kernel[(gx, gy), ZR * ZC // 4](X, out, np.int32(rows), np.int32(cols))
+            except Exception as exc:
+                exc._sgemm_recording = rec
+                raise
+    else:
+        kernel[(gx, gy), ZR * ZC // 4](X, out, np.int32(rows), np.int32(cols))
+    return out, want, rec
+
+
+def _size_finding(rec, rows, cols):
+    """A src-size that cannot be right, read from the copy calls' own arguments: (code, message, site) or None."""
+    if rec is None:
+        return None
+    for (block, thread), evs in rec.events.items():
+        for e in evs:
+            if e.kind != "copy" or not e.what or not e.what.endswith("zfill") or not e.args:
+                continue
+            size = e.args[-1]
+            tid = thread[0]
+            srow, scol = tid // (ZC // 4), (tid % (ZC // 4)) * 4
+            grow, gcol = block[1] * ZR + srow, block[0] * ZC + scol
+            n = min(4, cols - gcol) if grow < rows and gcol < cols else 0
+            at = f" (스레드 {tid}, 블록 {block[:2]}: 글로벌 (grow, gcol) = ({grow}, {gcol}), 행렬 안의 float {n}개)"
+            if size is None:
+                continue
+            if size < 0:
+                why = (f"{josa(f'gcol = {gcol}', '은/는')} 이미 cols = {cols} 이상이라 cols − gcol 이 음수입니다"
+                       if gcol >= cols else f"{josa(f'grow = {grow}', '이/가')} rows = {rows} 이상입니다" if grow >= rows
+                       else "")
+                return ("negative_size", f"src-size 가 음수({size})입니다{at}: " + (why + ". " if why else "") +
+                        "읽을 float 의 개수는 0 보다 작을 수 없습니다: 통째로 밖인 벡터는 0, 경계에 걸친 벡터는 안쪽 "
+                        "개수입니다.", e.site)
+            if size > 16:
+                return ("size_too_large", f"src-size 가 {size} 바이트입니다{at}: 16바이트 복사가 읽을 수 있는 것은 "
+                        "최대 16 바이트입니다.", e.site)
+            if size % 4 and size == n:
+                return ("src_size_units", f"src-size 에 float 개수({size})를 넘겼습니다{at}: src-size 는 바이트 "
+                        "수입니다 (0, 4, 8, 12, 16).", e.site)
+            if size % 4:
+                return ("src_size_units", f"src-size 가 {size} 바이트입니다{at}: float 하나가 4 바이트이므로 0, 4, 8, "
+                        "12, 16 중 하나여야 합니다.", e.site)
+    return None
+
+
+@exercise("09-3", "16바이트 복사의 zero-fill 경계 (src-size)", "6절, 경계",
+          hints=("src-size 형태의 cp.async 는 앞의 src-size 바이트만 읽고 나머지를 0 으로 채웁니다. 그러니 이 벡터의 "
+                 "float 네 개 중 행렬 안에 있는 것이 몇 개인지가 전부입니다: 행이 밖이면 하나도 없고, 열은 경계에 걸칠 수 "
+                 "있습니다. 행렬의 크기는 X 의 모양이 아니라 rows, cols 입니다.",
+                 "벡터가 통째로 행렬 밖이면 읽을 float 는 몇 개이고, 그때 주는 주소는 어디여야 하나요? 경계에 걸친 벡터는 "
+                 "안쪽 float 가 몇 개인가요? src-size 의 단위는 무엇인가요?"),
+          questions={
+              "edge_overread": "행렬 밖인 float 까지 읽는 복사의 src-size 는 얼마인가요? 그 벡터 안의 float 중 행렬 "
+                               "안에 있는 것은 몇 개인가요? 경계를 X.shape 로 판단하지 않았나요?",
+              "edge_zeroed": "경계에 걸친 벡터에서 src-size 를 0 이나 16 으로만 정하지 않았나요?",
+              "src_size_units": "src-size 의 단위는 float 개수인가요, 바이트인가요?",
+              "negative_size": "통째로 밖인 벡터에서 여러분의 '안쪽 float 개수'는 얼마가 되나요? 0 보다 작아지지 "
+                               "않게 하려면요?",
+              "size_too_large": "16바이트 복사가 읽을 수 있는 가장 큰 src-size 는 얼마인가요?",
+              "out_of_bounds": "통째로 밖인 벡터에도 주소를 줍니다. 그 주소는 X 안에 있나요? 행 검사를 했나요?",
+              "misaligned": "경계에서 시작 열을 옮기지 않았나요? 16바이트 복사의 시작은 어디여야 하나요?",
+              "wrong_values": "목적지와 원본의 인덱스를 받은 그대로 복사에 넘겼나요?",
+          },
+          solution="answers/ch09/ex09_zfill.py::copy16", name="my_copy16",
+          preamble='''
+from numba import cuda
+from kernels_numba.infra import ptx
+''', template='''
+@cuda.jit(device=True)
+def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
+    """S[stage, srow, scol:scol+4] <- X[grow, gcol:gcol+4], 16바이트 cp.async 하나; 행렬(rows × cols) 밖은 0."""
+    raise NotImplementedError("행렬 안의 float 개수 n(0..4)을 세고 ptx.cp_async_cg_16_zfill(..., src-size) 를 부르세요")
+''')
+def check_zfill(student):
+    shapes = ((10, 13), (7, 6), (9, 32), (3, 2), (17, 20), (1, 5))
+    for rows, cols in shapes:
+        shape = f"  행렬 rows × cols = {rows} × {cols} (X 의 행 길이 {-(-cols // 4) * 4 + 4}: 그 뒤는 행렬 밖)"
+        with context(shape):
+            try:
+                out, want, rec = _zfill_case(student, rows, cols)
+            except (ValueError, IndexError) as exc:
+                found = _size_finding(getattr(exc, "_sgemm_recording", None), rows, cols)
+                if found is not None:
+                    code, msg, site = found
+                    return fail("09-3", code, msg, shape, diagnose.Foreign("  " + str(exc).splitlines()[0][:300]),
+                                where=probe.line_text(site))
+                if isinstance(exc, ValueError):
+                    raise
+                return fail("09-3", "out_of_bounds", "복사의 원본 주소가 X 밖입니다. 읽는 바이트가 있는(n > 0) 복사라면 행 "
+                            "검사(grow < rows)가 빠졌습니다. 통째로 밖인 벡터(n = 0)라면: 하드웨어는 src-size 0 이면 "
+                            "아무것도 읽지 않아 GPU 에서는 지나갈 수 있지만, 이 과정은 async_vec 처럼 그런 복사의 주소도 X "
+                            "안((0, 0) 등)에 두고, 시뮬레이터가 그것을 검사합니다.", shape,
+                            diagnose.Foreign("  " + str(exc).splitlines()[0][:300]),
+                            where=probe.line_text(core._student_site(exc.__traceback__)))
+            except Exception as exc:
+                if "ILLEGAL_ADDRESS" in str(exc):
+                    return fail("09-3", "out_of_bounds", "GPU 가 잘못된 주소(illegal address)에 접근했습니다: 복사의 원본이 "
+                                "X 밖입니다. 행 검사(grow < rows)를 확인하세요." + _DEAD_CONTEXT, shape)
+                if not _is_misaligned(exc):
+                    raise
+                return _misaligned("09-3", exc, "16바이트 복사는 시작 열을 옮기면 안 됩니다: 경계에서도 (grow, gcol) "
+                                   "또는 (0, 0)에서 시작하고, 읽을 바이트 수만 src-size 로 줄이세요.", shape)
+        over = out == PAD
+        inside = np.zeros_like(over)
+        inside[:rows, :cols] = True
+        zeroed = inside & (out == 0)
+        bad = ~np.isclose(out, want, equal_nan=False)
+        found = _size_finding(rec, rows, cols) if bad.any() else None
+        if found is not None:
+            code, msg, site = found
+            return fail("09-3", code, msg, shape, _picture(bad), where=probe.line_text(site))
+        if over.any():
+            r, c = (int(i) for i in np.argwhere(over)[0])
+            side = "행(grow ≥ rows)" if r >= rows else "열(gcol + j ≥ cols)"
+            return fail("09-3", "edge_overread", f"행렬 밖을 읽었습니다: {josa(f'출력 ({r}, {c})', '은/는')} 0 이어야 하는데 X 의 행렬 밖 값 "
+                        f"{josa(f'{PAD:g}', '이/가')} 왔습니다 ({side} 경계). src-size 를 행렬 안의 float 개수 × 4 바이트로 줄이세요 "
+                        "(X.shape 가 아니라 rows, cols 로 판단).", shape, _picture(over))
+        if zeroed.any():
+            return fail("09-3", "edge_zeroed", f"행렬 안의 원소 {int(zeroed.sum())}개가 0 이 되었습니다: 일부만 행렬 안인 "
+                        "벡터(경계에 걸친 float4)에서도 행렬 안쪽의 float 는 모두 읽어야 합니다. src-size 는 0 이나 16 "
+                        "만이 아니라 4·(안쪽 float 개수)입니다.", shape, _picture(zeroed))
+        if bad.any():
+            return fail("09-3", "wrong_values", f"틀린 원소 {int(bad.sum())}개 (NaN 은 복사가 도착하지 않은 자리): "
+                        "목적지와 원본의 인덱스를 받은 그대로 복사에 넘겼는지 보세요.", shape,
+                        _picture(bad))
+    return passed("09-3", f"{len(shapes)}가지 모양(경계에 걸친 float4, 통째로 밖인 float4, 16보다 좁은 행렬, 한 행뿐인 "
+                  "행렬 포함)에서 "
+                  "행렬 안은 그대로, 밖은 0 입니다.")
+
+
+for _id in ("09-1", "09-2", "09-3"):     # cp.async: a CC 7.5 GPU checks these on the simulator only
+    EXERCISES[_id].min_cc = (8, 0)

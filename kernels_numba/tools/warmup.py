@@ -1,0 +1,65 @@
+"""Compile a chapter's kernels into jitcache's disk cache ahead, in background processes: `warm(names, demos)` starts
+them (`python -m kernels_numba.tools.warmup NAME ... demo:MODULE ...`), and a launch waits only for the kernel it needs
+(jitcache.wait_ready). A tool above the registry: jitcache itself (which the registry uses) knows no kernel names."""
+import importlib
+import os
+import subprocess
+import sys
+import time
+
+from .. import registry
+from ..infra import device, jitcache
+from .offline import SIG
+
+
+def _targets(names, demos):
+    """[(dispatcher, signature)] of registered kernels `names` and of the kernels of demo modules `demos`."""
+    out = []
+    for name in names:
+        spec = registry.get(name)
+        if spec.runs_here():
+            out.append((spec.kernel, getattr(spec.module, "SIG", SIG)))
+    for mod in demos:
+        m = importlib.import_module(f"kernels_numba.demos.{mod}")
+        for value in vars(m).values():
+            if jitcache.key_of(value) is not None and (value, getattr(m, "SIG", SIG)) not in out:
+                out.append((value, getattr(m, "SIG", SIG)))
+    return out
+
+
+def warm(names, demos=(), workers=None):
+    """Start background processes compiling registered kernels `names` and the kernels of demo modules `demos` for
+    this GPU into the disk cache; returns them (none on the simulator, with the cache off, or with nothing to do)."""
+    if device.MODE != "gpu" or jitcache.folder() is None or not (names or demos):
+        return []
+    cpus = os.cpu_count() or 2
+    workers = workers or max(1, min(8, cpus // 2, len(names) + len(demos)))
+    jobs = [[] for _ in range(workers)]
+    for i, item in enumerate([*names, *(f"demo:{d}" for d in demos)]):
+        jobs[i % workers].append(item)            # round robin: every worker starts with an early kernel
+    root = str(jitcache.PACKAGE.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    procs = []
+    for job in jobs:
+        if job:
+            procs.append(subprocess.Popen([sys.executable, "-m", "kernels_numba.tools.warmup", *job], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          start_new_session=True))
+    jitcache._WARMING.extend(procs)  # wait_ready waits on a lock only where this process started some
+    return procs
+
+
+def _main(items):
+    names = [i for i in items if not i.startswith("demo:")]
+    demos = [i[5:] for i in items if i.startswith("demo:")]
+    for kernel, sig in _targets(names, demos):
+        t0 = time.time()
+        try:
+            jitcache.compile_locked(kernel, sig)
+        except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
+            pass
+        jitcache.log("jit", str(jitcache.key_of(kernel) or getattr(kernel, "__name__", "?")).replace(" ", ""), t0)
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

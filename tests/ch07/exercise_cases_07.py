@@ -1,0 +1,59 @@
+"""Typical wrong answers of notebook 07's exercises (edits of answers/ch07/ex07_*.py) and the diagnosis each must get."""
+CASES = {
+    "07-1": [
+        ("no_stride", [("thread_row = ty * TM ", "thread_row = ty "), ("thread_col = tx * TN ", "thread_col = tx ")],
+         "overlap"),
+        ("swapped_xy", [("thread_row = ty * TM ", "thread_row = tx * TM "), ("thread_col = tx * TN ", "thread_col = ty * TN ")],
+         "swapped_xy"),
+        ("tm_tn_mixed", [("thread_row = ty * TM ", "thread_row = ty * TN "), ("thread_col = tx * TN ", "thread_col = tx * TM ")],
+         "tm_tn_mixed"),
+        ("block_offset_added", [("thread_row = ty * TM ", "thread_row = cuda.blockIdx.y * 32 + ty * TM ")], "block_offset"),
+        ("rows_only_stride", [("thread_col = tx * TN ", "thread_col = tx ")], "overlap"),
+        ("column_first", [("return thread_row, thread_col", "return thread_col, thread_row")], "return_order"),
+    ],
+    "07-2": [
+        ("stride_by_rows", [("stride = THREADS // cols ", "stride = THREADS // rows ")], "out_of_tile"),
+        ("p_without_stride", [("return tid // cols + p * stride, tid % cols", "return tid // cols + p, tid % cols")],
+         "overlap"),
+        ("no_pass_offset", [("return tid // cols + p * stride, tid % cols", "return tid // cols, tid % cols")],
+         "pass_repeat"),
+        ("row_col_swapped", [("return tid // cols + p * stride, tid % cols", "return tid % cols + p * stride, tid // cols")],
+         "out_of_tile"),
+        ("calls_load_map", [("from course.ch07_register_blocking.exercises import THREADS",
+                             "from course.ch07_register_blocking.exercises import THREADS\nimport course.ch07_register_blocking.lesson as L7"),
+                            ("return tid // cols + p * stride, tid % cols",
+                             "return L7.load_map(THREADS, rows, cols, stride)[(tid, p)]")], "host_helper"),
+        ("divides_by_rows", [("return tid // cols + p * stride, tid % cols", "return tid // rows + p * stride, tid % rows")],
+         "out_of_tile"),
+        # a column of the tile per run of consecutive threads: right values, scattered global reads
+        ("column_major", [("return tid // cols + p * stride, tid % cols",
+                           "return tid % rows, tid // rows + p * (THREADS // rows)")], "uncoalesced"),
+    ],
+    "07-3": [
+        ("ra_no_m", [("rA[m] = As[thread_row + m, k]", "rA[m] = As[thread_row, k]")], "ra_index"),
+        ("rb_no_n", [("rB[n] = Bs[k, thread_col + n]", "rB[n] = Bs[k, thread_col]")], "rb_index"),
+        ("overwrite", [("rC[m, n] += rA[m] * rB[n]", "rC[m, n] = rA[m] * rB[n]")], "overwrite"),
+        ("no_k_loop", [("    for k in range(BK):\n", "    for k in range(1):\n")], "one_k_per_tile"),
+        ("reset_rc", [("    for k in range(BK):\n", "    for m in range(TM):\n        for n in range(TN):\n"
+                       "            rC[m, n] = 0.0\n    for k in range(BK):\n")], "acc_reset"),
+        ("rb_transposed", [("rB[n] = Bs[k, thread_col + n]", "rB[n] = Bs[thread_col + n, k]")], "out_of_bounds"),
+        # rB never filled: the NaN comes from a register array, not from shared memory
+        ("rb_never_filled", [("            rB[n] = Bs[k, thread_col + n]      # row k of this thread's TN columns of the B tile\n",
+                              "            pass\n")], "register_unfilled"),
+        ("inner_product", [("    for k in range(BK):\n        for m in range(TM):\n            rA[m]",
+                            "    for m in range(TM):\n        for n in range(TN):\n            for k in range(BK):\n"
+                            "                rC[m, n] += As[thread_row + m, k] * Bs[k, thread_col + n]\n"
+                            "    for k in range(0):\n        for m in range(TM):\n            rA[m]")], "no_register_reuse"),
+    ],
+    "07-4": [
+        ("no_alloc_unit", [("per_warp = -(-regs * WARP // alloc_unit) * alloc_unit", "per_warp = regs * WARP")],
+         "no_alloc_unit"),
+        ("no_subpartition", [("warps_per_sm = (regs_per_sm // sub_partitions // per_warp) * sub_partitions",
+                              "warps_per_sm = regs_per_sm // per_warp")], "no_subpartition"),
+        ("float_blocks", [("return warps_per_sm // warps", "return warps_per_sm / warps")], "not_whole_blocks"),
+        # a mistake of no known kind: the diagnosis shows an example against the model
+        ("one_block_too_many", [("return warps_per_sm // warps", "return warps_per_sm // warps + 1")], "mismatch"),
+        ("division", [("    warps = -(-threads // WARP)\n    per_warp", "    return regs_per_sm // (regs * threads)\n    per_warp")],
+         "division"),
+    ],
+}

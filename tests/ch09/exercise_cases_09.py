@@ -1,0 +1,89 @@
+"""Typical wrong answers of notebook 09's exercises (format: tests/exercise_cases.py)."""
+_WAIT = "        ptx.cp_async_wait_group_1()  "
+_BAR = "        cuda.syncthreads()           "
+_COMMIT = "        ptx.cp_async_commit_group()  "
+
+# the whole loop body of answers/ch09/ex09_pipeline.py, to rewrite it in the other (two-barrier) order
+_BODY = """        ptx.cp_async_wait_group_1()          # S-2 = 1: S-1+kt groups committed, so groups 0..kt (tile kt) are mine
+        cuda.syncthreads()                   # everyone's copies of tile kt landed; everyone finished tile kt-1
+        if kt + S3 - 1 < n_tiles:            # its buffer (kt-1) % S3 was released by the barrier above
+            issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)
+        ptx.cp_async_commit_group()          # every iteration, an empty group in the tail: the count above holds
+        acc = compute_tile(As, Bs, kt % S3, acc)
+"""
+
+
+def _two_barrier(second_barrier=True, commit_in_if=False):
+    """The seed's order: prefetch, commit, wait_group(S-1), barrier, compute, barrier."""
+    commit = "            ptx.cp_async_commit_group()\n" if commit_in_if else ""
+    return [(_BODY, "        if kt + S3 - 1 < n_tiles:\n"
+                    "            issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)\n" + commit
+             + ("" if commit_in_if else "        ptx.cp_async_commit_group()\n")
+             + "        ptx.cp_async_wait_group_2()\n        cuda.syncthreads()\n"
+             + "        acc = compute_tile(As, Bs, kt % S3, acc)\n"
+             + ("        cuda.syncthreads()\n" if second_barrier else ""))]
+
+
+CASES = {
+    "09-1": [
+        # wait_group(S-1) in the one-barrier order: tile kt's group is still pending when it is computed
+        ("wait_n_too_large", [(_WAIT, "        ptx.cp_async_wait_group_2()  ")], "wait_too_large"),
+        ("no_wait", [(_WAIT, "        pass                         ")], "no_wait"),
+        ("no_barrier_after_wait", [(_BAR, "        pass                         ")], "no_barrier_after_wait"),
+        # the wait inside an if: iteration 0 computes without waiting (not a commit problem)
+        ("wait_inside_if", [(_WAIT, "        if kt > 0:\n            ptx.cp_async_wait_group_1()\n        ")], "wait_skipped"),
+        # the prefetch distance of a double buffer: the N is right, the distance is not
+        ("prefetch_distance_one", [("issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)",
+                                    "issue_tile(A, B, As, Bs, (kt + 1) % S3, kt + 1)"),
+                                   ("if kt + S3 - 1 < n_tiles:", "if kt + 1 < n_tiles:")], "prefetch_distance"),
+        # prefetch before the barrier: the buffer of tile kt-1 is refilled while slower threads still read it
+        ("prefetch_before_barrier", [(_BAR, "        pass                         "),
+                                     (_COMMIT, "        cuda.syncthreads()\n" + _COMMIT)], "overwrite_stage"),
+        ("prefetch_into_current_stage", [("(kt + S3 - 1) % S3, kt + S3 - 1)", "kt % S3, kt + S3 - 1)")],
+         "overwrite_stage"),
+        # the seed's tail: commit only when a tile was issued
+        ("commit_only_when_loading", [(_COMMIT, "            ptx.cp_async_commit_group()  ")], "tail_not_waited"),
+        ("no_commit", [(_COMMIT, "        pass                         ")], "no_commit"),
+        # commit before the issue: this iteration's copies join the next iteration's group, one group late
+        ("commit_before_issue", [(_BODY, _BODY.replace(_COMMIT, "        pass                         ")
+                                  .replace("        if kt + S3 - 1", "        ptx.cp_async_commit_group()\n        if kt + S3 - 1"))],
+         "commit_before_issue"),
+        ("compute_before_wait", [(_BODY, "        acc = compute_tile(As, Bs, kt % S3, acc)\n"
+                                  + _BODY.replace("        acc = compute_tile(As, Bs, kt % S3, acc)\n", ""))],
+         "compute_before_wait"),
+        # the two-barrier order without its second barrier (WAR), and with the seed's tail
+        ("two_barrier_order_missing_second", _two_barrier(second_barrier=False), "overwrite_stage"),
+        ("two_barrier_order_seed_tail", _two_barrier(commit_in_if=True), "tail_not_waited"),
+        # right values: the seed's two-barrier order, not the one barrier per tile this exercise asks for
+        ("two_barrier_order", _two_barrier(), "two_barriers"),
+    ],
+}
+
+_A_MAP = "a_row, a_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC"
+_B_MAP = "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * VEC"
+CASES["09-2"] = [
+    # the column counted in float4 instead of floats: a copy starts 4 B into a row
+    ("column_not_times_vec", [(_A_MAP, "a_row, a_col = tid // (BK // VEC), tid % (BK // VEC)")], "misaligned"),
+    # A divided by B's float4 per row: rows 0..7 only, every float4 there copied by four threads
+    ("a_rows_with_b_count", [(_A_MAP, "a_row, a_col = tid // (BN // VEC), (tid % (BK // VEC)) * VEC")], "overlap"),
+    ("no_k_offset", [("kt * BK + a_col)", "a_col)")], "no_k_offset"),
+    ("no_block_row", [("A, block_row + a_row,", "A, a_row,")], "misplaced"),
+    ("b_with_a_map", [(_B_MAP, "b_row, b_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC")], "out_of_bounds"),
+    ("b_half_the_columns", [(_B_MAP, "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * 2")], "misaligned"),
+]
+
+CASES["09-3"] = [
+    ("always_16_bytes", [("X, r, c, 4 * n)", "X, r, c, 16)")], "edge_overread"),
+    ("src_size_in_floats", [("X, r, c, 4 * n)", "X, r, c, n)")], "src_size_units"),
+    ("no_address_clamp", [("r = grow if n > 0 else 0", "r = grow"), ("c = gcol if n > 0 else 0", "c = gcol")],
+     "out_of_bounds"),
+    ("partial_vector_dropped", [("n = min(4, cols - gcol)", "n = 4 if gcol + 4 <= cols else 0")], "edge_zeroed"),
+    # "fit the float4 inside the matrix" by moving its start: the source is then off a 16-byte boundary
+    ("shift_start_to_fit", [("c = gcol if n > 0 else 0", "c = min(gcol, cols - 4) if n > 0 else 0")], "misaligned"),
+    # the count of floats inside, not clamped at 0: past the last column it is negative
+    ("negative_size", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
+                        "if grow < rows:\n        n = min(4, cols - gcol)")], "negative_size"),
+    ("bounds_from_x_shape", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
+                              "if grow < X.shape[0] and gcol < X.shape[1]:\n        n = min(4, X.shape[1] - gcol)")],
+     "edge_overread"),
+]

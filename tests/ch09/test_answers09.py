@@ -1,0 +1,53 @@
+"""Notebook 09's exercise solutions agree with the course's own kernels: the checkers accept the kernels' pieces, and
+the seed's loop order (with its tail fixed) is as right as the one-barrier order of the solution."""
+import importlib.util
+import sys
+from pathlib import Path
+
+from course import exercises
+from exercise_cases_09 import _two_barrier
+from kernels_numba import async_vec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _module(src, tmp_path, name):
+    f = tmp_path / f"{name}.py"
+    f.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, f)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_async_vec_copy_passes_the_zero_fill_check():
+    # its edge path: 16-byte copies inside, src-size 0 outside, four 4-byte copies where a float4 straddles the edge
+    res = exercises.check("09-3", async_vec.copy_vec, save=False)
+    assert res.ok, str(res)
+
+
+def test_two_barrier_order_is_right_but_not_the_one_barrier_loop_asked_for(tmp_path):
+    # the seed's order (with its tail fixed) computes the right values with no race; 09-1 asks for one barrier per
+    # tile, so the verdict is the technique's own, naming the second barrier, not PASS
+    (old, new), = _two_barrier()
+    src = (ROOT / "answers" / "ch09" / "ex09_pipeline.py").read_text(encoding="utf-8")
+    assert old in src
+    mod = _module(src.replace(old, new), tmp_path, "ex09_two_barrier")
+    res = exercises.check("09-1", mod.pipeline3, save=False)
+    assert not res.ok and res.code == "two_barriers", str(res)
+    assert res.message.startswith("맞는 값이지만") and "배리어" in res.message
+
+
+def test_wait_group_2_in_the_one_barrier_order_is_told_the_n_that_fits_that_order(tmp_path):
+    # N = S - 1 carried over from the two-barrier order: before this order's wait only the S - 1 groups of the
+    # earlier iterations are committed (this iteration's commit comes after it), so the checker and the detector's
+    # line both say wait_group(1), never the wait_group(2) just rejected
+    src = (ROOT / "answers" / "ch09" / "ex09_pipeline.py").read_text(encoding="utf-8")
+    assert src.count("ptx.cp_async_wait_group_1()") == 1
+    mod = _module(src.replace("ptx.cp_async_wait_group_1()", "ptx.cp_async_wait_group_2()"), tmp_path, "ex09_wait2")
+    res = exercises.check("09-1", mod.pipeline3, save=False)
+    assert not res.ok and res.code == "wait_too_large", str(res)
+    assert "commit 한 그룹이 2개" in res.message and "(wait_group(1) 이하)" in res.message, res.message
+    text = str(res)
+    assert "wait_group(1) 이하" in text and "wait_group(2) 이하" not in text, text
