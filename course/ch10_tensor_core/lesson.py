@@ -40,7 +40,7 @@ import sys
 import csv
 import gzip
 import io
-from kernels_numba import occupancy
+from kernels_numba import occupancy as kocc   # the GPU-side occupancy (loaded kernels, offline compiles); `occupancy` is sim's model
 
 RECORDED = Path(__file__).resolve().parents[1] / "recorded"
 # the GPU records this lesson reads (course/recorded/, one schema: course.records), each loaded once
@@ -1170,7 +1170,7 @@ def here_rows(kernels, gpu=None):
     its compute capability (kernels_numba.occupancy.kernel_occupancy, kernels_numba/infra/targets.json). A GpuSpec: offline.
     On CC 7.5 (T4) mma_simple / mma_large are replaced by their Turing versions, the ones that run there."""
     live = gpu is None
-    gpu = gpu if gpu is not None else occupancy.current_gpu()
+    gpu = gpu if gpu is not None else kocc.current_gpu()
     if gpu is None:
         return []
     rows = []
@@ -1179,10 +1179,10 @@ def here_rows(kernels, gpu=None):
         row = {"kernel": name, "runs": run if _runs_on(run, gpu) else None}
         if row["runs"] is not None:
             if live and _loaded(run):
-                o, src = occupancy.occupancy_here(run), "올라간 커널"
+                o, src = kocc.occupancy_here(run), "올라간 커널"
             else:
                 try:
-                    o, src = occupancy.kernel_occupancy(run, gpu), f"오프라인 컴파일 {gpu.arch}"
+                    o, src = kocc.kernel_occupancy(run, gpu), f"오프라인 컴파일 {gpu.arch}"
                 except Exception:           # no offline compile recorded for this arch (e.g. sm_87): say nothing
                     o = None
             if o is not None:
