@@ -11,6 +11,7 @@ import re
 import runpy
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -18,6 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHAPTERS = runpy.run_path(os.path.join(ROOT, "course", "chapters.py"))["numbers"]()
 GOAL = {"first": 10.0, "warm": 3.0}
 OUT_PATH = []
+LOGS = tempfile.mkdtemp(prefix="nb_times_")
 LINE = re.compile(r"^\s*([\d.]+)s (call|setup|teardown)\s+(\S+)::Cell (\d+)")
 
 
@@ -31,7 +33,7 @@ def one_pass(numbers, name, serial=False):
     t0 = time.time()
     for n in numbers:
         nb = glob.glob(os.path.join(ROOT, "notebooks", f"{n}_*.ipynb"))[0]
-        log = os.path.join(os.path.dirname(OUT_PATH[0]), f"compile_{name}_{n}.log")
+        log = os.path.join(LOGS, f"compile_{name}_{n}.log")      # parsed into the JSON: not beside it
         env = dict(os.environ, SGEMM_COMPILE_LOG=log)    # every compile and every wait for one (jitcache.log)
         procs[n] = (subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
                                       "--nbval-lax", "--nbval-current-env", "--durations=0", nb],
@@ -48,7 +50,7 @@ def one_pass(numbers, name, serial=False):
                 cells[int(m.group(4))] = float(m.group(1))
         tail = [l for l in text.splitlines() if " passed" in l or " failed" in l or "error" in l.lower()][-3:]
         slow = sorted(cells.items(), key=lambda kv: -kv[1])[:5]
-        compiles = _compile_log(os.path.join(os.path.dirname(OUT_PATH[0]), f"compile_{name}_{n}.log"), start)
+        compiles = _compile_log(os.path.join(LOGS, f"compile_{name}_{n}.log"), start)
         out[n] = {"rc": p.returncode, "wall_s": round(wall, 1), "cells_s": cells, "slowest": slow, "compiles": compiles,
                   "over_goal": {c: t for c, t in cells.items() if t > GOAL[name]}, "summary": tail,
                   "failures": text[-4000:] if p.returncode else ""}
