@@ -594,6 +594,20 @@ def _size_finding(rec, rows, cols):
             if size % 4:
                 return ("src_size_units", f"src-size 가 {size} 바이트입니다{at}: float 하나가 4 바이트이므로 0, 4, 8, "
                         "12, 16 중 하나여야 합니다.", e.site)
+            if size > 4 * n:
+                # more bytes than floats inside: a vector wholly outside (any row past rows, or gcol past cols) must
+                # read nothing, one across the last column only its inside floats; the extra floats arrive as data
+                if grow >= rows or gcol >= cols:
+                    side = (f"{josa(f'grow = {grow}', '이/가')} rows = {rows} 이상이라" if grow >= rows else
+                            f"{josa(f'gcol = {gcol}', '이/가')} cols = {cols} 이상이라")
+                    why = (f"{side} 이 벡터는 통째로 행렬 밖입니다: src-size 는 0 이어야 하고(주소는 X 안, 예: (0, 0)), "
+                           "그러면 네 float 가 모두 0 으로 채워집니다.")
+                else:
+                    why = (f"열 {gcol}..{gcol + 3} 중 cols = {cols} 보다 작은 것은 {n}개이므로 src-size 는 "
+                           f"4·{n} = {4 * n} 바이트입니다.")
+                return ("edge_overread", f"src-size 가 {size} 바이트입니다{at}: 행렬 밖 float "
+                        f"{(size - 4 * n) // 4}개를 읽어, 0 이어야 할 자리에 X 의 값이 들어갑니다. {why} "
+                        "행 검사(grow < rows)와 열 검사를 모두 하세요.", e.site)
     return None
 
 
