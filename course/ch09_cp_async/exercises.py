@@ -44,6 +44,12 @@ def pipe_trace(kernel, K=PIPE_K):
     return probe.loop_iterations(rec.thread((0, 0), (0, 0))), rec.report
 
 
+def _ordinal(n):
+    """1 -> '첫 번째', 2 -> '두 번째', ..., 11 -> '11번째' (how a group's place reads in a message)."""
+    words = ("첫", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉", "열")
+    return f"{words[n - 1]} 번째" if 1 <= n <= len(words) else f"{n}번째"
+
+
 def _n_of(e):
     """The N of a wait event (wait_all counts as 0)."""
     return 0 if e.what == "all" else int(e.what)
@@ -154,7 +160,7 @@ def _loop_findings(kernel, n_tiles):
                     allowed = committed - 1 - grp
                     return ("wait_too_large", f"{josa(f'wait_group({_n_of(w) if w else 0})', '이/가')} 타일 kt 의 그룹을 기다리지 않고 "
                             f"통과합니다{at(kt)}: 이 반복의 wait 직전까지 commit 한 그룹이 {committed}개이고 타일 kt 는 "
-                            f"{grp + 1}번째 그룹이라, 대기 중으로 남아도 되는 그룹은 {allowed}개까지입니다 "
+                            f"{_ordinal(grp + 1)} 그룹이라, 대기 중으로 남아도 되는 그룹은 {allowed}개까지입니다 "
                             f"(wait_group({max(allowed, 0)}) 이하).", w.site if w else e.site)
                 waits = [x for x in evs[:i] if x.kind == "wait"]
                 bars = [x for x in evs[:i] if x.kind == "bar"]
