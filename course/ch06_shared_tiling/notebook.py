@@ -3,8 +3,10 @@ import sys
 from pathlib import Path
 from course.nbgen import Notebook
 from course.figures import fill, fill_comments, record, wrong_clause
+from sim import occupancy as _occ
 from sim import roofline as _roofline
 import ast
+import json as _json
 
 
 
@@ -65,8 +67,6 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
 FIG.update({f"ridge_{_g.replace('-', '_')}": f"{_roofline.ridge_point(_g):.1f}" for _g in ("H200", "A100", "A100-40GB")})
 # 4.2's register step: tiled's offline register count (the committed kernel x target matrix, which
 # tests/test_targets.py keeps equal to a fresh compile) and the occupancy one register more gives (sim/occupancy.py)
-import json as _json
-from sim import occupancy as _occ
 _TROWS = {r["target"]: r for r in _json.loads((Path(__file__).resolve().parents[2] / "kernels_numba" / "infra" /
                                                "targets.json").read_text(encoding="utf-8"))["rows"] if r["kernel"] == "tiled"}
 _STEP = {g: tuple((_o.blocks_per_sm, _o.percent) for _o in
