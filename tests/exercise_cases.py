@@ -21,6 +21,8 @@ CASES = {
                               ("if wavefronts(p) == (1, 1)]", "if p > max_pad or wavefronts(p) == (1, 1)]")], "range"),
         ("not_a_list", [("return [p for", "return {p: 1 for"), ("if wavefronts(p) == (1, 1)]", "if wavefronts(p) == (1, 1)}")],
          "input"),
+        # max_pad itself left out: the message names it (test_exercises.py::test_06_1_names_max_pad)
+        ("range_without_max_pad", [("range(max_pad + 1)", "range(max_pad)")], "missing_pad"),
     ],
     "06-2": [
         ("no_barrier_1", [("        cuda.syncthreads()          # barrier 1", "        pass  # barrier 1")], "race"),

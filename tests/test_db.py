@@ -208,6 +208,34 @@ def test_db_overlap_checked_loads_only_get_sunk():
     assert ldg[0] > (ffma[0] + ffma[1]) // 2, order
 
 
+@pytest.mark.parametrize("cc", offline.ARCHS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
+def test_checked_only_demo_is_that_variant(cc):
+    """Notebook 08 4.6 shows the sinking with kernels_numba/demos/db_overlap_checked_only: its kernel is db_overlap's
+    with the checked loads only (the same source apart from the load function), and ptxas sinks its LDGs as above."""
+    from kernels_numba.demos import db_overlap_checked_only as demo
+    ov = importlib.import_module("kernels_numba.db_overlap")
+    body = inspect.getsource(ov.kernel.py_func).replace("load_tile_to_registers(", "load_checked_to_registers(")
+    assert inspect.getsource(demo.kernel.py_func) == body
+    def stripped(f):
+        return [ln.split("#")[0].strip() for ln in inspect.getsource(f.py_func).splitlines()]
+    full = stripped(ov.load_tile_to_registers)
+    edge = [ln for ln in full[full.index("else:") + 1:] if ln]
+    assert edge and edge == [ln for ln in stripped(demo.load_checked_to_registers)[3:] if ln]
+    order = db.sass_order(offline.compile_kernel("db_overlap_checked_only", cc)["sass"], kinds=("LDG", "STS", "FFMA"))
+    ldg, ffma = db.first_last(order, "LDG"), db.first_last(order, "FFMA")
+    assert ldg[0] > (ffma[0] + ffma[1]) // 2, order
+
+
+def test_checked_only_demo_is_correct():
+    """The demo gives db_overlap's answer (only the schedule differs): a partial tile in every direction."""
+    from kernels_numba.demos import db_overlap_checked_only as demo
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((9, 13), dtype=np.float32)
+    B = rng.standard_normal((13, 7), dtype=np.float32)
+    C = demo.launch(A, B, np.full((9, 7), np.nan, np.float32))
+    np.testing.assert_allclose(np.asarray(C), A @ B, rtol=1e-5, atol=1e-5)
+
+
 def test_sass_order_reads_nvdisasm_labels():
     """kernel.inspect_sass() (nvdisasm) writes branch targets as labels; the loop is still found."""
     sass = """

@@ -168,3 +168,15 @@ def test_the_model_call_message_names_the_split_of_the_lane_each_exercise_uses()
         res = exercises.check(ex_id, fn, save=False)
         assert res.code == "uses_model" and want in res.message and not_want not in res.message, (ex_id, res.message)
     assert all(core.get(k) for k in ex10._FROM_LANE)
+
+
+def test_06_1_names_max_pad():
+    """range(max_pad) leaves out p = max_pad: the diagnosis says that p is max_pad itself."""
+    from sim import banks  # noqa: F401
+
+    def pads(max_pad=4):
+        import importlib
+        sol = importlib.import_module("answers.ch06.ex06_padding")
+        return [p for p in range(max_pad) if sol.wavefronts(p) == (1, 1)]
+    res = exercises.check("06-1", pads, save=False)
+    assert res.code == "missing_pad" and "max_pad 자신" in res.message, str(res)

@@ -96,6 +96,27 @@ def test_08_order_facts_follow_another_compilers_order():
     assert "7개를 먼저" not in md and "가운데 7개" not in md
 
 
+def test_08_sink_facts_come_from_the_printed_order():
+    """4.6: the lines the cell prints are read from the orders it prints; the prose states, for the course's compiler,
+    that db_overlap's LDGs stay in front of its FFMAs and the checked-only variant's are sunk behind them."""
+    _matrix_toolchain()
+    sink = L8.sunk_loads()
+    for (name, cc), f in sink["facts"].items():
+        order, _ = L8.loop_phases(name, cc)
+        assert f == L8.sink_facts(order) and L8._sink_line(name, cc, f) in sink.lines
+    for cc in L8.CCS:
+        assert not sink["facts"]["db_overlap", cc]["sunk"] and sink["facts"]["db_overlap", cc]["ffma_before_ldg"] == 0
+        assert sink["facts"]["db_overlap_checked_only", cc]["sunk"]
+
+
+def test_08_sink_facts_follow_another_compilers_order():
+    f = L8.sink_facts([("LDS", 4), ("FFMA", 200), ("LDG", 8), ("FFMA", 312), ("STS", 8), ("BAR", 1)])
+    assert (f["ffma"], f["ffma_before_ldg"], f["ffma_between"], f["sunk"]) == (512, 200, 312, False)
+    assert "계산의 앞쪽" in L8._sink_line("x", (9, 0), f) and "312개" in L8._sink_line("x", (9, 0), f)
+    f = L8.sink_facts([("FFMA", 300), ("LDG", 8), ("FFMA", 212), ("STS", 8)])
+    assert f["sunk"] and "212개뿐" in L8._sink_line("x", (9, 0), f)
+
+
 def test_08_register_range_holds_the_cells_counts():
     """3.5 states a register range for which db's blocks per SM do not change; the cell's compile falls in it."""
     _matrix_toolchain()

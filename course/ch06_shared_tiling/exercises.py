@@ -108,7 +108,9 @@ def _check_pads(student):
                         *lines)
         if missing:
             return fail("06-1", "missing_pad", f"충돌이 없는 패딩 {len(missing)}개({', '.join(map(str, missing))})를 "
-                        "빠뜨렸습니다: 저장과 읽기가 모두 웨이브프론트 1 인지 p 마다 다시 세어 보세요.", where)
+                        "빠뜨렸습니다: 저장과 읽기가 모두 웨이브프론트 1 인지 p 마다 다시 세어 보세요."
+                        + (f" 빠진 {josa(str(max_pad), '은/는')} max_pad 자신입니다: 후보는 0..max_pad, 곧 "
+                           "range(max_pad + 1) 입니다." if max_pad in missing else ""), where)
     return passed("06-1", f"max_pad = {', '.join(map(str, PADS))} 에서 충돌 없는 패딩을 모두, 그리고 그것만 찾았습니다.")
 
 

@@ -3,8 +3,10 @@ import sys
 from pathlib import Path
 from course.nbgen import Notebook
 from course.figures import fill, fill_comments, record, wrong_clause
+from sim import occupancy as _occ
 from sim import roofline as _roofline
 import ast
+import json as _json
 
 
 
@@ -41,6 +43,7 @@ def _bound(kernel):
 
 
 FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs": REC["races"]["runs"],
+       "race_inputs": {"fresh": "실행마다 새 난수 입력으로", "one": "GPU에 한 번 올린 한 입력으로"}[REC["races"]["inputs"]],
        "wrong1_c": wrong_clause(REC["races"]["cases"]["no_sync1"]["wrong_runs"], REC["races"]["runs"], last=False),
        "wrong2_c": wrong_clause(REC["races"]["cases"]["no_sync2"]["wrong_runs"], REC["races"]["runs"]),
        "bound_tiled": f"{_bound('tiled'):.1f}", "bound_pad": f"{_bound('tiled_pad'):.1f}",
@@ -62,6 +65,18 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
 
 # §7's ridge points: computed by sim/roofline.py like 4.8's table, never typed
 FIG.update({f"ridge_{_g.replace('-', '_')}": f"{_roofline.ridge_point(_g):.1f}" for _g in ("H200", "A100", "A100-40GB")})
+# 4.2's register step: tiled's offline register count (the committed kernel x target matrix, which
+# tests/test_targets.py keeps equal to a fresh compile) and the occupancy one register more gives (sim/occupancy.py)
+_TROWS = {r["target"]: r for r in _json.loads((Path(__file__).resolve().parents[2] / "kernels_numba" / "infra" /
+                                               "targets.json").read_text(encoding="utf-8"))["rows"] if r["kernel"] == "tiled"}
+_STEP = {g: tuple((_o.blocks_per_sm, _o.percent) for _o in
+                  (_occ.occupancy(g, _TROWS[_occ.GPUS[g].arch]["registers"] + d, _TROWS["sm_80"]["threads"],
+                                  _TROWS["sm_80"]["smem_static"]) for d in (0, 1)))
+         + (_TROWS[_occ.GPUS[g].arch]["registers"],) for g in ("A100", "H100", "H200")}
+assert len(set(_STEP.values())) == 1, "4.2's prose states one register step for A100, H100, H200"
+(_b0, _p0), (_b1, _p1), _r0 = next(iter(_STEP.values()))
+assert _b1 < _b0, "4.2's prose: one register more costs blocks"
+FIG.update(tiled_regs=_r0, tiled_regs1=_r0 + 1, tiled_blocks0=_b0, tiled_blocks1=_b1, tiled_pct1=f"{_p1:.0f}")
 
 
 def md(s):
@@ -288,7 +303,7 @@ md(r"""
 
 이 과정의 시뮬레이터에는 경쟁 검출기(race detector)가 있습니다. 기본 설정에서는 배리어 없이 만나는 두 접근을 찾는 즉시 멈추고, 두 스레드·두 줄·고치는 법을 알려 줍니다 (직접 해보기 06-2 에서 봅니다). 아래 셀은 틀린 답 자체를 보이려고 검출기가 멈추지 않게 하고(`lesson06.racy_demo()`; 데모의 launch 는 경쟁을 조용히 모아 두기만 합니다) 실행합니다. 그때 시뮬레이터는 블록의 스레드를 **한 번에 하나씩, 다음 배리어까지** 실행합니다. CUDA 프로그래밍 모델은 배리어 사이에서 스레드들이 어떤 순서로 진행할지 보장하지 않으므로, 이것도 허용되는 실행 순서 가운데 하나입니다. 그리고 결정적(deterministic)이라 **매번 같은 방식으로 틀립니다**. 또 공유 메모리는 블록 시작 때 NaN으로 채워지므로, 아무도 쓰지 않은 값을 읽으면 결과에 NaN이 보입니다.
 
-`kernels_numba/demos/races.py` 에는 `tiled` 에서 배리어를 하나씩 뺀 `no_sync1`(첫 번째 없음), `no_sync2`(두 번째 없음)가 있습니다. 여러 번 돌려(시뮬레이터는 매번 새 난수 입력, GPU 는 GPU 메모리에 한 번 올린 같은 입력으로: 결과를 바꾸는 것은 데이터가 아니라 타이밍입니다), 몇 번 틀렸는지와 가장 큰 상대 오차를 봅니다. GPU 에서는 행렬 크기를 그 GPU 의 FP32 속도로 골라 세 커널의 실행이 모두 약 {{race_budget_s}}초 안에 끝나게 합니다(처음 실행하면 세 커널을 컴파일하는 시간이 더해집니다). 시뮬레이터에서는 결과가 결정적이므로 판정(PASS)하고, GPU에서는 결과만 보여 줍니다: 경쟁 상태가 GPU에서 몇 번 드러나는지는 GPU와 타이밍에 달려 있어 판정할 수 없기 때문입니다.
+`kernels_numba/demos/races.py` 에는 `tiled` 에서 배리어를 하나씩 뺀 `no_sync1`(첫 번째 없음), `no_sync2`(두 번째 없음)가 있습니다. 여러 번 돌려(시뮬레이터는 매번 새 난수 입력, GPU 는 GPU 메모리에 한 번 올린 같은 입력으로: 결과를 바꾸는 것은 데이터가 아니라 타이밍입니다. 아래에 보여 줄 {{gpu}} 기록은 {{race_inputs}} 잰 것입니다), 몇 번 틀렸는지와 가장 큰 상대 오차를 봅니다. GPU 에서는 행렬 크기를 그 GPU 의 FP32 속도로 골라 세 커널의 실행이 모두 약 {{race_budget_s}}초 안에 끝나게 합니다(처음 실행하면 세 커널을 컴파일하는 시간이 더해집니다). 시뮬레이터에서는 결과가 결정적이므로 판정(PASS)하고, GPU에서는 결과만 보여 줍니다: 경쟁 상태가 GPU에서 몇 번 드러나는지는 GPU와 타이밍에 달려 있어 판정할 수 없기 때문입니다.
 """)
 code(r"""
 n, runs = (48, 3) if SIM else lesson06.race_size()        # GPU: 이 GPU 의 FP32 피크로 크기를 고름
@@ -545,7 +560,7 @@ for line in lesson06.occupancy_lines(("tiled", "tiled_pad")):     # GPU 가 있�
 # (GPU 가 있으면 "지금 이 GPU (…)" 두 줄)
 """)
 md(r"""
-공유 메모리만으로는 SM당 수십 블록이 들어가지만, 위 셀의 둘째 묶음처럼 오프라인 컴파일의 레지스터 수까지 넣어 계산하면 A100·H100·H200 에서 실제 한도는 워프 수(SM당 64워프 ÷ 블록당 8워프 = 8블록, 점유율 100%)입니다. 같은 줄의 레지스터 한도도 보세요: 워프 한도와 같은 블록 수라면 `tiled` 는 경계에 있어, 레지스터가 하나만 늘어도 점유율이 떨어집니다 (노트북 07 3.5절의 계단). SM당 워프 한도는 GPU 세대마다 다르므로, GPU 가 있으면 위 셀의 "지금 이 GPU" 줄이 그 GPU 에 올라간 커널로 블록 수와 제한 요인을 계산합니다. 이 커널에서 공유 메모리는 점유율을 제한하지 않습니다. (점유율은 노트북 07에서 자세히 다룹니다.)
+공유 메모리만으로는 SM당 수십 블록이 들어가지만, 위 셀의 둘째 묶음처럼 오프라인 컴파일의 레지스터 수까지 넣어 계산하면 A100·H100·H200 에서 실제 한도는 워프 수(SM당 64워프 ÷ 블록당 8워프 = 8블록, 점유율 100%)입니다. 같은 줄의 레지스터 한도도 보세요: 블록 수가 워프 한도와 같다는 것만으로 경계에 있다는 뜻은 아니지만, `tiled` 의 레지스터 {{tiled_regs}}개는 {{tiled_blocks0}}블록 구간의 마지막 값이라 하나만 늘어도({{tiled_regs1}}개) 레지스터 한도가 {{tiled_blocks1}}블록, 점유율 {{tiled_pct1}}% 로 떨어집니다 (노트북 07 3.5절의 계단: 레지스터는 워프 단위로 올림해 할당됩니다). SM당 워프 한도는 GPU 세대마다 다르므로, GPU 가 있으면 위 셀의 "지금 이 GPU" 줄이 그 GPU 에 올라간 커널로 블록 수와 제한 요인을 계산합니다. 이 커널에서 공유 메모리는 점유율을 제한하지 않습니다. (점유율은 노트북 07에서 자세히 다룹니다.)
 
 **4.3 인덱스.** `(ty, tx)` 는 블록 안 위치(0..15), `row = blockIdx.y·16 + ty`, `col = blockIdx.x·16 + tx` 가 이 스레드가 맡은 C 원소입니다.
 

@@ -589,10 +589,14 @@ def check_micro(student):
     if res.ok and device.SIMULATOR:
         reads, distinct, again = _reuse(launch)
         if reads > distinct:
-            return technique("07-3", "no_register_reuse", "레지스터 재사용(외적)", f"스레드 하나가 K 타일 하나에서 "
-                             f"공유 메모리를 {reads}번 읽지만 서로 다른 원소는 {distinct}개뿐입니다. 같은 As·Bs 원소를 "
-                             f"여러 번 읽으면 곱 {TM * TN}개마다 읽기도 늘어나, 레지스터 블로킹이 줄이려던 공유 메모리 "
-                             f"트래픽이 그대로입니다 (외적이면 k 마다 읽기 {TM + TN}번, 곱 {TM * TN}번).",
+            return technique("07-3", "no_register_reuse", "rA·rB 레지스터", f"소스를 한 줄씩 실행해 보니(시뮬레이터) "
+                             f"스레드 하나가 K 타일 하나에서 공유 메모리를 {reads}번 읽고, 서로 다른 원소는 {distinct}개"
+                             f"뿐입니다. 컴파일된 코드에서는 NVVM 이 펼쳐진 루프의 같은 원소 읽기를 스스로 하나로 합쳐 "
+                             f"레지스터에 두기도 하므로, GPU 에서 읽기가 꼭 {reads}번인 것은 아닙니다. 그래도 이 과제는 "
+                             f"그 재사용을 컴파일러에 맡기지 않고 코드에 드러내는 기법을 연습합니다: k 마다 rA[TM], "
+                             f"rB[TN] 에 한 번씩 읽어 두고 그 레지스터로 곱하세요 (k 마다 읽기 {TM + TN}번, "
+                             f"곱 {TM * TN}번). 그러면 읽기 횟수는 컴파일러의 판단이 아니라 "
+                             f"코드가 정합니다.",
                              f"  다시 읽은 곳: {probe.line_text(again.site)}" if again else "",
                              where=probe.line_text(again.site) if again else "")
     return res

@@ -361,6 +361,37 @@ def overlap_table(names=("db", "db_overlap")):
     return Report(lines, between=between, facts=facts, inner=inner)
 
 
+def sink_facts(order):
+    """What 4.6 reads from a main-loop order: FFMAs in all, FFMAs before the first LDG, FFMAs between the first LDG and
+    the first STS, and whether the loads were sunk (first LDG past the middle of the FFMAs, as tests/test_db.py asks)."""
+    flat = [k for k, n in order for _ in range(n)]
+    total = flat.count("FFMA")
+    before = flat[:flat.index("LDG")].count("FFMA") if "LDG" in flat else total
+    return {"ffma": total, "ffma_before_ldg": before, "ffma_between": ffma_between(order, "LDG", "STS"),
+            "sunk": before > total // 2}
+
+
+def _sink_line(name, cc, f):
+    verdict = (f"LDG 가 계산의 뒤쪽으로 옮겨짐: 로드와 겹치는 계산은 FFMA {f['ffma_between']}개뿐" if f["sunk"] else
+               f"LDG 가 계산의 앞쪽: 로드와 겹치는 계산 FFMA {f['ffma_between']}개")
+    return f"  {name} sm_{cc[0]}{cc[1]}: FFMA {f['ffma']}개 중 {f['ffma_before_ldg']}개가 첫 LDG 앞 → {verdict}"
+
+
+def sunk_loads(names=("db_overlap", "db_overlap_checked_only")):
+    """4.6: db_overlap next to its variant with the bounds-checked loads only (kernels_numba/demos), compiled offline at
+    sm_80/sm_90: each main loop's phases and where ptxas put the LDGs (sink_facts)."""
+    lines, facts = [], {}
+    compiled([(n, cc) for n in names for cc in CCS], "컴파일 (GPU 없이 sm_80·sm_90)")
+    for name in names:
+        for cc in CCS:
+            order, phases = loop_phases(name, cc)
+            facts[name, cc] = sink_facts(order)
+            lines.append(f"{name:23s} sm_{cc[0]}{cc[1]}: " + " → ".join(f"{k}×{n}" for k, n in phases))
+    lines.append("이 컴파일러의 순서에서 읽은 것:")
+    lines += [_sink_line(name, cc, facts[name, cc]) for name in names for cc in CCS]
+    return Report(lines, facts=facts)
+
+
 def overlap_resources(gpu=None):
     """db_overlap's registers, shared and local bytes at sm_80/sm_90 and the occupancy they give (A100, H100), and
     with a GPU present (or `gpu` given) its blocks per SM there."""

@@ -44,6 +44,12 @@ def pipe_trace(kernel, K=PIPE_K):
     return probe.loop_iterations(rec.thread((0, 0), (0, 0))), rec.report
 
 
+def _ordinal(n):
+    """1 -> '첫 번째', 2 -> '두 번째', ..., 11 -> '11번째' (how a group's place reads in a message)."""
+    words = ("첫", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉", "열")
+    return f"{words[n - 1]} 번째" if 1 <= n <= len(words) else f"{n}번째"
+
+
 def _n_of(e):
     """The N of a wait event (wait_all counts as 0)."""
     return 0 if e.what == "all" else int(e.what)
@@ -154,7 +160,7 @@ def _loop_findings(kernel, n_tiles):
                     allowed = committed - 1 - grp
                     return ("wait_too_large", f"{josa(f'wait_group({_n_of(w) if w else 0})', '이/가')} 타일 kt 의 그룹을 기다리지 않고 "
                             f"통과합니다{at(kt)}: 이 반복의 wait 직전까지 commit 한 그룹이 {committed}개이고 타일 kt 는 "
-                            f"{grp + 1}번째 그룹이라, 대기 중으로 남아도 되는 그룹은 {allowed}개까지입니다 "
+                            f"{_ordinal(grp + 1)} 그룹이라, 대기 중으로 남아도 되는 그룹은 {allowed}개까지입니다 "
                             f"(wait_group({max(allowed, 0)}) 이하).", w.site if w else e.site)
                 waits = [x for x in evs[:i] if x.kind == "wait"]
                 bars = [x for x in evs[:i] if x.kind == "bar"]
@@ -594,6 +600,20 @@ def _size_finding(rec, rows, cols):
             if size % 4:
                 return ("src_size_units", f"src-size 가 {size} 바이트입니다{at}: float 하나가 4 바이트이므로 0, 4, 8, "
                         "12, 16 중 하나여야 합니다.", e.site)
+            if size > 4 * n:
+                # more bytes than floats inside: a vector wholly outside (any row past rows, or gcol past cols) must
+                # read nothing, one across the last column only its inside floats; the extra floats arrive as data
+                if grow >= rows or gcol >= cols:
+                    side = (f"{josa(f'grow = {grow}', '이/가')} rows = {rows} 이상이라" if grow >= rows else
+                            f"{josa(f'gcol = {gcol}', '이/가')} cols = {cols} 이상이라")
+                    why = (f"{side} 이 벡터는 통째로 행렬 밖입니다: src-size 는 0 이어야 하고(주소는 X 안, 예: (0, 0)), "
+                           "그러면 네 float 가 모두 0 으로 채워집니다.")
+                else:
+                    why = (f"열 {gcol}..{gcol + 3} 중 cols = {cols} 보다 작은 것은 {n}개이므로 src-size 는 "
+                           f"4·{n} = {4 * n} 바이트입니다.")
+                return ("edge_overread", f"src-size 가 {size} 바이트입니다{at}: 행렬 밖 float "
+                        f"{(size - 4 * n) // 4}개를 읽어, 0 이어야 할 자리에 X 의 값이 들어갑니다. {why} "
+                        "행 검사(grow < rows)와 열 검사를 모두 하세요.", e.site)
     return None
 
 

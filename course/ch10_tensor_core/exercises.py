@@ -5,7 +5,7 @@ import numpy as np
 from kernels_numba.infra import device, tc
 from sim import mma
 
-from sim.korean import josa
+from sim.korean import josa, particle
 
 from course.exercises import probe
 from course.exercises.core import EXERCISES, exercise, fail, gpu_note, passed
@@ -222,7 +222,7 @@ def check_fragment(ex_id, matrix, student):
     outside = [(l, i) for l in range(WARP) for i in range(n) if not (0 <= got[l][i][0] < R and 0 <= got[l][i][1] < C)]
     if outside:
         l, i = outside[0]
-        return fail(ex_id, "out_of_range", f"{josa(matrix, '은/는')} {R}×{C}인데 범위 밖 원소가 있습니다: 레인 {l}의 "
+        return fail(ex_id, "out_of_range", f"{matrix} {particle(matrix, '은/는')} {R}×{C}인데 범위 밖 원소가 있습니다: 레인 {l}의 "
                     f"{reg_name(matrix, i)} = {got[l][i]}. groupID 는 0–7, threadID_in_group 은 0–3 입니다.",
                     where, *ex)
     count, picture = _coverage_picture(matrix, got)
@@ -230,7 +230,7 @@ def check_fragment(ex_id, matrix, student):
         return fail(ex_id, "coverage", f"{matrix} 의 원소 {int((count == 0).sum())}개는 아무 레인도 갖지 않고 "
                     f"{int((count > 1).sum())}개는 두 레인 이상이 갖습니다: 32레인 × {n}개가 {josa(f'{R}×{C}', '을/를')} 정확히 한 번씩 "
                     "덮어야 합니다.", where, *ex, picture)
-    return fail(ex_id, "wrong_elements", f"{josa(matrix, '을/를')} 한 번씩 덮기는 하지만 레인과 원소의 짝이 틀렸습니다. "
+    return fail(ex_id, "wrong_elements", f"{matrix} {particle(matrix, '을/를')} 한 번씩 덮기는 하지만 레인과 원소의 짝이 틀렸습니다. "
                 f"{LAYOUT_TEXT[matrix]}", where, *ex, lane_grid(wrong_lanes))
 
 
@@ -338,14 +338,14 @@ def check_ldsm(student):
         odd = [l for l in range(lanes) if addrs[l][1] % 8]
         if odd:
             l = odd[0]
-            return fail(ex_id, "misaligned", f"{josa(f'{name}[{addrs[l][0]}][{addrs[l][1]}]', '은/는')} 16바이트 정렬이 아닙니다 "
+            return fail(ex_id, "misaligned", f"{name}[{addrs[l][0]}][{addrs[l][1]}] {particle(f'{name}[{addrs[l][0]}][{addrs[l][1]}]', '은/는')} 16바이트 정렬이 아닙니다 "
                         f"({lanes_text(odd)}): ldmatrix 는 레인마다 16바이트(f16 8개) 한 행을 읽으므로 열은 8 의 "
                         "배수여야 합니다 (GPU 에서는 misaligned address 오류). 레인은 원소 하나가 아니라 8×8 행렬의 "
                         "한 행 전체를 가리킵니다.")
         out = [l for l in range(lanes) if not (0 <= addrs[l][0] < 16 and 0 <= addrs[l][1] and addrs[l][1] + 8 <= width)]
         if out:
             l = out[0]
-            return fail(ex_id, "out_of_range", f"{josa(name, '은/는')} 16×{width}인데 레인 {l}의 행 주소 {name}[{addrs[l][0]}]"
+            return fail(ex_id, "out_of_range", f"{name} {particle(name, '은/는')} 16×{width}인데 레인 {l}의 행 주소 {name}[{addrs[l][0]}]"
                         f"[{addrs[l][1]}] 에서 읽는 16바이트(8원소)가 배열 밖으로 나갑니다 ({lanes_text(out)}).")
     A_rec = _ldsm_received(A_got, 16, 4, False, 32)
     B_rec = _ldsm_received(B_got, 8, 2, True, 16)
