@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 CLASS   = $(VENV)/.installed-class
 HUB_DIR = deploy/jupyterhub
 
-.PHONY: setup lab notebooks test test-t4 test-fast test-hopper test-upstream test-hazards bench-sim targets mutants student-read clean
+.PHONY: setup lab notebooks test test-gpu-timing test-t4 test-fast test-hopper test-upstream test-hazards bench-sim targets mutants student-read clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ test: $(STAMP) $(CLASS)
 	$(PY) -m pytest -q -n $(TEST_JOBS) tests notebooks --nbval-lax --nbval-current-env -p no:randomly --durations=25; \
 	rc=$$?; wait $$pid; urc=$$?; echo "--- numba-cuda's simulator suite (tests/upstream) ---"; cat $$up; rm -f $$up; \
 	test $$rc -eq 0 -a $$urc -eq 0
+
+# on a GPU: the tests that time kernels (live tables against the records, launch cost), alone on the GPU and in one
+# process; in a parallel `make test` they skip, since other workers share the GPU
+test-gpu-timing: $(STAMP)
+	SGEMM_DEVICE=gpu $(PY) -m pytest -q -p no:xdist -p no:randomly tests/test_live_tables.py
 
 # numba-cuda's numba.cuda.tests.cudapy under our simulator; differences on purpose: tests/upstream/known_differences.txt
 test-upstream: $(STAMP)

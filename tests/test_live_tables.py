@@ -7,6 +7,15 @@ from course import bench, chapters, measure, records
 pytestmark = pytest.mark.gpu_only("times kernels on the GPU against cuBLAS")
 
 
+@pytest.fixture(autouse=True)
+def _gpu_alone():
+    """Timing needs the GPU to itself: beside other pytest-xdist workers launching kernels the engine (rightly) flags
+    the run as busy. In a parallel run these skip, saying how to run them alone (`make test-gpu-timing`)."""
+    import os
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+        pytest.skip("times the GPU: other workers of this parallel run share it; run `make test-gpu-timing` alone")
+
+
 def _device_name():
     from numba import cuda
     name = cuda.get_current_device().name
