@@ -40,7 +40,7 @@ def _compile_ahead(module):
     except KeyError:
         return
     procs = _warmup.warm(list(ch.kernels), ch.demos)
-    _offline_ahead([(k, cc) for k in ch.kernels for cc in reversed(_offline.ARCHS)])   # in the order cells use them
+    _offline_ahead([(k, cc) for k in (*ch.kernels, *ch.offline) for cc in reversed(_offline.ARCHS)])   # in the order cells use them
     _cupy_ahead()
     if procs:
         print(f"ℹ️ 이 노트북의 커널 {len(ch.kernels) + len(ch.demos)}종을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "

@@ -26,6 +26,7 @@ class Chapter:
     kernels: tuple              # registered kernels the notebook launches (compiled ahead on a GPU)
     demos: tuple = ()           # bug-demo modules under kernels_numba/demos it launches
     slug: str = ""              # the folder is course/ch<number>_<slug>
+    offline: tuple = ()         # other kernels (demo modules) its cells compile offline for sm_80/sm_90 (compiled ahead)
 
     @property
     def folder(self):
@@ -79,7 +80,7 @@ CHAPTERS = (
             ("tiled", "regblock", "regblock_opt", "regblock_vec"), ("regblock_t16",), slug="register_blocking"),
     Chapter("08", "08_double_buffering", "더블 버퍼링",
             ("regblock", "regblock_opt", "regblock_vec", "db", "db_overlap", "db_ptx"),
-            ("db_no_loop_barrier", "db_no_prologue"), slug="double_buffering"),
+            ("db_no_loop_barrier", "db_no_prologue"), slug="double_buffering", offline=("db_overlap_checked_only",)),
     Chapter("09", "09_cp_async_triple_buffering", "cp.async 와 트리플 버퍼링",
             ("db_overlap", "async_copy", "async_vec_s2", "async_vec", "async_vec_s4", "async_bk16", "async_wide"),
             ("async_no_commit", "async_no_wait", "async_wait_too_little", "async_no_barrier_after_wait",

@@ -53,14 +53,16 @@ B_BUF = 2 * TN
 JIT_OPTIONS = {} if device.SIMULATOR else {"launch_bounds": (THREADS, 2)}
 
 
-# inline="always": Numba-IR inlining, the SASS the records measured (forceinline reorders this kernel's SASS: tests compare it); slower to compile
-@cuda.jit(device=True, inline="always")
+# forceinline: NVVM inlines these. Against Numba-IR inlining (inline="always") the sm_90 SASS has the same instructions
+# (255 registers, the same count of every opcode) in another order, and the front end runs 25.8 -> 11.2 s here (30-40 s
+# on the GPU hosts: the longest compile of notebook 09); the H100 live table checks it against the record
+@cuda.jit(device=True, forceinline=True)
 def swz(row, swizzle):
     """The k offset XORed into row `row` of an A tile: 8 (swap the 32-byte halves) where bit 1 of row is set."""
     return uint32(8) if swizzle and (row & 2) != 0 else uint32(0)
 
 
-@cuda.jit(device=True, inline="always")
+@cuda.jit(device=True, forceinline=True)
 def _load_a(As, stage, a, buf, ty, ka):
     """a[buf] <- this thread's 8 A rows at k = ka, ka+1 (swizzled column): 8 LDS.64."""
     for m in range(TM):
@@ -68,7 +70,7 @@ def _load_a(As, stage, a, buf, ty, ka):
             a[buf * A_FRAG + m * KV + j] = As[stage, ty + ROW_STEP * m, ka + j]
 
 
-@cuda.jit(device=True, inline="always")
+@cuda.jit(device=True, forceinline=True)
 def _load_b(Bs, stage, rB, buf, tx, k):
     """rB[buf] <- this thread's 16 B values of row k: 4 LDS.128."""
     for g in range(GROUPS):
@@ -76,7 +78,7 @@ def _load_b(Bs, stage, rB, buf, tx, k):
             rB[buf * TN + g * VEC + v] = Bs[stage, k, COL_STEP * g + VEC * tx + v]
 
 
-@cuda.jit(device=True, inline="always")
+@cuda.jit(device=True, forceinline=True)
 def _k_step(As, Bs, stage, a, rB, rC, ty, tx, kx, k, prefetch):
     """The 128 FFMAs of k (a constant). prefetch: first issue the loads k+1 needs, into the other register
     buffers (the kernel loads k = 0 at the tile start); else load what k needs right here, into buffer 0."""
@@ -99,7 +101,7 @@ def _k_step(As, Bs, stage, a, rB, rC, ty, tx, kx, k, prefetch):
             rC[m, n] += a[ab + m * KV] * rB[bb + n]
 
 
-@cuda.jit(device=True, inline="always")
+@cuda.jit(device=True, forceinline=True)
 def _store_row(C, rC, m, block_row, block_col, ty, tx, M, N, alpha, beta):
     """C = alpha * rC + beta * C on this thread's row m inside C (beta == 0: C is output only, may hold NaN)."""
     gr = block_row + ty + ROW_STEP * m
@@ -114,7 +116,7 @@ def _store_row(C, rC, m, block_row, block_col, ty, tx, M, N, alpha, beta):
                         C[gr, gc] = alpha * rC[m, g * VEC + v] + beta * C[gr, gc]
 
 
-@cuda.jit(device=True, inline="always")
+@cuda.jit(device=True, forceinline=True)
 def _store_C(C, rC, block_row, block_col, ty, tx, M, N, alpha, beta):
     """The 8 rows one call each, m a constant: a loop over m that NVVM leaves rolled would index rC at run time
     and keep all 128 accumulators in local memory (measured: 32 STL.128 per K tile in the main loop)."""
