@@ -445,7 +445,7 @@ md(r"""
 code(r"""
 for rule in ("phases", "words"):
     print(f"모델 가정 '{rule}': LDS.128 한 번 = {lesson06.lds128_model(rule)} 웨이브프론트")
-lds, lds128, _ = sass["tiled"]
+lds, lds128 = sass["tiled"][:2]                              # 타일 루프 한 번의 LDS, LDS.128 (위 셀)
 print(f"ncu 에서 역산: LDS.128 한 번 ≈ {lesson06.lds128_from_ncu(metrics, n_ncu, TILE, lds, lds128):.2f} 웨이브프론트")
 """)
 md(r"""
