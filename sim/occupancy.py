@@ -262,9 +262,9 @@ def carveout_step(spec: GpuSpec, nbytes: int) -> int:
     for kb in spec.carveout_steps_kb:
         if nbytes <= kb * KB:
             return kb * KB
-    raise _error(f"공유 메모리 {nbytes} B 는 {spec.name} SM 하나의 최대 용량({spec.carveout_steps_kb[-1]} KB)보다 큽니다.",
+    raise _error(f"공유 메모리 {nbytes} B 는 {spec.name} SM 하나의 최대 용량({spec.carveout_steps_kb[-1]} KiB)보다 큽니다.",
                  f"{nbytes} B of shared memory exceeds the largest carveout of {spec.name} "
-                 f"({spec.carveout_steps_kb[-1]} KB).", "공유 메모리를 줄이세요.", "use less shared memory.")
+                 f"({spec.carveout_steps_kb[-1]} KiB).", "공유 메모리를 줄이세요.", "use less shared memory.")
 
 
 def _check(spec, regs, threads, smem, carveout):
@@ -285,9 +285,9 @@ def _check(spec, regs, threads, smem, carveout):
                      f"choose a block size (product of BLOCK) in 1..{spec.max_threads_per_block}.")
     if not 0 <= smem <= spec.smem_per_block_optin:
         raise _error(f"블록당 공유 메모리 {smem} B 는 {spec.name} 의 블록당 최대 "
-                     f"{spec.smem_per_block_optin} B ({spec.smem_per_block_optin // KB} KB, opt-in)를 넘습니다.",
+                     f"{spec.smem_per_block_optin} B ({spec.smem_per_block_optin // KB} KiB, opt-in)를 넘습니다.",
                      f"{smem} B of shared memory per block exceeds the {spec.name} per-block maximum of "
-                     f"{spec.smem_per_block_optin} B ({spec.smem_per_block_optin // KB} KB, with opt-in).",
+                     f"{spec.smem_per_block_optin} B ({spec.smem_per_block_optin // KB} KiB, with opt-in).",
                      "타일을 줄이거나 버퍼 수(스테이지)를 줄여 공유 메모리 사용량을 줄이세요.",
                      "shrink the tiles or the number of buffers (stages).")
     if carveout is not None:
@@ -369,15 +369,15 @@ def occupancy(spec, regs_per_thread, threads_per_block, smem_per_block=0, carveo
     smem_blocks = capacity // smem_alloc if smem_alloc else UNLIMITED     # [OCC]: no shared memory, no limit (7.x)
     steps.append(f"공유 메모리: {smem} B + 시스템 예약 {spec.smem_reserved_per_block} B = "
                  f"{smem + spec.smem_reserved_per_block} B → {spec.smem_alloc_unit} B 단위 올림 {smem_alloc} B"
-                 + (" (48 KB 초과: 커널별 opt-in 필요)" if smem > spec.smem_per_block_default else ""))
+                 + (" (48 KiB 초과: 커널별 opt-in 필요)" if smem > spec.smem_per_block_default else ""))
     if carveout is None:
-        how = f"카브아웃(carveout) 기본값 → SM의 최대 공유 메모리 {capacity // KB} KB 사용 가정"
+        how = f"카브아웃(carveout) 기본값 → SM의 최대 공유 메모리 {capacity // KB} KiB 사용 가정"
     elif preferred >= smem_alloc:
-        how = (f"카브아웃 {carveout}% → {carveout} × {spec.smem_per_sm // KB} KB / 100 을 지원 크기로 올림 = "
-               f"{capacity // KB} KB")
+        how = (f"카브아웃 {carveout}% → {carveout} × {spec.smem_per_sm // KB} KiB / 100 을 지원 크기로 올림 = "
+               f"{capacity // KB} KiB")
     else:
-        how = (f"카브아웃 {carveout}% → {preferred // KB} KB 는 블록 하나({smem_alloc} B)도 못 담으므로 "
-               f"블록 하나가 들어가는 가장 작은 크기 {capacity // KB} KB 사용")
+        how = (f"카브아웃 {carveout}% → {preferred // KB} KiB 는 블록 하나({smem_alloc} B)도 못 담으므로 "
+               f"블록 하나가 들어가는 가장 작은 크기 {capacity // KB} KiB 사용")
     steps.append(f"{how}: {capacity} // {smem_alloc} = {smem_blocks}블록" if smem_alloc else
                  "공유 메모리 0 B (시스템 예약도 없음) → 공유 메모리 제한 없음")
 

@@ -21,6 +21,9 @@ CASES = {
                               ("if wavefronts(p) == (1, 1)]", "if p > max_pad or wavefronts(p) == (1, 1)]")], "range"),
         ("not_a_list", [("return [p for", "return {p: 1 for"), ("if wavefronts(p) == (1, 1)]", "if wavefronts(p) == (1, 1)}")],
          "input"),
+        # a True/False per p instead of the p values (review round 10, I-5): rejected as input, not read as p = 0, 1
+        ("bool_list", [("return [p for p in range(max_pad + 1) if wavefronts(p) == (1, 1)]",
+                        "return [wavefronts(p) == (1, 1) for p in range(max_pad + 1)]")], "input"),
         # max_pad itself left out: the message names it (test_exercises.py::test_06_1_names_max_pad)
         ("range_without_max_pad", [("range(max_pad + 1)", "range(max_pad)")], "missing_pad"),
     ],

@@ -170,6 +170,17 @@ def test_the_model_call_message_names_the_split_of_the_lane_each_exercise_uses()
     assert all(core.get(k) for k in ex10._FROM_LANE)
 
 
+def test_06_1_bool_list_is_named():
+    """A True/False per p (not the p values) is told so, not read as p = 0 and 1 (bool is an int in Python)."""
+    import importlib
+    sol = importlib.import_module("answers.ch06.ex06_padding")
+    res = exercises.check("06-1", lambda max_pad=4: [sol.wavefronts(p) == (1, 1) for p in range(max_pad + 1)],
+                          save=False)
+    assert not res.ok and res.code == "input" and "True/False" in res.message, str(res)
+    res = exercises.check("06-1", lambda max_pad=4: [True, 2], save=False)        # a bool among ints: also input
+    assert not res.ok and res.code == "input", str(res)
+
+
 def test_06_1_names_max_pad():
     """range(max_pad) leaves out p = max_pad: the diagnosis says that p is max_pad itself."""
     from sim import banks  # noqa: F401

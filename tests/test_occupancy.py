@@ -176,7 +176,7 @@ def test_bad_input_is_a_course_error(args):
 
 def test_h100_takes_what_a100_refuses():
     assert occupancy(H100, 32, 256, 200 * KB).blocks_per_sm == 1
-    with pytest.raises(CourseInputError, match="163 KB"):
+    with pytest.raises(CourseInputError, match="163 KiB"):
         occupancy(A100, 32, 256, 200 * KB)
 
 

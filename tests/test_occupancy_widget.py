@@ -58,7 +58,7 @@ def test_model_error_is_shown_in_korean_not_raised(ex, capsys):
     ex.gpu.value = "A100"                        # ... too much for A100 (163 KB): shown, not raised
     assert ex.result is None and ex.error is not None
     text, png = shown(ex)
-    assert "입력 오류" in text and "163 KB" in text and png is None
+    assert "입력 오류" in text and "163 KiB" in text and png is None
     assert "Input error" not in text
     ex.smem.value = 8192                         # recovers
     assert ex.error is None and ex.result.gpu == "A100"

@@ -91,7 +91,12 @@ def _check_pads(student):
     for max_pad in PADS:
         got = student(max_pad)
         where = f"  ({josa(f'max_pad = {max_pad}', '으로/로')} 불렀을 때)"
-        if not isinstance(got, (list, tuple)) or not all(isinstance(p, (int, np.integer)) for p in got):
+        if isinstance(got, (list, tuple)) and got and all(isinstance(p, (bool, np.bool_)) for p in got):
+            return fail("06-1", "input", f"True/False 의 리스트가 아니라, 충돌이 없는 패딩 값 p(정수)의 리스트를 "
+                        f"돌려주세요 (받은 값: {got!r:.80}). 예: 조건을 만족하는 p 만 모으기 — "
+                        "[p for p in range(max_pad + 1) if ...].", where)
+        if not isinstance(got, (list, tuple)) or not all(
+                isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_)) for p in got):
             return fail("06-1", "input", f"정수 p 의 리스트를 돌려주세요 (받은 값: {got!r:.80}).", where)
         got = sorted(set(int(p) for p in got))
         truth = {p: _wavefronts(p) for p in range(max_pad + 1)}

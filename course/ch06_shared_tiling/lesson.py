@@ -9,7 +9,7 @@ import kernels_numba as kn                    # first: it picks GPU or simulator
 from numba import cuda, float32               # noqa: E402,I001
 from kernels_numba.common import LAST_RACES, launch_square, load_or_zero, store_c, thread_coords  # noqa: F401,E501  (the 06-2 helpers live there; these names stay)
 from kernels_numba.demos import races
-from kernels_numba.tools import offline, trace
+from kernels_numba.tools import offline, resources, trace
 from sim import banks, roofline
 from sim import occupancy as occ
 from kernels_numba import occupancy as kocc  # the GPU in use and registered kernels (sim/ is pure)
@@ -213,12 +213,14 @@ def ncu_rows(metrics, kernels=LEVEL2[:3]):
 
 
 def sass_shared_loads(kernels=("tiled", "tiled_pad"), cc=(9, 0)):
-    """{kernel: (32-bit LDS, LDS.128, FFMA) in the SASS of one tile}, compiled offline for sm_<cc>."""
+    """{kernel: (32-bit LDS, LDS.128, FFMA) in one pass of the SASS tile loop (the loop with the barriers), and the
+    kernel's FFMA in all}, compiled offline for sm_<cc>: {kernel: (lds, lds128, ffma_loop, ffma_kernel)}."""
     comp = compiled([(k, cc) for k in kernels])
     out = {}
     for k in kernels:
-        c = offline.sass_counts(comp[(k, tuple(cc))]["sass"])
-        out[k] = (c.get("LDS", 0), c.get("LDS.128", 0), c.get("FFMA", 0))
+        text = comp[(k, tuple(cc))]["sass"]
+        loop = Counter(i.op for i in resources.main_loop(text))
+        out[k] = (loop["LDS"], loop["LDS.128"], loop["FFMA"], offline.sass_counts(text).get("FFMA", 0))
     return out
 
 

@@ -76,7 +76,8 @@ _STEP = {g: tuple((_o.blocks_per_sm, _o.percent) for _o in
 assert len(set(_STEP.values())) == 1, "4.2's prose states one register step for A100, H100, H200"
 (_b0, _p0), (_b1, _p1), _r0 = next(iter(_STEP.values()))
 assert _b1 < _b0, "4.2's prose: one register more costs blocks"
-FIG.update(tiled_regs=_r0, tiled_regs1=_r0 + 1, tiled_blocks0=_b0, tiled_blocks1=_b1, tiled_pct1=f"{_p1:.0f}")
+FIG.update(tiled_regs=_r0, tiled_regs1=_r0 + 1, tiled_blocks0=_b0, tiled_blocks1=_b1, tiled_pct1=f"{_p1:.0f}",
+           tiled_pct0=f"{_p0:.1f}")
 
 
 def md(s):
@@ -414,19 +415,19 @@ md(r"""
 * `tiled_pad` 읽기: 명령당 1.0 — 충돌 없음. 패딩이 읽기에서 없앤 충돌은 애초에 없었습니다.
 * `tiled` 읽기가 1.2인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 행 `ty` 의 시작 주소 68·`ty` 가 16의 배수인 것은 `ty` 가 4의 배수인 행뿐이고 (나머지 행은 16바이트 경계에서 4, 8, 12 바이트 어긋납니다: 아래 셀의 첫 줄), 컴파일러는 모든 행에 맞는 한 가지 명령을 내야 하므로 합칠 수 없습니다.
 
-SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일: 처음 실행할 때는 컴파일하는 동안 진행 막대가 보이고, 결과는 디스크에 남아 다시 실행하면 바로 나옴). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
+SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일: 처음 실행할 때는 컴파일하는 동안 진행 막대가 보이고, 결과는 디스크에 남아 다시 실행하면 바로 나옴). 셀은 SASS 에서 배리어가 있는 루프, 즉 **타일 루프의 몸체 한 번**의 명령을 셉니다(괄호 안은 루프 밖까지 더한 커널 전체의 FFMA). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
 """)
 code(r"""
 row_bytes = (TILE + 1) * 4                                      # tiled_pad 의 한 행 (패딩 포함)
 print(f"tiled_pad 행 ty 의 시작 바이트 mod 16 (ty = 0..7): {[row_bytes * ty % 16 for ty in range(8)]}")
 sass = lesson06.sass_shared_loads(("tiled", "tiled_pad"), cc=(9, 0))
 n_ncu = rec["ncu_shared"]["n"]
-for k, (lds, lds128, ffma) in sass.items():
+for k, (lds, lds128, ffma, ffma_all) in sass.items():                # 타일 루프 한 번 + 커널 전체 FFMA
     pred = lesson06.predicted_load_instructions(lds, lds128, n_ncu, TILE)
     same = "같음" if pred == metrics[k][lesson06.LD_INST] else "다름"
-    print(f"{k:10s} 타일당 LDS(32비트) {lds:2d}개, LDS.128 {lds128}개, FFMA {ffma}개 → "
+    print(f"{k:10s} 타일당 LDS(32비트) {lds:2d}개, LDS.128 {lds128}개, FFMA {ffma}개 (커널 전체 FFMA {ffma_all}개) → "
           f"{n_ncu}³ 읽기 명령 예측 {pred:,d} / ncu {metrics[k][lesson06.LD_INST]:,d} ({same})")
-# 예상 출력: … [0, 4, 8, 12, 0, 4, 8, 12] / tiled 16 + 4 → 41,943,040 / 41,943,040, tiled_pad 32 + 0 → 67,108,864 / 67,108,864
+# 예상 출력: … [0, 4, 8, 12, 0, 4, 8, 12] / tiled 16 + 4, FFMA 16 (전체 17) → 41,943,040 / 41,943,040, tiled_pad 32 + 0 → 67,108,864 / 67,108,864
 """)
 md(r"""
 이 강좌의 컴파일러(`kernels_numba/infra/targets.json` 의 도구 모음)로는 SASS 로 예측한 읽기 명령 수가 H200 에서 ncu 가 센 수와 정확히 같습니다 (셀의 괄호: 다른 컴파일러에서는 다를 수 있고, 그러면 '다름' 이 나옵니다). `tiled` 는 타일당 32비트 `LDS` 와 `LDS.128` 을 함께 쓰고 `tiled_pad` 는 32비트 `LDS` 만 씁니다: `As[ty, k]` 의 16개 읽기를 `tiled` 는 `LDS.128` 네 개로 합치고 `tiled_pad` 는 하나씩 읽으므로, 타일 하나에서 워프가 내는 공유 메모리 읽기 명령이 `tiled` 쪽이 적습니다 (셀의 타일당 개수). 4.8절에서 이것이 FFMA당 웨이브프론트와 속도 차이로 이어지는 것을 봅니다.
@@ -444,7 +445,7 @@ md(r"""
 code(r"""
 for rule in ("phases", "words"):
     print(f"모델 가정 '{rule}': LDS.128 한 번 = {lesson06.lds128_model(rule)} 웨이브프론트")
-lds, lds128, _ = sass["tiled"]
+lds, lds128 = sass["tiled"][:2]                              # 타일 루프 한 번의 LDS, LDS.128 (위 셀)
 print(f"ncu 에서 역산: LDS.128 한 번 ≈ {lesson06.lds128_from_ncu(metrics, n_ncu, TILE, lds, lds128):.2f} 웨이브프론트")
 """)
 md(r"""
@@ -543,7 +544,7 @@ print("H200 장치 속성 RESERVED_SHARED_MEMORY_PER_BLOCK (기록):",
 md(r"""
 <details><summary>심화: 블록마다 예약되는 1 KiB 와 sm_90 cubin 의 숫자 (노트북 07·08 이 이곳을 가리킵니다)</summary>
 
-**시스템 예약 공유 메모리.** CUDA는 **compute capability 8.0 이상의 GPU(A100의 8.0, H100·H200의 9.0 모두)에서 블록마다 공유 메모리 1 KB를 시스템용으로 예약**합니다(장치 속성 `RESERVED_SHARED_MEMORY_PER_BLOCK`; 위 셀의 H200 기록 1024 B). 이 1 KB는 커널이 쓰는 크기에 들어가지 않고, SM에 블록이 몇 개 들어가는지 셀 때 **블록마다 더해집니다**. 우리 점유율(occupancy) 모델(`sim/occupancy.py`)도 A100과 H100/H200 모두에 같은 1 KB를 더합니다 (아래 셀).
+**시스템 예약 공유 메모리.** CUDA는 **compute capability 8.0 이상의 GPU(A100의 8.0, H100·H200의 9.0 모두)에서 블록마다 공유 메모리 1 KiB를 시스템용으로 예약**합니다(장치 속성 `RESERVED_SHARED_MEMORY_PER_BLOCK`; 위 셀의 H200 기록 1024 B). 이 1 KiB는 커널이 쓰는 크기에 들어가지 않고, SM에 블록이 몇 개 들어가는지 셀 때 **블록마다 더해집니다**. 우리 점유율(occupancy) 모델(`sim/occupancy.py`)도 A100과 H100/H200 모두에 같은 1 KiB를 더합니다 (아래 셀).
 
 sm_90 cubin 의 `cuobjdump` 보고(3072 B)만 1 KiB 가 더 큽니다. 같은 커널을 H200에 올렸을 때 드라이버가 보고한 크기는 2048 B 로 선언과 같고, 예약은 A100에도 있습니다. 그러니 sm_90 cubin 의 숫자를 "Hopper 만 1 KiB 를 더 쓴다"로 읽거나 커널 사용량으로 쓰면 안 됩니다: 점유율 계산에서 1 KiB 를 두 번 세게 됩니다. 아래 셀이 블록 하나의 할당을 계산합니다.
 </details>
@@ -556,7 +557,7 @@ for g, (regs, o) in lesson06.offline_occupancy("tiled").items():   # 레지스�
 for line in lesson06.occupancy_lines(("tiled", "tiled_pad")):     # GPU 가 있을 때만: 올라간 커널의 값
     print(line)
 # 예상 출력: A100 ... 할당 3072 B, 54블록 / H100, H200 ... 할당 3072 B, 76블록 /
-# tiled 레지스터 32개 → A100: SM당 8블록 × 8워프 = 64/64 워프, 점유율 100.0% (제한 요인: 워프 수) (H100, H200 도 같음)
+# tiled 레지스터 {{tiled_regs}}개 → A100: SM당 {{tiled_blocks0}}블록 × 8워프 = 64/64 워프, 점유율 {{tiled_pct0}}% (제한 요인: 워프 수) (H100, H200 도 같음)
 # (GPU 가 있으면 "지금 이 GPU (…)" 두 줄)
 """)
 md(r"""
@@ -578,7 +579,7 @@ md(r"""
 1. **A 타일 로드**: `a_col = t·16 + tx`; `row < M and a_col < K` 이면 `As[ty, tx] = A[row, a_col]`, 아니면 `0.0`. 타일 번호 `t` 에 따라 열 위치가 옮겨 갑니다.
 2. **B 타일 로드**: `b_row = t·16 + ty`; `b_row < K and col < N` 이면 `Bs[ty, tx] = B[b_row, col]`, 아니면 `0.0`.
 3. **배리어 1**: 256 스레드가 모두 저장을 마칠 때까지 기다립니다.
-4. **내적**: `for k in range(TILE_SIZE): acc += As[ty, k] * Bs[k, tx]`. 여기가 재사용이 일어나는 곳입니다: `As[ty, k]` 는 `tx` 가 다른 16 스레드가, `Bs[k, tx]` 는 `ty` 가 다른 16 스레드가 씁니다. CUDA C에서는 `#pragma unroll` 로 루프를 펼치라고 지시하지만, Numba에는 그 지시문이 없습니다. 이 루프는 반복 횟수가 컴파일 시간 상수이고, 컴파일러가 스스로 완전히 펼쳤습니다: 3.4절 SASS의 FFMA 17개 = 내적 16개 + 결과 계산 1개. 상수라고 늘 펼치는 것은 아닙니다. 어디까지 펼쳤는지는 SASS가 말해 줍니다(노트북 07 4.5절에서 반복 횟수가 상수인데도 펼쳐지지 않은 루프를 봅니다).
+4. **내적**: `for k in range(TILE_SIZE): acc += As[ty, k] * Bs[k, tx]`. 여기가 재사용이 일어나는 곳입니다: `As[ty, k]` 는 `tx` 가 다른 16 스레드가, `Bs[k, tx]` 는 `ty` 가 다른 16 스레드가 씁니다. CUDA C에서는 `#pragma unroll` 로 루프를 펼치라고 지시하지만, Numba에는 그 지시문이 없습니다. 이 루프는 반복 횟수가 컴파일 시간 상수이고, 컴파일러가 스스로 완전히 펼쳤습니다: 3.4절 SASS 셀이 센 타일 루프 한 번의 FFMA 수가 `TILE_SIZE` 와 같습니다(내적 한 번에 FFMA 하나). 커널 전체의 FFMA 가 그보다 많은 만큼은 루프 밖의 결과 계산입니다(3.5절의 `+ beta·C`). 상수라고 늘 펼치는 것은 아닙니다. 어디까지 펼쳤는지는 SASS가 말해 줍니다(노트북 07 4.5절에서 반복 횟수가 상수인데도 펼쳐지지 않은 루프를 봅니다).
 5. **배리어 2**: 모두 현재 타일을 다 읽은 뒤에 다음 반복이 덮어씁니다.
 
 **4.6 결과 기록.** 모든 타일의 부분합이 `acc` 에 모인 뒤, 경계 안(`row < M and col < N`)이면 `C = alpha·acc + beta·C` 를 씁니다. 단, `beta == 0` 이면 C를 **읽지 않습니다.** BLAS 규약상 이때 C는 출력 전용이라 NaN이 들어 있어도 됩니다. 흔한 한 줄짜리 `alpha·sum + beta·C` 는 `0·NaN = NaN` 을 내므로 이 규약을 어깁니다. 아래 검증은 C를 NaN으로 채워 이것을 확인합니다.
@@ -737,8 +738,8 @@ md(r"""
 * **협력적 로딩**: 타일마다 스레드당 `As`·`Bs` 각 1개, 블록당 512개.
 * **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고, GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}).
 * **뱅크 충돌은 워프 단위로.** 우리 커널의 읽기에는 충돌이 없고, +1 패딩은 저장에 2-way 충돌을 만들며(ncu로 약 2.0) 128비트 읽기를 막습니다. 패딩은 워프 단위로 접근을 분석한 뒤에 정합니다.
-* **공유 메모리 크기**: 선언 2048 B(`tiled`). CC 8.0 이상의 모든 GPU가 블록마다 1 KB를 따로 예약하고, 점유율 계산에서 블록마다 더합니다.
-* **FMA**: Numba는 `acc += a*b` 를 이미 `fma.rn.f32` → `FFMA` 로 만듭니다. 명시적 `cuda.fma` 는 같은 기계어를 냅니다. FMA는 한 번만 반올림합니다.
+* **공유 메모리 크기**: 선언 2048 B(`tiled`). CC 8.0 이상의 모든 GPU가 블록마다 1 KiB를 따로 예약하고, 점유율 계산에서 블록마다 더합니다.
+* **FMA**: Numba는 `acc += a*b` 를 이미 `fma.rn.f32` → `FFMA` 로 만듭니다. 명시적 `cuda.fma` 는 같은 SASS 명령 구성을 냅니다(3.5절 셀의 비교). FMA는 한 번만 반올림합니다.
 * **성능**: {{gpu}} 기록에서 4096³ 기준 cuBLAS의 약 {{pct_tiled_4096}}%(`tiled`), {{pct_pad_4096}}%(`tiled_pad`). 상한 비교로 보면 한계는 FMA당 공유 메모리 웨이브프론트(읽기 + 저장)입니다.
 
 ## 8. 마스터리 체크포인트 퀴즈

@@ -577,8 +577,8 @@ def check_micro(student):
         res = _shapes("07-3", launch, refine=_refine_micro, product=MICRO_PRODUCT)
     except IndexError as exc:
         res = explain_exception("07-3", exc, student)
-        res.message = (f"배열 밖을 읽었습니다 (index out of bounds): As 는 BM×BK = {BM}×{BK}라 As[행, k], Bs 는 "
-                       f"BK×BN = {BK}×{BN}라 Bs[k, 열] 순서입니다. rA 는 TM = {TM}개(m < TM), rB 는 TN = {TN}개"
+        res.message = (f"배열 밖을 읽었습니다 (index out of bounds): As 는 BM×BK = {josa(f'{BM}×{BK}', '이라/라')} As[행, k], "
+                       f"Bs 는 BK×BN = {josa(f'{BK}×{BN}', '이라/라')} Bs[k, 열] 순서입니다. rA 는 TM = {TM}개(m < TM), rB 는 TN = {TN}개"
                        "(n < TN)입니다.")
         return res
     if not res.ok and res.code in ("nan", "all_wrong", "wrong_values", "per_thread") and device.SIMULATOR:

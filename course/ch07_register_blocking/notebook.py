@@ -5,6 +5,7 @@ from course.nbgen import Notebook
 from course.figures import fill, fill_comments, ratios, record, tflops
 from sim import occupancy as _occ
 import ast
+import json as _json
 
 
 
@@ -62,6 +63,18 @@ FIG.update(lc_check_lo=f"{min(_LMR):.1f}", lc_check_hi=f"{max(_LMR):.1f}",
            lc_batches=int(_LC.run().method.split("median of ")[1].split()[0]),
            lc_negative=("; 음수는 launch 쪽이 더 빨랐던 경우로, 검사 비용이 측정의 흔들림 안에 묻힌다는 뜻입니다"
                         if min(_LMR) < 0 else ""))
+# 3.4's register counts: regblock's offline reports (the committed kernel x target matrix, which tests/test_targets.py
+# keeps equal to a fresh compile, as the 3.4 cell prints) and the H200 record's loaded kernel (rec["resources"])
+_RB = {r["target"]: r["registers"] for r in _json.loads((Path(__file__).resolve().parents[2] / "kernels_numba" / "infra" /
+       "targets.json").read_text(encoding="utf-8"))["rows"] if r["kernel"] == "regblock"}
+_RB_ALL = (_RB["sm_80"], _RB["sm_90"], REC34["resources"]["regblock"]["registers"])
+FIG.update(rb_regs_min=min(_RB_ALL), rb_regs_extra=min(_RB_ALL) - 80)   # 80 = rC 64 + rA 8 + rB 8 (3.4's model)
+# 07-1's text: how many shapes its checker runs (exercises.SHAPES), as a Korean numeral
+FIG["ex_shapes"] = {2: "두", 3: "세", 4: "네", 5: "다섯"}[len(_const("ch07_register_blocking/exercises", "SHAPES"))]
+# a loop time per call below the kernel's own GPU time (two separate measurements: perf_counter vs CUDA events)
+_UNDER = [100 * (r["gpu_us"] - r["per_call_us"]) / r["gpu_us"] for r in _LC["lesson"] if r["per_call_us"] < r["gpu_us"]]
+FIG["lc_loop_under"] = (f" 그래서 넷째 열이 첫째 열보다 조금 작은 행도 있습니다(기록에서 최대 {max(_UNDER):.0f}%): 루프의 1회가 "
+                        "커널보다 빠를 수는 없으니, 그 차이는 두 측정의 흔들림입니다." if _UNDER else "")
 FIG.update(lc_gpu=_LC.gpu, lc_date=_LC.date,
            lc_targets=", ".join(f"{t:g}" for t in _const("measure", "TARGETS_US")))
 
@@ -277,7 +290,7 @@ for line in L7.resources_here(("regblock",)).lines:        # GPU 가 있을 때�
     print(line)
 """)
 md(r"""
-컴파일러가 보고하는 값은 120개 이상으로, 데이터 80개를 빼면 40개 남짓이 인덱스·주소·루프 변수입니다. Numba의 배열 인덱스는 **64비트 정수**(값 하나에 레지스터 두 개)이고, 음수 인덱스(`a[-1]` = 마지막 원소)를 처리하는 코드도 붙습니다. 위 셀이 센 명령이 그 흔적입니다:
+위 셀에서 컴파일러가 보고하는 값은 {{rb_regs_min}}개 이상이므로, 데이터 80개를 빼면 {{rb_regs_extra}}개 이상이 인덱스·주소·루프 변수입니다. Numba의 배열 인덱스는 **64비트 정수**(값 하나에 레지스터 두 개)이고, 음수 인덱스(`a[-1]` = 마지막 원소)를 처리하는 코드도 붙습니다. 위 셀이 센 명령이 그 흔적입니다:
 
 * `ISETP…EX`: 정수 비교(Integer SET Predicate)의 확장형(`.EX`)으로, 64비트 비교의 상위 32비트를 비교하면서 앞의 하위 32비트 비교 결과(술어)를 이어 받아 64비트 비교 하나를 완성합니다. 인덱스 경계 검사.
 * `IMAD.WIDE…`: 정수 곱셈-덧셈의 결과를 64비트로 내는 형태. 주소 = 기준 + 인덱스 × 4 계산.
@@ -452,11 +465,11 @@ once = len(tiles) == rb.THREADS and set(owner.values()) == {1} and len(owner) ==
 print("PASS: 블록 타일의", len(owner), "원소를 스레드 256개가 정확히 한 번씩 맡음" if once else "FAIL")
 # 예상 출력: (tx=3, ty=5): 블록 타일의 행 40..47, 열 24..31 / PASS: 블록 타일의 16384 원소를 …
 """)
-NB.exercise("07-1", r"""
+NB.exercise("07-1", fill(r"""
 이 지도를 직접 씁니다. 연습 문제 07-1–07-3 은 `regblock` 과 구조가 같고 크기만 작은 **연습용 커널**에 여러분의 장치 함수(device function)를 끼워 시뮬레이터에서 빨리 돌립니다: 블록 타일 32 × 32, BK = 8, 스레드 타일 **TM × TN = 4 × 2**, 블록 **16 × 8 = 128 스레드**(x 가 N 방향 16개, y 가 M 방향 8개). 블록이 정사각이 아니고 TM ≠ TN 이라 x 와 y, TM 과 TN 을 바꾸면 바로 드러납니다.
 
-`my_thread_tile(tx, ty)` 가 스레드 `(tx, ty)` 의 부분 타일 왼쪽 위 `(thread_row, thread_col)` 을 **블록 타일 안의 위치**로 돌려주게 하세요(블록 오프셋은 커널이 더합니다). 확인 셀은 먼저 모든 스레드의 지도를 계산해 겹치거나 비거나 타일 밖으로 나가는 곳을 찾고, 그다음 연습용 커널을 타일 배수가 아닌 두 모양으로 실행해 numpy 와 비교합니다. 틀리면 블록 타일의 원소마다 맡은 스레드 수와, C 의 틀린 원소 지도(heat map)를 보여 줍니다.
-""")
+`my_thread_tile(tx, ty)` 가 스레드 `(tx, ty)` 의 부분 타일 왼쪽 위 `(thread_row, thread_col)` 을 **블록 타일 안의 위치**로 돌려주게 하세요(블록 오프셋은 커널이 더합니다). 확인 셀은 먼저 모든 스레드의 지도를 계산해 겹치거나 비거나 타일 밖으로 나가는 곳을 찾고, 그다음 연습용 커널을 타일 배수가 아닌 {{ex_shapes}} 모양(M, N 가운데 하나 이상이 블록 타일의 배수가 아님)으로 실행해 numpy 와 비교합니다. 틀리면 블록 타일의 원소마다 맡은 스레드 수와, C 의 틀린 원소 지도(heat map)를 보여 줍니다.
+""", FIG))
 md(r"""
 ### 4.4 협력적 로딩 (cooperative loading)
 
@@ -593,7 +606,7 @@ for k in ("regblock", "regblock_opt"):
     ffma[k] = (loop["FFMA"], sass_k["ffma"])
     print(f"{k:13s} PTX {mix[k]} | SASS k 루프 FFMA {loop['FFMA']}/{loop['n']} 명령, 커널 전체 FFMA {sass_k['ffma']}")
 print("PTX 명령 구성과 FFMA 수가 같은가:", mix["regblock"] == mix["regblock_opt"] and ffma["regblock"] == ffma["regblock_opt"])
-# 예상 출력: 두 줄의 PTX 개수가 같음 (fma.rn.f32 128, mul.f32 128), k 루프 FFMA 64/97 과 64/106 명령, 전체 FFMA 128 / … True
+# 예상 출력: 두 줄의 PTX 개수가 같음 (fma.rn.f32 128, mul.f32 128), k 루프 FFMA 는 같고 명령 수만 다름 (regblock_opt 쪽이 많음), 전체 FFMA 128 / … True
 """)
 md(r"""
 * 두 커널의 PTX 명령 구성이 **같습니다**: `regblock` 의 `rC[m, n] += rA[m] * rB[n]` 이 이미 `fma.rn.f32` 입니다. 명시적 FMA로 얻을 것이 없습니다 (SASS의 FFMA 수도 같고, 명령 수 차이는 FFMA가 아닌 명령 — 패딩으로 바뀐 주소 계산 등 — 에서 옵니다).
@@ -729,7 +742,7 @@ md(r"""
 
 그래서 작은 행렬은 Python 에서 재면 실제 커널보다 느려 보입니다. 아래 셀은 `regblock_vec` 을 이 GPU 에서 약 {{lc_targets}} µs 가 걸리는 크기로 골라 잽니다 (GPU 가 없으면 {{lc_gpu}} 의 기록, {{lc_date}}). 열은 차례로 커널 자체의 시간(CUDA 그래프로 잰, Python 이 끼지 않는 시간), `launch` 한 번의 호스트 시간, 커널을 Numba 로 직접 불렀을 때(입력 검사 없이 디스패치만)의 호스트 시간, Python 루프에서 한 번에 걸린 시간, GPU 가 쉰 비율, CUDA 그래프를 다시 실행할 때 launch 하나당 호스트 시간입니다.
 
-둘째와 셋째 열은 **따로 잰 두 측정**입니다(각각 연달아 부른 호출 한 묶음의 평균). 셋째 열은 둘째 열의 일부가 아니고, 한 묶음의 호스트 시간은 그동안 호스트에서 일어난 다른 일(다른 프로세스, Python 의 가비지 컬렉션 등)에 따라 흔들립니다. 그래서 셋째 열이 둘째 열보다 큰 행도 있고(기록에서는 최대 {{lc_raw_over}} µs), 둘의 차이를 입력 검사의 비용으로 읽으면 안 됩니다. 그 비용은 같은 기록의 벤치마크(`benchmarks/launch_cost.py`: 세 방식을 번갈아 잰 묶음 {{lc_batches}}개의 중앙값)가 따로 재며, launch 와 Numba 만의 차이는 커널에 따라 {{lc_check_lo}} µs 에서 {{lc_check_hi}} µs 사이입니다{{lc_negative}}.
+첫째 열(CUDA 이벤트)과 넷째 열(Python 루프를 `perf_counter` 로 잼)도 따로 잰 값이라, 몇 % 안에서 서로 흔들립니다.{{lc_loop_under}} 둘째와 셋째 열은 **따로 잰 두 측정**입니다(각각 연달아 부른 호출 한 묶음의 평균). 셋째 열은 둘째 열의 일부가 아니고, 한 묶음의 호스트 시간은 그동안 호스트에서 일어난 다른 일(다른 프로세스, Python 의 가비지 컬렉션 등)에 따라 흔들립니다. 그래서 셋째 열이 둘째 열보다 큰 행도 있고(기록에서는 최대 {{lc_raw_over}} µs), 둘의 차이를 입력 검사의 비용으로 읽으면 안 됩니다. 그 비용은 같은 기록의 벤치마크(`benchmarks/launch_cost.py`: 세 방식을 번갈아 잰 묶음 {{lc_batches}}개의 중앙값)가 따로 재며, launch 와 Numba 만의 차이는 커널에 따라 {{lc_check_lo}} µs 에서 {{lc_check_hi}} µs 사이입니다{{lc_negative}}.
 
 줄이는 방법은 두 가지입니다.
 * **CUDA 그래프(CUDA graph)**: launch 여러 개를 한 번 기록(capture)해 두고 통째로 다시 실행합니다. 호스트는 그래프 하나만 맡기므로 launch 하나당 호스트 시간이 마지막 열로 줄어듭니다. 이 과정의 벤치마크(`course.bench`)도 launch 비용이 커널보다 긴 행은 이렇게 잽니다.
@@ -819,14 +832,14 @@ md(r"""
 * 누산기 `rC` 는 둘 다 64개, 그러나 `rA + rB` 는 16 대 20 입니다.
 * 산술-기하 평균 부등식 `TM + TN ≥ 2·√(TM·TN)` 에서 등호는 TM = TN 일 때뿐입니다. 그래서 TM·TN 이 정해지면 **정사각 타일의 AI 가 가장 큽니다.**
 
-데이터 레지스터는 위 표가 정확히 셉니다(80 대 84). 전체 레지스터는 3.4절처럼 컴파일해야 압니다(8 × 8 은 120개 이상).
+데이터 레지스터는 위 표가 정확히 셉니다(80 대 84). 전체 레지스터는 3.4절처럼 컴파일해야 압니다(8 × 8 은 {{rb_regs_min}}개 이상).
 
 ## 7. 핵심 정리
 
 * **레지스터 블로킹 = 스레드 코어스닝(thread coarsening)**: 스레드 하나가 8 × 8 = 64 출력을 레지스터 `rC` 에 듭니다. 블록 256 스레드 × 64 = 128 × 128 블록 타일.
 * **산술 강도는 수준을 밝혀서**: 공유 메모리 → 레지스터 `TM·TN / (2·(TM+TN))`: tiled 0.25 → regblock 2.0 (기록으로 확인). 블록 단위 글로벌 → 공유는 `BM·BN / (2·(BM+BN))`: 4 → 32. 이것은 요청한 바이트 기준이라, 리지 포인트 위의 `regblock` 은 DRAM 기준으로도 위지만, 리지 아래의 `tiled` 가 DRAM 에 묶인다는 뜻은 아닙니다(노트북 06 4.8절).
 * **외적**: k 단계마다 16번 읽고 64번 FMA, 값 하나를 레지스터에서 8번 재사용. TM·TN 이 같으면 정사각 타일의 AI 가 가장 큽니다(4 × 16: 1.6 < 8 × 8: 2.0).
-* **레지스터는 컴파일러에서 읽는다**: 데이터 80개에 64비트 인덱스·주소가 더해져 120개 이상(3.4절의 ptxas·GPU 값). TM = TN = 16 은 컴파일되지만 레지스터 상한 안에서 할당되고 나머지는 로컬 메모리로 스필(`STL`/`LDL`).
+* **레지스터는 컴파일러에서 읽는다**: 데이터 80개에 64비트 인덱스·주소가 더해져 {{rb_regs_min}}개 이상(3.4절의 ptxas·GPU 값). TM = TN = 16 은 컴파일되지만 레지스터 상한 안에서 할당되고 나머지는 로컬 메모리로 스필(`STL`/`LDL`).
 * **점유율은 규칙으로**: 256 스레드 블록에서 81–128 레지스터는 모두 25% (할당 단위·서브파티션·블록 양자화). 공유 메모리는 블록마다 선언한 바이트 + 시스템 예약 1 KiB. 낮은 점유율의 대기는 독립 FFMA 64개의 ILP가 일부 메울 수 있습니다 (연산 파이프가 찬 것은 아닙니다: `regblock` 은 {{n_big}}³ 에서 FP32 피크의 약 {{pct_peak_regblock}}%).
 * **결과 저장**: `alpha·rC + beta·C`, 경계 검사, `beta == 0` 이면 C 를 읽지 않음. 스레드당 8열씩 떨어진 4 B 저장은 32 B 섹터의 12.5% 만 씁니다.
 * **패딩과 FMA**: +1 패딩은 `rA` 읽기의 2-way 충돌을 없애지만 `rB` 읽기의 4-way 충돌은 그대로이고 `As` 저장에 2-way 충돌을 만듭니다. 명시적 FMA는 PTX를 바꾸지 않습니다(이미 `fma.rn.f32`).

@@ -543,10 +543,15 @@ def _zfill_kernel(copy):
     return kernel
 
 
+def _ld(cols):
+    """X's row length in floats for a matrix of `cols` columns: rounded up to 4 floats (16 bytes), plus 4 past the edge."""
+    return -(-cols // 4) * 4 + 4
+
+
 def _zfill_case(student, rows, cols, seed=3):
     """(out, want, copies) for one logical shape: X's rows are padded to a multiple of 4 floats (+4) filled with PAD;
     copies: per thread the (grow, gcol, src_size) of its zero-fill copies, recorded while it ran (simulator)."""
-    ld = -(-cols // 4) * 4 + 4
+    ld = _ld(cols)
     rng = np.random.default_rng(seed + 7919 * core.VARIANT[0])
     X = _aligned(np.full((rows, ld), PAD, np.float32))
     X[:, :cols] = rng.uniform(1.0, 2.0, (rows, cols)).astype(np.float32)     # never 0, never PAD
@@ -568,8 +573,9 @@ def _zfill_case(student, rows, cols, seed=3):
     return out, want, rec
 
 
-def _size_finding(rec, rows, cols):
-    """A src-size that cannot be right, read from the copy calls' own arguments: (code, message, site) or None."""
+def _size_finding(rec, rows, cols, ld=None):
+    """A src-size that cannot be right, read from the copy calls' own arguments: (code, message, site) or None;
+    ld: X's row length in floats (padded past cols), named when a column bound was taken from it."""
     if rec is None:
         return None
     for (block, thread), evs in rec.events.items():
@@ -611,9 +617,15 @@ def _size_finding(rec, rows, cols):
                 else:
                     why = (f"열 {gcol}..{gcol + 3} 중 cols = {cols} 보다 작은 것은 {n}개이므로 src-size 는 "
                            f"4·{n} = {4 * n} 바이트입니다.")
+                if grow >= rows:      # the row is outside: the row check is what let it read
+                    fix = f"행 검사(grow < rows)를 하세요: 행렬의 행 수는 rows = {rows} 입니다."
+                else:                 # the row is inside: the column bound is what is wrong (none, or X's row length)
+                    fix = (f"행은 행렬 안이므로 틀린 것은 열 경계입니다: 열 검사가 빠졌거나, 열 경계를 X 의 행 길이"
+                           + (f"(X.shape[1] = {ld})" if ld is not None else "(X.shape[1])")
+                           + f"로 잡았습니다. 행렬의 열 수는 cols = {cols} 이고, X 의 행은 16바이트 정렬을 위해 그보다 "
+                           "길게 늘려 두었습니다 (그 뒤는 행렬 밖). 열 검사와 안쪽 float 개수는 cols 로 계산하세요.")
                 return ("edge_overread", f"src-size 가 {size} 바이트입니다{at}: 행렬 밖 float "
-                        f"{(size - 4 * n) // 4}개를 읽어, 0 이어야 할 자리에 X 의 값이 들어갑니다. {why} "
-                        "행 검사(grow < rows)와 열 검사를 모두 하세요.", e.site)
+                        f"{(size - 4 * n) // 4}개를 읽어, 0 이어야 할 자리에 X 의 값이 들어갑니다. {why} {fix}", e.site)
     return None
 
 
@@ -648,12 +660,12 @@ def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
 def check_zfill(student):
     shapes = ((10, 13), (7, 6), (9, 32), (3, 2), (17, 20), (1, 5))
     for rows, cols in shapes:
-        shape = f"  행렬 rows × cols = {rows} × {cols} (X 의 행 길이 {-(-cols // 4) * 4 + 4}: 그 뒤는 행렬 밖)"
+        shape = f"  행렬 rows × cols = {rows} × {cols} (X 의 행 길이 {_ld(cols)}: 그 뒤는 행렬 밖)"
         with context(shape):
             try:
                 out, want, rec = _zfill_case(student, rows, cols)
             except (ValueError, IndexError) as exc:
-                found = _size_finding(getattr(exc, "_sgemm_recording", None), rows, cols)
+                found = _size_finding(getattr(exc, "_sgemm_recording", None), rows, cols, _ld(cols))
                 if found is not None:
                     code, msg, site = found
                     return fail("09-3", code, msg, shape, diagnose.Foreign("  " + str(exc).splitlines()[0][:300]),
@@ -679,7 +691,7 @@ def check_zfill(student):
         inside[:rows, :cols] = True
         zeroed = inside & (out == 0)
         bad = ~np.isclose(out, want, equal_nan=False)
-        found = _size_finding(rec, rows, cols) if bad.any() else None
+        found = _size_finding(rec, rows, cols, _ld(cols)) if bad.any() else None
         if found is not None:
             code, msg, site = found
             return fail("09-3", code, msg, shape, _picture(bad), where=probe.line_text(site))

@@ -35,6 +35,12 @@ FIG = {
     "vec_db_gap_big": f"{max(abs(_SHOWN[('async_vec', n)] - _SHOWN[('db_overlap', n)]) for n in (2048, 4096)):.1f}",
     "stage_step_big": f"{max(abs(_SHOWN[(a, n)] - _SHOWN[(b, n)]) for n in (2048, 4096) for a, b in (('async_vec_s2', 'async_vec'), ('async_vec', 'async_vec_s4'))):.1f}",
 }
+# §10 question 3: warps per SM of the three stall-measured kernels (blocks per SM x warps per block, as loaded on the H200)
+_WPS = {k: (REC["loaded"][k]["blocks_per_sm"], REC["loaded"][k]["threads"] // 32) for k in ("async_vec", "async_bk16", "async_wide")}
+_WPS_TEXT = {}
+for _k, (_b, _w) in _WPS.items():
+    _WPS_TEXT.setdefault((_b, _w), []).append(f"`{_k}`")
+FIG["warps_per_sm"] = ", ".join(f"{'·'.join(ks)} {b * w}개 = 블록 {b} × {w}워프" for (b, w), ks in _WPS_TEXT.items())
 # compute-sanitizer racecheck on the GPU over the same demos (benchmarks/racecheck_gpu.py)
 RACE = records.load("racecheck_h100")
 # the common loop's demo (async_common_tail) was named async_seed_tail when this record was made
@@ -193,7 +199,7 @@ md(r"""
 cp.async:          글로벌 -------LDGSTS-------> 공유             (명령 1개, 레지스터 없음, 도착은 나중에)
 ```
 
-**추상.** cp.async (Ampere, sm_80) 는 스레드가 *발행*하는 복사 명령입니다. 발행 직후 스레드는 다음 명령으로 넘어가고, 데이터는 나중에 공유 메모리에 씁니다. PTX 는 복사가 언제 도착하는지 아무것도 약속하지 않고, 대신 **그룹** 단위의 대기만 제공합니다.
+**추상.** cp.async (Ampere, sm_80) 는 스레드가 *발행*하는 복사 명령입니다. 발행 직후 스레드는 다음 명령으로 넘어가고, 데이터는 나중에 공유 메모리에 씁니다. PTX 는 복사가 언제 도착하는지 아무것도 약속하지 않고, 대신 기다리는 방법을 줍니다. 이 노트북이 쓰는 것은 **그룹** 단위의 대기입니다 (이전 cp.async 들의 완료를 mbarrier 로 알리는 `cp.async.mbarrier.arrive` 도 있지만 여기서는 쓰지 않습니다).
 
 ### 3.1 세 가지 PTX 명령 — 우리 `.ptx` 파일
 
@@ -726,7 +732,7 @@ md(r"""
 
 <details><summary>질문 3. 트리플 버퍼링이 더블 버퍼링보다 지연을 더 잘 숨기는 이유는?</summary>
 
-동시에 진행 중인 타일 로드가 S-1개까지라서, 로드 지연이 계산 시간의 S-1배까지 숨겨집니다 (4.2절의 타임라인). 9절의 측정(BK = 8, 2048³·4096³)에서는 단을 늘린 효과가 한 번에 {{stage_step_big}}%p 이내로 작았고 (BK = 16 에서는 2 → 3단이 더 컸습니다), 9.3절의 워프 상태 기록에서 L1TEX 스코어보드 대기(`long_scoreboard`)는 세 커널 모두 명령당 0.1 사이클 미만이었습니다. 복사 그룹을 기다리는 `wait_group`(`DEPBAR.LE`)의 대기는 그 기록이 따로 나누지 않고, 소스 보기로 센 `async_wide` 변형에서 표본의 {{wg_pct}}% 였습니다 (`async_vec`·`async_bk16` 은 재지 않음). H200 에서 SM당 워프가 16개(블록 2 × 8워프)라 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
+동시에 진행 중인 타일 로드가 S-1개까지라서, 로드 지연이 계산 시간의 S-1배까지 숨겨집니다 (4.2절의 타임라인). 9절의 측정(BK = 8, 2048³·4096³)에서는 단을 늘린 효과가 한 번에 {{stage_step_big}}%p 이내로 작았고 (BK = 16 에서는 2 → 3단이 더 컸습니다), 9.3절의 워프 상태 기록에서 L1TEX 스코어보드 대기(`long_scoreboard`)는 세 커널 모두 명령당 0.1 사이클 미만이었습니다. 복사 그룹을 기다리는 `wait_group`(`DEPBAR.LE`)의 대기는 그 기록이 따로 나누지 않고, 소스 보기로 센 `async_wide` 변형에서 표본의 {{wg_pct}}% 였습니다 (`async_vec`·`async_bk16` 은 재지 않음). H200 에서 SM당 워프가 여럿이라({{warps_per_sm}}) 한 워프가 기다리는 동안 다른 워프가 계산할 수 있다는 것이 한 가지 설명입니다 (해석).
 </details>
 
 <details><summary>질문 4. LDGSTS 가 LDG + STS 보다 나은 하드웨어 이유는?</summary>

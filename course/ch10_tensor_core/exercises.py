@@ -447,7 +447,22 @@ FRAGMENT_MISTAKES = (
      "A 를 .trans 로 읽었습니다: A 는 행 우선 그대로 mma 의 .row 이므로 ldmatrix_x4 (전치 없음) 여야 합니다."),
     ("b_halves_swapped", lambda A, B: (A, _b_halves(B)),
      "b0 과 b1 이 바뀌었습니다: mma 가 K 스텝마다 B 의 k 0–7 과 8–15 를 바꿔 곱했습니다 (b0 = k 0–7, b1 = k 8–15)."),
+    ("b_rows", lambda A, B: (A, _low_rows_twice(B)),
+     "Bs 의 행 주소가 틀렸습니다: mma 가 K 스텝마다 B 의 k 0–7 을 두 번 곱했습니다 (k 8–15 대신). ldmatrix_x2_trans 에서 "
+     "레인 8–15 가 주는 행은 b1 의 행 8–15 입니다 (레인 0–15 가 Bs 의 행 0–15, 10-4 의 B 주소)."),
+    ("a_rows", lambda A, B: (_low_rows_twice(A), B),
+     "As 의 행 주소가 틀렸습니다: mma 가 16×16 A 타일마다 행 0–7 을 두 번 곱했습니다 (행 8–15 대신: C 의 아래 8행이 위 "
+     "8행과 같은 A 행으로 계산됨). ldmatrix_x4 에서 레인 8–15 와 24–31 이 주는 행은 8–15 입니다 (레인 0–15 는 열 0 의 "
+     "행 0–15, 16–31 은 열 8 의 행 0–15, 10-4 의 A 주소)."),
 )
+
+
+def _low_rows_twice(X):
+    """X with rows 8-15 of every 16-row block replaced by its rows 0-7 (a row address of lane % 8 instead of lane % 16)."""
+    R, C = X.shape
+    Y = X.reshape(R // 16, 2, 8, C).copy()
+    Y[:, 1] = Y[:, 0]
+    return Y.reshape(R, C)
 
 
 def _kloop_launch(kernel, runs):
@@ -509,6 +524,8 @@ def check_kloop_kernel(ex_id, kernel):
               "a_halves_swapped": "ldmatrix_x4 가 돌려주는 네 값의 순서와 mma 에 넘기는 a0..a3 의 순서가 같나요? 주소는 "
                                   "10-4 의 것인가요?",
               "b_halves_swapped": "b0 과 b1 을 mma 에 넘기는 순서가 맞나요?",
+              "b_rows": "ldmatrix_x2_trans 에서 레인 8–15 가 주는 Bs 의 행은 몇 번인가요? (10-4)",
+              "a_rows": "ldmatrix_x4 에서 레인 8–15 와 24–31 이 주는 As 의 행은 몇 번인가요? (10-4)",
               "all_wrong": "ldmatrix 에 주는 주소가 10-4 의 답과 같나요? mma 에 넘기는 인자의 순서를 보세요.",
               "nan": "ldmatrix 가 읽는 As, Bs 는 그 전에 모든 레인이 채웠나요? 배리어가 그 사이에 있나요?",
               "misaligned": "ldmatrix 의 주소 열은 8 의 배수인가요?",

@@ -167,7 +167,7 @@ FIG.update({
     "host_fast4096": f"{_R['run6'][('fast', 4096)].host_us:.0f}",
     "host_nolean": f"{_R['run6'][('no_lean', 2048)].host_us:.0f}",
     "host_nolean4096": f"{_R['run6'][('no_lean', 4096)].host_us:.0f}",
-    "host_max": f"{max(_HOSTS):.0f}", "gpu4096_lo": f"{_GPU4096:.0f}", "gpu_over_host": int(_GPU4096 // max(_HOSTS)),
+    "host_max": f"{max(_HOSTS):.0f}", "gpu4096_lo": f"{_GPU4096:.0f}", "gpu_cub4096": f"{1000 * _R['run6'][('cuBLAS', 4096)].ms:.0f}", "gpu_over_host": int(_GPU4096 // max(_HOSTS)),
     "ctrl_lo": f"{min(_GP[4096].values()):.2f}", "ctrl_hi": f"{max(_GP[4096].values()):.2f}",
     "small_names": "·".join(f"`{v}`" for v in _SMALL),
     "small_lo": f"{min(_SMALL.values()):.2f}", "small_hi": f"{max(_SMALL.values()):.2f}",
@@ -759,7 +759,7 @@ for n in (2048, 4096):                     # 4096³: the control (kernels far lo
 md(r"""
 두 시간 열은 **따로 잰 두 측정**입니다: 호스트 시간은 GPU 를 기다리지 않고 호출을 연달아 줄 세울 때 호출 하나에 든 호스트 시간(`course.bench.host_us`)이고, GPU 시간은 이 실행의 방법대로 연달아 부른 호출 묶음을 CUDA 이벤트로 재어 호출 수로 나눈 값(라운드의 중앙값)입니다. 그래서 한 호출의 시간을 둘로 나눈 것으로 읽지는 마세요. 호스트 열로 실행 비용을 가늠할 수도 없습니다. 2048³ 의 `mma_fast` 는 호스트 {{host_fast}} µs 가 GPU {{gpu_fast}} µs 보다 깁니다. 일반 측정 동안에도 호출마다 호스트가 그만큼 걸렸다면 GPU 시간은 호출당 {{host_fast}} µs 이상이었어야 합니다. 또 같은 커널을 같은 방법으로 띄워도 호스트 시간은 잴 때마다 다릅니다 (`fast` {{host_fast}} / {{host_fast4096}} µs, `no_lean` {{host_nolean}} / {{host_nolean4096}} µs: 2048³ / 4096³).
 
-실행 비용은 마지막 열(그래프 ÷ 일반)로 봅니다. 대조군은 4096³ 입니다. 그 크기의 커널은 호출당 {{gpu4096_lo}} µs 이상으로, 두 표의 어느 호스트 시간({{host_max}} µs 이하)보다도 {{gpu_over_host}}배 넘게 깁니다. 그런데도 두 방법의 비는 ×{{ctrl_lo}}–×{{ctrl_hi}} 로 흔들립니다. 실행 비용이 아닌 차이도 이만큼은 된다는 뜻입니다. 두 방법은 재는 묶음부터 다르고(일반 측정은 {{burst_ms}} ms 동안 먼저 돌린 뒤 재고, 그래프 측정은 {{graph_calls}}번 호출의 그래프를 {{graph_replays}}번 되풀이), 같은 방법 안에서도 `fast` 의 라운드별 값이 4096³ 에서 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 움직입니다. 2048³ 의 {{small_names}} 는 ×{{small_lo}}–×{{small_hi|으로/로}} 이 대조군의 흔들림과 같은 크기라, 이 기록으로는 실행 비용이 섞였는지 가릴 수 없습니다. 분명히 드러나는 것은 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 입니다: 2048³ 에서 ×{{graph_gain_bk64}}, 4096³ 에서 ×{{bk64_ctrl}}. 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
+실행 비용은 마지막 열(그래프 ÷ 일반)로 봅니다. 대조군은 4096³ 입니다. 그 크기의 우리 커널은 호출당 {{gpu4096_lo}} µs 이상으로(그래프로 재지 않은 cuBLAS 는 {{gpu_cub4096}} µs), 두 표의 어느 호스트 시간({{host_max}} µs 이하)보다도 {{gpu_over_host}}배 넘게 깁니다. 그런데도 두 방법의 비는 ×{{ctrl_lo}}–×{{ctrl_hi}} 로 흔들립니다. 실행 비용이 아닌 차이도 이만큼은 된다는 뜻입니다. 두 방법은 재는 묶음부터 다르고(일반 측정은 {{burst_ms}} ms 동안 먼저 돌린 뒤 재고, 그래프 측정은 {{graph_calls}}번 호출의 그래프를 {{graph_replays}}번 되풀이), 같은 방법 안에서도 `fast` 의 라운드별 값이 4096³ 에서 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 움직입니다. 2048³ 에서 {{small_names}} 의 비도 ×{{small_lo}}–×{{small_hi|으로/로}} 이 대조군의 흔들림과 같은 크기라, 이 기록으로는 실행 비용이 섞였는지 가릴 수 없습니다. 분명히 드러나는 것은 동적 공유 메모리를 쓰는 `bk64_lean_dyn` 입니다: 2048³ 에서 ×{{graph_gain_bk64}}, 4096³ 에서 ×{{bk64_ctrl}}. 2048³ 의 일반 측정은 이 커널의 속도가 아닙니다. cuBLAS 는 호스트 {{host_cub}} µs 대 GPU {{gpu_cub}} µs 입니다. cuBLAS 까지 양쪽을 모두 그래프로 잰 것은 `run7_graph` (같은 종류의 H100, 뒤의 다른 대여; cuBLAS 는 자체 핸들로) 로, 최종 커널은 2048³ 에 {{g_fast2048}} %, 4096³ 에 {{g_fast4096}} % 였고 (cuBLAS {{g_cub2048}} / {{g_cub4096}} TFLOP/s), {{h200_gpu}} 의 그래프 측정은 {{h2g_fast2048}} % 와 {{h2g_fast4096}} % 였습니다. 그래프 측정은 한 번씩이라 목표의 세 번째 실행이 아니라 두 실행 옆의 참고 수치입니다.
 
 **단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클록이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz: ncu 는 클록을 고정하지 않았음). 같은 클록으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때는 두 커널 모두 전력 한도에 걸려 클록이 내려가므로(기록의 클록 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
 
@@ -815,7 +815,7 @@ print(L.wgmma_targets())      # {대상: SASS 의 wgmma 명령, 또는 ❌ ptxas
 # 예상 출력: {'sm_90': "❌ Instruction 'wgmma.fence' not supported on .target 'sm_90'", 'sm_90a': 'HGMMA.64x8x16.F32, …'}
 """)
 md(r"""
-`wgmma` 는 `.target sm_90` 에서는 오류이고, 아키텍처 전용 대상 `sm_90a` 에서만 `HGMMA` 가 됩니다. `a` 가 붙은 대상의 코드는 그 아키텍처(CC 9.0)에서만 돌고 다음 세대와 호환되지 않습니다. numba-cuda 0.30 은 CC 9.0 GPU 에서 커널을 `sm_90a` 로 컴파일합니다 (`numba_cuda` 의 `codegen._ensure_cc` 가 `a` 를 붙임). `wgmma` 로 커널을 쓰는 것은 이 노트북의 범위 밖입니다 (5.6절).
+`wgmma` 는 `.target sm_90` 에서는 오류이고, 아키텍처 전용 대상 `sm_90a` 에서만 `HGMMA` 가 됩니다. `a` 가 붙은 대상의 코드는 그 아키텍처(CC 9.0)에서만 돌고 다음 세대와 호환되지 않습니다. numba-cuda 0.30 은 CC 9.0 이상의 GPU 에서 커널을 `a` 가 붙은 대상(CC 9.0 이면 `sm_90a`)으로 컴파일합니다 (`numba_cuda` 의 `codegen._ensure_cc` 가 `a` 를 붙임). `wgmma` 로 커널을 쓰는 것은 이 노트북의 범위 밖입니다 (5.6절).
 """)
 md(r"""
 ## 7. 컴파일과 실행

@@ -76,7 +76,7 @@ class OccupancyExplorer(live.LiveView):
             ("할당 레지스터", f"스레드당 {r.regs_allocated_per_thread} · 워프당 {r.regs_per_warp} · "
                          f"블록당 {r.regs_per_block}"),
             ("할당 공유 메모리", f"블록당 {r.smem_allocated_per_block} B (예약 {spec.smem_reserved_per_block} B 포함)"
-                           f" · SM 용량 {r.smem_capacity // 1024} KB"),
+                           f" · SM 용량 {r.smem_capacity // 1024} KiB"),
             ("한도 (SM당 블록)", " · ".join(f"{occ.LIMITER_KO[k]} {_limit_text(v)}" for k, v in r.limits.items())),
             ("결과", f"<b>{r.blocks_per_sm}블록 × {r.warps_per_block}워프 = {r.active_warps}/{r.max_warps} 워프, "
                    f"점유율 {r.percent:.1f}%</b>"

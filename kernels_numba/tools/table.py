@@ -122,8 +122,8 @@ def targets_markdown(rows=None):
                 continue
             spill = f" **스필 {r['local_bytes'] + r['stack_bytes']} B**" if r["spills"] else ""
             fits = "" if r["fits"] else " **한도 초과**"
-            dyn = f" + 동적 {r['smem_dynamic'] / 1024:.0f} KB" if r["smem_dynamic"] else ""
-            cells.append(f"{r['registers']} / {r['smem_static'] / 1024:.1f} KB{dyn}{spill}{fits}")
+            dyn = f" + 동적 {r['smem_dynamic'] / 1024:.0f} KiB" if r["smem_dynamic"] else ""
+            cells.append(f"{r['registers']} / {r['smem_static'] / 1024:.1f} KiB{dyn}{spill}{fits}")
         out.append(f"| `{s.name}` | " + " | ".join(cells) + " |")
     return "\n".join(out)
 

@@ -502,3 +502,12 @@ def test_gpu_race_outcomes_at_a_small_size():
     assert out["tiled"] == {"wrong": 0, "runs": 3, "worst": out["tiled"]["worst"]} and out["tiled"]["worst"] < 1e-5
     for k in lesson06.RACE_CASES[1:]:
         assert 0 <= out[k]["wrong"] <= 3 and out[k]["runs"] == 3
+
+
+def test_sass_counts_are_per_tile_loop():
+    """§3.4 labels its counts 'per tile': they come from one pass of the SASS tile loop (16 FFMA of the dot product,
+    TILE of them), and the kernel's FFMA outside the loop (beta·C) is reported apart, never folded into 'per tile'."""
+    sass = lesson06.sass_shared_loads(("tiled", "tiled_pad"), cc=(9, 0))
+    for k, (lds, lds128, ffma, ffma_all) in sass.items():
+        assert ffma == 16 and ffma_all > ffma, (k, sass[k])
+        assert lds + 4 * lds128 == 32, (k, sass[k])          # As 16 + Bs 16 floats per thread per tile

@@ -86,6 +86,10 @@ CASES["09-3"] = [
     ("bounds_from_x_shape", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
                               "if grow < X.shape[0] and gcol < X.shape[1]:\n        n = min(4, X.shape[1] - gcol)")],
      "edge_overread"),
+    # rows checked against rows, columns against X's padded row length (review round 10, I-2): a column message
+    ("cols_from_x_shape", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
+                            "if grow < rows and gcol < X.shape[1]:\n        n = min(4, X.shape[1] - gcol)")],
+     "edge_overread"),
     # no row check, an out-of-matrix row clamped to row 0: 16 bytes of row 0 arrive where 0 belongs (values, not PAD)
     ("no_row_check_clamped", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
                                "if gcol < cols:\n        n = min(4, cols - gcol)"),

@@ -51,3 +51,21 @@ def test_wait_group_2_in_the_one_barrier_order_is_told_the_n_that_fits_that_orde
     assert "commit 한 그룹이 2개" in res.message and "(wait_group(1) 이하)" in res.message, res.message
     text = str(res)
     assert "wait_group(1) 이하" in text and "wait_group(2) 이하" not in text, text
+
+
+def test_column_bound_from_x_shape_is_told_it_is_the_column(tmp_path):
+    # rows checked against rows but columns against X.shape[1] (X's rows are padded past cols): the verdict names the
+    # column bound and X.shape[1], never "do the row check" the answer already did
+    src = (ROOT / "answers" / "ch09" / "ex09_zfill.py").read_text(encoding="utf-8")
+    old = "if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)"
+    assert old in src
+    mod = _module(src.replace(old, "if grow < rows and gcol < X.shape[1]:\n        n = min(4, X.shape[1] - gcol)"),
+                  tmp_path, "ex09_cols_from_shape")
+    res = exercises.check("09-3", mod.copy16, save=False)
+    assert not res.ok and res.code == "edge_overread", str(res)
+    assert "열 경계" in res.message and "X.shape[1] = " in res.message and "행 검사" not in res.message, res.message
+    # a missing row check is still told to do the row check
+    mod = _module(src.replace(old, "if gcol < cols:\n        n = min(4, cols - gcol)").replace(
+        "r = grow if n > 0 else 0", "r = grow if grow < rows else 0"), tmp_path, "ex09_no_row_check")
+    res = exercises.check("09-3", mod.copy16, save=False)
+    assert not res.ok and res.code == "edge_overread" and "행 검사(grow < rows)" in res.message, res.message

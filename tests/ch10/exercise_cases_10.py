@@ -57,6 +57,11 @@ CASES = {
         ("a1_a2_swapped", [("a0, a1, a2, a3, b0, b1, c0", "a0, a2, a1, a3, b0, b1, c0")], "a_halves_swapped"),
         ("b0_b1_swapped", [("a3, b0, b1, c0", "a3, b1, b0, c0")], "b_halves_swapped"),
         ("trans_for_a", [("ptx.ldmatrix_x4(As", "ptx.ldmatrix_x4_trans(As")], "a_transposed"),
+        # row addresses of lane % 8 (review round 10, I-5): the k / row half read twice is named, with 10-4's rule
+        ("bs_rows_lane_mod_8", [("ptx.ldmatrix_x2_trans(Bs, lane % 16, 0)", "ptx.ldmatrix_x2_trans(Bs, lane % 8, 0)")],
+         "b_rows"),
+        ("as_rows_lane_mod_8", [("ptx.ldmatrix_x4(As, lane % 16, 8 * (lane // 16))",
+                                 "ptx.ldmatrix_x4(As, lane % 8, 8 * (lane // 16))")], "a_rows"),
     ],
 }
 
