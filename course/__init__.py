@@ -43,8 +43,8 @@ def _compile_ahead(module):
     _offline_ahead([(k, cc) for k in (*ch.kernels, *ch.offline) for cc in reversed(_offline.ARCHS)])   # in the order cells use them
     _cupy_ahead()
     if procs:
-        print(f"ℹ️ 이 노트북의 커널 {len(ch.kernels) + len(ch.demos)}종을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "
-              "(디스크 캐시: 다음 세션에는 바로 뜹니다) / compiling this notebook's kernels ahead in the background.")
+        print(f"ℹ️ 이 노트북의 커널 가운데 디스크 캐시에 없는 것을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "
+              "(다음 세션에는 바로 뜹니다) / compiling this notebook's kernels that are not cached yet, in the background.")
 
 
 def _offline_ahead(pairs):

@@ -121,3 +121,38 @@ def test_index_key_is_the_argument_types_however_spelled(tmp_path):
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run([sys.executable, "-c", KEY_CHILD], env=env, capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and "same key" in r.stdout, r.stdout + r.stderr[-3000:]
+
+
+def test_ready_marker_after_a_compile_and_only_for_these_sources(tmp_path, monkeypatch):
+    """compile_locked leaves a marker that a later session reads (warmup then starts no worker for that kernel); the
+    marker belongs to the kernel's key, signature, sources and compute capability: an edited source is not ready."""
+    monkeypatch.setenv(jitcache.ENV, str(tmp_path))
+
+    class Cache:
+        _course_key = "fake:None"
+
+    class Kernel:
+        _cache = Cache()
+        compiled = 0
+
+        def compile(self, sig):
+            Kernel.compiled += 1
+            return "kernel"
+    k, sig = Kernel(), "void(float32[:, ::1])"
+    assert not jitcache.is_ready(k, sig)
+    assert jitcache.compile_locked(k, sig) == "kernel" and Kernel.compiled == 1
+    assert jitcache.is_ready(k, sig) and not jitcache.is_ready(k, "void(float64[:, ::1])")
+    monkeypatch.setattr(jitcache, "_STAMP", ["another source stamp"])
+    assert not jitcache.is_ready(k, sig)
+
+
+@pytest.mark.gpu_only("compiles for the GPU")
+def test_a_warm_session_starts_no_worker(tmp_path):
+    """Once a kernel is compiled into the cache, warmup.warm starts no background process for it."""
+    env = dict(os.environ, SGEMM_JIT_CACHE=str(tmp_path),
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    code = ("import kernels_numba as kn\nfrom kernels_numba.infra import jitcache\nfrom kernels_numba.tools import warmup\n"
+            "s = kn.get('regblock_vec')\njitcache.compile_locked(s.kernel, warmup.SIG)\n"
+            "print(len(warmup.warm(['regblock_vec'])))\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-1] == "0", out

@@ -12,6 +12,7 @@ gets Numba's CUDA cache with two changes:
 SGEMM_JIT_CACHE=off turns it off; a path puts the folder there (default: the user's cache folder). The simulator
 compiles nothing: there it does nothing.
 """
+import functools
 import hashlib
 import os
 import sys
@@ -61,6 +62,7 @@ def sources_stamp():
     return _STAMP[0]
 
 
+@functools.lru_cache(maxsize=None)
 def _toolchain():
     out = []
     for dist in ("numba-cuda", "nvidia-nvvm", "nvidia-nvjitlink", "cuda-bindings"):
@@ -154,13 +156,30 @@ def key_of(kernel):
     return getattr(getattr(kernel, "_cache", None), "_course_key", None)
 
 
+def _ready_path(key, sig):
+    """The marker a finished compile of (key, sig) leaves for this GPU's compute capability, kernel sources and
+    toolchain: a later session sees the entry is on disk without loading it (the load is the expensive part)."""
+    cc = device.compute_capability()
+    h = hashlib.sha1(f"{key}|{sig}|{cc}|{sources_stamp()}|{_toolchain()}".encode()).hexdigest()[:16]
+    return folder() / f"{h}.ready"
+
+
+def is_ready(kernel, sig):
+    """True if an earlier compile_locked of this kernel and signature finished for this GPU with these sources."""
+    key = key_of(kernel)
+    return key is not None and folder() is not None and _ready_path(key, sig).exists()
+
+
 def compile_locked(kernel, sig):
-    """kernel.compile(sig) under the kernel's file lock: loads from the disk cache when another process made it."""
+    """kernel.compile(sig) under the kernel's file lock: loads from the disk cache when another process made it.
+    Leaves the ready marker (is_ready) once the entry is on disk."""
     key = key_of(kernel)
     if key is None:
         return kernel.compile(sig)
     with _lock(key):
-        return kernel.compile(sig)
+        out = kernel.compile(sig)
+        _ready_path(key, sig).touch()
+        return out
 
 
 def wait_ready(kernel):
