@@ -39,7 +39,10 @@ def _compile_ahead(module):
         ch = _chapters.get(module)
     except KeyError:
         return
-    procs = _warmup.warm(list(ch.kernels), ch.demos)
+    try:
+        procs = _warmup.warm(list(ch.kernels), ch.demos)
+    except Exception:  # noqa: BLE001 — compiling ahead only saves time: without it each cell compiles its own kernel
+        procs = []
     _offline_ahead([(k, cc) for k in (*ch.kernels, *ch.offline) for cc in reversed(_offline.ARCHS)])   # in the order cells use them
     _cupy_ahead()
     if procs:
