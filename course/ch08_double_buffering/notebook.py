@@ -100,7 +100,7 @@ md(r"""
 
 | | |
 |---|---|
-| **배울 내용** | 글로벌 메모리 지연시간(latency)을 연산 뒤에 숨기는 소프트웨어 파이프라이닝(software pipelining), 버퍼 2개의 교대(`kt % 2`), 프롤로그(prologue)·메인 루프·에필로그(epilogue), 반복당 `syncthreads` 한 번이 충분한 이유, 프리페치가 **한 워프 안에서** 정말 겹치는지 SASS 로 확인하기, PTX 캐시 힌트 `ld.global.ca` 가 실제로 바꾸는 것, 결과 저장과 벡터 저장, 공유 메모리 압박과 점유율(occupancy), 워프 스톨(warp stall) 분석 |
+| **배울 내용** | 글로벌 메모리 지연시간(latency)을 연산 뒤에 숨기는 소프트웨어 파이프라이닝(software pipelining), 버퍼 2개의 교대(`kt % 2`), 프롤로그(prologue)·메인 루프·에필로그(epilogue), 반복당 `syncthreads` 한 번이 충분한 이유, 프리페치(prefetch)가 **한 워프 안에서** 정말 겹치는지 SASS 로 확인하기, PTX 캐시 힌트 `ld.global.ca` 가 실제로 바꾸는 것, 결과 저장과 벡터 저장, 공유 메모리 압박과 점유율(occupancy), 워프 스톨(warp stall) 분석 |
 | **실행 환경** | GPU 없이 실행됩니다: NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고 화면에 그렇게 표시됩니다. SASS 는 GPU 없이 sm_80(A100)·sm_90(H100/H200)용으로 컴파일해서 읽습니다. compute capability(CC) 7.5 이상의 NVIDIA GPU가 있으면 GPU 모드가 선택되고, 이 노트북의 커널(Level 4)은 그런 GPU 어디서나 돌며 측정 셀이 실제로 잽니다. |
 | **선수 노트북** | 06(공유 메모리 타일링: 배리어 두 번, 뱅크 충돌), 07(레지스터 블로킹: 8×8 외적 마이크로커널, 레지스터와 점유율). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
@@ -438,7 +438,7 @@ shapes = [(1, 1, 1), (5, 7, 3), (20, 16, DB.BK), (33, 130, 21), (33, 132, 21), (
 for name, ok in L8.verify(("db", "db_overlap", "db_ptx"), shapes).items():      # 커널마다 진행 막대
     bad = [k for k, v in ok.items() if not v]
     print(f"{name:10s} {'PASS' if not bad else 'FAIL ' + str(bad)} ({len(ok)}가지 모양) — {kn.get(name).description}")
-# 예상 출력: NaN … 통과하는가: False / db, db_overlap, db_ptx 모두 PASS (7가지 모양)
+# 예상 출력: NaN … 통과하는가: False / db, db_overlap, db_ptx 모두 PASS (7가지 모양: 위의 6개 + verify 가 더하는 alpha=1.5·beta=-0.5 한 경우)
 """)
 md(r"""
 모양의 뜻: 1×1×1, K < BK (K 타일 1개), K = BK (타일 정확히 1개), K % BK ≠ 0 이고 N % 4 ≠ 0 (원소별 저장), N % 4 = 0 (벡터 저장), 블록 2×2 와 행렬 가장자리, 그리고 alpha = 1.5, beta = −0.5.
