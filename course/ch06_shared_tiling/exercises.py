@@ -152,8 +152,8 @@ def _cooperation(ex_id, kernel, tile=8):
     reads = [e for e in ev if e.kind == "sread"]
     if not reads:
         gl = next((e for e in ev if e.kind == "gread" and e.site), None)
-        return technique(ex_id, "no_shared_tile", "공유 메모리 타일", "k 루프가 공유 메모리(As, Bs)를 읽지 않습니다. 전역 "
-                         "메모리에서 곧바로 곱하면 스레드마다 A 의 한 행과 B 의 한 열을 통째로 전역 메모리에서 읽게 되고, "
+        return technique(ex_id, "no_shared_tile", "공유 메모리 타일", "k 루프가 공유 메모리(As, Bs)를 읽지 않습니다. 글로벌 "
+                         "메모리에서 곧바로 곱하면 스레드마다 A 의 한 행과 B 의 한 열을 통째로 글로벌 메모리에서 읽게 되고, "
                          "그것이 이 절이 없애려는 비용입니다.", where=probe.line_text(gl.site if gl else None))
     n_tiles = -(-K // tile)
     names = {(M, K): "A", (K, N): "B"}                  # a global read's `what` is its array's shape
@@ -179,8 +179,8 @@ def _cooperation(ex_id, kernel, tile=8):
             if len(es) > n_tiles:         # more than its one tile element per K tile: the k loop reads global memory
                 line = collections.Counter(e.site for e in es).most_common(1)[0][0]
                 return technique(ex_id, "no_shared_tile", "공유 메모리 타일", f"{josa(f'스레드 {t}', '이/가')} K 타일 "
-                                 f"{n_tiles}개 동안 전역 행렬 {a}의 원소를 {len(es)}번 읽습니다: 타일에 올릴 원소 하나씩, "
-                                 f"{n_tiles}번이면 됩니다. k 루프가 {a}의 값을 공유 타일 대신 전역 메모리에서 읽으면 "
+                                 f"{n_tiles}개 동안 글로벌 행렬 {a}의 원소를 {len(es)}번 읽습니다: 타일에 올릴 원소 하나씩, "
+                                 f"{n_tiles}번이면 됩니다. k 루프가 {a}의 값을 공유 타일 대신 글로벌 메모리에서 읽으면 "
                                  "타일에 올린 값을 블록이 다시 쓰는 이득(재사용)이 사라집니다.",
                                  where=probe.line_text(line))
         unread = sorted(set(stores) - {e.what for e in rec.events[thread] if e.kind == "sread"})
@@ -206,7 +206,7 @@ def _cooperation(ex_id, kernel, tile=8):
                            "읽는 As[ty, k] 와 Bs[k, tx] 가 그 원소들과 맞물리나요?",
               "k_padding": "K 가 타일의 배수가 아닐 때 마지막 타일의 행렬 밖 칸에는 무엇이 들어가나요?",
               "nan": "k 루프가 읽는 원소를 이 타일에서 누가 저장했나요? 저장과 읽기 사이에 배리어가 있나요?",
-              "no_shared_tile": "k 루프가 곱하는 값은 어디서 오나요: 전역 행렬 A, B 인가요, 공유 타일 As, Bs 인가요?",
+              "no_shared_tile": "k 루프가 곱하는 값은 어디서 오나요: 글로벌 행렬 A, B 인가요, 공유 타일 As, Bs 인가요?",
               "not_cooperative": "한 스레드가 타일마다 As 에 몇 번 저장하나요? 64개 스레드가 원소 64개를 하나씩 나눠 "
                                  "맡으려면 몇 번이면 되나요?",
               "out_of_bounds": "위치에 나온 줄에서 인덱스가 행렬 밖으로 나갈 수 있는 스레드는 누구인가요? "

@@ -612,7 +612,7 @@ def _size_finding(rec, rows, cols, ld=None):
                 if grow >= rows or gcol >= cols:
                     side = (f"{josa(f'grow = {grow}', '이/가')} rows = {rows} 이상이라" if grow >= rows else
                             f"{josa(f'gcol = {gcol}', '이/가')} cols = {cols} 이상이라")
-                    why = (f"{side} 이 벡터는 통째로 행렬 밖입니다: src-size 는 0 이어야 하고(주소는 X 안, 예: (0, 0)), "
+                    why = (f"{side} 벡터 전체가 행렬 밖입니다: src-size 는 0 이어야 하고(주소는 X 안, 예: (0, 0)), "
                            "그러면 네 float 가 모두 0 으로 채워집니다.")
                 else:
                     why = (f"열 {gcol}..{gcol + 3} 중 cols = {cols} 보다 작은 것은 {n}개이므로 src-size 는 "
