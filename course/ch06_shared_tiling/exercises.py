@@ -132,7 +132,10 @@ def _square_launch(kernel, tile):
 # (M, N, K, alpha, beta): K tiles 2 (ragged), 3, 1 (K < tile) and 6 (K % 8 = 1: a last tile of one column); no shape
 # is square
 SHAPES = ((12, 11, 13, 1.0, 0.0), (9, 10, 24, 0.5, 2.0), (12, 7, 5, 1.0, 0.0), (8, 10, 41, 1.0, 0.0))
-PRODUCT8 = "곱하는 두 원소의 인덱스(As 의 행이 ty, Bs 의 열이 tx 이고, k 가 As 의 열이자 Bs 의 행인지)"
+# every element wrong: in 06-2/06-3 the student writes the two loads (the product line is given), so name them
+PRODUCT8 = ("타일에 저장한 원소와 k 루프가 읽는 자리의 짝(As[ty, tx] 에는 A[row, t·8 + tx], Bs[ty, tx] 에는 "
+            "B[t·8 + ty, col] 이 들어가야 As[ty, k]·Bs[k, tx] 가 A[row, t·8 + k]·B[t·8 + k, col] 이 됩니다: 두 "
+            "load_or_zero 줄의 행과 열)")
 
 
 def _check_tiled(ex_id, kernel, tile=8, shapes=SHAPES):
