@@ -507,10 +507,16 @@ def chapter_parser(number):
     return ap
 
 
+def fixed_shape(name):
+    """True for a kernel that computes one shape only (its module's SHAPE): it cannot be timed at n³."""
+    return getattr(kn.get(name).module, "SHAPE", None) is not None
+
+
 def chapter_kernels(number, only=None):
     """[[names of one input dtype], ...]: chapter `number`'s kernels (course/chapters.py), in its order, split where
-    the input dtype changes kind (one run times one kind: FP32 against SGEMM, f16 against HGEMM)."""
-    names = [n for n in chapters.get(number).kernels if not only or n in only]
+    the input dtype changes kind (one run times one kind: FP32 against SGEMM, f16 against HGEMM). A kernel of one
+    fixed shape (its module's SHAPE, e.g. mma_simple's 16x8x16) has no n³ to time and is left out."""
+    names = [n for n in chapters.get(number).kernels if (not only or n in only) and not fixed_shape(n)]
     groups = {}
     for n in names:
         groups.setdefault(np.dtype(kn.get(n).dtype).name, []).append(n)
