@@ -190,4 +190,12 @@ def test_06_1_names_max_pad():
         sol = importlib.import_module("answers.ch06.ex06_padding")
         return [p for p in range(max_pad) if sol.wavefronts(p) == (1, 1)]
     res = exercises.check("06-1", pads, save=False)
-    assert res.code == "missing_pad" and "max_pad 자신" in res.message, str(res)
+    assert res.code == "missing_pad" and "range(max_pad + 1)" in res.message, str(res)
+
+
+def test_06_1_a_fixed_list_is_not_told_about_the_range():
+    """An answer that ignores max_pad (a fixed list, right for the first pads, review round 14 M-1) misses max_pad too,
+    but has no range to fix: the diagnosis says to count each p, not to change a range."""
+    res = exercises.check("06-1", lambda max_pad: [0], save=False)
+    assert res.code == "missing_pad" and "range(max_pad + 1)" not in res.message, str(res)
+    assert "따르지 않습니다" in res.message and "banks.analyze" in res.message, str(res)

@@ -87,6 +87,24 @@ def check_pads(student):
     return verdict
 
 
+def _missing_max_pad(student, max_pad, missing):
+    """Why max_pad itself is missing: a range that stops one short (called with max_pad + 1 the answer has it), or an
+    answer that does not follow max_pad at all (a fixed list: it never has it)."""
+    if max_pad not in missing:
+        return ""
+    try:
+        bigger = student(max_pad + 1)
+        one_short = isinstance(bigger, (list, tuple)) and max_pad in bigger
+    except Exception:  # noqa: BLE001 — the student's function failing here says nothing about the range
+        one_short = False
+    if one_short:
+        return (f" 빠진 {josa(str(max_pad), '은/는')} max_pad 자신입니다: 후보는 0..max_pad, 곧 "
+                "range(max_pad + 1) 입니다.")
+    return (f" 빠진 {josa(str(max_pad), '은/는')} max_pad 자신인데, 이 답은 max_pad 를 따르지 않습니다 (max_pad + 1 로 "
+            f"불러도 {josa(str(max_pad), '이/가')} 없습니다): 정해 둔 리스트가 아니라 0..max_pad 의 p 마다 banks.analyze "
+            "로 세어 조건을 만족하는 p 를 모으세요.")
+
+
 def _check_pads(student):
     for max_pad in PADS:
         got = student(max_pad)
@@ -114,8 +132,7 @@ def _check_pads(student):
         if missing:
             return fail("06-1", "missing_pad", f"충돌이 없는 패딩 {len(missing)}개({', '.join(map(str, missing))})를 "
                         "빠뜨렸습니다: 저장과 읽기가 모두 웨이브프론트 1 인지 p 마다 다시 세어 보세요."
-                        + (f" 빠진 {josa(str(max_pad), '은/는')} max_pad 자신입니다: 후보는 0..max_pad, 곧 "
-                           "range(max_pad + 1) 입니다." if max_pad in missing else ""), where)
+                        + _missing_max_pad(student, max_pad, missing), where)
     return passed("06-1", f"max_pad = {', '.join(map(str, PADS))} 에서 충돌 없는 패딩을 모두, 그리고 그것만 찾았습니다.")
 
 
