@@ -1,5 +1,6 @@
 """Course runtime: `import course; course.setup()` picks the device, shows the mode banner, shortens input errors."""
 from course import preflight as _preflight  # noqa: F401,I001  (first: checks the install before numba is imported)
+import importlib.util as _importlib_util
 import inspect as _inspect
 import os as _os
 import subprocess as _subprocess
@@ -73,10 +74,8 @@ def _offline_ahead(pairs):
 def _cupy_ahead():
     """CuPy compiles its own kernels (NVRTC) on first use: a background process runs the benchmark's CuPy operations
     once so that CuPy's disk cache has them when the first benchmark cell comes."""
-    try:
-        import cupy  # noqa: F401   (optional: only a GPU machine with CuPy has it; here only to know it is there)
-    except ImportError:
-        return
+    if _importlib_util.find_spec("cupy") is None:   # optional: only a GPU machine with CuPy has it (importing it here
+        return                                       # would cost cell 0 about a second: find_spec only looks)
     _subprocess.Popen([_sys.executable, "-c", "from course import bench; bench.warm_cupy()"],
                       stdout=_subprocess.DEVNULL, stderr=_subprocess.DEVNULL, start_new_session=True)
 

@@ -142,6 +142,8 @@ def test_ready_marker_after_a_compile_and_only_for_these_sources(tmp_path, monke
     assert not jitcache.is_ready(k, sig)
     assert jitcache.compile_locked(k, sig) == "kernel" and Kernel.compiled == 1
     assert jitcache.is_ready(k, sig) and not jitcache.is_ready(k, "void(float64[:, ::1])")
+    from numba import float32     # local: the argument types a launch compiles for (a tuple, not the string)
+    assert jitcache.is_ready(k, (float32[:, ::1],)), "a launch's tuple of types must find the string's marker"
     monkeypatch.setattr(jitcache, "_STAMP", ["another source stamp"])
     assert not jitcache.is_ready(k, sig)
 

@@ -159,7 +159,10 @@ def key_of(kernel):
 def _ready_path(key, sig):
     """The marker a finished compile of (key, sig) leaves for this GPU's compute capability, kernel sources and
     toolchain: a later session sees the entry is on disk without loading it (the load is the expensive part)."""
+    # local: numba.cuda.core is loaded only when a marker is asked for (never on the simulator's launch path)
+    from numba.cuda.core import sigutils
     cc = device.compute_capability()
+    sig = sigutils.normalize_signature(sig)[0]    # as the index key: "void(float32[:, :], ...)" and a tuple agree
     h = hashlib.sha1(f"{key}|{sig}|{cc}|{sources_stamp()}|{_toolchain()}".encode()).hexdigest()[:16]
     return folder() / f"{h}.ready"
 
