@@ -2,7 +2,7 @@
 
 Usage (on a GPU machine):
   python benchmarks/bench_gpu.py [--kernels NAME ...] [--level 1 2 ...] [--sizes 1024 2048 4096] [--rounds 5]
-                                 [--out course/recorded/<name>.json] [--run-id ID] [--what TEXT]
+                                 [--out course/recorded/<name>.json or course/chNN_<slug>/records/<name>.json] [--run-id ID] [--what TEXT]
 FP32 kernels are timed against cuBLAS SGEMM, f16 Tensor Core kernels against cuBLAS HGEMM (f16 x f16 -> f32); one
 run times one kind. --out writes (or adds a run to) a record in the one schema (course/records.py).
 Superseded for the chapter's benchmark (its kernels beside cuBLAS at 1024/2048/4096, course.bench) by `python -m course.ch06_shared_tiling.record`;

@@ -9,7 +9,7 @@ host time per launch is kept as its own column. cuBLAS HGEMM = cublasGemmEx f16 
 through its own handle. mma_fast (the best mma.sync kernel, notebook 10) runs in the same rounds as the step before.
 
 Run on the GPU machine (one command): python benchmarks/bench_level7.py
-  -> course/recorded/gpu_h100_level7.json (or --out PATH) in the one schema (course/records.py): a run added to the
+  -> course/ch11_hopper/records/gpu_h100_level7.json (or --out PATH) in the one schema (course/records.py): a run added to the
   record (or replacing the run of the same --run-id). Notebook 11's section 8 is generated from it; its live cell
   calls the same engine (course.ch11_hopper.lesson.live_benchmark).
 Superseded for the chapter's benchmark (its kernels beside cuBLAS at 1024/2048/4096, course.bench) by `python -m course.ch11_hopper.record`;
@@ -55,7 +55,7 @@ def why_not_here():
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.path.join(ROOT, "course", "recorded", "gpu_h100_level7.json"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "course", "ch11_hopper", "records", "gpu_h100_level7.json"))
     ap.add_argument("--sizes", type=int, nargs="+", default=[2048, 4096])
     ap.add_argument("--rounds", type=int, default=bench.ROUNDS)
     ap.add_argument("--kernels", nargs="+", default=list(KERNELS))

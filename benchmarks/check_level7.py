@@ -8,7 +8,7 @@ tiles per block for the persistent kernel, and 1000-odd sizes. Same checks as te
 simulator, here on the hardware.
 
 Run on the GPU machine (one command): python benchmarks/check_level7.py
-  -> course/recorded/gpu_h100_level7_check.json (or --out PATH), a record in the one schema (course/records.py: a run
+  -> course/ch11_hopper/records/gpu_h100_level7_check.json (or --out PATH), a record in the one schema (course/records.py: a run
   without timing rows, the cases under extra "results"); exit status 1 if any case fails.
 """
 import argparse
@@ -68,14 +68,14 @@ def to_record(flat, name="gpu_h100_level7_check"):
 
 
 def save(flat, out):
-    """Write the findings as a record at path `out` (course/recorded/<name>.json by default)."""
+    """Write the findings as a record at path `out` (course/ch11_hopper/records/<name>.json by default)."""
     out = Path(out)
     return records.save(to_record(flat, out.stem), out.parent)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(ROOT, "course", "recorded", "gpu_h100_level7_check.json"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "course", "ch11_hopper", "records", "gpu_h100_level7_check.json"))
     ap.add_argument("--kernels", nargs="+", default=[s.name for s in kn.by_level(7)])
     args = ap.parse_args()
     if device.SIMULATOR or hopper.lacks_hopper():

@@ -4,7 +4,7 @@ Recorded with (on the GPU, async_wide built with prefetch=False; benchmarks/expl
   ncu --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
       -k regex:kernel --launch-skip 2 --launch-count 1 python3 benchmarks/explore_wide.py --once > src.csv
 Summarise into the level-5 record:
-  python benchmarks/ncu_first_use.py course/recorded/ncu_source_wide_no_prefetch.csv.gz --into course/recorded/gpu_h200_level5.json
+  python benchmarks/ncu_first_use.py course/ch09_cp_async/records/ncu_source_wide_no_prefetch.csv.gz --into course/ch09_cp_async/records/gpu_h200_level5.json
 
 An FFMA is a "first use" when one of its source registers was last written by an LDS and no instruction read that
 register in between (SASS program order within the listing).
@@ -19,7 +19,7 @@ import re
 WHAT = ("ncu --section SourceCounters --section WarpStateStats --page source --print-source sass --csv on "
         "async_wide built with prefetch=False (zigzag order, swizzle), 4096^3, H200, in the exploration before the "
         "recorded run; 'first use' = the FFMA is the first instruction to read a register since an LDS wrote it "
-        "(from the SASS order); raw listing: course/recorded/ncu_source_wide_no_prefetch.csv.gz, "
+        "(from the SASS order); raw listing: course/ch09_cp_async/records/ncu_source_wide_no_prefetch.csv.gz, "
         "summary: benchmarks/ncu_first_use.py")
 
 

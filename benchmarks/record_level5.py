@@ -1,6 +1,6 @@
 """Record the level-5 (cp.async) figures notebook 09 shows: correctness, NUM_STAGES x variant sweep vs cuBLAS, loaded SASS.
 
-Run on a GPU machine (sm_80 or later):  python benchmarks/record_level5.py --out course/recorded/gpu_h200_level5.json
+Run on a GPU machine (sm_80 or later):  python benchmarks/record_level5.py --out course/ch09_cp_async/records/gpu_h200_level5.json
 Every number in the output is measured in this run: correctness against float64 with C poisoned (NaN) for
 1..5 K tiles and ragged shapes, course.bench's timing (cuBLAS SGEMM, TF32 off, in the same run),
 the registers/shared memory/SASS opcode counts of the kernels as loaded, and blocks per SM from the occupancy API.

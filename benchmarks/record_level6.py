@@ -7,7 +7,7 @@ CUDA_R_16F, C CUDA_R_32F, CUBLAS_COMPUTE_32F (what the f32-output kernels comput
 compared with cublasGemmEx writing f16 (cuBLAS_f16out, same rounds: each row's ratio_same_output). The EXPLORE
 configurations are timed in the same rounds as variants of mma_swizzle (the same kernel body, other tiles and stages);
 extra "explore" lists them at the largest size with their loaded registers and memory, as notebook 10 reads them.
-Run: python benchmarks/record_level6.py --out course/recorded/gpu_h200_level6.json
+Run: python benchmarks/record_level6.py --out course/ch10_tensor_core/records/gpu_h200_level6.json
                                        --layout-out course/recorded/mma_layout_h200.json
      (--only-explore: the EXPLORE configurations and mma_swizzle alone, at 4096³ unless --sizes says otherwise)
 The record is written in the one schema (course/records.py): the run's rows, the other findings under extra.
@@ -85,7 +85,7 @@ EXPLORE = [dict(BM=128, BN=128, BK=32, WARPS_M=2, WARPS_N=4, STAGES=2, MIN_BLOCK
            dict(BM=128, BN=128, BK=32, WARPS_M=4, WARPS_N=2, STAGES=2, MIN_BLOCKS=2, SWIZZLE=True)]
 # mma_swizzle (128x128 BK32 S2 lb2, swizzled) beside: the same on padded rows, 3 stages (49 152 B, the static limit),
 # BK16 S4 swizzled (= mma_pipe4_lb2 swizzled), and 4x2 warps of 32x64.
-# Earlier runs: first exploration (course/recorded/gpu_h200_level6_explore.json): 128x128 BK32 S2 lb2, 128x128 BK16 S4
+# Earlier runs: first exploration (course/ch10_tensor_core/records/gpu_h200_level6_explore.json): 128x128 BK32 S2 lb2, 128x128 BK16 S4
 # lb2, 128x256 BK16 S3, 256x128 BK16 S2, 64x128 BK32 S3 lb3, 128x128 4 warps BK32 S2 / BK16 S4; the level-6 record
 # before mma_swizzle: 128x128 BK16 S3 / S2 lb2, 128x64 BK32 S3 lb3 (padded); a swizzle trial run: BK16 S5 lb2 26 %,
 # BK16 S4 lb2 31 %, BK32 S2 lb2 34 %, BK32 S3 lb2 31 % (registered then), BK32 S3 without the cap 23 % of cuBLAS.
@@ -159,7 +159,7 @@ def resources(specs):
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True, help="the record to write (course/recorded/<name>.json)")
+    ap.add_argument("--out", required=True, help="the record to write (course/ch10_tensor_core/records/<name>.json)")
     ap.add_argument("--layout-out", default=None)
     ap.add_argument("--sizes", type=int, nargs="+", default=None, help="default 1024 2048 4096 (--only-explore: 4096)")
     ap.add_argument("--rounds", type=int, default=bench.ROUNDS)

@@ -13,7 +13,7 @@ It also records where dynamic shared memory declared with alignment=1024 starts 
 version. Every probe is compared here with sim/wgmma.py; the record keeps the raw values too.
 
 Run on the GPU machine (one command): python benchmarks/record_wgmma_layout.py
-  -> course/recorded/wgmma_layout_h100.json (or --out PATH), a record in the one schema (course/records.py: a run
+  -> course/ch11_hopper/records/wgmma_layout_h100.json (or --out PATH), a record in the one schema (course/records.py: a run
   without timing rows, the probes under extra). Works in the simulator too (SGEMM_DEVICE=sim), which is how it was
   tested before a GPU ran it.
 """
@@ -170,7 +170,7 @@ def to_record(flat, name="wgmma_layout_h100"):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(ROOT, "course", "recorded", "wgmma_layout_h100.json"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "course", "ch11_hopper", "records", "wgmma_layout_h100.json"))
     args = ap.parse_args()
     if not device.SIMULATOR and hopper.lacks_hopper():
         sys.exit("this script needs a CC 9.0 GPU (wgmma is sm_90a) or the simulator (SGEMM_DEVICE=sim)")

@@ -3,8 +3,8 @@
 `python benchmarks/sanitize_level7.py` runs this same file three times under compute-sanitizer (memcheck with
 --report-api-errors no: the driver's start-up probes are not kernel errors, see NOTES), each run launching every
 level-7 kernel once per shape and checking its result, and writes the three logs and a summary:
-  -> course/recorded/sanitize_level7.json (a record in the one schema, course/records.py: a run without timing rows,
-  the tools' verdicts under extra) and course/recorded/sanitize_level7_<tool>.log (or --out-dir DIR).
+  -> course/ch11_hopper/records/sanitize_level7.json (a record in the one schema, course/records.py: a run without timing rows,
+  the tools' verdicts under extra) and course/ch11_hopper/records/sanitize_level7_<tool>.log (or --out-dir DIR).
 `--child` is the run the sanitizer watches. Note: racecheck checks shared-memory accesses of threads; the async
 proxy (TMA writes, wgmma reads) is outside what it tracks, which is what the simulator's detector adds.
 """
@@ -54,7 +54,7 @@ def child():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--child", action="store_true")
-    ap.add_argument("--out-dir", default=os.path.join(ROOT, "course", "recorded"))
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "course", "ch11_hopper", "records"))
     ap.add_argument("--sanitizer", default=shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer")
     args = ap.parse_args()
     if args.child:

@@ -92,7 +92,7 @@ def race_report():
 
 
 def recorded(name="gpu_h200_2026-11-21"):
-    """A GPU measurement recorded with the device tool (course/recorded/<name>.json), as a records.Record."""
+    """A GPU measurement recorded with the device tool (<name>.json in course/recorded/ or a chapter's records/), as a records.Record."""
     return _records.load(name)
 
 

@@ -8,6 +8,7 @@ A chapter's number names everything of it, all in one place:
     course/chNN_<slug>/quiz.json      its checkpoint (keys obfuscated; built from answers/chNN/quizNN.json)
     course/chNN_<slug>/notebook.py    the generator of notebooks/NN_<name>.ipynb
     course/chNN_<slug>/record.py      its GPU record (python -m ...record --out FILE; over course.bench)
+    course/chNN_<slug>/records/       the records only this chapter reads (course/recorded/: those several read)
     answers/chNN/                     solutions and the readable quiz (not shipped)
     tests/chNN/                       the tests about this chapter only
 """
@@ -46,6 +47,11 @@ class Chapter:
     def path(self):
         """course/ch06_shared_tiling/ (a Path)."""
         return COURSE / self.folder
+
+    @property
+    def records(self):
+        """course/chNN_<slug>/records/: the GPU records only this chapter reads (course.records finds them by name)."""
+        return self.path / "records"
 
     @property
     def quiz_path(self):

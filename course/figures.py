@@ -1,14 +1,14 @@
 """Recorded GPU figures for the notebook generators: prose states a measured figure only through fill(), never typed."""
 import re
 
-from course import records                    # the one loader of course/recorded/
+from course import records                    # the one loader (course/recorded/ and the chapters' records/)
 from sim.korean import josa
 
 FIELD = re.compile(r"\{\{(\w+)(?:\|([^}]+))?\}\}")          # {{name}} or {{name|이었/였}}: the value and its particle
 
 
 def record(name):
-    """course/recorded/<name>.json, a records.Record."""
+    """The record <name>.json (course/recorded/ or a chapter's records/), a records.Record."""
     return records.load(name)
 
 

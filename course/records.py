@@ -1,11 +1,15 @@
 """GPU records: one schema, one loader. A record file holds runs; a run holds timing rows; the rest is `extra`.
 
-    rec = records.load("gpu_h100_levels15")      # course/recorded/<name>.json
+    rec = records.load("gpu_h100_levels15")      # <name>.json in course/recorded/ or a chapter's records/
     run = rec.run()                              # the run (or rec.run("run6"))
     run.ratio("async_wide", 4096)                # % of the same run's baseline, as a fraction
     [r.tflops for r in run.select(n=4096)]
 
-Every file in course/recorded/*.json has this layout (tests/test_records.py loads them all):
+Where records live (`folders()`): a record that several chapters, the README tables' tools or the bench engine read
+is in course/recorded/; one that a single chapter reads is in that chapter's folder, course/chNN_<slug>/records/
+(course/chapters.py). Names are unique across them, so a record is loaded by name alone; `find` locates any record
+file (a .json, or a .csv.gz or .log beside it). Every .json record has this layout (tests/test_records.py loads them
+all):
 
     {"schema": "sgemm-record/1", "what": "...", "runs": [Run...], "extra": {...}}
 
@@ -19,6 +23,8 @@ import math
 import statistics
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from course import chapters
 
 SCHEMA = "sgemm-record/1"
 RECORDED = Path(__file__).resolve().parent / "recorded"
@@ -102,7 +108,7 @@ class Run:
 
 @dataclass(frozen=True)
 class Record:
-    """A file of course/recorded/: what it is, its runs, and everything else it keeps (`extra`)."""
+    """A record file (records.folders()): what it is, its runs, and everything else it keeps (`extra`)."""
     name: str
     what: str
     runs: tuple = ()
@@ -196,9 +202,23 @@ def from_flat(name, d, run_id, method):
     return Record(name, d.get("what") or method, (run,), {k: v for k, v in d.items() if k not in META + ("what",)})
 
 
-def load(name, folder=RECORDED):
-    """The record course/recorded/<name>.json."""
-    path = Path(folder) / f"{name}.json"
+def folders():
+    """The folders records live in: course/recorded/ first, then each chapter's records/ (where it has one)."""
+    return (RECORDED, *(c.records for c in chapters.CHAPTERS if c.records.is_dir()))
+
+
+def find(filename, folder=None):
+    """The path of a record file (`<name>.json`, or a raw export or log beside it) in `folder`, else in any folder."""
+    where = (Path(folder),) if folder is not None else folders()
+    for f in where:
+        if (f / filename).exists():
+            return f / filename
+    raise FileNotFoundError(f"no record file {filename!r} in {', '.join(str(f) for f in where)}")
+
+
+def load(name, folder=None):
+    """The record <name>.json (in `folder`, else wherever it lives: folders())."""
+    path = find(f"{name}.json", folder)
     st = path.stat()
     return _load(name, str(path), st.st_mtime_ns, st.st_size)
 
@@ -211,9 +231,10 @@ def _load(name, path, _mtime_ns, _size):
         return from_dict(name, json.load(f))
 
 
-def names(folder=RECORDED):
-    """Names of every record file."""
-    return sorted(p.stem for p in Path(folder).glob("*.json"))
+def names(folder=None):
+    """Names of every record file (in `folder`, else in all folders())."""
+    where = (Path(folder),) if folder is not None else folders()
+    return sorted(p.stem for f in where for p in f.glob("*.json"))
 
 
 def to_dict(record):
@@ -261,19 +282,25 @@ def dumps(obj, indent=0, in_list=False):
     return json.dumps(obj, ensure_ascii=False)
 
 
-def save(record, folder=RECORDED):
+def save(record, folder=None):
+    """Write `record` as <name>.json in `folder`; by default where it already lives, a new one in course/recorded/."""
+    if folder is None:
+        try:
+            folder = find(f"{record.name}.json").parent
+        except FileNotFoundError:
+            folder = RECORDED
     path = Path(folder) / f"{record.name}.json"
     with open(path, "w", encoding="utf-8") as f:
         f.write(dumps(to_dict(record)) + "\n")
     return path
 
 
-def all_runs(folder=RECORDED):
+def all_runs(folder=None):
     """Every run of every record, with its record's name: [(record name, Run)]."""
     return [(name, run) for name in names(folder) for run in load(name, folder).runs]
 
 
-def reference(gpu, kernel, n, baseline_kind, folder=RECORDED, variant="", engine=None):
+def reference(gpu, kernel, n, baseline_kind, folder=None, variant="", engine=None):
     """(Row, Run) of the newest unflagged recorded run on the same GPU class that timed (kernel, n, variant) against
     a baseline starting with `baseline_kind`; engine: only runs timed by that engine (versions["engine"]; earlier
     harnesses timed cuBLAS differently: the same kernel's ratio moved by 12-15 % through the baseline alone). None
@@ -292,7 +319,7 @@ def reference(gpu, kernel, n, baseline_kind, folder=RECORDED, variant="", engine
 
 # ---- trusting a baseline -----------------------------------------------------------------------------------------
 
-def baseline_history(gpu, baseline_kind, n, folder=RECORDED, exclude=(), engine=None, before=None):
+def baseline_history(gpu, baseline_kind, n, folder=None, exclude=(), engine=None, before=None):
     """cuBLAS TFLOP/s at size n in earlier unflagged runs of the same GPU class whose baseline starts with
     `baseline_kind` ("cuBLAS SGEMM" / "cuBLAS HGEMM"); engine: only runs timed by that engine (versions["engine"]:
     like is compared with like — earlier harnesses timed cuBLAS through CuPy's handle, 12-15 % apart between runs);
@@ -315,7 +342,7 @@ def _gpu_bound(row):
     return row.extra.get("timed_by") == "graph" or row.ms >= 0.1
 
 
-def baseline_check(run, baseline_kind, folder=RECORDED, spread=BASELINE_SPREAD):
+def baseline_check(run, baseline_kind, folder=None, spread=BASELINE_SPREAD):
     """'' if every cuBLAS figure of `run` lies within `spread` of the median of its GPU class's earlier runs timed by
     the same engine (or no such history exists), else a sentence saying which size is off and by how much."""
     off = []

@@ -66,7 +66,7 @@ def copy_vec(S, stage, srow, scol, X, grow, gcol, rows, cols):
     else:
         # a partial vector (1-3 floats inside X) or a row start off 16 B: four 4-byte copies. A 16-byte copy with
         # src-size 4..12 is legal PTX too; the edge does not use one because this is the form the recorded
-        # compute-sanitizer runs checked (course/recorded/sanitize_level5_*.log), not because of a recorded error.
+        # compute-sanitizer runs checked (course/ch09_cp_async/records/sanitize_level5_*.log), not because of a recorded error.
         for j in range(VEC):
             if j < n:
                 ptx.cp_async_ca_4_zfill(S, stage, srow, scol + j, X, r, c + j, 4)

@@ -19,9 +19,9 @@ compares it with the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor):
          clock): T4 datasheet (2,560 cores, 1,590 MHz, 8.1 TFLOPS FP32), GeForce RTX 3060 (3,584 cores, 1,777 MHz),
          RTX 3090 (10,496, 1,695 MHz), RTX 4090 (16,384, 2,520 MHz), L4 datasheet (7,424 cores, 2,040 MHz, 30.3 TFLOPS),
          RTX 5090 (21,760, 2,407 MHz). Each GpuSpec names the source of every figure in its `source` field.
-  [REC]  the course's own records (course/recorded/).
+  [REC]  the course's own records (course/recorded/ and course/chNN_<slug>/records/).
 Checked on an H200 against the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor by benchmarks/occupancy_check.py:
-12610 of 12610 configurations agree (course/recorded/occupancy_check_h200.json; tests/test_occupancy.py replays it).
+12610 of 12610 configurations agree (course/ch06_shared_tiling/records/occupancy_check_h200.json; tests/test_occupancy.py replays it).
 The other compute capabilities use the same rules with their own limits (ARCH_LIMITS); no GPU of CC 7.5, 8.6, 8.9 or
 12.0 was available to the course, so those rows are checked against the two sources only, not against a driver.
 """

@@ -147,7 +147,7 @@ def test_h100_final_runs_meet_the_goal():
 
 
 def test_h200_record_is_consistent():
-    """course/recorded/gpu_h200_level6_fast.json: the final kernel on an H200, its ratios follow from its numbers."""
+    """course/ch10_tensor_core/records/gpu_h200_level6_fast.json: the final kernel on an H200, its ratios follow from its numbers."""
     from course import records
     rec = records.load("gpu_h200_level6_fast")
     assert all("H200" in run.gpu for run in rec.runs) and rec["config"] == CFG and rec["final"]["local_bytes"] == 0

@@ -2,13 +2,14 @@
 check work on runs of known figures."""
 import dataclasses
 import json
+import re
 
 import pytest
 
 from course import records
 
 def test_every_record_file_has_the_schema():
-    raw = {n: json.loads((records.RECORDED / f"{n}.json").read_text(encoding="utf-8")) for n in records.names()}
+    raw = {n: json.loads(records.find(f"{n}.json").read_text(encoding="utf-8")) for n in records.names()}
     assert raw and not [n for n, d in raw.items() if d.get("schema") != records.SCHEMA]
 
 
@@ -61,3 +62,35 @@ def test_dumps_keeps_tables_on_one_line_and_parses_back():
     text = records.dumps(d)
     assert json.loads(text) == d and "[1, 2, 3]" in text and "\n  [1, 2],\n" in text
     assert "\n  [[0, 1], [2, 3]],\n" in text           # a list of pairs inside a list: one line
+
+
+def test_records_live_with_their_chapter_and_names_are_unique():
+    """A record file is in course/recorded/ or in one chapter's records/ (course/chapters.py), never in two folders:
+    the loader finds it by name alone; course/recorded/README.md names every file in the folder it is in."""
+    files = {}
+    for folder in records.folders():
+        for p in folder.iterdir():
+            if p.name != "README.md":
+                files.setdefault(p.name, []).append(folder)
+    assert files and not {f: d for f, d in files.items() if len(d) > 1}, "a record file is in two folders"
+    assert len(records.folders()) > 1, "no chapter keeps records of its own"
+    readme = (records.RECORDED / "README.md").read_text(encoding="utf-8")
+    for name, (folder,) in files.items():
+        stem = name.split(".")[0]
+        covered = [row for row in readme.splitlines() if row.startswith("|") and
+                   any(stem == w or ("*" in w and stem.startswith(w.split("*")[0]))
+                       for w in (t.split(".")[0] for t in re.findall(r"[\w*.-]+", row.split("|")[1])) if w)]
+        assert covered, f"course/recorded/README.md does not list {name}"
+        in_here = any(row in readme.split("| a chapter's own")[0] for row in covered)
+        assert in_here == (folder == records.RECORDED), f"README.md lists {name} in the wrong table ({folder})"
+
+
+def test_find_and_save_use_the_folder_a_record_lives_in(tmp_path):
+    """find() gives a chapter's raw export; load() by name; save() without a folder writes where the record is."""
+    assert records.find("ncu_source_wide_no_prefetch.csv.gz").parent.name == "records"
+    with pytest.raises(FileNotFoundError, match="no record file"):
+        records.find("no_such_record.json")
+    rec = records.load("launch_cost_h100")
+    assert records.find("launch_cost_h100.json").parent == records.chapters.get("07").records
+    assert records.save(rec, tmp_path) == tmp_path / "launch_cost_h100.json"
+    assert records.load("launch_cost_h100", tmp_path) == rec

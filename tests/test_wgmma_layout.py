@@ -1,4 +1,4 @@
-"""The GPU's wgmma record (benchmarks/record_wgmma_layout.py -> course/recorded/wgmma_layout_h100.json) against
+"""The GPU's wgmma record (benchmarks/record_wgmma_layout.py -> course/ch11_hopper/records/wgmma_layout_h100.json) against
 sim/wgmma.py: every layout probe (accumulator layout, every descriptor field, TMA placement, both ways of filling the
 tiles) agrees element for element, dynamic shared memory starts 1024-aligned, and the random probe is within a few
 f32 ulps of the simulator's rounding model. Skipped, saying so, until the record exists."""
@@ -8,7 +8,7 @@ import pytest
 from course.ch11_hopper import lesson as lesson11
 from sim import wgmma
 
-REC = lesson11.LAYOUT                      # course/recorded/wgmma_layout_h100.json through course.records
+REC = lesson11.LAYOUT                      # course/ch11_hopper/records/wgmma_layout_h100.json through course.records
 pytestmark = pytest.mark.skipif(REC is None, reason="no GPU record yet: run benchmarks/record_wgmma_layout.py on an H100")
 
 

@@ -2,5 +2,6 @@
 
 lesson.py (analysis helpers), exercises.py ("직접 해보기" 07-N), quiz.json (the checkpoint), notebook.py (the
 notebook's generator: python -m course.ch07_register_blocking.notebook). Solutions: answers/ch07/; tests: tests/ch07/.
-Records several chapters read stay in course/recorded/ (its README says which chapter reads which).
+records/: the GPU records only this chapter reads; records several chapters read stay in course/recorded/
+(its README lists both; course.records finds a record by name in either).
 """

@@ -2,5 +2,5 @@
 
 lesson.py (analysis helpers), exercises.py ("직접 해보기" 08-N), quiz.json (the checkpoint), notebook.py (the
 notebook's generator: python -m course.ch08_double_buffering.notebook). Solutions: answers/ch08/; tests: tests/ch08/.
-Records several chapters read stay in course/recorded/ (its README says which chapter reads which).
+It reads only records several chapters share, in course/recorded/ (its README lists which chapter reads which).
 """

@@ -16,8 +16,8 @@ from sim import banks
 import csv
 import gzip
 import io
-from pathlib import Path
 import course
+from course import records
 import json
 import sys
 from kernels_numba.tools import table
@@ -150,8 +150,8 @@ def warp_requests_per_tile(BM=128, BN=128, BK=8, threads=256):
 
 
 def _ncu_source_rows(name="ncu_source_wide_no_prefetch.csv.gz"):
-    """(column index by header, instruction rows) of a recorded ncu source listing (course/recorded/)."""
-    with gzip.open(Path(__file__).resolve().parents[1] / "recorded" / name, "rt", encoding="utf-8") as f:
+    """(column index by header, instruction rows) of a recorded ncu source listing (this chapter's records/)."""
+    with gzip.open(records.find(name), "rt", encoding="utf-8") as f:
         rows = list(csv.reader(io.StringIO(f.read())))
     start = next(i for i, r in enumerate(rows) if "Source" in r and "stall_dispatch" in r)
     col = {k: i for i, k in enumerate(rows[start])}

@@ -490,7 +490,7 @@ print("PASS" if all(r["ok"] for r in results) else "FAIL")
 # 예상 출력: K 타일 1개, 5개, 2개: 세 모양 모두 NaN 0, 최대 오차 1e-06 정도, 맞음, 그리고 PASS
 """)
 md(r"""
-테스트(`tests/test_level5.py`)는 레벨 5 의 여섯 커널을 K 타일 1~5개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/recorded/sanitize_level5_*.log`; 9.1절의 `async_bk16` 과 9.2절의 `async_wide` 는 나중에 추가되어 따로 잰 기록 `course/recorded/sanitize_level5_bk16_*.log`, `sanitize_level5_wide_*.log`).
+테스트(`tests/test_level5.py`)는 레벨 5 의 여섯 커널을 K 타일 1~5개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/ch09_cp_async/records/sanitize_level5_*.log`; 9.1절의 `async_bk16` 과 9.2절의 `async_wide` 는 나중에 추가되어 따로 잰 기록 `course/ch09_cp_async/records/sanitize_level5_bk16_*.log`, `sanitize_level5_wide_*.log`).
 
 ## 8. SASS 확인
 

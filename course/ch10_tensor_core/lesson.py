@@ -42,8 +42,9 @@ import gzip
 import io
 from kernels_numba import occupancy as kocc   # the GPU-side occupancy (loaded kernels, offline compiles); `occupancy` is sim's model
 
-RECORDED = Path(__file__).resolve().parents[1] / "recorded"
-# the GPU records this lesson reads (course/recorded/, one schema: course.records), each loaded once
+ROOT = Path(__file__).resolve().parents[2]          # the clone's root (the simulator child's PYTHONPATH)
+# the GPU records this lesson reads (course/recorded/ and this chapter's records/, one schema: course.records), each
+# loaded once
 H200_LEVEL6 = records.load("gpu_h200_level6")             # level-6 kernels vs cuBLAS HGEMM (record_level6.py)
 H200_EXPLORE = records.load("gpu_h200_level6_explore")    # tc.build_tiled configurations, kernels as loaded
 FAST = records.load("gpu_h100_level6_fast")                # mma_swizzle -> mma_fast on the H100: runs 1-6, run7_graph
@@ -858,7 +859,7 @@ def _compile_fast_variant_now(switches, cc):
     """Offline sm_<cc> SASS and usage of mma_fast.make_kernel(**switches), in a subprocess (as offline.compile_kernel):
     Numba's offline compile swaps numba.cuda's current context for the whole process, so never in the notebook's."""
     env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0")
-    env["PYTHONPATH"] = str(RECORDED.parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     out = _run_low([sys.executable, "-c", _LEAN_CODE.format(cc=tuple(cc), switches=switches)], env=env)
     if out.returncode != 0:
         raise offline.OfflineCompileError(f"mma_fast {switches} sm_{cc[0]}{cc[1]}:\n{out.stderr[-3000:]}")
@@ -930,7 +931,7 @@ def ncu_csv(run="run6"):
     ncu export of a run; {} when the run has none."""
     if run not in NCU_CSV:
         return {}
-    with gzip.open(RECORDED / NCU_CSV[run], "rt", encoding="utf-8") as f:
+    with gzip.open(records.find(NCU_CSV[run]), "rt", encoding="utf-8") as f:
         lines = [l for l in f.read().splitlines() if l.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     head, data = rows[0], [r for r in rows[1:] if r[0] not in ("", "ID") and not r[0].startswith("(")]

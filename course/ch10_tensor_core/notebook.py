@@ -714,7 +714,7 @@ md(r"""
 md(r"""
 ### 5.5 ncu 가 본 것: 텐서 파이프와 스톨 (run 6)
 
-run 6 과 같은 날 Nsight Compute(ncu)로 4096³ 를 커널마다 한 번씩 단독 실행해 프로파일했습니다 (최종 커널, `course/recorded/ncu_fast_h100_run6.csv.gz`). **텐서 파이프(tensor pipe) 활성률**은 SM 의 텐서 코어가 일한 시간의 비율, **스톨(stall)** 열은 워프가 명령 하나를 내는 데 평균 몇 사이클을 그 이유로 기다렸는지(issue-stall reasons)입니다. ncu 는 클록을 고정하지 않고(`--clock-control none`) 쟀으므로 SM 클록 열이 커널마다 다릅니다.
+run 6 과 같은 날 Nsight Compute(ncu)로 4096³ 를 커널마다 한 번씩 단독 실행해 프로파일했습니다 (최종 커널, `course/ch10_tensor_core/records/ncu_fast_h100_run6.csv.gz`). **텐서 파이프(tensor pipe) 활성률**은 SM 의 텐서 코어가 일한 시간의 비율, **스톨(stall)** 열은 워프가 명령 하나를 내는 데 평균 몇 사이클을 그 이유로 기다렸는지(issue-stall reasons)입니다. ncu 는 클록을 고정하지 않고(`--clock-control none`) 쟀으므로 SM 클록 열이 커널마다 다릅니다.
 """)
 code(r"""
 cols = ["커널", "텐서 파이프 %", "점유율 %", "L2 적중 %", "시간 µs", "SM 클록 GHz"] + [f"스톨 {s}" for s in L.NCU_STALLS]

@@ -2,5 +2,6 @@
 
 lesson.py (analysis helpers), exercises.py ("직접 해보기" 11-N), quiz.json (the checkpoint), notebook.py (the
 notebook's generator: python -m course.ch11_hopper.notebook). Solutions: answers/ch11/; tests: tests/ch11/.
-Records several chapters read stay in course/recorded/ (its README says which chapter reads which).
+records/: the GPU records only this chapter reads; records several chapters read stay in course/recorded/
+(its README lists both; course.records finds a record by name in either).
 """

@@ -24,8 +24,7 @@ from sim import ws_ring
 from kernels_numba.infra import device, hopper
 from course import bench
 
-RECORDED = Path(__file__).resolve().parents[1] / "recorded"
-ROOT = RECORDED.parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LEVEL7 = ("wgmma_simple", "wgmma_tma", "wgmma_ws")
 LAYOUT_RECORD = "wgmma_layout_h100"          # benchmarks/record_wgmma_layout.py writes it
 PERF_RECORD = "gpu_h100_level7"              # benchmarks/bench_level7.py writes it
@@ -33,8 +32,11 @@ FAST_FINAL_RUNS = ("run5", "run6")           # mma_fast's final H100 runs (cours
 
 
 def _load(name):
-    """The record course/recorded/<name>.json (course.records), or None where it has not been made yet."""
-    return records.load(name) if (RECORDED / f"{name}.json").exists() else None
+    """The record <name>.json (course.records: this chapter's records/), or None where it has not been made yet."""
+    try:
+        return records.load(name)
+    except FileNotFoundError:
+        return None
 
 
 # the records this lesson reads, each loaded once: the two level-7 ones are None until they are measured on an H100

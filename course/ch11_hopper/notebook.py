@@ -1,6 +1,6 @@
 """Generate notebooks/11_hopper_wgmma_tma.ipynb (no outputs, fixed cell ids): python -m course.ch11_hopper.notebook [--out PATH].
 
-Measured figures come only from course/recorded/ (gpu_h100_level7.json, wgmma_layout_h100.json). Until those records
+Measured figures come only from records (course/ch11_hopper/records/gpu_h100_level7.json, wgmma_layout_h100.json). Until those records
 exist the prose says that no measurement exists yet and names the script that makes it; once they do, this generator
 fills the figures in from them (FIG) — no number is typed."""
 import argparse
@@ -11,7 +11,7 @@ from course.ch11_hopper import lesson as L11  #  (record readers shared with the
 from course.figures import fill as _fill
 
 
-PERF, LAYOUT = L11.PERF, L11.LAYOUT             # course/recorded/ through the one loader; None until measured
+PERF, LAYOUT = L11.PERF, L11.LAYOUT             # this chapter's records/ through the one loader; None until measured
 _FAST4096 = L11.fast_ratios(4096)
 FIG = {"fast_gpu": L11.FAST.run(L11.FAST_FINAL_RUNS[-1]).gpu, "fast_lo": f"{100 * min(_FAST4096):.1f}",
        "fast_hi": f"{100 * max(_FAST4096):.1f}"}
@@ -51,13 +51,13 @@ def md(text):
 
 
 if PERF is None:
-    PERF_LINE = ("레벨 7 커널의 GPU 측정 기록은 **아직 없습니다** (`course/recorded/gpu_h100_level7.json` 이 없음). 이 노트북의 "
+    PERF_LINE = ("레벨 7 커널의 GPU 측정 기록은 **아직 없습니다** (`course/ch11_hopper/records/gpu_h100_level7.json` 이 없음). 이 노트북의 "
                  "성능 문장은 그 기록이 생기면 생성기가 채웁니다.")
 else:
     PERF_LINE = "GPU 성능 수치는 {{gpu}} 에서 **기록한 값**({{date}})입니다."
 if LAYOUT is None:
     LAYOUT_LINE = ("누산기 레이아웃의 GPU 기록은 **아직 없습니다**: `benchmarks/record_wgmma_layout.py` 를 H100 에서 실행하면 "
-                   "`course/recorded/wgmma_layout_h100.json` 이 생기고, 아래 셀이 그 기록과 모델을 원소마다 비교합니다. 그때까지는 "
+                   "`course/ch11_hopper/records/wgmma_layout_h100.json` 이 생기고, 아래 셀이 그 기록과 모델을 원소마다 비교합니다. 그때까지는 "
                    "PTX ISA 의 그림과 그 예제(`tests/test_wgmma_model.py`)가 근거입니다.")
 else:
     LAYOUT_LINE = ("{{layout_gpu}} 에서 기록한 레이아웃({{layout_date}})과 모델을 원소마다 비교합니다 "
@@ -329,7 +329,7 @@ md(r"""
 """ + ("""
 기록된 측정({{gpu}}, {{date}}; `benchmarks/bench_level7.py`: 같은 실행의 cuBLAS HGEMM — `cublasGemmEx` f16×f16→f32 — 대비 비율). 커널마다 먼저 float64 기준값과 맞는지 확인한 뒤, 모든 항목을 라운드마다 돌아가며 쟀습니다. 호출 한 번의 Python 실행 비용(호스트 시간)이 GPU 시간에 비해 작지 않은 크기는 CUDA 그래프로 재어 Python 이 아니라 커널을 잽니다 ({{timed}}):
 """ if PERF is not None else """
-레벨 7 커널의 **GPU 측정 기록은 아직 없습니다.** H100 에서 `python benchmarks/bench_level7.py` 를 실행하면 같은 실행의 cuBLAS HGEMM (`cublasGemmEx` f16×f16→f32) 과 나란히 2048³, 4096³ 을 재서 `course/recorded/gpu_h100_level7.json` 을 쓰고, 이 절의 문장과 표는 생성기가 그 기록으로 채웁니다. 목표는 4096³ 에서 cuBLAS 의 75 % 입니다 (노트북 10 의 `mma_fast` 는 `mma.sync` 로 {{fast_gpu}} 의 두 기록 실행에서 {{fast_lo}} %, {{fast_hi}} %). 기록이 없으므로 아래 셀은 그렇다고만 말합니다.
+레벨 7 커널의 **GPU 측정 기록은 아직 없습니다.** H100 에서 `python benchmarks/bench_level7.py` 를 실행하면 같은 실행의 cuBLAS HGEMM (`cublasGemmEx` f16×f16→f32) 과 나란히 2048³, 4096³ 을 재서 `course/ch11_hopper/records/gpu_h100_level7.json` 을 쓰고, 이 절의 문장과 표는 생성기가 그 기록으로 채웁니다. 목표는 4096³ 에서 cuBLAS 의 75 % 입니다 (노트북 10 의 `mma_fast` 는 `mma.sync` 로 {{fast_gpu}} 의 두 기록 실행에서 {{fast_lo}} %, {{fast_hi}} %). 기록이 없으므로 아래 셀은 그렇다고만 말합니다.
 """) + r"""
 """)
 code(r"""
@@ -337,7 +337,7 @@ tables = L.perf_tables(L.PERF)          # one table per recorded run, each namin
 for title, rows in tables:
     display(Markdown(f"**{title}**\n\n" + L.markdown(rows, L.PERF_COLUMNS)))
 if not tables:
-    print("측정 기록 없음 (course/recorded/gpu_h100_level7.json): 숫자를 보여 줄 수 없습니다")
+    print("측정 기록 없음 (course/ch11_hopper/records/gpu_h100_level7.json): 숫자를 보여 줄 수 없습니다")
 """)
 if PERF is not None:
     md(r"""

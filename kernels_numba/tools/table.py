@@ -10,7 +10,6 @@ from ..registry import REGISTRY
 from sim import occupancy as occ
 from . import offline
 
-RECORDED = Path(__file__).resolve().parents[2] / "course" / "recorded"
 # (record, run id or None for its last run, kernels it gives or None for all): notebook 06 run, notebook 09 run (level
 # 5; its db_overlap row is only a same-run comparison, so the notebooks 07-08 run comes after it and keeps db_overlap's
 # figure), notebooks 07-08 run, notebook 10 runs (ratio to cuBLAS HGEMM; mma_fast from its own H200 record's plain run)
@@ -22,7 +21,7 @@ def _benchmark(name, run_id=None, kernels=None):
     """(rows of the registered configurations (no variants) as {kernel, n, tflops, ratio}, gpu, date, baseline) of a
     recorded run, through the one loader (course.records); `kernels`: only these and cuBLAS."""
     from course import records                 # a tool above the registry: the loader lives in course
-    run = records.load(name, RECORDED).run(run_id)
+    run = records.load(name).run(run_id)
     rows = [{"kernel": r.kernel, "n": r.n, "tflops": r.tflops, "ratio": r.ratio} for r in run.rows
             if not r.variant and (kernels is None or r.kernel in kernels or r.kernel == "cuBLAS")]
     return rows, run.gpu, run.date, run.baseline

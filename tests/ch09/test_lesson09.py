@@ -7,6 +7,7 @@ import pytest  # noqa: E402
 
 import kernels_numba as kn  # noqa: E402
 from course.ch09_cp_async import lesson as L  # noqa: E402
+from course import records  # noqa: E402
 from kernels_numba import occupancy as kocc
 
 
@@ -129,7 +130,7 @@ def test_first_use_summary_is_the_recorded_listing():
     spec = importlib.util.spec_from_file_location("ncu_first_use", root / "benchmarks" / "ncu_first_use.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    s = mod.summarize(mod.read(str(root / "course" / "recorded" / "ncu_source_wide_no_prefetch.csv.gz")))
+    s = mod.summarize(mod.read(str(records.find("ncu_source_wide_no_prefetch.csv.gz"))))
     assert s == L.recorded_ratios()[0]["ncu_source_no_prefetch"]
     assert 0 < s["ffma_first_use"] < s["ffma"] and s["short_scoreboard_samples_ffma_first_use"] <= s["short_scoreboard_samples_ffma"]
 

@@ -646,7 +646,7 @@ def test_goal_caveat_follows_the_record():
     assert [r["실행"] for r in rows] == [*lesson10.BASELINE_RUNS, "run7_graph", "run6 ncu"]
     assert f"{100 * ev['ncu_clock']:.1f} %" in rows[-1]["mma_fast (cuBLAS 대비)"]
     assert len(lesson10.baseline_rows(2048)) == len(lesson10.BASELINE_RUNS) + 1      # ncu profiled 4096³ only
-    text = (lesson10.RECORDED.parents[1] / "notebooks" / "10_tensor_core_mma.ipynb").read_text(encoding="utf-8")
+    text = (lesson10.ROOT / "notebooks" / "10_tensor_core_mma.ipynb").read_text(encoding="utf-8")
     summary = text[text.index("## 10. 요약"):]
     lo = min(ev["ncu_clock"], ev["ncu_time"], ev["graph"], *ev["final"].values())
     assert "단서" in summary and f"{100 * ev['ncu_clock']:.1f} %" in summary and f"{100 * lo:.1f}–" in summary

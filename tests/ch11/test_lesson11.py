@@ -75,7 +75,7 @@ def test_nb11_fills_the_performance_section_from_a_schema_record(tmp_path, monke
     assert "GPU 측정 기록은 아직 없습니다" in text and "{{" not in text and "gpu" not in gen.FIG
     gen = _nb11(monkeypatch, _level7_record(tmp_path))
     text = gen.NB.text()
-    assert "아직 없습니다** (`course/recorded/gpu_h100_level7.json`" not in text and "{{" not in text
+    assert "아직 없습니다** (`course/ch11_hopper/records/gpu_h100_level7.json`" not in text and "{{" not in text
     assert "기록된 측정(NVIDIA H100 80GB HBM3, 2026-12-01;" in text and "2048³ CUDA 그래프, 4096³ CUDA 이벤트" in text
     assert gen.FIG["wgmma_ws_4096"] == "75.0" and gen.FIG["cub_2048"] == f"{2 * 2048 ** 3 / 0.030 / 1e9:.0f}"
 
