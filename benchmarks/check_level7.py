@@ -1,7 +1,7 @@
 """Level 7 on the GPU: every kernel against a float64 reference on several shapes, ragged ones included.
 
 For each level-7 kernel and shape: random f16 A, B; C poisoned with NaN (beta = 0) or random (alpha = 1.5,
-beta = -0.5); the result must be finite and within kernels_numba.infra.tc.error_bound of the float64 reference
+beta = -0.5); the result must be finite and within kernels_numba.tc.error_bound of the float64 reference
 (f16 products exact, f32 accumulation: a bound proportional to K * 2^-24 * |A| |B|), plus A = I (C must equal B
 exactly). Shapes: one tile, ragged in M, N and K (K not a multiple of 8: the launch pads a copy for TMA), several
 tiles per block for the persistent kernel, and 1000-odd sizes. Same checks as tests/test_hopper_kernels.py on the
@@ -25,7 +25,8 @@ import numpy as np                                # noqa: E402
 
 import kernels_numba as kn                        # noqa: E402
 from course import records                        # noqa: E402
-from kernels_numba.infra import device, hopper, tc  # noqa: E402
+from kernels_numba.infra import device, hopper  # noqa: E402
+from kernels_numba import tc
 
 METHOD = ("each level-7 kernel on the GPU against a float64 reference within tc.error_bound: random f16 A, B, C "
           "NaN-poisoned (beta = 0) or random (alpha = 1.5, beta = -0.5), and A = I (C must equal B exactly), on every "

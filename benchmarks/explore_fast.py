@@ -25,7 +25,7 @@ import kernels_numba as kn                        # noqa: E402
 from course import bench                          # noqa: E402
 from course.ch10_tensor_core.lesson import variant_of           # noqa: E402  (a row's ablation name: 'fast', a variant, a kernel)
 from kernels_numba import mma_fast                # noqa: E402
-from kernels_numba.infra import tc                # noqa: E402
+from kernels_numba import tc                # noqa: E402
 
 # name -> make_kernel switches: one list, kept beside the switches in kernels_numba/mma_fast.py
 VARIANTS = mma_fast.VARIANTS

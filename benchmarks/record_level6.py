@@ -27,7 +27,7 @@ import numpy as np                                # noqa: E402
 
 import kernels_numba as kn                        # noqa: E402
 from course import bench                          # noqa: E402
-from kernels_numba.infra import tc                # noqa: E402
+from kernels_numba import tc                # noqa: E402
 
 FIXED = ("mma_simple", "mma_simple_turing")       # one 16 x 8 x 16 tile: no benchmark size
 WHAT = "benchmarks/record_level6.py (course.bench): level-6 kernels vs cuBLAS HGEMM, same run"

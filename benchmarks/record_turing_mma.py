@@ -11,7 +11,7 @@ available to us). Four parts, all in one short run:
   (lane, register, value): the hardware's answer, decoded against the model only in tests/test_turing_mma.py.
 * numerics: random f16 registers and lane-indexed random C: raw D, for the stand-in comparison.
 * kernels: mma_simple_turing and mma_large_turing against a float64 reference with the derived bound
-  (kernels_numba.infra.tc.error_bound), C poisoned with NaN, plus alpha/beta and A = I; and the largest difference to
+  (kernels_numba.tc.error_bound), C poisoned with NaN, plus alpha/beta and A = I; and the largest difference to
   mma_simple / mma_large (one m16n8k16 per 16 of K) on the same inputs.
 Run: python benchmarks/record_turing_mma.py --out course/recorded/mma_m16n8k8_<gpu>.json
 """
@@ -26,7 +26,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import kernels_numba as kn                       # noqa: E402  (chooses GPU or simulator before numba loads)
-from kernels_numba.infra import device, ptx, tc  # noqa: E402
+from kernels_numba.infra import device, ptx  # noqa: E402
+from kernels_numba import tc
 from numba import cuda                           # noqa: E402
 from numba.types import float16                  # noqa: E402
 from sim import mma as layout                    # noqa: E402

@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np                                # noqa: E402
 
 import kernels_numba as kn                        # noqa: E402
-from kernels_numba.infra import tc                # noqa: E402
+from kernels_numba import tc                # noqa: E402
 
 rng = np.random.default_rng(1)
 bad = 0

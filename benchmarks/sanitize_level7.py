@@ -30,7 +30,7 @@ def child():
     sys.path.insert(0, ROOT)
     import numpy as np
     import kernels_numba as kn
-    from kernels_numba.infra import tc
+    from kernels_numba import tc
     from numba import cuda
     from kernels_numba.infra import device
     dev = cuda.get_current_device()

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 import kernels_numba as kn
-from kernels_numba.infra import device, tc
+from kernels_numba.infra import device
+from kernels_numba import tc
 from kernels_numba.tools import subsim
 from course.steps import Bar
 from sim.korean import josa

@@ -21,6 +21,9 @@ import warnings
 MOVED_TOOLS = ("offline", "resources", "subsim", "subsim_child", "table", "trace", "warmup")
 OLD_TOOLS = "kernels_numba.infra."
 NEW_TOOLS = "kernels_numba.tools."
+# other modules that left infra/ (old name -> new name): the level-6 template launches through kernels_numba.launch,
+# so it stands beside the kernel modules it builds, not on the ground floor
+MOVED = {**{OLD_TOOLS + t: NEW_TOOLS + t for t in MOVED_TOOLS}, "kernels_numba.infra.tc": "kernels_numba.tc"}
 
 
 def _importer_level():
@@ -52,10 +55,11 @@ def alias(old, new):
 
 
 class _OldToolPath(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """kernels_numba.infra.<tool> -> kernels_numba.tools.<tool>, the same module object, with alias's warning."""
+    """kernels_numba.infra.<tool> -> kernels_numba.tools.<tool> (and infra.tc -> kernels_numba.tc), the same module
+    object, with alias's warning."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.startswith(OLD_TOOLS) and fullname[len(OLD_TOOLS):] in MOVED_TOOLS:
+        if fullname in MOVED:
             return importlib.machinery.ModuleSpec(fullname, self)
         return None
 
@@ -63,18 +67,18 @@ class _OldToolPath(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None                                            # a plain module, replaced by the new one in exec_module
 
     def exec_module(self, module):
-        new = importlib.import_module(NEW_TOOLS + module.__name__[len(OLD_TOOLS):])
+        new = importlib.import_module(MOVED[module.__name__])
         alias(module.__name__, new)        # the import system returns what sys.modules holds now: the new module
 
     def get_code(self, fullname):
         """`python -m kernels_numba.infra.table ...` (runpy) runs the new module as __main__."""
-        new = NEW_TOOLS + fullname[len(OLD_TOOLS):]
+        new = MOVED[fullname]
         return compile(f"import runpy, warnings\nwarnings.warn({f'{fullname} moved to {new}'!r}, DeprecationWarning)\n"
                        f"runpy.run_module({new!r}, run_name='__main__', alter_sys=True)\n", f"<{fullname}>", "exec")
 
 
 def install():
-    """Answer the old kernels_numba.infra.<tool> names (idempotent)."""
+    """Answer the old names of MOVED (idempotent)."""
     if not any(isinstance(f, _OldToolPath) for f in sys.meta_path):
         sys.meta_path.append(_OldToolPath())
 

@@ -50,7 +50,8 @@ import numpy as np
 from numba import cuda, float32, int64, uint32
 from numba.types import float16
 
-from .infra import device, ptx, tc
+from .infra import device, ptx
+from . import tc
 from .infra.simulator.memory import host_array
 
 NAME = "mma_fast"

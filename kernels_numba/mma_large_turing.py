@@ -12,7 +12,7 @@ from numba import cuda, float32
 from numba.types import float16
 
 from .infra import ptx
-from .infra.tc import sig
+from .tc import sig
 from .mma_simple_turing import make_turing_launch
 
 NAME = "mma_large_turing"

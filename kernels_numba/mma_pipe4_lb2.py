@@ -2,13 +2,13 @@
 
 mma_pipe4 uses ~209 registers: 1 block of 8 warps per SM (12.5 % occupancy). Capping at 128 doubles the warps that can
 hide ldmatrix/mma latency, at the price of spilling part of the state to local memory (the GPU run records the loaded
-kernel's local bytes). Same body as mma_pipe4 (kernels_numba.infra.tc.build_tiled); the simulator ignores launch bounds.
+kernel's local bytes). Same body as mma_pipe4 (kernels_numba.tc.build_tiled); the simulator ignores launch bounds.
 
-The kernel body: build_tiled in kernels_numba/infra/tc.py (its inner `kernel`; load_tile and compute sit just
+The kernel body: build_tiled in kernels_numba/tc.py (its inner `kernel`; load_tile and compute sit just
 above it, with a comment at every barrier and wait_group), built for the configuration below;
 course.show_source(mma_pipe4_lb2.kernel) prints it with its file's line numbers.
 """
-from .infra.tc import tiled_module
+from .tc import tiled_module
 
 tiled_module(globals(), "mma_pipe4_lb2", "mma_pipe4 + launch_bounds(256, 2): SM당 2블록(레지스터 ≤128, 일부 스필)",
              BM=128, BN=128, BK=16, WARPS_M=2, WARPS_N=4, STAGES=4, MIN_BLOCKS=2)

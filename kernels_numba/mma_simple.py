@@ -8,7 +8,7 @@ from numba import cuda, float32
 from numba.types import float16
 
 from .infra import ptx
-from .infra.tc import make_tc_launch, sig
+from .tc import make_tc_launch, sig
 
 NAME = "mma_simple"
 LEVEL = 6

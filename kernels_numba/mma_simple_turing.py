@@ -12,7 +12,7 @@ from numba.types import float16
 
 from .infra import device, ptx
 from .infra.errors import CourseInputError
-from .infra.tc import check_multiples, sig
+from .tc import check_multiples, sig
 from .launch import check_inputs, run_kernel
 
 NAME = "mma_simple_turing"

@@ -15,7 +15,8 @@ import numpy as np
 from numba import cuda, float32, uint64
 from numba.types import float16
 
-from .infra import device, hopper, ptx, tc
+from .infra import device, hopper, ptx
+from . import tc
 
 NAME = "wgmma_simple"
 LEVEL = 7

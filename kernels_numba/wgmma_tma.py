@@ -16,7 +16,8 @@ import numpy as np
 from numba import cuda, float32, uint32, uint64
 from numba.types import float16
 
-from .infra import device, hopper, ptx, tc
+from .infra import device, hopper, ptx
+from . import tc
 from .infra.tma import TmaLauncher
 
 NAME = "wgmma_tma"

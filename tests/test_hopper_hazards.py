@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import tc
+from kernels_numba import tc
 from kernels_numba.infra.simulator import racecheck
 from kernels_numba.registry import module_of
 from numba import cuda, float32, uint32, uint64     # module level: the simulator swaps a kernel's global `cuda`

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, tc
+from kernels_numba.infra import device
+from kernels_numba import tc
 from kernels_numba.tools import offline
 
 L7 = kn.by_level(7)

@@ -1,5 +1,5 @@
 """A registered kernel module shows its kernel body, or says where it is: when the kernel's code lives in another file
-(a template such as kernels_numba/infra/tc.py build_tiled), the module's docstring names that function and that file,
+(a template such as kernels_numba/tc.py build_tiled), the module's docstring names that function and that file,
 so whoever opens kernels_numba/mma_pipe.py finds the kernel (issue 30). Read statically: no compile."""
 from pathlib import Path
 

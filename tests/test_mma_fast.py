@@ -6,7 +6,7 @@ import pytest
 
 import kernels_numba as kn
 from kernels_numba import mma_fast
-from kernels_numba.infra import tc
+from kernels_numba import tc
 from kernels_numba.tools import offline, resources
 
 CFG = mma_fast.CONFIG

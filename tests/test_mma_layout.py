@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from kernels_numba.infra import tc
+from kernels_numba import tc
 from course import records
 from kernels_numba.infra.simulator import warp as _warp
 from sim import mma as layout

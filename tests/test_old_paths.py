@@ -42,7 +42,8 @@ for path, new in json.loads(sys.argv[2]):
 from course import lesson08 as L8
 out["from course import lesson08 as L8"] = {"same": L8 is importlib.import_module("course.ch08_double_buffering.lesson")}
 tools = {}
-for name in json.loads(sys.argv[3]):
+for old, new in json.loads(sys.argv[3]).items():
+    name = old.rsplit(".", 1)[1]
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         if name == "trace":                     # the other form: from the package (a saved notebook's cell)
@@ -50,10 +51,9 @@ for name in json.loads(sys.argv[3]):
             exec(compile("from kernels_numba.infra import trace as mod", "<string>", "exec"), ns)
             mod = ns["mod"]
         else:
-            mod = importlib.import_module("kernels_numba.infra." + name)
-    new = "kernels_numba.tools." + name
+            mod = importlib.import_module(old)
     dep = [x for x in w if issubclass(x.category, DeprecationWarning) and new in str(x.message)]
-    tools[name] = {"same": mod is importlib.import_module(new), "warned": len(dep), "where": [x.filename for x in dep],
+    tools[old] = {"same": mod is importlib.import_module(new), "warned": len(dep), "where": [x.filename for x in dep],
                    "attr": getattr(importlib.import_module("kernels_numba.infra"), name, None) is mod}
 out["tools"] = tools
 print("RESULT" + json.dumps(out))
@@ -77,7 +77,7 @@ def test_every_old_path_imports_is_the_new_one_and_warns():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                SGEMM_DEVICE="sim")
     r = subprocess.run([sys.executable, "-c", CHILD, json.dumps(_modules()), json.dumps(_answers()),
-                        json.dumps(_moved.MOVED_TOOLS)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                        json.dumps(_moved.MOVED)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert "RESULT" in r.stdout, r.stderr[-3000:]
     got = json.loads(r.stdout.split("RESULT", 1)[1])
     assert len(_modules()) == 2 * len(chapters.CHAPTERS) and len(_answers()) >= 20
@@ -91,10 +91,11 @@ def test_every_old_path_imports_is_the_new_one_and_warns():
         g = got[old]
         assert g["warned"] == 1 and not g["missing"], f"{old} (old path of {new}): {g}"
     assert got["from course import lesson08 as L8"]["same"]
-    assert sorted(got["tools"]) == sorted(_moved.MOVED_TOOLS) and "trace" in got["tools"]
-    for name, g in got["tools"].items():
+    assert sorted(got["tools"]) == sorted(_moved.MOVED) and "kernels_numba.infra.trace" in got["tools"]
+    assert _moved.MOVED["kernels_numba.infra.tc"] == "kernels_numba.tc"
+    for old, g in got["tools"].items():
         assert g == {"same": True, "warned": 1, "where": ["<string>"], "attr": True}, \
-            f"kernels_numba.infra.{name}: the module kernels_numba.tools.{name}, one DeprecationWarning at the importing line: {g}"
+            f"{old}: the module {_moved.MOVED[old]}, one DeprecationWarning at the importing line: {g}"
 
 
 def test_old_tool_path_runs_as_a_script():

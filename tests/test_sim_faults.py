@@ -134,7 +134,7 @@ def _barriers_deleted(path, lines):
 
 
 def _tc_barrier_lines():
-    src = (ROOT / "kernels_numba/infra/tc.py").read_text(encoding="utf-8").splitlines()
+    src = (ROOT / "kernels_numba/tc.py").read_text(encoding="utf-8").splitlines()
     start = next(i for i, l in enumerate(src) if re.match(r"\s+def kernel\(A, B, C, alpha, beta\)", l))
     return [i + 1 for i, l in enumerate(src) if i > start and l.strip() == "cuda.syncthreads()"]
 
@@ -149,7 +149,7 @@ def test_course_mma_kernels_with_a_barrier_deleted_are_caught(name, which):
     rng = np.random.default_rng(0)
     A = rng.standard_normal((128, 64)).astype(np.float16)
     B = rng.standard_normal((64, 128)).astype(np.float16)
-    with _barriers_deleted(ROOT / "kernels_numba/infra/tc.py", drop), pytest.raises(racecheck.SharedMemoryRaceError):
+    with _barriers_deleted(ROOT / "kernels_numba/tc.py", drop), pytest.raises(racecheck.SharedMemoryRaceError):
         kn.get(name).launch(A, B, np.zeros((128, 128), np.float32))
 
 

@@ -65,7 +65,7 @@ def test_bug_demo_collects_its_races_through_the_simulator_process():
 
 
 def test_kernels_built_by_a_builder_are_found_through_their_kernel_module():
-    # mma_warps/mma_pipe*/mma_swizzle are made by infra.tc.build_tiled: their function's module (infra.tc) has no
+    # mma_warps/mma_pipe*/mma_swizzle are made by tc.build_tiled: their function's module (kernels_numba.tc) has no
     # MIN_CC and does not hold them, so the lookup must go to the kernel module that built them
     import kernels_numba as kn
     from kernels_numba.tools import subsim
@@ -78,7 +78,7 @@ def test_kernels_built_by_a_builder_are_found_through_their_kernel_module():
 LEVEL7 = r"""
 import numpy as np
 import kernels_numba as kn
-from kernels_numba.infra import tc
+from kernels_numba import tc
 from kernels_numba.demos import tma_wrong_parity
 print("RUNS", [s.runs_here() for s in kn.by_level(7)], kn.get("mma_fast").runs_here())
 rng = np.random.default_rng(0)

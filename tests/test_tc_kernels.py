@@ -1,10 +1,10 @@
 """Level-6 Tensor Core kernels (f16 inputs) in the simulator: float64 reference with the derived tolerance
-(kernels_numba.infra.tc.error_bound), identity matrices, alpha/beta, size rules, and the SASS offline."""
+(kernels_numba.tc.error_bound), identity matrices, alpha/beta, size rules, and the SASS offline."""
 import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import tc
+from kernels_numba import tc
 from kernels_numba.infra.errors import CourseInputError
 
 TC = [s for s in kn.REGISTRY if s.level == 6]

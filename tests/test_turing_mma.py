@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import kernels_numba as kn
-from kernels_numba.infra import device, ptx, tc
+from kernels_numba.infra import device, ptx
+from kernels_numba import tc
 from kernels_numba.tools import offline
 from course import records
 from kernels_numba.infra.errors import CourseInputError

@@ -2,7 +2,8 @@
 address, and the K loop of the one-warp kernel. The layout truth is sim/mma.py (checked against the GPU record)."""
 import numpy as np
 
-from kernels_numba.infra import device, tc
+from kernels_numba.infra import device
+from kernels_numba import tc
 from sim import mma
 
 from sim.korean import josa, particle

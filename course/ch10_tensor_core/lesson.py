@@ -26,7 +26,7 @@ from kernels_numba.tools import resources
 from collections import Counter
 from sim import mma
 from sim import banks
-from kernels_numba.infra import tc
+from kernels_numba import tc
 import kernels_numba as kn
 from kernels_numba.infra import device
 from kernels_numba.demos import mma_divergent as d
@@ -333,7 +333,7 @@ def best_kernel(n=4096):
 def swizzle_demo(BN=128, BK=32, col=0, tile="B"):
     """(wavefronts, conflict degree) from sim/banks of one ldmatrix phase (8 rows at one 16-byte chunk) on the B tile
     (rows of BN f16) or the A tile (rows of BK f16): unpadded, padded by 16 B, and XOR-swizzled rows
-    (kernels_numba.infra.tc.swizzle_params)."""
+    (kernels_numba.tc.swizzle_params)."""
     width = BN if tile == "B" else BK
     sh, mask = tc.swizzle_params(width // 8)
     layouts = {"패딩 없음": (2 * width, lambda r, c: c), "패딩 +16 B": (2 * (width + 8), lambda r, c: c),
@@ -551,7 +551,7 @@ def warp_tiling_plot():
 
 
 def tiling_source():
-    """The lines of kernels_numba.infra.tc.build_tiled that place a warp and its mma tiles (warp tile, compute loop)."""
+    """The lines of kernels_numba.tc.build_tiled that place a warp and its mma tiles (warp tile, compute loop)."""
     lines = inspect.getsource(tc.build_tiled).splitlines()
     keep = [l for l in lines if l.strip().startswith(("WM, WN =", "MI, NI =", "lane, warp =", "wm, wn ="))]
     a = next(n for n, l in enumerate(lines) if l.strip().startswith("def compute("))

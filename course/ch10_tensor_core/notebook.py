@@ -9,7 +9,7 @@ from course import figures as _records
 from course.ch10_tensor_core import lesson as L10  #  (record readers shared with the notebook)
 from course import records
 from sim import occupancy as _occ
-from kernels_numba.infra import tc as _tc
+from kernels_numba import tc as _tc
 from kernels_numba.tools import offline as _off
 from sim.korean import josa as _josa
 import kernels_numba as _kn
@@ -553,7 +553,7 @@ code(r"""
 print(L.tiling_source())
 """)
 md(r"""
-`kernels_numba/infra/tc.py` 의 `build_tiled` 로 만든 커널들:
+`kernels_numba/tc.py` 의 `build_tiled` 로 만든 커널들:
 
 * `mma_warps`: 블록 타일 128×128, 워프 8개(2×4), 워프마다 64×32 = 16×8 mma 타일 4×4개. K 스텝(16)마다 A 프래그먼트 4개(레지스터 4개씩: `ldmatrix.x4` 4번)와 B 프래그먼트 4개(레지스터 2개씩, 모두 8개: `ldmatrix.x4.trans` 2번)로 mma 16번: A 하나를 4번, B 하나를 4번 씁니다. 단일 버퍼.
 * `mma_pipe`: 같은 타일에 2단 cp.async 파이프라인 (BK=32). 프롤로그(prologue)에서 타일 0 을 발행하고, 반복마다 `wait_group(단 수 - 2)`, 배리어, 다음 타일 발행, 계산 순서입니다.
@@ -837,7 +837,7 @@ md(r"""
 
 `|C − C_정확| ≤ γ_K(2·u_acc)·M + u_f32·M + u_out·|C_정확| + [f16 출력] u_f32·|C_정확| + t`,  `M = |α|·(|A|·|B|) + |β|·|C₀|`
 
-이고, t 는 출력 타입의 서브노멀 간격의 절반인 아주 작은 절댓값 항입니다 (f32 2⁻¹⁵⁰, f16 2⁻²⁵). 이것이 `kernels_numba/infra/tc.py` 의 `error_bound` 입니다. 아래 셀은 이 식을 항마다 계산해(`L.bound_formula`) `error_bound` 와 비교하고, K = 272 의 f16 누적에서 γ_K(2u) 와 2·γ_K(u) 의 비, 누적 타입마다 한계가 있는 가장 큰 K 를 보여 줍니다.
+이고, t 는 출력 타입의 서브노멀 간격의 절반인 아주 작은 절댓값 항입니다 (f32 2⁻¹⁵⁰, f16 2⁻²⁵). 이것이 `kernels_numba/tc.py` 의 `error_bound` 입니다. 아래 셀은 이 식을 항마다 계산해(`L.bound_formula`) `error_bound` 와 비교하고, K = 272 의 f16 누적에서 γ_K(2u) 와 2·γ_K(u) 의 비, 누적 타입마다 한계가 있는 가장 큰 K 를 보여 줍니다.
 """)
 code(r"""
 print(L.bound_check())

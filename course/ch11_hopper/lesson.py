@@ -223,7 +223,7 @@ _DEMO_CODE = r"""
 import json, sys
 import numpy as np
 from kernels_numba.registry import module_of
-from kernels_numba.infra import tc
+from kernels_numba import tc
 name, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])
 rng = np.random.default_rng(0)
 A = rng.standard_normal((M, K)).astype(np.float16)

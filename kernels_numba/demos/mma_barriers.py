@@ -5,7 +5,7 @@ from numba import cuda, float32
 from numba.types import float16
 
 from ..infra import ptx
-from ..infra.tc import WAIT_GROUP, cp_async_16, cp_async_commit, make_tc_launch
+from ..tc import WAIT_GROUP, cp_async_16, cp_async_commit, make_tc_launch
 from . import collecting
 
 MIN_CC = (8, 0)

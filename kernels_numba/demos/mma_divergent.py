@@ -9,7 +9,7 @@ from numba import cuda, float32
 from numba.types import float16
 
 from ..infra import ptx
-from ..infra.tc import sig
+from ..tc import sig
 
 SIG = sig(np.float32)
 

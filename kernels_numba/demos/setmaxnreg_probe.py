@@ -4,7 +4,8 @@ offline (lesson11.setmaxnreg_evidence) to show what ptxas does with it when Numb
 import numpy as np
 from numba import cuda, float32
 
-from ..infra import device, hopper, ptx, tc
+from ..infra import device, hopper, ptx
+from .. import tc
 
 NAME = "setmaxnreg_probe"
 MIN_CC = hopper.MIN_CC

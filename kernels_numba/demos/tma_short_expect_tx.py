@@ -7,7 +7,7 @@ from numba import cuda, float32, uint32, uint64
 from numba.types import float16
 
 from ..infra import hopper, ptx
-from ..infra.tc import make_tc_launch
+from ..tc import make_tc_launch
 from ..infra.tma import TmaLauncher
 from ..wgmma_tma import (A_STEP, A_TILE, B_BOX, B_STEP, BK, BM, BN, MIN_CC, NACC, SIG, SMEM_BYTES, STAGE,  # noqa
                          STAGE_BYTES, STAGES, THREADS, WGMMA)

@@ -8,7 +8,7 @@ from numba.types import float16
 from ..infra import hopper, ptx
 from ..wgmma_simple import (A_STEP, A_TILE, B_STEP, B_TILE, BK, BM, BN, MIN_CC, NACC, SIG, THREADS, WGMMA,  # noqa
                             load_tile)
-from ..infra.tc import make_tc_launch
+from ..tc import make_tc_launch
 from . import collecting
 
 NAME = "wgmma_no_proxy_fence"

@@ -6,7 +6,7 @@ from numba import cuda, float32, uint32, uint64
 from numba.types import float16
 
 from ..infra import device, hopper, ptx
-from ..infra.tc import make_tc_launch
+from ..tc import make_tc_launch
 from ..infra.tma import TmaLauncher
 from ..wgmma_ws import (A_STEP, A_TILE, B_BOX, B_STEP, BK, BM, BN, CONSUMERS, HALF, MIN_CC, NACC, SIG,  # noqa
                         SMEM_BYTES, STAGE, STAGE_BYTES, STAGES, THREADS, WGMMA, grid_of, tile_origin)

@@ -1,7 +1,7 @@
 """The course's kernels compiled once per GPU and toolchain, kept on disk: a second session starts without JIT.
 
 Numba's own `cache=True` keys an entry by the kernel function's bytecode and, for a kernel made by a factory
-(infra.tc.build_tiled, mma_fast.make_kernel), by a pickle of its closure, which differs from process to process: such
+(tc.build_tiled, mma_fast.make_kernel), by a pickle of its closure, which differs from process to process: such
 kernels missed the cache every time (measured on an H100: mma_fast 5.1 s -> 4.3 s). Here every registered kernel
 gets Numba's CUDA cache with two changes:
 * one folder for all of them, whose entries are stamped with a hash of every source file of kernels_numba (any edit

@@ -16,7 +16,7 @@ _RUNNER = []         # [run_kernel(kernel, grid, block, A, B, C, alpha, beta, ti
 
 def _home(kernel):
     """(module, attribute name) that holds this kernel: the module its function was written in, else the kernel
-    module that built it (kernels made by a builder such as infra.tc.build_tiled live in the module that called it).
+    module that built it (kernels made by a builder such as tc.build_tiled live in the module that called it).
     Found once per kernel and remembered (a notebook process holds thousands of modules)."""
     hit = _HOMES.get(id(kernel))
     if hit is not None and hit[0] is kernel:

@@ -4,7 +4,7 @@ import pytest
 
 import kernels_numba as kn
 from course.ch10_tensor_core import lesson as lesson10
-from kernels_numba.infra import tc
+from kernels_numba import tc
 from kernels_numba import occupancy as kocc
 
 
@@ -676,7 +676,7 @@ def test_launch_bounds_128_2_caps_nothing():
 
 def test_bound_check_prints_the_prose_formula():
     """Section 8's cell: the formula as the prose writes it equals tc.error_bound; the largest K per accumulator."""
-    from kernels_numba.infra import tc
+    from kernels_numba import tc
     r = lesson10.bound_check()
     vals = list(r.values())
     assert vals[0] < 1e-12 and vals[1] > 1 and vals[2] == (tc.bound_k_max("f32"), tc.bound_k_max("f16")) and vals[2][1] == 1023

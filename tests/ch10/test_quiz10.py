@@ -7,7 +7,7 @@ import pytest
 from course.ch10_tensor_core import lesson as lesson10
 from course.quiz import build
 from course.quiz.engine import decode_key, grade, load_quiz, quiz_path
-from kernels_numba.infra import tc
+from kernels_numba import tc
 from sim import mma, occupancy
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,5 @@
-"""Shared pieces of the level-6 Tensor Core kernels: size rules, launch, and the fragment coordinates of a lane."""
+"""The level-6 Tensor Core template and its shared pieces (beside the kernel modules it builds): size rules, launch,
+the fragment coordinates of a lane, and build_tiled, whose inner `kernel` is the body of mma_warps ... mma_swizzle."""
 import numpy as np
 from numba import cuda, float32, uint32
 from numba.types import float16
@@ -7,9 +8,9 @@ try:                                            # numba-cuda has its own (numba.
 except ImportError:  # pragma: no cover
     from numba import literal_unroll
 
-from . import device, jitcache, ptx
-from .errors import CourseInputError
-from ..launch import _Repeat, bound, check_inputs, run_kernel
+from .infra import device, jitcache, ptx
+from .infra.errors import CourseInputError
+from .launch import _Repeat, bound, check_inputs, run_kernel
 from numba import types
 
 MMA_M, MMA_N, MMA_K = 16, 8, 16
