@@ -6,6 +6,7 @@ from course.figures import fill, fill_comments, record, wrong_clause
 from sim import occupancy as _occ
 from sim import roofline as _roofline
 import ast
+import re
 import json as _json
 
 
@@ -88,6 +89,12 @@ _LDS = _INST_TILE - _LDS128
 FIG["lds128_wf"] = f"{(_ncu('tiled', 'wf', 'ld') / _WARP_TILES - _LDS) / _LDS128:.2f}"
 assert _LDS + _LDS128 == _INST_TILE and _LDS + 4 * _LDS128 == 2 * _TILE, "3.4's prose: tiled's loads are LDS and LDS.128"
 FIG.update(lds_tile=_LDS, lds128_tile=_LDS128)
+
+
+# 3.3: the racecheck record's note (how many hazards the report shows at most, and whose they are)
+_RC_NOTE = REC["racecheck"]["note"]
+assert "all shown are in no_sync1" in _RC_NOTE, "3.3's prose: racecheck's report shows no_sync1's hazards only"
+FIG["rc_limit"] = int(re.search(r"first (\d+) hazards", _RC_NOTE).group(1))
 
 
 # §7's ridge points: computed by sim/roofline.py like 4.8's table, never typed
@@ -366,7 +373,7 @@ rc = rec["racecheck"]
 print(f"racecheck ({rc['problem']}): no_sync1 에서 RAW(쓰기 후 읽기) 위험 보고 {rc['no_sync1_RAW_hazard_reports_shown']}건 표시")
 """)
 md(r"""
-이 기록의 H200 실행에서 `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}. racecheck 는 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다.
+이 기록의 H200 실행에서 `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}. racecheck 는 `no_sync1` 에서 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다. racecheck 의 보고는 처음 {{rc_limit}}건에서 멈추었고 표시된 것은 모두 `no_sync1` 의 것이라, `no_sync2` 의 WAR(읽기 후 쓰기) 위험은 이 기록에 검사기의 보고가 없습니다. 그 버그는 시뮬레이터가 보여 줍니다: 앞의 시뮬레이터 실행에서 본 틀린 답, 그리고 직접 해보기 06-2(4절)에서 시뮬레이터의 경쟁 검출기가 짚어 주는 두 스레드와 두 줄입니다.
 
 ### 3.4 뱅크 충돌 (핵심)
 
