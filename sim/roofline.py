@@ -7,6 +7,8 @@ SMs x FP32 lanes x 2 x boost clock (sim.occupancy.GpuSpec.fp32_peak_tflops).
 from .occupancy import GPUS
 
 DRAM_GBPS = {"A100": 2039.0, "A100-40GB": 1555.0, "H100": 3350.0, "H200": 4800.0}
+# how tables name them (notebooks 06 and 07 print the same rows under the same names)
+NAMES = {"A100": "A100 80GB SXM", "A100-40GB": "A100 40GB", "H100": "H100 SXM", "H200": "H200"}
 
 
 def peak_tflops(gpu: str) -> float:
@@ -27,6 +29,6 @@ def attainable_tflops(ai: float, gpu: str) -> float:
 
 
 def table():
-    """[{gpu, peak_tflops, dram_gbps, ridge}] for every GPU above."""
-    return [{"gpu": g, "peak_tflops": round(peak_tflops(g), 1), "dram_gbps": bw, "ridge": round(ridge_point(g), 1)}
+    """[{gpu, name, peak_tflops, dram_gbps, ridge}] for every GPU above."""
+    return [{"gpu": g, "name": NAMES[g], "peak_tflops": round(peak_tflops(g), 1), "dram_gbps": bw, "ridge": round(ridge_point(g), 1)}
             for g, bw in DRAM_GBPS.items()]

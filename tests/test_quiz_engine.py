@@ -1,11 +1,14 @@
 """Grading, tolerance, key obfuscation and the code-question checker of course.quiz."""
 import time
+from pathlib import Path
 
 import pytest
 
 from course.quiz import checks, engine
 from course.quiz.engine import (NOT_A_NUMBER, UNANSWERED, decode_key, encode_key, grade, grade_question,
                                 load_quiz, quiz_from_dict, run_checker, within_tolerance)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CORRECT = {"q1": "32", "q2": {"text": "데이터 재사용", "self_ok": True}, "q3": "8192",
            "q4": ["ty", "tx", "row", "a_col"], "q5": {"text": "덮어쓰기 경쟁", "self_ok": True},
@@ -166,6 +169,24 @@ def test_checker_swapped_blanks_fail_by_running():
     assert checks._precheck_load(codes, A, B) is None     # in range: only the run can tell it is wrong
     ok, msg = checks.tiled_load_blanks(blanks)
     assert not ok and "결과가" in msg
+    from kernels_numba.infra import device
+    if device.SIMULATOR:        # the race note names the lines as notebook 06 lists kernels_numba/tiled.py
+        lines = (ROOT / "kernels_numba" / "tiled.py").read_text(encoding="utf-8").splitlines()
+        load, zero = (lines.index(f"            {code}") + 1 for code in (checks.LOAD_LINE, "As[ty, tx] = float32(0.0)"))
+        assert f"kernels_numba/tiled.py 의 {load}행과 {zero}행" in msg, msg
+
+
+def test_quiz_kernels_keep_their_file_line_numbers():
+    """Race reports of the quiz kernels count lines as in the files the notebooks list (review round 16)."""
+    from kernels_numba import regblock, tiled
+    for template, func, frag, filled in ((checks.kernel_template(), tiled.kernel.py_func, checks.LOAD_LINE,
+                                          "As[{0}, {1}] = A[{2}, {3}]"),
+                                         (checks.regblock_kernel_template(), regblock.kernel.py_func,
+                                          checks.REGBLOCK_BLANKS[0], checks.REGBLOCK_FILLED[0])):
+        src = checks._as_in_file(template, func).splitlines()
+        file_lines = Path(func.__code__.co_filename).read_text(encoding="utf-8").splitlines()
+        assert next(i for i, ln in enumerate(src) if filled in ln) == \
+            next(i for i, ln in enumerate(file_lines) if frag in ln)
 
 
 @pytest.mark.parametrize("blanks", [["row", "a_col", "ty", "tx"], ["ty", "tx", "row", "a_col + 1"],

@@ -112,6 +112,86 @@ def test_no_typed_measurement_in_prose(path):
                       "the record with {{name}} fields (course/figures.py)")
 
 
+def _simple(x):
+    """A value a model would state exactly too (2-way -> 2.0, 24 / 16 = 1.5, 32 words): a quarter below 4 or a power
+    of two. Typed without "약", such a figure is the model's; only "약 2.0" marks it as a measurement."""
+    q = x * 4
+    return q == int(q) and (x < 4 or (x == int(x) and int(x) & (int(x) - 1) == 0))
+
+
+def ncu_shared_figures():
+    """(strict, approximate): strings the short ncu figures of the shared-memory record would print as in prose (notebook
+    06 §3.4, §4.8): wavefronts per instruction and per warp FFMA, load wavefronts per warp-tile, the LDS.128 estimate,
+    with one or two decimals or none. These have two significant digits, which measured_figures() leaves out.
+    A value that is not _simple is caught anywhere (`strict`); a _simple one only after "약"/"≈"/"~" (`approximate`)."""
+    strict, approx = set(), set()
+    for name in RECORDS:
+        ns = records.load(name).get("ncu_shared")
+        if not ns:
+            continue
+        n, tile = ns["n"], 16
+        warp_tiles, warp_ffma = (n * n // 32) * (n // tile), n ** 3 / 32
+        vals = []
+        for k, m in ns["metrics"].items():
+            wf = {op: m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"] for op in ("ld", "st")}
+            inst = {op: m[f"smsp__inst_executed_op_shared_{op}.sum"] for op in ("ld", "st")}
+            vals += [wf[op] / inst[op] for op in ("ld", "st") if inst[op]]
+            vals += [wf["ld"] / warp_tiles] if wf["ld"] else []
+            vals += [w / warp_ffma for w in (wf["ld"], wf["st"], wf["ld"] + wf["st"]) if w]
+            if k == "tiled" and inst["ld"]:                    # LDS.128 wavefronts, as lesson06.lds128_from_ncu
+                per = inst["ld"] // warp_tiles
+                lds128 = (2 * tile - per) // 3
+                vals.append((wf["ld"] / warp_tiles - (per - lds128)) / lds128)
+        for v in vals:
+            for f in (".0f", ".1f", ".2f"):
+                s = format(v, f)
+                if float(s) == 0 or s == "1":                      # "약 1 µs", "1 KiB": too common to be ncu's
+                    continue
+                if _simple(float(s)):
+                    approx.add(s)
+                elif len(re.sub(r"\D", "", s).lstrip("0")) >= 2:
+                    strict.add(s)
+    return strict, approx
+
+
+def typed_ncu_figures(text, strict, approx):
+    """ncu_shared figures typed in `text`: a strict one anywhere (not a percentage), an approximate one after 약/≈/~."""
+    hits = {s for s in strict if re.search(rf"(?<![\d.]){re.escape(s)}(?![\d%]|\.\d|\s?%)", text)}
+    hits |= {s for s in approx if re.search(rf"(?:(?<![가-힣])약|≈|~)\s*\**{re.escape(s)}(?![\d%]|\.\d|\s?%)", text)}
+    return sorted(hits)
+
+
+def test_the_ncu_collector_finds_typed_short_figures():
+    """The forms notebook 06 typed once (review round 16): per-instruction 1.2 and 약 2.0, 약 24 per tile, 약 2."""
+    strict, approx = ncu_shared_figures()
+    assert {"1.2", "1.20", "2.03", "24"} <= strict and {"2.0", "2", "1.5", "1.00"} <= approx
+    for typed in ("`tiled` 읽기가 1.2인 이유", "명령당 약 **2.0** 웨이브프론트", "타일당 약 24(= 16 + 4 × 2)",
+                  "역산한 값(약 2)은", "(ncu로 약 2.0)", "타일당 약 24 / 16 = 1.5"):
+        assert typed_ncu_figures(typed, strict, approx), typed
+    for model in ("32비트 접근이면 1.0 이 충돌 없는 이상값", "2-way 충돌이면 2.0", "(약 2.1 KiB)", '"약 24%" 라고 하는',
+                  "명령당 {{st_per_inst_pad}}", "노트북 06 의 3.24절", "시스템 예약 2 KiB"):
+        assert not typed_ncu_figures(model, strict, approx), model
+
+
+# the generators that read the shared-memory ncu record (a short figure elsewhere, like 07's AI 1.6 of a 4 x 16 tile or
+# 08's load start 24, is a model figure that only looks like one of these)
+NCU_SHARED_READERS = [g for g in GENERATORS if '"ncu_shared"' in g.read_text(encoding="utf-8")]
+
+
+def test_notebook_06_reads_the_ncu_shared_record():
+    assert [_name(g) for g in NCU_SHARED_READERS] == ["nb06.py"]
+
+
+@pytest.mark.parametrize("path", NCU_SHARED_READERS, ids=_name)
+def test_no_typed_ncu_shared_figure_in_prose(path):
+    """The shared-memory ncu figures have two significant digits, below measured_figures()' threshold: a typed
+    '1.2' or '약 2.0' would stay when a new ncu record changes them. They come from {{name}} fields too."""
+    strict, approx = ncu_shared_figures()
+    hits = {i: h for i, t in enumerate(prose_sources(path)) if (h := typed_ncu_figures(t, strict, approx))}
+    assert not hits, (f"{_name(path)}: markdown cells {sorted(hits)} type ncu figures {hits}: fill them in from the "
+                      "record with {{name}} fields (course/figures.py)")
+
+
 # model figures an expected output prints that happen to look like a measured one, with where they come from
 EXPECTED_NOT_MEASURED = {
     ("nb06.py", "19.2"): "sim/roofline: H200's DRAM roof at AI 4 (datasheet bandwidth x AI)",

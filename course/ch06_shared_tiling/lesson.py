@@ -406,7 +406,7 @@ def fp32_peak(rec):
     return f["sm_count"] * f["fp32_lanes_per_sm"] * 2 * f["max_sm_clock_mhz"] * 1e6 / 1e12
 
 
-GPU_NAMES = {"A100": "A100 80GB SXM", "A100-40GB": "A100 40GB", "H100": "H100 SXM", "H200": "H200"}
+GPU_NAMES = roofline.NAMES                 # the display names notebook 07 uses too
 
 
 def dram_roofs(ai, gpus=("A100", "A100-40GB", "H100", "H200")):

@@ -6,6 +6,7 @@ from course.figures import fill, fill_comments, record, wrong_clause
 from sim import occupancy as _occ
 from sim import roofline as _roofline
 import ast
+import re
 import json as _json
 
 
@@ -61,6 +62,39 @@ FIG = {"gpu": REC.gpu, "date": REC.date, "race_n": REC["races"]["n"], "race_runs
        "peak": f"{_F['sm_count'] * _F['fp32_lanes_per_sm'] * 2 * _F['max_sm_clock_mhz'] * 1e6 / 1e12:.1f}",
        # time budgets of the GPU path, stated in the prose from the constants the code uses
        "budget_s": f"{_const('measure', 'BUDGET_S'):g}", "race_budget_s": f"{_const('kit', 'RACE_BUDGET_S'):g}"}
+
+
+# 3.4's ncu figures per instruction and per warp-tile (the 3.4 cell prints them from the same record: lesson06.ncu_rows)
+_TILE = ast.literal_eval(next(ln.split("=", 1)[1] for ln in (Path(__file__).resolve().parents[2] / "kernels_numba" /
+                              "tiled.py").read_text(encoding="utf-8").splitlines() if ln.startswith("TILE_SIZE =")))
+_WARP_TILES = (_NS["n"] ** 2 // 32) * (_NS["n"] // _TILE)         # warps x tiles of the ncu run
+
+
+def _ncu(kernel, what, op):
+    """ncu's shared `op` ("ld"/"st") wavefronts or instructions (what = "wf"/"inst") of `kernel` in the record."""
+    return _NS["metrics"][kernel][{"wf": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_",
+                                   "inst": "smsp__inst_executed_op_shared_"}[what] + op + ".sum"]
+
+
+for _k, _s in (("tiled", "tiled"), ("tiled_pad", "pad")):
+    for _op in ("ld", "st"):                                       # wavefronts per instruction, as the table prints
+        FIG[f"{_op}_per_inst_{_s}"] = f"{_ncu(_k, 'wf', _op) / _ncu(_k, 'inst', _op):.2f}"
+    FIG[f"ld_wf_tile_{_s}"] = f"{_ncu(_k, 'wf', 'ld') / _WARP_TILES:.1f}"      # load wavefronts per warp per tile
+# tiled's load instructions per warp-tile (ncu) split into 32-bit LDS and LDS.128: each thread reads 2·TILE floats a
+# tile, so lds + lds128 = instructions and lds + 4·lds128 = 2·TILE (the 3.4 cell's SASS counts them too); then the
+# LDS.128 wavefronts solved as lesson06.lds128_from_ncu does (each 32-bit LDS = 1 wavefront)
+_INST_TILE = _ncu("tiled", "inst", "ld") // _WARP_TILES
+_LDS128 = (2 * _TILE - _INST_TILE) // 3
+_LDS = _INST_TILE - _LDS128
+FIG["lds128_wf"] = f"{(_ncu('tiled', 'wf', 'ld') / _WARP_TILES - _LDS) / _LDS128:.2f}"
+assert _LDS + _LDS128 == _INST_TILE and _LDS + 4 * _LDS128 == 2 * _TILE, "3.4's prose: tiled's loads are LDS and LDS.128"
+FIG.update(lds_tile=_LDS, lds128_tile=_LDS128)
+
+
+# 3.3: the racecheck record's note (how many hazards the report shows at most, and whose they are)
+_RC_NOTE = REC["racecheck"]["note"]
+assert "all shown are in no_sync1" in _RC_NOTE, "3.3's prose: racecheck's report shows no_sync1's hazards only"
+FIG["rc_limit"] = int(re.search(r"first (\d+) hazards", _RC_NOTE).group(1))
 
 
 # §7's ridge points: computed by sim/roofline.py like 4.8's table, never typed
@@ -339,7 +373,7 @@ rc = rec["racecheck"]
 print(f"racecheck ({rc['problem']}): no_sync1 에서 RAW(쓰기 후 읽기) 위험 보고 {rc['no_sync1_RAW_hazard_reports_shown']}건 표시")
 """)
 md(r"""
-이 기록의 H200 실행에서 `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}. racecheck 는 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다.
+이 기록의 H200 실행에서 `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}. racecheck 는 `no_sync1` 에서 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다. racecheck 의 보고는 처음 {{rc_limit}}건에서 멈추었고 표시된 것은 모두 `no_sync1` 의 것이라, `no_sync2` 의 WAR(읽기 후 쓰기) 위험은 이 기록에 검사기의 보고가 없습니다. 그 버그는 시뮬레이터가 보여 줍니다: 앞의 시뮬레이터 실행에서 본 틀린 답, 그리고 직접 해보기 06-2(4절)에서 시뮬레이터의 경쟁 검출기가 짚어 주는 두 스레드와 두 줄입니다.
 
 ### 3.4 뱅크 충돌 (핵심)
 
@@ -411,9 +445,9 @@ for src, m in [(where, metrics)] + ([lesson06.ncu_metrics(rec, live)] if live el
         print(f"{k:10s} {op:5s} {inst:12,d} {wfs:12,d} {per:7.2f}")
 """)
 md(r"""
-* `tiled_pad` 저장: 명령당 약 **2.0** 웨이브프론트 — 모델이 예측한 2-way 충돌 그대로입니다. `tiled` 저장은 약 1.0. (+1 패딩이면 이 값이 1.0 이 된다는 설명을 보기도 하는데, 우리 커널에서는 저장이 2.0 이 됩니다.)
-* `tiled_pad` 읽기: 명령당 1.0 — 충돌 없음. 패딩이 읽기에서 없앤 충돌은 애초에 없었습니다.
-* `tiled` 읽기가 1.2인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 행 `ty` 의 시작 주소 68·`ty` 가 16의 배수인 것은 `ty` 가 4의 배수인 행뿐이고 (나머지 행은 16바이트 경계에서 4, 8, 12 바이트 어긋납니다: 아래 셀의 첫 줄), 컴파일러는 모든 행에 맞는 한 가지 명령을 내야 하므로 합칠 수 없습니다.
+* `tiled_pad` 저장: 명령당 **{{st_per_inst_pad}}** 웨이브프론트 — 모델이 예측한 2-way 충돌 그대로입니다. `tiled` 저장은 {{st_per_inst_tiled}}. (+1 패딩이면 이 값이 1.0 이 된다는 설명을 보기도 하는데, 우리 커널에서는 저장이 {{st_per_inst_pad|이/가}} 됩니다.)
+* `tiled_pad` 읽기: 명령당 {{ld_per_inst_pad}} — 충돌 없음. 패딩이 읽기에서 없앤 충돌은 애초에 없었습니다.
+* `tiled` 읽기가 {{ld_per_inst_tiled}}인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 행 `ty` 의 시작 주소 68·`ty` 가 16의 배수인 것은 `ty` 가 4의 배수인 행뿐이고 (나머지 행은 16바이트 경계에서 4, 8, 12 바이트 어긋납니다: 아래 셀의 첫 줄), 컴파일러는 모든 행에 맞는 한 가지 명령을 내야 하므로 합칠 수 없습니다.
 
 SASS로 확인합니다(GPU 없이 sm_90용으로 컴파일: 처음 실행할 때는 컴파일하는 동안 진행 막대가 보이고, 결과는 디스크에 남아 다시 실행하면 바로 나옴). 셀은 SASS 에서 배리어가 있는 루프, 즉 **타일 루프의 몸체 한 번**의 명령을 셉니다(괄호 안은 루프 밖까지 더한 커널 전체의 FFMA). 타일 하나의 명령 수에 워프 수 × 타일 수를 곱하면 ncu가 센 읽기 명령 수가 나와야 합니다.
 """)
@@ -449,7 +483,7 @@ lds, lds128 = sass["tiled"][:2]                              # 타일 루프 한
 print(f"ncu 에서 역산: LDS.128 한 번 ≈ {lesson06.lds128_from_ncu(metrics, n_ncu, TILE, lds, lds128):.2f} 웨이브프론트")
 """)
 md(r"""
-(심화 계속) 역산한 값(약 2)은 모델의 두 가정(4 와 1) 어느 쪽과도 다릅니다. 이 요청을 **반 워프(half-warp)씩** 처리한다고 보면 2가 나오지만, 그것은 ncu 지표 하나(읽기 웨이브프론트 합계)에서 위의 가정을 두고 거꾸로 푼 **추정**이지 문서화된 규칙이 아닙니다. 모델은 가정이고, 판정은 측정이 합니다. 규칙과 무관하게, ncu 가 센 읽기 웨이브프론트를 워프·타일 수로 나누면 `tiled` 는 타일당 약 24(= 16 + 4 × 2), `tiled_pad` 는 32 입니다. (심화 끝)
+(심화 계속) 역산한 값({{lds128_wf}})은 모델의 두 가정(4 와 1) 어느 쪽과도 다릅니다. 이 요청을 **반 워프(half-warp)씩** 처리한다고 보면 2가 나오지만, 그것은 ncu 지표 하나(읽기 웨이브프론트 합계)에서 위의 가정을 두고 거꾸로 푼 **추정**이지 문서화된 규칙이 아닙니다. 모델은 가정이고, 판정은 측정이 합니다. 규칙과 무관하게, ncu 가 센 읽기 웨이브프론트를 워프·타일 수로 나누면 `tiled` 는 타일당 {{ld_wf_tile_tiled}}(≈ LDS {{lds_tile}}개 × 1 + LDS.128 {{lds128_tile}}개 × {{lds128_wf}}), `tiled_pad` 는 {{ld_wf_tile_pad}} 입니다. (심화 끝)
 
 **+1 패딩의 수학 자체는 맞습니다.** `17` 과 `32` 는 서로소(최대공약수 1)이므로 `ty·17 mod 32` 는 `ty = 0..31` 에서 모두 다르고, 행 폭이 16이면 두 행마다 같은 뱅크로 돌아옵니다. 다만 그것은 "한 열을 여러 행이 한 요청으로 읽는" 접근에 대한 이야기이고, 우리 커널은 그런 요청을 만들지 않습니다.
 """)
@@ -625,7 +659,7 @@ for line in lesson06.bench_lines(rec, bench):        # 기록(설명이 말하�
 md(r"""
 {{gpu}} 기록({{date}})으로는 4096³에서 `tiled` 가 cuBLAS 의 약 {{pct_tiled_4096}}%, `tiled_pad` 가 약 {{pct_pad_4096}}% 이고, 2048³ 에서 `tiled` 는 {{pct_tiled_2048_1}}% 입니다. cuBLAS 가 덜 빠른 1024³ 에서는 `tiled` 가 {{pct_tiled_1024_1}}% 입니다. (타일링만으로 cuBLAS 의 20–40% 에 이른다는 소개도 보이는데, 큰 행렬(2048³·4096³)에서는 이 기록과 맞지 않습니다. 1024³ 의 값은 그 범위의 아래 끝 근처이고, 그것은 `tiled` 가 빨라서가 아니라 그 크기의 cuBLAS 가 느려서입니다: 위 셀의 cuBLAS TFLOP/s 를 크기끼리 비교해 보세요.)
 
-**왜 이 정도에서 멈출까요?** 공유 메모리의 처리량(throughput)으로 상한을 계산해 봅니다. 모델의 가정: SM 하나는 한 사이클에 공유 메모리 웨이브프론트 1개(최대 128 B)를 처리하고, 워프의 FFMA 하나는 32 레인(lane) × 2 FLOP입니다. 그러면 상한은 `SM 수 × (1 / FFMA당 웨이브프론트) × 64 FLOP × 클록` 입니다. FFMA당 웨이브프론트는 기록된 ncu 웨이브프론트(3.4절)를 **읽기와 저장 모두** 더해 내적의 워프 FFMA 수(`n³ / 32`)로 나눈 값입니다(이 과정의 한 가지 규칙: 노트북 07도 같음). `tiled` 의 읽기만 보면 타일당 약 24 / 16 = 1.5 이고, 저장이 조금 더해집니다.
+**왜 이 정도에서 멈출까요?** 공유 메모리의 처리량(throughput)으로 상한을 계산해 봅니다. 모델의 가정: SM 하나는 한 사이클에 공유 메모리 웨이브프론트 1개(최대 128 B)를 처리하고, 워프의 FFMA 하나는 32 레인(lane) × 2 FLOP입니다. 그러면 상한은 `SM 수 × (1 / FFMA당 웨이브프론트) × 64 FLOP × 클록` 입니다. FFMA당 웨이브프론트는 기록된 ncu 웨이브프론트(3.4절)를 **읽기와 저장 모두** 더해 내적의 워프 FFMA 수(`n³ / 32`)로 나눈 값입니다(이 과정의 한 가지 규칙: 노트북 07도 같음). `tiled` 의 읽기만 보면 타일당 {{ld_wf_tile_tiled}} / 16 ≈ {{ld_tiled}} 이고, 저장이 조금 더해집니다.
 """)
 code(r"""
 f, m, n3 = rec["device_facts"], rec["ncu_shared"]["metrics"], rec["ncu_shared"]["n"] ** 3
@@ -737,7 +771,7 @@ md(r"""
 * **타일링 = 재사용.** 공유 메모리에 올린 원소 하나를 16 스레드가 읽어(기록으로 확인), 글로벌 로드 요청이 1/16, 요청 기준 산술 강도가 0.25 → 4.0 FLOP/B 가 됩니다. 이 4.0 은 DRAM 바이트 기준이 아니므로 루프라인의 리지 포인트(H200 {{ridge_H200}}, A100 80 GB SXM {{ridge_A100}}, A100 40 GB {{ridge_A100_40GB}} FLOP/B; 4.8절 표)와 바로 비교하면 안 됩니다.
 * **협력적 로딩**: 타일마다 스레드당 `As`·`Bs` 각 1개, 블록당 512개.
 * **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고, GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}).
-* **뱅크 충돌은 워프 단위로.** 우리 커널의 읽기에는 충돌이 없고, +1 패딩은 저장에 2-way 충돌을 만들며(ncu로 약 2.0) 128비트 읽기를 막습니다. 패딩은 워프 단위로 접근을 분석한 뒤에 정합니다.
+* **뱅크 충돌은 워프 단위로.** 우리 커널의 읽기에는 충돌이 없고, +1 패딩은 저장에 2-way 충돌을 만들며(ncu로 명령당 {{st_per_inst_pad}}) 128비트 읽기를 막습니다. 패딩은 워프 단위로 접근을 분석한 뒤에 정합니다.
 * **공유 메모리 크기**: 선언 2048 B(`tiled`). CC 8.0 이상의 모든 GPU가 블록마다 1 KiB를 따로 예약하고, 점유율 계산에서 블록마다 더합니다.
 * **FMA**: Numba는 `acc += a*b` 를 이미 `fma.rn.f32` → `FFMA` 로 만듭니다. 명시적 `cuda.fma` 는 같은 SASS 명령 구성을 냅니다(3.5절 셀의 비교). FMA는 한 번만 반올림합니다.
 * **성능**: {{gpu}} 기록에서 4096³ 기준 cuBLAS의 약 {{pct_tiled_4096}}%(`tiled`), {{pct_pad_4096}}%(`tiled_pad`). 상한 비교로 보면 한계는 FMA당 공유 메모리 웨이브프론트(읽기 + 저장)입니다.

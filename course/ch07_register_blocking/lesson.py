@@ -103,13 +103,13 @@ def roofline_position():
     """Ridge point (peak FLOP / DRAM byte) of A100/H100/H200 next to the global->shared AI of tiled (16x16) and regblock."""
     rb = _rb()
     ai = {"tiled": outer.block_intensity(16, 16, 16)["ai"], "regblock": outer.block_intensity(rb.BM, rb.BN, rb.BK)["ai"]}
-    lines = [f"{'GPU':9s} {'FP32 피크':>10s} {'DRAM':>10s} {'리지 포인트(ridge)':>13s}  " + "  ".join(f"{k} (AI {v:g})" for k, v in ai.items())]
+    lines = [f"{'GPU':13s} {'FP32 피크':>10s} {'DRAM':>10s} {'리지 포인트(ridge)':>13s}  " + "  ".join(f"{k} (AI {v:g})" for k, v in ai.items())]
     ridge = {}
     for row in roofline.table():
         g = row["gpu"]
         ridge[g] = roofline.ridge_point(g)
         side = "  ".join(f"{'리지 위' if v >= ridge[g] else '리지 아래':>{len(k) + 9}s}" for k, v in ai.items())
-        lines.append(f"{g:9s} {row['peak_tflops']:7.1f} TF {row['dram_gbps']:7.0f} GB/s {ridge[g]:9.1f} FLOP/B  {side}")
+        lines.append(f"{row['name']:13s} {row['peak_tflops']:7.1f} TF {row['dram_gbps']:7.0f} GB/s {ridge[g]:9.1f} FLOP/B  {side}")
     return Report(lines, ridge=ridge, ai=ai)
 
 

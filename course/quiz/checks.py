@@ -116,15 +116,24 @@ def _register_source(name, src):
     linecache.cache[name] = (len(src), None, src.splitlines(True), name)
 
 
-def _race_note(report):
-    """' 공유 메모리 경쟁: …' naming the first hazard the detector found, or ''."""
+def _race_note(report, where=""):
+    """' 공유 메모리 경쟁: …' naming the first hazard the detector found, or ''. `where`: the file whose line numbers the
+    kernel source keeps (see _as_in_file), named before them."""
     races = report.races if report else []
     if not races:
         return ""
     h = races[0]
     el = f"{h.array}{list(h.index)}" if h.index is not None else h.array
-    return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {josa(el, '을/를')} "
+    return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {josa(el, '을/를')} {where + ' 의 ' if where else ''}"
             f"{_line_no(h.first_site)}행과 {_line_no(h.second_site)}행에서 서로 다른 스레드가 건드립니다 — {h.fix_ko}")
+
+
+def _as_in_file(src, func):
+    """`src` (a kernel's source without its decorator lines, as kernel_template makes it) moved down to the lines it
+    has in its file, so a race report's line numbers are those of the file the notebook lists (tiled.py, regblock.py)."""
+    lines, start = inspect.getsourcelines(func)
+    decorators = next(i for i, ln in enumerate(lines) if not ln.lstrip().startswith("@"))
+    return "\n" * (start + decorators - 1) + src
 
 
 def _line_no(site):
@@ -149,7 +158,7 @@ def tiled_load_blanks(blanks):
     if err:
         return False, err
     ns = {"cuda": cuda, "float32": float32, "TILE_SIZE": TILE}
-    src = kernel_template().format(*(b.strip() for b in blanks))
+    src = _as_in_file(kernel_template().format(*(b.strip() for b in blanks)), tiled.kernel.py_func)
     try:
         with warnings.catch_warnings(), _races() as report:
             warnings.simplefilter("ignore")     # NumbaPerformanceWarning (grid of 4) would leak into the cell
@@ -168,7 +177,7 @@ def tiled_load_blanks(blanks):
         return True, f"커널을 실행해 보니 C = A @ B 와 일치합니다 (M, N, K = {M}, {N}, {K})."
     bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
     return False, (f"커널은 실행되었지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
-                   f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님)." + _race_note(report))
+                   f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님)." + _race_note(report, "kernels_numba/tiled.py"))
 
 
 # ---- quiz 08, question 7: write the epilogue of the register-prefetch kernel (free code, run on the device) ----
@@ -427,7 +436,7 @@ def regblock_load_blanks(blanks):
     A = rng.standard_normal((M, K)).astype(np.float32)
     B = rng.standard_normal((K, N)).astype(np.float32)
     ns = {k: v for k, v in vars(regblock).items() if not k.startswith("__") and k not in ("kernel", "launch")}
-    src = regblock_kernel_template().format(*(b.strip() for b in blanks))
+    src = _as_in_file(regblock_kernel_template().format(*(b.strip() for b in blanks)), regblock.kernel.py_func)
     try:
         with warnings.catch_warnings(), _races() as report:
             warnings.simplefilter("ignore")     # NumbaPerformanceWarning (small grid) would leak into the cell
@@ -447,4 +456,4 @@ def regblock_load_blanks(blanks):
                       f"일치합니다 (M, N, K = {M}, {N}, {K}).")
     bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
     return False, (f"타일은 한 번씩 채우지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
-                   f"(M, N, K = {M}, {N}, {K}). 행·열을 바꿔 쓰지 않았는지 보세요." + _race_note(report))
+                   f"(M, N, K = {M}, {N}, {K}). 행·열을 바꿔 쓰지 않았는지 보세요." + _race_note(report, "kernels_numba/regblock.py"))
