@@ -364,7 +364,7 @@ def stage_limiters(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), g
 
 def stage_limiter_report(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), gpus=None):
     """4.2's per-GPU lines: on each GPU of sim.occupancy.GPUS (or `gpus`) that runs kernel `name`, the blocks per SM of
-    the padded layout of S stages and every resource that allows exactly that many (stage_limiters; a tie names both)."""
+    the padded layout of S stages and every resource that allows exactly that many (stage_limiters; ties: all)."""
     lim = stage_limiters(name, regs, threads, stages, gpus)
     need = kn.get(name).min_cc or (0, 0)
     lines = [f"{josa(name, '이/가')} 도는 GPU (CC {need[0]}.{need[1]} 이상), 레지스터 {regs}개·{threads} 스레드: 단마다 SM당 "
