@@ -112,8 +112,8 @@ def check_stage_table(student):
         if res is not None:
             return res
     stages = sorted({S for _, S in cases})
-    return passed("08-1", f"버퍼 {stages[0]}–{stages[-1]}개의 (타일 수, 버퍼 수) {len(cases)}가지 경우에 표가 모두 맞습니다. 미리 읽는 버퍼는 "
-                  "늘 바로 앞 반복이 계산한 버퍼입니다.")
+    return passed("08-1", f"버퍼 {stages[0]}–{stages[-1]}개의 (타일 수, 버퍼 수) {len(cases)}가지 경우에 표가 모두 맞습니다. kt ≥ 1 에서 "
+                  "미리 읽는 버퍼는 바로 앞 반복이 계산한 버퍼이고, kt = 0 에서는 프롤로그가 비워 둔 버퍼 S − 1 입니다.")
 
 
 # ------------------------------------------------------------------ 08-2: the register-prefetch loop (4.4)
@@ -146,11 +146,12 @@ DB_M, DB_N, DB_K = 8, 8, 32           # the traced run: one block, 4 K tiles; A 
 
 def db_trace(kernel):
     """(before, [(kt, events)], after) of thread (0, 0) of block (0, 0) of one run with 4 K tiles: global reads,
-    tile_dot calls (with their buffer), shared reads and stores and barriers, in program order (probe)."""
+    tile_dot calls (with their buffer), load_or_zero calls (also those outside the matrix, which read nothing), shared
+    reads and stores and barriers, in program order (probe)."""
     rng = np.random.default_rng(1)
     A = rng.standard_normal((DB_M, DB_K)).astype(np.float32)
     B = rng.standard_normal((DB_K, DB_N)).astype(np.float32)
-    with probe.recording(calls=("tile_dot",), blocks=[(0, 0)], globals_=True) as rec:
+    with probe.recording(calls=("tile_dot", "load_or_zero"), blocks=[(0, 0)], globals_=True) as rec:
         try:
             kernel[(DB_N // T8, DB_M // T8), (T8, T8)](A, B, np.zeros((DB_M, DB_N), np.float32), np.float32(1.0),
                                                       np.float32(0.0))
@@ -164,6 +165,75 @@ def _tile_of(e):
     if e.what == (DB_M, DB_K):
         return "A", e.args[1] // T8
     return "B", e.args[0] // T8
+
+
+def _asked_tile(e):
+    """The K tile a global read or a load_or_zero call of the traced thread asks for (None for other events). Thread
+    (0, 0) of block (0, 0) has row = col = 0, so A's call is (0, t·8) and B's is (t·8, 0): the tile is max(r, c) // 8
+    either way, also for a tile outside the matrix, where load_or_zero reads nothing and returns 0."""
+    if e.kind == "gread" and e.site:
+        return _tile_of(e)[1]
+    if e.kind == "call" and e.what == "load_or_zero" and "r" in e.args and "c" in e.args:
+        return max(e.args["r"], e.args["c"]) // T8
+    return None
+
+
+def _extra_iterations(iters, after, n):
+    """The message for a loop of more than n − 1 iterations that gives the right values, told apart by what the trace
+    shows: iterations that prefetch nothing (db's `if kt + 1 < n_tiles` form, the last tile computed in the loop) or an
+    iteration that asks for a tile past the end of K (load_or_zero's zeros), which n − 1 iterations never do."""
+    asked = ("이 문제가 요구하는 구조는 메인 루프를 n_tiles − 1 번만 돌리고(루프 안에 분기 없음), 마지막 타일 n_tiles − 1 "
+             "을 루프 뒤의 에필로그에서 그 타일이 든 버퍼 (n_tiles − 1) % 2 로 계산하는 것입니다 (4.4절 08-2 의 설명).")
+    held, outside, computed = {0: 0}, None, []          # buffer -> K tile in it (prologue: tile 0 -> buffer 0)
+    for kt, evs in iters:
+        tiles = [t for t in map(_asked_tile, evs) if t is not None]
+        if outside is None and tiles and max(tiles) >= n:
+            outside = (kt, max(tiles), next(e.site for e in evs if _asked_tile(e) == max(tiles)))
+        for e in evs:
+            if e.kind == "call" and e.what == "tile_dot" and "buf" in e.args:
+                computed.append((f"반복 kt = {kt}", held.get(e.args["buf"])))
+            elif e.kind == "swrite" and e.what == "As" and e.args and tiles:
+                held[e.args[0]] = max(tiles)
+    epilogue = [held.get(e.args["buf"]) for e in after if e.kind == "call" and e.what == "tile_dot" and "buf" in e.args]
+    computed += [("에필로그", t) for t in epilogue]
+    head = f"K 타일 {n}개(0 … {n - 1})로 돌린 실행에서 메인 루프가 {len(iters)}번 돕니다"
+    extra = iters[n - 1:]
+    quiet = not any(_asked_tile(e) is not None or (e.kind == "swrite" and e.what in ("As", "Bs"))
+                    for _, evs in extra for e in evs)
+    last = [w for w, tile in computed if tile == n - 1]
+    if outside is None and quiet:
+        ks = [kt for kt, _ in extra]
+        who = f"반복 kt = {ks[0]}" + (f" … {ks[-1]}" if len(ks) > 1 else "")
+        in_loop = [w for w in last if w != "에필로그"]
+        if in_loop and in_loop[0] == who:
+            did = (f"{josa(who, '은/는')} 다음 타일을 읽지도 저장하지도 않고 마지막 타일 {josa(n - 1, '을/를')} "
+                   "계산합니다: `db` 처럼 `if kt + 1 < n_tiles` 로 마지막 반복의 프리페치를 건너뛰는 형태입니다.")
+        elif in_loop:
+            did = (f"{josa(who, '은/는')} 다음 타일을 읽지도 저장하지도 않고, 마지막 타일 {josa(n - 1, '은/는')} "
+                   f"{josa(in_loop[0], '이/가')} 계산합니다: `db` 처럼 `if kt + 1 < n_tiles` 로 마지막 반복의 "
+                   "프리페치를 건너뛰는 형태입니다.")
+        else:
+            did = (f"{josa(who, '은/는')} 다음 타일을 읽지도 저장하지도 않고 타일을 계산하지도 않는, 할 일이 없는 "
+                   "반복입니다.")
+        return fail("08-2", "guarded_last_iteration", f"맞는 값이지만 이 문제가 요구한 구조가 아닙니다: {head}. {did} "
+                    f"{asked}", where=probe.line_text(next((e.site for e in extra[0][1] if e.site), None)))
+    if outside is None:
+        return fail("08-2", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: {head}. {asked}",
+                    where=probe.line_text(next((e.site for e in extra[0][1] if e.site), None)))
+    kt, t, site = outside
+    zeros = [w for w, tile in computed if tile is not None and tile >= n]
+    if zeros:
+        tail = f" {josa(zeros[0], '은/는')} 그 0 타일을 계산해 0 을 더할 뿐입니다."
+    elif last and not epilogue:
+        tail = (f" 마지막 타일 {josa(n - 1, '은/는')} {josa(last[0], '이/가')} 계산하고 에필로그는 없습니다: 에필로그의 "
+                "일을 루프가 합니다.")
+    else:
+        tail = ""
+    return fail("08-2", "extra_iterations",
+                f"맞는 값이지만 루프가 너무 많이 돕니다: {head}. {josa(f'반복 kt = {kt}', '은/는')} "
+                f"{josa(f'타일 {t}', '을/를')} 미리 읽는데, 그 타일은 행렬 밖이라 `load_or_zero` 가 0 을 돌려주고 그 0 이 "
+                f"버퍼에 저장됩니다(헛된 로드와 저장).{tail} {asked} 반복 횟수와 n_tiles 를 다시 세어 보세요.",
+                where=probe.line_text(site))
 
 
 def _db_deviation(kernel):
@@ -199,13 +269,10 @@ def _db_order(kernel):
     """The technique of 4.4 from the trace: in every loop iteration the next tile goes into the buffer not being
     computed, one barrier, and the global loads of the next tile come before the computation and the shared-memory
     stores after it. A technique Result, or None."""
-    _, iters, _ = db_trace(kernel)
+    _, iters, after = db_trace(kernel)
     n = DB_K // T8
     if len(iters) > n - 1:
-        site = next((e.site for e in iters[-1][1] if e.site), None)
-        return fail("08-2", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: K 타일 {n}개의 메인 루프는 "
-                    f"{n - 1}번(마지막 타일은 에필로그)이면 되는데 {len(iters)}번 돕니다. 남는 반복은 행렬 밖의 빈 "
-                    "타일을 읽고 0 을 더할 뿐입니다. 반복 횟수를 다시 세어 보세요.", where=probe.line_text(site))
+        return _extra_iterations(iters, after, n)
     for kt, evs in iters:
         read = {e.args[0] for e in evs if e.kind == "sread" and e.what in ("As", "Bs") and len(e.args) == 3}
         read |= {e.args["buf"] for e in evs if e.kind == "call" and e.what == "tile_dot" and "buf" in e.args}
@@ -273,6 +340,8 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
                                "저장을 다른 버퍼로 보내면 그 기다림은 어디로 가나요?",
               "two_barriers": "두 배리어가 각각 무엇을 보장하나요? 반복 끝의 배리어 하나가 둘의 일을 함께 할 수 있나요?",
               "extra_iterations": "K 타일이 4개면 메인 루프는 몇 번 돌아야 하나요? 여러분의 n_tiles 는 얼마로 계산되나요?",
+              "guarded_last_iteration": "루프를 한 번 덜 돌리면 `if kt + 1 < n_tiles` 가 필요한가요? 그러면 마지막 "
+                                        "타일은 누가, 어느 버퍼로 계산하나요?",
           },
           solution="answers/ch08/ex08_db8.py::db8", name="my_db8",
           preamble='''

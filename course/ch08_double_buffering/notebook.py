@@ -72,6 +72,13 @@ FIG.update(ex082_tiles=", ".join(f"{-(-k // _T8)}개" for _, _, k, _, _ in _ex08
            ex082_ks=", ".join(str(k) for _, _, k, _, _ in _ex08.DB_SHAPES),
            ex081_s_lo=min(S for _, S in _ex08.STAGE_CASES), ex081_s_hi=max(S for _, S in _ex08.STAGE_CASES))
 assert all(k % _T8 for _, _, k, _, _ in _ex08.DB_SHAPES), "08-2's text: no K is a multiple of 8"
+# 3.3: the barrier-less db on a GPU (compute-sanitizer racecheck, then plain runs: benchmarks/racecheck_gpu.py)
+_RACE = record("racecheck_h100")
+_RACE_DB = _RACE["cases"]["demo_db_no_loop_barrier"]
+assert _RACE_DB["race_reports"] > 0 and 0 < _RACE_DB["wrong_runs"] < _RACE["runs"], \
+    "3.3 says racecheck reports the race and the plain runs are sometimes right and sometimes wrong"
+FIG.update(race_gpu=_RACE.gpu, race_date=_RACE.date, race_runs=_RACE["runs"], race_db_reports=_RACE_DB["race_reports"],
+           race_db_right=_RACE["runs"] - _RACE_DB["wrong_runs"], race_db_wrong=_RACE_DB["wrong_runs"])
 # the share double buffering alone adds (db_overlap ÷ regblock_vec), its range over the recorded sizes (§4.8)
 _GAIN = {_n: _R["db_overlap", _n] / _R["regblock_vec", _n] for _n in _SIZES}
 FIG.update(gain_list=", ".join(f"{_n}³ {_g:.3f}" for _n, _g in _GAIN.items()))
@@ -225,7 +232,7 @@ syncthreads()          버퍼 kt%2 로 계산 (rC += ...)
 | 쓰기 후 읽기 (RAW) | 반복 kt+1 은 반복 kt 에서 **다른 스레드들이** 채운 `next_buf` 로 계산 | 아직 채워지지 않은 원소를 읽음 |
 | 읽기 후 쓰기 (WAR) | 반복 kt+1 은 타일 kt+2 를 `(kt+2) % 2 == curr_buf` 에 채움 | 느린 스레드가 아직 타일 kt 를 읽는 버퍼를 빠른 스레드가 덮어씀 |
 
-배리어나 프롤로그를 빼면 정말 틀리는지 확인합니다. 틀린 커널 두 개는 `kernels_numba/demos/` 의 실제 모듈입니다: `db_no_loop_barrier.py` 는 반복당 배리어를, `db_no_prologue.py` 는 프롤로그의 타일 0 로드를 뺀 `db` 이고, 각 파일의 설명(docstring)이 무엇이 빠졌고 왜 틀리는지 적고 있습니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태(race condition)가 매번 같은 방식으로 드러납니다. GPU 에서는 타이밍이 결과를 정합니다: 작은 문제에서는 배리어 없는 `db` 도 **맞는 답**을 낼 때가 있습니다. 그래서 GPU 에서는 블록이 많은 큰 크기로 여러 번 실행해 틀린 횟수를 세고, 그 옆에 시뮬레이터가 같은 커널에서 찾은 경쟁을 보여 줍니다: 결과(틀렸다)와 원인(어느 두 줄이 부딪혔는가)을 함께 봅니다.
+배리어나 프롤로그를 빼면 정말 틀리는지 확인합니다. 틀린 커널 두 개는 `kernels_numba/demos/` 의 실제 모듈입니다: `db_no_loop_barrier.py` 는 반복당 배리어를, `db_no_prologue.py` 는 프롤로그의 타일 0 로드를 뺀 `db` 이고, 각 파일의 설명(docstring)이 무엇이 빠졌고 왜 틀리는지 적고 있습니다. 이 과정의 시뮬레이터는 블록의 스레드를 한 번에 하나씩 다음 배리어까지 실행하므로(Volta 이후 하드웨어에서도 허용되는 순서) 경쟁 상태(race condition)가 매번 같은 방식으로 드러납니다. GPU 에서는 타이밍이 결과를 정합니다: 작은 문제에서는 배리어 없는 `db` 도 **맞는 답**을 낼 때가 있습니다. {{race_gpu}} 의 기록({{race_date}}, `course/recorded/racecheck_h100.json`)에서 `db_no_loop_barrier` 를 작은 크기로 검사 없이 {{race_runs}}번 실행하면 {{race_db_right}}번은 맞는 답이었고 {{race_db_wrong}}번만 틀렸습니다. 같은 커널에서 `compute-sanitizer --tool racecheck` 는 경쟁 {{race_db_reports}}건을 보고했습니다. 그래서 GPU 에서는 블록이 많은 큰 크기로 여러 번 실행해 틀린 횟수를 세고, 그 옆에 시뮬레이터가 같은 커널에서 찾은 경쟁을 보여 줍니다: 결과(틀렸다)와 원인(어느 두 줄이 부딪혔는가)을 함께 봅니다.
 """)
 code(r"""
 bv = L8.broken_variants()     # 시뮬레이터: 24×20×24 (K 타일 3개) / GPU: 큰 크기에서 여러 번 + 시뮬레이터의 경쟁 보고

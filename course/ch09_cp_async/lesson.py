@@ -362,6 +362,22 @@ def stage_limiters(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), g
     return out
 
 
+def stage_limiter_report(name="async_copy", regs=128, threads=256, stages=(2, 3, 4), gpus=None):
+    """4.2's per-GPU lines: on each GPU of sim.occupancy.GPUS (or `gpus`) that runs kernel `name`, the blocks per SM of
+    the padded layout of S stages and every resource that allows exactly that many (stage_limiters; ties: all)."""
+    lim = stage_limiters(name, regs, threads, stages, gpus)
+    need = kn.get(name).min_cc or (0, 0)
+    lines = [f"{josa(name, '이/가')} 도는 GPU (CC {need[0]}.{need[1]} 이상), 레지스터 {regs}개·{threads} 스레드: 단마다 SM당 "
+             "블록 수 (그 수를 정하는 자원, 동률이면 모두)"]
+    for g, by in lim.items():
+        occ = stage_limits(g, regs, threads, stages)
+        parts = [f"{S}단 " + ("블록당 한도 초과" if S not in occ else f"{occ[S].blocks_per_sm}블록 ("
+                                                + "·".join(occupancy.LIMITER_KO.get(x, x) for x in by[S]) + ")")
+                 for S in stages]
+        lines.append(f"  {g:<9} " + " | ".join(parts))
+    return Report(lines, limiters=lim)
+
+
 def stage_limits_here(regs=128, threads=256, stages=(2, 3, 4), gpu=None, name="async_copy"):
     """4.2's table (blocks per SM for the padded layout of S stages, `regs` registers) on the present GPU (or `gpu`);
     None without one; one line (no figures) where kernel `name` (the padded layout's kernel) does not run there."""

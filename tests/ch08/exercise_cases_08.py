@@ -4,6 +4,8 @@ _LOOP_LOAD_B = "b = load_or_zero(B, (kt + 1) * T8 + ty, col)"
 _STORE_A = "As[(kt + 1) % 2, ty, tx] = a"
 _STORE_B = "Bs[(kt + 1) % 2, ty, tx] = b"
 _LOOP_BARRIER = "        cuda.syncthreads()          # next iteration"
+_LOOP = "    for kt in range(n_tiles - 1):"
+_EPILOGUE = "    acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)"
 _COMPUTE = "        acc += tile_dot(As, Bs, kt % 2, ty, tx)       # 2. compute tile kt while the loads are on their way"
 
 CASES = {
@@ -51,6 +53,21 @@ CASES = {
         ("barrier_after_compute_too", [(_COMPUTE, _COMPUTE + "\n        cuda.syncthreads()")], "two_barriers"),
         ("prefetch_two_ahead", [(_LOOP_LOAD_A, "a = load_or_zero(A, row, (kt + 2) * T8 + tx)"),
                                 (_LOOP_LOAD_B, "b = load_or_zero(B, (kt + 2) * T8 + ty, col)")], "prefetch_tile"),
+        # right values, n_tiles iterations (review round 16, M-1), told apart from the trace: db's guarded form (the
+        # last iteration prefetches nothing and computes the last tile, no epilogue) is not the asked structure; an
+        # unguarded loop's last iteration asks for tile n_tiles, outside the matrix (the message names it)
+        ("db_guarded_loop_without_epilogue",
+         [(_LOOP, "    for kt in range(n_tiles):"),
+          ("        " + _LOOP_LOAD_A, "        if kt + 1 < n_tiles:\n            " + _LOOP_LOAD_A),
+          ("        " + _LOOP_LOAD_B, "            " + _LOOP_LOAD_B),
+          ("        " + _STORE_A, "        if kt + 1 < n_tiles:\n            " + _STORE_A),
+          ("        " + _STORE_B, "            " + _STORE_B), (_EPILOGUE, "    pass")], "guarded_last_iteration"),
+        ("empty_last_iteration", [(_LOOP, "    for kt in range(n_tiles):"),
+                                  ("        " + _LOOP_LOAD_A, "        if kt + 1 == n_tiles:\n            continue\n"
+                                   "        " + _LOOP_LOAD_A)], "guarded_last_iteration"),
+        ("unguarded_loop_without_epilogue", [(_LOOP, "    for kt in range(n_tiles):"), (_EPILOGUE, "    pass")],
+         "extra_iterations"),
+        ("one_tile_too_many", [("(A.shape[1] + T8 - 1) // T8", "(A.shape[1] + T8 + 1) // T8")], "extra_iterations"),
     ],
     "08-3": [
         ("common_formula", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",

@@ -247,6 +247,19 @@ def test_stage_limiters_say_what_the_model_computes():
     assert "돌지 않습니다" in str(L.loaded_here(("async_vec",), "T4"))
 
 
+def test_stage_limiter_report_prints_what_the_prose_fills_in():
+    """4.2's cell prints the per-GPU lines the prose is filled from (review round 16, I-3): one line per GPU of
+    stage_limiters, each stage's blocks per SM and its limiters (a tie names both)."""
+    lim = L.stage_limiters("async_copy")
+    rep = L.stage_limiter_report("async_copy")
+    assert rep["limiters"] == lim and len(rep.lines) == 1 + len(lim)
+    for g, line in zip(lim, rep.lines[1:]):
+        assert line.split()[0] == g.split()[0]
+        for S, occ in L.stage_limits(g).items():
+            assert f"{S}단 {occ.blocks_per_sm}블록" in line
+        assert ("레지스터·공유 메모리" in line) == any("shared memory" in v for v in lim[g].values())
+
+
 def _recording(monkeypatch):
     """Replace course.steps.Progress by a subclass that remembers every bar it makes."""
     from course import steps

@@ -1,0 +1,57 @@
+"""Messages of notebook 08's exercise checkers that the diagnosis code alone does not pin down."""
+import importlib.util
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from course import exercises
+from exercise_cases_08 import CASES
+
+ROOT = Path(__file__).resolve().parents[2]
+sim_only = pytest.mark.sim_only("08-2's structure checks read the simulator's trace")
+
+
+def _check_08_2(label, tmp_path):
+    """Run 08-2's checker on the solution with the edits of one of its typical wrong answers (exercise_cases_08)."""
+    edits = dict((lab, ed) for lab, ed, _ in CASES["08-2"])[label]
+    src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
+    for old, new in edits:
+        src = src.replace(old, new)
+    name = f"ex_{uuid.uuid4().hex[:8]}"
+    f = tmp_path / f"{name}.py"
+    f.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, f)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return exercises.check("08-2", mod.db8, save=False)
+
+
+@sim_only
+def test_08_2_guarded_loop_is_told_it_is_not_the_asked_structure(tmp_path):
+    # review round 16, M-1: db's `if kt + 1 < n_tiles` form over n_tiles iterations reads nothing outside the matrix;
+    # its last iteration computes the real last tile, so the message must say so and name the asked structure
+    res = _check_08_2("db_guarded_loop_without_epilogue", tmp_path)
+    assert res.code == "guarded_last_iteration", str(res)
+    assert "행렬 밖" not in res.message and "0 을 더할" not in res.message
+    assert "반복 kt = 3은 다음 타일을 읽지도 저장하지도 않고 마지막 타일 3을 계산합니다" in res.message
+    assert "n_tiles − 1 번만" in res.message and "에필로그" in res.message
+
+
+@sim_only
+def test_08_2_empty_last_iteration_is_not_said_to_compute(tmp_path):
+    res = _check_08_2("empty_last_iteration", tmp_path)
+    assert res.code == "guarded_last_iteration" and "할 일이 없는 반복" in res.message, str(res)
+
+
+@sim_only
+@pytest.mark.parametrize("label, tail", [
+    ("unguarded_loop_without_epilogue", "마지막 타일 3은 반복 kt = 3이 계산하고 에필로그는 없습니다"),
+    ("one_tile_too_many", "에필로그는 그 0 타일을 계산해 0 을 더할 뿐입니다"),
+])
+def test_08_2_a_prefetch_past_the_end_names_the_tile_outside_the_matrix(tmp_path, label, tail):
+    res = _check_08_2(label, tmp_path)
+    assert res.code == "extra_iterations", str(res)
+    assert "반복 kt = 3은 타일 4를 미리 읽는데, 그 타일은 행렬 밖" in res.message and tail in res.message, str(res)
