@@ -4,7 +4,9 @@ Each case is (label, [(old, new), ...], expected diagnosis code). The test appli
 named by the exercise (answers/...), imports it from a temporary folder, and runs course.exercises.check on it.
 """
 import importlib
+import importlib.util
 import sys
+import uuid
 from pathlib import Path
 
 from course import chapters as _chapters
@@ -68,3 +70,16 @@ for _nb in _chapters.numbers():
         if _dir not in sys.path:
             sys.path.insert(0, _dir)
         CASES.update(importlib.import_module(f"exercise_cases_{_nb}").CASES)
+
+
+def import_source(src, folder, name=None):
+    """Import source text as a module from a file in `folder` (the checkers and the simulator's race reports read
+    real source lines), registered in sys.modules under `name` (default: a fresh ex_<hex> name)."""
+    name = name or f"ex_{uuid.uuid4().hex[:8]}"
+    f = Path(folder) / f"{name}.py"
+    f.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, f)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod

@@ -11,6 +11,7 @@ import pytest
 from course import chapters, exercises
 from course.exercises import core
 from sim.korean import josa, wrong_particles
+from exercise_cases import import_source
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = core.catalog()
@@ -67,17 +68,10 @@ def test_level_2_asks_a_question_and_level_3_points_at_the_solution(ex):
 
 
 def test_level_2_follows_the_last_diagnosis_and_points_at_the_line(tmp_path, capsys):
-    import importlib.util
-    import sys
     ex = core.get("07-4")
-    f = tmp_path / "wrong074.py"
-    f.write_text("def my_register_limited_blocks(regs, threads):\n"
-                 "    warps = threads // 32\n"
-                 "    return (65536 // 4 // (-(-regs * 32 // 256) * 256)) * 4 // warps\n", encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("wrong074", f)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["wrong074"] = mod
-    spec.loader.exec_module(mod)
+    mod = import_source("def my_register_limited_blocks(regs, threads):\n"
+                        "    warps = threads // 32\n"
+                        "    return (65536 // 4 // (-(-regs * 32 // 256) * 256)) * 4 // warps\n", tmp_path, "wrong074")
     res = exercises.check("07-4", mod.my_register_limited_blocks, save=False)
     assert res.code == "zero_division" and "3행" in res.where
     exercises.hint("07-4", 2)
@@ -102,15 +96,7 @@ LINE_CASES = [
 
 @pytest.mark.parametrize("ex_id, src, code, line", LINE_CASES, ids=[c[0] for c in LINE_CASES])
 def test_level_2_names_the_line_that_made_the_mistake(tmp_path, capsys, ex_id, src, code, line):
-    import importlib.util
-    import sys
-    name = f"wrong{ex_id.replace('-', '')}"
-    f = tmp_path / f"{name}.py"
-    f.write_text(src, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, f)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
+    mod = import_source(src, tmp_path, f"wrong{ex_id.replace('-', '')}")
     ex = core.get(ex_id)
     res = exercises.check(ex_id, getattr(mod, ex.name), save=False)
     assert res.code == code and res.where.startswith(line), (res.code, res.where, str(res))

@@ -1,15 +1,13 @@
 """Every exercise: the blank template says "not implemented", the solution in answers/ passes, and each typical wrong
 answer (tests/exercise_cases.py) gets its own diagnosis."""
-import importlib.util
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
 
 from course import exercises
 from course.exercises import core
-from exercise_cases import CASES
+from exercise_cases import CASES, import_source
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = core.catalog()
@@ -17,14 +15,7 @@ ALL = core.catalog()
 
 def _import(src, tmp_path):
     """Import source text as a module from a file (the simulator's race reports need real source lines)."""
-    name = f"ex_{uuid.uuid4().hex[:8]}"
-    f = tmp_path / f"{name}.py"
-    f.write_text(src, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, f)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return import_source(src, tmp_path)
 
 
 def _solution_src(ex):

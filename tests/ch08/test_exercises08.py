@@ -1,12 +1,10 @@
 """Messages of notebook 08's exercise checkers that the diagnosis code alone does not pin down."""
-import importlib.util
-import sys
-import uuid
 from pathlib import Path
 
 import pytest
 
 from course import exercises
+from exercise_cases import import_source
 from exercise_cases_08 import CASES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,13 +17,7 @@ def _check_08_2(label, tmp_path):
     src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
     for old, new in edits:
         src = src.replace(old, new)
-    name = f"ex_{uuid.uuid4().hex[:8]}"
-    f = tmp_path / f"{name}.py"
-    f.write_text(src, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, f)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
+    mod = import_source(src, tmp_path)
     return exercises.check("08-2", mod.db8, save=False)
 
 

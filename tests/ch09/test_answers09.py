@@ -1,10 +1,9 @@
 """Notebook 09's exercise solutions agree with the course's own kernels: the checkers accept the kernels' pieces, and
 the seed's loop order (with its tail fixed) is as right as the one-barrier order of the solution."""
-import importlib.util
-import sys
 from pathlib import Path
 
 from course import exercises
+from exercise_cases import import_source
 from exercise_cases_09 import _two_barrier
 from kernels_numba import async_vec
 
@@ -12,13 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module(src, tmp_path, name):
-    f = tmp_path / f"{name}.py"
-    f.write_text(src, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, f)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return import_source(src, tmp_path, name)
 
 
 def test_async_vec_copy_passes_the_zero_fill_check():
