@@ -341,6 +341,25 @@ def _kernel_entry(spec, A, B, ref, first, launch=None, variant=""):
                   lambda: launch(dA, dB, dC, 1.0, 0.0), raw_on, check, c_dtype)
 
 
+def _other_entry(label, make, A, B, ref):
+    """A GEMM that is not the course's (a Triton kernel: benchmarks/triton_gemm.py) timed in the same rounds:
+    make(A, B, C) -> (call(), raw_on(stream_ptr) -> fn launching on that stream) for CuPy arrays, C = A @ B in f32."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
+    import cupy as cp
+    C = cp.full((A.shape[0], B.shape[1]), cp.nan, np.float32)
+    call, raw_on = make(A, B, C)
+    tol = TOL_IN[A.dtype.type]
+
+    def check():
+        C.fill(cp.nan)
+        call()
+        cp.cuda.Device().synchronize()
+        err = _rel_err(C, ref)
+        return bool(cp.isfinite(C).all()) and err < tol, err
+
+    return _Entry(label, call, raw_on, check)
+
+
 F16OUT = "cuBLAS_f16out"          # cuBLAS with f16 output: the same-output baseline of kernels that write f16
 
 
@@ -365,13 +384,15 @@ def _cublas_entry(cublas, A, B, ref, c_dtype=np.float32):
 # ---- the run -------------------------------------------------------------------------------------------------------
 
 def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on_row=None, log=None, clocks=True,
-        min_ms=MIN_MS, graphs=None, burst_every_round=True):
+        min_ms=MIN_MS, graphs=None, burst_every_round=True, others=None):
     """Benchmark registered kernels (names; None: every FP32 kernel this GPU runs) against cuBLAS: a records.Run.
 
     All kernels of one run share one input dtype (FP32 kernels against SGEMM, f16 Tensor Core kernels against HGEMM).
     Where some kernel writes f16, cuBLAS with f16 output (F16OUT) is timed in the same rounds too: each kernel row
     then says its output type and its ratio to the cuBLAS of the same output (extra output, ratio_same_output).
     variants: {label: (registry name, launch)} of other configurations timed in the same rounds (ablations).
+    others: {label: make(A, B, C) -> (call, raw_on)} of GEMMs that are not the course's (Triton where it is installed:
+    benchmarks/triton_gemm.py), same inputs, same rounds, same timing method; their rows are named by the label.
     graphs: None (CUDA graphs where some entry's host time per call is not well under its GPU time), True (every size
     from CUDA graphs), False (events through launch everywhere).
     burst_every_round: a short entry gets a burst before each of its rounds (records), or none in the rounds (a live
@@ -408,6 +429,7 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
             entries += [_kernel_entry(s, A, B, ref, si == 0) for s in specs]
             for label, (name, launch) in (variants or {}).items():
                 entries.append(_kernel_entry(kn.get(name), A, B, ref, si == 0, launch, label))
+            entries += [_other_entry(label, make, A, B, ref) for label, make in (others or {}).items()]
             if any(e.c_dtype == np.float16 for e in entries):
                 entries.insert(1, _cublas_entry(cublas, A, B, ref, np.float16))
             checked = {e.label: e.check() for e in entries}              # correctness first (and the JIT)
