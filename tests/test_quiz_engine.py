@@ -176,6 +176,53 @@ def test_checker_swapped_blanks_fail_by_running():
         assert f"kernels_numba/tiled.py 의 {load}행과 {zero}행" in msg, msg
 
 
+def _tiled_lines():
+    lines = (ROOT / "kernels_numba" / "tiled.py").read_text(encoding="utf-8").splitlines()
+    return [lines.index(f"            {code}") + 1 for code in (checks.LOAD_LINE, "As[ty, tx] = float32(0.0)")]
+
+
+def test_checker_transposed_blanks_say_transposed_not_barrier():
+    """A transposed As index collides with the else line's store: the message says so and never offers a barrier the
+    blanks cannot add (review round 17, M-1)."""
+    ok, msg = checks.tiled_load_blanks(["tx", "ty", "row", "a_col"])
+    load, zero = _tiled_lines()
+    assert not ok and "전치" in msg and "syncthreads" not in msg, msg
+    assert "As[0, 1]에는 A[0, 1]이 있어야 하는데 스레드 (tx=0, ty=1)의 빈칸 줄" in msg, msg   # the wrong value, named
+    assert (f"스레드 (tx=5, ty=0)의 else 줄({zero}행)과 스레드 (tx=0, ty=5)의 빈칸 줄({load}행)이 같은 원소 As[0, 5]"
+            in msg), msg
+    from kernels_numba.infra import device
+    if device.SIMULATOR:        # the detector's WAW is reported with what is really wrong instead of its barrier advice
+        assert "WAW 경쟁을 찾았습니다" in msg and checks.BLANKS_ONLY_FIX in msg, msg
+
+
+@pytest.mark.parametrize("blanks, says", [
+    (["ty", "ty", "row", "a_col"], "스레드 (tx=0, ty=0)의 빈칸 줄"),       # overlapping: 16 threads on the diagonal
+    (["ty", "tx % 8", "row", "a_col"], "같은 원소 As[0, 0]"),
+    (["ty", "tx", "row", "a_col - tx"], "As[0, 1]에는 A[0, 1]이 있어야 하는데 스레드 (tx=1, ty=0)의 빈칸 줄"),
+    (["ty", "tx", "row", "t * TILE_SIZE + (tx + 1) % 5"], "A[0, 1]을 넣습니다")])
+def test_checker_wrong_tile_names_the_element(blanks, says):
+    ok, msg = checks.tiled_load_blanks(blanks)
+    assert not ok and says in msg and "syncthreads" not in msg, msg
+
+
+def test_checker_accepts_a_permuted_but_consistent_load():
+    """Judged by behaviour: rows permuted inside groups of 4 with the matching A row still fill every element right."""
+    perm = "ty - ty % 4 + (ty + 1) % 4"
+    ok, msg = checks.tiled_load_blanks([perm, "tx", f"row - ty + {perm}", "a_col"])
+    assert ok, msg
+
+
+def test_race_note_keeps_the_detectors_fix_unless_told():
+    """Quiz 08's free-code epilogue may miss a barrier: there the detector's own advice stays."""
+    from types import SimpleNamespace
+    h = SimpleNamespace(kind="WAR", array="As", index=(0, 1), first_site=("f", 3), second_site=("f", 7),
+                        fix_ko="두 접근 사이에 cuda.syncthreads() 를 두세요.")
+    report = SimpleNamespace(races=[h])
+    assert checks._race_note(report).endswith(h.fix_ko)
+    assert checks._race_note(report, fix=checks.BLANKS_ONLY_FIX).endswith(checks.BLANKS_ONLY_FIX)
+    assert checks._race_note(None) == ""
+
+
 def test_quiz_kernels_keep_their_file_line_numbers():
     """Race reports of the quiz kernels count lines as in the files the notebooks list (review round 16)."""
     from kernels_numba import regblock, tiled

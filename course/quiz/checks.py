@@ -116,16 +116,23 @@ def _register_source(name, src):
     linecache.cache[name] = (len(src), None, src.splitlines(True), name)
 
 
-def _race_note(report, where=""):
+# what a race means where the student fills only index blanks and the template already has every barrier it needs
+BLANKS_ONLY_FIX = ("배리어는 템플릿에 이미 제자리에 있으니 배리어로 고칠 문제가 아닙니다: 빈칸의 인덱스 때문에 서로 다른 스레드가 "
+                   "같은 원소를 건드리는 것이 원인입니다.")
+
+
+def _race_note(report, where="", fix=None):
     """' 공유 메모리 경쟁: …' naming the first hazard the detector found, or ''. `where`: the file whose line numbers the
-    kernel source keeps (see _as_in_file), named before them."""
+    kernel source keeps (see _as_in_file), named before them. `fix`: what to do instead of the detector's own advice
+    (for questions whose blanks cannot add a barrier)."""
     races = report.races if report else []
     if not races:
         return ""
     h = races[0]
     el = f"{h.array}{list(h.index)}" if h.index is not None else h.array
     return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {josa(el, '을/를')} {where + ' 의 ' if where else ''}"
-            f"{_line_no(h.first_site)}행과 {_line_no(h.second_site)}행에서 서로 다른 스레드가 건드립니다 — {h.fix_ko}")
+            f"{_line_no(h.first_site)}행과 {_line_no(h.second_site)}행에서 서로 다른 스레드가 건드립니다 — "
+            f"{fix or h.fix_ko}")
 
 
 def _as_in_file(src, func):
@@ -177,7 +184,85 @@ def tiled_load_blanks(blanks):
         return True, f"커널을 실행해 보니 C = A @ B 와 일치합니다 (M, N, K = {M}, {N}, {K})."
     bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
     return False, (f"커널은 실행되었지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
-                   f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님)." + _race_note(report, "kernels_numba/tiled.py"))
+                   f"(M, N, K = {M}, {N}, {K}, 16의 배수가 아님)." + _tiled_load_note(codes, A, B)
+                   + _race_note(report, "kernels_numba/tiled.py", BLANKS_ONLY_FIX))
+
+
+def _tiled_stores(codes, A, B):
+    """{(bx, by, t): {(i, j): [(tx, ty, A index or None)]}}: who stores what into As[i, j] in the cooperative load —
+    the blank line for the threads inside A (A index = the value it copies), the else line's 0 (None) for the rest."""
+    M, K = A.shape
+    N = B.shape[1]
+    env, tiles = {"__builtins__": {}}, {}
+    for by in range((M + TILE - 1) // TILE):
+        for bx in range((N + TILE - 1) // TILE):
+            for t in range((K + TILE - 1) // TILE):
+                cells = tiles.setdefault((bx, by, t), {})
+                for ty in range(TILE):
+                    for tx in range(TILE):
+                        row, col, a_col = by * TILE + ty, bx * TILE + tx, t * TILE + tx
+                        if row < M and a_col < K:
+                            ns = dict(tx=tx, ty=ty, row=row, col=col, t=t, a_col=a_col, M=M, N=N, K=K,
+                                      TILE_SIZE=TILE, A=A, B=B, As=A, Bs=B)
+                            i, j, r, c = (int(eval(code, env, ns)) for code in codes)   # _precheck_load ran them
+                            cells.setdefault((i, j), []).append((tx, ty, (r, c)))
+                        else:
+                            cells.setdefault((ty, tx), []).append((tx, ty, None))
+    return tiles
+
+
+def _tiled_load_note(codes, A, B):
+    """Why the filled-in load leaves a wrong A tile: a transposed As index, the first As element that must hold an A
+    value and does not (what it gets instead, from which thread and line), and two threads storing one element."""
+    M, K = A.shape
+    lines, start = inspect.getsourcelines(tiled.kernel.py_func)
+    blank_line, else_line = (start + next(n for n, ln in enumerate(lines) if ln.strip() == code)
+                             for code in (LOAD_LINE, "As[ty, tx] = float32(0.0)"))
+    tiles = _tiled_stores(codes, A, B)
+
+    def who(tx, ty, src):
+        line = f"빈칸 줄({blank_line}행)" if src is not None else f"else 줄({else_line}행)"
+        return f"스레드 (tx={tx}, ty={ty})의 {line}"
+
+    def value(src):
+        return "0" if src is None else f"A[{src[0]}, {src[1]}]"
+
+    notes, first = [], None
+    mine = [(tx, ty, i, j) for cells in tiles.values() for (i, j), ws in cells.items() for tx, ty, src in ws
+            if src is not None]
+    if mine and all((i, j) == (tx, ty) for tx, ty, i, j in mine) and any(tx != ty for tx, ty, _, _ in mine):
+        notes.append("빈칸의 As 인덱스가 전치되어 있습니다: 스레드 (tx, ty)가 As[tx, ty]에 씁니다. 그런데 내적 루프는 "
+                     "As[ty, k]를 C의 행 row로 읽고, 행렬 A 밖의 원소를 맡은 스레드의 else 줄은 자기 자리 As[ty, tx]에 0을 씁니다.")
+    for (bx, by, t), cells in tiles.items():
+        bad = None
+        for i in range(min(TILE, M - by * TILE)):
+            for j in range(min(TILE, K - t * TILE)):
+                need = (by * TILE + i, t * TILE + j)
+                ws = cells.get((i, j), [])
+                if not ws:
+                    bad = f"As[{i}, {j}]에는 {josa(value(need), '이/가')} 있어야 하는데 아무 스레드도 채우지 않습니다"
+                elif any(src != need for _, _, src in ws):
+                    tx, ty, src = next(w for w in ws if w[2] != need)
+                    bad = (f"As[{i}, {j}]에는 {josa(value(need), '이/가')} 있어야 하는데 {who(tx, ty, src)}이 "
+                           f"{josa(value(src), '을/를')} 넣습니다")
+                if bad:
+                    break
+            if bad:
+                break
+        if bad:
+            notes.append(f"예: 블록 ({bx}, {by})의 타일 t = {t}에서 {bad}.")
+            first = (bx, by, t)
+            break
+    for (bx, by, t), cells in tiles.items():
+        two = next(((ij, ws) for ij, ws in sorted(cells.items()) if len(ws) > 1), None)
+        if two:
+            (i, j), ws = two
+            a, b = ws[:2]
+            where = "이 타일에서는" if first == (bx, by, t) else f"블록 ({bx}, {by})의 타일 t = {t}에서는"
+            notes.append(f"{where} {who(*a)}과 {who(*b)}이 같은 원소 As[{i}, {j}]에 "
+                         "씁니다(쓰기-쓰기 경쟁, WAW): 그만큼 아무도 채우지 않는 원소가 생깁니다.")
+            break
+    return "".join(" " + n for n in notes)
 
 
 # ---- quiz 08, question 7: write the epilogue of the register-prefetch kernel (free code, run on the device) ----
@@ -456,4 +541,5 @@ def regblock_load_blanks(blanks):
                       f"일치합니다 (M, N, K = {M}, {N}, {K}).")
     bad = ~(np.isfinite(C) & np.isclose(C, ref, rtol=1e-4, atol=1e-4))
     return False, (f"타일은 한 번씩 채우지만 결과가 A @ B 와 다릅니다: {int(bad.sum())}/{C.size}개 원소가 틀림 "
-                   f"(M, N, K = {M}, {N}, {K}). 행·열을 바꿔 쓰지 않았는지 보세요." + _race_note(report, "kernels_numba/regblock.py"))
+                   f"(M, N, K = {M}, {N}, {K}). 행·열을 바꿔 쓰지 않았는지 보세요."
+                   + _race_note(report, "kernels_numba/regblock.py", BLANKS_ONLY_FIX))
