@@ -188,7 +188,7 @@ def rule_text():
     return (f"GPU 모드는 compute capability(CC) ≥ {_cc(MIN_CC)} 인 NVIDIA GPU에서 선택되고, 아니면 시뮬레이터입니다. "
             f"레벨 1–4 커널은 그런 GPU 어디서나 실행되고, cp.async(레벨 5, 노트북 09)나 mma.m16n8k16(노트북 10)을 "
             f"쓰는 커널은 CC ≥ {_cc(ASYNC_MIN_CC)} (sm_{ASYNC_MIN_CC[0]}{ASYNC_MIN_CC[1]}, Ampere) 이 "
-            "필요합니다 (레지스트리의 KernelSpec.min_cc / runs_here(); ldmatrix 와 mma.m16n8k8 은 sm_75 에도 있음). "
+            "필요합니다 (레지스트리의 KernelSpec.min_cc / runs_here(); ldmatrix 와 f16 입력의 mma.m16n8k8 은 sm_75 에도 있음, bf16·tf32 입력의 mma.m16n8k8 은 sm_80). "
             "wgmma·TMA 를 쓰는 레벨 7 커널(노트북 11)은 sm_90a 전용이라 CC 9.0 (H100·H200) GPU 에서만 GPU 로 돕니다.")
 
 
