@@ -79,6 +79,10 @@ def _ncu(kernel, what, op):
 for _k, _s in (("tiled", "tiled"), ("tiled_pad", "pad")):
     for _op in ("ld", "st"):                                       # wavefronts per instruction, as the table prints
         FIG[f"{_op}_per_inst_{_s}"] = f"{_ncu(_k, 'wf', _op) / _ncu(_k, 'inst', _op):.2f}"
+    # the store wavefronts ncu counts beyond one per instruction (its bank-conflict metric), which 3.4 states
+    FIG[f"st_inst_{_s}"] = f"{_ncu(_k, 'inst', 'st'):,}"
+    FIG[f"st_extra_{_s}"] = f"{_ncu(_k, 'wf', 'st') - _ncu(_k, 'inst', 'st'):,}"
+    FIG[f"st_extra_pct_{_s}"] = f"{100 * (_ncu(_k, 'wf', 'st') / _ncu(_k, 'inst', 'st') - 1):.1f}"
     FIG[f"ld_wf_tile_{_s}"] = f"{_ncu(_k, 'wf', 'ld') / _WARP_TILES:.1f}"      # load wavefronts per warp per tile
 # tiled's load instructions per warp-tile (ncu) split into 32-bit LDS and LDS.128: each thread reads 2·TILE floats a
 # tile, so lds + lds128 = instructions and lds + 4·lds128 = 2·TILE (the 3.4 cell's SASS counts them too); then the
@@ -361,7 +365,7 @@ else:
     print("GPU 모드: 실행 순서는 하드웨어가 정합니다 (위 셀이 GPU에서 반복 실행한 결과).")
 """)
 md(r"""
-실제 GPU에서는 어땠을까요? device 도구로 {{gpu}}에서 {{race_n}}³ 를 {{race_runs}}번씩 돌린 기록과, `compute-sanitizer --tool racecheck`(공유 메모리 경쟁 검사기)의 보고입니다.
+실제 GPU에서는 어땠을까요? device 도구로 {{gpu}}에서 {{race_n}}³ 행렬곱을 {{race_runs}}번씩 돌린 기록과, `compute-sanitizer --tool racecheck`(공유 메모리 경쟁 검사기)의 보고입니다.
 """)
 code(r"""
 r = rec["races"]
@@ -445,7 +449,7 @@ for src, m in [(where, metrics)] + ([lesson06.ncu_metrics(rec, live)] if live el
         print(f"{k:10s} {op:5s} {inst:12,d} {wfs:12,d} {per:7.2f}")
 """)
 md(r"""
-* `tiled_pad` 저장: 명령당 **{{st_per_inst_pad}}** 웨이브프론트 — 모델이 예측한 2-way 충돌 그대로입니다. `tiled` 저장은 {{st_per_inst_tiled}}. (+1 패딩이면 이 값이 1.0 이 된다는 설명을 보기도 하는데, 우리 커널에서는 저장이 {{st_per_inst_pad|이/가}} 됩니다.)
+* `tiled_pad` 저장: 명령당 **{{st_per_inst_pad}}** 웨이브프론트 — 모델이 예측한 2-way 충돌이 측정에도 보입니다. `tiled` 저장은 {{st_per_inst_tiled}}: 모델은 충돌이 없다고 보는데, ncu는 저장 명령 {{st_inst_tiled}}개에 웨이브프론트를 {{st_extra_tiled}}개({{st_extra_pct_tiled}} %) 더 세어 뱅크 충돌(`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st`)로 보고합니다. 한 워프의 한 요청만 보는 모델로는 설명되지 않는 이 차이는 이 기록만으로는 원인을 가릴 수 없습니다(`tiled_pad` 도 2-way 의 예측보다 조금 많습니다). 어림한 값(`tiled` 는 충돌 없음, `tiled_pad` 는 2-way)은 모델과 측정이 같습니다. (+1 패딩이면 이 값이 1.0 이 된다는 설명을 보기도 하는데, 우리 커널에서는 저장이 {{st_per_inst_pad|이/가}} 됩니다.)
 * `tiled_pad` 읽기: 명령당 {{ld_per_inst_pad}} — 충돌 없음. 패딩이 읽기에서 없앤 충돌은 애초에 없었습니다.
 * `tiled` 읽기가 {{ld_per_inst_tiled}}인 이유는 충돌이 아니라 **벡터화**입니다. 패딩이 없으면 `As` 한 행이 64바이트이고 배열을 16바이트로 정렬(`alignment=16`)했으므로, 컴파일러가 `As[ty, k..k+3]` 네 개를 **128비트 읽기 한 번(`LDS.128`)** 으로 합칩니다. 패딩이 있으면 행이 68바이트라 행 `ty` 의 시작 주소 68·`ty` 가 16의 배수인 것은 `ty` 가 4의 배수인 행뿐이고 (나머지 행은 16바이트 경계에서 4, 8, 12 바이트 어긋납니다: 아래 셀의 첫 줄), 컴파일러는 모든 행에 맞는 한 가지 명령을 내야 하므로 합칠 수 없습니다.
 
@@ -770,7 +774,7 @@ md(r"""
 
 * **타일링 = 재사용.** 공유 메모리에 올린 원소 하나를 16 스레드가 읽어(기록으로 확인), 글로벌 로드 요청이 1/16, 요청 기준 산술 강도가 0.25 → 4.0 FLOP/B 가 됩니다. 이 4.0 은 DRAM 바이트 기준이 아니므로 루프라인의 리지 포인트(H200 {{ridge_H200}}, A100 80 GB SXM {{ridge_A100}}, A100 40 GB {{ridge_A100_40GB}} FLOP/B; 4.8절 표)와 바로 비교하면 안 됩니다.
 * **협력적 로딩**: 타일마다 스레드당 `As`·`Bs` 각 1개, 블록당 512개.
-* **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고, GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}).
+* **배리어 두 번**: 저장 완료(1, 쓰기 후 읽기)와 읽기 완료(2, 읽기 후 쓰기). 하나만 빠져도 시뮬레이터에서는 매번 틀리고(두 번째는 K 타일이 둘 이상일 때: 5절 질문 2), GPU에서는 타이밍에 따라 틀립니다(기록된 H200 실행: `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}).
 * **뱅크 충돌은 워프 단위로.** 우리 커널의 읽기에는 충돌이 없고, +1 패딩은 저장에 2-way 충돌을 만들며(ncu로 명령당 {{st_per_inst_pad}}) 128비트 읽기를 막습니다. 패딩은 워프 단위로 접근을 분석한 뒤에 정합니다.
 * **공유 메모리 크기**: 선언 2048 B(`tiled`). CC 8.0 이상의 모든 GPU가 블록마다 1 KiB를 따로 예약하고, 점유율 계산에서 블록마다 더합니다.
 * **FMA**: Numba는 `acc += a*b` 를 이미 `fma.rn.f32` → `FFMA` 로 만듭니다. 명시적 `cuda.fma` 는 같은 SASS 명령 구성을 냅니다(3.5절 셀의 비교). FMA는 한 번만 반올림합니다.
