@@ -22,6 +22,7 @@ cells = NB.cells
 
 # Every measured figure in the prose comes from the records here (tests/test_recorded_figures.py checks none is typed).
 REC34, REC06 = record("gpu_h200_levels34"), record("gpu_h200_2026-11-21")
+assert REC06.gpu == REC34.gpu, "the header names one GPU for the benchmark records ({{gpu}})"
 _R, _T, _T6 = ratios(REC34), tflops(REC34), tflops(REC06)
 _SIZES = sorted({n for _, n in _R})
 FIG = {"gpu": REC34.gpu, "date": REC34.date, "n_big": _SIZES[-1], "n_mid": _SIZES[-2], "n_small": _SIZES[0],
@@ -43,6 +44,10 @@ FIG["ncu_n"] = REC34["ncu_stalls"]["n"]
 _F = REC34["device_facts"]                                  # FP32 peak as §4.10's cell computes it
 _PEAK = _F["sm_count"] * _F["fp32_lanes_per_sm"] * 2 * _F["max_sm_clock_mhz"] * 1e6 / 1e12
 FIG["pct_peak_regblock"] = f"{100 * _T['regblock', _SIZES[-1]] / _PEAK:.0f}"
+# 4.7's shared-memory limit: a warp FFMA per cycle per 32 FP32 lanes (sim/occupancy), one wavefront per cycle
+FIG.update({f"ffma_clk_{_g.lower()}": _occ.GPUS[_g].fp32_lanes_per_sm // 32 for _g in ("H200", "A100")})
+FIG.update({f"wf_limit_{_g.lower()}": f"{32 / _occ.GPUS[_g].fp32_lanes_per_sm:g}" for _g in ("H200", "A100")})
+assert _occ.GPUS["H100"].fp32_lanes_per_sm == _occ.GPUS["H200"].fp32_lanes_per_sm, "4.7's prose: H200·H100 alike"
 FIG["budget_s"] = f"{_const('measure', 'BUDGET_S'):g}"       # the benchmark cell's time budget, as the code uses it
 # warps per scheduler time-averaged over the profiled grid (course.ch07_register_blocking.lesson.mean_warps, sim.occupancy)
 _NS = REC34["ncu_stalls"]["n"]
@@ -100,7 +105,7 @@ md(r"""
 | **실행 환경** | GPU 없이 실행됩니다: NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고 화면에 그렇게 표시됩니다. 레지스터·SASS는 GPU 없이 sm_80(A100)·sm_90(H100/H200)용으로 컴파일해서 읽습니다. compute capability(CC) 7.5 이상의 NVIDIA GPU가 있으면 GPU 모드가 선택되고, 이 노트북의 커널(Level 3)은 그런 GPU 어디서나 돌며 측정 셀이 실제로 잽니다. |
 | **선수 노트북** | [`06_shared_memory_tiling.ipynb`](06_shared_memory_tiling.ipynb) (타일링, 협력적 로딩, 뱅크 충돌, FMA). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
-이 노트북의 모든 수치는 노트북 안에서 **계산하거나(모델, 시뮬레이터 기록, 오프라인 컴파일) 측정한 값**입니다. 시뮬레이터 모드에서 GPU 수치가 필요한 곳은 실제 H200에서 **기록한 값(recorded)** 을 쓰고, 그렇다고 표시합니다.
+이 노트북의 모든 수치는 노트북 안에서 **계산하거나(모델, 시뮬레이터 기록, 오프라인 컴파일) 측정한 값**입니다. 시뮬레이터 모드에서 GPU 수치가 필요한 곳은 실제 GPU에서 **기록한 값(recorded)** 을 쓰고 (대부분 {{gpu}}, 4.10절의 launch 비용 심화만 {{lc_gpu}}), 그렇다고 표시합니다.
 
 핵심 계산은 셀에 그대로 적고, 긴 표를 만드는 도구(기록 → 뱅크 모델, SASS 루프 읽기, 점유율 비교, 측정 표)는 `course/ch07_register_blocking/lesson.py` 에 이름 붙은 함수로 둡니다. 궁금하면 함수의 소스를 열어 보세요 (`course.show_source(L7.ilp)` 처럼). "심화" 표시가 붙은 부분은 건너뛰어도 됩니다.
 """)
@@ -590,10 +595,10 @@ for name, rows in wf.items():
     total = sum(r["total_wavefronts"] for r in rows.values())   # 읽기와 저장, 모든 워프 요청의 웨이브프론트
     wf_per_ffma[name] = total / warp_ffma
     print(f"{name:13s} 웨이브프론트 {total} / 워프 FFMA {warp_ffma} = FFMA당 {wf_per_ffma[name]:.3f}")
-# 예상 출력: regblock 웨이브프론트 3136 / 워프 FFMA 4096 = FFMA당 0.766 / regblock_opt 2656 / 4096 = 0.648 (둘 다 0.25 초과)
+# 예상 출력: regblock 웨이브프론트 3136 / 워프 FFMA 4096 = FFMA당 0.766 / regblock_opt 2656 / 4096 = 0.648 (둘 다 {{wf_limit_h200}} 초과)
 """)
 md(r"""
-웨이브프론트는 읽기와 저장을 모두 셉니다(노트북 06 4.8절과 같은 규칙). SM 하나는 한 사이클에 웨이브프론트 1개를 처리하고, 워프 단위 FFMA는 `FP32 레인 / 32` 개(H200: 4개)를 냅니다. FFMA당 웨이브프론트가 0.25 를 넘으면 **공유 메모리가 먼저 한계**에 닿습니다. 두 커널 모두 0.25 를 넘습니다. 이 상한을 4.10절에서 측정값과 비교합니다.
+웨이브프론트는 읽기와 저장을 모두 셉니다(노트북 06 4.8절과 같은 규칙). SM 하나는 한 사이클에 웨이브프론트 1개를 처리하고, 워프 단위 FFMA는 `FP32 레인 / 32` 개(H200·H100: {{ffma_clk_h200}}개, A100: {{ffma_clk_a100}}개)를 냅니다. 그래서 FFMA당 웨이브프론트가 그 역수(H200·H100: {{wf_limit_h200}}, A100: {{wf_limit_a100}})를 넘으면 **공유 메모리가 먼저 한계**에 닿습니다. 두 커널 모두 어느 쪽 값도 넘습니다. 이 상한을 4.10절에서 측정값과 비교합니다.
 
 **(2) 명시적 FMA 가 바꾸는 것.** 노트북 06에서 본 대로 NVVM 은 `acc += a*b` 를 이미 `fma.rn.f32` 로 합칩니다(contraction). 두 커널의 PTX와 SASS를 비교합니다.
 """)
@@ -649,7 +654,8 @@ code(r"""
 vw = L7.vec_wavefronts()
 print(vw)
 wf_per_ffma.update(vw["per_ffma"])
-for name, v in vw["per_ffma"].items():     # 0.25 웨이브프론트/FFMA 이하면 FP32 피크까지 공유 메모리가 버팀
+# H200·H100 (워프 FFMA {{ffma_clk_h200}}개/사이클): {{wf_limit_h200}} 웨이브프론트/FFMA 이하면 FP32 피크까지 공유 메모리가 버팀
+for name, v in vw["per_ffma"].items():
     print(f"{name}: 공유 메모리가 허락하는 FP32 피크의 몫 = min(1, 0.25 / {v:.3f}) = {min(1, 0.25 / v):.0%}")
 # 예상 출력: 'phases' 읽기 0.250 + 저장 0.016 = 0.266 → 94% / 'words' 읽기 0.094 + 저장 0.016 = 0.109 → 100%
 """)
