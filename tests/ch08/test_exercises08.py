@@ -5,7 +5,7 @@ import pytest
 
 from course import exercises
 from exercise_cases import import_source
-from exercise_cases_08 import CASES
+from exercise_cases_08 import CASES, RIGHT
 
 ROOT = Path(__file__).resolve().parents[2]
 sim_only = pytest.mark.sim_only("08-2's structure checks read the simulator's trace")
@@ -47,3 +47,38 @@ def test_08_2_a_prefetch_past_the_end_names_the_tile_outside_the_matrix(tmp_path
     res = _check_08_2(label, tmp_path)
     assert res.code == "extra_iterations", str(res)
     assert "반복 kt = 3은 타일 4를 미리 읽는데, 그 타일은 행렬 밖" in res.message and tail in res.message, str(res)
+
+
+@sim_only
+@pytest.mark.parametrize("label", [lab for lab, _ in RIGHT["08-2"]])
+def test_08_2_right_answers_written_differently_pass(label, tmp_path):
+    # review round 17, W-1: a prefetch (or a store, or the whole iteration) in a device function of the student's own
+    # belongs to the iteration of the loop that called it; the solution's order written that way must pass
+    src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
+    for old, new in dict(RIGHT["08-2"])[label]:
+        assert old in src, f"{label}: the edit no longer matches the solution: {old!r}"
+        src = src.replace(old, new)
+    mod = import_source(src, tmp_path)
+    res = exercises.check("08-2", mod.db8, save=False)
+    assert res.ok and res.code == "pass", f"{label}\n{res}"
+
+
+@sim_only
+@pytest.mark.parametrize("label, needle", [
+    ("b_row_from_tx", "Bs[1, 1, 0]에 B[8, 0]을 저장합니다"),
+    ("a_row_from_col", "As[1, 1, 0]에 A[0, 8]을 저장합니다"),
+    ("a_and_b_swapped_in_the_stores", "As 에 B 의 원소를 저장했습니다"),
+])
+def test_08_2_a_wrong_index_in_the_loop_is_named_at_its_load(tmp_path, label, needle):
+    # review round 17, M-1: thread (0, 0) has tx = ty = row = col = 0; a thread with tx != ty names the element
+    res = _check_08_2(label, tmp_path)
+    assert res.code == "wrong_element" and needle in res.message and "읽은 곳" in str(res), str(res)
+    assert "tile_dot 에 넘기는" not in res.message
+
+
+@sim_only
+def test_08_2_every_load_of_the_next_tile_comes_before_the_compute(tmp_path):
+    # review round 17, W-2: the A load before the compute hid the B load after it
+    res = _check_08_2("b_load_after_compute", tmp_path)
+    assert res.code == "load_after_compute" and "다음 B 타일의 글로벌 로드" in res.message, str(res)
+    assert "load_or_zero(B" in str(res)
