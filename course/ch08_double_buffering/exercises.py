@@ -45,7 +45,7 @@ def _table_diagnosis(got, n, S):
         want = kt + S - 1
         if want >= n:
             if tile is not None or buf is not None:
-                return fail("08-1", "past_end", f"마지막 {S - 1}번의 반복에서는 미리 읽을 타일이 없습니다(타일 번호가 "
+                return fail("08-1", "past_end", f"마지막 반복 {S - 1}번에서는 미리 읽을 타일이 없습니다(타일 번호가 "
                             f"n_tiles = {n} 이상): 그때는 (kt, 버퍼, None, None)입니다. 행렬 밖의 타일을 읽는 셈입니다.",
                             where, at)
         else:
@@ -104,6 +104,15 @@ def check_stage_table(student):
     cases = STAGE_CASES
     for n, S in cases:
         got = student(n, S)
+        shaped = isinstance(got, (list, tuple)) and len(got) == n and all(
+            isinstance(r, (list, tuple)) and len(r) == 4 for r in got)
+        if shaped and not _rows_ok(got, n):
+            bad = next(v for r in got for v in r
+                       if not (v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool))))
+            return fail("08-1", "input", f"행의 모양은 맞지만 값은 정수(또는 None)여야 합니다 (받은 값: {bad!r:.40}, 첫 행 "
+                        f"{tuple(got[0])!r:.80}): 반복·버퍼·타일 번호는 정수입니다. / 대신 // 로 나누거나 int(…) 로 "
+                        "바꾸세요.",
+                        f"  (타일 {n}개, 버퍼 S = {S})")
         if not _rows_ok(got, n):
             return fail("08-1", "input", f"행 {n}개의 리스트를 돌려주세요: 행마다 (kt, 버퍼, 타일 또는 None, 버퍼 또는 "
                         f"None) 네 값 (받은 값: {got!r:.120}).", f"  (타일 {n}개, 버퍼 S = {S})")
@@ -511,6 +520,9 @@ _WRONG_DOUBLE = (
      "않습니다."),
     ("compute_bound_only", lambda L, C, N: L + N * C,
      "연산이 늘 로드보다 길다고 가정했습니다: L > C 이면 로드 유닛이 쉬지 않고, 걸음 하나는 로드 시간입니다."),
+    ("load_bound_only", lambda L, C, N: N * L + C,
+     "로드가 늘 연산보다 길다고 가정했습니다(3.1절의 N·8 + 2): 연산이 더 길면(C > L) 로드 유닛이 기다리고, 걸음 "
+     "하나는 연산 시간입니다."),
     ("min_not_max", lambda L, C, N: L + C + (N - 1) * min(L, C),
      "걸음 하나를 짧은 쪽으로 셌습니다: 두 유닛이 겹쳐 일하면 한 걸음은 긴 쪽이 끝나야 끝납니다."),
     ("no_overlap", lambda L, C, N: N * (L + C),
@@ -529,6 +541,8 @@ _WRONG_DOUBLE = (
                                       "N − 1 개인가요? 마지막 연산은 어디에 들어가나요?",
               "no_fill_drain": "처음 로드와 마지막 연산은 다른 막대와 겹치나요?",
               "compute_bound_only": "L > C 인 경우 한 걸음의 길이는 누가 정하나요?",
+              "load_bound_only": "C > L 인 예(위젯)로 막대를 세어 보세요. 로드가 끝난 뒤 다음 로드는 언제 시작할 수 "
+                                 "있나요? 한 걸음의 길이는 누가 정하나요?",
               "min_not_max": "두 유닛이 함께 일할 때 걸음은 짧은 쪽이 끝나면 끝나나요, 긴 쪽이 끝나야 끝나나요?",
               "no_overlap": "더블 버퍼에서 로드와 연산이 겹치는 걸음이 있나요?",
               "double": "위젯으로 N = 1 인 경우와 L > C, L < C 인 경우를 각각 그려 보면 여러분의 식과 맞나요?",
@@ -566,8 +580,8 @@ def check_totals(student):
     bad = [k for k in _CASES if got[k][1] != truth[k][1]]
     if not bad:
         return passed("08-3", f"{len(_CASES)}가지 (L, C, N)에서 두 총 시간이 파이프라인 모델과 같습니다.")
-    for code, f, msg in _WRONG_DOUBLE:
-        if all(got[k][1] == f(*k) for k in bad):
+    for code, f, msg in _WRONG_DOUBLE:             # the student's formula everywhere, not only where it is wrong
+        if all(got[k][1] == f(*k) for k in _CASES):
             return fail("08-3", code, msg, *[f"  L = {L}, C = {C}, N = {N}: 내 답 {got[L, C, N][1]}, 모델 "
                                              f"{truth[L, C, N][1]}" for L, C, N in bad[:2]])
     L, C, N = bad[0]

@@ -27,6 +27,8 @@ CASES = {
                                     "nxt, nxt % stages")], "past_end"),
         ("compute_from_the_prefetch_buffer", [("rows.append((kt, kt % stages,", "rows.append((kt, nxt % stages,")],
          "compute_buffer"),
+        # right shape, float values (review round 17, I-2): told the values must be integers, not the shape
+        ("float_rows", [("rows.append((kt, kt % stages,", "rows.append((float(kt), kt % stages,")], "input"),
         ("stops_one_early", [("nxt if nxt < n_tiles else None, nxt % stages if nxt < n_tiles else None",
                               "nxt if nxt < n_tiles - 1 else None, nxt % stages if nxt < n_tiles - 1 else None")],
          "missing_prefetch"),
@@ -106,6 +108,9 @@ def step(A, B, As, Bs, row, col, kt, ty, tx):
                                 "return n_tiles * max(t_load, t_comp)")], "no_fill_drain"),
         ("compute_always_longer", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",
                                     "return t_load + n_tiles * t_comp")], "compute_bound_only"),
+        # 3.1's "N·8 + 2" (load-bound) taken as the general rule (review round 17, I-1)
+        ("load_always_longer", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",
+                                 "return n_tiles * t_load + t_comp")], "load_bound_only"),
         ("min_instead_of_max", [("(n_tiles - 1) * max(t_load, t_comp)", "(n_tiles - 1) * min(t_load, t_comp)")],
          "min_not_max"),
         ("single_with_max", [("return n_tiles * (t_load + t_comp)", "return n_tiles * max(t_load, t_comp)")], "single"),

@@ -82,3 +82,21 @@ def test_08_2_every_load_of_the_next_tile_comes_before_the_compute(tmp_path):
     res = _check_08_2("b_load_after_compute", tmp_path)
     assert res.code == "load_after_compute" and "다음 B 타일의 글로벌 로드" in res.message, str(res)
     assert "load_or_zero(B" in str(res)
+
+
+def test_08_1_float_rows_are_told_the_values_must_be_integers(tmp_path):
+    # review round 17, I-2: four values per row, the shape is right: the message names the type, not the shape
+    src = (ROOT / "answers" / "ch08" / "ex08_stages.py").read_text("utf-8")
+    edits = dict((lab, ed) for lab, ed, _ in CASES["08-1"])["float_rows"]
+    for old, new in edits:
+        src = src.replace(old, new)
+    res = exercises.check("08-1", import_source(src, tmp_path).stage_table, save=False)
+    assert res.code == "input" and "값은 정수(또는 None)" in res.message and "0.0" in res.message, str(res)
+
+
+def test_08_3_load_bound_rule_taken_as_general_is_named(tmp_path):
+    # review round 17, I-1: N·L + C (3.1's N·8 + 2) is wrong only where C > L, and is not "min instead of max"
+    res = exercises.check("08-3", lambda L, C, N: (N * (L + C), N * L + C), save=False)
+    assert res.code == "load_bound_only" and "3.1절" in res.message, str(res)
+    res = exercises.check("08-3", lambda L, C, N: (N * (L + C), L + C + (N - 1) * min(L, C)), save=False)
+    assert res.code == "min_not_max", str(res)
