@@ -340,8 +340,8 @@ def _db_wrong_store(kernel):
                     why = (f" {e.what} 에 {got[0]} 의 원소를 저장했습니다: 두 레지스터(a, b)를 바꿔 저장하지 않았는지 "
                            "보세요.")
                 else:
-                    why = (f" 읽은 원소의 행·열이 다릅니다: 행렬 {name} 를 읽는 인덱스를 스레드 좌표(tx, ty, row, col)로 "
-                           "다시 적어 보세요.")
+                    why = (f" 읽은 원소의 행·열이 다릅니다: 행렬 {josa(name, '을/를')} 읽는 인덱스를 스레드 좌표(tx, ty, "
+                           "row, col)로 다시 적어 보세요.")
                 load = next((x for x in evs if got and x.kind == "gread" and x.site
                              and x.what == (A if got[0] == "A" else B).shape and tuple(x.args) == got[1:]), None)
                 who = josa(f"블록 (0, 0)의 스레드 (tx, ty) = ({tx}, {ty})", "이/가")

@@ -100,3 +100,14 @@ def test_08_3_load_bound_rule_taken_as_general_is_named(tmp_path):
     assert res.code == "load_bound_only" and "3.1절" in res.message, str(res)
     res = exercises.check("08-3", lambda L, C, N: (N * (L + C), L + C + (N - 1) * min(L, C)), save=False)
     assert res.code == "min_not_max", str(res)
+
+
+@sim_only
+def test_08_2_one_k_tile_right_and_more_wrong_points_at_the_loop(tmp_path, monkeypatch):
+    # review round 17, M-1 (a): without the trace's diagnosis (as where the loop's stores are not checked), the shapes
+    # still tell it: one K tile (the prologue alone) right, more wrong -> the main loop's loads and stores
+    from course.ch08_double_buffering import exercises as ex08
+    monkeypatch.setattr(ex08, "_db_deviation", lambda kernel: None)
+    res = _check_08_2("a_row_from_col", tmp_path)
+    assert res.code == "loop_tiles" and "K 타일이 1개일 때(프롤로그만)는 맞고" in res.message, str(res)
+    assert "tile_dot 에 넘기는" not in res.message
