@@ -38,4 +38,20 @@ WRONG = {
     "helper": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\nstore_c(C, row, col, acc, alpha, beta)\n",
                "직접 쓰세요"),
     "import": ("import os\n" + _STORE, "코드 오류"),
+    # the buffer from the loop variable: right for 2+ K tiles, but with one the loop never runs and kt has no value
+    "buffer_from_kt": ("acc += tile_dot(As, Bs, (kt + 1) % 2, ty, tx)\n" + _STORE, "kt 가 아니라 n_tiles 로"),
+    "returns_a_value": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\n" + _STORE + "return acc\n",
+                        "값을 돌려주지 않습니다"),
+}
+
+# right epilogues written differently from EPILOGUE (tests/ch08/test_answers08.py: each must pass)
+RIGHT = {
+    # a bare return ends the threads outside C (a kernel statement; review round 17, I-3)
+    "early_return": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\n"
+                     "if row >= C.shape[0] or col >= C.shape[1]:\n"
+                     "    return\n"
+                     "if beta == 0:\n"
+                     "    C[row, col] = alpha * acc\n"
+                     "else:\n"
+                     "    C[row, col] = alpha * acc + beta * C[row, col]\n"),
 }

@@ -434,6 +434,47 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
     return None
 
 
+def _copy_bytes(name):
+    """Bytes one cp.async stand-in copies, from its name (cp_async_ca_4, cp_async_cg_16_zfill, ...); None if unknown."""
+    parts = [p for p in str(name).split("_") if p.isdigit()]
+    return int(parts[-1]) if parts else None
+
+
+def _copy_sizes(rec, stages):
+    """The message when block (0, 0)'s threads copied their tiles with copies other than 16 bytes (the exercise is the
+    float4 mapping and its alignment), or None. The copies are those the simulator saw, not the source text."""
+    for (block, thread) in sorted(rec.threads(), key=lambda k: k[1]):
+        copies = [e.what for e in rec.thread(block, thread) if e.kind == "copy"]
+        other = [c for c in copies if _copy_bytes(c) != 16]
+        if other:
+            sizes = sorted({_copy_bytes(c) or 0 for c in copies})
+            what = ", ".join(f"{b}바이트 {sum(_copy_bytes(c) == b for c in copies) / stages:g}번" for b in sizes)
+            who = josa(f"tid = {thread[0]}", "이/가")
+            return (f"타일은 모두 제자리에 왔지만 16바이트 복사가 아닙니다: 블록 (0, 0)의 스레드 {who} 버퍼 하나를 "
+                    f"채우며 낸 복사가 {what}입니다 ({', '.join(sorted(set(other)))}). 이 문제는 스레드마다 16바이트 "
+                    "복사 두 번(A 의 float4 하나, B 의 float4 하나, ptx.cp_async_cg_16)입니다: 복사 명령 수가 4분의 1이 "
+                    "되는 대신 목적지와 원본 주소가 16 B 경계여야 하고(6절의 정렬 규칙), 그 매핑(열 = float4 번호 × 4)을 "
+                    "쓰는 연습입니다.")
+    return None
+
+
+def _stage_out_of_range(rec, stages):
+    """The message when the copy that fell outside the shared tile had a buffer number (its first destination index)
+    outside 0 .. stages − 1, or None. Read from the integer arguments of the last copy the simulator saw."""
+    copies = [e for t in rec.threads() for e in rec.thread(*t) if e.kind == "copy" and e.args]
+    for e in reversed(copies):
+        ints = [a for a in e.args[1:] if a is not None]
+        if e.args[0] is not None or not ints:
+            continue                     # not (dst array, stage, ...): another call shape
+        first = e.args[1]
+        if first is None or 0 <= first < stages:
+            return None
+        return (f"버퍼 번호(stage)가 범위 밖입니다: 목적지의 첫 인덱스 {josa(first, '은/는')} 버퍼 번호인데 버퍼는 "
+                f"{stages}개(0 … {stages - 1})입니다. K 타일 번호 kt 는 글로벌 행렬의 어디서 읽을지를, 버퍼 번호 "
+                "stage 는 공유 메모리의 어디에 둘지를 정합니다: 목적지의 첫 인덱스로는 stage 를 넘기세요.")
+    return None
+
+
 @exercise("09-2", "16바이트 복사: 스레드 → float4 매핑", "6절, 정렬 규칙",
           hints=("16바이트 복사 하나는 float 네 개를 옮기므로, 타일의 한 행은 float4 몇 개로 나뉩니다. 스레드 64개가 "
                  "타일마다 float4 하나씩을 맡고, A 와 B 는 타일 모양이 달라 한 행의 float4 개수도 다릅니다. 열은 float "
@@ -451,6 +492,9 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
                            "빠졌나요?",
               "stage_for_tile": "글로벌 열(A) 또는 행(B)의 K 오프셋에 쓴 변수는 stage 인가요, kt 인가요?",
               "no_k_offset": "A 의 글로벌 열과 B 의 글로벌 행은 K 타일 번호에 따라 달라지나요?",
+              "copy_size": "복사 하나가 옮기는 바이트 수는 몇인가요? float4 하나(16 B)를 옮기려면 어느 함수를 부르고, "
+                           "그 열 인덱스는 무엇의 배수여야 하나요?",
+              "stage_out_of_range": "목적지의 첫 인덱스(버퍼 번호)로 넘긴 변수는 무엇인가요? 버퍼는 몇 개인가요?",
           },
           solution="answers/ch09/ex09_vec_map.py::issue_vec", name="my_issue_vec",
           preamble='''
@@ -473,10 +517,21 @@ def check_vec_map(student, M=64, N=64, K=40):
     Bout = np.full((gy, gx, stages, VBK, VBN), np.nan, np.float32)
     kernel = _vec_kernel(student, stages)
     shape = f"  (A {M}×{K}, B {K}×{N}: 블록 {gy * gx}개, 버퍼 0·1·2 에 K 타일 {', '.join(map(str, VEC_TILES))})"
+    rec = probe.Recording()
     try:
-        report = _simulated(lambda: kernel[(gx, gy), VTHREADS](A, B, kts, Aout, Bout))
+        if device.SIMULATOR:            # every copy of block (0, 0) is watched: its size and its indexes
+            with probe.recording(blocks=[(0, 0)], shared=False) as rec:
+                kernel[(gx, gy), VTHREADS](A, B, kts, Aout, Bout)
+            report = rec.report
+        else:
+            report = _simulated(lambda: kernel[(gx, gy), VTHREADS](A, B, kts, Aout, Bout))
     except IndexError as exc:
         side = "목적지(공유 메모리 타일)" if "목적지" in str(exc) else "원본(글로벌 행렬)"
+        stage = _stage_out_of_range(rec, stages) if "목적지" in str(exc) else None
+        if stage is not None:
+            return fail("09-2", "stage_out_of_range", stage, shape,
+                        diagnose.Foreign("  " + str(exc).splitlines()[0][:400]),
+                        where=probe.line_text(core._student_site(exc.__traceback__)))
         return fail("09-2", "out_of_bounds", f"복사의 {side} 위치가 배열 밖입니다: A 타일은 BM×BK = 32×8, B 타일은 "
                     "BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).",
                     shape, diagnose.Foreign("  " + str(exc).splitlines()[0][:400]),
@@ -509,6 +564,9 @@ def check_vec_map(student, M=64, N=64, K=40):
     if res is not None:
         res.details.insert(0, shape)
         return res
+    small = _copy_sizes(rec, stages)
+    if small is not None:
+        return fail("09-2", "copy_size", small, shape)
     return passed("09-2", f"블록 {gy * gx}개 × 버퍼 {stages}개(버퍼 번호와 다른 K 타일)의 A·B 타일이 모두 제자리에 "
                   "도착했습니다" + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "." + _gpu_note()))
 

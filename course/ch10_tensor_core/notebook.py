@@ -763,7 +763,7 @@ md(r"""
 
 **단독 실행(ncu)의 비율.** 5.5절의 ncu 시간으로는 run 6 의 최종 커널이 cuBLAS 의 {{ncu_ratio6}} % 입니다. 다만 두 커널의 클록이 달랐습니다 (cuBLAS {{clk_cub}} GHz, `mma_fast` {{clk_fast}} GHz: ncu 는 클록을 고정하지 않았음). 같은 클록으로 환산하면(사이클 수의 비) {{ncu_cyc6}} % 입니다. 연달아 돌 때는 두 커널 모두 전력 한도에 걸려 클록이 내려가므로(기록의 클록 로그), 비율은 실행마다, 재는 방법마다 따로 읽어야 합니다.
 
-**cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프그룹(warpgroup) 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper 의 아키텍처 전용 대상 `sm_90a` 에서만 쓸 수 있는 명령으로 (`ptxas` 는 `.target sm_90` 의 `wgmma` 를 거부합니다: 6절의 셀), 워프 4개(워프그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 차이 중 정확히 얼마가 `wgmma` 때문인지는 재지 않았습니다: numba-cuda 로 `wgmma` 커널을 쓰는 것은 이 강좌의 범위 밖입니다.
+**cuBLAS 는 다른 명령을 씁니다.** run 6 의 프로파일에 찍힌 cuBLAS 의 커널 이름은 `{{cublas_kernel}}` 입니다. 이 커널은 워프그룹(warpgroup) 행렬곱 `wgmma` 명령을 실행했고 (ncu 의 `sm__inst_executed_pipe_tensor_op_gmma`: 최대치의 {{gmma_pct}} %; 우리 두 커널은 0), 그 워프는 `gmma` 스톨(`wgmma` 의 완료를 기다림)에 명령당 {{gmma6}} 사이클을 썼습니다. `wgmma` 는 Hopper 의 아키텍처 전용 대상 `sm_90a` 에서만 쓸 수 있는 명령으로 (`ptxas` 는 `.target sm_90` 의 `wgmma` 를 거부합니다: 6절의 셀), 워프 4개(워프그룹, 128 스레드)가 함께 더 큰 타일을 계산하고 B 를 레지스터가 아니라 **공유 메모리에서 바로** 읽습니다 (A 는 레지스터나 공유 메모리). 그래서 B 를 `ldmatrix` 로 레지스터에 채우는 일이 없고, 명령 하나가 비동기로 돌아 워프가 다른 일을 할 수 있습니다. 텐서 파이프 활성률은 cuBLAS {{tp_cub}} % 대 `mma_fast` {{tp_fast}} % 입니다. cuBLAS 의 배리어({{bar_cub}})·`long_scoreboard`({{lsb_cub}}) 스톨이 우리보다 큰데도 빠른 것은, 명령 하나가 하는 일이 훨씬 큰 `wgmma` 에서는 '명령당 스톨'을 우리 커널과 같은 눈금으로 비교할 수 없기 때문입니다 (해석). 이 노트북에서는 차이 중 정확히 얼마가 `wgmma` 때문인지 재지 않았습니다: `wgmma` 커널은 다음 노트북(11)에서 numba-cuda 로 직접 쓰고, 그 8절이 같은 실행의 cuBLAS 와 나란히 잽니다.
 
 **48 KiB 를 넘는 구성.** 동적 공유 메모리(48 KiB 초과; numba-cuda 에는 API 가 없어 `mma_fast.set_max_dynamic_smem` 이 드라이버의 함수 속성을 직접 설정)로 더 큰 구성도 같은 실행에서 쟀습니다. 칸은 같은 실행의 최종 커널 대비 배수입니다.
 """)
@@ -815,7 +815,7 @@ print(L.wgmma_targets())      # {대상: SASS 의 wgmma 명령, 또는 ❌ ptxas
 # 예상 출력: {'sm_90': "❌ Instruction 'wgmma.fence' not supported on .target 'sm_90'", 'sm_90a': 'HGMMA.64x8x16.F32, …'}
 """)
 md(r"""
-`wgmma` 는 `.target sm_90` 에서는 오류이고, 아키텍처 전용 대상 `sm_90a` 에서만 `HGMMA` 가 됩니다. `a` 가 붙은 대상의 코드는 그 아키텍처(CC 9.0)에서만 돌고 다음 세대와 호환되지 않습니다. numba-cuda 0.30 은 CC 9.0 이상의 GPU 에서 커널을 `a` 가 붙은 대상(CC 9.0 이면 `sm_90a`)으로 컴파일합니다 (`numba_cuda` 의 `codegen._ensure_cc` 가 `a` 를 붙임). `wgmma` 로 커널을 쓰는 것은 이 노트북의 범위 밖입니다 (5.6절).
+`wgmma` 는 `.target sm_90` 에서는 오류이고, 아키텍처 전용 대상 `sm_90a` 에서만 `HGMMA` 가 됩니다. `a` 가 붙은 대상의 코드는 그 아키텍처(CC 9.0)에서만 돌고 다음 세대와 호환되지 않습니다. numba-cuda 0.30 은 CC 9.0 이상의 GPU 에서 커널을 `a` 가 붙은 대상(CC 9.0 이면 `sm_90a`)으로 컴파일합니다 (`numba_cuda` 의 `codegen._ensure_cc` 가 `a` 를 붙임). `wgmma` 로 커널을 쓰는 것은 노트북 11 의 일입니다 (`kernels_numba/wgmma_simple.py`, `wgmma_tma.py`, `wgmma_ws.py`).
 """)
 md(r"""
 ## 7. 컴파일과 실행
@@ -892,8 +892,9 @@ show_quiz("10")
 md(r"""
 ## 12. 다음 단계
 
+* **다음 노트북(11)**: 워프그룹 `wgmma`, TMA(`cp.async.bulk.tensor`)와 mbarrier, 워프 특화(`wgmma_ws`)로 `mma.sync` 의 천장 너머를 봅니다. 아래의 Hopper 명령들을 numba-cuda 커널로 직접 씁니다.
 * **더 큰 행렬과 벤치마크**: `benchmarks/record_level6.py` 가 1024³–4096³ 에서 cuBLAS 와 나란히 잽니다. 1024³ 에서는 비교가 어렵습니다: {{gpu}} 의 기록에서 cuBLAS 는 호출 한 번이 {{cub1024_us}} µs ({{cub1024_tf}} TFLOP/s) 로 5.6절 표의 호스트 시간(실행 한 번)과 같은 크기이고, 128×128 블록 타일의 커널은 블록이 (1024/128)² = {{blocks1024}}개뿐이라 SM {{sms}}개를 다 채우지 못합니다. 비교는 4096³ 에서 하세요 (`L.bench_rows(n=1024)` 로 직접 확인).
-* **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특화(warp specialization)와, Hopper 에서는 `wgmma`.
+* **최적화**: 5.6절의 `bk64_lean_dyn` (BK = 64, 동적 공유 메모리 96 KiB)이 기록에서 가장 빨랐습니다. 기본 커널로 삼으려면 그 구성으로 두 번의 기록 실행과 sanitizer 검사가 필요합니다. 그 밖의 후보는 워프 특화(warp specialization)와, Hopper 에서는 `wgmma` 입니다 (둘 다 노트북 11).
 * **Hopper 의 새 명령**: 워프그룹(128 스레드) 단위의 `wgmma` 는 아키텍처 전용 대상 sm_90a 에만 있고 (6절: `wgmma` 는 sm_90 으로는 어셈블되지 않음), TMA 비동기 복사(`cp.async.bulk.tensor`, PTX ISA 8.0)는 sm_90 부터 있습니다. 클러스터 멀티캐스트 형태(`.multicast::cluster`)도 {{mc_targets|으로/로}} 어셈블되지만, ptxas 가 sm_90a 를 쓰라는 권고(Advisory) 경고를 냅니다 (ptxas 가 밝힌 이유: 앞으로의 일부 아키텍처에서는 이 기능의 성능이 크게 떨어질 수 있음). `kernels_numba/tools/offline.py` 의 명령 표에 두 형태가 다 있고, `tests/test_targets.py` 가 표의 대상 {{t_all}} 모두에서 ptxas 가 받아들이는지와 그 경고를 확인합니다. 이 노트북의 H200 기록에는 cuBLAS 의 프로파일이 없고, {{h100_gpu}} 의 프로파일(run 6)에서 cuBLAS 는 `wgmma` 를 썼습니다 (5.6절). 우리 `mma.sync` 커널과의 차이 중 얼마가 여기서 오는지는 재지 않았습니다.
 """)
 

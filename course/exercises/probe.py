@@ -7,7 +7,8 @@ shared-memory reads and writes, global reads, and reads of local (register) arra
 there. It also records calls the student's code makes into plain Python functions (a course helper that builds a
 dict, a model in sim/, a helper of the student's own that is not `@cuda.jit`): code a GPU cannot run, or an answer
 taken from the model instead of computed. Each event carries the student's own line (the innermost frame of the
-student's code) and that frame's integer locals, from which `loop_iterations` finds the K-loop variable.
+student's code) and the integer locals of that frame and of every student frame that called it, from which
+`loop_iterations` finds the K-loop variable (also for events inside a helper the loop calls).
 """
 import contextlib
 import linecache
@@ -54,6 +55,8 @@ class Event:
     site: tuple
     locals: dict = field(default_factory=dict)
     func: tuple = None               # (file, function name) of the student's frame the event was seen from
+    frames: tuple = ()               # (func, site, integer locals) of every student frame on the stack, innermost first
+    value: float = None              # the number a shared-memory store ('swrite') writes
 
 
 @dataclass
@@ -137,12 +140,15 @@ class Recording:
             return False
         return (b, tuple(t.threadIdx))
 
-    def _add(self, key, kind, what, args, frame):
-        sf = self._student_frame(frame)
-        site = (sf.f_code.co_filename, sf.f_lineno) if sf is not None else None
-        loc = {k: v for k, v in sf.f_locals.items() if type(v) is int} if sf is not None else {}
-        func = (sf.f_code.co_filename, sf.f_code.co_name) if sf is not None else None
-        self.events.setdefault(key, []).append(Event(kind, what, args, site, loc, func))
+    def _add(self, key, kind, what, args, frame, value=None):
+        frames = []                      # the student's frames, innermost first (a helper and the loop calling it)
+        f = self._student_frame(frame)
+        while f is not None:
+            frames.append(((f.f_code.co_filename, f.f_code.co_name), (f.f_code.co_filename, f.f_lineno),
+                           {k: v for k, v in f.f_locals.items() if type(v) is int}))
+            f = self._student_frame(f.f_back)
+        func, site, loc = frames[0] if frames else (None, None, {})
+        self.events.setdefault(key, []).append(Event(kind, what, args, site, loc, func, tuple(frames), value))
 
     def hook(self, frame, event, arg):
         if event != "call":
@@ -187,7 +193,9 @@ class Recording:
             idx = tuple(int(i) for i in k) if isinstance(k, tuple) and all(_is_int(i) for i in k) else \
                 ((int(k),) if _is_int(k) else None)
             if idx is not None:
-                self._add(key, "sread" if detail == "__getitem__" else "swrite", loc["self"]._decl.name, idx, back)
+                v = loc.get("value")
+                v = float(v) if detail == "__setitem__" and isinstance(v, (int, float, np.number)) else None
+                self._add(key, "sread" if detail == "__getitem__" else "swrite", loc["self"]._decl.name, idx, back, v)
         elif kind == "global":
             obj = loc.get("self")
             idx = loc.get("idx", loc.get("key"))          # numba's in-kernel array, or the simulator's GlobalArray
@@ -352,18 +360,30 @@ def model_file(module):
     return os.path.abspath(module.__file__)
 
 
+def _frame_of(e, func):
+    """(site, integer locals) of the event's frame in function `func` (the event's own or a caller's), or None."""
+    for f, site, loc in e.frames or ((e.func, e.site, e.locals),):
+        if f == func:
+            return site, loc
+    return None
+
+
 def loop_iterations(events, min_iters=2):
     """Split one thread's events into (before, [(kt, events) ...], after) by the K-loop variable: the integer local of
     a student's function that changes during the run and only ever grows by 1 (found by behaviour, not by its name).
-    Events seen from a deeper function (a helper the loop calls) belong to the iteration they happen in. The variable
-    keeps its last value after the loop, so events of the last iteration on lines below every line of the earlier
-    iterations (in the loop's own function) are the code after the loop. No such variable: (events, [], [])."""
+    An event seen from a deeper function (a helper the loop calls, at any depth) belongs to the iteration of the loop's
+    frame that called it: each event carries every student frame on its stack, so the loop variable is read from the
+    loop's own frame, never from the helper's. The variable keeps its last value after the loop, so events of the last
+    iteration on lines below every line of the earlier iterations (in the loop's own function) are the code after the
+    loop, and so is everything after the loop's function returned (a loop inside a helper). No such variable:
+    (events, [], [])."""
     best = None
-    funcs = list(dict.fromkeys(e.func for e in events if e.func))     # outermost (first seen) first
+    funcs = list(dict.fromkeys(f for e in events for f, _, _ in reversed(e.frames or ((e.func, e.site, e.locals),))
+                               if f))                                  # outermost (first seen) first
     for func in funcs:
-        mine = [e for e in events if e.func == func]
-        for name in sorted({n for e in mine for n in e.locals}):
-            vals = [e.locals[name] for e in mine if name in e.locals]
+        mine = [fr[1] for fr in (_frame_of(e, func) for e in events) if fr is not None]
+        for name in sorted({n for loc in mine for n in loc}):
+            vals = [loc[name] for loc in mine if name in loc]
             changes = [b - a for a, b in zip(vals, vals[1:]) if b != a]
             if changes and all(c == 1 for c in changes) and len(set(vals)) >= min_iters:
                 if best is None or len(set(vals)) > best[2]:
@@ -373,23 +393,27 @@ def loop_iterations(events, min_iters=2):
     if best is None:
         return events, [], []
     func, name, _ = best
-    first = next(i for i, e in enumerate(events) if e.func == func and name in e.locals)
-    iters = []
-    for e in events[first:]:
-        v = e.locals.get(name) if e.func == func else None
+    at = [_frame_of(e, func) for e in events]                          # (site, locals) in the loop's function
+    first = next(i for i, fr in enumerate(at) if fr is not None and name in fr[1])
+    last = max(i for i, fr in enumerate(at) if fr is not None)        # the loop's function returns after this
+    iters, sites = [], []
+    for e, fr in zip(events[first:last + 1], at[first:last + 1]):
+        v = fr[1].get(name) if fr is not None else None
         if v is None or (iters and iters[-1][0] == v):
             iters[-1][1].append(e)
+            sites[-1].append(fr[0] if fr is not None else None)
         else:
             iters.append((v, [e]))
-    body = {e.site[1] for _, es in iters[:-1] for e in es if e.site and e.func == func}
+            sites.append([fr[0]])
+    body = {s[1] for ss in sites[:-1] for s in ss if s}
     after = []
     if body:
         k, evs = iters[-1]
-        cut = next((i for i, e in enumerate(evs) if e.func == func and e.site and e.site[1] > max(body)), None)
+        cut = next((i for i, s in enumerate(sites[-1]) if s and s[1] > max(body)), None)
         if cut is not None:
             after = evs[cut:]
             iters[-1] = (k, evs[:cut])
-    return events[:first], iters, after
+    return events[:first], iters, after + events[last + 1:]
 
 
 def line_text(site):

@@ -296,7 +296,7 @@ _PAD = 8                       # C is a view into a larger array: a store outsid
 _MARGIN = np.float32(1234.5)
 _NO_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
              ast.Global, ast.Nonlocal, ast.With, ast.Try, ast.Raise, ast.Delete, ast.While, ast.Await, ast.Yield,
-             ast.YieldFrom, ast.Starred, ast.JoinedStr, ast.Return, ast.Pow)
+             ast.YieldFrom, ast.Starred, ast.JoinedStr, ast.Pow)
 _NO_NAMES = {"exec", "eval", "open", "compile", "globals", "locals", "vars", "getattr", "setattr", "delattr",
              "input", "breakpoint", "help", "exit", "quit", "memoryview", "type", "object", "super", "store_c"}
 _ATTRS = {"shape", "syncthreads"}
@@ -316,6 +316,8 @@ def validate_code(src):
     for node in ast.walk(tree):
         if isinstance(node, _NO_NODES):
             return f"이 문제에서는 {josa(type(node).__name__, '을/를')} 쓸 수 없습니다 (커널 안의 문장·식만 씁니다)"
+        if isinstance(node, ast.Return) and node.value is not None:     # a bare return ends the thread, as in a kernel
+            return "커널은 값을 돌려주지 않습니다: return 뒤에 값을 쓸 수 없습니다 (스레드를 끝내려면 return 만)"
         if isinstance(node, ast.Name) and (node.id.startswith("_") or node.id in _NO_NAMES):
             hint = " — 결과 저장은 직접 쓰세요" if node.id == "store_c" else ""
             return f"이름 {josa(repr(node.id), '은/는')} 쓸 수 없습니다{hint}"
@@ -417,6 +419,10 @@ def epilogue_code(blanks):
             if isinstance(e, IndexError) or "out of bounds" in text:
                 return False, (f"행렬 밖의 C[row, col] 에 씁니다 ({where}): 블록이 C 의 가장자리를 넘을 때 "
                                f"row < M, col < N 인 스레드만 저장해야 합니다. ({type(e).__name__}: {text})")
+            if isinstance(e, NameError) and getattr(e, "name", None) == "kt" or "'kt'" in text:
+                return False, (f"실행 오류 ({where}): K 타일이 1개면 메인 루프가 한 번도 돌지 않아 루프 변수 kt 가 "
+                               "없습니다 (루프가 돈 경우에도 kt 는 마지막 반복의 값일 뿐입니다): 에필로그의 버퍼는 "
+                               f"kt 가 아니라 n_tiles 로 정하세요. ({type(e).__name__}: {text})")
             return False, f"실행 오류 ({where}): {type(e).__name__}: {text}"
         if not margin_ok:
             return False, (f"행렬 밖(C 의 오른쪽·아래 여백)에 썼습니다 ({where}): row < M, col < N 인 스레드만 "

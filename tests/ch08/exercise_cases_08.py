@@ -7,6 +7,14 @@ _LOOP_BARRIER = "        cuda.syncthreads()          # next iteration"
 _LOOP = "    for kt in range(n_tiles - 1):"
 _EPILOGUE = "    acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)"
 _COMPUTE = "        acc += tile_dot(As, Bs, kt % 2, ty, tx)       # 2. compute tile kt while the loads are on their way"
+_KERNEL = "@cuda.jit\ndef db8("
+_BS_DECL = "    Bs = cuda.shared.array((2, T8, T8), float32)      # [buffer][k][column]"
+
+
+def _helper(src):
+    """An edit that puts a device function of the student's own above the kernel."""
+    return (_KERNEL, "@cuda.jit(device=True)\n" + src.strip("\n") + "\n\n\n" + _KERNEL)
+
 
 CASES = {
     "08-1": [
@@ -19,6 +27,8 @@ CASES = {
                                     "nxt, nxt % stages")], "past_end"),
         ("compute_from_the_prefetch_buffer", [("rows.append((kt, kt % stages,", "rows.append((kt, nxt % stages,")],
          "compute_buffer"),
+        # right shape, float values (review round 17, I-2): told the values must be integers, not the shape
+        ("float_rows", [("rows.append((kt, kt % stages,", "rows.append((float(kt), kt % stages,")], "input"),
         ("stops_one_early", [("nxt if nxt < n_tiles else None, nxt % stages if nxt < n_tiles else None",
                               "nxt if nxt < n_tiles - 1 else None, nxt % stages if nxt < n_tiles - 1 else None")],
          "missing_prefetch"),
@@ -68,6 +78,28 @@ CASES = {
         ("unguarded_loop_without_epilogue", [(_LOOP, "    for kt in range(n_tiles):"), (_EPILOGUE, "    pass")],
          "extra_iterations"),
         ("one_tile_too_many", [("(A.shape[1] + T8 - 1) // T8", "(A.shape[1] + T8 + 1) // T8")], "extra_iterations"),
+        # review round 17 (W-2): every load of the next tile is judged, not only the first; the B load after the compute
+        ("b_load_after_compute", [("        " + _LOOP_LOAD_B + "\n", ""),
+                                  (_STORE_B, "Bs[(kt + 1) % 2, ty, tx] = load_or_zero(B, (kt + 1) * T8 + ty, col)")],
+         "load_after_compute"),
+        # ... also when a helper of the student's own holds the iteration (its events belong to the loop's kt)
+        ("helper_computes_before_its_loads",
+         [(_LOOP_LOAD_A, "pass"), ("        " + _LOOP_LOAD_B + "\n", ""),
+          (_COMPUTE, "        acc += step(A, B, As, Bs, row, col, kt, ty, tx)"), (_STORE_A, "pass"), (_STORE_B, "pass"),
+          _helper("""
+def step(A, B, As, Bs, row, col, kt, ty, tx):
+    s = tile_dot(As, Bs, kt % 2, ty, tx)
+    a = load_or_zero(A, row, (kt + 1) * T8 + tx)
+    b = load_or_zero(B, (kt + 1) * T8 + ty, col)
+    As[(kt + 1) % 2, ty, tx] = a
+    Bs[(kt + 1) % 2, ty, tx] = b
+    return s""")], "load_after_compute"),
+        # review round 17 (M-1): wrong indices or registers in the loop's loads and stores, invisible in thread (0, 0)
+        # (tx = ty = row = col = 0): the stores of every thread are checked against the element their place must hold
+        ("b_row_from_tx", [(_LOOP_LOAD_B, "b = load_or_zero(B, (kt + 1) * T8 + tx, col)")], "wrong_element"),
+        ("a_row_from_col", [(_LOOP_LOAD_A, "a = load_or_zero(A, col, (kt + 1) * T8 + tx)")], "wrong_element"),
+        ("a_and_b_swapped_in_the_stores", [(_STORE_A, "As[(kt + 1) % 2, ty, tx] = b"),
+                                           (_STORE_B, "Bs[(kt + 1) % 2, ty, tx] = a")], "wrong_element"),
     ],
     "08-3": [
         ("common_formula", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",
@@ -76,6 +108,9 @@ CASES = {
                                 "return n_tiles * max(t_load, t_comp)")], "no_fill_drain"),
         ("compute_always_longer", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",
                                     "return t_load + n_tiles * t_comp")], "compute_bound_only"),
+        # 3.1's "N·8 + 2" (load-bound) taken as the general rule (review round 17, I-1)
+        ("load_always_longer", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",
+                                 "return n_tiles * t_load + t_comp")], "load_bound_only"),
         ("min_instead_of_max", [("(n_tiles - 1) * max(t_load, t_comp)", "(n_tiles - 1) * min(t_load, t_comp)")],
          "min_not_max"),
         ("single_with_max", [("return n_tiles * (t_load + t_comp)", "return n_tiles * max(t_load, t_comp)")], "single"),
@@ -85,5 +120,58 @@ CASES = {
                              "            pipeline.schedule(n_tiles, t_load, t_comp, 2).total)")], "uses_model"),
         ("returns_speedup", [("return single_total(t_load, t_comp, n_tiles), double_total(t_load, t_comp, n_tiles)",
                               "return speedup(t_load, t_comp, n_tiles)")], "input"),
+    ],
+}
+
+
+# Right answers written differently from the solution (edits of it, as in CASES): each must pass. Review round 17 (W-1):
+# the prefetch through a device function of the student's own, as db_overlap's load_tile_to_registers does (4.6).
+RIGHT = {
+    "08-2": [
+        ("prefetch_through_a_helper_into_local_arrays",
+         [(_BS_DECL, _BS_DECL + "\n    ra = cuda.local.array(1, float32)\n    rb = cuda.local.array(1, float32)"),
+          (_LOOP_LOAD_A, "load_next(A, B, ra, rb, row, col, kt + 1, ty, tx)"), ("        " + _LOOP_LOAD_B + "\n", ""),
+          (_STORE_A, "As[(kt + 1) % 2, ty, tx] = ra[0]"), (_STORE_B, "Bs[(kt + 1) % 2, ty, tx] = rb[0]"),
+          _helper("""
+def load_next(A, B, ra, rb, row, col, t, ty, tx):
+    ra[0] = load_or_zero(A, row, t * T8 + tx)
+    rb[0] = load_or_zero(B, t * T8 + ty, col)""")]),
+        ("prefetch_through_a_helper_returning_a_pair",
+         [(_LOOP_LOAD_A, "a, b = fetch(A, B, row, col, kt + 1, ty, tx)"), ("        " + _LOOP_LOAD_B + "\n", ""),
+          _helper("""
+def fetch(A, B, row, col, t, ty, tx):
+    return load_or_zero(A, row, t * T8 + tx), load_or_zero(B, t * T8 + ty, col)""")]),
+        ("stores_through_a_helper",
+         [(_STORE_A, "put(As, Bs, (kt + 1) % 2, ty, tx, a, b)"), (_STORE_B, "pass"),
+          _helper("""
+def put(As, Bs, buf, ty, tx, a, b):
+    As[buf, ty, tx] = a
+    Bs[buf, ty, tx] = b""")]),
+        ("whole_iteration_in_a_helper",
+         [(_LOOP_LOAD_A, "pass"), ("        " + _LOOP_LOAD_B + "\n", ""),
+          (_COMPUTE, "        acc += step(A, B, As, Bs, row, col, kt, ty, tx)"), (_STORE_A, "pass"), (_STORE_B, "pass"),
+          (_LOOP_BARRIER, "        pass  # next iteration"),
+          _helper("""
+def step(A, B, As, Bs, row, col, kt, ty, tx):
+    a = load_or_zero(A, row, (kt + 1) * T8 + tx)
+    b = load_or_zero(B, (kt + 1) * T8 + ty, col)
+    s = tile_dot(As, Bs, kt % 2, ty, tx)
+    As[(kt + 1) % 2, ty, tx] = a
+    Bs[(kt + 1) % 2, ty, tx] = b
+    cuda.syncthreads()              # the next iteration reads what others stored and overwrites what they read
+    return s""")]),
+        ("main_loop_in_a_helper",
+         [(_LOOP, "    acc += main_loop(A, B, As, Bs, row, col, n_tiles, ty, tx)\n    for kt in range(0):"),
+          _helper("""
+def main_loop(A, B, As, Bs, row, col, n_tiles, ty, tx):
+    acc = float32(0.0)
+    for kt in range(n_tiles - 1):
+        a = load_or_zero(A, row, (kt + 1) * T8 + tx)
+        b = load_or_zero(B, (kt + 1) * T8 + ty, col)
+        acc += tile_dot(As, Bs, kt % 2, ty, tx)
+        As[(kt + 1) % 2, ty, tx] = a
+        Bs[(kt + 1) % 2, ty, tx] = b
+        cuda.syncthreads()          # RAW for the next iteration's reads, WAR for its stores
+    return acc""")]),
     ],
 }

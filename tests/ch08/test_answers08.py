@@ -93,6 +93,12 @@ def test_q7_checker_names_each_typical_mistake(name):
     assert not ok and needle in msg, msg
 
 
+@pytest.mark.parametrize("name", sorted(q7_epilogue.RIGHT))
+def test_q7_checker_passes_each_right_epilogue(name):
+    ok, msg = checks.epilogue_code([q7_epilogue.RIGHT[name]])
+    assert ok, msg
+
+
 @pytest.mark.parametrize("blanks, needle", [
     ([], "한 칸"), (["a", "b"], "한 칸"), (["# 주석만\n"], "코드가 없습니다"),
     (["acc +="], "문법 오류"), (["while True:\n    pass"], "While"), (["x = open"], "'open'"),

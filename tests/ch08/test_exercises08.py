@@ -5,7 +5,7 @@ import pytest
 
 from course import exercises
 from exercise_cases import import_source
-from exercise_cases_08 import CASES
+from exercise_cases_08 import CASES, RIGHT
 
 ROOT = Path(__file__).resolve().parents[2]
 sim_only = pytest.mark.sim_only("08-2's structure checks read the simulator's trace")
@@ -47,3 +47,67 @@ def test_08_2_a_prefetch_past_the_end_names_the_tile_outside_the_matrix(tmp_path
     res = _check_08_2(label, tmp_path)
     assert res.code == "extra_iterations", str(res)
     assert "반복 kt = 3은 타일 4를 미리 읽는데, 그 타일은 행렬 밖" in res.message and tail in res.message, str(res)
+
+
+@sim_only
+@pytest.mark.parametrize("label", [lab for lab, _ in RIGHT["08-2"]])
+def test_08_2_right_answers_written_differently_pass(label, tmp_path):
+    # review round 17, W-1: a prefetch (or a store, or the whole iteration) in a device function of the student's own
+    # belongs to the iteration of the loop that called it; the solution's order written that way must pass
+    src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
+    for old, new in dict(RIGHT["08-2"])[label]:
+        assert old in src, f"{label}: the edit no longer matches the solution: {old!r}"
+        src = src.replace(old, new)
+    mod = import_source(src, tmp_path)
+    res = exercises.check("08-2", mod.db8, save=False)
+    assert res.ok and res.code == "pass", f"{label}\n{res}"
+
+
+@sim_only
+@pytest.mark.parametrize("label, needle", [
+    ("b_row_from_tx", "Bs[1, 1, 0]에 B[8, 0]을 저장합니다"),
+    ("a_row_from_col", "As[1, 1, 0]에 A[0, 8]을 저장합니다"),
+    ("a_and_b_swapped_in_the_stores", "As 에 B 의 원소를 저장했습니다"),
+])
+def test_08_2_a_wrong_index_in_the_loop_is_named_at_its_load(tmp_path, label, needle):
+    # review round 17, M-1: thread (0, 0) has tx = ty = row = col = 0; a thread with tx != ty names the element
+    res = _check_08_2(label, tmp_path)
+    assert res.code == "wrong_element" and needle in res.message and "읽은 곳" in str(res), str(res)
+    assert "tile_dot 에 넘기는" not in res.message
+
+
+@sim_only
+def test_08_2_every_load_of_the_next_tile_comes_before_the_compute(tmp_path):
+    # review round 17, W-2: the A load before the compute hid the B load after it
+    res = _check_08_2("b_load_after_compute", tmp_path)
+    assert res.code == "load_after_compute" and "다음 B 타일의 글로벌 로드" in res.message, str(res)
+    assert "load_or_zero(B" in str(res)
+
+
+def test_08_1_float_rows_are_told_the_values_must_be_integers(tmp_path):
+    # review round 17, I-2: four values per row, the shape is right: the message names the type, not the shape
+    src = (ROOT / "answers" / "ch08" / "ex08_stages.py").read_text("utf-8")
+    edits = dict((lab, ed) for lab, ed, _ in CASES["08-1"])["float_rows"]
+    for old, new in edits:
+        src = src.replace(old, new)
+    res = exercises.check("08-1", import_source(src, tmp_path).stage_table, save=False)
+    assert res.code == "input" and "값은 정수(또는 None)" in res.message and "0.0" in res.message, str(res)
+
+
+def test_08_3_load_bound_rule_taken_as_general_is_named(tmp_path):
+    # review round 17, I-1: N·L + C (3.1's N·8 + 2) is wrong only where C > L, and is not "min instead of max"
+    res = exercises.check("08-3", lambda L, C, N: (N * (L + C), N * L + C), save=False)
+    assert res.code == "load_bound_only" and "3.1절" in res.message, str(res)
+    res = exercises.check("08-3", lambda L, C, N: (N * (L + C), L + C + (N - 1) * min(L, C)), save=False)
+    assert res.code == "min_not_max", str(res)
+
+
+@sim_only
+def test_08_2_one_k_tile_right_and_more_wrong_points_at_the_loop(tmp_path, monkeypatch):
+    # review round 17, M-1 (a): without the trace's diagnosis (as where the loop's stores are not checked), the shapes
+    # still tell it: one K tile (the prologue alone) right, more wrong -> the main loop's loads and stores
+    from course.ch08_double_buffering import exercises as ex08
+    monkeypatch.setattr(ex08, "_db_deviation", lambda kernel: None)
+    res = _check_08_2("a_row_from_col", tmp_path)
+    assert res.code == "loop_tiles" and "K 타일이 1개일 때(프롤로그만)는 맞고" in res.message, str(res)
+    assert "tile_dot 에 넘기는" not in res.message

@@ -70,6 +70,13 @@ CASES["09-2"] = [
     ("no_block_row", [("A, block_row + a_row,", "A, a_row,")], "misplaced"),
     ("b_with_a_map", [(_B_MAP, "b_row, b_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC")], "out_of_bounds"),
     ("b_half_the_columns", [(_B_MAP, "b_row, b_col = tid // (BN // VEC), (tid % (BN // VEC)) * 2")], "misaligned"),
+    # review round 17 (M-2): the right tiles from four 4-byte copies per float4 (no 16-byte copy, no alignment rule):
+    # judged from the copies the simulator saw
+    ("four_byte_copies", [("    ptx.cp_async_cg_16(As, stage, a_row, a_col, A, block_row + a_row, kt * BK + a_col)",
+                           "    for j in range(VEC):\n        ptx.cp_async_ca_4(As, stage, a_row, a_col + j, A, "
+                           "block_row + a_row, kt * BK + a_col + j)")], "copy_size"),
+    # review round 17 (I-4): the K tile number as the buffer index: named as the buffer index, not the tile mapping
+    ("kt_as_the_buffer", [("ptx.cp_async_cg_16(As, stage,", "ptx.cp_async_cg_16(As, kt,")], "stage_out_of_range"),
 ]
 
 CASES["09-3"] = [
