@@ -190,3 +190,17 @@ def test_06_1_a_fixed_list_is_not_told_about_the_range():
     res = exercises.check("06-1", lambda max_pad: [0], save=False)
     assert res.code == "missing_pad" and "range(max_pad + 1)" not in res.message, str(res)
     assert "따르지 않습니다" in res.message and "banks.analyze" in res.message, str(res)
+
+
+def test_06_3_calling_the_given_load_or_zero_does_not_pass(tmp_path):
+    """Review r18 M-1: 06-2's shipped load_or_zero is still imported when the student writes 06-3; an answer that only
+    calls it (the reviewer's `return load_or_zero(X, r, c)`) is told to write the check, with its line. An answer in
+    the same namespace that writes the comparison itself passes."""
+    head = "from numba import cuda, float32\nfrom kernels_numba.common import load_or_zero\n\n@cuda.jit(device=True)\n"
+    mod = import_source(head + "def my_load_or_zero(X, r, c):\n    return load_or_zero(X, r, c)\n", tmp_path)
+    res = exercises.check("06-3", mod.my_load_or_zero, save=False)
+    assert res.code == "shipped_helper" and "X.shape[0]" in res.message, str(res)
+    assert any("return load_or_zero(X, r, c)" in d for d in res.details), str(res)
+    mod = import_source(head + "def my_load_or_zero(X, r, c):\n    if r < X.shape[0] and c < X.shape[1]:\n"
+                        "        return X[r, c]\n    return float32(0.0)\n", tmp_path)
+    assert exercises.check("06-3", mod.my_load_or_zero, save=False).ok

@@ -1,10 +1,13 @@
 """Notebook 06 exercises: the padding choice, the cooperative tile load with its two barriers, the bounds check."""
 import collections
 import functools
+import os
+import sys
 
 import numpy as np
 from numba import cuda, float32
 
+from kernels_numba import common
 from kernels_numba.infra import device
 from sim import banks
 from sim.korean import josa
@@ -317,6 +320,40 @@ def _probe_load(student, R=5, C=7):
     return None
 
 
+# the bounds check 06-3 asks for, as the course ships it: kernels_numba.common.load_or_zero (06-2's helper) and the
+# solution file; a student's function that reaches either has not written the check
+_SHIPPED_LOAD = (os.path.realpath(common.load_or_zero.py_func.__code__.co_filename),
+                 os.path.realpath(os.path.join(probe.ROOT, "answers", "ch06", "ex06_bounds.py")))
+
+
+def _delegates(student, R=5, C=7):
+    """Whether the student's function calls the shipped load_or_zero (under any name, at any depth), found by watching
+    it run at a few (r, c) inside and outside a 5×7 matrix: (True, the student's calling line or None) or (False, None)."""
+    fn = getattr(student, "py_func", student)
+    X = np.ones((R, C), np.float32)
+    hits = []
+
+    def hook(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code is not fn.__code__ and code.co_name == "load_or_zero" \
+                and os.path.realpath(code.co_filename) in _SHIPPED_LOAD:
+            f = frame.f_back
+            while f is not None and not probe.is_user_file(f.f_code.co_filename):
+                f = f.f_back
+            hits.append(probe.line_text((f.f_code.co_filename, f.f_lineno)) if f is not None else "")
+    prev = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        for r, c in ((0, 0), (R - 1, C - 1), (R, 0), (0, C)):
+            try:
+                fn(X, r, c)
+            except Exception:  # noqa: BLE001 — the probe and the kernel run say what is wrong; here only the calls count
+                pass
+    finally:
+        sys.setprofile(prev)
+    return (True, hits[0]) if hits else (False, None)
+
+
 def _num(v):
     v = float(v)
     return str(int(v)) if v.is_integer() else f"{v:g}"
@@ -332,6 +369,8 @@ def _num(v):
               "outside_not_zero": "행렬 밖일 때 돌려주는 값은 무엇인가요? 그 값이 곱해져 더해지면 합은 어떻게 되나요?",
               "inside_wrong": "행렬 안일 때 읽는 원소의 인덱스 순서는 (r, c) 인가요?",
               "k_padding": "K 가 타일의 배수가 아닐 때만 틀립니다. 행렬 밖에서 돌려주는 값은 무엇인가요?",
+              "shipped_helper": "여러분의 함수에서 (r, c) 가 행렬 안인지 판단하는 비교는 어느 줄에 있나요? 그 판단을 "
+                                "이미 주어진 load_or_zero 에 맡기고 있지는 않나요?",
           },
           solution="answers/ch06/ex06_bounds.py::load_or_zero", name="my_load_or_zero",
           preamble="from numba import cuda, float32", template='''
@@ -345,4 +384,10 @@ def check_bounds(student):
         bad = _probe_load(student)
         if bad is not None:
             return bad
+        called, where = _delegates(student)
+        if called:
+            return fail("06-3", "shipped_helper", "이미 주어진 `load_or_zero`(kernels_numba.common, 06-2 에서 쓴 도우미)를 "
+                        "불러 값을 얻습니다: 이 연습은 그 경계 검사를 직접 쓰는 것입니다. `load_or_zero` 를 그대로 "
+                        "부르지 말고, 행 r 을 X.shape[0] 과, 열 c 를 X.shape[1] 과 직접 비교해 둘 다 안이면 X[r, c], "
+                        "아니면 float32(0.0) 을 돌려주세요.", *([f"  부른 곳: {where}"] if where else []), where=where or "")
     return _check_tiled("06-3", _tiled_with(student), shapes=SHAPES[:2])
