@@ -46,9 +46,51 @@ def test_numeric(quiz, text, ok):
     assert grade_question(quiz, quiz.question("q1"), text)[0] is ok
 
 
-@pytest.mark.parametrize("text", ["abc", "32개", "nan", "inf", "1/2", True, [32]])
+@pytest.mark.parametrize("text", ["abc", "개", "32 개수", "nan", "inf", "nan%", "1/2", "32%%", True, [32]])
 def test_numeric_not_a_number(quiz, text):
     assert grade_question(quiz, quiz.question("q1"), text) == (False, NOT_A_NUMBER)
+
+
+def _numeric_questions():
+    from course import chapters
+    return [(nb, q.id) for nb in chapters.numbers() for q in load_quiz(nb).questions if q.type == "numeric"]
+
+
+@pytest.mark.parametrize("nb,qid", _numeric_questions())
+def test_numeric_answer_may_carry_the_unit_its_prompt_asks_in(nb, qid):
+    """Review r18 M-2: '12.5%' to 몇 %, '64개' to 몇 개 are the key; every numeric prompt invites a unit; a wrong number
+    with that unit stays wrong, and a unit the prompt does not ask in is not read as the number."""
+    quiz = load_quiz(nb)
+    q = quiz.question(qid)
+    key = float(quiz.key(qid))
+    units = engine.invited_units(q.prompt)
+    assert units, q.prompt
+    written = {"B": ("B", " bytes", "바이트"), "%": ("%", " %", "퍼센트"), "개": ("개", " 개"), "배": ("배", " 배"),
+               "번": ("번", " 번"), "FLOP/byte": (" FLOP/byte", "FLOP/B")}
+    wrong = key + max(1.0, abs(key))                 # outside every tolerance the quizzes use (abs ≤ 0.5, rel ≤ 10 %)
+    for u in units:
+        for w in written[u]:
+            assert grade_question(quiz, q, f"{key:g}{w}") == (True, "정답"), (f"{key:g}{w}", q.prompt)
+            assert grade_question(quiz, q, f"{wrong:g}{w}") == (False, "오답"), f"{wrong:g}{w}"
+    for u in sorted(set(written) - set(units)):
+        ok, msg = grade_question(quiz, q, f"{key:g}{written[u][0]}")
+        assert not ok and engine.WRONG_UNIT in msg and "숫자만" in msg, (u, msg)
+    assert grade_question(quiz, q, written[units[0]][0].strip()) == (False, NOT_A_NUMBER)
+
+
+def test_quiz07_percent_and_count_answers():
+    """The reviewer's answers: q5 '12.5%' and '12.5 %', q1 '64개'; 13.5 % and 63개 stay wrong; '12.5배' to 몇 % is
+    told its unit is not the question's (with the josa of the unit)."""
+    quiz = load_quiz("07")
+    q1, q5 = quiz.question("q1"), quiz.question("q5")
+    for text in ("12.5%", "12.5 %", " 12.5 % ", "12.5퍼센트"):
+        assert grade_question(quiz, q5, text) == (True, "정답"), text
+    assert grade_question(quiz, q5, "13.5%") == (False, "오답")
+    assert grade_question(quiz, q1, "64개") == (True, "정답") and grade_question(quiz, q1, "63개") == (False, "오답")
+    ok, msg = grade_question(quiz, q5, "12.5배")
+    assert not ok and msg.startswith("'배'는 ") and "% 단위" in msg, msg
+    assert grade_question(quiz, q1, "64번")[1].startswith("'번'은 ")
+    assert engine.parse_number("12.5%") == 12.5 and engine.split_number("64 개") == (64.0, "개")
 
 
 def test_numeric_unanswered(quiz):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from course import chapters
 from sim.errors import CourseInputError
+from sim.korean import josa
 
 TYPES = ("mc", "numeric", "code", "explain")
 FORMS = ("blanks", "free")
@@ -162,22 +163,51 @@ def load_answers(quiz_id):
         return None
 
 
-# a byte count may carry its unit ('768 B', '768 bytes', '768바이트'); other units (KB, KiB, ...) are not guessed
-_BYTE_UNIT = re.compile(r"\s*(?:B|[Bb]ytes?|바이트)\s*$")
+# A numeric answer may carry the unit its prompt asks in: '8192 B' for 몇 바이트, '12.5%' for 몇 %, '64개' for 몇 개.
+# (unit, how it may be written, the prompt's words that invite it). A unit the prompt does not ask for ('12.5배' to a
+# 몇 % question) is not read as that number; other units (KB, KiB, ms, ...) are not guessed.
+UNITS = (
+    ("B", r"B|[Bb]ytes?|바이트", r"몇\s*(?:바이트|bytes?)"),
+    ("%", r"%|퍼센트", r"몇\s*(?:%|퍼센트)"),
+    ("개", r"개", r"몇\s*개"),
+    ("배", r"배", r"몇\s*배"),
+    ("번", r"번", r"번호|몇\s*번"),
+    ("FLOP/byte", r"FLOP\s*/\s*(?:byte|B)", r"몇\s*FLOP\s*/\s*byte"),
+)
+_UNIT = re.compile(r"\s*(?:" + "|".join(f"(?P<u{i}>{w})" for i, (_, w, _) in enumerate(UNITS)) + r")\s*$")
+_INVITES = tuple((u, re.compile(p)) for u, _, p in UNITS)
+WRONG_UNIT = "이 문제가 묻는 단위가 아닙니다"
+
+
+def split_number(text):
+    """(float, unit or None) from user text ('8192', '8,192', ' 1e3 ', '768 B', '12.5 %', '64개'); the float is None
+    when the text is not a finite number with at most one known unit after it."""
+    if isinstance(text, bool):
+        return None, None
+    if isinstance(text, (int, float)):
+        v = float(text)
+        return (v if math.isfinite(v) else None), None
+    text, unit = str(text), None
+    m = _UNIT.search(text)
+    if m:
+        unit = UNITS[int(next(k for k, g in m.groupdict().items() if g is not None)[1:])][0]
+        text = text[:m.start()]
+    try:
+        v = float(text.replace(",", "").replace(" ", ""))
+    except ValueError:
+        return None, None
+    return (v, unit) if math.isfinite(v) else (None, None)
 
 
 def parse_number(text):
-    """float from user text ('8192', '8,192', ' 1e3 ', '768 B'), or None when it is not a finite number."""
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, (int, float)):
-        v = float(text)
-    else:
-        try:
-            v = float(_BYTE_UNIT.sub("", str(text)).replace(",", "").replace(" ", ""))
-        except ValueError:
-            return None
-    return v if math.isfinite(v) else None
+    """float from user text ('8192', '8,192', ' 1e3 ', '768 B', '12.5%', '64개'), or None when it is not a finite
+    number (any known unit is dropped; grade_question also checks that the prompt asks in that unit)."""
+    return split_number(text)[0]
+
+
+def invited_units(prompt):
+    """The units a question's prompt asks in ('몇 %' -> '%', '몇 바이트' -> 'B', ...), in UNITS order."""
+    return [u for u, rx in _INVITES if rx.search(prompt or "")]
 
 
 def within_tolerance(value, key, tol):
@@ -227,9 +257,13 @@ def grade_question(quiz, q, answer):
     if q.type == "numeric":
         if _is_blank(answer):
             return False, UNANSWERED
-        v = parse_number(answer)
+        v, unit = split_number(answer)
         if v is None:
             return False, NOT_A_NUMBER
+        invited = invited_units(q.prompt)
+        if unit is not None and unit not in invited:
+            fix = f"숫자만 쓰거나 {', '.join(invited)} 단위로 답하세요" if invited else "숫자만 쓰세요"
+            return False, f"{josa(repr(unit), '은/는')} {WRONG_UNIT}: {fix}"
         return (True, "정답") if within_tolerance(v, float(quiz.key(q.id)), q.tolerance) else (False, "오답")
     if q.type == "code":
         blanks = [answer] if isinstance(answer, str) else list(answer or [])
