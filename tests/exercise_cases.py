@@ -33,6 +33,9 @@ CASES = {
         ("no_barrier_1", [("        cuda.syncthreads()          # barrier 1", "        pass  # barrier 1")], "race"),
         ("no_barrier_2", [("        cuda.syncthreads()          # barrier 2", "        pass  # barrier 2")], "race"),
         ("k_loop_rounds_down", [("range((A.shape[1] + T8 - 1) // T8)", "range(A.shape[1] // T8)")], "last_k_tile"),
+        # one all-zero tile too many when K % 8 == 0 (review r18 I-1): cooperative and right, the loop count is named
+        ("one_k_tile_too_many", [("range((A.shape[1] + T8 - 1) // T8)", "range(A.shape[1] // T8 + 1)")], "extra_k_tiles"),
+        ("a_k_tile_per_column", [("range((A.shape[1] + T8 - 1) // T8)", "range(A.shape[1])")], "extra_k_tiles"),
         ("swapped_b_index", [("load_or_zero(B, t * T8 + ty, col)", "load_or_zero(B, t * T8 + tx, col)")], "all_wrong"),
         ("acc_reset_in_loop", [("        As[ty, tx] = load_or_zero", "        acc = float32(0.0)\n        As[ty, tx] = load_or_zero")],
          "acc_reset"),

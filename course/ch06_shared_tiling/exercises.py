@@ -189,6 +189,13 @@ def _cooperation(ex_id, kernel, tile=8):
             elif e.kind == "gread" and e.what in names:
                 greads.setdefault(names[e.what], []).append(e)
         seen[thread] = stores, greads
+    trips = _extra_trips(seen, tile)
+    if trips and trips > n_tiles:
+        return fail(ex_id, "extra_k_tiles", f"값은 맞고 협력적 로딩도 맞지만, K = {K} 에서 K 타일 루프가 "
+                    f"⌈K/{tile}⌉ = {n_tiles}번이 아니라 {trips}번 돕니다: 남는 {trips - n_tiles}번은 행렬 밖이라 0 만 "
+                    "담긴 타일을 올리고 곱해, 결과는 그대로인데 시간(로드·배리어·FMA)만 씁니다. 타일 수는 "
+                    f"(K + {tile - 1}) // {tile} 입니다.")
+    for thread, (stores, greads) in seen.items():
         for a, es in stores.items():
             if len(es) > n_tiles:
                 t = thread[1][:2]
@@ -215,6 +222,23 @@ def _cooperation(ex_id, kernel, tile=8):
     return None
 
 
+def _extra_trips(seen, tile):
+    """The K-loop trips of a cooperative load (every thread stores one tile element of As and of Bs per trip, the same
+    element each trip, the block's threads one element each), or None when the load is not of that form."""
+    counts, owners = set(), {}
+    for thread, (stores, _) in seen.items():
+        if len(stores) != 2:
+            return None
+        for a, es in stores.items():
+            if len({e.args for e in es}) != 1:
+                return None
+            counts.add(len(es))
+            owners.setdefault(a, set()).add(es[0].args)
+    if len(counts) != 1 or any(len(o) != tile * tile for o in owners.values()) or len(seen) != tile * tile:
+        return None
+    return counts.pop()
+
+
 @exercise("06-2", "8×8 타일: 협력적 로딩과 두 배리어", "4.3–4.5절",
           hints=("블록의 스레드는 타일의 원소를 하나씩 나눠 맡아 공유 메모리에 올리고(협력적 로딩), 다 올린 뒤에야 "
                  "서로의 원소를 읽을 수 있습니다. 배리어 하나는 '다 올렸다', 다른 하나는 '다 읽었다'를 보장합니다.",
@@ -224,6 +248,7 @@ def _cooperation(ex_id, kernel, tile=8):
               "race": "검출기가 가리킨 두 줄 중 앞의 줄과 뒤의 줄 사이에 배리어가 있나요? 다음 반복의 저장까지 생각해 "
                       "보세요: 다른 스레드가 아직 읽는 타일을 덮어쓰지는 않나요?",
               "last_k_tile": "K = 13, 타일 8 이면 타일은 몇 개여야 하나요? 여러분의 루프는 몇 번 도나요?",
+              "extra_k_tiles": "K = 24, 타일 8 이면 K 타일은 몇 개인가요? 여러분의 루프 범위는 몇 번을 도나요?",
               "acc_reset": "누적값을 0 으로 만드는 줄이 루프 안에 있나요, 밖에 있나요?",
               "all_wrong": "As 에 저장하는 A 원소와 Bs 에 저장하는 B 원소의 (행, 열)을 t, tx, ty 로 적어 보세요. k 루프가 "
                            "읽는 As[ty, k] 와 Bs[k, tx] 가 그 원소들과 맞물리나요?",
