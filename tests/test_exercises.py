@@ -204,3 +204,15 @@ def test_06_3_calling_the_given_load_or_zero_does_not_pass(tmp_path):
     mod = import_source(head + "def my_load_or_zero(X, r, c):\n    if r < X.shape[0] and c < X.shape[1]:\n"
                         "        return X[r, c]\n    return float32(0.0)\n", tmp_path)
     assert exercises.check("06-3", mod.my_load_or_zero, save=False).ok
+
+
+def test_06_2_a_k_tile_added_twice_names_the_tile_offset_not_a_buffer(tmp_path):
+    """Review r18 I-2: 06-2 has one buffer, so a kernel that always loads tile 0 is pointed at the t·8 of its
+    load_or_zero calls; the pipelined chapters keep 'buffer number' (diagnose.RECOMPUTED is the default)."""
+    from course.exercises import diagnose
+    src = (Path(__file__).resolve().parents[1] / "answers" / "ch06" / "ex06_tile8.py").read_text(encoding="utf-8")
+    src = src.replace("load_or_zero(A, row, t * T8 + tx)", "load_or_zero(A, row, tx)") \
+             .replace("load_or_zero(B, t * T8 + ty, col)", "load_or_zero(B, ty, col)")
+    res = exercises.check("06-2", import_source(src, tmp_path).tiled8, save=False)
+    assert res.code == "k_tile_counts" and "t·8" in res.message and "버퍼" not in res.message, str(res)
+    assert "버퍼 번호" in diagnose.RECOMPUTED

@@ -157,10 +157,14 @@ PRODUCT8 = ("타일에 저장한 원소와 k 루프가 읽는 자리의 짝(As[t
             "B[t·8 + ty, col] 이 들어가야 As[ty, k]·Bs[k, tx] 가 A[row, t·8 + k]·B[t·8 + k, col] 이 됩니다: 두 "
             "load_or_zero 줄의 행과 열)")
 
+# a K tile added twice: one buffer here, so the tile number is what the load gives load_or_zero (review r18 I-2)
+RECOMPUTED8 = "load_or_zero 에 넘기는 A 의 열, B 의 행에 들어가는 t·8 부분"
+
 
 def _check_tiled(ex_id, kernel, tile=8, shapes=SHAPES):
     """Ragged shapes (K not a tile multiple, one and many K tiles), then alpha/beta; the first failure is the diagnosis."""
-    return run_shapes(ex_id, _square_launch(kernel, tile), shapes, tile=(tile, tile), BK=tile, product=PRODUCT8)
+    return run_shapes(ex_id, _square_launch(kernel, tile), shapes, tile=(tile, tile), BK=tile, product=PRODUCT8,
+                      recomputed=RECOMPUTED8)
 
 
 def _cooperation(ex_id, kernel, tile=8):
