@@ -1,5 +1,6 @@
 """Notebook 07 exercises: the thread -> C sub-tile map, the cooperative-load map, the outer-product micro-kernel
 (each plugged into a checker-owned register-blocked kernel), and the register limit of occupancy."""
+import itertools
 import os
 
 import numpy as np
@@ -488,16 +489,25 @@ def _refine_micro(res, A, B, C0, C, shape):
             (last >= K and close(C, only_c, bound).all()):
         return fail(res.exercise, "overwrite", f"C 에 마지막 k(= {last})의 곱 하나만 남았습니다: rC[m, n] 에 "
                     "rA[m]·rB[n] 을 더하지 않고 덮어쓰고 있습니다.", _first_tile(bad))
-    for j in range(BK):
-        missing = [k for k in range(K) if k % BK != j]          # every k of the tiles but the j-th of each
-        if len(missing) < K and close(C, *reference(A, B, C0, alpha, beta, missing)).all():
-            return fail(res.exercise, "missing_k", f"K 타일마다 k = {j}의 곱만 빠졌습니다: 마이크로커널의 k 루프가 "
-                        f"K 타일의 k {BK}개를 모두 도는지 (범위의 시작과 끝) 확인하세요.", _first_tile(bad))
-    for j in range(BK):
-        ks = list(range(j, K, BK))
-        if len(ks) < K and close(C, *reference(A, B, C0, alpha, beta, ks)).all():
-            return fail(res.exercise, "one_k_per_tile", f"K 타일마다 k = {j} 하나의 곱만 더해졌습니다: 마이크로커널이 "
-                        f"K 타일의 k {BK}개를 모두 돌며 rA, rB 를 k 마다 새로 읽는지 확인하세요.", _first_tile(bad))
+    tried = set()
+    for size in (BK - 1, 1, *range(BK - 2, 1, -1)):          # one k missing, one k left, then any other k set
+        for kept in itertools.combinations(range(BK), size):
+            ks = tuple(k for k in range(K) if k % BK in kept)
+            if not 0 < len(ks) < K or ks in tried:
+                continue
+            tried.add(ks)
+            if not close(C, *reference(A, B, C0, alpha, beta, list(ks))).all():
+                continue
+            gone = [j for j in range(BK) if j not in kept]
+            if size == 1:
+                return fail(res.exercise, "one_k_per_tile", f"K 타일마다 k = {kept[0]} 하나의 곱만 더해졌습니다: "
+                            f"마이크로커널이 K 타일의 k {BK}개를 모두 돌며 rA, rB 를 k 마다 새로 읽는지 확인하세요.",
+                            _first_tile(bad))
+            return fail(res.exercise, "missing_k", f"K 타일마다 k = {', '.join(map(str, gone))}의 곱"
+                        f"{'만' if len(gone) == 1 else '이'} 빠졌습니다"
+                        + ("" if len(gone) == 1 else f" (더해진 것은 k = {', '.join(map(str, kept))})")
+                        + f": 마이크로커널의 k 루프가 K 타일의 k {BK}개를 모두 도는지 (범위의 시작과 끝"
+                        + ("" if len(gone) == 1 else ", 간격") + ") 확인하세요.", _first_tile(bad))
     return None
 
 

@@ -34,6 +34,9 @@ CASES = {
         ("rb_no_n", [("rB[n] = Bs[k, thread_col + n]", "rB[n] = Bs[k, thread_col]")], "rb_index"),
         ("overwrite", [("rC[m, n] += rA[m] * rB[n]", "rC[m, n] = rA[m] * rB[n]")], "overwrite"),
         ("no_k_loop", [("    for k in range(BK):\n", "    for k in range(1):\n")], "one_k_per_tile"),
+        # half the k of each tile (review r18 I-3): the missing k are named, not the indices
+        ("every_other_k", [("    for k in range(BK):\n", "    for k in range(0, BK, 2):\n")], "missing_k"),
+        ("first_half_of_k", [("    for k in range(BK):\n", "    for k in range(BK // 2):\n")], "missing_k"),
         ("reset_rc", [("    for k in range(BK):\n", "    for m in range(TM):\n        for n in range(TN):\n"
                        "            rC[m, n] = 0.0\n    for k in range(BK):\n")], "acc_reset"),
         ("rb_transposed", [("rB[n] = Bs[k, thread_col + n]", "rB[n] = Bs[thread_col + n, k]")], "out_of_bounds"),
