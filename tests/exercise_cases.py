@@ -62,6 +62,8 @@ CASES = {
          "out_of_bounds"),
         ("one_outside", [("return float32(0.0)", "return float32(1.0)")], "outside_not_zero"),
         ("inside_doubled", [("        return X[r, c]", "        return X[r, c] * 2")], "inside_wrong"),
+        # the two axes of the check swapped (review r18 I-4): 0 inside the matrix, the condition is asked about
+        ("axes_swapped", [("r < X.shape[0] and c < X.shape[1]", "r < X.shape[1] and c < X.shape[0]")], "inside_zero"),
         # the shipped helper of 06-2 does the check (review r18 M-1): right values, but not written by the student
         ("calls_shipped_helper", [("from numba import cuda, float32",
                                    "from numba import cuda, float32\nfrom kernels_numba.common import load_or_zero as given"),

@@ -134,7 +134,7 @@ def my_tiled8(A, B, C, alpha, beta):
         cuda.syncthreads()     # WAR
     store_c(C, row, col, acc, alpha, beta)
 '''),
-    ("06-3", W, "shape_axes_swapped", {"out_of_bounds", "inside_wrong"}, '''
+    ("06-3", W, "shape_axes_swapped", {"out_of_bounds", "inside_zero"}, '''
 @cuda.jit(device=True)
 def my_load_or_zero(X, r, c):
     if r < X.shape[1] and c < X.shape[0]:

@@ -340,6 +340,9 @@ def _probe_load(student, R=5, C=7):
                 return fail("06-3", "outside_not_zero", f"X 가 {R}×{C} 일 때 행렬 밖인 (r, c) = ({r}, {c}) 에서 "
                             f"{josa(_num(v), '을/를')} 돌려줍니다: 밖은 0 이어야 합니다. 마지막 타일의 빈 칸에 들어간 "
                             "값이 곱해져 합에 더해지면 안 되기 때문입니다.")
+            if inside and v == 0.0:            # X holds no 0: the condition took this inside cell for outside
+                return fail("06-3", "inside_zero", f"X 가 {R}×{C} 일 때 행렬 안인 (r, c) = ({r}, {c}) 에서 X[{r}, {c}] "
+                            f"= {_num(X[r, c])} 대신 0 을 돌려줍니다: 경계 검사가 행렬 안의 이 칸을 밖으로 판정합니다.")
             if inside and v != X[r, c]:
                 src = [tuple(int(i) for i in p) for p in np.argwhere(X == v)]
                 came = f"X[{src[0][0]}, {src[0][1]}]" if src else _num(v)
@@ -397,6 +400,8 @@ def _num(v):
                                "축(X.shape[0] 과 X.shape[1])을 확인해 보세요.",
               "outside_not_zero": "행렬 밖일 때 돌려주는 값은 무엇인가요? 그 값이 곱해져 더해지면 합은 어떻게 되나요?",
               "inside_wrong": "행렬 안일 때 읽는 원소의 인덱스 순서는 (r, c) 인가요?",
+              "inside_zero": "그 (r, c) 에서 여러분의 조건은 참인가요? 행 r 은 X.shape[0] 과, 열 c 는 X.shape[1] 과 "
+                             "비교하나요?",
               "k_padding": "K 가 타일의 배수가 아닐 때만 틀립니다. 행렬 밖에서 돌려주는 값은 무엇인가요?",
               "shipped_helper": "여러분의 함수에서 (r, c) 가 행렬 안인지 판단하는 비교는 어느 줄에 있나요? 그 판단을 "
                                 "이미 주어진 load_or_zero 에 맡기고 있지는 않나요?",
