@@ -85,8 +85,8 @@ def check_pads(student):
     # cannot show a forgotten read: the calls to banks.analyze can (a function that counts by hand is not judged here)
     if verdict.ok and seen and "read" not in seen:
         return fail("06-1", "extra_pad", "저장 `As[ty][tx]` 만 세었습니다: 읽기 `As[ty][k]` (k = 0) 의 웨이브프론트도 "
-                    "banks.analyze 로 세어, 둘 다 1 인 p 만 돌려주세요. (이 블록에서는 결과가 같지만, 6절의 열 읽기처럼 "
-                    "읽기만 충돌하는 배치도 있습니다.)")
+                    "banks.analyze 로 세어, 둘 다 1 인 p 만 돌려주세요. (이 블록에서는 결과가 같지만, 6절의 가상의 요청(한 "
+                    "요청이 한 열을 읽는 접근)처럼 읽기만 충돌하는 배치도 있습니다.)")
     return verdict
 
 
