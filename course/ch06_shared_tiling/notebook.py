@@ -99,6 +99,9 @@ FIG.update(lds_tile=_LDS, lds128_tile=_LDS128)
 _RC_NOTE = REC["racecheck"]["note"]
 assert "all shown are in no_sync1" in _RC_NOTE, "3.3's prose: racecheck's report shows no_sync1's hazards only"
 FIG["rc_limit"] = int(re.search(r"first (\d+) hazards", _RC_NOTE).group(1))
+FIG["rc_raw"] = REC["racecheck"]["no_sync1_RAW_hazard_reports_shown"]
+FIG["rc_rest"] = FIG["rc_limit"] - FIG["rc_raw"]      # counted toward the limit, not itemized by the record
+assert FIG["rc_rest"] > 0, "3.3's prose: names the reports of the first rc_limit that are not RAW"
 
 
 # §7's ridge points: computed by sim/roofline.py like 4.8's table, never typed
@@ -188,17 +191,19 @@ md(r"""
 
 ### 3.1 타일링 (CRA: 구체 → 표현 → 추상)
 
-**구체 (Concrete).** 리포트를 쓰는 데 도서관 책 100권이 필요합니다.
+**구체 (Concrete).** 스터디 모임의 여러 사람이 모두 같은 책 여러 권을 읽어야 합니다(사람 수와 책 수는 아래 셀에 있습니다).
 
-* 비효율적인 방법: 매번 서고에 가서 1권씩 가져옵니다. 100번 왕복합니다.
-* 효율적인 방법: 한 번에 16권씩 책상에 가져와 다 쓰고, 다음 16권을 가져옵니다.
+* 비효율적인 방법: 저마다 서고에 가서 읽을 책을 1권씩 가져왔다가 돌려놓습니다. 같은 책이 사람 수만큼 서고를 오갑니다.
+* 효율적인 방법: 한 사람이 한 권씩 맡아 책상에 가져다 놓고, 모두가 책상 위의 책을 함께 봅니다. 책마다 서고를 한 번만 오갑니다.
 
-**서고 = 글로벌 메모리, 책상 = 공유 메모리, 16권 = 타일 크기**입니다. 핵심은 한 번 가져온 데이터를 최대한 여러 번 쓰는 것입니다. 왕복 횟수는 아래 셀이 계산합니다.
+**서고 = 글로벌 메모리, 책상 = 공유 메모리, 책상 위의 책들 = 타일, 모임 = 타일을 함께 쓰는 스레드들**입니다. 핵심은 왕복을 크게 묶는 것이 아니라, 한 번 가져온 데이터를 여러 스레드가 다시 쓰는 것(재사용)입니다. 한 사람이 한 권씩 맡아 오는 것이 뒤에 나올 협력적 로딩입니다. 왕복 횟수는 아래 셀이 계산합니다.
 """)
 code(r"""
-books, per_trip = 100, 16
-print(f"1권씩: {books}번 왕복 / 16권씩: {-(-books // per_trip)}번 왕복")     # -(-a // b): 올림 나눗셈
-# 예상 출력: 1권씩: 100번 왕복 / 16권씩: 7번 왕복
+people, books = 16, 16                       # 같은 책을 읽는 사람 수, 읽을 책 수
+alone = people * books                       # 저마다 빌리면: 사람마다 책마다 한 번씩
+together = books                             # 한 권씩 맡아 책상에 두면: 책마다 한 번
+print(f"각자 빌리면: {alone}번 왕복 / 한 권씩 맡아 함께 보면: {together}번 왕복 ({alone // together}배 적음)")
+# 예상 출력: 각자 빌리면: 256번 왕복 / 한 권씩 맡아 함께 보면: 16번 왕복 (16배 적음)
 """)
 md(r"""
 **표현 (Representational).** 블록 하나가 C의 16×16 조각을 맡습니다. K 방향으로 타일을 하나씩 옮기며, 블록의 256 스레드가 A 타일과 B 타일을 **함께** 공유 메모리에 올리고, 각자 자기 C 원소의 부분 내적을 누적합니다.
@@ -377,7 +382,7 @@ rc = rec["racecheck"]
 print(f"racecheck ({rc['problem']}): no_sync1 에서 RAW(쓰기 후 읽기) 위험 보고 {rc['no_sync1_RAW_hazard_reports_shown']}건 표시")
 """)
 md(r"""
-이 기록의 H200 실행에서 `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}. racecheck 는 `no_sync1` 에서 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다. racecheck 의 보고는 처음 {{rc_limit}}건에서 멈추었고 표시된 것은 모두 `no_sync1` 의 것이라, `no_sync2` 의 WAR(읽기 후 쓰기) 위험은 이 기록에 검사기의 보고가 없습니다. 그 버그는 시뮬레이터가 보여 줍니다: 앞의 시뮬레이터 실행에서 본 틀린 답, 그리고 직접 해보기 06-2(4절)에서 시뮬레이터의 경쟁 검출기가 짚어 주는 두 스레드와 두 줄입니다.
+이 기록의 H200 실행에서 `no_sync1` 은 {{wrong1_c}}, `no_sync2` 는 {{wrong2_c}}. racecheck 는 `no_sync1` 에서 "한 스레드가 쓴 공유 메모리를 다른 스레드가 배리어 없이 읽는다"(RAW hazard)를 보고했습니다. 그렇다고 "GPU에서도 항상 틀린다"는 규칙은 아닙니다. 다른 GPU, 다른 크기, 다른 부하에서는 운 좋게 맞는 실행이 섞일 수 있습니다. 버그의 증거는 횟수가 아니라, **어떤 합법적 순서에서는 틀린다**는 것(시뮬레이터)과 검사기의 보고입니다. racecheck 의 보고는 처음 {{rc_limit}}건에서 멈추었습니다. 그 가운데 위 셀이 센 RAW 보고가 {{rc_raw}}건이고, 나머지 {{rc_rest}}건이 무엇이었는지는 기록에 남아 있지 않습니다. 표시된 위험은 모두 `no_sync1` 의 것이라, `no_sync2` 의 WAR(읽기 후 쓰기) 위험은 이 기록에 검사기의 보고가 없습니다. 그 버그는 시뮬레이터가 보여 줍니다: 앞의 시뮬레이터 실행에서 본 틀린 답, 그리고 직접 해보기 06-2(4절)에서 시뮬레이터의 경쟁 검출기가 짚어 주는 두 스레드와 두 줄입니다.
 
 ### 3.4 뱅크 충돌 (핵심)
 
