@@ -10,9 +10,9 @@ import json as _json
 
 
 
-def _const(module, name):
-    """A constant of course/<module>.py, read from the source (importing course would pick a device)."""
-    tree = ast.parse((Path(__file__).resolve().parents[2] / "course" / f"{module}.py").read_text(encoding="utf-8"))
+def _const(module, name, package="course"):
+    """A constant of <package>/<module>.py, read from the source (importing course would pick a device)."""
+    tree = ast.parse((Path(__file__).resolve().parents[2] / package / f"{module}.py").read_text(encoding="utf-8"))
     return next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
                 and any(getattr(t, "id", None) == name for t in n.targets))
 
@@ -41,6 +41,12 @@ for _k, _short in (("regblock_opt", "opt"), ("regblock_vec", "vec")):
 for _why in ("long_scoreboard", "barrier", "dispatch_stall", "not_selected"):
     FIG[f"vec_{_why}"] = f"{_P['regblock_vec']['percent'][_why]:.1f}"
 FIG["ncu_n"] = REC34["ncu_stalls"]["n"]
+# 4.10: how the benchmark measured each size (the record's method), and why the smallest size is short of blocks
+FIG["bench_groups"] = int(REC34.run().method.split("median of ")[1].split()[0])
+_BM, _BN = (_const("regblock", _c, "kernels_numba") for _c in ("BM", "BN"))     # regblock's block tile (4.3)
+FIG.update(rb_bm=_BM, rb_bn=_BN, sm_count=REC34["device_facts"]["sm_count"],
+           blocks_small=(-(-_SIZES[0] // _BM)) * (-(-_SIZES[0] // _BN)))
+assert FIG["blocks_small"] < FIG["sm_count"], "4.10's prose: the smallest size does not fill the SMs"
 _F = REC34["device_facts"]                                  # FP32 peak as §4.10's cell computes it
 _PEAK = _F["sm_count"] * _F["fp32_lanes_per_sm"] * 2 * _F["max_sm_clock_mhz"] * 1e6 / 1e12
 FIG["pct_peak_regblock"] = f"{100 * _T['regblock', _SIZES[-1]] / _PEAK:.0f}"
@@ -162,12 +168,12 @@ tr = L7.traces([(name, tile, tile, 16) for name, (tile, _, _) in cases.items()])
 for (name, (tile, tm, tn)), t in zip(cases.items(), tr.values()):    # tr: trace.shared_accesses 의 결과, 한꺼번에
     threads = t["block_dim"][0] * t["block_dim"][1]
     loads = sum(r[2] == "load" for r in t["records"]) / threads    # 스레드 하나의 공유 메모리 읽기 (4 B 씩)
-    fmas = 16 * tm * tn                                            # 스레드 하나의 FMA (2 FLOP 씩)
+    fmas = 16 * tm * tn                                            # 스레드 하나의 FMA (2 FLOP 씩): 식 K·TM·TN
     ai_, model = 2 * fmas / (4 * loads), outer.intensity(tm, tn)["ai"]
     ok = ok and ai_ == model
-    print(f"{name:9s} 기록: 읽기 {loads:.0f}번, FMA {fmas}번 → AI {ai_:.2f} FLOP/B | 모델 TM={tm}, TN={tn}: AI {model:.2f}")
-print("PASS: 기록 = 모델" if ok else "FAIL: 기록과 모델이 다름")
-# 예상 출력: tiled 기록: 읽기 32번, FMA 16번 → AI 0.25 … / regblock 기록: 읽기 256번, FMA 1024번 → AI 2.00 … / PASS: 기록 = 모델
+    print(f"{name:9s} 기록: 읽기 {loads:.0f}번 | 식: FMA 16·{tm}·{tn} = {fmas}번 → AI {ai_:.2f} FLOP/B | 모델: AI {model:.2f}")
+print("PASS: 기록 = 모델" if ok else "FAIL: 기록과 모델이 다름")     # 기록한 읽기 수로 센 AI = 모델의 AI
+# 예상 출력: tiled 기록: 읽기 32번 | 식: FMA 16·1·1 = 16번 → AI 0.25 … / regblock 기록: 읽기 256번 | 식: FMA 16·8·8 = 1024번 → AI 2.00 … / PASS: 기록 = 모델
 """)
 md(r"""
 **일반화.** k 단계 하나에서 TM × TN 스레드 타일은 `rA` 에 TM개, `rB` 에 TN개를 읽고(4바이트씩) FMA를 TM·TN번 합니다. FMA 하나는 곱셈과 덧셈, 2 FLOP 입니다.
@@ -694,10 +700,10 @@ if live:                                             # 지금 이 GPU: 같은 �
     print(L7.live_bench(live, cmp_names))
 """)
 md(r"""
-이 기록({{gpu}}, {{date}}; 크기마다 한 번의 실행)에서:
+이 기록({{gpu}}, {{date}}; 크기마다 벤치마크 한 번: 연속 launch 묶음 {{bench_groups}}개의 중앙값)에서:
 
-* 기본 구조의 `regblock` 은 {{n_mid}}³·{{n_big}}³ 에서 cuBLAS 의 {{pct_regblock_2048}}%·{{pct_regblock_4096}}%, `tiled` 의 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배입니다. {{n_small}}³ 에서는 {{pct_regblock_1024}}% 로 `tiled` 의 {{rb_over_tiled_1024}}배뿐입니다: 128 × 128 블록 타일이면 {{n_small}}³ 은 블록 64개라, H200 의 SM 132개를 다 채우지 못합니다.
-* 패딩과 명시적 FMA를 넣은 "최적화 버전" `regblock_opt` 는 세 크기 모두에서 `regblock` 보다 **느립니다**. 4.7절대로 명시적 FMA는 아무것도 바꾸지 않고, 패딩은 `rA` 충돌을 없애는 대신 `As` 저장 충돌을 만들며, 아래 심화가 보여 주듯 128비트 읽기도 막습니다.
+* 기본 구조의 `regblock` 은 {{n_mid}}³·{{n_big}}³ 에서 cuBLAS 의 {{pct_regblock_2048}}%·{{pct_regblock_4096}}%, `tiled` 의 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배입니다. {{n_small}}³ 에서는 {{pct_regblock_1024}}% 로 `tiled` 의 {{rb_over_tiled_1024}}배뿐입니다: {{rb_bm}} × {{rb_bn}} 블록 타일이면 {{n_small}}³ 은 블록 {{blocks_small}}개라, {{gpu}} 의 SM {{sm_count}}개를 다 채우지 못합니다.
+* 패딩과 명시적 FMA를 넣은 "최적화 버전" `regblock_opt` 는 세 크기 모두에서 `regblock` 보다 **느립니다**. 4.7절에서 본 대로 명시적 FMA는 아무것도 바꾸지 않고, 패딩은 `rA` 충돌을 없애는 대신 `As` 저장 충돌을 만들며, 아래 심화가 보여 주듯 128비트 읽기도 막습니다.
 * 우리의 `regblock_vec` 은 {{n_mid}}³·{{n_big}}³ 에서 {{pct_regblock_vec_2048}}%·{{pct_regblock_vec_4096}}%, {{n_small}}³ 에서는 {{pct_regblock_vec_1024}}% 입니다. (레지스터 블로킹이 "cuBLAS 의 50–70%" 에 이른다는 소개도 보이는데, 우리 기록에서는 커널과 크기에 따라 그 범위의 아래이거나 위입니다.)
 
 **공유 메모리 상한과 측정.** 4.7–4.8절의 FFMA당 웨이브프론트(읽기 + 저장)로 공유 메모리 상한을 계산해 측정과 나란히 놓습니다. 한 가지 주의: H200 에 실제로 올라간 `regblock` 은 GPU 드라이버가 다시 컴파일한 것이라 공유 메모리 읽기 명령이 오프라인 SASS 와 다릅니다(`rB` 를 `LDS.128` 두 번으로 읽고, 32비트 `LDS` 가 하나 더 있음). 아래 셀은 그 경우도 같은 모델로 계산하되, k 단계마다 `rA` 의 `LDS` 8개와 `rB` 의 `LDS.128` 2개만 셉니다. 그 차이 자체는 이어지는 심화에서 봅니다.
