@@ -667,6 +667,8 @@ def _reg_variants():
               "not_whole_blocks": "블록 수를 나누는 연산은 정수 나눗셈인가요?",
               "mismatch": "예로 나온 (regs, threads) 를 손으로 세 규칙에 따라 계산해 보세요. 어느 단계에서 값이 "
                           "달라지나요?",
+              "uses_model": "여러분의 함수는 블록 수를 직접 계산하나요, 점유율 모델에게 물어보나요? 세 규칙을 각각 "
+                            "한 줄씩 써 보세요.",
           },
           solution="answers/ch07/ex07_occupancy.py::register_limited_blocks", name="my_register_limited_blocks",
           template='''
@@ -679,21 +681,17 @@ def check_register_blocks(student):
     cases = [(r, t) for t in THREAD_CASES for r in range(1, 256)]
     want = {(r, t): occ.occupancy("H100", r, t).limits["registers"] for r, t in cases}
     got = {}
-    for r, t in cases:
-        try:
-            v = student(r, t)
-        except ZeroDivisionError as exc:
-            site = probe.line_text(_student_site(exc.__traceback__))
-            return fail(ex, "zero_division", f"regs = {r}, threads = {t}에서 0 으로 나눴습니다: 스레드가 32개보다 적은 "
-                        "블록도 워프 하나를 통째로 씁니다. 블록의 워프 수는 올림으로 셉니다.",
-                        f"  모델: {want[r, t]}블록", f"  위치: {site}" if site else "", where=site)
-        if isinstance(v, (float, np.floating)) and not float(v).is_integer():
-            return fail(ex, "not_whole_blocks", "블록 수가 정수가 아닙니다 "
-                        f"(regs = {r}, threads = {t}에서 받은 값 {v!r}): 블록은 통째로만 올라가므로 블록당 워프 수로 내림 "
-                        "나눗셈을 하세요.")
-        if not isinstance(v, (int, np.integer, float, np.floating)) or isinstance(v, bool):
-            return fail(ex, "input", f"정수 하나를 돌려주세요 (regs = {r}, threads = {t}에서 받은 값: {v!r:.60}).")
-        got[r, t] = int(v)
+    with probe.recording(model_files=(probe.model_file(occ),), shared=False) as rec:
+        bad = _register_blocks_of(student, cases, want, got)
+    used = next((c for c in rec.model_calls if c.name in _OCCUPANCY_ANSWERS), None)
+    if used is not None:         # the model is what the check compares with: an answer taken from it checks nothing
+        site = probe.line_text(used.site)
+        return fail(ex, "uses_model", f"점유율 모델의 {josa(f'`{used.name}`', '을/를')} 불러 답을 얻고 있습니다 "
+                    f"({os.path.relpath(used.file, probe.ROOT)}): 그 모델이 바로 확인 셀이 비교하는 정답이라, 이렇게 "
+                    "하면 아무것도 확인하지 못합니다. 세 규칙(워프당 256개 단위로 올림, 서브파티션 4개, 블록 단위)을 "
+                    "직접 계산하세요.", f"  부른 곳: {site}" if site else "", where=site)
+    if bad is not None:
+        return bad
     wrong = [c for c in cases if got[c] != want[c]]
     if not wrong:
         return passed(ex, f"레지스터 1–255개 × 블록 {len(THREAD_CASES)}가지 크기(32의 배수가 아닌 것과 32 미만 포함), "
@@ -710,6 +708,31 @@ def check_register_blocks(student):
                 return fail(ex, code, msg, _example(wrong[0], got, want))
     return fail(ex, "mismatch", f"{len(cases)}가지 중 {len(wrong)}가지에서 모델과 다릅니다.", _example(wrong[0], got, want),
                 "  레지스터 수에 따라 블록 수가 계단처럼 바뀌는 지점(3.5절의 표)과 비교해 보세요.")
+
+
+# the model's functions that give 07-4's answer (a student's function may read a GpuSpec's constants, not these)
+_OCCUPANCY_ANSWERS = {"occupancy", "sweep_registers", "occupancy_of_kernel", "_check", "_pick_limiter"}
+
+
+def _register_blocks_of(student, cases, want, got):
+    """Fill got[(regs, threads)] with the student's block counts; the first failure of one call, or None."""
+    ex = "07-4"
+    for r, t in cases:
+        try:
+            v = student(r, t)
+        except ZeroDivisionError as exc:
+            site = probe.line_text(_student_site(exc.__traceback__))
+            return fail(ex, "zero_division", f"regs = {r}, threads = {t}에서 0 으로 나눴습니다: 스레드가 32개보다 적은 "
+                        "블록도 워프 하나를 통째로 씁니다. 블록의 워프 수는 올림으로 셉니다.",
+                        f"  모델: {want[r, t]}블록", f"  위치: {site}" if site else "", where=site)
+        if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+            return fail(ex, "not_whole_blocks", "블록 수가 정수가 아닙니다 "
+                        f"(regs = {r}, threads = {t}에서 받은 값 {v!r}): 블록은 통째로만 올라가므로 블록당 워프 수로 내림 "
+                        "나눗셈을 하세요.")
+        if not isinstance(v, (int, np.integer, float, np.floating)) or isinstance(v, bool):
+            return fail(ex, "input", f"정수 하나를 돌려주세요 (regs = {r}, threads = {t}에서 받은 값: {v!r:.60}).")
+        got[r, t] = int(v)
+    return None
 
 
 def _example(case, got, want):

@@ -69,5 +69,10 @@ CASES = {
         ("one_block_too_many", [("return warps_per_sm // warps", "return warps_per_sm // warps + 1")], "mismatch"),
         ("division", [("    warps = -(-threads // WARP)\n    per_warp", "    return regs_per_sm // (regs * threads)\n    per_warp")],
          "division"),
+        # the occupancy model asked for the answer (review r18 I-8): right values, nothing computed
+        ("asks_the_model", [("    warps = -(-threads // WARP)\n    per_warp",
+                             "    from sim import occupancy as occ\n"
+                             "    return occ.occupancy(\"H100\", regs, threads).limits[\"registers\"]\n    per_warp")],
+         "uses_model"),
     ],
 }
