@@ -515,6 +515,45 @@ def my_pipeline3(A, B, C, alpha, beta):
         acc = compute_tile(As, Bs, kt % S3, acc)
     store_c(C, row, col, acc, alpha, beta)
 '''),
+    # review round 18 (W-2): a loop over the K offset, and a while loop that counts up in the middle of its body
+    ("k_offset_loop", '''
+@cuda.jit
+def my_pipeline3(A, B, C, alpha, beta):
+    As = cuda.shared.array((S3, T8, T8), float32)
+    Bs = cuda.shared.array((S3, T8, T8), float32)
+    tx, ty, row, col = thread_coords(T8)
+    n_tiles = (A.shape[1] + T8 - 1) // T8
+    prologue(A, B, As, Bs, n_tiles)
+    acc = float32(0.0)
+    for k0 in range(0, n_tiles * T8, T8):
+        ptx.cp_async_wait_group_1()
+        cuda.syncthreads()
+        if k0 + 2 * T8 < n_tiles * T8:
+            issue_tile(A, B, As, Bs, (k0 // T8 + 2) % S3, k0 // T8 + 2)
+        ptx.cp_async_commit_group()
+        acc = compute_tile(As, Bs, (k0 // T8) % S3, acc)
+    store_c(C, row, col, acc, alpha, beta)
+'''),
+    ("while_counting_mid_body", '''
+@cuda.jit
+def my_pipeline3(A, B, C, alpha, beta):
+    As = cuda.shared.array((S3, T8, T8), float32)
+    Bs = cuda.shared.array((S3, T8, T8), float32)
+    tx, ty, row, col = thread_coords(T8)
+    n_tiles = (A.shape[1] + T8 - 1) // T8
+    prologue(A, B, As, Bs, n_tiles)
+    acc = float32(0.0)
+    kt = 0
+    while kt < n_tiles:
+        ptx.cp_async_wait_group_1()
+        cuda.syncthreads()
+        if kt + 2 < n_tiles:
+            issue_tile(A, B, As, Bs, (kt + 2) % S3, kt + 2)
+        ptx.cp_async_commit_group()
+        kt += 1
+        acc = compute_tile(As, Bs, (kt - 1) % S3, acc)
+    store_c(C, row, col, acc, alpha, beta)
+'''),
 ]
 
 CORPUS["09-2"] = [

@@ -40,6 +40,13 @@ WRONG = {
     "import": ("import os\n" + _STORE, "코드 오류"),
     # the buffer from the loop variable: right for 2+ K tiles, but with one the loop never runs and kt has no value
     "buffer_from_kt": ("acc += tile_dot(As, Bs, (kt + 1) % 2, ty, tx)\n" + _STORE, "kt 가 아니라 n_tiles 로"),
+    # C = acc when beta == 0 (review round 18, W-3): the beta = 0 case with alpha = -2 names the missing alpha
+    "no_alpha_when_beta_0": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\n"
+                             "if row < C.shape[0] and col < C.shape[1]:\n"
+                             "    if beta == 0:\n"
+                             "        C[row, col] = acc\n"
+                             "    else:\n"
+                             "        C[row, col] = alpha * acc + beta * C[row, col]\n", "alpha 를 곱하지 않았습니다"),
     "returns_a_value": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\n" + _STORE + "return acc\n",
                         "값을 돌려주지 않습니다"),
 }

@@ -45,8 +45,10 @@ def _table_diagnosis(got, n, S):
         want = kt + S - 1
         if want >= n:
             if tile is not None or buf is not None:
-                return fail("08-1", "past_end", f"마지막 반복 {S - 1}번에서는 미리 읽을 타일이 없습니다(타일 번호가 "
-                            f"n_tiles = {n} 이상): 그때는 (kt, 버퍼, None, None)입니다. 행렬 밖의 타일을 읽는 셈입니다.",
+                return fail("08-1", "past_end", (f"마지막 반복(kt = n_tiles − 1 = {n - 1})에서는 " if S == 2 else
+                             f"마지막 {S - 1}개 반복(kt ≥ n_tiles − {S - 1} = {n - S + 1})에서는 ") +
+                            f"미리 읽을 타일이 없습니다(타일 번호 kt + {S - 1} 이 n_tiles = {n} 이상): 그때는 (kt, 버퍼, "
+                            "None, None)입니다. 행렬 밖의 타일을 읽는 셈입니다.",
                             where, at)
         else:
             if tile is None:
@@ -172,7 +174,7 @@ def _db_record(kernel):
     rng = np.random.default_rng(1)
     A = rng.standard_normal((DB_M, DB_K)).astype(np.float32)
     B = rng.standard_normal((DB_K, DB_N)).astype(np.float32)
-    with probe.recording(calls=("tile_dot", "load_or_zero"), blocks=[(0, 0)], globals_=True) as rec:
+    with probe.recording(calls=("tile_dot", "load_or_zero"), blocks=[(0, 0)], globals_=True, jumps=True) as rec:
         try:
             kernel[(DB_N // T8, DB_M // T8), (T8, T8)](A, B, np.zeros((DB_M, DB_N), np.float32), np.float32(1.0),
                                                       np.float32(0.0))
@@ -188,7 +190,7 @@ _DB_RUNS = {}
 
 def db_trace(kernel, thread=(0, 0)):
     """(before, [(kt, events)], after) of one thread (tx, ty) of block (0, 0) in the traced run (_db_record)."""
-    return probe.loop_iterations(_db_record(kernel)[2].thread((0, 0), thread))
+    return probe.loop_iterations(_db_record(kernel)[2].thread((0, 0), thread, jumps=True))
 
 
 def _tile_of(e):
@@ -317,7 +319,7 @@ def _db_wrong_store(kernel):
     cannot. (code, message, site) of the first wrong store, or None."""
     A, B, rec = _db_record(kernel)
     for block, thread in sorted(rec.threads(), key=lambda k: (k[1][0] == k[1][1], k[1])):
-        before, iters, _ = probe.loop_iterations(rec.thread(block, thread))
+        before, iters, _ = probe.loop_iterations(rec.thread(block, thread, jumps=True))
         tx, ty = thread[0], thread[1]
         for kt, evs in [(None, before)] + list(iters):
             t = 0 if kt is None else kt + 1
@@ -361,6 +363,13 @@ def _db_order(kernel):
     stores after it. A technique Result, or None."""
     _, iters, after = db_trace(kernel)
     n = DB_K // T8
+    if not iters:
+        return fail("08-2", "loop_not_found", f"맞는 값이지만 메인 루프를 찾지 못해, 이 문제가 요구한 구조인지 확인할 수 "
+                    f"없습니다: K 타일 {n}개로 돌린 실행에서 반복마다 일정하게 늘어나는 정수 변수로 도는 루프가 보이지 "
+                    "않습니다. 이 문제가 기대하는 구조는 프롤로그(타일 0 → 버퍼 0, 배리어) 뒤에 메인 루프가 n_tiles − 1 번 "
+                    "돌며 반복 kt 마다 다음 타일 kt + 1 을 레지스터로 읽고, 버퍼 kt % 2 의 타일 kt 를 계산하고, 레지스터의 "
+                    "타일을 다른 버퍼 (kt + 1) % 2 에 저장한 뒤 배리어 하나를 두고, 마지막 타일은 루프 뒤(에필로그)에서 "
+                    "계산하는 것입니다. 템플릿의 `for kt in range(n_tiles - 1):` 처럼 정수로 세는 루프로 쓰세요.")
     if len(iters) > n - 1:
         return _extra_iterations(iters, after, n)
     for kt, evs in iters:
@@ -438,6 +447,8 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
                                "저장을 다른 버퍼로 보내면 그 기다림은 어디로 가나요?",
               "two_barriers": "두 배리어가 각각 무엇을 보장하나요? 반복 끝의 배리어 하나가 둘의 일을 함께 할 수 있나요?",
               "extra_iterations": "K 타일이 4개면 메인 루프는 몇 번 돌아야 하나요? 여러분의 n_tiles 는 얼마로 계산되나요?",
+              "loop_not_found": "K 타일을 도는 루프는 어디에 있고, 무엇으로 반복을 세나요? 반복마다 1 씩(또는 타일 폭만큼) "
+                                "늘어나는 정수 변수로 돌고 있나요?",
               "guarded_last_iteration": "루프를 한 번 덜 돌리면 `if kt + 1 < n_tiles` 가 필요한가요? 그러면 마지막 "
                                         "타일은 누가, 어느 버퍼로 계산하나요?",
           },

@@ -36,12 +36,13 @@ def pipe_trace(kernel, K=PIPE_K):
     rng = np.random.default_rng(5)
     A = rng.standard_normal((8, K)).astype(np.float32)
     B = rng.standard_normal((K, 8)).astype(np.float32)
-    with probe.recording(calls=("issue_tile", "compute_tile", "prologue"), blocks=[(0, 0)], shared=False) as rec:
+    with probe.recording(calls=("issue_tile", "compute_tile", "prologue"), blocks=[(0, 0)], shared=False,
+                         jumps=True) as rec:
         try:
             _square_launch(kernel)(A, B, np.zeros((8, 8), np.float32), 1.0, 0.0)
         except Exception:             # the ordinary run explains the error; the trace up to it still tells the order
             pass
-    return probe.loop_iterations(rec.thread((0, 0), (0, 0))), rec.report
+    return probe.loop_iterations(rec.thread((0, 0), (0, 0), jumps=True)), rec.report
 
 
 def _ordinal(n):
@@ -178,6 +179,12 @@ def _loop_technique(kernel, n_tiles):
     """09-1's technique, from the trace of a loop that computes the right values: one barrier per tile, and the copy
     of tile kt + 1 still in flight while tile kt is computed (a wait_group that leaves it pending). None when kept."""
     (before, iters, after), _ = pipe_trace(kernel)
+    if not iters:
+        return fail("09-1", "loop_not_found", f"맞는 값이지만 K 루프를 찾지 못해, 반복마다 배리어가 하나인지와 다음 타일의 "
+                    f"복사가 계산과 겹치는지 확인할 수 없습니다: K 타일 {n_tiles}개로 돌린 실행에서 반복마다 일정하게 "
+                    "늘어나는 정수 변수로 도는 루프가 보이지 않습니다. 이 문제가 기대하는 루프는 n_tiles 번 돌며 반복 kt "
+                    "마다 wait_group(N) → 배리어 → 타일 kt + 2 발행(있을 때만) → commit → 타일 kt 계산을 하는 것입니다. "
+                    "템플릿의 `for kt in range(n_tiles):` 처럼 정수로 세는 루프로 쓰세요.")
     if len(iters) > n_tiles:
         site = next((e.site for e in iters[-1][1] if e.site), None)
         return fail("09-1", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: K 타일 {n_tiles}개에 반복 "
@@ -200,8 +207,10 @@ def _loop_technique(kernel, n_tiles):
                 nxt = g.group_of(kt + 1)
                 if nxt is not None and nxt <= g.done:
                     w = next((x for x in reversed(evs) if x.kind == "wait"), None)
+                    said = "cp_async_wait_all()" if w is not None and w.what == "all" else \
+                        f"wait_group({_n_of(w) if w else 0})"
                     return technique("09-1", "no_overlap", "복사와 계산의 겹침", f"반복 kt = {kt}에서 타일 kt 를 계산할 "
-                                     f"때 다음 타일 kt + 1 의 복사까지 이미 기다렸습니다 (wait_group({_n_of(w) if w else 0})). "
+                                     f"때 다음 타일 kt + 1 의 복사까지 이미 기다렸습니다 ({said}). "
                                      "그러면 복사와 계산이 겹치지 않습니다: 타일 kt 의 그룹까지만 끝나게 하는 가장 큰 N 을 "
                                      "찾아보세요.", where=probe.line_text(w.site if w else None))
     return None
@@ -288,6 +297,8 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
                                        "무엇이 필요한가요?",
               "two_barriers": "두 배리어가 각각 무엇을 보장하나요? 이 순서에서 하나가 둘의 일을 함께 할 수 있나요?",
               "no_overlap": "타일 kt 를 계산할 때 타일 kt + 1 의 복사는 끝나 있어야 하나요, 날아가는 중이어도 되나요?",
+              "loop_not_found": "K 타일을 도는 루프는 어디에 있고, 무엇으로 반복을 세나요? 반복마다 1 씩(또는 타일 폭만큼) "
+                                "늘어나는 정수 변수로 돌고 있나요?",
               "extra_iterations": "K 를 8 로 나눈 올림이 타일 수입니다. 여러분의 n_tiles 는 K = 40 에서 얼마인가요?",
               "race": "검출기가 가리킨 두 줄 사이에 무엇이 빠졌나요: wait, 배리어, 아니면 다른 버퍼인가요?",
           },

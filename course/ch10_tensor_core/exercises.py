@@ -492,6 +492,9 @@ def check_kloop_kernel(ex_id, kernel):
         return passed(ex_id, f"(M×N×K) = {shapes} (alpha/beta 포함) 에서 float64 기준값과 tc.error_bound (f16 입력, f32 "
                       "누적의 유도된 한계) 안에서 일치합니다" + (" — 경쟁 검출기도 조용합니다." if device.SIMULATOR else
                       "." + gpu_note(" GPU 에는 경쟁 검출기가 없으니 배리어는 SGEMM_DEVICE=sim 으로 한 번 더 확인하세요.")))
+    if res.code == "acc_reset":       # the observation; the cause may be a zero C per step or an mma after the loop
+        res.message = ("마지막 K 스텝만 C 에 남았습니다: 스텝마다 mma 가 앞 스텝의 결과에 더해지는지 보세요 — mma 가 K "
+                       "루프 안에 있는지, 그리고 mma 에 C 로 넘기는 값이 0 이 아니라 지난 스텝의 c0..c3 인지.")
     if res.code not in ("all_wrong", "wrong_values", "per_thread", "tiles"):
         return res
     for A, B, C0, C, alpha, beta in runs:
@@ -519,7 +522,7 @@ def check_kloop_kernel(ex_id, kernel):
                  "기다려야 다음 copy_tiles 가 안전한가요?"),
           questions={
               "race": "검출기가 가리킨 두 줄 사이에 배리어가 있나요? 다음 반복의 copy_tiles 를 생각해 보세요.",
-              "acc_reset": "mma 에 C 로 넘기는 값은 지난 스텝의 c0..c3 인가요?",
+              "acc_reset": "mma 는 K 루프 안에서 스텝마다 불리나요? mma 에 C 로 넘기는 값은 지난 스텝의 c0..c3 인가요?",
               "b_not_transposed": "Bs 를 읽는 ldmatrix 는 전치(.trans)하나요? mma 는 B 를 어떤 방향으로 받나요?",
               "a_transposed": "As 를 읽는 ldmatrix 에 .trans 가 붙어 있나요? A 는 이미 mma 가 원하는 방향인가요?",
               "a_halves_swapped": "ldmatrix_x4 가 돌려주는 네 값의 순서와 mma 에 넘기는 a0..a3 의 순서가 같나요? 주소는 "

@@ -46,7 +46,8 @@ def _is_project_helper(filename):
 
 @dataclass
 class Event:
-    """One thing a simulated thread did: kind ('bar', 'wait', 'commit', 'copy', 'call', 'sread', 'swrite', 'gread'),
+    """One thing a simulated thread did: kind ('bar', 'wait', 'commit', 'copy', 'call', 'sread', 'swrite', 'gread',
+    'jump': a frame went back to an earlier line, recording(jumps=True)),
     what (array or function name, wait's N), args (index tuple or the call's integer arguments), the student's line
     (file, line) and the student's frame's integer locals at that moment."""
     kind: str
@@ -88,12 +89,15 @@ class Recording:
         self._blocks = None if blocks is None else {tuple(b) + (0,) * (3 - len(b)) for b in blocks}
         self._shared, self._globals = shared, globals_
         self._codes = {}
+        self._last_line = {}             # id(student frame) -> the line it ran last (jumps)
         self.report = None               # the race detector's report of the recorded run (simulator)
 
     # ---------------------------------------------------------------- queries
-    def thread(self, block=(0, 0, 0), thread=(0, 0, 0)):
-        """The events of one simulated thread (an empty list if it recorded nothing)."""
-        return self.events.get((tuple(block) + (0,) * (3 - len(block)), tuple(thread) + (0,) * (3 - len(thread))), [])
+    def thread(self, block=(0, 0, 0), thread=(0, 0, 0), jumps=False):
+        """The events of one simulated thread (an empty list if it recorded nothing); jumps: with the backward jumps
+        of its frames (recording(jumps=True); loop_iterations reads them), else without."""
+        evs = self.events.get((tuple(block) + (0,) * (3 - len(block)), tuple(thread) + (0,) * (3 - len(thread))), [])
+        return evs if jumps else [e for e in evs if e.kind != "jump"]
 
     def threads(self):
         return list(self.events)
@@ -145,10 +149,34 @@ class Recording:
         f = self._student_frame(frame)
         while f is not None:
             frames.append(((f.f_code.co_filename, f.f_code.co_name), (f.f_code.co_filename, f.f_lineno),
-                           {k: v for k, v in f.f_locals.items() if type(v) is int}))
+                           {k: int(v) for k, v in f.f_locals.items() if _is_int(v)}))
             f = self._student_frame(f.f_back)
         func, site, loc = frames[0] if frames else (None, None, {})
         self.events.setdefault(key, []).append(Event(kind, what, args, site, loc, func, tuple(frames), value))
+
+    def tracer(self, frame, event, arg):
+        """sys.settrace's function (recording(jumps=True)): a student's frame gets `_lines`, others nothing."""
+        if event == "call" and is_user_file(frame.f_code.co_filename):
+            return self._lines
+        return None
+
+    def _lines(self, frame, event, arg):
+        """A 'jump' event where a student's frame goes back to a line at or above the one it ran before: the head of a
+        loop starting its next iteration (or finding it has none left), also when the iteration before did nothing
+        the profile hook sees (CPython reports a line after every backward jump)."""
+        try:
+            if event == "line":
+                prev = self._last_line.get(id(frame))
+                self._last_line[id(frame)] = frame.f_lineno
+                if prev is not None and frame.f_lineno <= prev:
+                    key = self._thread_key()
+                    if key:
+                        self._add(key, "jump", None, None, frame)
+            elif event == "return":
+                self._last_line.pop(id(frame), None)
+        except Exception:            # watching must never change what the student's code does
+            pass
+        return self._lines
 
     def hook(self, frame, event, arg):
         if event != "call":
@@ -271,14 +299,17 @@ _RECORDING = []          # the active Recording (innermost last)
 
 
 @contextlib.contextmanager
-def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False, local_arrays=False):
+def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False, local_arrays=False, jumps=False):
     """with recording(...) as rec: run the student's code; rec holds what it did (see Recording).
 
     calls: names of device functions whose calls (with integer arguments) become 'call' events; model_files: files
     (absolute paths) whose functions the student must not call at any depth; blocks: only these blocks' threads are
-    recorded (None: all); local_arrays: watch cuda.local.array for reads of unwritten elements (simulator only)."""
+    recorded (None: all); local_arrays: watch cuda.local.array for reads of unwritten elements (simulator only);
+    jumps: also note every backward jump of a student's frame (a loop's next iteration: loop_iterations reads them
+    with rec.thread(..., jumps=True))."""
     rec = Recording(calls, model_files, blocks, shared, globals_)
     prev = sys.getprofile()
+    prev_trace = sys.gettrace()
     patched = None
     if local_arrays:
         cls = _tracing_local_class()
@@ -300,12 +331,16 @@ def recording(calls=(), model_files=(), blocks=None, shared=True, globals_=False
     if device.SIMULATOR:                # a race is noted (rec.report), never raised: the trace runs to the end
         collecting = racecheck.collect()
     sys.setprofile(rec.hook)
+    if jumps:
+        sys.settrace(rec.tracer)
     try:
         with collecting as report:
             rec.report = report
             yield rec
     finally:
         sys.setprofile(prev)
+        if jumps:
+            sys.settrace(prev_trace)
         _RECORDING.remove(rec)
         if patched:
             patched[0].FakeCUDALocal.array = patched[1]
@@ -368,52 +403,122 @@ def _frame_of(e, func):
     return None
 
 
-def loop_iterations(events, min_iters=2):
-    """Split one thread's events into (before, [(kt, events) ...], after) by the K-loop variable: the integer local of
-    a student's function that changes during the run and only ever grows by 1 (found by behaviour, not by its name).
-    An event seen from a deeper function (a helper the loop calls, at any depth) belongs to the iteration of the loop's
-    frame that called it: each event carries every student frame on its stack, so the loop variable is read from the
-    loop's own frame, never from the helper's. The variable keeps its last value after the loop, so events of the last
-    iteration on lines below every line of the earlier iterations (in the loop's own function) are the code after the
-    loop, and so is everything after the loop's function returned (a loop inside a helper). No such variable:
-    (events, [], [])."""
-    best = None
+def _stretch(vals):
+    """(start, end) indexes into vals (a variable's values, consecutive repeats removed) of the longest run whose steps
+    are one and the same positive number (a loop's counter: `range` with any start, stop and step, or a `while` loop's
+    `+= step`), or None."""
+    best, i = None, 0
+    while i < len(vals) - 1:
+        step, j = vals[i + 1] - vals[i], i + 1
+        if step <= 0:
+            i += 1
+            continue
+        while j + 1 < len(vals) and vals[j + 1] - vals[j] == step:
+            j += 1
+        if best is None or j - i > best[1] - best[0]:
+            best = (i, j)
+        i = j
+    return best
+
+
+def _counters(events, min_iters):
+    """(func, name, first, last, depth, values) of every integer local of a student's function whose values count up
+    in equal steps through at least min_iters values: first/last are the indexes of the first event that sees the
+    first value of that run and of the last event that still sees its last value (its span); depth 0 is the
+    outermost function."""
+    out = []
     funcs = list(dict.fromkeys(f for e in events for f, _, _ in reversed(e.frames or ((e.func, e.site, e.locals),))
                                if f))                                  # outermost (first seen) first
-    for func in funcs:
-        mine = [fr[1] for fr in (_frame_of(e, func) for e in events) if fr is not None]
-        for name in sorted({n for loc in mine for n in loc}):
-            vals = [loc[name] for loc in mine if name in loc]
-            changes = [b - a for a, b in zip(vals, vals[1:]) if b != a]
-            if changes and all(c == 1 for c in changes) and len(set(vals)) >= min_iters:
-                if best is None or len(set(vals)) > best[2]:
-                    best = (func, name, len(set(vals)))
-        if best is not None:
-            break
-    if best is None:
-        return events, [], []
-    func, name, _ = best
-    at = [_frame_of(e, func) for e in events]                          # (site, locals) in the loop's function
-    first = next(i for i, fr in enumerate(at) if fr is not None and name in fr[1])
-    last = max(i for i, fr in enumerate(at) if fr is not None)        # the loop's function returns after this
-    iters, sites = [], []
-    for e, fr in zip(events[first:last + 1], at[first:last + 1]):
-        v = fr[1].get(name) if fr is not None else None
-        if v is None or (iters and iters[-1][0] == v):
-            iters[-1][1].append(e)
-            sites[-1].append(fr[0] if fr is not None else None)
-        else:
-            iters.append((v, [e]))
-            sites.append([fr[0]])
-    body = {s[1] for ss in sites[:-1] for s in ss if s}
-    after = []
-    if body:
-        k, evs = iters[-1]
-        cut = next((i for i, s in enumerate(sites[-1]) if s and s[1] > max(body)), None)
-        if cut is not None:
-            after = evs[cut:]
-            iters[-1] = (k, evs[:cut])
-    return events[:first], iters, after + events[last + 1:]
+    for depth, func in enumerate(funcs):
+        at = [_frame_of(e, func) for e in events]
+        for name in sorted({n for fr in at if fr is not None for n in fr[1]}):
+            vals, where = [], []                                       # values without repeats, with their events
+            for i, fr in enumerate(at):
+                if fr is None or name not in fr[1]:
+                    continue
+                if not vals or vals[-1] != fr[1][name]:
+                    vals.append(fr[1][name])
+                    where.append([i, i])
+                else:
+                    where[-1][1] = i
+            run = _stretch(vals)
+            if run is not None and run[1] - run[0] + 1 >= min_iters:
+                out.append((func, name, where[run[0]][0], where[run[1]][1], depth, vals[run[0]:run[1] + 1]))
+    return out
+
+
+def loop_iterations(events, min_iters=2):
+    """Split one thread's events into (before, [(kt, events) ...], after) by the thread's main loop, found by what the
+    thread did, never by the loop's source text; kt is the iteration's place (0, 1, 2, ...), whatever the loop counts.
+
+    The main loop is the one whose counter spans most of the run: an integer local of a student's function that counts
+    up in equal steps (`for kt in range(...)` with any start, stop and step, `for k0 in range(T8, K, T8)`, a `while`
+    loop's `kt += 1`). An event seen from a deeper function (a helper the loop calls, at any depth) belongs to the
+    iteration of the loop's frame that called it: each event carries every student frame on its stack. The
+    iterations are then set by that frame's backward jumps (recording(jumps=True)): an iteration runs from one return
+    to the loop's head to the next, wherever the counter changes (a `while` loop may count up in the middle of its
+    body), an iteration that did nothing still counts (`continue`), and what runs after the last return to the head
+    (the exit) is the code after the loop, also when it reuses the counter (`kt = n_tiles - 1`). Without jumps the
+    counter's changes cut the iterations. Either way the events on lines above every line of the later iterations are
+    code before the loop (a prologue that already set the counter's first value), those below every line of the
+    earlier ones code after it, and so is everything after the loop's function returned (a loop inside a helper).
+    No counter: (events without the jumps, [], [])."""
+    plain = [i for i, e in enumerate(events) if e.kind != "jump"]
+    found = _counters([events[i] for i in plain], min_iters)
+    if not found:
+        return [events[i] for i in plain], [], []
+    func, name, first, _, _, run = max(found, key=lambda c: (c[3] - c[2], -c[4], -c[2]))
+    first = plain[first]
+    at = [_frame_of(e, func) for e in events]
+    line = lambda i: at[i][0][1] if at[i] is not None and at[i][0] else None          # noqa: E731
+    last = max(i for i in plain if at[i] is not None)                  # the loop's function returns after this
+    jumps = [i for i in range(first, last + 1) if events[i].kind == "jump" and events[i].frames
+             and events[i].frames[0][0] == func]
+    groups = []
+    if jumps:
+        head = min(line(i) for i in jumps)                             # the loop's head: the highest line jumped to
+        starts = [i for i in jumps if line(i) == head]
+        start0 = starts[0]                     # iteration 0: the events just before the first jump, on lines below the
+        while start0 > 0 and (events[start0 - 1].kind == "jump" or     # head (a prologue's lines are above it)
+                              (line(start0 - 1) is not None and line(start0 - 1) > head)):
+            start0 -= 1
+        bounds = [start0] + starts
+        keep = set(plain)
+        groups = [[i for i in range(x, y) if i in keep] for x, y in zip(bounds, bounds[1:])]
+        tail = [i for i in range(starts[-1], last + 1) if i in keep]   # after the last return to the head: the exit
+        body = [line(i) for g in groups for i in g if line(i) is not None]
+        inside = [k for k, i in enumerate(tail) if line(i) is not None and body and line(i) <= max(body)]
+        if inside:                                     # the loop left by a break: its last iteration ran after the head
+            groups.append(tail[:inside[-1] + 1])
+            tail = tail[inside[-1] + 1:]
+        before, after = [i for i in plain if i < start0], tail
+    else:
+        cur = None
+        for i in plain:
+            if i < first or i > last:
+                continue
+            v = at[i][1].get(name) if at[i] is not None else None
+            if v in run and v != cur and (cur is None or run.index(v) > run.index(cur)):
+                groups.append([])
+                cur = v
+            groups[-1].append(i)
+        before, after = [i for i in plain if i < first], []
+        if len(groups) > 1:
+            later = [line(i) for g in groups[1:] for i in g if line(i) is not None]
+            while groups[0] and line(groups[0][0]) is not None and line(groups[0][0]) < min(later, default=0):
+                before.append(groups[0].pop(0))
+            earlier = [line(i) for g in groups[:-1] for i in g if line(i) is not None]
+            cut = next((k for k, i in enumerate(groups[-1]) if line(i) is not None and earlier
+                        and line(i) > max(earlier)), None)
+            if cut is not None:
+                after, groups[-1] = groups[-1][cut:], groups[-1][:cut]
+        while groups and not groups[0]:
+            groups.pop(0)
+        while groups and not groups[-1]:
+            groups.pop()
+    after += [i for i in plain if i > last]
+    return ([events[i] for i in before], [(kt, [events[i] for i in g]) for kt, g in enumerate(groups)],
+            [events[i] for i in after])
 
 
 def line_text(site):

@@ -291,7 +291,8 @@ def quiz_db8(A, B, C, alpha, beta):
 """
 EPILOGUE_STARTER = "# 에필로그: (1) 아직 계산하지 않은 마지막 타일  (2) C = alpha·acc + beta·C 저장\n"
 # M, N, K, alpha, beta: K tiles 4, 3, 1 and 2 (K a multiple of 8); no size a multiple of 8 except the last K
-EPILOGUE_CASES = ((20, 11, 29, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (6, 5, 7, 1.0, 0.0), (10, 12, 16, -1.5, 0.25))
+# beta = 0 once with alpha != 1 (review r18 W-3: an epilogue that writes C = acc when beta == 0 forgot alpha)
+EPILOGUE_CASES = ((20, 11, 29, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (6, 5, 7, -2.0, 0.0), (10, 12, 16, -1.5, 0.25))
 _PAD = 8                       # C is a view into a larger array: a store outside C lands in this margin on a GPU
 _MARGIN = np.float32(1234.5)
 _NO_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
@@ -300,6 +301,14 @@ _NO_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, 
 _NO_NAMES = {"exec", "eval", "open", "compile", "globals", "locals", "vars", "getattr", "setattr", "delattr",
              "input", "breakpoint", "help", "exit", "quit", "memoryview", "type", "object", "super", "store_c"}
 _ATTRS = {"shape", "syncthreads"}
+# what the student typed, for a refused node (the AST class names While, Pow, ... are no words of theirs), and why
+_NODE_WORDS = {"Import": "import 문", "ImportFrom": "import 문", "FunctionDef": "함수 정의(def)",
+               "AsyncFunctionDef": "함수 정의(def)", "ClassDef": "클래스 정의(class)", "Lambda": "lambda 식",
+               "Global": "global 문", "Nonlocal": "nonlocal 문", "With": "with 문", "Try": "try 문", "Raise": "raise 문",
+               "Delete": "del 문", "While": "while 문", "Await": "await 식", "Yield": "yield 식", "YieldFrom": "yield 식",
+               "Starred": "별표 풀기(*x)", "JoinedStr": "f-문자열", "Pow": "거듭제곱(**)"}
+_NODE_WHY = {"While": "채점이 끝나지 않을 수 있는 루프는 막습니다. 에필로그에는 루프가 필요 없습니다",
+             "Pow": "채점이 끝나지 않을 수 있는 큰 수 계산은 막습니다. 곱셈으로 쓰세요"}
 
 
 def validate_code(src):
@@ -315,7 +324,9 @@ def validate_code(src):
         return f"파이썬 문법 오류 ({e.lineno}행): {e.msg}"
     for node in ast.walk(tree):
         if isinstance(node, _NO_NODES):
-            return f"이 문제에서는 {josa(type(node).__name__, '을/를')} 쓸 수 없습니다 (커널 안의 문장·식만 씁니다)"
+            kind = type(node).__name__
+            return (f"이 문제에서는 {josa(_NODE_WORDS.get(kind, kind), '을/를')} 쓸 수 없습니다 "
+                    f"({_NODE_WHY.get(kind, '커널 안의 문장·식만 씁니다')})")
         if isinstance(node, ast.Return) and node.value is not None:     # a bare return ends the thread, as in a kernel
             return "커널은 값을 돌려주지 않습니다: return 뒤에 값을 쓸 수 없습니다 (스레드를 끝내려면 return 만)"
         if isinstance(node, ast.Name) and (node.id.startswith("_") or node.id in _NO_NAMES):

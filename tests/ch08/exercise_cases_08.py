@@ -9,6 +9,8 @@ _EPILOGUE = "    acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)"
 _COMPUTE = "        acc += tile_dot(As, Bs, kt % 2, ty, tx)       # 2. compute tile kt while the loads are on their way"
 _KERNEL = "@cuda.jit\ndef db8("
 _BS_DECL = "    Bs = cuda.shared.array((2, T8, T8), float32)      # [buffer][k][column]"
+_K0_LOOP = "    for k0 in range(T8, n_tiles * T8, T8):"
+_WHILE = "    kt = 0\n    while kt < n_tiles - 1:"
 
 
 def _helper(src):
@@ -100,6 +102,19 @@ def step(A, B, As, Bs, row, col, kt, ty, tx):
         ("a_row_from_col", [(_LOOP_LOAD_A, "a = load_or_zero(A, col, (kt + 1) * T8 + tx)")], "wrong_element"),
         ("a_and_b_swapped_in_the_stores", [(_STORE_A, "As[(kt + 1) % 2, ty, tx] = b"),
                                            (_STORE_B, "Bs[(kt + 1) % 2, ty, tx] = a")], "wrong_element"),
+        # review round 18 (W-2): the loop counted by the K offset (`for k0 in range(T8, n_tiles * T8, T8)`, as mma_large
+        # does): the loop is found by what the thread did, not by a counter that grows by 1, so the technique is judged
+        ("k_offset_loop_single_buffer_two_barriers",
+         [(_LOOP, _K0_LOOP), (_LOOP_LOAD_A, "a = load_or_zero(A, row, k0 + tx)"),
+          (_LOOP_LOAD_B, "b = load_or_zero(B, k0 + ty, col)"),
+          (_COMPUTE, "        acc += tile_dot(As, Bs, 0, ty, tx)\n        cuda.syncthreads()"),
+          (_STORE_A, "As[0, ty, tx] = a"), (_STORE_B, "Bs[0, ty, tx] = b"),
+          ("tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)", "tile_dot(As, Bs, 0, ty, tx)")], "single_buffer"),
+        ("k_offset_loop_store_before_compute",
+         [(_LOOP, _K0_LOOP), (_LOOP_LOAD_A, "As[(k0 // T8) % 2, ty, tx] = load_or_zero(A, row, k0 + tx)"),
+          (_LOOP_LOAD_B, "Bs[(k0 // T8) % 2, ty, tx] = load_or_zero(B, k0 + ty, col)"),
+          (_COMPUTE, "        acc += tile_dot(As, Bs, (k0 // T8 - 1) % 2, ty, tx)"), (_STORE_A, "pass"),
+          (_STORE_B, "pass")], "store_before_compute"),
     ],
     "08-3": [
         ("common_formula", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",
@@ -173,5 +188,25 @@ def main_loop(A, B, As, Bs, row, col, n_tiles, ty, tx):
         Bs[(kt + 1) % 2, ty, tx] = b
         cuda.syncthreads()          # RAW for the next iteration's reads, WAR for its stores
     return acc""")]),
+        # review round 18 (W-1, W-2): other loop shapes. The last tile named kt after the loop (the counter's value
+        # after the loop is no iteration), a while loop (counting up at the end or in the middle of its body, the
+        # epilogue reusing kt), a loop over the K offset, with that offset also set in the prologue
+        ("kt_reused_for_the_epilogue", [(_EPILOGUE, "    kt = n_tiles - 1\n    acc += tile_dot(As, Bs, kt % 2, ty, tx)")]),
+        ("while_loop", [(_LOOP, _WHILE), (_EPILOGUE, "        kt += 1\n" + _EPILOGUE)]),
+        ("while_loop_epilogue_reuses_kt", [(_LOOP, _WHILE), (_EPILOGUE, "        kt += 1\n" + _EPILOGUE),
+                                           (_EPILOGUE, "    acc += tile_dot(As, Bs, kt % 2, ty, tx)")]),
+        ("while_loop_counting_mid_body", [(_LOOP, _WHILE), (_COMPUTE, _COMPUTE + "\n        kt += 1"),
+                                          (_STORE_A, "As[kt % 2, ty, tx] = a"), (_STORE_B, "Bs[kt % 2, ty, tx] = b")]),
+        ("k_offset_loop", [(_LOOP, _K0_LOOP), (_LOOP_LOAD_A, "a = load_or_zero(A, row, k0 + tx)"),
+                           (_LOOP_LOAD_B, "b = load_or_zero(B, k0 + ty, col)"),
+                           (_COMPUTE, "        acc += tile_dot(As, Bs, (k0 // T8 - 1) % 2, ty, tx)"),
+                           (_STORE_A, "As[(k0 // T8) % 2, ty, tx] = a"), (_STORE_B, "Bs[(k0 // T8) % 2, ty, tx] = b")]),
+        ("k_offset_set_in_the_prologue",
+         [("    As[0, ty, tx] = load_or_zero(A, row, tx)", "    k0 = 0\n    As[0, ty, tx] = load_or_zero(A, row, k0 + tx)"),
+          ("    Bs[0, ty, tx] = load_or_zero(B, ty, col)", "    Bs[0, ty, tx] = load_or_zero(B, k0 + ty, col)"),
+          (_LOOP, _K0_LOOP), (_LOOP_LOAD_A, "a = load_or_zero(A, row, k0 + tx)"),
+          (_LOOP_LOAD_B, "b = load_or_zero(B, k0 + ty, col)"),
+          (_COMPUTE, "        acc += tile_dot(As, Bs, (k0 // T8 - 1) % 2, ty, tx)"),
+          (_STORE_A, "As[(k0 // T8) % 2, ty, tx] = a"), (_STORE_B, "Bs[(k0 // T8) % 2, ty, tx] = b")]),
     ],
 }

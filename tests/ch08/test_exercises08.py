@@ -111,3 +111,35 @@ def test_08_2_one_k_tile_right_and_more_wrong_points_at_the_loop(tmp_path, monke
     res = _check_08_2("a_row_from_col", tmp_path)
     assert res.code == "loop_tiles" and "K 타일이 1개일 때(프롤로그만)는 맞고" in res.message, str(res)
     assert "tile_dot 에 넘기는" not in res.message
+
+
+@sim_only
+@pytest.mark.parametrize("label", ["k_offset_loop_single_buffer_two_barriers", "k_offset_loop_store_before_compute"])
+def test_08_2_a_loop_over_the_k_offset_is_judged_like_one_over_kt(tmp_path, label):
+    # review round 18, W-2: `for k0 in range(T8, n_tiles * T8, T8)` has no counter growing by 1; its iterations are
+    # still found (iteration kt = 0 is the first), so one buffer or db's order is named, never a PASS
+    res = _check_08_2(label, tmp_path)
+    assert not res.ok and "반복 kt = 0에서" in res.message, str(res)
+
+
+@sim_only
+def test_08_2_kt_reused_after_the_loop_is_no_iteration(tmp_path):
+    # review round 18, W-1: `kt = n_tiles - 1` after the loop made a 4th, idle "iteration kt = 3"
+    from course.ch08_double_buffering import exercises as ex08
+    src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
+    for old, new in dict(RIGHT["08-2"])["kt_reused_for_the_epilogue"]:
+        src = src.replace(old, new)
+    _, iters, after = ex08.db_trace(import_source(src, tmp_path).db8)
+    assert [kt for kt, _ in iters] == [0, 1, 2], iters
+    assert [e.args["buf"] for e in after if e.kind == "call" and e.what == "tile_dot"] == [1]
+
+
+@sim_only
+def test_08_2_a_loop_it_cannot_follow_is_said_not_passed(tmp_path, monkeypatch):
+    # review round 18, W-2 (2): no loop found in the trace -> not a silent PASS: the message says so and what it expects
+    from course.exercises import probe
+    monkeypatch.setattr(probe, "loop_iterations", lambda events, min_iters=2: (events, [], []))
+    src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
+    res = exercises.check("08-2", import_source(src, tmp_path).db8, save=False)
+    assert not res.ok and res.code == "loop_not_found", str(res)
+    assert "메인 루프를 찾지 못해" in res.message and "n_tiles − 1 번" in res.message, str(res)

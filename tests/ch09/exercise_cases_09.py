@@ -56,6 +56,17 @@ CASES = {
         ("two_barrier_order_seed_tail", _two_barrier(commit_in_if=True), "tail_not_waited"),
         # right values: the seed's two-barrier order, not the one barrier per tile this exercise asks for
         ("two_barrier_order", _two_barrier(), "two_barriers"),
+        # review round 18 (W-2): the loop counted by the K offset; wait_group(0) leaves nothing in flight (no overlap)
+        ("k_offset_loop_waits_for_everything",
+         [("    for kt in range(n_tiles):", "    for k0 in range(0, n_tiles * T8, T8):\n        kt = k0 // T8"),
+          (_WAIT, "        ptx.cp_async_wait_group_0()  ")], "no_overlap"),
+        ("k_offset_loop_waits_for_everything_no_kt",
+         [("    for kt in range(n_tiles):", "    for k0 in range(0, n_tiles * T8, T8):"),
+          (_WAIT, "        ptx.cp_async_wait_group_0()  "),
+          ("if kt + S3 - 1 < n_tiles:", "if k0 // T8 + S3 - 1 < n_tiles:"),
+          ("issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)",
+           "issue_tile(A, B, As, Bs, (k0 // T8 + S3 - 1) % S3, k0 // T8 + S3 - 1)"),
+          ("compute_tile(As, Bs, kt % S3, acc)", "compute_tile(As, Bs, (k0 // T8) % S3, acc)")], "no_overlap"),
     ],
 }
 

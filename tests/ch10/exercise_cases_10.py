@@ -51,6 +51,10 @@ CASES = {
     "10-5": [
         ("acc_reset", [("b0, b1, c0, c1, c2, c3)", "b0, b1, float32(0.0), float32(0.0), float32(0.0), float32(0.0))")],
          "acc_reset"),
+        # the mma after the loop (review round 18, I-4): the same observation (the last K step alone), another cause
+        ("mma_after_the_loop", [("        c0, c1, c2, c3 = ptx.mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)\n", ""),
+                                ("    store_fragment(C,", "    c0, c1, c2, c3 = ptx.mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, c0, c1, "
+                                 "c2, c3)\n    store_fragment(C,")], "acc_reset"),
         ("no_trailing_barrier", [("        cuda.syncthreads()                  # every lane", "        pass  # every lane")],
          "race"),
         ("no_trans_for_b", [("ptx.ldmatrix_x2_trans(Bs", "ptx.ldmatrix_x2(Bs")], "b_not_transposed"),
