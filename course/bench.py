@@ -348,7 +348,13 @@ def _other_entry(label, make, A, B, ref):
     import cupy as cp
     C = cp.full((A.shape[0], B.shape[1]), cp.nan, np.float32)
     call, raw_on = make(A, B, C)
-    tol = TOL_IN[A.dtype.type]
+    return _Entry(label, call, raw_on, _plain_check(C, call, ref, TOL_IN[A.dtype.type]))
+
+
+def _plain_check(C, call, ref, tol):
+    """check() -> (ok, relative error) of one call() writing C (NaN first, so a C left unwritten fails)."""
+    # local: cupy is optional (the [gpu] extra, GPU only) and takes seconds to load
+    import cupy as cp
 
     def check():
         C.fill(cp.nan)
@@ -356,8 +362,7 @@ def _other_entry(label, make, A, B, ref):
         cp.cuda.Device().synchronize()
         err = _rel_err(C, ref)
         return bool(cp.isfinite(C).all()) and err < tol, err
-
-    return _Entry(label, call, raw_on, check)
+    return check
 
 
 F16OUT = "cuBLAS_f16out"          # cuBLAS with f16 output: the same-output baseline of kernels that write f16
@@ -369,16 +374,8 @@ def _cublas_entry(cublas, A, B, ref, c_dtype=np.float32):
     C = cp.full((A.shape[0], B.shape[1]), cp.nan, c_dtype)
     call = cublas.call(A, B, C)
     tol = TOL[c_dtype] if c_dtype == np.float16 else TOL_IN[A.dtype.type]
-
-    def check():
-        C.fill(cp.nan)
-        call()
-        cp.cuda.Device().synchronize()
-        err = _rel_err(C, ref)
-        return bool(cp.isfinite(C).all()) and err < tol, err
-
-    return _Entry(F16OUT if c_dtype == np.float16 else "cuBLAS", call, lambda ptr: cublas.call(A, B, C, ptr), check,
-                  c_dtype)
+    return _Entry(F16OUT if c_dtype == np.float16 else "cuBLAS", call, lambda ptr: cublas.call(A, B, C, ptr),
+                  _plain_check(C, call, ref, tol), c_dtype)
 
 
 # ---- the run -------------------------------------------------------------------------------------------------------
