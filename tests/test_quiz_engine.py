@@ -46,9 +46,15 @@ def test_numeric(quiz, text, ok):
     assert grade_question(quiz, quiz.question("q1"), text)[0] is ok
 
 
-@pytest.mark.parametrize("text", ["abc", "개", "32 개수", "nan", "inf", "nan%", "1/2", "32%%", True, [32]])
+@pytest.mark.parametrize("text", ["abc", "개", "nan", "inf", "nan%", "1/2", True, [32]])
 def test_numeric_not_a_number(quiz, text):
     assert grade_question(quiz, quiz.question("q1"), text) == (False, NOT_A_NUMBER)
+
+
+@pytest.mark.parametrize("text,unit", [("32 개수", "'개수'는"), ("32%%", "'%%'는"), ("32 b", "'b'는")])
+def test_a_number_with_a_unit_no_quiz_reads_is_told_so(quiz, text, unit):
+    ok, msg = grade_question(quiz, quiz.question("q1"), text)
+    assert not ok and msg.startswith(unit + " 읽을 수 없는 단위입니다: 숫자만") and msg != NOT_A_NUMBER, msg
 
 
 def _numeric_questions():
@@ -357,3 +363,21 @@ def test_free_code_explanation_shows_the_model_code_as_a_block():
     q = _one("code", ["a = 1\nb = 2\n"], form="free", template="___")
     text = engine._explanation(q.questions[0], {"key": ["a = 1\nb = 2\n"], "explanation": "왜"})
     assert "```python\na = 1\nb = 2\n```" in text and text.endswith("왜")
+
+
+def test_units_in_any_case_and_spelling_and_a_closing_full_stop():
+    """Review r19 W-1: the unit the prompt asks in is read however it is written ('flop/byte', 'FLOPs/B', 'FLOP/바이트',
+    '12.5 percent'), a sentence's full stop is dropped ('64개.'); a wrong number stays wrong; a number with a unit the
+    quiz cannot read ('8 KiB') is told so, not 'type a number'."""
+    quiz = load_quiz("07")
+    q1, q2, q5 = quiz.question("q1"), quiz.question("q2"), quiz.question("q5")
+    key2 = float(quiz.key("q2"))
+    for w in (" flop/byte", " FLOP/Byte", " FLOPs/B", " FLOP/바이트", " flops/byte", " FLOP/bytes", " FLOP/byte."):
+        assert grade_question(quiz, q2, f"{key2:g}{w}") == (True, "정답"), w
+        assert grade_question(quiz, q2, f"{key2 + 1:g}{w}") == (False, "오답"), w
+    assert grade_question(quiz, q5, "12.5 percent") == (True, "정답")
+    assert grade_question(quiz, q5, "12.5 Percent.") == (True, "정답")
+    assert grade_question(quiz, q1, "64개.") == (True, "정답") and grade_question(quiz, q1, "63개.") == (False, "오답")
+    ok, msg = grade_question(quiz, q5, "8 KiB")
+    assert not ok and msg.startswith("'KiB'는 읽을 수 없는 단위") and "% 단위" in msg, msg
+    assert grade_question(quiz, q5, "abc") == (False, NOT_A_NUMBER)

@@ -167,14 +167,17 @@ def load_answers(quiz_id):
 # (unit, how it may be written, the prompt's words that invite it). A unit the prompt does not ask for ('12.5배' to a
 # 몇 % question) is not read as that number; other units (KB, KiB, ms, ...) are not guessed.
 UNITS = (
-    ("B", r"B|[Bb]ytes?|바이트", r"몇\s*(?:바이트|bytes?)"),
-    ("%", r"%|퍼센트", r"몇\s*(?:%|퍼센트)"),
+    ("B", r"B|(?i:bytes?)|바이트", r"몇\s*(?:바이트|bytes?)"),          # not 'b': that is a bit
+    ("%", r"%|퍼센트|(?i:percent)", r"몇\s*(?:%|퍼센트)"),
     ("개", r"개", r"몇\s*개"),
     ("배", r"배", r"몇\s*배"),
     ("번", r"번", r"번호|몇\s*번"),
-    ("FLOP/byte", r"FLOP\s*/\s*(?:byte|B)", r"몇\s*FLOP\s*/\s*byte"),
+    ("FLOP/byte", r"(?i:flops?)\s*/\s*(?:(?i:bytes?)|B|바이트)", r"몇\s*FLOP\s*/\s*byte"),
 )
+# words are read in any case ('flop/Byte', '8192 Bytes', '12.5 Percent'), and a closing full stop is dropped ('64개.')
 _UNIT = re.compile(r"\s*(?:" + "|".join(f"(?P<u{i}>{w})" for i, (_, w, _) in enumerate(UNITS)) + r")\s*$")
+# a number, then a word (letters or %: '8 KiB' -> ('8', 'KiB')), not an expression ('1/2' stays 'not a number')
+_NUMBER_THEN = re.compile(r"^\s*([-+]?[\d,]*\.?\d+(?:[eE][-+]?\d+)?)\s*([^\W\d_%]\S*|%\S*)\s*$")
 _INVITES = tuple((u, re.compile(p)) for u, _, p in UNITS)
 WRONG_UNIT = "이 문제가 묻는 단위가 아닙니다"
 
@@ -187,7 +190,7 @@ def split_number(text):
     if isinstance(text, (int, float)):
         v = float(text)
         return (v if math.isfinite(v) else None), None
-    text, unit = str(text), None
+    text, unit = str(text).strip().rstrip(".。").rstrip(), None
     m = _UNIT.search(text)
     if m:
         unit = UNITS[int(next(k for k, g in m.groupdict().items() if g is not None)[1:])][0]
@@ -258,9 +261,13 @@ def grade_question(quiz, q, answer):
         if _is_blank(answer):
             return False, UNANSWERED
         v, unit = split_number(answer)
-        if v is None:
-            return False, NOT_A_NUMBER
         invited = invited_units(q.prompt)
+        if v is None:
+            m = _NUMBER_THEN.match(str(answer).strip().rstrip(".。"))
+            if m and split_number(m.group(1))[0] is not None:     # a number, then a unit this quiz does not read
+                fix = f"숫자만 쓰거나 {', '.join(invited)} 단위로 답하세요" if invited else "숫자만 쓰세요"
+                return False, f"{josa(repr(m.group(2)), '은/는')} 읽을 수 없는 단위입니다: {fix}"
+            return False, NOT_A_NUMBER
         if unit is not None and unit not in invited:
             fix = f"숫자만 쓰거나 {', '.join(invited)} 단위로 답하세요" if invited else "숫자만 쓰세요"
             return False, f"{josa(repr(unit), '은/는')} {WRONG_UNIT}: {fix}"

@@ -68,13 +68,14 @@ def test_grading_passes_with_keys():
 
 
 def test_numeric_answers_may_carry_a_byte_unit():
-    """quiz10 q3 (768 B): '768 B', '768 bytes', '768바이트' are right; KB is not guessed (not a number)."""
+    """quiz10 q3 (768 B): '768 B', '768 bytes', '768바이트' are right; KB is not guessed (a unit not read); 'b' is a bit."""
     from course.quiz.engine import NOT_A_NUMBER, grade_question, parse_number
     quiz = load_quiz("10")
     q3 = quiz.question("q3")
     for text in ("768", "768 B", "768B", " 768 bytes", "768바이트", "768 Bytes"):
         assert grade_question(quiz, q3, text) == (True, "정답"), text
-    assert grade_question(quiz, q3, "0.75 KB") == (False, NOT_A_NUMBER)
+    ok, msg = grade_question(quiz, q3, "0.75 KB")          # KB is not guessed: told it is not read, not 'a number'
+    assert not ok and msg.startswith("'KB'는 읽을 수 없는 단위") and msg != NOT_A_NUMBER, msg
     assert parse_number("768 b") is None and parse_number("B") is None and parse_number("1e3") == 1000.0
 
 
