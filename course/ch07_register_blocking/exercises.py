@@ -636,7 +636,17 @@ def _reg_variants():
     units = [(u, f"워프당 레지스터를 {u}개 단위로 올렸습니다: 레지스터는 워프마다 256개 단위로 할당되므로 워프 "
                  "하나가 쓰는 레지스터 수를 256 의 배수로 올려야 합니다 (스레드당 수를 8의 배수로 올리는 것과 같음).")
              for u in (32, 64, 128, 512, 1024)]
+    h100 = occ.GPUS["H100"]
+    max_w, max_b = h100.max_warps_per_sm, h100.max_blocks_per_sm
+    few = 8
+    small = occ.occupancy(h100, few, 256)
     return [
+        ("other_limits", f"레지스터 한도만 세세요: SM당 워프 {max_w}개 한도와 블록 {max_b}개 한도는 이 함수에 넣지 "
+         "않습니다. 3.5절 계단 표의 'SM당 … 블록' 은 그 한도까지 적용한 값이고, 이 문제의 답은 그 앞의 '레지스터 "
+         f"한도' 열입니다 (레지스터가 적으면 둘이 다릅니다: 256 스레드, 레지스터 {few}개면 레지스터 한도 "
+         f"{small.limits['registers']}블록, SM당 {small.blocks_per_sm}블록).",
+         lambda r, t: min(_right(r, t), max_w // _warps(t)), lambda r, t: min(_right(r, t), max_b),
+         lambda r, t: min(_right(r, t), max_w // _warps(t), max_b)),
         ("no_alloc_unit", "워프당 레지스터를 256개 단위로 올림하지 않았습니다: 레지스터는 워프마다 256개씩 할당되므로 "
          "워프 하나가 쓰는 레지스터 수를 256 의 배수로 올려야 합니다 (스레드당 수를 8의 배수로 올리는 것과 같음).",
          lambda r, t: _right(r, t, unit=1)),
@@ -665,6 +675,8 @@ def _reg_variants():
               "division": "세 규칙(할당 단위, 서브파티션, 블록 단위) 중 어느 것이 여러분의 식에 들어 있나요?",
               "zero_division": "threads 가 32보다 작을 때 여러분의 워프 수는 얼마인가요?",
               "not_whole_blocks": "블록 수를 나누는 연산은 정수 나눗셈인가요?",
+              "other_limits": "이 함수가 세는 것은 레지스터만의 한도인가요, 워프 수·블록 수 한도까지 적용한 SM당 "
+                              "블록 수인가요? 3.5절 표의 두 열 중 어느 것인가요?",
               "mismatch": "예로 나온 (regs, threads) 를 손으로 세 규칙에 따라 계산해 보세요. 어느 단계에서 값이 "
                           "달라지나요?",
               "uses_model": "여러분의 함수는 블록 수를 직접 계산하나요, 점유율 모델에게 물어보나요? 세 규칙을 각각 "
@@ -707,7 +719,8 @@ def check_register_blocks(student):
             if all(got[c] == vals[c] for c in cases if vals[c] is not None):
                 return fail(ex, code, msg, _example(wrong[0], got, want))
     return fail(ex, "mismatch", f"{len(cases)}가지 중 {len(wrong)}가지에서 모델과 다릅니다.", _example(wrong[0], got, want),
-                "  레지스터 수에 따라 블록 수가 계단처럼 바뀌는 지점(3.5절의 표)과 비교해 보세요.")
+                "  3.5절 계단 표의 '레지스터 한도' 열(256 스레드 블록)과 비교해 보세요. 'SM당 … 블록' 은 워프·블록 수 "
+                "한도까지 적용한 값이라 이 문제의 답이 아닙니다.")
 
 
 # the model's functions that give 07-4's answer (a student's function may read a GpuSpec's constants, not these)

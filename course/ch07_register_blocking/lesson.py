@@ -192,15 +192,20 @@ def occupancy_rules(regs_by_cc, smem):
 
 
 def register_steps(gpu="H100", threads=256, smem=0):
-    """Register ranges 1..255 with the same blocks per SM: [(lo, hi, blocks, percent)]. gpu: a name or a GpuSpec."""
+    """Register ranges 1..255 with the same register limit and blocks per SM: [(lo, hi, register_blocks, blocks,
+    percent)]. register_blocks counts registers only (07-4's answer); blocks is the minimum over every limit (warps,
+    blocks, shared memory too), so the two differ where another limit cuts first. gpu: a name or a GpuSpec."""
     runs = []
     for regs, o in occ.sweep_registers(occ.get_spec(gpu), threads, smem):
-        if runs and runs[-1][2] == o.blocks_per_sm:
+        key = (o.limits["registers"], o.blocks_per_sm)
+        if runs and tuple(runs[-1][2:4]) == key:
             runs[-1][1] = regs
         else:
-            runs.append([regs, regs, o.blocks_per_sm, o.percent])
-    lines = [f"레지스터 {lo:3d}–{hi:3d}개: SM당 {b}블록 → 점유율 {p:5.1f}%" for lo, hi, b, p in runs]
-    return Report(lines, runs=[tuple(r) for r in runs])
+            runs.append([regs, regs, *key, o.percent, o.limiter])
+    lines = [f"레지스터 {lo:3d}–{hi:3d}개: 레지스터 한도 {rb:2d}블록 → SM당 {b}블록"
+             + (f"({occ.LIMITER_KO[lim]} 한도)" if b < rb else "") + f" → 점유율 {p:5.1f}%"
+             for lo, hi, rb, b, p, lim in runs]
+    return Report(lines, runs=[tuple(r[:5]) for r in runs])
 
 
 def register_steps_here(threads=256, smem=0, gpu=None):
