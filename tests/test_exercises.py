@@ -242,3 +242,20 @@ def test_07_4_the_register_limit_is_not_the_tables_blocks_per_sm():
         assert "'레지스터 한도' 열" in res.message and "레지스터 8개면 레지스터 한도 32블록, SM당 8블록" in res.message, str(res)
     res = exercises.check("07-4", lambda r, t: sol(r, t) + 1, save=False)
     assert res.code == "mismatch" and "'레지스터 한도' 열" in str(res), str(res)
+
+
+def test_07_1_overlap_says_a_barrier_is_not_the_fix(tmp_path):
+    """07-1's kernel is the checker's: under the detector's WAW report the diagnosis says the map, not a barrier, is the
+    fix (review r19 I-2), as 07-2's overlap does, and 07-2 says it once."""
+    from kernels_numba.infra import device
+    if not device.SIMULATOR:
+        pytest.skip("the race report is the simulator's")
+    ex = core.get("07-1")
+    src = _solution_src(ex).replace("thread_row = ty * TM ", "thread_row = ty ").replace("thread_col = tx * TN ",
+                                                                                         "thread_col = tx ")
+    res = exercises.check("07-1", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    assert res.code == "overlap" and "WAW" in str(res) and "배리어로 고칠 문제가 아닙니다" in str(res), str(res)
+    ex = core.get("07-2")
+    src = _solution_src(ex).replace("return tid // cols + p * stride, tid % cols", "return tid // cols + p, tid % cols")
+    res = exercises.check("07-2", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    assert res.code == "overlap" and str(res).count("배리어로 고칠") == 1, str(res)

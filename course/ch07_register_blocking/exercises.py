@@ -118,8 +118,10 @@ def _shape_line(M, N, K, alpha, beta):
             f"블록 타일 {BM}×{BN}, BK = {BK}")
 
 
-def _gemm_picture(launch, shape=SHAPES[0]):
-    """Lines showing what the kernel with this map does to C: the race detector's summary and the heat map."""
+def _gemm_picture(launch, shape=SHAPES[0], map_note=True):
+    """Lines showing what the kernel with this map does to C: the race detector's summary and the heat map.
+    map_note: say under a race that the detector's barrier advice does not apply (the kernel is the checker's; the map
+    is the cause), for a message that does not say so itself."""
     try:
         A, B, C0, C, report = _run(launch, *shape)
     except Exception as exc:          # a map outside the tile stops the kernel: the map analysis already said why
@@ -131,6 +133,9 @@ def _gemm_picture(launch, shape=SHAPES[0]):
     if report:
         out.append("  " + report.summary(1).replace("\n", "\n  ") + "\n  (줄 번호는 확인용 커널 course/ch07_register_blocking/exercises.py 의 "
                    "것입니다)")
+        if map_note:
+            out.append("  경쟁 검출기는 배리어를 두라고 하지만 배리어로 고칠 문제가 아닙니다: 이 커널은 확인 셀의 것이고, "
+                       "여러 스레드가 같은 원소를 건드리는 것은 여러분의 지도가 겹치기 때문입니다. 지도를 고치세요.")
     out.append(heatmap(bad, (BM, BN), max_side=20) if bad.any() else "  C 는 모두 맞습니다.")
     return out
 
@@ -400,7 +405,7 @@ def check_load_coords(student):
         if not dup:
             continue
         (r, c), w = dup[0]
-        pic = _tile_picture(name, stores, rows, cols) + (_gemm_picture(launch) if name in ("As", "Bs") else [])
+        pic = _tile_picture(name, stores, rows, cols) + (_gemm_picture(launch, map_note=False) if name in ("As", "Bs") else [])
         if all(len({t for t, _ in ws}) == 1 for _, ws in dup):
             return fail(ex, "pass_repeat", f"{name}: {josa(f'tid = {w[0][0]}', '이/가')} 패스 {josa(w[0][1], '과/와')} "
                         f"{w[1][1]}에서 같은 원소 {josa(f'({r}, {c})', '을/를')} 채우고, 다른 행은 아무도 채우지 않습니다: "
