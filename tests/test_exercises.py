@@ -259,3 +259,20 @@ def test_07_1_overlap_says_a_barrier_is_not_the_fix(tmp_path):
     src = _solution_src(ex).replace("return tid // cols + p * stride, tid % cols", "return tid // cols + p, tid % cols")
     res = exercises.check("07-2", getattr(_import(src, tmp_path), ex.solution_name), save=False)
     assert res.code == "overlap" and str(res).count("배리어로 고칠") == 1, str(res)
+
+
+def test_06_1_wrong_index_is_told_which_indices_to_count():
+    """Both accesses counted but the store at As[tx][ty] (review r19 I-3): the diagnosis names the indices to use."""
+    from sim import banks
+
+    def pads(max_pad=4):
+        out = []
+        for p in range(max_pad + 1):
+            layout = banks.Layout((16, 16), pad=p)
+            st = banks.analyze(layout, lambda x, y, z: (x, y), (16, 16), kind="store")
+            ld = banks.analyze(layout, lambda x, y, z: (y, 0), (16, 16), kind="load")
+            if max(r.wavefronts for r in st) == max(r.wavefronts for r in ld) == 1:
+                out.append(p)
+        return out
+    res = exercises.check("06-1", pads, save=False)
+    assert res.code == "extra_pad" and "`As[ty][tx]`" in res.message and "`As[ty][k]`" in res.message, str(res)
