@@ -129,11 +129,13 @@ def tile_hierarchy():
 
 
 def order_compare():
-    """One K tile of one thread in outer and dot order (sim.outer tracer): loads, loads per FMA, uses of rA[0], rB[0]."""
+    """One K tile of one thread in outer and dot order (sim.outer tracer): loads, loads per FMA, and for the values
+    A[m=0][k=0] and B[k=0][n=0] how often each was read from shared memory and how many FMAs used it."""
     rb = _rb()
     res = {o: outer.OuterProductTracer(rb.TM, rb.TN, BK=rb.BK, order=o).run() for o in outer.ORDERS}
-    lines = [f"{o:5s}: FMA {s.fmas}, 공유 메모리 읽기 {s.loads}, FMA당 {s.loads_per_fma:.3f}, "
-             f"값 rA[0] 을 쓴 FMA {s.a_uses[0][0]}번, rB[0] {s.b_uses[0][0]}번" for o, s in res.items()]
+    lines = [f"{o:5s}: FMA {s.fmas}, 공유 메모리 읽기 {s.loads}, FMA당 {s.loads_per_fma:.3f} | 값 A[m=0, k=0]: 읽기 "
+             f"{s.a_loads[0][0]}번 → FMA {s.a_uses[0][0]}번, 값 B[k=0, n=0]: 읽기 {s.b_loads[0][0]}번 → FMA "
+             f"{s.b_uses[0][0]}번" for o, s in res.items()]
     return Report(lines, **res)
 
 

@@ -162,6 +162,8 @@ def test_order_compare_reuse_and_readers():
     oc = L7.order_compare()
     assert oc["outer"].loads * 8 == oc["dot"].loads
     assert oc["outer"].a_uses[0] == (RB.TN,) * RB.TM and oc["outer"].b_uses[0] == (RB.TM,) * RB.TN
+    # the printed line tells the orders apart by reads of one value (1 vs 8), not only by its uses (8 in both; r19 I-7)
+    assert "값 A[m=0, k=0]: 읽기 1번 → FMA 8번" in oc.lines[0] and "값 A[m=0, k=0]: 읽기 8번 → FMA 8번" in oc.lines[1]
     t = trace.shared_accesses("regblock", M=RB.BM, N=RB.BN, K=RB.BK)
     assert all(set(c) == {RB.BLOCK[0]} for c in L7.readers_per_element(t["records"]).values())
     amap = L7.load_map(RB.THREADS, RB.BM, RB.BK, RB.A_TILE_ROW_STRIDE)
