@@ -216,3 +216,63 @@ def test_06_2_a_k_tile_added_twice_names_the_tile_offset_not_a_buffer(tmp_path):
     res = exercises.check("06-2", import_source(src, tmp_path).tiled8, save=False)
     assert res.code == "k_tile_counts" and "t·8" in res.message and "버퍼" not in res.message, str(res)
     assert "버퍼 번호" in diagnose.RECOMPUTED
+
+
+def test_07_4_the_register_limit_is_not_the_tables_blocks_per_sm():
+    """07-4 asks for the register limit, the §3.5 table's '레지스터 한도' column (review r19 M-1): a right answer that
+    gives 32 blocks at 8 registers, 256 threads passes although the table's 'SM당' column says 8; an answer capped by
+    the warp or block slots (the table's 'SM당' column) is told which column to follow."""
+    import importlib
+    from course.ch07_register_blocking import lesson as L7
+    sol = importlib.import_module("answers.ch07.ex07_occupancy").register_limited_blocks
+    steps = L7.register_steps("H100", 256)["runs"]
+    assert sol(8, 256) == steps[0][2] == 32 and steps[0][3] == 8        # register column 32, blocks per SM 8
+
+    def right(regs, threads):                   # a right answer of another shape: count the warps that fit, one by one
+        warps, per_warp = -(-threads // 32), -(-regs // 8) * 8 * 32
+        if per_warp * (-(-warps // 4) * 4) > 65536:
+            return 0
+        fit = sum(16384 // per_warp for _ in range(4))
+        return fit // warps
+    res = exercises.check("07-4", right, save=False)
+    assert res.ok and res.code == "pass", str(res)
+    for capped in (lambda r, t: min(sol(r, t), 64 // -(-t // 32)), lambda r, t: min(sol(r, t), 32)):
+        res = exercises.check("07-4", capped, save=False)
+        assert not res.ok and res.code == "other_limits", str(res)
+        assert "'레지스터 한도' 열" in res.message and "레지스터 8개면 레지스터 한도 32블록, SM당 8블록" in res.message, str(res)
+    res = exercises.check("07-4", lambda r, t: sol(r, t) + 1, save=False)
+    assert res.code == "mismatch" and "'레지스터 한도' 열" in str(res), str(res)
+
+
+def test_07_1_overlap_says_a_barrier_is_not_the_fix(tmp_path):
+    """07-1's kernel is the checker's: under the detector's WAW report the diagnosis says the map, not a barrier, is the
+    fix (review r19 I-2), as 07-2's overlap does, and 07-2 says it once."""
+    from kernels_numba.infra import device
+    if not device.SIMULATOR:
+        pytest.skip("the race report is the simulator's")
+    ex = core.get("07-1")
+    src = _solution_src(ex).replace("thread_row = ty * TM ", "thread_row = ty ").replace("thread_col = tx * TN ",
+                                                                                         "thread_col = tx ")
+    res = exercises.check("07-1", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    assert res.code == "overlap" and "WAW" in str(res) and "배리어로 고칠 문제가 아닙니다" in str(res), str(res)
+    ex = core.get("07-2")
+    src = _solution_src(ex).replace("return tid // cols + p * stride, tid % cols", "return tid // cols + p, tid % cols")
+    res = exercises.check("07-2", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    assert res.code == "overlap" and str(res).count("배리어로 고칠") == 1, str(res)
+
+
+def test_06_1_wrong_index_is_told_which_indices_to_count():
+    """Both accesses counted but the store at As[tx][ty] (review r19 I-3): the diagnosis names the indices to use."""
+    from sim import banks
+
+    def pads(max_pad=4):
+        out = []
+        for p in range(max_pad + 1):
+            layout = banks.Layout((16, 16), pad=p)
+            st = banks.analyze(layout, lambda x, y, z: (x, y), (16, 16), kind="store")
+            ld = banks.analyze(layout, lambda x, y, z: (y, 0), (16, 16), kind="load")
+            if max(r.wavefronts for r in st) == max(r.wavefronts for r in ld) == 1:
+                out.append(p)
+        return out
+    res = exercises.check("06-1", pads, save=False)
+    assert res.code == "extra_pad" and "`As[ty][tx]`" in res.message and "`As[ty][k]`" in res.message, str(res)

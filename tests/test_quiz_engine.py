@@ -1,4 +1,5 @@
 """Grading, tolerance, key obfuscation and the code-question checker of course.quiz."""
+import re
 import time
 from pathlib import Path
 
@@ -269,6 +270,13 @@ def test_race_note_keeps_the_detectors_fix_unless_told():
     assert checks._race_note(report).endswith(h.fix_ko)
     assert checks._race_note(report, fix=checks.BLANKS_ONLY_FIX).endswith(checks.BLANKS_ONLY_FIX)
     assert checks._race_note(None) == ""
+    assert "3행과 7행에서 서로 다른 스레드가 건드립니다" in checks._race_note(report)
+
+
+def test_race_note_names_one_line_once():
+    """Two threads at the same line: '30행에서 서로 다른 두 스레드가', not '30행과 30행에서' (review r19 I-1)."""
+    ok, msg = checks.tiled_load_blanks(["0", "0", "row", "a_col"])
+    assert not ok and "행과" not in msg and re.search(r"\d+행에서 서로 다른 두 스레드가 건드립니다", msg), msg
 
 
 def test_quiz_kernels_keep_their_file_line_numbers():

@@ -130,7 +130,8 @@ def _check_pads(student):
             lines = [f"  p = {p}: 워프당 웨이브프론트가 저장 {truth[p][0]}, 읽기 {truth[p][1]} — "
                      + " · ".join(f"{josa(what, '이/가')} {w}-way 충돌" for what, w in zip(("저장", "읽기"), truth[p])
                                   if w > 1) for p in extra]
-            return fail("06-1", "extra_pad", "충돌이 있는 패딩이 들어 있습니다: 두 접근을 모두 세었는지 보세요.", where,
+            return fail("06-1", "extra_pad", "충돌이 있는 패딩이 들어 있습니다: 두 접근을 모두, 문제의 인덱스(저장 `As[ty][tx]`, "
+                        "읽기 `As[ty][k]`, k = 0)로 세었는지 보세요. 아래가 p 마다의 실제 웨이브프론트입니다.", where,
                         *lines)
         if missing:
             return fail("06-1", "missing_pad", f"충돌이 없는 패딩 {len(missing)}개({', '.join(map(str, missing))})를 "

@@ -118,8 +118,10 @@ def _shape_line(M, N, K, alpha, beta):
             f"블록 타일 {BM}×{BN}, BK = {BK}")
 
 
-def _gemm_picture(launch, shape=SHAPES[0]):
-    """Lines showing what the kernel with this map does to C: the race detector's summary and the heat map."""
+def _gemm_picture(launch, shape=SHAPES[0], map_note=True):
+    """Lines showing what the kernel with this map does to C: the race detector's summary and the heat map.
+    map_note: say under a race that the detector's barrier advice does not apply (the kernel is the checker's; the map
+    is the cause), for a message that does not say so itself."""
     try:
         A, B, C0, C, report = _run(launch, *shape)
     except Exception as exc:          # a map outside the tile stops the kernel: the map analysis already said why
@@ -131,6 +133,9 @@ def _gemm_picture(launch, shape=SHAPES[0]):
     if report:
         out.append("  " + report.summary(1).replace("\n", "\n  ") + "\n  (줄 번호는 확인용 커널 course/ch07_register_blocking/exercises.py 의 "
                    "것입니다)")
+        if map_note:
+            out.append("  경쟁 검출기는 배리어를 두라고 하지만 배리어로 고칠 문제가 아닙니다: 이 커널은 확인 셀의 것이고, "
+                       "여러 스레드가 같은 원소를 건드리는 것은 여러분의 지도가 겹치기 때문입니다. 지도를 고치세요.")
     out.append(heatmap(bad, (BM, BN), max_side=20) if bad.any() else "  C 는 모두 맞습니다.")
     return out
 
@@ -400,7 +405,7 @@ def check_load_coords(student):
         if not dup:
             continue
         (r, c), w = dup[0]
-        pic = _tile_picture(name, stores, rows, cols) + (_gemm_picture(launch) if name in ("As", "Bs") else [])
+        pic = _tile_picture(name, stores, rows, cols) + (_gemm_picture(launch, map_note=False) if name in ("As", "Bs") else [])
         if all(len({t for t, _ in ws}) == 1 for _, ws in dup):
             return fail(ex, "pass_repeat", f"{name}: {josa(f'tid = {w[0][0]}', '이/가')} 패스 {josa(w[0][1], '과/와')} "
                         f"{w[1][1]}에서 같은 원소 {josa(f'({r}, {c})', '을/를')} 채우고, 다른 행은 아무도 채우지 않습니다: "
@@ -636,7 +641,17 @@ def _reg_variants():
     units = [(u, f"워프당 레지스터를 {u}개 단위로 올렸습니다: 레지스터는 워프마다 256개 단위로 할당되므로 워프 "
                  "하나가 쓰는 레지스터 수를 256 의 배수로 올려야 합니다 (스레드당 수를 8의 배수로 올리는 것과 같음).")
              for u in (32, 64, 128, 512, 1024)]
+    h100 = occ.GPUS["H100"]
+    max_w, max_b = h100.max_warps_per_sm, h100.max_blocks_per_sm
+    few = 8
+    small = occ.occupancy(h100, few, 256)
     return [
+        ("other_limits", f"레지스터 한도만 세세요: SM당 워프 {max_w}개 한도와 블록 {max_b}개 한도는 이 함수에 넣지 "
+         "않습니다. 3.5절 계단 표의 'SM당 … 블록' 은 그 한도까지 적용한 값이고, 이 문제의 답은 그 앞의 '레지스터 "
+         f"한도' 열입니다 (레지스터가 적으면 둘이 다릅니다: 256 스레드, 레지스터 {few}개면 레지스터 한도 "
+         f"{small.limits['registers']}블록, SM당 {small.blocks_per_sm}블록).",
+         lambda r, t: min(_right(r, t), max_w // _warps(t)), lambda r, t: min(_right(r, t), max_b),
+         lambda r, t: min(_right(r, t), max_w // _warps(t), max_b)),
         ("no_alloc_unit", "워프당 레지스터를 256개 단위로 올림하지 않았습니다: 레지스터는 워프마다 256개씩 할당되므로 "
          "워프 하나가 쓰는 레지스터 수를 256 의 배수로 올려야 합니다 (스레드당 수를 8의 배수로 올리는 것과 같음).",
          lambda r, t: _right(r, t, unit=1)),
@@ -665,6 +680,8 @@ def _reg_variants():
               "division": "세 규칙(할당 단위, 서브파티션, 블록 단위) 중 어느 것이 여러분의 식에 들어 있나요?",
               "zero_division": "threads 가 32보다 작을 때 여러분의 워프 수는 얼마인가요?",
               "not_whole_blocks": "블록 수를 나누는 연산은 정수 나눗셈인가요?",
+              "other_limits": "이 함수가 세는 것은 레지스터만의 한도인가요, 워프 수·블록 수 한도까지 적용한 SM당 "
+                              "블록 수인가요? 3.5절 표의 두 열 중 어느 것인가요?",
               "mismatch": "예로 나온 (regs, threads) 를 손으로 세 규칙에 따라 계산해 보세요. 어느 단계에서 값이 "
                           "달라지나요?",
               "uses_model": "여러분의 함수는 블록 수를 직접 계산하나요, 점유율 모델에게 물어보나요? 세 규칙을 각각 "
@@ -707,7 +724,8 @@ def check_register_blocks(student):
             if all(got[c] == vals[c] for c in cases if vals[c] is not None):
                 return fail(ex, code, msg, _example(wrong[0], got, want))
     return fail(ex, "mismatch", f"{len(cases)}가지 중 {len(wrong)}가지에서 모델과 다릅니다.", _example(wrong[0], got, want),
-                "  레지스터 수에 따라 블록 수가 계단처럼 바뀌는 지점(3.5절의 표)과 비교해 보세요.")
+                "  3.5절 계단 표의 '레지스터 한도' 열(256 스레드 블록)과 비교해 보세요. 'SM당 … 블록' 은 워프·블록 수 "
+                "한도까지 적용한 값이라 이 문제의 답이 아닙니다.")
 
 
 # the model's functions that give 07-4's answer (a student's function may read a GpuSpec's constants, not these)

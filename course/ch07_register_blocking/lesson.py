@@ -129,11 +129,13 @@ def tile_hierarchy():
 
 
 def order_compare():
-    """One K tile of one thread in outer and dot order (sim.outer tracer): loads, loads per FMA, uses of rA[0], rB[0]."""
+    """One K tile of one thread in outer and dot order (sim.outer tracer): loads, loads per FMA, and for the values
+    A[m=0][k=0] and B[k=0][n=0] how often each was read from shared memory and how many FMAs used it."""
     rb = _rb()
     res = {o: outer.OuterProductTracer(rb.TM, rb.TN, BK=rb.BK, order=o).run() for o in outer.ORDERS}
-    lines = [f"{o:5s}: FMA {s.fmas}, 공유 메모리 읽기 {s.loads}, FMA당 {s.loads_per_fma:.3f}, "
-             f"값 rA[0] 을 쓴 FMA {s.a_uses[0][0]}번, rB[0] {s.b_uses[0][0]}번" for o, s in res.items()]
+    lines = [f"{o:5s}: FMA {s.fmas}, 공유 메모리 읽기 {s.loads}, FMA당 {s.loads_per_fma:.3f} | 값 A[m=0, k=0]: 읽기 "
+             f"{s.a_loads[0][0]}번 → FMA {s.a_uses[0][0]}번, 값 B[k=0, n=0]: 읽기 {s.b_loads[0][0]}번 → FMA "
+             f"{s.b_uses[0][0]}번" for o, s in res.items()]
     return Report(lines, **res)
 
 
@@ -192,15 +194,20 @@ def occupancy_rules(regs_by_cc, smem):
 
 
 def register_steps(gpu="H100", threads=256, smem=0):
-    """Register ranges 1..255 with the same blocks per SM: [(lo, hi, blocks, percent)]. gpu: a name or a GpuSpec."""
+    """Register ranges 1..255 with the same register limit and blocks per SM: [(lo, hi, register_blocks, blocks,
+    percent)]. register_blocks counts registers only (07-4's answer); blocks is the minimum over every limit (warps,
+    blocks, shared memory too), so the two differ where another limit cuts first. gpu: a name or a GpuSpec."""
     runs = []
     for regs, o in occ.sweep_registers(occ.get_spec(gpu), threads, smem):
-        if runs and runs[-1][2] == o.blocks_per_sm:
+        key = (o.limits["registers"], o.blocks_per_sm)
+        if runs and tuple(runs[-1][2:4]) == key:
             runs[-1][1] = regs
         else:
-            runs.append([regs, regs, o.blocks_per_sm, o.percent])
-    lines = [f"레지스터 {lo:3d}–{hi:3d}개: SM당 {b}블록 → 점유율 {p:5.1f}%" for lo, hi, b, p in runs]
-    return Report(lines, runs=[tuple(r) for r in runs])
+            runs.append([regs, regs, *key, o.percent, o.limiter])
+    lines = [f"레지스터 {lo:3d}–{hi:3d}개: 레지스터 한도 {rb:2d}블록 → SM당 {b}블록"
+             + (f"({occ.LIMITER_KO[lim]} 한도)" if b < rb else "") + f" → 점유율 {p:5.1f}%"
+             for lo, hi, rb, b, p, lim in runs]
+    return Report(lines, runs=[tuple(r[:5]) for r in runs])
 
 
 def register_steps_here(threads=256, smem=0, gpu=None):

@@ -130,9 +130,10 @@ def _race_note(report, where="", fix=None):
         return ""
     h = races[0]
     el = f"{h.array}{list(h.index)}" if h.index is not None else h.array
+    a, b = _line_no(h.first_site), _line_no(h.second_site)
+    lines = f"{a}행에서 서로 다른 두 스레드가" if a == b else f"{a}행과 {b}행에서 서로 다른 스레드가"
     return (f" 시뮬레이터의 경쟁 검출기도 {h.kind} 경쟁을 찾았습니다: {josa(el, '을/를')} {where + ' 의 ' if where else ''}"
-            f"{_line_no(h.first_site)}행과 {_line_no(h.second_site)}행에서 서로 다른 스레드가 건드립니다 — "
-            f"{fix or h.fix_ko}")
+            f"{lines} 건드립니다 — {fix or h.fix_ko}")
 
 
 def _as_in_file(src, func):

@@ -121,6 +121,8 @@ def test_schedule_outcomes_in_the_simulator():
     from kernels_numba.infra.simulator import scheduler as _simfast
     assert lesson06.schedule_outcomes(n=32) == {"tiled": True, "no_sync1": False, "no_sync2": False}
     assert _simfast.get_schedule()[0] == "forward"         # restored
+    # one K tile (§3.3's prose, §5 Q2): no_sync2 has no next tile to overwrite, so every order agrees despite the race
+    assert lesson06.schedule_outcomes(n=16, names=("no_sync2",)) == {"no_sync2": True}
 
 
 def test_launcher_finds_registered_and_demo_kernels():

@@ -67,6 +67,13 @@ CASES = {
         ("float_blocks", [("return warps_per_sm // warps", "return warps_per_sm / warps")], "not_whole_blocks"),
         # a mistake of no known kind: the diagnosis shows an example against the model
         ("one_block_too_many", [("return warps_per_sm // warps", "return warps_per_sm // warps + 1")], "mismatch"),
+        # review r19 M-1: the SM's other limits added (the §3.5 table's 'SM당 … 블록'), not the register limit asked
+        ("capped_by_warp_slots", [("return warps_per_sm // warps", "return min(warps_per_sm // warps, 64 // warps)")],
+         "other_limits"),
+        ("capped_by_block_slots", [("return warps_per_sm // warps", "return min(warps_per_sm // warps, 32)")],
+         "other_limits"),
+        ("capped_by_both", [("return warps_per_sm // warps", "return min(warps_per_sm // warps, 64 // warps, 32)")],
+         "other_limits"),
         ("division", [("    warps = -(-threads // WARP)\n    per_warp", "    return regs_per_sm // (regs * threads)\n    per_warp")],
          "division"),
         # the occupancy model asked for the answer (review r18 I-8): right values, nothing computed

@@ -60,7 +60,19 @@ def test_readers_per_element():
 
 def test_register_steps_h100_256_threads():
     runs = L7.register_steps("H100", 256)["runs"]
-    assert (81, 128, 2, 25.0) in runs and runs[0][:3] == (1, 32, 8) and runs[-1][1] == 255
+    assert (81, 128, 2, 2, 25.0) in runs and runs[-1][1] == 255
+    # 1-32 registers: one occupancy step (8 blocks, the warp limit) but four register limits (07-4 asks for these)
+    assert [r[:4] for r in runs[:4]] == [(1, 8, 32, 8), (9, 16, 16, 8), (17, 24, 10, 8), (25, 32, 8, 8)]
+    lines = L7.register_steps("H100", 256).lines
+    assert "레지스터 한도 32블록 → SM당 8블록(워프 수 한도)" in lines[0] and "(" not in lines[3]
+
+
+def test_register_steps_register_column_is_07_4s_answer():
+    """The table's register column is what 07-4's checker wants (registers only), for every range and block size."""
+    for t in (32, 33, 256, 1024):
+        for lo, hi, reg_blocks, blocks, pct in L7.register_steps("H100", t)["runs"]:
+            for regs in (lo, hi):
+                assert occ.occupancy("H100", regs, t).limits["registers"] == reg_blocks >= blocks
 
 
 def test_occupancy_model_agrees_with_recorded_api():
@@ -150,6 +162,8 @@ def test_order_compare_reuse_and_readers():
     oc = L7.order_compare()
     assert oc["outer"].loads * 8 == oc["dot"].loads
     assert oc["outer"].a_uses[0] == (RB.TN,) * RB.TM and oc["outer"].b_uses[0] == (RB.TM,) * RB.TN
+    # the printed line tells the orders apart by reads of one value (1 vs 8), not only by its uses (8 in both; r19 I-7)
+    assert "값 A[m=0, k=0]: 읽기 1번 → FMA 8번" in oc.lines[0] and "값 A[m=0, k=0]: 읽기 8번 → FMA 8번" in oc.lines[1]
     t = trace.shared_accesses("regblock", M=RB.BM, N=RB.BN, K=RB.BK)
     assert all(set(c) == {RB.BLOCK[0]} for c in L7.readers_per_element(t["records"]).values())
     amap = L7.load_map(RB.THREADS, RB.BM, RB.BK, RB.A_TILE_ROW_STRIDE)
@@ -241,10 +255,10 @@ def test_register_steps_for_a_gpu_spec_follow_the_occupancy_model(gpu):
     here = L7.register_steps_here(RB.THREADS, 8192, gpu=spec)
     assert here.lines[0] == f"지금 이 GPU ({gpu}, CC {spec.cc[0]}.{spec.cc[1]}), 블록 {RB.THREADS} 스레드, 공유 8,192 B:"
     assert here["runs"] == L7.register_steps(gpu, RB.THREADS, 8192)["runs"]
-    for lo, hi, blocks, pct in here["runs"]:
+    for lo, hi, reg_blocks, blocks, pct in here["runs"]:
         for regs in (lo, hi):
             o = occ.occupancy(spec, regs, RB.THREADS, 8192)
-            assert (o.blocks_per_sm, o.percent) == (blocks, pct)
+            assert (o.limits["registers"], o.blocks_per_sm, o.percent) == (reg_blocks, blocks, pct)
 
 
 def test_register_steps_differ_between_t4_and_h100():
