@@ -47,7 +47,7 @@ def _table_diagnosis(got, n, S):
             if tile is not None or buf is not None:
                 return fail("08-1", "past_end", (f"마지막 반복(kt = n_tiles − 1 = {n - 1})에서는 " if S == 2 else
                              f"마지막 {S - 1}개 반복(kt ≥ n_tiles − {S - 1} = {n - S + 1})에서는 ") +
-                            f"미리 읽을 타일이 없습니다(타일 번호 kt + {S - 1} 이 n_tiles = {n} 이상): 그때는 (kt, 버퍼, "
+                            f"미리 읽을 타일이 없습니다(타일 번호 kt + {josa(S - 1, '이/가')} n_tiles = {n} 이상): 그때는 (kt, 버퍼, "
                             "None, None)입니다. 행렬 밖의 타일을 읽는 셈입니다.",
                             where, at)
         else:
