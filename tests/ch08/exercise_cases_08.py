@@ -134,7 +134,7 @@ def step(A, B, As, Bs, row, col, kt, ty, tx):
         # review round 19 (W-1): right values without shared memory: the loop computes tile kt from global memory, with
         # no shared memory at all (a) or while it stores the next tile into the other buffer (b): never a PASS
         ("computes_from_global_without_shared_memory",
-         [("        " + _LOOP_LOAD_A + "\n", ""), ("        " + _LOOP_LOAD_B + "\n", ""),
+         [(_LOOP_LOAD_A, "pass"), ("        " + _LOOP_LOAD_B + "\n", ""),
           (_COMPUTE, "        for kk in range(T8):\n"
                      "            acc += load_or_zero(A, row, kt * T8 + kk) * load_or_zero(B, kt * T8 + kk, col)"),
           (_STORE_A, "pass"), (_STORE_B, "pass"), (_LOOP_BARRIER, "        pass  # next iteration"),
