@@ -68,7 +68,11 @@ def _table_diagnosis(got, n, S):
                 return fail("08-1", "overwrite_pending", f"아직 계산하지 않은 {josa(f'타일 {held[buf]}', '이/가')} 든 "
                             "버퍼를 덮어씁니다: 비어 있는 버퍼는 이미 계산이 끝난 타일이 들어 있던 것 하나뿐입니다.",
                             where, at)
-            if buf is None or not 0 <= buf < S:
+            if buf is None:
+                return fail("08-1", "input", f"미리 읽는 타일({tile})이 있으면 그 타일을 넣을 버퍼 번호(0 … {S - 1})도 "
+                            "넷째 값으로 적어야 합니다: None 은 미리 읽는 타일이 없을 때(타일도 None)만 씁니다.",
+                            where, at)
+            if not 0 <= buf < S:
                 return fail("08-1", "input", f"버퍼 번호는 0 … {S - 1}입니다.", where, at)
             held[buf] = tile
     return None

@@ -172,3 +172,13 @@ def test_08_2_the_unrolled_loop_is_cut_into_one_piece_per_tile(tmp_path):
     bufs = [[e.args["buf"] for e in evs if e.kind == "call" and e.what == "tile_dot"] for _, _, evs in pieces]
     assert bufs == [[0], [1], [0]], bufs
     assert "2개 중 2번째" in pieces[1][0]
+
+
+def test_08_1_a_prefetch_without_its_buffer_is_told_to_name_the_buffer(tmp_path):
+    # review round 19, I-3: (kt, cur, tile, None) got only "버퍼 번호는 0 … 1입니다."
+    stage_table = import_source((ROOT / "answers" / "ch08" / "ex08_stages.py").read_text("utf-8"), tmp_path).stage_table
+
+    def student(n, S):
+        return [r if r[2] is None else (r[0], r[1], r[2], None) for r in stage_table(n, S)]
+    res = exercises.check("08-1", student, save=False)
+    assert res.code == "input" and "그 타일을 넣을 버퍼 번호" in res.message, str(res)
