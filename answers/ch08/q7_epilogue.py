@@ -47,6 +47,19 @@ WRONG = {
                              "        C[row, col] = acc\n"
                              "    else:\n"
                              "        C[row, col] = alpha * acc + beta * C[row, col]\n", "alpha 를 곱하지 않았습니다"),
+    # review round 19 (I-4): beta not multiplied, and a beta term that depends on beta's sign (a case has beta < 0)
+    "beta_not_multiplied": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\n"
+                            "if row < C.shape[0] and col < C.shape[1]:\n"
+                            "    if beta == 0:\n"
+                            "        C[row, col] = alpha * acc\n"
+                            "    else:\n"
+                            "        C[row, col] = alpha * acc + C[row, col]\n", "beta 를 곱하지 않았습니다"),
+    "beta_sign_dropped": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\n"
+                          "if row < C.shape[0] and col < C.shape[1]:\n"
+                          "    if beta == 0:\n"
+                          "        C[row, col] = alpha * acc\n"
+                          "    else:\n"
+                          "        C[row, col] = alpha * acc + abs(beta) * C[row, col]\n", "alpha·(A @ B) + beta·C"),
     "returns_a_value": ("acc += tile_dot(As, Bs, (n_tiles - 1) % 2, ty, tx)\n" + _STORE + "return acc\n",
                         "값을 돌려주지 않습니다"),
 }

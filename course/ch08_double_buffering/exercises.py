@@ -68,7 +68,11 @@ def _table_diagnosis(got, n, S):
                 return fail("08-1", "overwrite_pending", f"아직 계산하지 않은 {josa(f'타일 {held[buf]}', '이/가')} 든 "
                             "버퍼를 덮어씁니다: 비어 있는 버퍼는 이미 계산이 끝난 타일이 들어 있던 것 하나뿐입니다.",
                             where, at)
-            if buf is None or not 0 <= buf < S:
+            if buf is None:
+                return fail("08-1", "input", f"미리 읽는 타일({tile})이 있으면 그 타일을 넣을 버퍼 번호(0 … {S - 1})도 "
+                            "넷째 값으로 적어야 합니다: None 은 미리 읽는 타일이 없을 때(타일도 None)만 씁니다.",
+                            where, at)
+            if not 0 <= buf < S:
                 return fail("08-1", "input", f"버퍼 번호는 0 … {S - 1}입니다.", where, at)
             held[buf] = tile
     return None
@@ -269,12 +273,64 @@ def _extra_iterations(iters, after, n):
                 where=probe.line_text(site))
 
 
+def _computes(e):
+    """True for an event that computes from shared memory: a tile_dot call or a read of As/Bs."""
+    return (e.kind == "call" and e.what == "tile_dot" and "buf" in e.args) or \
+        (e.kind == "sread" and e.what in ("As", "Bs") and bool(e.args))
+
+
+def _buf_of(e):
+    """The buffer a computing event (_computes) reads."""
+    return e.args["buf"] if e.kind == "call" else e.args[0]
+
+
+def _db_pieces(iters):
+    """[(label, p, events)]: the main loop cut into one piece per computed tile p = 0, 1, ... A loop iteration that
+    computes two tiles (kt unrolled by two, as 4.4 suggests for the SASS) is cut at its barriers, so that each piece
+    holds one computation with the barriers that follow it; an iteration that computes one tile (or none) stays whole.
+    label names the piece in messages: 'kt = 2' or, for a cut iteration, 'kt = 0 (… 2번째 타일)'."""
+    pieces = []
+    for kt, evs in iters:
+        intervals, cur = [], []
+        for e in evs:
+            cur.append(e)
+            if e.kind == "bar":
+                intervals.append(cur)
+                cur = []
+        if cur:
+            intervals.append(cur)
+        parts, cur, has = [], [], False
+        for iv in intervals:
+            c = any(_computes(e) for e in iv)
+            if c and has:
+                parts.append(cur)
+                cur, has = [], False
+            cur, has = cur + iv, has or c
+        parts.append(cur)
+        for j, part in enumerate(parts):
+            label = f"반복 kt = {kt}" + (f"(루프 한 번이 계산하는 타일 {len(parts)}개 중 {j + 1}번째)" if len(parts) > 1
+                                        else "")
+            pieces.append((label, len(pieces), part))
+    return pieces
+
+
+def _stored_tile(A, B, e):
+    """('As' or 'Bs', buffer, K tile) of a store of the traced thread (0, 0), the tile told by the stored value (A's
+    and B's elements are distinct random numbers), or None when the value is no element of the right matrix."""
+    if not (e.kind == "swrite" and e.what in ("As", "Bs") and e.args and e.value is not None):
+        return None
+    got = _element_named(A, B, e.value)
+    if got is None or got[0] != e.what[0]:
+        return None
+    return e.what, e.args[0], (got[2] if got[0] == "A" else got[1]) // T8
+
+
 def _db_deviation(kernel):
     """The first place where the loop departs from 4.4's recipe, from the trace: (code, message, site) or None."""
     _, iters, after = db_trace(kernel)
     n = DB_K // T8
-    for kt, evs in iters:
-        at = f" (반복 kt = {kt}, K 타일 {n}개로 돌린 실행)"
+    for label, kt, evs in _db_pieces(iters):       # kt: the tile this piece computes (the iteration, without unrolling)
+        at = f" ({label}, K 타일 {n}개로 돌린 실행)"
         for e in evs:
             if e.kind == "gread" and e.site:
                 which, t = _tile_of(e)
@@ -321,7 +377,7 @@ def _db_wrong_store(kernel):
     for block, thread in sorted(rec.threads(), key=lambda k: (k[1][0] == k[1][1], k[1])):
         before, iters, _ = probe.loop_iterations(rec.thread(block, thread, jumps=True))
         tx, ty = thread[0], thread[1]
-        for kt, evs in [(None, before)] + list(iters):
+        for kt, evs in [(None, before)] + [(p, evs) for _, p, evs in _db_pieces(iters)]:
             t = 0 if kt is None else kt + 1
             for e in evs:
                 if not (e.kind == "swrite" and e.what in ("As", "Bs") and e.args and len(e.args) == 3
@@ -361,7 +417,7 @@ def _db_order(kernel):
     """The technique of 4.4 from the trace: in every loop iteration the next tile goes into the buffer not being
     computed, one barrier, and the global loads of the next tile come before the computation and the shared-memory
     stores after it. A technique Result, or None."""
-    _, iters, after = db_trace(kernel)
+    before, iters, after = db_trace(kernel)
     n = DB_K // T8
     if not iters:
         return fail("08-2", "loop_not_found", f"맞는 값이지만 메인 루프를 찾지 못해, 이 문제가 요구한 구조인지 확인할 수 "
@@ -372,21 +428,65 @@ def _db_order(kernel):
                     "계산하는 것입니다. 템플릿의 `for kt in range(n_tiles - 1):` 처럼 정수로 세는 루프로 쓰세요.")
     if len(iters) > n - 1:
         return _extra_iterations(iters, after, n)
-    for kt, evs in iters:
-        read = {e.args[0] for e in evs if e.kind == "sread" and e.what in ("As", "Bs") and len(e.args) == 3}
-        read |= {e.args["buf"] for e in evs if e.kind == "call" and e.what == "tile_dot" and "buf" in e.args}
+    pieces = _db_pieces(iters)
+    if len(pieces) > n - 1:                     # an unrolled loop that computes more tiles than n_tiles − 1
+        return _extra_iterations([(p, evs) for _, p, evs in pieces], after, n)
+    A, B, _ = _db_record(kernel)
+    held = {}                                   # ('As' | 'Bs', buffer) -> the K tile stored there, told by its values
+    for e in before:
+        hit = _stored_tile(A, B, e)
+        if hit is not None:
+            held[hit[:2]] = hit[2]
+    for label, p, evs in pieces:                # one piece per computed tile p (an iteration, or half of one unrolled)
+        comp = [e for e in evs if _computes(e)]
+        if not comp:
+            direct = [e for e in evs if e.kind == "gread" and e.site and _tile_of(e)[1] == p]
+            site = next((e.site for e in direct + evs if e.site), None)
+            did = (f"타일 {p}의 원소를 글로벌 메모리에서 곧바로 읽어 계산합니다. 그러면 공유 메모리의 버퍼를 거치지 "
+                   "않으니 더블 버퍼링이 아닙니다" if direct else f"타일 {josa(p, '을/를')} 계산하지 않습니다")
+            return technique("08-2", "no_shared_compute", "더블 버퍼링", f"{label}의 계산이 공유 메모리를 읽지 "
+                             f"않습니다(tile_dot 도, As·Bs 읽기도 없음): {did}. 타일 kt 는 그 타일이 든 버퍼 kt % 2 "
+                             "에서 tile_dot 으로 계산하세요.", where=probe.line_text(site))
+        for e in evs:                           # in program order: what each computation reads is what was stored
+            hit = _stored_tile(A, B, e)
+            if hit is not None:
+                held[hit[:2]] = hit[2]
+            if not _computes(e):
+                continue
+            arrays = ("As", "Bs") if e.kind == "call" else (e.what,)
+            wrong = [(x, held[(x, _buf_of(e))]) for x in arrays if held.get((x, _buf_of(e)), p) != p]
+            if wrong:
+                x, t = wrong[0]
+                where = probe.line_text(e.site)
+                return technique("08-2", "compute_buffer", "더블 버퍼링", f"{label}에서 타일 {josa(p, '을/를')} "
+                                 f"계산해야 하는데, 읽는 버퍼 {x}[{_buf_of(e)}]에는 타일 {josa(t, '이/가')} 들어 있습니다. "
+                                 "타일 kt 는 버퍼 kt % 2 에 저장되고 그 버퍼에서 계산됩니다.", where=where)
+        for e in evs:                           # the values come through shared memory: global reads are the prefetch
+            if e.kind == "gread" and e.site and _tile_of(e)[1] != p + 1:
+                which, t = _tile_of(e)
+                where = probe.line_text(e.site)
+                if t == p:
+                    why = (f"{label}에서 계산할 타일 {p}의 {which} 원소를 글로벌 메모리에서 다시 읽습니다: 그 타일은 이미 "
+                           f"공유 메모리 버퍼 {p % 2}에 있으니, 계산은 그 버퍼(tile_dot)에서만 하고 글로벌 메모리에서는 "
+                           f"다음 타일 {p + 1}만 미리 읽으세요.")
+                else:
+                    why = (f"{label}에서 글로벌 메모리로부터 읽는 {which} 원소가 타일 {t}의 것입니다: 이 반복이 미리 "
+                           f"읽을 것은 다음 타일 kt + 1 = {p + 1}입니다.")
+                return technique("08-2", "prefetch_same_tile" if t == p else "prefetch_tile",
+                                 "공유 메모리를 거친 더블 버퍼링", why, where=where)
+        read = {_buf_of(e) for e in comp}
         same = [e for e in evs if e.kind == "swrite" and e.what in ("As", "Bs") and e.args and e.args[0] in read]
         if same:
             where = probe.line_text(same[0].site)
-            return technique("08-2", "single_buffer", "더블 버퍼링", f"반복 kt = {kt}에서 계산하는 버퍼 "
+            return technique("08-2", "single_buffer", "더블 버퍼링", f"{label}에서 계산하는 버퍼 "
                              f"{same[0].args[0]}번에 다음 타일도 저장합니다. 버퍼 하나로 맞는 값을 내려면 계산과 "
                              "저장 사이에 배리어가 하나 더 필요하고(읽기 후 쓰기, WAR), 그 배리어에서 블록 전체가 멈춥니다. "
-                             "타일 kt 는 버퍼 kt % 2 에서 계산하고 다음 타일은 다른 버퍼 (kt + 1) % 2 에 저장하면, 반복당 "
+                             "타일 kt 는 버퍼 kt % 2 에서 계산하고 다음 타일은 다른 버퍼 (kt + 1) % 2 에 저장하면, 타일당 "
                              "배리어 하나로 충분합니다 (3.3절의 표).", f"  저장: {where}", where=where)
         bars = [e for e in evs if e.kind == "bar"]
         if len(bars) > 1:
-            return technique("08-2", "two_barriers", "반복당 배리어 하나의 순서", f"반복 kt = {kt}에 배리어가 "
-                             f"{len(bars)}개 있습니다. 이 루프(로드 → 계산 → 다른 버퍼에 저장 → 배리어)에서는 반복 끝의 "
+            return technique("08-2", "two_barriers", "타일당 배리어 하나의 순서", f"{label}에 배리어가 "
+                             f"{len(bars)}개 있습니다. 이 루프(로드 → 계산 → 다른 버퍼에 저장 → 배리어)에서는 타일마다 "
                              "배리어 하나가 '다음 타일 저장 완료'(쓰기 후 읽기, RAW)와 '이 버퍼를 다 읽음'(읽기 후 쓰기, WAR)을 "
                              "함께 보장하므로 (3.3절의 표), 다른 배리어는 블록 전체를 한 번 더 세울 뿐입니다.",
                              f"  배리어: {', '.join(probe.line_text(b.site) for b in bars)}",
@@ -400,7 +500,7 @@ def _db_order(kernel):
         if early:
             where = probe.line_text(evs[early[0]].site)
             return technique("08-2", "store_before_compute", "레지스터 프리페치의 순서(로드 → 계산 → 저장)",
-                             f"반복 kt = {kt}에서 공유 메모리 저장이 계산보다 먼저입니다. `db` 와 같은 순서라 워프가 그 "
+                             f"{label}에서 공유 메모리 저장이 계산보다 먼저입니다. `db` 와 같은 순서라 워프가 그 "
                              "저장에서 자기 글로벌 로드를 기다린 뒤에 계산하므로, 로드와 계산이 겹치지 않습니다(4.4절의 "
                              "SASS). 레지스터 → 공유 메모리 저장을 계산 뒤로 옮기세요.", f"  저장: {where}", where=where)
         late = [i for i in loads if i > reads[0]]
@@ -408,9 +508,15 @@ def _db_order(kernel):
             where = probe.line_text(evs[late[0]].site)
             what = "·".join(sorted({_tile_of(evs[i])[0] for i in late}))
             return technique("08-2", "load_after_compute", "레지스터 프리페치의 순서(로드 → 계산 → 저장)",
-                             f"반복 kt = {kt}에서 다음 {what} 타일의 글로벌 로드가 계산보다 뒤입니다. 로드를 먼저 보내 "
+                             f"{label}에서 다음 {what} 타일의 글로벌 로드가 계산보다 뒤입니다. 로드를 먼저 보내 "
                              "두어야 계산하는 동안 그 로드가 날아옵니다: A 와 B 의 로드를 모두 계산(tile_dot) 앞에 두세요.",
                              f"  로드: {where}", where=where)
+    if not any(_computes(e) for e in after):
+        site = next((e.site for e in after if e.site), None)
+        return technique("08-2", "no_shared_compute", "더블 버퍼링", f"에필로그가 마지막 타일 {josa(n - 1, '을/를')} 공유 메모리에서 "
+                         "계산하지 않습니다(tile_dot 도, As·Bs 읽기도 없음): 그 타일은 루프의 마지막 반복이 버퍼 "
+                         "(n_tiles − 1) % 2 에 저장해 두었으니, 에필로그는 그 버퍼를 tile_dot 으로 계산하세요.",
+                         where=probe.line_text(site))
     return None
 
 
@@ -449,6 +555,8 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
               "extra_iterations": "K 타일이 4개면 메인 루프는 몇 번 돌아야 하나요? 여러분의 n_tiles 는 얼마로 계산되나요?",
               "loop_not_found": "K 타일을 도는 루프는 어디에 있고, 무엇으로 반복을 세나요? 반복마다 1 씩(또는 타일 폭만큼) "
                                 "늘어나는 정수 변수로 돌고 있나요?",
+              "no_shared_compute": "그 반복(또는 에필로그)이 계산하는 값은 어디서 오나요? 공유 메모리에 저장한 타일을 "
+                                   "누가 읽나요?",
               "guarded_last_iteration": "루프를 한 번 덜 돌리면 `if kt + 1 < n_tiles` 가 필요한가요? 그러면 마지막 "
                                         "타일은 누가, 어느 버퍼로 계산하나요?",
           },

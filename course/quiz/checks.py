@@ -292,8 +292,9 @@ def quiz_db8(A, B, C, alpha, beta):
 """
 EPILOGUE_STARTER = "# 에필로그: (1) 아직 계산하지 않은 마지막 타일  (2) C = alpha·acc + beta·C 저장\n"
 # M, N, K, alpha, beta: K tiles 4, 3, 1 and 2 (K a multiple of 8); no size a multiple of 8 except the last K
-# beta = 0 once with alpha != 1 (review r18 W-3: an epilogue that writes C = acc when beta == 0 forgot alpha)
-EPILOGUE_CASES = ((20, 11, 29, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (6, 5, 7, -2.0, 0.0), (10, 12, 16, -1.5, 0.25))
+# beta = 0 once with alpha != 1 (review r18 W-3: an epilogue that writes C = acc when beta == 0 forgot alpha); beta < 0
+# once (review r19 I-4: a beta term that depends on beta's sign)
+EPILOGUE_CASES = ((20, 11, 29, 1.0, 0.0), (9, 17, 24, 0.5, 2.0), (6, 5, 7, -2.0, 0.0), (10, 12, 16, -1.5, -0.5))
 _PAD = 8                       # C is a view into a larger array: a store outside C lands in this margin on a GPU
 _MARGIN = np.float32(1234.5)
 _NO_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
@@ -393,6 +394,8 @@ def _epilogue_wrong(A, B, C0, C, alpha, beta):
         return "C 가 그대로입니다: 결과를 C 에 쓰지 않았습니다."
     if beta != 0 and near(alpha * acc):
         return "beta·C 를 더하지 않았습니다: beta ≠ 0 이면 C = alpha·acc + beta·C 입니다 (C 를 읽어야 함)."
+    if beta not in (0, 1) and near(alpha * acc + c0):
+        return "beta 를 곱하지 않았습니다: C = alpha·acc + beta·C 입니다 (C 에 beta 를 곱해 더함)."
     if near(acc + (beta * c0 if beta != 0 else 0)) and alpha != 1:
         return "alpha 를 곱하지 않았습니다: C = alpha·acc + beta·C 입니다."
     counts = k_tile_counts(C, A, B, C0 if beta else np.zeros_like(C0), alpha, beta, T8)   # C0 unread when beta = 0

@@ -11,6 +11,22 @@ _KERNEL = "@cuda.jit\ndef db8("
 _BS_DECL = "    Bs = cuda.shared.array((2, T8, T8), float32)      # [buffer][k][column]"
 _K0_LOOP = "    for k0 in range(T8, n_tiles * T8, T8):"
 _WHILE = "    kt = 0\n    while kt < n_tiles - 1:"
+_UNROLLED_BY_TWO = """    for kt in range(0, n_tiles - 1, 2):
+        a = load_or_zero(A, row, (kt + 1) * T8 + tx)
+        b = load_or_zero(B, (kt + 1) * T8 + ty, col)
+        acc += tile_dot(As, Bs, 0, ty, tx)            # tile kt (even) is in buffer 0
+        As[1, ty, tx] = a
+        Bs[1, ty, tx] = b
+        cuda.syncthreads()
+        if kt + 1 < n_tiles - 1:
+            a = load_or_zero(A, row, (kt + 2) * T8 + tx)
+            b = load_or_zero(B, (kt + 2) * T8 + ty, col)
+            acc += tile_dot(As, Bs, 1, ty, tx)        # tile kt + 1 (odd) is in buffer 1
+            As[0, ty, tx] = a
+            Bs[0, ty, tx] = b
+            cuda.syncthreads()
+    for kt in range(0):
+"""
 
 
 def _helper(src):
@@ -115,6 +131,27 @@ def step(A, B, As, Bs, row, col, kt, ty, tx):
           (_LOOP_LOAD_B, "Bs[(k0 // T8) % 2, ty, tx] = load_or_zero(B, k0 + ty, col)"),
           (_COMPUTE, "        acc += tile_dot(As, Bs, (k0 // T8 - 1) % 2, ty, tx)"), (_STORE_A, "pass"),
           (_STORE_B, "pass")], "store_before_compute"),
+        # review round 19 (W-1): right values without shared memory: the loop computes tile kt from global memory, with
+        # no shared memory at all (a) or while it stores the next tile into the other buffer (b): never a PASS
+        ("computes_from_global_without_shared_memory",
+         [(_LOOP_LOAD_A, "pass"), ("        " + _LOOP_LOAD_B + "\n", ""),
+          (_COMPUTE, "        for kk in range(T8):\n"
+                     "            acc += load_or_zero(A, row, kt * T8 + kk) * load_or_zero(B, kt * T8 + kk, col)"),
+          (_STORE_A, "pass"), (_STORE_B, "pass"), (_LOOP_BARRIER, "        pass  # next iteration"),
+          (_EPILOGUE, "    for kk in range(T8):\n        acc += load_or_zero(A, row, (n_tiles - 1) * T8 + kk) * "
+                      "load_or_zero(B, (n_tiles - 1) * T8 + kk, col)")], "no_shared_compute"),
+        ("stores_the_next_tile_but_computes_from_global",
+         [(_COMPUTE, "        for kk in range(T8):\n"
+                     "            acc += load_or_zero(A, row, kt * T8 + kk) * load_or_zero(B, kt * T8 + kk, col)")],
+         "no_shared_compute"),
+        # ... the loop right, the epilogue computing the last tile from global memory instead of its buffer
+        ("epilogue_from_global",
+         [(_EPILOGUE, "    for kk in range(T8):\n        acc += load_or_zero(A, row, (n_tiles - 1) * T8 + kk) * "
+                      "load_or_zero(B, (n_tiles - 1) * T8 + kk, col)")], "no_shared_compute"),
+        # ... the loop computing from shared memory and reading tile kt from global memory once more (wasted)
+        ("rereads_the_current_tile_from_global",
+         [(_COMPUTE, _COMPUTE + "\n        acc += load_or_zero(A, row, kt * T8 + tx) * float32(0.0)")],
+         "prefetch_same_tile"),
     ],
     "08-3": [
         ("common_formula", [("return t_load + t_comp + (n_tiles - 1) * max(t_load, t_comp)",
@@ -208,5 +245,13 @@ def main_loop(A, B, As, Bs, row, col, n_tiles, ty, tx):
           (_LOOP_LOAD_B, "b = load_or_zero(B, k0 + ty, col)"),
           (_COMPUTE, "        acc += tile_dot(As, Bs, (k0 // T8 - 1) % 2, ty, tx)"),
           (_STORE_A, "As[(k0 // T8) % 2, ty, tx] = a"), (_STORE_B, "Bs[(k0 // T8) % 2, ty, tx] = b")]),
+        # review round 19 (W-2): the loop unrolled by two (constant buffer numbers, as 4.4 suggests for the SASS): one
+        # barrier per tile, each tile computed from its buffer while the next goes into the other one
+        # (the solution's loop body stays below it, in a loop that never runs)
+        ("unrolled_by_two", [(_LOOP + "\n", _UNROLLED_BY_TWO)]),
+        # ... a barrier at the top of the iteration (it ends the previous tile's reads and stores), one before the epilogue
+        ("barrier_at_the_top", [(_LOOP, _LOOP + "\n        cuda.syncthreads()          # previous stores and reads done"),
+                                (_LOOP_BARRIER, "        pass  # next iteration"),
+                                (_EPILOGUE, "    cuda.syncthreads()\n" + _EPILOGUE)]),
     ],
 }

@@ -143,3 +143,42 @@ def test_08_2_a_loop_it_cannot_follow_is_said_not_passed(tmp_path, monkeypatch):
     res = exercises.check("08-2", import_source(src, tmp_path).db8, save=False)
     assert not res.ok and res.code == "loop_not_found", str(res)
     assert "메인 루프를 찾지 못해" in res.message and "n_tiles − 1 번" in res.message, str(res)
+
+
+@sim_only
+@pytest.mark.parametrize("label, needle", [
+    ("computes_from_global_without_shared_memory", "타일 0의 원소를 글로벌 메모리에서 곧바로 읽어 계산합니다"),
+    ("stores_the_next_tile_but_computes_from_global", "타일 0의 원소를 글로벌 메모리에서 곧바로 읽어 계산합니다"),
+    ("epilogue_from_global", "에필로그가 마지막 타일 3을 공유 메모리에서 계산하지 않습니다"),
+])
+def test_08_2_right_values_computed_from_global_memory_are_not_double_buffering(tmp_path, label, needle):
+    # review round 19, W-1: right values with no shared memory in the computation (or shared stores never read) passed;
+    # every tile's computation must read the buffer that holds it, also when the values are right
+    res = _check_08_2(label, tmp_path)
+    assert not res.ok and res.code == "no_shared_compute" and needle in res.message, str(res)
+
+
+@sim_only
+def test_08_2_the_unrolled_loop_is_cut_into_one_piece_per_tile(tmp_path):
+    # review round 19, W-2: a loop unrolled by two computes two tiles per iteration; it is judged per tile (per barrier
+    # interval), so its iteration kt = 0 is two pieces, each computing one buffer and storing into the other
+    from course.ch08_double_buffering import exercises as ex08
+    src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
+    for old, new in dict(RIGHT["08-2"])["unrolled_by_two"]:
+        src = src.replace(old, new)
+    _, iters, _ = ex08.db_trace(import_source(src, tmp_path).db8)
+    pieces = ex08._db_pieces(iters)
+    assert [p for _, p, _ in pieces] == [0, 1, 2] and len(iters) == 2, pieces
+    bufs = [[e.args["buf"] for e in evs if e.kind == "call" and e.what == "tile_dot"] for _, _, evs in pieces]
+    assert bufs == [[0], [1], [0]], bufs
+    assert "2개 중 2번째" in pieces[1][0]
+
+
+def test_08_1_a_prefetch_without_its_buffer_is_told_to_name_the_buffer(tmp_path):
+    # review round 19, I-3: (kt, cur, tile, None) got only "버퍼 번호는 0 … 1입니다."
+    stage_table = import_source((ROOT / "answers" / "ch08" / "ex08_stages.py").read_text("utf-8"), tmp_path).stage_table
+
+    def student(n, S):
+        return [r if r[2] is None else (r[0], r[1], r[2], None) for r in stage_table(n, S)]
+    res = exercises.check("08-1", student, save=False)
+    assert res.code == "input" and "그 타일을 넣을 버퍼 번호" in res.message, str(res)
