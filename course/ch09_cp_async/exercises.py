@@ -80,6 +80,12 @@ def _loop_findings(kernel, n_tiles):
     None. Each finding is read from what the loop did (its calls, their arguments and their order), never from the
     source text."""
     (before, iters, after), _ = pipe_trace(kernel)
+    if not iters and not any(e.kind == "call" and e.what == "compute_tile" for e in before + after):
+        # right values without a tile computed from shared memory: the loop reads global memory itself
+        return fail("09-1", "no_tile_calls", f"맞는 값이지만 K 타일 {n_tiles}개로 돌린 실행에서 compute_tile 이 한 번도 "
+                    "불리지 않았습니다: K 루프가 공유 메모리의 타일 대신 전역 메모리에서 바로 계산합니다. 그러면 "
+                    "cp.async 복사와 겹칠 계산이 없습니다. 반복 kt 마다 wait_group(N) → 배리어 → 타일 kt + 2 "
+                    "발행(issue_tile, 있을 때만) → commit → compute_tile 로 타일 kt 계산을 하세요.")
     if not iters:
         return None
     at = lambda kt: f" (반복 kt = {kt}, K 타일 {n_tiles}개로 돌린 실행)"      # noqa: E731
@@ -179,6 +185,12 @@ def _loop_technique(kernel, n_tiles):
     """09-1's technique, from the trace of a loop that computes the right values: one barrier per tile, and the copy
     of tile kt + 1 still in flight while tile kt is computed (a wait_group that leaves it pending). None when kept."""
     (before, iters, after), _ = pipe_trace(kernel)
+    if not iters and not any(e.kind == "call" and e.what == "compute_tile" for e in before + after):
+        # right values without a tile computed from shared memory: the loop reads global memory itself
+        return fail("09-1", "no_tile_calls", f"맞는 값이지만 K 타일 {n_tiles}개로 돌린 실행에서 compute_tile 이 한 번도 "
+                    "불리지 않았습니다: K 루프가 공유 메모리의 타일 대신 전역 메모리에서 바로 계산합니다. 그러면 "
+                    "cp.async 복사와 겹칠 계산이 없습니다. 반복 kt 마다 wait_group(N) → 배리어 → 타일 kt + 2 "
+                    "발행(issue_tile, 있을 때만) → commit → compute_tile 로 타일 kt 계산을 하세요.")
     if not iters:
         return fail("09-1", "loop_not_found", f"맞는 값이지만 K 루프를 찾지 못해, 반복마다 배리어가 하나인지와 다음 타일의 "
                     f"복사가 계산과 겹치는지 확인할 수 없습니다: K 타일 {n_tiles}개로 돌린 실행에서 반복마다 일정하게 "
@@ -206,13 +218,18 @@ def _loop_technique(kernel, n_tiles):
             if e.kind == "call" and e.what == "compute_tile" and kt + 1 < n_tiles:
                 nxt = g.group_of(kt + 1)
                 if nxt is not None and nxt <= g.done:
-                    w = next((x for x in reversed(evs) if x.kind == "wait"), None)
-                    said = "cp_async_wait_all()" if w is not None and w.what == "all" else \
-                        f"wait_group({_n_of(w) if w else 0})"
+                    # the wait this computation follows: the last one before it in this iteration
+                    w = next((x for x in reversed(evs[:evs.index(e)]) if x.kind == "wait"), None)
+                    if w is None:      # none: an earlier iteration's wait, or one before the loop, covered tile kt + 1
+                        said = ("이 반복에는 계산 앞에 wait 가 없고, 앞에서 기다린 것만으로 타일 kt + 1 까지 이미 "
+                                "도착했습니다")
+                    else:
+                        said = "cp_async_wait_all()" if w.what == "all" else f"wait_group({_n_of(w)})"
+                        said = f"다음 타일 kt + 1 의 복사까지 이미 기다렸습니다 ({said})"
                     return technique("09-1", "no_overlap", "복사와 계산의 겹침", f"반복 kt = {kt}에서 타일 kt 를 계산할 "
-                                     f"때 다음 타일 kt + 1 의 복사까지 이미 기다렸습니다 ({said}). "
-                                     "그러면 복사와 계산이 겹치지 않습니다: 타일 kt 의 그룹까지만 끝나게 하는 가장 큰 N 을 "
-                                     "찾아보세요.", where=probe.line_text(w.site if w else None))
+                                     f"때 {said}. 그러면 복사와 계산이 겹치지 않습니다: 반복마다 wait_group(N) 을 "
+                                     "두고, 타일 kt 의 그룹까지만 끝나게 하는 가장 큰 N 을 찾아보세요.",
+                                     where=probe.line_text(w.site if w else None))
     return None
 
 
@@ -299,6 +316,8 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
               "no_overlap": "타일 kt 를 계산할 때 타일 kt + 1 의 복사는 끝나 있어야 하나요, 날아가는 중이어도 되나요?",
               "loop_not_found": "K 타일을 도는 루프는 어디에 있고, 무엇으로 반복을 세나요? 반복마다 1 씩(또는 타일 폭만큼) "
                                 "늘어나는 정수 변수로 돌고 있나요?",
+              "no_tile_calls": "K 루프는 어느 메모리에서 곱하나요? cp.async 로 채운 공유 메모리의 타일을 계산하는 함수는 "
+                               "무엇인가요?",
               "extra_iterations": "K 를 8 로 나눈 올림이 타일 수입니다. 여러분의 n_tiles 는 K = 40 에서 얼마인가요?",
               "race": "검출기가 가리킨 두 줄 사이에 무엇이 빠졌나요: wait, 배리어, 아니면 다른 버퍼인가요?",
           },

@@ -67,6 +67,15 @@ CASES = {
           ("issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)",
            "issue_tile(A, B, As, Bs, (k0 // T8 + S3 - 1) % S3, k0 // T8 + S3 - 1)"),
           ("compute_tile(As, Bs, kt % S3, acc)", "compute_tile(As, Bs, (k0 // T8) % S3, acc)")], "no_overlap"),
+        # review round 19 (I-1): the template's loop, but the product read straight from global memory
+        ("global_memory_loop", [(_BODY, "        for k in range(T8):\n"
+                                        "            kk = kt * T8 + k\n"
+                                        "            if row < A.shape[0] and col < B.shape[1] and kk < A.shape[1]:\n"
+                                        "                acc += A[row, kk] * B[kk, col]\n")], "no_tile_calls"),
+        # everything waited for before the loop, no wait inside it: tile 2 is read before it is waited for
+        ("wait_all_before_loop", [(_WAIT, "        pass                         "),
+                                  ("    for kt in range(n_tiles):",
+                                   "    ptx.cp_async_wait_all()\n    for kt in range(n_tiles):")], "no_wait"),
     ],
 }
 

@@ -27,3 +27,30 @@ def test_09_1_wait_all_is_named_as_written(tmp_path):
     src = src.replace("ptx.cp_async_wait_group_1()", "ptx.cp_async_wait_all()")
     res = exercises.check("09-1", import_source(src, tmp_path).pipeline3, save=False)
     assert res.code == "no_overlap" and "(cp_async_wait_all())" in res.message, str(res)
+
+
+@sim_only
+def test_09_1_a_global_memory_loop_is_told_to_use_the_tiles(tmp_path):
+    # review round 19, I-1: the loop is there; what is missing is the tile computation from shared memory
+    src = (ROOT / "answers" / "ch09" / "ex09_pipeline.py").read_text("utf-8")
+    body = src[src.index("        ptx.cp_async_wait_group_1()"):src.index("    store_c(")]
+    src = src.replace(body, "        for k in range(T8):\n            kk = kt * T8 + k\n"
+                            "            if row < A.shape[0] and col < B.shape[1] and kk < A.shape[1]:\n"
+                            "                acc += A[row, kk] * B[kk, col]\n")
+    res = exercises.check("09-1", import_source(src, tmp_path).pipeline3, save=False)
+    assert res.code == "no_tile_calls", str(res)
+    assert "compute_tile 이 한 번도" in res.message and "for kt in range" not in res.message, str(res)
+
+
+@sim_only
+def test_09_1_no_wait_in_the_iteration_is_not_named_as_a_wait(tmp_path):
+    # review round 19, I-2: a wait before the loop is not this iteration's "wait_group(0)"
+    src = (ROOT / "answers" / "ch09" / "ex09_pipeline.py").read_text("utf-8")
+    # everything waited for before the loop; each iteration waits for its prefetch after computing
+    src = src.replace("        ptx.cp_async_wait_group_1()", "        pass  # ")
+    src = src.replace("    for kt in range(n_tiles):", "    ptx.cp_async_wait_all()\n    for kt in range(n_tiles):")
+    src = src.replace("        acc = compute_tile(As, Bs, kt % S3, acc)\n",
+                      "        acc = compute_tile(As, Bs, kt % S3, acc)\n        ptx.cp_async_wait_group_0()\n")
+    res = exercises.check("09-1", import_source(src, tmp_path).pipeline3, save=False)
+    assert res.code == "no_overlap", str(res)
+    assert "이 반복에는 계산 앞에 wait 가 없고" in res.message and "wait_group(0))" not in res.message, str(res)
