@@ -41,10 +41,12 @@ def _compile_ahead(module):
     except KeyError:
         return
     try:
+        jit = set(_warmup.jit_names(ch.kernels))  # their offline entries come from the JIT's own compile
         procs = _warmup.warm(list(ch.kernels), ch.demos)
     except Exception:  # noqa: BLE001 — compiling ahead only saves time: without it each cell compiles its own kernel
-        procs = []
-    _offline_ahead([(k, cc) for k in (*ch.kernels, *ch.offline) for cc in reversed(_offline.ARCHS)])   # in the order cells use them
+        jit, procs = set(), []
+    offline = [k for k in (*ch.kernels, *ch.offline) if not (procs and k in jit)]
+    _offline_ahead([(k, cc) for k in offline for cc in reversed(_offline.ARCHS)])   # in the order cells use them
     _cupy_ahead()
     if procs:
         print(f"ℹ️ 이 노트북의 커널 가운데 디스크 캐시에 없는 것을 다른 프로세스 {len(procs)}개에서 미리 컴파일합니다 "

@@ -42,6 +42,7 @@ MIN_MS = 20.0            # timed calls of one entry in one round take at least t
 BURST_MS = 20.0          # each timing starts with a burst of the same entry: the GPU settles at its clock
 WARM_MS = 200.0          # a run starts with this much cuBLAS: the GPU leaves its idle clock (later sizes follow GPU
 #                          work without a pause: the reference, the checks)
+HOST_MS = 30.0           # host time per call is taken from about this much of back-to-back calls (100 at most)
 HOST_AHEAD = 0.5         # host time per call over GPU time per call above which events would time Python
 # relative Frobenius error against float64 of the same inputs: f32 inputs; f16 inputs (exact products, f32 sums);
 # f16 output (TOL[float16]: rounding C to f16 alone gives ~3e-4, f16 accumulation more)
@@ -381,7 +382,7 @@ def _cublas_entry(cublas, A, B, ref, c_dtype=np.float32):
 # ---- the run -------------------------------------------------------------------------------------------------------
 
 def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on_row=None, log=None, clocks=True,
-        min_ms=MIN_MS, graphs=None, burst_every_round=True, others=None):
+        min_ms=MIN_MS, graphs=None, burst_every_round=True, others=None, host_ms=HOST_MS):
     """Benchmark registered kernels (names; None: every FP32 kernel this GPU runs) against cuBLAS: a records.Run.
 
     All kernels of one run share one input dtype (FP32 kernels against SGEMM, f16 Tensor Core kernels against HGEMM).
@@ -394,6 +395,7 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
     from CUDA graphs), False (events through launch everywhere).
     burst_every_round: a short entry gets a burst before each of its rounds (records), or none in the rounds (a live
     table: every entry's probe, a burst of BURST_MS, has just run, and the rotation keeps the GPU busy from there on).
+    host_ms: host µs per call is measured over about this much of back-to-back calls (a live table: less).
     on_row(row) after each row (a progress bar); log(text) gets one line per row."""
     why = available()
     if why:
@@ -436,8 +438,8 @@ def run(kernels=None, sizes=SIZES, rounds=ROUNDS, run_id=None, variants=None, on
             # call of some entry is not well under its GPU time (its events would time Python, not the GPU): then
             # every entry of this size, cuBLAS too, from CUDA graphs of raw dispatches, so all are timed one way
             probe = {e.label: events_ms(e.call, min_ms=BURST_MS, groups=1) for e in entries}
-            # host time per call: ~30 ms of calls (3 at least; 1 for a kernel over 10 ms: its host time is no question)
-            host = {e.label: host_us(e.call, n=int(min(100, max(3 if probe[e.label] < 10 else 1, 30.0 / probe[e.label]))),
+            # host time per call: ~host_ms of calls (3 at least; 1 for a kernel over 10 ms: its host time is no question)
+            host = {e.label: host_us(e.call, n=int(min(100, max(3 if probe[e.label] < 10 else 1, host_ms / probe[e.label]))),
                                      first=False) for e in entries}
             by_graph = graphs if graphs is not None else any(host[k] / 1e3 > HOST_AHEAD * probe[k] for k in probe)
             timers = {e.label: (lambda e=e: graph_ms(e.raw_on(capture.ptr), capture)) if by_graph

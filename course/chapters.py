@@ -90,7 +90,7 @@ CHAPTERS = (
     Chapter("09", "09_cp_async_triple_buffering", "cp.async 와 트리플 버퍼링",
             ("db_overlap", "async_copy", "async_vec_s2", "async_vec", "async_vec_s4", "async_bk16", "async_wide"),
             ("async_no_commit", "async_no_wait", "async_wait_too_little", "async_no_barrier_after_wait",
-             "async_overwrite_pending", "async_common_tail"), slug="cp_async"),
+             "async_overwrite_pending", "async_common_tail"), slug="cp_async", offline=("cp_async_one",)),
     Chapter("10", "10_tensor_core_mma", "Tensor Core mma",
             ("mma_simple", "mma_large", "mma_warps", "mma_pipe", "mma_pipe4", "mma_pipe_f16out", "mma_pipe_f16acc",
              "mma_pipe4_lb2", "mma_swizzle", "mma_fast"), ("mma_barriers", "mma_divergent"), slug="tensor_core"),

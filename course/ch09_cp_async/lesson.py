@@ -406,7 +406,7 @@ def loaded_here(names, gpu=None):
     return kernels_here(names, gpu)
 
 
-def ptx_inline_excerpt(name="async_vec", cc=(8, 0), opcode="cp.async.cg.shared.global"):
+def ptx_inline_excerpt(name="cp_async_one", cc=(8, 0), opcode="cp.async.cg.shared.global"):
     """The lines of kernel `name`'s PTX that compute one cp.async's shared address, and the inline instruction."""
     lines = compiled([(name, cc)])[name, tuple(cc)]["ptx"].splitlines()
     i = next(n for n, line in enumerate(lines) if opcode in line)

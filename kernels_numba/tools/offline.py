@@ -213,22 +213,82 @@ def _compile_here_many(name, ccs):
     bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
     cccs = [compile_cc(module_of(name), cc) for cc in ccs]
     ptxs = _ptx_per_target(kernel, getattr(module_of(name), "SIG", SIG), cccs, bounds)
-    results = []
-    for cc, ccc in zip(ccs, cccs):
-        ptx = ptxs[ccc]
-        out = {"name": name, "cc": list(cc), "ptx": ptx, "launch_bounds": list(bounds) if bounds else None}
-        if len(ccc) > 2:
-            out["arch"] = arch_name(ccc)
+    return [_entry(name, cc, ccc, ptxs[ccc], bounds) for cc, ccc in zip(ccs, cccs)]
+
+
+def _entry(name, cc, ccc, ptx, bounds):
+    """One cache entry: the PTX of `name` for compile cc `ccc` (cc with its arch suffix), assembled by ptxas, with its
+    SASS and resources; or the PTX and ptxas's words where the target lacks one of its instructions."""
+    out = {"name": name, "cc": list(cc), "ptx": ptx, "launch_bounds": list(bounds) if bounds else None}
+    if len(ccc) > 2:
+        out["arch"] = arch_name(ccc)
+    try:
+        cubin, log = ptx_to_cubin(ptx, ccc, with_log=True)
+    except OfflineCompileError as e:         # the target lacks an instruction: keep the PTX and ptxas's words
+        return {**out, "error": str(e)}
+    sass, usage = cubin_report(cubin)
+    if len(ccc) > 2:
+        out["ptxas_log"] = log               # sm_90a: ptxas says here when it serialised wgmma (C7515) or added waits
+    return {**out, "sass": sass, "usage": usage}
+
+
+# NVVM options of an offline compile (numba.cuda.compile_ptx's defaults, _ptx_per_target): a GPU compile with the same
+# ones lowered the same IR, so its library can give the offline entries (entries_from_jit)
+_OFFLINE_NVVM = {"fastmath": False, "opt": 3}
+_LOWERING_OPTIONS = ("debug", "lineinfo", "fastmath", "max_registers", "forceinline", "lto", "extensions")
+
+
+def same_lowering(name):
+    """True if the JIT compile of registered kernel `name` lowers the IR an offline compile lowers (no debug, lineinfo,
+    fastmath or other lowering option on the kernel): entries_from_jit can then stand in for the offline compile."""
+    options = getattr(_kernel_by_name(name), "targetoptions", {})
+    return not any(options.get(k) for k in _LOWERING_OPTIONS) and options.get("opt", True) is not False
+
+
+@contextlib.contextmanager
+def entries_from_jit(name):
+    """On a GPU, around the JIT compile of registered kernel `name` (warmup): `with entries_from_jit(name) as write:
+    compile; write(kernel.library)` writes the kernel's offline entries for ARCHS from that compile's own LLVM IR
+    (NVVM per target, then ptxas) instead of a second front-end pass in an offline process (about half of a first
+    run's compile work). The entries' locks are held from the start, so a cell asking for one meanwhile waits for
+    this compile rather than starting its own; an entry on disk or locked by another process is left alone. write()
+    does nothing unless the JIT used the offline compile's NVVM options (the same IR), and returns the ccs written."""
+    folder = cache_folder()
+    held = []
+    for cc in ARCHS if folder else ():
+        path = _cache_path(folder, name, cc)
+        lock = FileLock(path + ".lock", timeout=0)
         try:
-            cubin, log = ptx_to_cubin(ptx, ccc, with_log=True)
-        except OfflineCompileError as e:     # the target lacks an instruction: keep the PTX and ptxas's words
-            results.append({**out, "error": str(e)})
-            continue
-        sass, usage = cubin_report(cubin)
-        if len(ccc) > 2:
-            out["ptxas_log"] = log           # sm_90a: ptxas says here when it serialised wgmma (C7515) or added waits
-        results.append({**out, "sass": sass, "usage": usage})
-    return results
+            lock.acquire()
+        except (Timeout, OSError):
+            continue                                 # another process compiles it: its entry will land
+        if os.path.exists(path):
+            lock.release()
+        else:
+            held.append((cc, path, lock))
+
+    def write(library):
+        opts = {k: v for k, v in getattr(library, "_nvvm_options", {}).items() if k != "arch"}
+        if opts != _OFFLINE_NVVM or not same_lowering(name):
+            return []
+        bounds = getattr(_kernel_by_name(name), "targetoptions", {}).get("launch_bounds")
+        written = []
+        for cc, path, _ in held:
+            t0 = time.time()
+            ccc = compile_cc(module_of(name), cc)
+            ptxs = library.get_asm_strs(cc=ccc)
+            if len(ptxs) != 1:
+                break
+            with contextlib.suppress(OSError):
+                _write_entry(path, _entry(name, cc, ccc, ptxs[0], bounds))
+                written.append(cc)
+            jitcache.log("offline-from-jit", f"{name}@sm_{cc[0]}{cc[1]}", t0)
+        return written
+    try:
+        yield write
+    finally:
+        for _, _, lock in held:
+            lock.release()
 
 
 CACHE_ENV = "SGEMM_OFFLINE_CACHE"

@@ -1,6 +1,7 @@
 """Compile a chapter's kernels into jitcache's disk cache ahead, in background processes: `warm(names, demos)` starts
 them (`python -m kernels_numba.tools.warmup NAME ... demo:MODULE ...`), and a launch waits only for the kernel it needs
 (jitcache.wait_ready). A tool above the registry: jitcache itself (which the registry uses) knows no kernel names."""
+import contextlib
 import importlib
 import os
 import subprocess
@@ -9,22 +10,36 @@ import time
 
 from .. import registry
 from ..infra import device, jitcache
+from . import offline
 from .offline import SIG
 
 
 def _targets(names, demos):
     """[(dispatcher, signature)] of registered kernels `names` and of the kernels of demo modules `demos`."""
+    return [(k, sig) for _, k, sig in _named_targets(names, demos)]
+
+
+def _named_targets(names, demos):
+    """[(registered name or None, dispatcher, signature)]: _targets with the name of each registered kernel."""
     out = []
     for name in names:
         spec = registry.get(name)
         if spec.runs_here():
-            out.append((spec.kernel, getattr(spec.module, "SIG", SIG)))
+            out.append((name, spec.kernel, getattr(spec.module, "SIG", SIG)))
     for mod in demos:
         m = importlib.import_module(f"kernels_numba.demos.{mod}")
         for value in vars(m).values():
-            if jitcache.key_of(value) is not None and (value, getattr(m, "SIG", SIG)) not in out:
-                out.append((value, getattr(m, "SIG", SIG)))
+            if jitcache.key_of(value) is not None and not any(k is value for _, k, _ in out):
+                out.append((None, value, getattr(m, "SIG", SIG)))
     return out
+
+
+def jit_names(names, demos=()):
+    """The registered kernels of `names` that warm() compiles here (they run on this GPU, none is ready on disk): their
+    offline entries come from that compile (offline.entries_from_jit), so the offline compile-ahead leaves them out."""
+    if device.MODE != "gpu" or jitcache.folder() is None:
+        return []
+    return [n for n, k, s in _named_targets(names, ()) if not jitcache.is_ready(k, s) and offline.same_lowering(n)]
 
 
 def warm(names, demos=(), workers=None):
@@ -58,12 +73,18 @@ def warm(names, demos=(), workers=None):
 def _main(items):
     names = [i for i in items if not i.startswith("demo:")]
     demos = [i[5:] for i in items if i.startswith("demo:")]
-    for kernel, sig in _targets(names, demos):
+    for name, kernel, sig in _named_targets(names, demos):
         t0 = time.time()
-        try:
-            jitcache.compile_locked(kernel, sig)
-        except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
-            pass
+        with (offline.entries_from_jit(name) if name else contextlib.nullcontext(None)) as write_entries:
+            try:
+                compiled = jitcache.compile_locked(kernel, sig)
+            except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
+                compiled = None
+            if compiled is not None and write_entries is not None:
+                try:
+                    write_entries(compiled.library)     # the offline SASS/PTX entries of the same compile
+                except Exception:  # noqa: BLE001 — a cell that needs an entry compiles it offline itself
+                    pass
         jitcache.log("jit", str(jitcache.key_of(kernel) or getattr(kernel, "__name__", "?")).replace(" ", ""), t0)
 
 

@@ -1,4 +1,5 @@
 """course.ch09_cp_async.lesson: the numbers notebook 09 prints come from ptxas, the models, the simulator and the recorded run."""
+import re
 import matplotlib
 
 matplotlib.use("Agg", force=True)
@@ -172,6 +173,19 @@ def test_copy_requests_bk16_runs_and_unbounded_registers():
     assert len(cols) == 4 and [n for n, _, _ in rows] == [1024, 2048, 4096]
     assert L.registers_unbounded("async_vec", (8, 0)) > 128
     assert "cp.async.cg.shared.global" in L.ptx_inline_excerpt() and "smem" in L.ptx_inline_excerpt()
+
+
+def test_the_small_kernels_inline_ptx_is_the_gemms():
+    """§3.2 shows cp_async_one's PTX (a second's compile) and says the call lowers the same way in async_vec: in
+    both, the shared symbol's address is cut to 32 bits (cvt.u32.u64) into the instruction's [%r..] operand, the
+    global one stays a 64-bit [%rd..], the instruction sits between the inline-asm markers, and no call is made."""
+    shape = re.compile(r"mov\.u64\s+(%rd\d+), _cudapy_smem_\d+;\n.*?cvt\.u32\.u64\s+(%r\d+), %rd\d+;\n.*?"
+                       r"// begin inline asm\ncp\.async\.cg\.shared\.global \[(%r\d+)\], \[%rd\d+\], 16;\n"
+                       r"// end inline asm", re.S)
+    for name in ("cp_async_one", "async_vec"):
+        m = shape.search(L.ptx_inline_excerpt(name))
+        assert m and m.group(2) == m.group(3), (name, L.ptx_inline_excerpt(name))
+    assert "call" not in L.compiled([("cp_async_one", (8, 0))])["cp_async_one", (8, 0)]["ptx"].split(".entry")[1]
 
 
 def _generator(name):
