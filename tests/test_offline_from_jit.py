@@ -99,3 +99,15 @@ def test_the_warmup_writes_what_an_offline_compile_writes(name, tmp_path):
         assert offline.sass_counts(jit[cc]["sass"]) == offline.sass_counts(off[cc]["sass"]), cc
         strip = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]   # noqa: E731
         assert strip(jit[cc]["ptx"]) == strip(off[cc]["ptx"]), cc
+
+
+def test_every_registered_kernel_lowers_as_an_offline_compile(tmp_path):
+    """Every registered kernel's JIT options leave the IR as an offline compile makes it (same_lowering), so on a GPU
+    the warmup writes its offline entries and the compile-ahead may leave it out. Real dispatchers: SGEMM_DEVICE=offline
+    (as the compile worker runs); lto=True, numba-cuda's default, only changes how the GPU binary is linked."""
+    code = ("from kernels_numba import registry\nfrom kernels_numba.tools import offline\n"
+            "print([s.name for s in registry.REGISTRY if not offline.same_lowering(s.name)])\n")
+    env = dict(os.environ, SGEMM_DEVICE="offline", NUMBA_ENABLE_CUDASIM="0",
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout.split("\n")[-2] == "[]", r.stdout + r.stderr[-2000:]

@@ -235,7 +235,8 @@ def _entry(name, cc, ccc, ptx, bounds):
 # NVVM options of an offline compile (numba.cuda.compile_ptx's defaults, _ptx_per_target): a GPU compile with the same
 # ones lowered the same IR, so its library can give the offline entries (entries_from_jit)
 _OFFLINE_NVVM = {"fastmath": False, "opt": 3}
-_LOWERING_OPTIONS = ("debug", "lineinfo", "fastmath", "max_registers", "forceinline", "lto", "extensions")
+_LOWERING_OPTIONS = ("debug", "lineinfo", "fastmath", "max_registers", "forceinline", "extensions")   # not lto: it
+#                                                 changes how the GPU binary is linked, not the IR nor its PTX
 
 
 def same_lowering(name):
