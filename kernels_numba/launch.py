@@ -1,6 +1,7 @@
 """Input checks and the one launch interface: launch(A, B, C, alpha=1.0, beta=0.0) -> C."""
 import math
 import numbers
+import time
 import weakref
 
 import numpy as np
@@ -298,12 +299,17 @@ def make_launch(kernel, block, tile, dtype=np.float32, min_cc=None, arch_specifi
         if again is not None:               # the same device arrays and scalars as the last call: checked then
             again[0](A, B, C, again[1], again[2])
             return C
-        if not ready[0]:                    # first launch: another process may be compiling it (jitcache.warm)
+        first = not ready[0]
+        if first:                           # first launch: another process may be compiling it (jitcache.warm)
             jitcache.wait_ready(kernel)
             ready[0] = True
+            t0 = time.time()
         M, N, K, a32, b32, on_device = check_inputs(A, B, C, alpha, beta, dtype)
         grid = (ceil_div(N, BN), ceil_div(M, BM))
         out = run_kernel(kernel, grid, block, A, B, C, a32, b32, tile=tile, away=away)
+        if first:                           # the load (or compile) of the first launch, in the compile log if kept
+            jitcache.log("first-launch", str(jitcache.key_of(kernel) or getattr(kernel, "__name__", "?")).replace(" ", ""),
+                         t0)
         if on_device and not away and device.MODE == "gpu":
             repeat.put(A, B, C, alpha, beta, kernel[grid, block], a32, b32)
         return out

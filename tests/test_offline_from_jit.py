@@ -97,8 +97,14 @@ def test_the_warmup_writes_what_an_offline_compile_writes(name, tmp_path):
             continue
         assert jit[cc]["usage"] == off[cc]["usage"], cc
         assert offline.sass_counts(jit[cc]["sass"]) == offline.sass_counts(off[cc]["sass"]), cc
-        strip = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]   # noqa: E731
-        assert strip(jit[cc]["ptx"]) == strip(off[cc]["ptx"]), cc
+        assert _unmangled(jit[cc]["ptx"]) == _unmangled(off[cc]["ptx"]), cc
+
+
+def _unmangled(ptx):
+    """The PTX's lines without comments, each mangled name (_ZN...) made one token: a kernel's mangled name carries a
+    hash of its closure's state that differs between two processes."""
+    import re
+    return [re.sub(r"_ZN\w+", "_ZN…", line) for line in ptx.splitlines() if not line.lstrip().startswith("//")]
 
 
 def test_every_registered_kernel_lowers_as_an_offline_compile(tmp_path):

@@ -75,17 +75,15 @@ def _main(items):
     demos = [i[5:] for i in items if i.startswith("demo:")]
     for name, kernel, sig in _named_targets(names, demos):
         t0 = time.time()
-        with (offline.entries_from_jit(name) if name else contextlib.nullcontext(None)) as write_entries:
-            try:
+        what = str(jitcache.key_of(kernel) or name or getattr(kernel, "__name__", "?")).replace(" ", "")
+        try:
+            with (offline.entries_from_jit(name) if name else contextlib.nullcontext(None)) as write_entries:
                 compiled = jitcache.compile_locked(kernel, sig)
-            except Exception:  # noqa: BLE001 — the notebook compiles it itself and shows the error there
-                compiled = None
-            if compiled is not None and write_entries is not None:
-                try:
+                if write_entries is not None:
                     write_entries(compiled.library)     # the offline SASS/PTX entries of the same compile
-                except Exception:  # noqa: BLE001 — a cell that needs an entry compiles it offline itself
-                    pass
-        jitcache.log("jit", str(jitcache.key_of(kernel) or getattr(kernel, "__name__", "?")).replace(" ", ""), t0)
+        except Exception as e:  # noqa: BLE001 — the notebook compiles it itself and shows the error there; the
+            jitcache.log("warmup-error", f"{what}:{type(e).__name__}:{e}"[:300].replace("\n", " "), t0)   # next goes on
+        jitcache.log("jit", what, t0)
 
 
 if __name__ == "__main__":
