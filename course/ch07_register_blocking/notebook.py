@@ -65,6 +65,12 @@ _VEC_CPI = sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'
 FIG["vec_warps"], FIG["vec_cpi"] = f"{_VEC_WARPS:.2f}", f"{_VEC_CPI:.2f}"
 FIG["vec_issue"] = f"{100 * min(1, _VEC_WARPS / _VEC_CPI):.0f}"          # as §4.10's cell computes it
 FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
+# 3.5: the points the recorded occupancy API answered, grouped by block size ("256 스레드에 레지스터 120–128개, ...")
+_API_PTS = {}
+for _k, _a in REC34["occupancy_api"].items():
+    _API_PTS.setdefault(_a["threads"], []).append(REC34["resources"][_k]["registers"])
+FIG["api_points"] = ", ".join(f"{_t} 스레드에 레지스터 " + (f"{min(_r)}–{max(_r)}" if min(_r) != max(_r) else f"{_r[0]}")
+                              + "개" for _t, _r in sorted(_API_PTS.items(), key=lambda x: -len(x[1])))
 FIG.update(warps_h100=_occ.GPUS["H100"].max_warps_per_sm, warps_rtx40=_occ.GPUS["RTX 4090"].max_warps_per_sm,
            warps_t4=_occ.GPUS["T4"].max_warps_per_sm)        # SM warp limits by generation (3.5)
 _LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
@@ -367,13 +373,31 @@ NB.exercise("07-4", r"""
 위 표의 **레지스터 한도** 열을 만드는 세 규칙을 함수 하나로 씁니다: `my_register_limited_blocks(regs, threads)` 는 스레드당 레지스터 `regs` 개, 블록 `threads` 스레드일 때 **레지스터만 따져서** SM 하나에 올라가는 블록 수입니다 (SM 의 레지스터 파일 65,536개 = 서브파티션 4개 × 16,384개, 블록 하나도 65,536개까지). 워프 수·블록 수 한도는 넣지 않습니다: 표의 'SM당 … 블록' 은 그 한도까지 자른 값이라, 레지스터가 적은 줄에서는 이 함수의 답과 다릅니다. 확인 셀은 레지스터 1–255개와 블록 크기 22가지(32의 배수가 아닌 것과 32개보다 적은 것 포함)의 모든 조합을 모델(`sim/occupancy.py`)과 비교하고, 틀리면 어느 규칙(할당 단위, 서브파티션, 블록의 워프 수)을 빠뜨렸는지 알려 줍니다. 그 모델(`occ.occupancy(...)`)을 불러 답을 얻는 함수는 통과하지 않습니다: 확인 셀이 실행을 지켜보다 그 호출을 찾아 알려 줍니다.
 """)
 md(r"""
-모델을 믿기 전에 실제 GPU와 맞춰 봅니다. H200에서 CUDA 드라이버의 점유율 API(`cuOccupancyMaxActiveBlocksPerMultiprocessor`)가 답한 값(기록)과, 같은 커널의 레지스터·공유 메모리를 넣은 모델을 나란히 놓습니다.
+모델을 믿기 전에 실제 GPU와 맞춰 봅니다. H200에서 CUDA 드라이버의 점유율 API(`cuOccupancyMaxActiveBlocksPerMultiprocessor`)가 답한 값(기록)과, 같은 커널의 레지스터·공유 메모리를 넣은 모델을 나란히 놓습니다. 같은 점에서 레지스터 한도만 어림으로 바꾼 블록 수도 셉니다: **나눗셈**(65,536 ÷ 레지스터 수를 워프, 다시 블록으로 내림), **할당 단위 없이**(256개 단위 올림을 뺀 규칙), **서브파티션 없이**(65,536개를 통째로 나눈 규칙). 어림이 모델과 다른 답을 내는 점이어야 API 의 답이 규칙을 가려 줍니다.
 """)
 code(r"""
 api = L7.occupancy_vs_api(rec)
 print(api)
 print("PASS: 모델 = CUDA 점유율 API" if all(api["agree"].values()) else "FAIL: 모델과 API 가 다름")
-# 예상 출력: 모든 줄 끝이 ✓ / PASS: 모델 = CUDA 점유율 API
+cuts = L7.shortcuts_at_api(rec)          # 같은 점에서 레지스터 한도만 어림으로 바꾼 블록 수
+print(cuts)
+print("이 점들에서는 세 어림도 모델과 같은 답" if all(cuts["same"].values()) else "어림이 모델과 다른 점이 있음")
+# 예상 출력: 모든 줄 끝이 ✓ / PASS: 모델 = CUDA 점유율 API / (어림 표) / 이 점들에서는 세 어림도 모델과 같은 답
+""")
+md(r"""
+그러니 이 PASS 는 모델이 **이 커널들의** 블록 수를 맞힌다는 뜻일 뿐입니다. 기록된 커널은 {{api_points}}라, 나눗셈 어림을 블록으로 내려도, 할당 단위나 서브파티션 규칙을 빼도 같은 블록 수가 나옵니다(위 표). 이 비교는 할당 단위·서브파티션 규칙을 확인하지도, 나눗셈 어림을 반박하지도 않습니다. 규칙과 나눗셈이 갈리는 곳을 모델로 계산하고, 그런 점을 잰 기록이 있는지 찾아봅니다.
+""")
+code(r"""
+chk = course.recorded("occupancy_check_h200")      # 노트북 06 4.2절의 H200 점유율 검사 기록
+print(L7.shortcut_example(33, rb.THREADS, (rec, chk)))   # 첫 줄은 모델로 계산한 값 (측정 없음)
+print("\n06 기록(H200 점유율 API)의 줄 가운데 어림이 모델과 다른 줄:")
+print(L7.check_rows_vs_shortcuts(chk))
+# 예상 출력: H100, 레지스터 33개, 256 스레드 (모델 계산, 측정 아님): 모델 6블록/SM | 나눗셈 7, 할당 단위 없이 7, 서브파티션 없이 6
+# 256 스레드에서 나눗셈이 규칙과 다른 레지스터 수: … / … 잰 레지스터 수: 없음 / 나눗셈: … / 할당 단위 없이: 모델과 다른 줄 0개 / 서브파티션 없이: …
+""")
+md(r"""
+* 256 스레드 블록(8워프)에서는 서브파티션 규칙이 블록 수를 바꾸지 않습니다: 블록의 워프 수가 4의 배수이면 서브파티션마다 똑같이 나뉘기 때문입니다. 그래서 나눗셈과 규칙의 차이는 할당 단위에서만 나오고, 레지스터 수가 8의 배수가 아닌 몇 구간(둘째 줄)에서만 생깁니다. 첫 줄의 값은 `cuda_occupancy.h` 의 규칙을 옮긴 모델로 계산한 것입니다. **256 스레드 블록으로 그 구간을 잰 기록은 없습니다**(셋째 줄).
+* 노트북 06의 H200 점유율 검사 기록에는 워프 수가 4의 배수가 아닌 블록(마지막 세 줄의 블록 크기)의 줄에서 나눗셈 어림과 '서브파티션 없이' 어림이 모델과 다른 답을 낸 줄이 있습니다. 그 줄에서 API 가 모델과 같은 답을 냈는지는 마지막 세 줄이 셉니다. 반면 할당 단위만 빼서 답이 달라지는 줄은 그 기록에 없습니다. 할당 단위 규칙은 측정으로 가려 본 적이 없는, 모델(`cuda_occupancy.h`)의 규칙입니다.
 """)
 md(r"""
 아래 위젯으로 GPU, 레지스터 수, 블록 크기, 공유 메모리를 바꿔 보세요. 파란 계단이 실제 규칙, 회색 점선이 나눗셈 어림입니다. 블록을 128 스레드로 줄이면 계단이 어떻게 촘촘해지는지도 확인해 보세요.
