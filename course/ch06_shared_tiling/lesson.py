@@ -282,6 +282,20 @@ def loaded_sass(rec, kernel="tiled_fma", prefixes=("FFMA", "LDS", "BAR")):
     return where, {o: c for o, c in counts.items() if o.startswith(prefixes)}
 
 
+def loaded_vs_offline(rec, kernel="tiled_fma", prefixes=("FFMA", "LDS", "BAR")):
+    """(where from, loaded counts, 'sm_XY', offline counts or None, same) for the SASS opcodes starting with `prefixes`:
+    the kernel as loaded (this GPU, or the record's GPU in the simulator; loaded_sass) next to the offline compile for
+    that GPU's compute capability (None where the offline toolchain has no such target)."""
+    where, counts = loaded_sass(rec, kernel, prefixes)
+    cc = tuple(rec.cc) if kn.device.SIMULATOR else tuple(kn.device.compute_capability())
+    arch = f"sm_{cc[0]}{cc[1]}"
+    if cc not in offline.TARGETS:
+        return where, counts, arch, None, None
+    off = offline.sass_counts(compiled([(kernel, cc)])[(kernel, cc)]["sass"])
+    off = {o: c for o, c in off.items() if o.startswith(prefixes)}
+    return where, counts, arch, off, off == counts
+
+
 def rounding_demo():
     """(MUL then ADD in float32, FMA's single rounding, exact value) of x·x − 1 for x = 1 + 2⁻¹²."""
     x = np.float32(1 + 2.0 ** -12)

@@ -540,12 +540,16 @@ print("두 커널의 sm_90 SASS 명령 구성이 완전히 같은가:", ev["tile
 md(r"""
 두 커널의 PTX 는 같은 구성이고 SASS 명령 구성도 같습니다. k 루프의 곱셈·덧셈은 모두 `fma.rn.f32` 로 합쳐졌습니다: 마지막 배리어 뒤, 즉 루프 밖에 남은 것은 결과를 쓸 때의 `alpha·acc` (`mul.f32`)와 `+ beta·C` (`fma.rn.f32`, beta ≠ 0 일 때)뿐입니다. 그래서 "컴파일러가 MUL + ADD 로 나눌 수 있으니 인라인 PTX 로 FMA 를 강제해야 한다"는 조언은 우리 커널에는 해당하지 않습니다.
 
-오프라인 컴파일 결과가 실제로 GPU에 올라간 커널과 같은지도 봅니다. GPU가 있으면 지금 올라간 커널의 SASS를, 없으면 H200에서 기록한 것을 보여 줍니다.
+오프라인 컴파일 결과가 실제로 GPU에 올라간 커널과 같은지도 봅니다. GPU가 있으면 지금 올라간 커널의 SASS를, 없으면 H200에서 기록한 것을 그 GPU 의 compute capability 로 한 오프라인 컴파일(H200 이면 위 셀의 sm_90)과 나란히 놓습니다.
 """)
 code(r"""
-where, counts = lesson06.loaded_sass(rec, "tiled_fma")
+where, counts, arch, off, same = lesson06.loaded_vs_offline(rec, "tiled_fma")
 print(where, counts)
-# 예상 출력: (기록) FFMA 17, LDS 32, BAR.SYNC.DEFER_BLOCKING 2
+if off is None:
+    print(f"오프라인 {arch}: 오프라인 컴파일 대상이 아닌 compute capability 라 비교하지 않음")
+else:
+    print(f"오프라인 {arch}:", off, "→", "같음" if same else "다름")
+# 예상 출력: (기록) FFMA 17, LDS 32, BAR.SYNC.DEFER_BLOCKING 2 / 오프라인 sm_90: 같은 세 명령, 같은 수 → 같음
 """)
 md(r"""
 FMA가 **한 번만** 반올림한다는 것은 숫자로 확인할 수 있습니다. `x = 1 + 2⁻¹²` 일 때 `x·x − 1` 의 정확한 값은 `2⁻¹¹ + 2⁻²⁴` 입니다. float32 곱셈을 먼저 반올림하면 `2⁻²⁴` 가 사라지고, FMA는 정확한 곱에 더한 뒤 한 번만 반올림하므로 남습니다. 정확도는 대개 좋아지지만 결과 비트가 MUL + ADD 와 달라질 수 있다는 뜻이기도 합니다. 그래서 이 과정의 검증은 항상 허용 오차로 비교합니다.

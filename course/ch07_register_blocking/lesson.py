@@ -193,6 +193,101 @@ def occupancy_rules(regs_by_cc, smem):
     return Report(lines, percent=pct)
 
 
+SHORTCUTS = ("나눗셈", "할당 단위 없이", "서브파티션 없이")     # rule_variants' names of the three shortcuts
+
+
+def rule_variants(regs, threads, smem=0, gpu="H100", carveout=None):
+    """Blocks per SM by the rule model (sim/occupancy) and by three shortcuts that change only its register limit
+    (the warp, block and shared-memory limits stay): the division 65,536 // regs threads floored to whole warps, then
+    to blocks; the rules without the 256-register allocation unit; the rules without the 4 sub-partitions.
+    carveout: as sim.occupancy.occupancy (None: the default)."""
+    spec = occ.get_spec(gpu)
+    o = occ.occupancy(spec, regs, threads, smem, carveout)
+    other = min(v for k, v in o.limits.items() if k != "registers")
+    warps, part = -(-threads // 32), spec.regs_per_sm // spec.sub_partitions
+    per_warp = -(-regs * 32 // spec.reg_alloc_unit) * spec.reg_alloc_unit
+    reg = (occ.division_estimate(regs, spec.regs_per_sm).threads_in_warps // threads,
+           part // (regs * 32) * spec.sub_partitions // warps, spec.regs_per_sm // per_warp // warps)
+    return {"모델": o.blocks_per_sm, **{k: min(b, other) for k, b in zip(SHORTCUTS, reg)}}
+
+
+def _variant_line(head, v):
+    return f"{head}: 모델 {v['모델']}블록/SM | " + ", ".join(f"{k} {v[k]}" for k in SHORTCUTS)
+
+
+def shortcuts_at_api(rec, gpu="H200"):
+    """rule_variants at each kernel the recorded occupancy API answered; same[name]: the model and all three shortcuts
+    give one block count there, so the API's answer cannot tell them apart."""
+    lines, same = [], {}
+    for name, api in rec["occupancy_api"].items():
+        r = rec["resources"][name]
+        v = rule_variants(r["registers"], api["threads"], r["shared_bytes"], gpu)
+        same[name] = len(set(v.values())) == 1
+        lines.append(_variant_line(f"{name:13s} 레지스터 {r['registers']:3d}, {api['threads']:3d} 스레드", v))
+    return Report(lines, same=same)
+
+
+def shortcut_differs(threads=256, smem=0, gpu="H100"):
+    """Register counts 1..255 where the division shortcut gives another block count than the rules, as runs (lo, hi)."""
+    runs = []
+    for r in range(1, 256):
+        v = rule_variants(r, threads, smem, gpu)
+        if v["나눗셈"] == v["모델"]:
+            continue
+        if runs and runs[-1][1] == r - 1:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r])
+    return [tuple(x) for x in runs]
+
+
+def recorded_register_counts(threads, *recs):
+    """Register counts a record measured with blocks of `threads` threads: the occupancy_api entries of a benchmark
+    record (gpu_h200_levels34) and the rows of the occupancy check record (benchmarks/occupancy_check.py)."""
+    counts = set()
+    for rec in recs:
+        api = rec.get("occupancy_api")
+        api = api if isinstance(api, dict) else {}          # the occupancy check record names its API there instead
+        counts |= {rec["resources"][k]["registers"] for k, a in api.items() if a["threads"] == threads}
+        if rec.get("row_fields", [])[:3] == ["regs", "static", "block"]:
+            counts |= {row[0] for row in rec["rows"] if row[2] == threads}
+    return counts
+
+
+def shortcut_example(regs=33, threads=256, recs=(), gpu="H100"):
+    """A model-only example where the rules and the division shortcut disagree, the register ranges where they do at
+    this block size, and which of those register counts the records `recs` measured at it (covered; empty: none)."""
+    v = rule_variants(regs, threads, 0, gpu)
+    runs = shortcut_differs(threads, 0, gpu)
+    differ = {r for a, b in runs for r in range(a, b + 1)}
+    covered = differ & recorded_register_counts(threads, *recs)
+    where = ", ".join(f"{a}–{b}" if a != b else f"{a}" for a, b in runs)
+    lines = [_variant_line(f"{gpu}, 레지스터 {regs}개, {threads} 스레드 (모델 계산, 측정 아님)", v),
+             f"{threads} 스레드에서 나눗셈이 규칙과 다른 레지스터 수: {where}",
+             f"그중 기록(H200 점유율 API)이 {threads} 스레드로 잰 레지스터 수: "
+             + (", ".join(map(str, sorted(covered))) if covered else "없음")]
+    return Report(lines, variants=v, runs=runs, covered=covered)
+
+
+def check_rows_vs_shortcuts(check, gpu="H200"):
+    """Rows of the recorded occupancy check (notebook 06's H200 record) where a shortcut's block count differs from the
+    model's, by shortcut: (rows, rows where the API answered the model's count, block sizes of those rows)."""
+    fields = check["row_fields"]
+    out = {k: [0, 0, set()] for k in SHORTCUTS}
+    for row in check["rows"]:
+        r = dict(zip(fields, row))
+        carveout = None if r["carveout"] == -1 else r["carveout"]          # -1: the default, as the record writes it
+        v = rule_variants(r["regs"], r["block"], r["static"] + r["dyn"], gpu, carveout)
+        for k in SHORTCUTS:
+            if v[k] != v["모델"]:
+                out[k][0] += 1
+                out[k][1] += r["api"] == v["모델"]
+                out[k][2].add(r["block"])
+    lines = [f"{k}: 모델과 다른 줄 {n}개" + (f" (블록 {', '.join(map(str, sorted(b)))} 스레드), 그중 API 가 모델과 같은 "
+                                          f"줄 {m}개" if n else "") for k, (n, m, b) in out.items()]
+    return Report(lines, counts={k: tuple(x[:2]) for k, x in out.items()}, blocks={k: x[2] for k, x in out.items()})
+
+
 def register_steps(gpu="H100", threads=256, smem=0):
     """Register ranges 1..255 with the same register limit and blocks per SM: [(lo, hi, register_blocks, blocks,
     percent)]. register_blocks counts registers only (07-4's answer); blocks is the minimum over every limit (warps,

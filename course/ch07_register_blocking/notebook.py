@@ -65,6 +65,12 @@ _VEC_CPI = sum(REC34['ncu_stalls']['metrics']['regblock_vec']['cycles_per_issue'
 FIG["vec_warps"], FIG["vec_cpi"] = f"{_VEC_WARPS:.2f}", f"{_VEC_CPI:.2f}"
 FIG["vec_issue"] = f"{100 * min(1, _VEC_WARPS / _VEC_CPI):.0f}"          # as §4.10's cell computes it
 FIG["vec_grid"], FIG["vec_slots"] = _GRID, _API["blocks_per_sm"] * REC34["device_facts"]["sm_count"]
+# 3.5: the points the recorded occupancy API answered, grouped by block size ("256 스레드에 레지스터 120–128개, ...")
+_API_PTS = {}
+for _k, _a in REC34["occupancy_api"].items():
+    _API_PTS.setdefault(_a["threads"], []).append(REC34["resources"][_k]["registers"])
+FIG["api_points"] = ", ".join(f"{_t} 스레드에 레지스터 " + (f"{min(_r)}–{max(_r)}" if min(_r) != max(_r) else f"{_r[0]}")
+                              + "개" for _t, _r in sorted(_API_PTS.items(), key=lambda x: -len(x[1])))
 FIG.update(warps_h100=_occ.GPUS["H100"].max_warps_per_sm, warps_rtx40=_occ.GPUS["RTX 4090"].max_warps_per_sm,
            warps_t4=_occ.GPUS["T4"].max_warps_per_sm)        # SM warp limits by generation (3.5)
 _LC = record("launch_cost_h100")                       # the launch-cost lesson's record (benchmarks/launch_cost.py)
@@ -80,6 +86,12 @@ _RB = {r["target"]: r["registers"] for r in _json.loads((Path(__file__).resolve(
        "targets.json").read_text(encoding="utf-8"))["rows"] if r["kernel"] == "regblock"}
 _RB_ALL = (_RB["sm_80"], _RB["sm_90"], REC34["resources"]["regblock"]["registers"])
 FIG.update(rb_regs_min=min(_RB_ALL), rb_regs_extra=min(_RB_ALL) - 80)   # 80 = rC 64 + rA 8 + rB 8 (3.4's model)
+# 3.5's note on notebook 06's tiled: its sm_90 registers (as the step cell prints them) and one register more on H100
+_TL = next(r for r in _json.loads((Path(__file__).resolve().parents[2] / "kernels_numba" / "infra" / "targets.json")
+           .read_text(encoding="utf-8"))["rows"] if r["kernel"] == "tiled" and r["target"] == "sm_90")["registers"]
+_TO = [_occ.occupancy("H100", _TL + _d, 256, 2048).percent for _d in (0, 1)]
+assert _TO[0] == 100 and _TO[1] < 100, "3.5's prose: tiled sits at the end of the 100% step"
+FIG.update(tiled_regs=_TL, tiled_regs1=_TL + 1, tiled_pct1=f"{_TO[1]:.0f}")
 # 07-1's text: how many shapes its checker runs (exercises.SHAPES), as a Korean numeral
 FIG["ex_shapes"] = {2: "두", 3: "세", 4: "네", 5: "다섯"}[len(_const("ch07_register_blocking/exercises", "SHAPES"))]
 # a loop time per call below the kernel's own GPU time (two separate measurements: perf_counter vs CUDA events)
@@ -107,7 +119,7 @@ md(r"""
 
 | | |
 |---|---|
-| **배울 내용** | 산술 강도(arithmetic intensity)를 **어느 메모리 수준**에서 세는지, 3계층 타일(블록·스레드·K), 외적(outer product) 마이크로커널의 재사용, 실제 레지스터 수(ptxas)와 스필(spill), 점유율(occupancy)의 진짜 계산 규칙, ILP와 TLP, 결과 저장(epilogue), 패딩·명시적 FMA가 SASS에서 실제로 바꾸는 것 |
+| **배울 내용** | 산술 강도(arithmetic intensity)를 **어느 메모리 수준**에서 세는지, 3계층 타일(블록·스레드·K), 외적(outer product) 마이크로커널의 재사용, 실제 레지스터 수(ptxas)와 스필(spill), 점유율(occupancy)의 진짜 계산 규칙, ILP와 TLP, 결과 저장(에필로그, epilogue), 패딩·명시적 FMA가 SASS에서 실제로 바꾸는 것 |
 | **실행 환경** | GPU 없이 실행됩니다: NVIDIA GPU가 없으면 Numba CUDA 시뮬레이터가 자동으로 선택되고 화면에 그렇게 표시됩니다. 레지스터·SASS는 GPU 없이 sm_80(A100)·sm_90(H100/H200)용으로 컴파일해서 읽습니다. compute capability(CC) 7.5 이상의 NVIDIA GPU가 있으면 GPU 모드가 선택되고, 이 노트북의 커널(Level 3)은 그런 GPU 어디서나 돌며 측정 셀이 실제로 잽니다. |
 | **선수 노트북** | [`06_shared_memory_tiling.ipynb`](06_shared_memory_tiling.ipynb) (타일링, 협력적 로딩, 뱅크 충돌, FMA). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 참고. |
 
@@ -221,7 +233,7 @@ print(f"{h}, AI 4 의 DRAM 지붕 (요청한 바이트가 전부 DRAM 에서 온
 """)
 md(r"""
 * 리지 포인트는 GPU마다 다릅니다(위 표). 피크 ÷ 대역폭이 클수록 연산에 묶이려면 더 큰 산술 강도가 필요합니다.
-* 같은 A, B 조각을 여러 블록이 읽을 때 L2 캐시가 DRAM 트래픽을 줄이므로, A, B 로드만 보면 DRAM 기준 AI 는 요청 기준보다 **크거나 같습니다**. DRAM 에는 C 의 쓰기(와 `beta ≠ 0` 이면 읽기)도 오가지만, C 는 원소마다 한 번이고 A, B 로드는 K 에 비례해 늘어나므로 K 가 클수록 무시할 만합니다. 그래서 요청 기준으로 이미 리지 위인 `regblock`(32)은 DRAM 기준으로도 위에 있습니다.
+* 같은 A, B 조각을 여러 블록이 읽을 때 L2 캐시가 DRAM 트래픽을 줄이므로, 로드가 DRAM 에서 가져온 32 B 섹터를 버리는 바이트 없이 쓰는 한, A, B 로드만 보면 DRAM 기준 AI 는 요청 기준보다 **크거나 같습니다**. 섹터의 일부만 쓰는 로드(행 시작이 32 B 경계에 맞지 않는 행렬의 가장자리 등)는 요청보다 많은 바이트를 DRAM 에서 가져올 수 있으므로 정리(theorem)는 아닙니다. DRAM 에는 C 의 쓰기(와 `beta ≠ 0` 이면 읽기)도 오가지만, C 는 원소마다 한 번이고 A, B 로드는 K 에 비례해 늘어나므로 K 가 클수록 무시할 만합니다. 그래서 그 조건에서는 요청 기준으로 이미 리지 위인 `regblock`(32)이 DRAM 기준으로도 위에 있습니다.
 * `tiled` 의 요청 기준 AI 4 는 리지 아래지만, 그것으로 "`tiled` 는 DRAM 에 묶인다"고 할 수는 없습니다. 노트북 06 4.8절에서 본 대로, H200 에서 요청한 바이트가 전부 DRAM 에서 온다고 가장 나쁘게 잡은 지붕(위 셀)도 `tiled` 의 실측 최고({{tiled_best}} TFLOP/s)의 두 배가 넘고, `tiled` 의 한계는 공유 메모리(읽기와 저장을 합한 FFMA당 웨이브프론트)라고 해석했습니다 (그 기록에는 DRAM·L2 처리량 측정이 없어, 두 상한을 비교한 결론입니다).
 * 그래서 이 노트북은 DRAM이 아니라 SM **안쪽**(공유 메모리, 레지스터, 명령 발행)을 봅니다.
 
@@ -359,7 +371,7 @@ print(f"\n참고: 노트북 06의 tiled (레지스터 {tiled_regs}개, 256 스�
 """)
 md(r"""
 * H100 에서 256 스레드 블록이면 레지스터 **81–128개가 모두 같은 25%** 입니다(다른 GPU 는 GPU 가 있을 때 위 셀의 "지금 이 GPU" 계단). 120개를 90개로 줄여도 점유율은 그대로이고, 80개 이하가 되어야 한 단계(37.5%) 오릅니다.
-* 우리 `tiled` 는 H100 에서 점유율 **100%** 입니다. 레지스터의 여유는 따로 보세요: 06 4.2절의 레지스터 수가 위 셀 계단의 100% 구간 끝에 있으면, 하나만 늘어도 점유율이 떨어집니다. 그런데도 `regblock` 이 {{n_mid}}³·{{n_big}}³ 에서 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배 빠릅니다({{n_small}}³ 에서는 {{rb_over_tiled_1024}}배; 4.10절). 점유율은 목표가 아니라 지연을 숨기는 수단 중 하나입니다(3.6절).
+* 우리 `tiled` 는 H100 에서 점유율 **100%** 입니다. 레지스터의 여유는 따로 보세요: 위 셀 마지막 줄의 `tiled` 레지스터 {{tiled_regs}}개는 계단의 100% 구간 끝이라, 하나만 늘어도({{tiled_regs1}}개) 점유율이 {{tiled_pct1}}% 로 떨어집니다(06 4.2절). 그런데도 `regblock` 이 {{n_mid}}³·{{n_big}}³ 에서 {{rb_over_tiled_2048}}배·{{rb_over_tiled_4096}}배 빠릅니다({{n_small}}³ 에서는 {{rb_over_tiled_1024}}배; 4.10절). 점유율은 목표가 아니라 지연을 숨기는 수단 중 하나입니다(3.6절).
 """)
 NB.exercise("07-4", r"""
 (번호가 07-4 인데 먼저 나오는 까닭: 07-1–07-3 은 4절에서 한 연습용 커널을 조각조각 완성하는 이어진 세 문제이고, 이 문제는 그와 별개인 점유율 계산입니다. 방금 본 표의 레지스터 한도 열을 직접 계산해 보기에 가장 좋은 자리가 여기라 이 절에 둡니다.)
@@ -367,13 +379,31 @@ NB.exercise("07-4", r"""
 위 표의 **레지스터 한도** 열을 만드는 세 규칙을 함수 하나로 씁니다: `my_register_limited_blocks(regs, threads)` 는 스레드당 레지스터 `regs` 개, 블록 `threads` 스레드일 때 **레지스터만 따져서** SM 하나에 올라가는 블록 수입니다 (SM 의 레지스터 파일 65,536개 = 서브파티션 4개 × 16,384개, 블록 하나도 65,536개까지). 워프 수·블록 수 한도는 넣지 않습니다: 표의 'SM당 … 블록' 은 그 한도까지 자른 값이라, 레지스터가 적은 줄에서는 이 함수의 답과 다릅니다. 확인 셀은 레지스터 1–255개와 블록 크기 22가지(32의 배수가 아닌 것과 32개보다 적은 것 포함)의 모든 조합을 모델(`sim/occupancy.py`)과 비교하고, 틀리면 어느 규칙(할당 단위, 서브파티션, 블록의 워프 수)을 빠뜨렸는지 알려 줍니다. 그 모델(`occ.occupancy(...)`)을 불러 답을 얻는 함수는 통과하지 않습니다: 확인 셀이 실행을 지켜보다 그 호출을 찾아 알려 줍니다.
 """)
 md(r"""
-모델을 믿기 전에 실제 GPU와 맞춰 봅니다. H200에서 CUDA 드라이버의 점유율 API(`cuOccupancyMaxActiveBlocksPerMultiprocessor`)가 답한 값(기록)과, 같은 커널의 레지스터·공유 메모리를 넣은 모델을 나란히 놓습니다.
+모델을 믿기 전에 실제 GPU와 맞춰 봅니다. H200에서 CUDA 드라이버의 점유율 API(`cuOccupancyMaxActiveBlocksPerMultiprocessor`)가 답한 값(기록)과, 같은 커널의 레지스터·공유 메모리를 넣은 모델을 나란히 놓습니다. 같은 점에서 레지스터 한도만 어림으로 바꾼 블록 수도 셉니다: **나눗셈**(65,536 ÷ 레지스터 수를 워프, 다시 블록으로 내림), **할당 단위 없이**(256개 단위 올림을 뺀 규칙), **서브파티션 없이**(65,536개를 통째로 나눈 규칙). 어림이 모델과 다른 답을 내는 점이어야 API 의 답이 규칙을 가려 줍니다.
 """)
 code(r"""
 api = L7.occupancy_vs_api(rec)
 print(api)
 print("PASS: 모델 = CUDA 점유율 API" if all(api["agree"].values()) else "FAIL: 모델과 API 가 다름")
-# 예상 출력: 모든 줄 끝이 ✓ / PASS: 모델 = CUDA 점유율 API
+cuts = L7.shortcuts_at_api(rec)          # 같은 점에서 레지스터 한도만 어림으로 바꾼 블록 수
+print(cuts)
+print("이 점들에서는 세 어림도 모델과 같은 답" if all(cuts["same"].values()) else "어림이 모델과 다른 점이 있음")
+# 예상 출력: 모든 줄 끝이 ✓ / PASS: 모델 = CUDA 점유율 API / (어림 표) / 이 점들에서는 세 어림도 모델과 같은 답
+""")
+md(r"""
+그러니 이 PASS 는 모델이 **이 커널들의** 블록 수를 맞힌다는 뜻일 뿐입니다. 기록된 커널은 {{api_points}}라, 나눗셈 어림을 블록으로 내려도, 할당 단위나 서브파티션 규칙을 빼도 같은 블록 수가 나옵니다(위 표). 이 비교는 할당 단위·서브파티션 규칙을 확인하지도, 나눗셈 어림을 반박하지도 않습니다. 규칙과 나눗셈이 갈리는 곳을 모델로 계산하고, 그런 점을 잰 기록이 있는지 찾아봅니다.
+""")
+code(r"""
+chk = course.recorded("occupancy_check_h200")      # 노트북 06 4.2절의 H200 점유율 검사 기록
+print(L7.shortcut_example(33, rb.THREADS, (rec, chk)))   # 첫 줄은 모델로 계산한 값 (측정 없음)
+print("\n06 기록(H200 점유율 API)의 줄 가운데 어림이 모델과 다른 줄:")
+print(L7.check_rows_vs_shortcuts(chk))
+# 예상 출력: H100, 레지스터 33개, 256 스레드 (모델 계산, 측정 아님): 모델 6블록/SM | 나눗셈 7, 할당 단위 없이 7, 서브파티션 없이 6
+# 256 스레드에서 나눗셈이 규칙과 다른 레지스터 수: … / … 잰 레지스터 수: 없음 / 나눗셈: … / 할당 단위 없이: 모델과 다른 줄 0개 / 서브파티션 없이: …
+""")
+md(r"""
+* 256 스레드 블록(8워프)에서는 서브파티션 규칙이 블록 수를 바꾸지 않습니다: 블록의 워프 수가 4의 배수이면 서브파티션마다 똑같이 나뉘기 때문입니다. 그래서 나눗셈과 규칙의 차이는 할당 단위에서만 나오고, 레지스터 수가 8의 배수가 아닌 몇 구간(둘째 줄)에서만 생깁니다. 첫 줄의 값은 `cuda_occupancy.h` 의 규칙을 옮긴 모델로 계산한 것입니다. **256 스레드 블록으로 그 구간을 잰 기록은 없습니다**(셋째 줄).
+* 노트북 06의 H200 점유율 검사 기록에는 워프 수가 4의 배수가 아닌 블록(마지막 세 줄의 블록 크기)의 줄에서 나눗셈 어림과 '서브파티션 없이' 어림이 모델과 다른 답을 낸 줄이 있습니다. 그 줄에서 API 가 모델과 같은 답을 냈는지는 마지막 세 줄이 셉니다. 반면 할당 단위만 빼서 답이 달라지는 줄은 그 기록에 없습니다. 할당 단위 규칙은 측정으로 가려 본 적이 없는, 모델(`cuda_occupancy.h`)의 규칙입니다.
 """)
 md(r"""
 아래 위젯으로 GPU, 레지스터 수, 블록 크기, 공유 메모리를 바꿔 보세요. 파란 계단이 실제 규칙, 회색 점선이 나눗셈 어림입니다. 블록을 128 스레드로 줄이면 계단이 어떻게 촘촘해지는지도 확인해 보세요.
@@ -413,7 +443,7 @@ print("25% 점유율의 스케줄러당 워프:", occ.occupancy("H100", regs[(9,
 # 예상 출력: regblock k 루프 … FFMA 64 … 의존 사슬 최대 1 / tiled 타일 루프 … (사슬 최대 = FFMA 수) / … 4
 """)
 md(r"""
-서로 독립인 FFMA가 64개면 한 워프만으로도 스케줄러는 여러 사이클 동안 앞 결과를 기다리지 않고 FFMA를 낼 수 있습니다. 그래서 `regblock` 은 워프가 적어도(TLP ↓) ILP로 FFMA를 연달아 낼 **수 있습니다**. 연산 파이프가 실제로 얼마나 찼는지는 다른 문제입니다: 4.10절의 기록에서 `regblock` 은 {{n_big}}³ 에서 FP32 피크의 약 {{pct_peak_regblock}}% 이고, 그 한계는 다른 곳에 있습니다. 반대로 `tiled` 의 스레드는 누산기가 `acc` 하나라 FFMA가 모두 직전 FFMA에 의존하고(위 셀: 사슬 길이 = FFMA 수, ILP 없음), 대기 시간은 다른 워프로만 숨길 수 있습니다.
+서로 독립인 FFMA가 64개면 한 워프만으로도 스케줄러는 여러 사이클 동안 앞 결과를 기다리지 않고 FFMA를 낼 수 있습니다. 그래서 `regblock` 은 워프가 적어도(TLP ↓) ILP로 FFMA를 연달아 낼 **수 있습니다**. 연산 파이프가 실제로 얼마나 찼는지는 다른 문제입니다: 4.10절의 기록에서 `regblock` 은 {{n_big}}³ 에서 FP32 피크의 약 {{pct_peak_regblock}}% 이고, 그 한계는 다른 곳에 있습니다. 반대로 `tiled` 의 스레드는 누산기가 `acc` 하나라 FFMA가 모두 직전 FFMA에 의존하고(위 셀: 사슬 길이 = FFMA 수, FFMA 사이에는 ILP 없음), 대기 시간은 다른 워프로만 숨길 수 있습니다.
 
 실제 H200에서 Nsight Compute(`ncu`)의 WarpStateStats 섹션이 센 **워프가 기다린 이유(stall reason)** 를 봅니다. 각 이유는 "발행한 명령 하나당 그 이유로 기다린 평균 사이클"이고, 표의 % 는 그것을 모든 상태의 합으로 나눈 비율입니다(샘플링이 아니라 카운터로 센 값). 이 합에는 워프가 명령을 낸 사이클 `selected` 도 들어 있으므로, 표의 % 는 '기다린 사이클'이 아니라 **워프-사이클 전체**의 몫입니다. `short_scoreboard` 와 `mio_throttle` 을 더한 값은 MIO(memory input/output) 파이프의 명령을 기다린 몫이고, 이 커널들에서 그 명령은 **주로** 공유 메모리 읽기·쓰기입니다 (MIO 에는 특수 함수 같은 다른 명령도 지나가므로 전부라고는 말할 수 없습니다). 표는 주요 상태만 한 줄씩 보이고 나머지 상태는 "그 밖의 상태 합" 한 줄로 모읍니다(그래서 열마다 합이 100%). 표의 마지막 두 줄이 MIO 대기의 합을 전체 중, 그리고 명령을 내지 못한 사이클(`selected` 를 뺀 나머지) 중의 몫으로 보여 줍니다.
 """)
@@ -540,7 +570,7 @@ NB.exercise("07-3", r"""
 확인 셀은 여러분의 함수를 연습용 커널(스레드 타일 4 × 2)에 끼워 numpy 와 비교합니다. `rA` 나 `rB` 의 인덱스에서 `+ m` 이나 `+ n` 을 빠뜨리면 모든 스레드에서 스레드 타일의 같은 행이나 열이 틀리고, 셀이 스레드 타일 안의 틀린 자리를 그림으로 보여 줍니다. `+=` 대신 `=` 을 쓰거나 k 루프가 모자라면, C 에 어떤 곱만 남았는지로 알려 줍니다. 값이 맞으면 스레드 하나가 K 타일 하나에서 공유 메모리를 몇 번 읽는지 세어, 같은 원소를 다시 읽는(레지스터에 두고 재사용하지 않는) 답은 따로 알려 줍니다.
 """)
 md(r"""
-### 4.6 결과 저장 (epilogue)
+### 4.6 결과 저장: 에필로그(epilogue)
 
 K 타일 루프가 끝나면 각 스레드의 `rC` 에 C 원소 64개의 최종 합이 있습니다. 마지막 단계는 이것을 글로벌 메모리에 쓰는 것이고, BLAS 의 SGEMM 규약 `C = alpha·A·B + beta·C` 를 따릅니다.
 """)
@@ -599,8 +629,8 @@ warp_ffma = rb.BK * rb.TM * rb.TN * rb.THREADS // 32         # 블록 하나·K 
 wf_per_ffma = {}
 for name, rows in wf.items():
     total = sum(r["total_wavefronts"] for r in rows.values())   # 읽기와 저장, 모든 워프 요청의 웨이브프론트
-    wf_per_ffma[name] = total / warp_ffma
-    print(f"{name:13s} 웨이브프론트 {total} / 워프 FFMA {warp_ffma} = FFMA당 {wf_per_ffma[name]:.3f}")
+    wf_per_ffma[f"{name} (오프라인 SASS)"] = total / warp_ffma      # 4.10절: 올라간 커널과 구별하는 이름
+    print(f"{name:13s} 웨이브프론트 {total} / 워프 FFMA {warp_ffma} = FFMA당 {total / warp_ffma:.3f}")
 # 예상 출력: regblock 웨이브프론트 3136 / 워프 FFMA 4096 = FFMA당 0.766 / regblock_opt 2656 / 4096 = 0.648 (둘 다 {{wf_limit_h200}} 초과)
 """)
 md(r"""
@@ -789,7 +819,7 @@ k 단계 하나에서 스레드는 16개(64 B)를 읽고 FMA 64번(128 FLOP)을 
 
 <details><summary>질문 4: 점유율 25% 인데 왜 빠른가?</summary>
 
-(1) FMA당 공유 메모리 읽기가 tiled 의 2번에서 0.25번으로 줄었습니다(3.1절). (2) k 단계의 FFMA 64개가 서로 다른 누산기에 써서 서로 독립이므로(3.6절 SASS: 의존 사슬 1), 스케줄러당 4워프만으로도 FFMA를 연달아 낼 수 있습니다(ILP). 반면 tiled 는 100% 점유율이지만 스레드당 누산기가 하나라 ILP가 없습니다. 4.10절의 측정 비율이 결과입니다.
+(1) FMA당 공유 메모리 읽기가 tiled 의 2번에서 0.25번으로 줄었습니다(3.1절). (2) k 단계의 FFMA 64개가 서로 다른 누산기에 써서 서로 독립이므로(3.6절 SASS: 의존 사슬 1), 스케줄러당 4워프만으로도 FFMA를 연달아 낼 수 있습니다(ILP). 반면 tiled 는 100% 점유율이지만 스레드당 누산기가 하나라 FFMA 사이에는 ILP가 없습니다(3.6절: 의존 사슬의 길이 = FFMA 수). 4.10절의 측정 비율이 결과입니다.
 </details>
 
 <details><summary>질문 5: 루프를 펼치지 않으면 왜 느려지는가? 우리 커널은 어떤가?</summary>

@@ -285,6 +285,18 @@ def test_what_notebook_06_used_to_assert_in_its_cells():
     assert ptx["mul.f32"] == 1 and ptx["add.f32"] == 0 and ptx["fma.rn.f32"] == 16 + 1
 
 
+@pytest.mark.sim_only("compares the recorded H200 SASS")
+def test_loaded_vs_offline_compares_the_recorded_sass_with_sm_90():
+    """Review r20 I-1: 06 §3.5 prints the loaded SASS next to the offline compile for its compute capability."""
+    where, counts, arch, off, same = lesson06.loaded_vs_offline(REC, "tiled_fma")
+    assert arch == "sm_90" and off == counts and same is True
+    assert counts == {o: c for o, c in REC["sass_loaded"]["tiled_fma"].items() if o.startswith(("FFMA", "LDS", "BAR"))}
+    assert counts["FFMA"] == 17 and "기록된" in where
+    # a differing offline compile is reported as such
+    other = type(REC)(REC.name, REC.what, REC.runs, {**REC.extra, "sass_loaded": {"tiled_fma": {**counts, "LDS": 1}}})
+    assert lesson06.loaded_vs_offline(other, "tiled_fma")[4] is False
+
+
 @pytest.mark.sim_only("the race detector is the simulator's")
 def test_exercise_runner_collects_races_and_hints(capsys):
     """An unfinished exercise (barriers missing) runs to its end and the hint names the race and the fix."""

@@ -79,6 +79,68 @@ def test_occupancy_model_agrees_with_recorded_api():
     assert all(L7.occupancy_vs_api(REC)["agree"].values())
 
 
+@pytest.mark.parametrize("regs, threads, want", [
+    (33, 256, (6, 7, 7, 6)),      # 33 -> 40 per thread: 1280 per warp, 12 warps per sub-partition, 48 // 8; 65536 // 33
+    (40, 200, (6, 8, 6, 7)),      # 7 warps a block: 48 // 7 = 6; 1632 // 200 = 8; 65536 // 1280 = 51 warps // 7 = 7
+    (128, 256, (2, 2, 2, 2)),     # regblock: every way gives 2
+    (8, 256, (8, 8, 8, 8)),       # the warp limit cuts all four
+])
+def test_rule_variants_by_hand(regs, threads, want):
+    v = L7.rule_variants(regs, threads)
+    assert tuple(v[k] for k in ("모델", *L7.SHORTCUTS)) == want
+    assert v["모델"] == occ.occupancy("H100", regs, threads).blocks_per_sm
+
+
+def test_sub_partitions_never_matter_for_blocks_of_4k_warps():
+    """3.5's prose: 256-thread blocks (8 warps) get the same count without the sub-partition rule."""
+    for threads in (128, 256, 512):
+        assert all(L7.rule_variants(r, threads)["서브파티션 없이"] == L7.rule_variants(r, threads)["모델"]
+                   for r in range(1, 256))
+    assert any(L7.rule_variants(r, 200)["서브파티션 없이"] != L7.rule_variants(r, 200)["모델"] for r in range(1, 256))
+
+
+def test_division_differs_from_the_rules_only_where_the_allocation_unit_does_at_256_threads():
+    runs = L7.shortcut_differs(256)
+    assert runs == [(33, 36), (41, 42), (49, 51), (81, 85)]
+    for r in range(1, 256):
+        v = L7.rule_variants(r, 256)
+        assert (v["나눗셈"] != v["모델"]) == (v["할당 단위 없이"] != v["모델"])
+        if v["나눗셈"] != v["모델"]:
+            assert r % 8                                   # "레지스터 수가 8의 배수가 아닌 몇 구간"
+
+
+def test_the_recorded_api_points_cannot_tell_the_rules_from_the_shortcuts():
+    """Review M-1: the PASS of 3.5 holds for the division shortcut too; the prose says so (if a discriminating point is
+    recorded one day, this fails and the prose must change)."""
+    cuts = L7.shortcuts_at_api(REC)
+    assert set(cuts["same"]) == set(REC["occupancy_api"]) and all(cuts["same"].values())
+    assert len(cuts.lines) == len(REC["occupancy_api"])
+
+
+def test_no_record_measured_256_threads_where_division_and_rules_differ():
+    chk = course.recorded("occupancy_check_h200")
+    ex = L7.shortcut_example(33, 256, (REC, chk))
+    assert ex["variants"]["나눗셈"] != ex["variants"]["모델"] and ex["covered"] == set()
+    assert "없음" in ex.lines[2] and "측정 아님" in ex.lines[0]
+    assert {120, 128, 255} <= L7.recorded_register_counts(256, REC, chk) | L7.recorded_register_counts(64, REC)
+    assert 40 in L7.recorded_register_counts(200, chk) and L7.recorded_register_counts(200, REC) == set()
+    # a register count the records did measure where division and rules differ (200 threads) is reported as covered
+    assert 40 in L7.shortcut_example(40, 200, (REC, chk))["covered"]
+
+
+def test_recorded_occupancy_check_rows_side_with_the_model_where_shortcuts_differ():
+    """3.5's prose: in notebook 06's H200 record the division and no-sub-partition shortcuts differ from the model on
+    some rows (blocks whose warps are not a multiple of 4) and the API gave the model's answer there; the allocation
+    unit alone changes no recorded row."""
+    chk = course.recorded("occupancy_check_h200")
+    r = L7.check_rows_vs_shortcuts(chk)
+    n_div, api_div = r["counts"]["나눗셈"]
+    n_sub, api_sub = r["counts"]["서브파티션 없이"]
+    assert n_div > 0 and api_div == n_div and n_sub > 0 and api_sub == n_sub
+    assert r["counts"]["할당 단위 없이"] == (0, 0)
+    assert all((-(-b // 32)) % 4 for k in ("나눗셈", "서브파티션 없이") for b in r["blocks"][k])
+
+
 def test_shared_limits_rule_1kb_everywhere():
     """The 1 KB system reserve is on A100 too; the loaded kernel reports the declared bytes; only the sm_90 cubin adds 1 KiB."""
     sl = L7.shared_limits("regblock", REC)
