@@ -505,6 +505,22 @@ def _stage_out_of_range(rec, stages):
     return None
 
 
+def _buffers_per_call(rec, stages):
+    """The buffer numbers (each copy's first destination index, in copy order) of each of the `stages` calls of a
+    thread of block (0, 0) whose calls did not each copy into their own stage; None when every thread's did. Read
+    from the integer arguments of the copies the simulator saw."""
+    for key in sorted(rec.threads(), key=lambda k: k[1]):
+        copies = [e.args[1] for e in rec.thread(*key)
+                  if e.kind == "copy" and e.args and len(e.args) > 1 and e.args[0] is None]
+        if not copies or len(copies) % stages:
+            continue
+        per = len(copies) // stages
+        calls = [tuple(copies[s * per:(s + 1) * per]) for s in range(stages)]
+        if calls != [(s,) * per for s in range(stages)]:
+            return calls
+    return None
+
+
 @exercise("09-2", "16바이트 복사: 스레드 → float4 매핑", "6절, 정렬 규칙",
           hints=("16바이트 복사 하나는 float 네 개를 옮기므로, 타일의 한 행은 float4 몇 개로 나뉩니다. 스레드 64개가 "
                  "타일마다 float4 하나씩을 맡고, A 와 B 는 타일 모양이 달라 한 행의 float4 개수도 다릅니다. 열은 float "
@@ -514,7 +530,7 @@ def _stage_out_of_range(rec, stages):
           questions={
               "misaligned": "그 복사의 열 인덱스는 float 4개의 배수인가요? 타일의 열을 float4 번호로 세었다면 float "
                             "단위로 바꿨나요?",
-              "overlap": "같은 float4 를 복사한 두 스레드의 tid 를 보세요. tid 를 나누는 수는 그 타일 한 행의 float4 "
+              "overlap": "같은 float4 를 복사한 스레드의 tid 를 보세요. tid 를 나누는 수는 그 타일 한 행의 float4 "
                          "개수인가요?",
               "out_of_bounds": "A 타일과 B 타일의 모양이 다릅니다. 각 매핑을 그 타일의 모양으로 나눴나요?",
               "holes": "64 스레드가 맡는 float4 를 모두 모으면 타일을 빈틈없이 덮나요?",
@@ -525,6 +541,8 @@ def _stage_out_of_range(rec, stages):
               "copy_size": "복사 하나가 옮기는 바이트 수는 몇인가요? float4 하나(16 B)를 옮기려면 어느 함수를 부르고, "
                            "그 열 인덱스는 무엇의 배수여야 하나요?",
               "stage_out_of_range": "목적지의 첫 인덱스(버퍼 번호)로 넘긴 변수는 무엇인가요? 버퍼는 몇 개인가요?",
+              "stage_twice": "목적지의 첫 인덱스로 무엇을 넘겼나요? stage 인가요, kt 로 계산한 값인가요? 버퍼 0·1·2 에는 "
+                             "어느 K 타일이 오나요?",
           },
           solution="answers/ch09/ex09_vec_map.py::issue_vec", name="my_issue_vec",
           preamble='''
@@ -577,7 +595,22 @@ def check_vec_map(student, M=64, N=64, K=40):
     if report and report.races:
         h = report.races[0]
         if h.kind in ("WAW", "IN_FLIGHT") and h.first_what == "cp.async" and h.second_what == "cp.async":
-            return fail("09-2", "overlap", f"두 스레드가 같은 {josa(f'float4 ({h.array}{list(h.index)})', '을/를')} 복사합니다: 매핑이 "
+            el = f"{h.array}{list(h.index)}"
+            if h.first_thread is h.second_thread:       # one thread, two copies: two calls into one buffer?
+                calls = _buffers_per_call(rec, stages)
+                if calls is not None:
+                    got = "; ".join(f"stage {s} → {', '.join(map(str, c))}" for s, c in enumerate(calls))
+                    return fail("09-2", "stage_twice", "한 스레드가 같은 float4 를 두 번 복사합니다 "
+                                f"({el}): 다른 K 타일을 같은 버퍼에 넣었습니다. 검사는 issue 를 {stages}번 불렀습니다 (stage = "
+                                f"{', '.join(map(str, range(stages)))}; K 타일 {', '.join(map(str, VEC_TILES))}). 그런데 "
+                                f"복사의 목적지 첫 인덱스(버퍼 번호)는 호출마다 이랬습니다: {got}. 버퍼 번호는 "
+                                "공유 메모리의 어디에 둘지를, K 타일 번호 kt 는 글로벌 행렬의 어디서 읽을지를 정합니다: "
+                                "목적지의 첫 인덱스로는 kt 에서 계산한 값이 아니라 인자 stage 를 넘기세요.",
+                                shape, "", diagnose.Foreign(h.ko), where=diagnose.race_where(report))
+                return fail("09-2", "overlap", "한 스레드가 한 번의 호출에서 같은 float4 를 두 번 "
+                            f"복사합니다 ({el}): 스레드마다 A 타일의 float4 하나, B 타일의 float4 하나만 복사합니다.",
+                            shape, "", diagnose.Foreign(h.ko), where=diagnose.race_where(report))
+            return fail("09-2", "overlap", f"두 스레드가 같은 float4 를 복사합니다 ({el}): 매핑이 "
                         "겹치면 어떤 float4 는 아무도 복사하지 않습니다. tid 를 나누는 수가 그 타일 한 행의 float4 "
                         "개수인지 보세요 (A 와 B 가 다릅니다).", shape, "", diagnose.Foreign(h.ko),
                         where=diagnose.race_where(report))

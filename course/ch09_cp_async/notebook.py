@@ -23,9 +23,20 @@ _TF = {(r.kernel, r.n): r.tflops for r in REC.rows}
 # H200 FP32 peak of sim/occupancy (132 SMs x 128 lanes x 2 flops x 1980 MHz)
 _PEAK = 132 * 128 * 2 * 1980e6 / 1e12
 # figures stated in prose: filled in from the record here, never typed
+_STAGE_VARIANTS = ("async_vec_s2", "async_vec", "async_vec_s4")      # BK = 8, NUM_STAGES 2 / 3 / 4
+
+
+def _one(values, what):
+    """The one value of a set the prose states for all of them ('세 변형 모두 ...')."""
+    assert len(values) == 1, f"{what}: {sorted(values)}"
+    return next(iter(values))
+
+
 FIG = {
     "gpu": REC.gpu, "date": REC.date,
     "regs_db": REC["loaded"]["db_overlap"]["registers"], "regs_vec": REC["loaded"]["async_vec"]["registers"],
+    "s_regs": _one({REC["loaded"][k]["registers"] for k in _STAGE_VARIANTS}, "9: the three NUM_STAGES variants' registers"),
+    "s_blocks": _one({REC["loaded"][k]["blocks_per_sm"] for k in _STAGE_VARIANTS}, "9: their blocks per SM"),
     "blocks_vec": REC["loaded"]["async_vec"]["blocks_per_sm"], "regs_bk16": REC["loaded"]["async_bk16"]["registers"],
     "blocks_bk16": REC["loaded"]["async_bk16"]["blocks_per_sm"],
     "db_4096": f"{_PCT[('db_overlap', 4096)]:.1f}", "vec_4096": f"{_PCT[('async_vec', 4096)]:.1f}",
@@ -548,7 +559,9 @@ code(r"""
 best, pct, at = L.best_at(4096)
 print(f"4096³ 최고 레벨 5 커널: {best} {pct:.1f}%   같은 실행의 db_overlap {at['db_overlap']:.1f}%")
 print("4바이트 복사 async_copy:", f"{at['async_copy']:.1f}%")
-print("BK=8, NUM_STAGES 2/3/4:", " / ".join(f"{at[k]:.1f}%" for k in ("async_vec_s2", "async_vec", "async_vec_s4")))
+print("BK=8, NUM_STAGES 2/3/4:", " / ".join(f"{at[k]:.1f}%" for k in ("async_vec_s2", "async_vec", "async_vec_s4")),
+      "| 레지스터·SM당 블록:", " / ".join(f"{rec['loaded'][k]['registers']}·{rec['loaded'][k]['blocks_per_sm']}"
+                                     for k in ("async_vec_s2", "async_vec", "async_vec_s4")))
 print("BK=16, NUM_STAGES 3 (async_bk16):", f"{at['async_bk16']:.1f}%")
 print("목표 85%:", "도달" if pct >= 85 else f"미도달 ({85 - pct:.1f}%p 모자람)")
 """)
@@ -565,7 +578,7 @@ print("\n".join(measure.live_lines(live)) if live else "GPU 없음: 위의 기�
 md(r"""
 * 4바이트 복사(`async_copy`)가 가장 느립니다. 이 커널은 여러 가지가 한꺼번에 다릅니다: 펼쳐지지 않은 k 루프(8절: FFMA 64개짜리 안쪽 루프가 타일마다 8번 돌고, 그때마다 분기), 패딩 배치의 스칼라 읽기, 스레드당 복사 명령 8개, 타일당 배리어 2개 (5절 셀의 루프: `LDGSTS` 8, `BAR` 2; 같은 줄의 `STS` 는 cp.async 가 공유 메모리에 쓰는 길이 아니라, 행렬 밖 원소에 0 을 직접 쓰는 경계 경로(`issue_tile` 의 `else`)이며 타일 전체가 행렬 안인 블록에서는 실행되지 않습니다). 이 측정만으로는 어느 것이 얼마를 차지하는지 가를 수 없습니다.
 * 16바이트 + 정렬 배치 + 배리어 하나(`async_vec`)는 2048³·4096³ 에서 같은 실행의 `db_overlap` 과 {{vec_db_gap_big}}%p 안에서 비슷합니다 (1024³ 에서는 {{vec_db_gap_1024}}%p 느립니다).
-* 2048³·4096³ 에서는 NUM_STAGES 를 2 → 3 → 4 로 바꿔도 한 번 바꿀 때마다 {{stage_step_big}}%p 이내로만 달라집니다 (1024³ 에서는 블록이 64개뿐이라 값이 크게 흔들립니다). 세 변형 모두 레지스터 128개, SM당 2블록이라(`rec["loaded"]` 에서 확인할 수 있습니다) 점유율은 같습니다. 단을 늘려도 크게 나아지지 않는 이유에 대한 **해석**은 9.3절의 스톨 측정에서 나옵니다 (그 측정은 `async_vec`, `async_bk16`, `async_wide` 를 잰 것이고, `wait_group` 의 대기를 따로 나눠 재지는 않았습니다).
+* 2048³·4096³ 에서는 NUM_STAGES 를 2 → 3 → 4 로 바꿔도 한 번 바꿀 때마다 {{stage_step_big}}%p 이내로만 달라집니다 (1024³ 에서는 블록이 64개뿐이라 값이 크게 흔들립니다). 세 변형 모두 레지스터 {{s_regs}}개, SM당 {{s_blocks}}블록이라(위 셀의 첫 줄 끝, H200 에 올린 값) 점유율은 같습니다. 단을 늘려도 크게 나아지지 않는 이유에 대한 **해석**은 9.3절의 스톨 측정에서 나옵니다 (그 측정은 `async_vec`, `async_bk16`, `async_wide` 를 잰 것이고, `wait_group` 의 대기를 따로 나눠 재지는 않았습니다).
 * 큰 차이는 **K 타일의 깊이**(BK, 9.1절의 `async_bk16`)와, 스레드당 타일을 키운 `async_wide` 에 더한 **레지스터 이중 버퍼**(9.2절: 타일만 키운 변형은 `async_bk16` 보다 조금 빠를 뿐)에서 나왔습니다. 다만 BK = 16 에서는 3단이 2단보다 빨랐습니다 (9.1절 표): BK 를 키운 이득은 3단과 함께일 때 나왔습니다.
 
 ### 9.1 BK = 16: `async_bk16`
@@ -684,7 +697,7 @@ md(r"""
 * 스위즐은 웨이브프론트를 줄였지만(위 기록, "words" 규칙), 시간의 이득은 레지스터 이중 버퍼가 없는 변형에서 두 크기 모두 실행 간 흔들림과 구별하기 어려운 크기입니다 (표). 가장 큰 이득은 레지스터 이중 버퍼에서 나왔습니다.
 * NUM_STAGES 2 와 3 의 차이는 흔들림 안입니다. 등록된 `async_wide` 는 3단입니다.
 * 9절 그래프의 1024³ 에서는 `async_wide` 가 `async_bk16` 보다 느립니다: 128×128 타일이 (1024/128)² = 64개뿐이라 H200 의 SM 132개를 다 채우지 못하고, 블록마다 워프가 절반(4개)이라 일하는 워프가 더 적습니다. 큰 행렬에 맞춘 선택입니다.
-* 위의 9절 그래프와 최고 커널 출력은 탐색 뒤의 기록 실행이라 수치가 조금 다릅니다: 같은 커널의 비율이 실행마다 2%p 가까이 움직였고, 그중 일부는 cuBLAS 자체의 흔들림입니다 (두 실행의 cuBLAS TFLOP/s 가 위 두 셀에 나옵니다). 그래서 85% 를 넘은 폭은 이 흔들림과 비슷한 크기라는 점을 함께 기억하세요.
+* 위의 9절 그래프와 최고 커널 출력은 탐색 뒤의 기록 실행이라 수치가 조금 다릅니다: 같은 커널의 비율이 실행마다 2%p 가까이 움직였고, 그중 일부는 cuBLAS 자체의 흔들림입니다 (두 실행, 곧 기록 실행과 `explore_wide` 의 cuBLAS TFLOP/s 는 9.1절의 `L.bk16_runs` 셀에 나옵니다). 그래서 85% 를 넘은 폭은 이 흔들림과 비슷한 크기라는 점을 함께 기억하세요.
 
 시뮬레이터에서도 같은 커널을 타일 배수가 아닌 모양으로 돌려 확인합니다 (C 는 NaN 으로 시작).
 """)
@@ -703,7 +716,8 @@ md(r"""
 code(r"""
 for name, top in L.recorded_stalls().items():
     lsb = rec["ncu_stalls"]["kernels"][name]["cycles_per_issue"]["long_scoreboard"]
-    print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top), f"| long_scoreboard {lsb:.2f}")
+    extra = "" if "long_scoreboard" in dict(top) else f" | long_scoreboard {lsb:.2f}"     # already in its top
+    print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top) + extra)
 """)
 md(r"""
 L1TEX 연산(글로벌 메모리 로드 `LDG`, 그리고 `LDGSTS` 같은 비동기 복사)의 스코어보드를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 그렇다고 복사를 기다리지 않았다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다리고, 이 워프 상태 기록은 그 대기를 따로 나눠 보여 주지 않습니다. 명령마다 스톨 표본이 있는 소스 보기 기록(9.2절의 `async_wide` 변형, 레지스터 이중 버퍼를 끈 것)에서는 셀 수 있습니다:

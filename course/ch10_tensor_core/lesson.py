@@ -609,7 +609,7 @@ DYNAMIC = ("stages4_lean_dyn", "bk64_lean_dyn", "128x256_s4_dyn", "128x256x64_dy
 
 
 def _steps(run):
-    return FINAL_STEPS if run in FINAL_RUNS else FAST_STEPS
+    return FINAL_STEPS if run in final_kernel_runs(FAST) else FAST_STEPS
 
 
 def variant_of(row):
@@ -633,8 +633,10 @@ def fast_rows(run="run6"):
 def fast_tflops(run="run6"):
     """{(variant, n): TFLOP/s} of one recorded H100 run; REF is the run's final kernel (FAST_REF)."""
     tf = {k: r.tflops for k, r in fast_rows(run).items()}
+    ref = FAST_REF.get(run) or ("fast" if run in final_kernel_runs(FAST) else None)
     for n in {n for _, n in tf}:
-        tf[(REF, n)] = tf[(FAST_REF[run], n)]
+        if ref is not None:
+            tf[(REF, n)] = tf[(ref, n)]
     return tf
 
 
@@ -743,22 +745,80 @@ def timed_by_graph(run):
     return bool(run.rows) and all(r.extra.get("timed_by") == "graph" for r in run.rows)
 
 
-# every run that timed the final mma_fast: the H100 record's final runs and its graph run, each H200 run
-FINAL_RESULTS = ((FAST, FINAL_RUNS + (GRAPH_RUN,)), (FAST_H200, tuple(r.id for r in FAST_H200.runs)))
+GRAPH_RUNS = (GRAPH_RUN, "h200_graph")    # CUDA-graph runs (benchmarks/graph_fast.py): the registered kernel, no config
+
+
+def final_kernel_runs(rec):
+    """The ids of every run of a level-6 record that timed the final mma_fast: its configuration is the record's final
+    one (a run before lean had another or none), or a CUDA-graph run of the registered kernel (GRAPH_RUNS)."""
+    return tuple(r.id for r in rec.runs
+                 if r.extra.get("config") == rec["config"] or (r.id in GRAPH_RUNS and timed_by_graph(r)))
+
+
+# every run of the H100 and H200 records that timed the final mma_fast (flagged ones too: shown and marked)
+FINAL_RESULTS = ((FAST, final_kernel_runs(FAST)), (FAST_H200, final_kernel_runs(FAST_H200)))
+ABLATION_RUNS = tuple(r for r in final_kernel_runs(FAST) if r not in GRAPH_RUNS)    # the final kernel's ablations
+
+
+def timing_label(run):
+    """How a records.Run timed its rows, per size where the sizes differ: 'CUDA 그래프', '일반 (실행마다 호출)' or
+    '2048³ CUDA 그래프, 4096³ 일반'."""
+    how = {n: "CUDA 그래프" if all(r.extra.get("timed_by") == "graph" for r in run.rows if r.n == n) else "일반"
+           for n in run.sizes}
+    if len(set(how.values())) == 1:
+        return "CUDA 그래프" if timed_by_graph(run) else "일반 (실행마다 호출)"
+    return ", ".join(f"{n}³ {h}" for n, h in how.items())
+
+
+_FLAG = re.compile(r"(\d+)³ cuBLAS ([\d.]+) TFLOP/s is ([+-][\d.]+) % from the median ([\d.]+) of (\d+) earlier (\S+) runs")
+
+
+def flag_ko(run):
+    """'' for an unflagged records.Run, else why the record flagged it, in Korean (records.baseline_check wrote the
+    reason when the run was saved: its cuBLAS further than BASELINE_SPREAD from earlier runs of the same engine)."""
+    if not run.flagged:
+        return ""
+    parts = []
+    for reason in run.flagged.split("; "):
+        m = _FLAG.fullmatch(reason)
+        if m is None:
+            parts.append(reason)
+            continue
+        n, tf, dev, med, k, cls = m.groups()
+        parts.append(f"{n}³ cuBLAS {tf} TFLOP/s 가 같은 측정 엔진으로 앞서 잰 {cls} 실행 {k}개의 중앙값 {med} 에서 "
+                     f"{dev} % 벗어남 (허용 ±{100 * records.BASELINE_SPREAD:.0f} %)")
+    return "⚑ 표시된 실행: " + "; ".join(parts)
+
+
+def flag_figures(run):
+    """[(size, cuBLAS TFLOP/s, deviation %, median, earlier runs)] of a flagged run's reasons as the record wrote them
+    (records.baseline_check's sentence), [] for an unflagged run."""
+    return [m.groups()[:5] for m in map(_FLAG.fullmatch, run.flagged.split("; ")) if m] if run.flagged else []
+
+
+def ablation_label(run):
+    """run_label with how the run timed its rows and, for a flagged run, why (the 5.4 cell's header line per run)."""
+    raw = FAST.run(run)
+    return " ".join(x for x in (run_label(run), "—", timing_label(raw), flag_ko(raw)) if x)
+
+
+def run_note(run):
+    """A results table's note on a run: its flag (flag_ko), else ''."""
+    return flag_ko(run) or ""
 
 
 def final_results_rows():
-    """mma_fast against cuBLAS in every final run, one row per run and timing method, each with its own cuBLAS:
-    H100 runs 5/6 (plain), H100 run7_graph (CUDA graphs), H200 h200_run1 (plain) and h200_graph."""
+    """mma_fast against cuBLAS in every run of the H100 and H200 records that timed the final kernel
+    (final_kernel_runs), one row per run with its timing method, its own cuBLAS and the record's flag where it has one."""
     rows = []
     for rec, ids in FINAL_RESULTS:
         for run in map(rec.run, ids):
             res = ablation(run)
-            row = {"실행": run.id, "GPU": run.gpu.replace("NVIDIA ", ""), "날짜": run.date,
-                   "시간 재기": "CUDA 그래프" if timed_by_graph(run) else "일반 (실행마다 호출)"}
+            row = {"실행": run.id, "GPU": run.gpu.replace("NVIDIA ", ""), "날짜": run.date, "시간 재기": timing_label(run)}
             for n in (2048, 4096):
                 row[f"cuBLAS {n}³ TFLOP/s"] = f"{res[('cuBLAS', n)].tflops:.0f}"
                 row[f"mma_fast {n}³"] = f"{res[('fast', n)].tflops:.0f} ({100 * res[('fast', n)].ratio:.1f} %)"
+            row["표시"] = run_note(run)
             rows.append(row)
     return rows
 
@@ -773,49 +833,63 @@ def _group_m(run):
 
 
 def steady_runs():
-    """The BASELINE_RUNS whose STEADY is the same kernel as in the final runs: the run's default block order
-    (GROUP_M) is the final one (run 3's default was GROUP_M = 8, so its STEADY was another kernel)."""
-    return tuple(r for r in BASELINE_RUNS if _group_m(r) == FAST["config"]["GROUP_M"])
+    """The runs of the H100 record whose STEADY is the same kernel as in the final runs: the run records its
+    configuration and its default block order (GROUP_M) is the final one (run 3's default was GROUP_M = 8, so its
+    STEADY was another kernel; runs 1/2 recorded no configuration)."""
+    return tuple(r.id for r in FAST.runs if r.extra.get("config") and _group_m(r.id) == FAST["config"]["GROUP_M"]
+                 and (STEADY, 4096) in fast_rows(r.id))
 
 
 def baseline_rows(n=4096):
-    """Every cuBLAS figure of the H100 record at n³ with what the same run measured of one unchanged kernel (STEADY)
-    and of the final mma_fast: how far a % of cuBLAS moves with the baseline alone. Plain runs 3-6 (each its own
-    cuBLAS), run7_graph (CUDA graphs both sides) and run 6's isolated ncu launches (time and same-clock ratio)."""
-    rows, same = [], steady_runs()
-    for run in BASELINE_RUNS:
-        tf = {k: r.tflops for k, r in fast_rows(run).items()}
-        cub, st = tf[("cuBLAS", n)], tf[(STEADY, n)]
-        fast = tf[("fast", n)] if run in FINAL_RUNS else None
-        rows.append({"실행": run, "시간 재기": "일반 (실행마다 호출)", "cuBLAS TFLOP/s": f"{cub:.0f}",
-                     f"{STEADY} TFLOP/s (cuBLAS 대비)": (f"{st:.0f} ({100 * st / cub:.1f} %)" if run in same else
-                                                      f"- (GROUP_M = {_group_m(run)}: 다른 커널)"),
-                     "mma_fast (cuBLAS 대비)": f"{fast:.0f} ({100 * fast / cub:.1f} %)" if fast else "- (lean 이전)"})
-    g = ablation(FAST.run(GRAPH_RUN))
-    rows.append({"실행": GRAPH_RUN, "시간 재기": "CUDA 그래프", "cuBLAS TFLOP/s": f"{g[('cuBLAS', n)].tflops:.0f}",
-                 f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
-                 "mma_fast (cuBLAS 대비)": f"{g[('fast', n)].tflops:.0f} ({100 * g[('fast', n)].ratio:.1f} %)"})
+    """Every cuBLAS figure of the H100 record at n³ (every run, in the record's order) with what the same run measured
+    of one unchanged kernel (STEADY) and of the final mma_fast: how far a % of cuBLAS moves with the baseline alone;
+    then run 6's isolated ncu launches (time and same-clock ratio). A flagged run is shown and marked."""
+    rows, same, final = [], steady_runs(), final_kernel_runs(FAST)
+    for run in FAST.runs:
+        tf = {k: r.tflops for k, r in ablation(run).items()}
+        if ("cuBLAS", n) not in tf:
+            continue
+        cub = tf[("cuBLAS", n)]
+        if run.id in same:
+            st = f"{tf[(STEADY, n)]:.0f} ({100 * tf[(STEADY, n)] / cub:.1f} %)"
+        elif (STEADY, n) not in tf:
+            st = "- (재지 않음)"
+        elif not run.extra.get("config"):
+            st = "- (설정이 기록되지 않음)"
+        else:
+            st = f"- (GROUP_M = {_group_m(run.id)}: 다른 커널)"
+        fast = tf[("fast", n)] if run.id in final else None
+        rows.append({"실행": run.id, "날짜": run.date, "시간 재기": timing_label(run), "cuBLAS TFLOP/s": f"{cub:.0f}",
+                     f"{STEADY} TFLOP/s (cuBLAS 대비)": st,
+                     "mma_fast (cuBLAS 대비)": f"{fast:.0f} ({100 * fast / cub:.1f} %)" if fast else "- (lean 이전)",
+                     "표시": run_note(run)})
     if n == 4096:                                     # ncu profiled 4096^3 only
         raw = ncu_csv("run6")
         t_ratio, cyc_ratio = ncu_ratio("run6")
         tf_of = lambda k: 2 * n ** 3 / raw[k]["duration_ns"] / 1e3           # noqa: E731  (TFLOP/s)
-        rows.append({"실행": "run6 ncu", "시간 재기": "단독 실행 한 번 (클록 고정 안 함)",
+        rows.append({"실행": "run6 ncu", "날짜": FAST.run("run6").date, "시간 재기": "단독 실행 한 번 (클록 고정 안 함)",
                      "cuBLAS TFLOP/s": f"{tf_of('cublas'):.0f}", f"{STEADY} TFLOP/s (cuBLAS 대비)": "-",
-                     "mma_fast (cuBLAS 대비)": f"{tf_of('mma_fast'):.0f} ({100 * t_ratio:.1f} %; 같은 클록 {100 * cyc_ratio:.1f} %)"})
+                     "mma_fast (cuBLAS 대비)": f"{tf_of('mma_fast'):.0f} ({100 * t_ratio:.1f} %; 같은 클록 {100 * cyc_ratio:.1f} %)",
+                     "표시": ""})
     return rows
 
 
 def goal_evidence(n=4096):
-    """The figures 5.6 and the summary state about the goal at n³: mma_fast's % of cuBLAS in each final run and in
-    run7_graph, the isolated ncu time and same-clock ratios (4096³ only), how much lower the final runs' cuBLAS was
-    than the earlier runs' (fractions), and STEADY's % of cuBLAS per run."""
+    """The figures 5.6 and the summary state about the goal at n³: mma_fast's % of cuBLAS in each final run (FINAL_RUNS),
+    in every H100 run of the final kernel (every: its own cuBLAS, flagged runs too) and in run7_graph, the isolated ncu
+    time and same-clock ratios (4096³ only), how much lower the final runs' cuBLAS was than the earlier runs' of
+    BASELINE_RUNS (fractions), STEADY's % of cuBLAS per run, the flagged runs (their reason) and the runs below the goal."""
     cub = {run: cublas_tflops(run)[n] for run in BASELINE_RUNS}
     early = [run for run in BASELINE_RUNS if run not in FINAL_RUNS]
     drops = [1 - cub[f] / cub[e] for f in FINAL_RUNS for e in early]
-    out = {"final": {run: fast_tflops(run)[("fast", n)] / cub[run] for run in FINAL_RUNS},
+    every = {run: ablation(FAST.run(run))[("fast", n)].ratio for run in final_kernel_runs(FAST)}
+    goal = FAST["goal"][str(n)]
+    out = {"final": {run: fast_tflops(run)[("fast", n)] / cub[run] for run in FINAL_RUNS}, "every": every,
            "graph": ablation(FAST.run(GRAPH_RUN))[("fast", n)].ratio, "cublas": cub, "drop_lo": min(drops),
-           "drop_hi": max(drops), "steady": {run: fast_tflops(run)[(STEADY, n)] / cub[run] for run in steady_runs()},
-           "goal": FAST["goal"][str(n)]}
+           "drop_hi": max(drops),
+           "steady": {run: fast_tflops(run)[(STEADY, n)] / cublas_tflops(run)[n] for run in steady_runs()},
+           "flagged": {run: flag_ko(FAST.run(run)) for run in every if FAST.run(run).flagged},
+           "below": tuple(run for run, r in every.items() if r < goal), "goal": goal}
     if n == 4096:
         out["ncu_time"], out["ncu_clock"] = ncu_ratio("run6")
     return out

@@ -192,18 +192,49 @@ _MC_T = [_off.arch_name(cc) for cc in _off.TARGETS if _MC.available(cc)]
 FIG.update({"mc_targets": "".join(_josa(t, "과/와") + " " for t in _MC_T[:-1]) + _MC_T[-1],
             "t_all": ", ".join(_off.arch_name(t) for t in _off.TARGETS)})
 _GOAL = L10.goal_evidence(4096)
-_RANGE = [_GOAL["ncu_clock"], _GOAL["ncu_time"], _GOAL["graph"], *_GOAL["final"].values()]
+# every 4096^3 ratio of the final kernel: each H100 run that timed it (flagged ones too) and run 6's ncu launches
+_RANGE = {**{r.replace("run", "run ") if r[3:].isdigit() else f"`{r}`": x for r, x in _GOAL["every"].items()},
+          "ncu 단독 실행의 시간 비": _GOAL["ncu_time"], "ncu 의 같은 클록 비율": _GOAL["ncu_clock"]}
+_BELOW = [(k, x) for k, x in _RANGE.items() if x < _GOAL["goal"]]
+_FLAGGED = [r for r in L10.final_kernel_runs(H100) if H100.run(r).flagged]
+assert _FLAGGED == ["run8"] and set(_GOAL["below"]) == {"run8"}, "5.6 and 10 say: run 8 is the flagged run, below the goal"
+_R8 = L10.ablation(H100.run("run8"))
+_F8 = L10.flag_figures(H100.run("run8"))[0]              # (size, cuBLAS, deviation %, median, earlier runs)
+_EARLY12 = [r.id for r in H100.runs if r.id in ("run1", "run2")]
+_G8 = {(w, v, n): _R8[(v, n)].tflops / _R8[(w, n)].tflops
+       for w, v in (("no_pipeline", "fast"), ("barrier_at_tile_start", "no_pipeline"), ("barrier_at_tile_start", "no_lean"),
+                    ("no_lean", "fast")) for n in (2048, 4096)}
+assert _G8[("no_pipeline", "fast", 4096)] < 1 < _G8[("no_pipeline", "fast", 2048)], \
+    "5.4 says: with lean, the pipeline was slower at 4096^3 and faster at 2048^3 in run 8"
+_SP8 = L10.round_spread("fast", 4096, "run8")
+_STEADY_EARLY = [r for r in L10.steady_runs() if r in L10.BASELINE_RUNS and r not in L10.FINAL_RUNS]   # before 5/6
 FIG.update({
     "drop_lo": f"{100 * _GOAL['drop_lo']:.0f}", "drop_hi": f"{100 * _GOAL['drop_hi']:.0f}",
     "early_runs": "·".join(r[3:] for r in L10.BASELINE_RUNS if r not in L10.FINAL_RUNS),
     "early_cub_lo": f"{min(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
     "early_cub_hi": f"{max(v for r, v in _GOAL['cublas'].items() if r not in L10.FINAL_RUNS):.0f}",
     "steady": L10.STEADY,
-    "steady_early": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.steady_runs() if r not in L10.FINAL_RUNS),
-    "steady_early_runs": "·".join(r[3:] for r in L10.steady_runs() if r not in L10.FINAL_RUNS),
+    "steady_early": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in _STEADY_EARLY),
+    "steady_early_runs": "·".join(r[3:] for r in _STEADY_EARLY),
     "steady_first": L10.steady_runs()[0].replace("run", "run "),
     "steady_final": "–".join(f"{100 * _GOAL['steady'][r]:.1f}" for r in L10.FINAL_RUNS),
-    "goal_lo": f"{100 * min(_RANGE):.1f}", "goal_hi": f"{100 * max(_RANGE):.1f}",
+    "goal_lo": f"{100 * min(_RANGE.values()):.1f}", "goal_hi": f"{100 * max(_RANGE.values()):.1f}",
+    "below_list": ", ".join(f"{k} ({100 * x:.1f} %)" for k, x in _BELOW),
+    "steady_names": "·".join(r[3:] for r in L10.steady_runs()),
+    "r8_date": H100.run("run8").date, "r8_timing": L10.timing_label(H100.run("run8")),
+    "r8_engine": H100.run("run8").versions["engine"].split("/")[0],
+    "r8_cub": f"{_R8[('cuBLAS', 4096)].tflops:.0f}", "r8_cub2048": f"{_R8[('cuBLAS', 2048)].tflops:.0f}",
+    "r8_flag_n": _F8[0], "r8_dev": _F8[2], "r8_med": _F8[3], "r8_nmed": _F8[4],
+    "r8_steady_tf": f"{_R8[(L10.STEADY, 4096)].tflops:.0f}", "r8_steady": _pct(_GOAL["steady"]["run8"]),
+    "best8_4096": _pct(_R8[("fast", 4096)].ratio), "best8_2048": _pct(_R8[("fast", 2048)].ratio),
+    "r8_pipe_lean_4096": f"{_G8[('no_pipeline', 'fast', 4096)]:.2f}", "r8_pipe_lean_2048": f"{_G8[('no_pipeline', 'fast', 2048)]:.2f}",
+    "r8_lean_nopipe_4096": f"{_G8[('barrier_at_tile_start', 'no_pipeline', 4096)]:.2f}",
+    "r8_lean_nopipe_2048": f"{_G8[('barrier_at_tile_start', 'no_pipeline', 2048)]:.2f}",
+    "r8_pipe_4096": f"{_G8[('barrier_at_tile_start', 'no_lean', 4096)]:.2f}",
+    "r8_lean_4096": f"{_G8[('no_lean', 'fast', 4096)]:.2f}",
+    "r8_sp_lo": f"{_SP8[0]:.0f}", "r8_sp_hi": f"{_SP8[1]:.0f}",
+    "r12_runs": "·".join(r[3:] for r in _EARLY12),
+    "r12_cub": "/".join(f"{L10.cublas_tflops(r)[4096]:.0f}" for r in _EARLY12),
     "burst_ms": _note("measurement_note", r"each timing a (\d+) ms burst"),
     "power_w": _note("measurement_note", r"the (\d+) W power limit"),
 })
@@ -431,14 +462,14 @@ md(r"""
 
 **M, N (공간 병렬화)**: 그리드를 (M/16) × (N/8) 블록으로 만들고, 블록 하나(워프 하나)가 C 의 16×8 타일 하나를 맡습니다: `tile_m = blockIdx.x·16`, `tile_n = blockIdx.y·8`.
 
-**K (반복 누적)**: mma 의 K 는 16 으로 고정이므로 K 를 16 씩 나눠 반복하고, 누산기(accumulator) c0..c3 는 루프 내내 레지스터에 둡니다. 반복마다: (1) cp.async 로 A[tile_m:+16, k0:+16] 와 B[k0:+16, tile_n:+8] 를 공유 메모리로, (2) `wait_group 0` 과 배리어(barrier), (3) `ldmatrix`, (4) mma, (5) 다음 복사가 덮어쓰기 전에 모두 읽었음을 보장하는 배리어.
+**K (반복 누적)**: mma 의 K 는 16 으로 고정이므로 K 를 16 씩 나눠 반복하고, 누산기(accumulator) c0..c3 는 루프 내내 레지스터에 둡니다. 반복마다: (1) cp.async 로 A[tile_m:+16, k0:+16] 와 B[k0:+16, tile_n:+8] 를 공유 메모리로, (2) `wait_group 0` (아래 `mma_large` 의 소스에서는 `wait_all()`) 과 배리어(barrier), (3) `ldmatrix`, (4) mma, (5) 다음 복사가 덮어쓰기 전에 모두 읽었음을 보장하는 배리어.
 
 """)
 NB.exercise("10-5", r"""
 이 루프를 직접 써 봅니다. 복사는 cp.async 대신 평범한 복사 도우미 `copy_tiles` (레인마다 A 8개, B 4개; `kernels_numba/common.py`)로, 결과 쓰기는 10-1 의 레이아웃으로 c0..c3 을 쓰는 `store_fragment` 로 주어집니다. 여러분이 채울 것은 K 스텝 한 번의 나머지입니다: `ptx.ldmatrix_x4` 와 `ptx.ldmatrix_x2_trans` 로 프래그먼트를 읽고(10-4 의 주소), `ptx.mma_m16n8k16_f32` 로 c0..c3 에 **누적**하고, 다음 스텝의 복사가 As/Bs 를 덮어쓰기 전에 필요한 것을 넣습니다. 확인 셀은 세 모양(K 스텝 1·2·3개, alpha/beta 포함)을 실행해 (GPU 가 없으면 시뮬레이터에서, 경쟁 검출기와 함께) 8절에서 유도하는 f16 입력·f32 누적의 허용 오차 `tc.error_bound` 로 판정하고, 틀리면 경쟁 검출기의 보고나 틀린 원소의 지도와 함께, 결과가 어떤 프래그먼트 실수(B 를 전치하지 않음, a1·a2 또는 b0·b1 이 바뀜, 누적이 매 스텝 0 에서 다시 시작함 ...)의 곱과 일치하는지 알려 줍니다.
 """)
 md(r"""
-풀었으면 강좌의 커널과 비교해 보세요. 아래 셀이 `mma_large` 전체입니다: 복사를 cp.async 로 하고(그래서 `wait_group 0` 이 배리어 앞에 있음), 루프 한 바퀴가 위의 (1)~(5) 입니다. 블록 격자의 x·y 는 서로 반대입니다: 10-5 의 템플릿은 06–09 의 커널처럼 격자가 (N/8, M/16) 이라 `tile_m = blockIdx.y·16` 이고, `mma_large` 는 위의 설명대로 (M/16, N/8) 이라 `tile_m = blockIdx.x·16` 입니다. 어느 쪽이든 블록 하나가 C 의 16×8 타일 하나를 맡는 것은 같습니다.
+풀었으면 강좌의 커널과 비교해 보세요. 아래 셀이 `mma_large` 전체입니다: 복사를 cp.async 로 하고(그래서 `wait_group 0` 이 배리어 앞에 있음: 소스의 `wait_all()` 은 `kernels_numba/mma_large.py` 가 `WAIT_GROUP[0]`, 곧 `cp_async_wait_group_0` 에 붙인 이름입니다), 루프 한 바퀴가 위의 (1)~(5) 입니다. 블록 격자의 x·y 는 서로 반대입니다: 10-5 의 템플릿은 06–09 의 커널처럼 격자가 (N/8, M/16) 이라 `tile_m = blockIdx.y·16` 이고, `mma_large` 는 위의 설명대로 (M/16, N/8) 이라 `tile_m = blockIdx.x·16` 입니다. 어느 쪽이든 블록 하나가 C 의 16×8 타일 하나를 맡는 것은 같습니다.
 """)
 code(r"""
 print(course.source(kn.get("mma_large").kernel))
@@ -665,15 +696,15 @@ for line in L.here_lines(("mma_swizzle", "mma_fast")):     # GPU 가 있을 때�
     print(line)
 """)
 md(r"""
-### 5.4 단계마다 얼마나: 절제 실험(ablation), run 5 와 run 6
+### 5.4 단계마다 얼마나: 절제 실험(ablation), run 5·6 과 run 8
 
-`benchmarks/record_level6_fast.py` 는 `mma_fast.make_kernel` 의 스위치를 바꾼 변형들(`kernels_numba/mma_fast.py` 의 `VARIANTS`)을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 행마다 두 변형은 **스위치 하나만** 다릅니다 (마지막 행 `mma_swizzle` → `mma_fast` 전체만 예외; `tests/ch10/test_lesson10.py` 가 확인). 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 두 실행을 나란히 두었을 뿐 서로 나누지 않습니다. '기록 없음' 칸은 그 실행이 재지 않은 변형이 필요한 행입니다. 셀이 먼저 각 실행의 GPU, 날짜와 cuBLAS 를 기록에서 읽어 찍습니다.
+`benchmarks/record_level6_fast.py` 는 `mma_fast.make_kernel` 의 스위치를 바꾼 변형들(`kernels_numba/mma_fast.py` 의 `VARIANTS`)을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 행마다 두 변형은 **스위치 하나만** 다릅니다 (마지막 행 `mma_swizzle` → `mma_fast` 전체만 예외; `tests/ch10/test_lesson10.py` 가 확인). 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 실행들을 나란히 두었을 뿐 서로 나누지 않습니다. '기록 없음' 칸은 그 실행이 재지 않은 변형이 필요한 행입니다. 열은 H100 기록에서 최종 커널의 절제 실험을 한 실행 전부입니다 (셀이 기록의 실행을 모두 훑어 고릅니다). run 5·6 은 같은 날({{h100_date}}) 잰 두 실행이고, run 8 ({{r8_date}}) 은 다른 측정 엔진(`{{r8_engine}}`)으로 최종 커널과 파이프라인·lean·이중 버퍼의 변형만 잰 실행입니다: 시간 재기는 {{r8_timing}} 입니다. 그리고 기록이 이 실행을 **표시(flag)** 했습니다 ({{r8_flag_n}}³ 의 cuBLAS 가 같은 엔진으로 앞서 잰 실행들의 중앙값에서 {{r8_dev}} % 벗어남; 5.6절). 배수는 한 실행 안의 두 커널의 비라 cuBLAS 를 나누지 않지만, run 8 은 한 번의 실행입니다. 셀이 먼저 각 실행의 GPU, 날짜, cuBLAS, 시간 재기와 표시를 기록에서 읽어 찍습니다.
 """)
 code(r"""
-for run in L.FINAL_RUNS:
-    print(L.run_label(run))
-cols = ["단계", "없는 변형 → 있는 변형"] + [f"{run} {n}³" for run in L.FINAL_RUNS for n in (2048, 4096)]
-display(Markdown(L.markdown(L.final_steps(), cols)))
+for run in L.ABLATION_RUNS:                   # 최종 커널의 절제 실험을 한 H100 실행 전부 (⚑: 기록이 표시한 실행)
+    print(L.ablation_label(run))
+cols = ["단계", "없는 변형 → 있는 변형"] + [f"{run} {n}³" for run in L.ABLATION_RUNS for n in (2048, 4096)]
+display(Markdown(L.markdown(L.final_steps(L.ABLATION_RUNS), cols)))
 print("4096³ 에서 가장 큰 단계:", {run: L.largest_step(4096, run) for run in L.FINAL_RUNS})
 print("run 6 의 최종 커널, 라운드 5번의 4096³ TFLOP/s 범위:", L.round_spread("fast", 4096, "run6"))
 """)
@@ -682,7 +713,7 @@ md(r"""
 
 * **스위즐이 가장 큰 단계입니다**: 최종 커널은 행을 패딩도 스위즐도 없이 둔 변형(`no_swizzle`)보다 run 5 에서 ×{{swz_gain_r5_4096}}, run 6 에서 ×{{swz_gain_r6_4096}} 빠릅니다. 5.2절의 모델에서 패딩 없는 배치는 `ldmatrix` 한 페이즈가 B 에서 8-way, A 에서 4-way 뱅크 충돌입니다. 5.2절에서 스위즐과 패딩이 같은 수준이었던 것과 모순되지 않습니다: 그때의 비교 상대는 패딩(충돌 없음), 여기는 아무것도 안 한 배치입니다. 스위즐은 이미 `mma_swizzle` 에 있었으므로, 이 배수는 `mma_swizzle` → `mma_fast` 에서 얻은 것이 아닙니다.
 * 그다음은 **3단** (2단 대신) ×{{st_gain_r5_4096}} / ×{{st_gain_r6_4096|과/와}} **프래그먼트 이중 버퍼** ×{{pre_gain_r5_4096}} / ×{{pre_gain_r6_4096}} 입니다 (run 5 / run 6). 파이프라인은 이중 버퍼를 전제로 하므로 `no_prefetch` 는 파이프라인 없이만 만들 수 있고, 그래서 이중 버퍼의 행은 파이프라인도 lean 도 없는 두 변형(`no_prefetch` → `barrier_at_tile_start`)의 비입니다.
-* **배리어 파이프라인**과 **주소를 한 번만 계산하기(lean)** 는 서로 다른 두 스위치이고, 표는 각각을 다른 스위치가 꺼진 상태와 켜진 상태에서 따로 둡니다 (네 행). run 5·6 은 둘 다 없는 `barrier_at_tile_start`, 파이프라인만 있는 `no_lean`, 둘 다 있는 `fast` 를 쟀고 lean 만 있는 `no_pipeline` 은 재지 않았으므로, 네 행 중 두 행만 값이 있습니다: 파이프라인(lean 없이) ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}} (같은 `no_lean` 은 run 3·4 에서 `fast` 라는 이름으로 `barrier_at_tile_start` 보다 느리게 나왔지만, 그 실행들은 목록 순서가 고정이라 이 커널이 늘 cuBLAS 바로 뒤에 재졌고, 기록의 측정 방법 설명이 그 자리의 항목은 느리게 나왔다고 적습니다: 그래서 파이프라인 비교에는 순서를 돌려 가며 잰 run 5·6 만 씁니다), lean(파이프라인과 함께) ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}}. 둘을 함께 되돌린 `barrier_at_tile_start` → `fast` 는 ×{{both_gain_r5_4096}} / ×{{both_gain_r6_4096|으로/로}} 이 두 배수의 곱이고, 파이프라인 하나의 몫이 아닙니다. 파이프라인이 lean 과 함께일 때 얼마인지는 이 기록으로 말할 수 없습니다 (`no_pipeline` 을 넣은 실행이 필요합니다: `benchmarks/record_level6_fast.py` 의 변형 목록에 있음). 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). lean 으로 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
+* **배리어 파이프라인**과 **주소를 한 번만 계산하기(lean)** 는 서로 다른 두 스위치이고, 표는 각각을 다른 스위치가 꺼진 상태와 켜진 상태에서 따로 둡니다 (네 행). run 5·6 은 둘 다 없는 `barrier_at_tile_start`, 파이프라인만 있는 `no_lean`, 둘 다 있는 `fast` 를 쟀고 lean 만 있는 `no_pipeline` 은 재지 않았으므로, 그 두 실행에서는 네 행 중 두 행만 값이 있습니다: 파이프라인(lean 없이) ×{{pipe_gain_r5_4096}} / ×{{pipe_gain_r6_4096}} (같은 `no_lean` 은 run 3·4 에서 `fast` 라는 이름으로 `barrier_at_tile_start` 보다 느리게 나왔지만, 그 실행들은 목록 순서가 고정이라 이 커널이 늘 cuBLAS 바로 뒤에 재졌고, 기록의 측정 방법 설명이 그 자리의 항목은 느리게 나왔다고 적습니다: 그래서 파이프라인 비교에는 순서를 돌려 가며 잰 run 5·6 만 씁니다), lean(파이프라인과 함께) ×{{lean_gain_r5_4096}} / ×{{lean_gain_r6_4096}}. 둘을 함께 되돌린 `barrier_at_tile_start` → `fast` 는 ×{{both_gain_r5_4096}} / ×{{both_gain_r6_4096|으로/로}} 이 두 배수의 곱이고, 파이프라인 하나의 몫이 아닙니다. 나머지 두 행은 `no_pipeline` 을 넣은 run 8 에만 있고, 한 번의 실행입니다: **lean 과 함께인 파이프라인**은 4096³ 에서 ×{{r8_pipe_lean_4096}}, 2048³ (CUDA 그래프) 에서 ×{{r8_pipe_lean_2048|으로/로}} 4096³ 에서는 이득이 보이지 않았습니다 (그 실행에서 최종 커널 자신의 4096³ 라운드가 {{r8_sp_lo}}–{{r8_sp_hi}} TFLOP/s 로 흔들렸으므로, 느려졌다고도 말할 수 없습니다). lean(파이프라인 없이)은 ×{{r8_lean_nopipe_4096}} / ×{{r8_lean_nopipe_2048}} (4096³ / 2048³) 입니다. 같은 run 8 에서 파이프라인(lean 없이)은 4096³ ×{{r8_pipe_4096}}, lean(파이프라인과 함께)은 ×{{r8_lean_4096|이었/였}}습니다. 그래서 run 5·6 의 배리어 파이프라인 이득은 lean 이 없는 커널에서 잰 것이고, lean 이 있는 최종 커널에서는 run 8 한 번의 측정뿐이며 그 4096³ 에서 이득이 보이지 않았습니다. 배리어 파이프라인은 다음 타일의 wait 와 배리어를 타일의 마지막 mma 앞에 두고, 그 사이에 다음 타일의 첫 프래그먼트를 읽습니다. 의도는 워프가 배리어에서 기다리는 동안에도 텐서 파이프에 앞선 mma 가 남아 있게 하는 것입니다 (설계 의도; 파이프의 상태를 따로 재지는 않았습니다). lean 으로 무엇이 바뀌었는지는 5.4.1절에서 SASS 로 봅니다.
 * 이름에 대해: `barrier_at_tile_start` 는 기록 당시의 이름 그대로이고, 파이프라인도 lean 도 없는 커널입니다. 그때의 `make_kernel` 은 파이프라인이 없으면 lean 스위치를 무시했습니다. 지금은 두 스위치가 따로이고, `VARIANTS` 는 그 커널을 `pipelined=False, lean=False` 로 적습니다 (오프라인 sm_90 SASS 가 바이트까지 같음).
 * **`launch_bounds(128, 2)`** 는 run 5 에서 ×{{lb_gain_r5_4096}}, run 6 에서 ×{{lb_gain_r6_4096|으로/로}} 두 실행의 방향이 다릅니다. 이 스위치는 레지스터 상한을 만들지 않으므로 (5.3절: {{lb_cap}} ≥ {{max_regs}}) 두 변형은 SM당 블록 수가 같고, 다른 것은 컴파일러의 선택뿐입니다 (GPU 에 로드된 레지스터 {{fast_regs}} 대 {{nolb_regs}}개). run 5 와 run 6 에서 방향이 같은 파이프라인·lean 과 달리, 이 스위치의 효과는 이 측정으로 말할 수 없습니다 (같은 실행 안에서 최종 커널 자신의 라운드 하나도 {{spread_lo}}–{{spread_hi}} TFLOP/s 로 흔들립니다: 위 셀의 마지막 줄). 블록 래스터화(rasterization; 블록을 8행씩 묶어 도는 순서, `raster_g8`)도 두 실행 모두 ×1 근처라 효과가 보이지 않았고, 그래서 최종 커널은 행 우선 순서(`GROUP_M = 0`)입니다.
 * 마지막 행이 `mma_swizzle` → `mma_fast` 전체: ×{{all_gain_r5_4096}} / ×{{all_gain_r6_4096}} 입니다.
@@ -728,25 +759,27 @@ md(r"""
 md(r"""
 ### 5.6 목표, 재는 방법, 그리고 cuBLAS 와 남은 차이
 
-**목표와 그 단서.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 이 비율은 **기준(같은 실행의 cuBLAS)** 과 **재는 방법**에 따라 달라집니다. 아래 첫 표는 최종 커널을 잰 모든 기록입니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})에서 한 번씩 잰 두 실행(일반, CUDA 그래프)이고, 목표는 H100 에 대해 세운 것입니다.
+**목표와 그 단서.** 4096³ 에서 `mma_fast` 는 run 5 에서 cuBLAS 의 {{best5_4096}} %, run 6 에서 {{best6_4096}} % ({{best6_tf}} TFLOP/s) 로 {{goal4096}} % 를 넘었고, 2048³ 에서는 {{best5_2048}} % 와 {{best6_2048}} % 로 {{goal2048}} % 를 넘었습니다. 그러나 {{r8_date}} 의 run 8 에서는 4096³ 이 {{best8_4096}} % 로 목표 아래였습니다 (2048³ 은 CUDA 그래프로 {{best8_2048}} %). 이 비율은 **기준(같은 실행의 cuBLAS)**, **재는 방법**, 그리고 재는 날에 따라 달라집니다. 아래 첫 표는 두 기록 파일(H100 `gpu_h100_level6_fast.json`, H200 `gpu_h200_level6_fast.json`)에서 최종 커널을 잰 모든 실행입니다: 셀이 기록의 실행을 모두 훑어, 설정이 최종 커널과 같은 실행과 그 커널을 CUDA 그래프로 잰 실행을 고릅니다. 기록이 표시(⚑)한 실행도 빼지 않고 '표시' 열에 그 이유와 함께 둡니다. 행마다 그 실행에서 잰 cuBLAS 가 있고, % 는 그 행의 cuBLAS 대비입니다. {{h200_gpu}} 의 두 행은 다른 GPU({{h200_date}})에서 한 번씩 잰 두 실행(일반, CUDA 그래프)이고, 목표는 H100 에 대해 세운 것입니다.
 """)
 code(r"""
-cols = ["실행", "GPU", "날짜", "시간 재기"] + [f"{k} {n}³{u}" for n in (2048, 4096) for k, u in (("cuBLAS", " TFLOP/s"), ("mma_fast", ""))]
-display(Markdown(L.markdown(L.final_results_rows(), cols)))
+rows = L.final_results_rows()           # 두 기록에서 최종 커널을 잰 실행 전부 (⚑ 표시된 실행 포함)
+display(Markdown(L.markdown(rows, list(rows[0]))))
 """)
 md(r"""
-**기준이 움직였습니다.** 아래 표는 같은 H100 기록에서 4096³ 의 cuBLAS 를 잰 모든 곳입니다: 실행 run 3–6 (일반 측정), CUDA 그래프(`run7_graph`), 그리고 run 6 과 같은 날 ncu 로 한 번씩 단독 실행한 값. 옆 열의 `{{steady}}` 는 {{steady_first}} 부터 run 6 까지 바뀌지 않은 커널이라(같은 스위치, 레지스터도 같음), 그 % 가 움직인 만큼은 기준이 움직인 것입니다.
+**기준이 움직였습니다.** 아래 표는 같은 H100 기록에서 4096³ 의 cuBLAS 를 잰 모든 곳입니다: 기록의 실행 전부(셀이 기록을 처음부터 훑습니다)와, run 6 과 같은 날 ncu 로 한 번씩 단독 실행한 값. 옆 열의 `{{steady}}` 는 run {{steady_names}} 에서 바뀌지 않은 커널이라(같은 스위치, 레지스터도 같음), 그 % 가 움직인 만큼은 기준이 움직인 것입니다.
 """)
 code(r"""
-rows = L.baseline_rows(4096)      # 같은 H100 기록의 cuBLAS 4096³ 전부, 같은 실행의 두 커널과 함께
+rows = L.baseline_rows(4096)      # 같은 H100 기록의 cuBLAS 4096³ 전부(모든 실행), 같은 실행의 두 커널과 함께
 display(Markdown(L.markdown(rows, list(rows[0]))))
 """)
 md(r"""
 * run 5·6 의 측정 방법(잴 때마다 그 커널만 {{burst_ms}} ms 먼저 돌려 클록이 자리 잡게 한 뒤 잼)으로 잰 cuBLAS 는 같은 종류의 H100 에서 잰 run {{early_runs}} ({{early_cub_lo}}–{{early_cub_hi}} TFLOP/s) 보다 {{drop_lo}}–{{drop_hi}} % 낮았고, ncu 의 단독 실행 한 번보다도 낮았습니다. 기록의 클록 로그로는 run 5·6 의 4096³ 에서 모든 커널이 전력 한도({{power_w}} W)에 걸려 클록이 내려갔습니다. 해석: 연달아 오래 돌 때의 cuBLAS 는 전력에 묶이고, 측정 방법이 그것을 얼마나 잡느냐에 따라 기준이 달라집니다.
+* run {{r12_runs|은/는}} 그보다 앞서 다른 방법(cuBLAS 다음에 변형마다 목록 순서로 한 번씩)으로 잰 실행으로, cuBLAS 가 {{r12_cub}} TFLOP/s 였고 그 `mma_fast` 는 lean 이전의 커널입니다.
 * 그동안 `{{steady}}` 의 TFLOP/s 는 거의 그대로인데 cuBLAS 대비로는 {{steady_early}} % (run {{steady_early_runs}}) 에서 {{steady_final}} % (run 5·6) 가 되었습니다. 기준이 낮아진 것만으로 몇 %p 가 생긴 것이고, run 5·6 의 {{best5_4096}}·{{best6_4096}} % 에도 같은 몫이 들어 있습니다.
+* 반대 방향도 있습니다. {{r8_date}} 에 다른 측정 엔진(`{{r8_engine}}`)으로 잰 run 8 은 4096³ 의 cuBLAS 를 {{r8_cub}} TFLOP/s 로 쟀습니다. 같은 엔진으로 앞서 잰 H100 실행 {{r8_nmed}}개의 중앙값 {{r8_med}} 에서 {{r8_dev}} % 벗어나서, 기록이 이 실행을 **표시**했습니다 (기준이 허용 범위 밖: '표시' 열). 같은 실행의 `{{steady}}` 는 {{r8_steady_tf}} TFLOP/s 로 거의 같은데 cuBLAS 대비 {{r8_steady}} %, `mma_fast` 는 {{best8_4096}} % 로 목표 아래입니다. 표시된 실행이라 이 값으로 목표를 판정하지는 않지만, 기준 하나가 % 를 얼마나 움직이는지 보여 줍니다.
 * 재는 방법을 바꾸면: CUDA 그래프로 양쪽을 잰 `run7_graph` 는 {{g_fast4096}} %, ncu 단독 실행의 시간 비는 {{ncu_ratio6}} %, 두 커널의 클록 차이를 뺀 같은 클록 비율(사이클 수의 비)은 {{ncu_cyc6}} % 입니다. 마지막 것은 목표 아래입니다.
 
-그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말입니다. 기준과 재는 방법을 바꾸면 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 사이이고, 어느 쪽으로 재도 cuBLAS 의 절반 근처입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
+그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말이고, 모든 실행에서 성립하지는 않습니다. 기준과 재는 방법·날에 따라 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 이고, 그중 목표 아래인 것은 {{below_list}} 입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
 
 **2048³ 에서는 재는 방법이 값을 바꿉니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다 (실행 비용). 아래 셀은 run 6 의 2048³ 와, 대조군으로 같은 실행의 4096³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 {{graph_calls}}번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
 """)
@@ -879,7 +912,7 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 단위 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 눈에 띈 것은 레지스터 상한({{swz_regs}}개)의 스필이었지만, 5.5절의 ncu 로는 스필 재로드가 스톨의 큰 몫이 아니었습니다: `mma_swizzle` 에서 그것이 들어가는 `long_scoreboard` 는 명령당 {{lsb_swz}} 사이클이었고, 큰 몫은 고정 지연(`wait` {{wait_swz}})과 공유 메모리 명령의 결과 대기(`short_scoreboard` {{ssb_swz}}, 해석: 주로 `ldmatrix`)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기로 {{h100_gpu}} 의 두 기록 실행에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 에서 그래프로 잰 값과의 차이 ×{{graph_gain_fast}} 는 커널이 긴 4096³ 에서도 보이는 두 방법의 차이 ×{{ctrl_lo}}–×{{ctrl_hi}} 와 같은 크기). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. 4096³ 의 비율은 기준과 재는 방법에 따라 {{goal_lo}}–{{goal_hi}} % 이고, '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절; 3단·이중 버퍼·`uint32` 인덱스도 함께 바뀐 단계라 스필만의 효과가 아님). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 눈에 띈 것은 레지스터 상한({{swz_regs}}개)의 스필이었지만, 5.5절의 ncu 로는 스필 재로드가 스톨의 큰 몫이 아니었습니다: `mma_swizzle` 에서 그것이 들어가는 `long_scoreboard` 는 명령당 {{lsb_swz}} 사이클이었고, 큰 몫은 고정 지연(`wait` {{wait_swz}})과 공유 메모리 명령의 결과 대기(`short_scoreboard` {{ssb_swz}}, 해석: 주로 `ldmatrix`)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기를 더한 커널이고, {{h100_gpu}} 의 run 5·6 에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 에서 그래프로 잰 값과의 차이 ×{{graph_gain_fast}} 는 커널이 긴 4096³ 에서도 보이는 두 방법의 차이 ×{{ctrl_lo}}–×{{ctrl_hi}} 와 같은 크기). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. {{r8_date}} 에 다른 측정 엔진으로 잰 run 8 은 cuBLAS 를 {{r8_cub}} TFLOP/s 로 높게 재서 기록이 표시한 실행이고(앞선 같은 엔진의 실행들보다 {{r8_dev}} %), 그 실행에서 4096³ 은 {{best8_4096}} % 로 목표 아래였습니다. 4096³ 의 비율은 기준과 재는 방법·날에 따라 {{goal_lo}}–{{goal_hi}} % 이고(목표 아래: {{below_list}}), '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, 그중 배리어 파이프라인은 lean 이 없는 커널에서만 잰 이득입니다 (lean 과 함께인 파이프라인은 run 8 한 번의 측정에서 4096³ ×{{r8_pipe_lean_4096}}, 2048³ ×{{r8_pipe_lean_2048|으로/로}} 4096³ 에서 이득이 보이지 않았습니다). run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절; 3단·이중 버퍼·`uint32` 인덱스도 함께 바뀐 단계라 스필만의 효과가 아님). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
 * 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 스레드 실행 순서와 상관없이 보고하고(`ldmatrix` 는 주소를 준 레인 기준으로, 경쟁이 있는 원소를 모두 세고, 보고는 종류와 두 줄의 쌍마다 한 번, 횟수와 함께), GPU 에서는 racecheck 가 보고합니다 (4.4절). 다만 주소를 준 레인이 그 행을 복사한 레인이기도 하면 보고되지 않으므로(4.4절의 `Bs`), 검출기가 조용하다고 배리어가 필요 없는 것은 아닙니다.
 * 허용 오차는 K·u 에 비례하게 유도해야 합니다 (한계 γ_K(2u)·M + …; f16 누적이면 이 식은 K < {{k16_lim}} 에서만 성립하고, 그 너머는 오차가 무한하다는 뜻이 아니라 식이 말하지 못하는 범위). 한계의 주된 항의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 

@@ -58,7 +58,7 @@ def describe(matrix, lane):
 class FragmentView(live.LiveView):
     """Controls: matrix, lane, element (row, col). Setting the lane highlights its elements; setting an element
     moves the lane to the element's owner. `.selected` = (lane, element index) of the last pick."""
-    NAME_KO, NAME_EN = "mma 조각(fragment) 배치", "mma fragment view"
+    NAME_KO, NAME_EN = "mma 프래그먼트(fragment) 배치", "mma fragment view"
 
     def __init__(self, matrix="A", lane=0):
         style = {"description_width": "initial"}

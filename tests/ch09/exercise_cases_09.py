@@ -97,6 +97,11 @@ CASES["09-2"] = [
                            "block_row + a_row, kt * BK + a_col + j)")], "copy_size"),
     # review round 17 (I-4): the K tile number as the buffer index: named as the buffer index, not the tile mapping
     ("kt_as_the_buffer", [("ptx.cp_async_cg_16(As, stage,", "ptx.cp_async_cg_16(As, kt,")], "stage_out_of_range"),
+    # review round 20 (W-1): the buffer computed from the K tile (kt % 3): buffers 0·1·2 get K tiles 3·0·4, so one
+    # thread copies tiles 3 and 0 into buffer 0: the same thread's double copy, named as the buffer, not the tid map
+    ("kt_mod_3_as_the_buffer", [("ptx.cp_async_cg_16(As, stage,", "ptx.cp_async_cg_16(As, kt % 3,")], "stage_twice"),
+    ("kt_mod_3_for_both", [("ptx.cp_async_cg_16(As, stage,", "ptx.cp_async_cg_16(As, kt % 3,"),
+                           ("ptx.cp_async_cg_16(Bs, stage,", "ptx.cp_async_cg_16(Bs, kt % 3,")], "stage_twice"),
 ]
 
 CASES["09-3"] = [

@@ -177,6 +177,24 @@ def test_final_steps_one_run_per_column():
         assert all(f"{cub[n]:.0f}" in lesson10.run_label(run) for n in (2048, 4096))
 
 
+def test_the_pipeline_with_lean_is_read_from_run8():
+    """Review r20 M-1: the pipeline with lean (no_pipeline -> fast) and lean without the pipeline were timed in run 8
+    alone; 5.4's table has its column (every run that ablated the final kernel) and the prose gives its figures."""
+    assert lesson10.ABLATION_RUNS == ("run5", "run6", "run8")
+    rows = {r["없는 변형 → 있는 변형"]: r for r in lesson10.final_steps(lesson10.ABLATION_RUNS)}
+    tf = lesson10.fast_tflops("run8")
+    for w, v in (("no_pipeline", "fast"), ("barrier_at_tile_start", "no_pipeline")):
+        for n in (2048, 4096):
+            assert rows[f"{w} → {v}"][f"run8 {n}³"].startswith(f"×{tf[(v, n)] / tf[(w, n)]:.2f} ")
+        assert all(rows[f"{w} → {v}"][f"{r} 4096³"] == lesson10.MISSING for r in lesson10.FINAL_RUNS)
+    assert rows["no_swizzle → fast"]["run8 4096³"] == lesson10.MISSING          # run 8 timed five variants only
+    assert tf[("fast", 4096)] < tf[("no_pipeline", 4096)] and tf[("fast", 2048)] > tf[("no_pipeline", 2048)]
+    assert "⚑" in lesson10.ablation_label("run8") and "⚑" not in lesson10.ablation_label("run6")
+    text = (lesson10.ROOT / "notebooks" / "10_tensor_core_mma.ipynb").read_text(encoding="utf-8")
+    assert "이 기록으로 말할 수 없습니다 (`no_pipeline`" not in text
+    assert f"×{tf[('fast', 4096)] / tf[('no_pipeline', 4096)]:.2f}" in text[text.index("## 10. 요약"):]
+
+
 def _effective(switches):
     """make_kernel's switches with its defaults filled in."""
     import inspect
@@ -221,8 +239,18 @@ def test_results_and_launch_cost_rows():
     2048^3 launch-cost table comes from run 6 alone (plain and graph figures of that run)."""
     rec = lesson10.FAST
     rows = {r["실행"]: r for r in lesson10.final_results_rows()}
-    assert list(rows) == ["run5", "run6", "run7_graph", "h200_run1", "h200_graph"]
-    assert [rows[k]["시간 재기"] == "CUDA 그래프" for k in rows] == [False, False, True, False, True]
+    # every run of both records that timed the final kernel (review r20 W-2: run8 was left out), flagged ones too
+    final = [r.id for h in (rec, lesson10.FAST_H200) for r in h.runs
+             if r.extra.get("config") == h["config"] or r.id in lesson10.GRAPH_RUNS]
+    assert list(rows) == final == ["run5", "run6", "run7_graph", "run8", "h200_run1", "h200_graph"]
+    assert [rows[k]["시간 재기"] for k in rows] == ["일반 (실행마다 호출)"] * 2 + ["CUDA 그래프", "2048³ CUDA 그래프, 4096³ 일반",
+                                                                        "일반 (실행마다 호출)", "CUDA 그래프"]
+    for k, row in rows.items():                                      # a flagged run is shown, marked, with its reason
+        run = (rec if k in [r.id for r in rec.runs] else lesson10.FAST_H200).run(k)
+        assert bool(row["표시"]) == bool(run.flagged) and (not run.flagged or row["표시"].startswith("⚑"))
+    r8 = rec.run("run8")
+    assert r8.flagged and all(x in rows["run8"]["표시"] for x in lesson10.flag_figures(r8)[0][1:4])
+    assert rec.run("run8").row("mma_fast", 4096).ratio < rec["goal"]["4096"]          # the goal does not hold there
     for run in lesson10.FINAL_RUNS:
         for n in (2048, 4096):
             r = rec.run(run).row("mma_fast", n)
@@ -630,26 +658,41 @@ def test_goal_caveat_follows_the_record():
         assert ev["cublas"][run] == rows[("cuBLAS", 4096)].tflops
     # the steady kernel is the same kernel in those runs: same switches, default block order, registers
     steady = lesson10.steady_runs()
-    assert steady == ("run4", "run5", "run6") and rec.run("run3").extra["config"]["GROUP_M"] != rec["config"]["GROUP_M"]
-    assert len({(str(lesson10.fast_rows(r)[(lesson10.STEADY, 4096)].extra["switches"]),
-                 lesson10.fast_rows(r)[(lesson10.STEADY, 4096)].extra["registers"]) for r in steady}) == 1
+    assert steady == ("run4", "run5", "run6", "run8") and rec.run("run3").extra["config"]["GROUP_M"] != rec["config"]["GROUP_M"]
+    def kernel(r):           # the switches in effect (until 2026-11-26 lean did nothing without the pipeline)
+        row = lesson10.fast_rows(r)[(lesson10.STEADY, 4096)]
+        then = _effective(row.extra["switches"])
+        then["lean"] = then["lean"] and then["pipelined"]
+        return str(sorted(then.items())), row.extra["registers"]
+    assert len({kernel(r) for r in steady}) == 1
     for run in steady:
         rows = lesson10.fast_rows(run)
-        assert ev["steady"][run] == pytest.approx(rows[(lesson10.STEADY, 4096)].tflops / ev["cublas"][run])
+        assert ev["steady"][run] == pytest.approx(rows[(lesson10.STEADY, 4096)].tflops / rows[("cuBLAS", 4096)].tflops)
     # the unchanged kernel moves within a few %, its share of cuBLAS by much more: the baseline moved
     st = [lesson10.fast_rows(r)[(lesson10.STEADY, 4096)].tflops for r in steady]
     assert max(st) / min(st) < 1.05 and max(ev["steady"].values()) - min(ev["steady"].values()) > 0.05
     assert 0.1 < ev["drop_lo"] < ev["drop_hi"] < 0.2
     assert (ev["ncu_time"], ev["ncu_clock"]) == lesson10.ncu_ratio("run6") and ev["ncu_clock"] < ev["goal"]
     assert min(ev["final"].values()) >= ev["goal"]
-    rows = lesson10.baseline_rows(4096)
-    assert [r["실행"] for r in rows] == [*lesson10.BASELINE_RUNS, "run7_graph", "run6 ncu"]
+    # every run of the final kernel, its own cuBLAS each: run8 (flagged) is below the goal, and said so
+    assert set(ev["every"]) == set(lesson10.final_kernel_runs(rec)) and ev["below"] == ("run8",)
+    assert set(ev["flagged"]) == {"run8"}
+    rows = lesson10.baseline_rows(4096)                  # every cuBLAS 4096³ of the record (review r20 W-2: run1/2/8)
+    assert [r["실행"] for r in rows] == [r.id for r in rec.runs if r.select("cuBLAS", 4096)] + ["run6 ncu"]
+    assert [r["실행"] for r in rows][:-1] == ["run1", "run2", "run3", "run4", "run5", "run6", "run7_graph", "run8"]
     assert f"{100 * ev['ncu_clock']:.1f} %" in rows[-1]["mma_fast (cuBLAS 대비)"]
-    assert len(lesson10.baseline_rows(2048)) == len(lesson10.BASELINE_RUNS) + 1      # ncu profiled 4096³ only
+    r8 = next(r for r in rows if r["실행"] == "run8")
+    assert r8["표시"].startswith("⚑") and f"({100 * ev['every']['run8']:.1f} %)" in r8["mma_fast (cuBLAS 대비)"]
+    assert all(not r["표시"] for r in rows if r["실행"] != "run8")
+    assert len(lesson10.baseline_rows(2048)) == len(rows) - 1                          # ncu profiled 4096³ only
     text = (lesson10.ROOT / "notebooks" / "10_tensor_core_mma.ipynb").read_text(encoding="utf-8")
     summary = text[text.index("## 10. 요약"):]
-    lo = min(ev["ncu_clock"], ev["ncu_time"], ev["graph"], *ev["final"].values())
-    assert "단서" in summary and f"{100 * ev['ncu_clock']:.1f} %" in summary and f"{100 * lo:.1f}–" in summary
+    lo = min(ev["ncu_clock"], ev["ncu_time"], *ev["every"].values())
+    hi = max(ev["ncu_clock"], ev["ncu_time"], *ev["every"].values())
+    assert lo == ev["every"]["run8"]
+    assert "단서" in summary and f"{100 * ev['ncu_clock']:.1f} %" in summary and f"{100 * lo:.1f}–{100 * hi:.1f} %" in summary
+    assert "run 8" in summary and f"{100 * ev['every']['run8']:.1f} %" in summary and "목표 아래" in summary
+    assert "어느 쪽으로 재도" not in text and "모든 기록입니다" not in text
     assert "L.baseline_rows(4096)" in text
 
 

@@ -113,6 +113,11 @@ def test_q9_is_the_largest_step_of_the_final_ablation():
                                  * lesson10.fast_gain("no_lean", n=4096, run="run6"))
     lb = [lesson10.fast_gain("no_launch_bounds", lesson10.REF, 4096, r) for r in lesson10.FINAL_RUNS]
     assert min(lb) < 1 < max(lb) and "방향이 달라" in expl                # the two runs disagree
+    # review r20 M-1: the pipeline with lean was timed in run 8 alone (flagged): its figure, its run, no gain at 4096³
+    r8 = lesson10.fast_tflops("run8")
+    with_lean = r8[("fast", 4096)] / r8[("no_pipeline", 4096)]
+    assert with_lean < 1 and f"4096³ ×{with_lean:.2f}" in expl and lesson10.FAST.run("run8").flagged
+    assert f"cuBLAS {lesson10.cublas_tflops('run8')[4096]:.0f} TFLOP/s" in expl and lesson10.FAST.run("run8").date in expl
 
 
 def test_q7_and_q3_explanations_follow_the_record():
