@@ -273,6 +273,7 @@ def test_race_note_keeps_the_detectors_fix_unless_told():
     assert "3행과 7행에서 서로 다른 스레드가 건드립니다" in checks._race_note(report)
 
 
+@pytest.mark.sim_only("the race note comes from the simulator's race detector (none runs on a GPU)")
 def test_race_note_names_one_line_once():
     """Two threads at the same line: '30행에서 서로 다른 두 스레드가', not '30행과 30행에서' (review r19 I-1)."""
     ok, msg = checks.tiled_load_blanks(["0", "0", "row", "a_col"])

@@ -5,6 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kernels_numba.infra import device
+
 import kernels_numba  # noqa: F401  (device choice before numba)
 from course.quiz import checks
 from sim import pipeline
@@ -40,6 +42,7 @@ def test_ex08_db8_matches_numpy(M, N, K):
     assert np.allclose(C, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.sim_only("08-2's order check reads the simulator's trace (check_db8 runs it only there)")
 def test_ex08_db8_stores_after_the_math():
     from course.ch08_double_buffering import exercises as ex08
     assert ex08._db_order(ex08_db8.db8) is None
@@ -89,6 +92,8 @@ def test_q7_model_epilogue_passes_the_checker():
 @pytest.mark.parametrize("name", sorted(q7_epilogue.WRONG))
 def test_q7_checker_names_each_typical_mistake(name):
     code, needle = q7_epilogue.WRONG[name]
+    if name == "buffer_from_kt" and not device.SIMULATOR:
+        pytest.skip("on a GPU the compiled epilogue reads an undefined kt (wrong values, told so), not a NameError")
     ok, msg = checks.epilogue_code([code])
     assert not ok and needle in msg, msg
 
