@@ -281,6 +281,12 @@ def my_register_limited_blocks(regs, threads):
     per_warp = (regs * 32 + 255) // 256 * 256
     return 65536 // per_warp // warps
 '''),
+    ("07-4", W, "threads_not_warps", {"block_threads"}, '''
+def my_register_limited_blocks(regs, threads):
+    per_warp = (regs * 32 + 255) // 256 * 256
+    threads_per_sm = (16384 // per_warp) * 4 * 32
+    return threads_per_sm // threads
+'''),
     ("07-4", R, "steps_in_a_table", {"pass"}, '''
 def my_register_limited_blocks(regs, threads):
     rules = {"unit": 256, "parts": 4, "part_size": 16384}

@@ -241,7 +241,19 @@ def test_07_4_the_register_limit_is_not_the_tables_blocks_per_sm():
         assert not res.ok and res.code == "other_limits", str(res)
         assert "'레지스터 한도' 열" in res.message and "레지스터 8개면 레지스터 한도 32블록, SM당 8블록" in res.message, str(res)
     res = exercises.check("07-4", lambda r, t: sol(r, t) + 1, save=False)
-    assert res.code == "mismatch" and "'레지스터 한도' 열" in str(res), str(res)
+    assert res.code == "mismatch" and "'레지스터 한도' 열" in str(res) and "256 스레드 블록만" in str(res), str(res)
+
+
+def test_07_4_a_block_counted_in_threads_is_told_to_count_whole_warps():
+    """Review r21 I-3: right allocation unit and sub-partitions but the SM's threads divided by the block's threads
+    (a 33-thread block takes 2 whole warps) agrees with the 256-thread table everywhere: the diagnosis names the block's
+    warps, not that table."""
+    def threads_not_warps(regs, threads):
+        per_warp = -(-regs * 32 // 256) * 256
+        return (16384 // per_warp) * 4 * 32 // threads
+    res = exercises.check("07-4", threads_not_warps, save=False)
+    assert not res.ok and res.code == "block_threads", str(res)
+    assert "워프 2개" in res.message and "계단 표" not in str(res), str(res)
 
 
 def test_07_1_overlap_says_a_barrier_is_not_the_fix(tmp_path):

@@ -662,6 +662,10 @@ def _reg_variants():
         ("warps_round_down", "블록의 워프 수를 내림으로 셌습니다: 32의 배수가 아닌 블록의 남는 스레드도 워프 하나를 통째로 "
          "씁니다 (33 스레드는 워프 2개). 워프 수는 올림입니다.",
          lambda r, t: _right(r, t, warps=lambda x: x // 32)),
+        ("block_threads", "블록을 스레드 수로 나눴습니다: 레지스터를 워프 단위로 주듯 블록도 워프 단위로 올라가므로, 32의 "
+         "배수가 아닌 블록(예: 33 스레드)은 워프 2개, 1 스레드 블록도 워프 1개를 통째로 씁니다. SM 에 들어가는 워프 수를 "
+         "블록의 워프 수(올림)로 나누세요.",
+         lambda r, t: (65536 // 4 // (-(-r * 32 // 256) * 256)) * 4 * 32 // t),
         ("division", "65,536 ÷ (레지스터 × 스레드) 나눗셈 어림입니다: 할당 단위(256), 서브파티션(4), 블록 단위 세 "
          "규칙을 모두 넣어야 합니다.", lambda r, t: 65536 // (r * t)),
     ]
@@ -677,6 +681,8 @@ def _reg_variants():
               "no_alloc_unit": "워프 하나가 받는 레지스터 수는 regs·32 그대로인가요, 어떤 단위로 올림한 값인가요?",
               "no_subpartition": "65,536개를 한꺼번에 나누고 있나요? 워프는 어느 조각에 사나요?",
               "warps_round_down": "threads = 33 이면 워프는 몇 개인가요? 여러분의 식은 몇 개로 세나요?",
+              "block_threads": "threads = 33 인 블록은 워프 몇 개, 곧 스레드 자리 몇 개를 차지하나요? 여러분의 식은 "
+                               "SM 에 들어가는 스레드를 무엇으로 나누나요?",
               "division": "세 규칙(할당 단위, 서브파티션, 블록 단위) 중 어느 것이 여러분의 식에 들어 있나요?",
               "zero_division": "threads 가 32보다 작을 때 여러분의 워프 수는 얼마인가요?",
               "not_whole_blocks": "블록 수를 나누는 연산은 정수 나눗셈인가요?",
@@ -724,8 +730,9 @@ def check_register_blocks(student):
             if all(got[c] == vals[c] for c in cases if vals[c] is not None):
                 return fail(ex, code, msg, _example(wrong[0], got, want))
     return fail(ex, "mismatch", f"{len(cases)}가지 중 {len(wrong)}가지에서 모델과 다릅니다.", _example(wrong[0], got, want),
-                "  3.5절 계단 표의 '레지스터 한도' 열(256 스레드 블록)과 비교해 보세요. 'SM당 … 블록' 은 워프·블록 수 "
-                "한도까지 적용한 값이라 이 문제의 답이 아닙니다.")
+                "  3.5절 계단 표의 '레지스터 한도' 열과 비교해 보세요. 그 표는 256 스레드 블록만 보여 주므로, 예의 블록 "
+                "크기가 다르면 세 규칙을 손으로 따라가 보세요. 'SM당 … 블록' 은 워프·블록 수 한도까지 적용한 값이라 이 "
+                "문제의 답이 아닙니다.")
 
 
 # the model's functions that give 07-4's answer (a student's function may read a GpuSpec's constants, not these)
