@@ -177,11 +177,14 @@ def spills(rec):
 
 # ------------------------------------------------------------------ 3.5 occupancy
 
+DIVISION_EXAMPLES = (90, 104)       # 3.5's first cell: register counts where the division % and the rules differ
+
+
 def occupancy_rules(regs_by_cc, smem):
-    """Register division (65,536 / regs) next to the occupancy rules, for 90/104 registers and regblock on each GPU."""
+    """Register division (65,536 / regs) next to the occupancy rules, for DIVISION_EXAMPLES and regblock on each GPU."""
     rb = _rb()
     lines, pct = [], {}
-    for regs in (90, 104):
+    for regs in DIVISION_EXAMPLES:
         s, o = occ.division_estimate(regs), occ.occupancy("H100", regs, rb.THREADS, smem)
         pct[regs] = (100 * s.occupancy, o.percent)
         lines.append(f"레지스터 {regs:3d}개 — 나눗셈: {s.warps}워프 → {100 * s.occupancy:.1f}% | 규칙: {o.summary()}")
@@ -193,7 +196,9 @@ def occupancy_rules(regs_by_cc, smem):
     return Report(lines, percent=pct)
 
 
-SHORTCUTS = ("나눗셈", "할당 단위 없이", "서브파티션 없이")     # rule_variants' names of the three shortcuts
+# rule_variants' names of the three shortcuts; "블록 나눗셈" is the division floored to whole blocks, not the division %
+# of 3.5's first cell and the widget's grey line (division_estimate), which is not floored to blocks
+SHORTCUTS = ("블록 나눗셈", "할당 단위 없이", "서브파티션 없이")
 
 
 def rule_variants(regs, threads, smem=0, gpu="H100", carveout=None):
@@ -232,7 +237,7 @@ def shortcut_differs(threads=256, smem=0, gpu="H100"):
     runs = []
     for r in range(1, 256):
         v = rule_variants(r, threads, smem, gpu)
-        if v["나눗셈"] == v["모델"]:
+        if v[SHORTCUTS[0]] == v["모델"]:
             continue
         if runs and runs[-1][1] == r - 1:
             runs[-1][1] = r
@@ -262,11 +267,27 @@ def shortcut_example(regs=33, threads=256, recs=(), gpu="H100"):
     differ = {r for a, b in runs for r in range(a, b + 1)}
     covered = differ & recorded_register_counts(threads, *recs)
     where = ", ".join(f"{a}–{b}" if a != b else f"{a}" for a, b in runs)
+    pct = division_percent_differs(threads, 0, gpu)
+    shown = [r for r in DIVISION_EXAMPLES if r in pct]
     lines = [_variant_line(f"{gpu}, 레지스터 {regs}개, {threads} 스레드 (모델 계산, 측정 아님)", v),
-             f"{threads} 스레드에서 나눗셈이 규칙과 다른 레지스터 수: {where}",
+             f"{threads} 스레드에서 {SHORTCUTS[0]}이 규칙과 다른 레지스터 수: {where}",
              f"그중 기록(H200 점유율 API)이 {threads} 스레드로 잰 레지스터 수: "
-             + (", ".join(map(str, sorted(covered))) if covered else "없음")]
-    return Report(lines, variants=v, runs=runs, covered=covered)
+             + (", ".join(map(str, sorted(covered))) if covered else "없음"),
+             f"비교: 첫 셀의 나눗셈 %(블록으로 내리지 않은 어림)가 규칙의 점유율과 다른 레지스터 수: 1–255개 중 {len(pct)}개"
+             + (f" ({', '.join(map(str, shown))} 포함)" if shown else "")]
+    return Report(lines, variants=v, runs=runs, covered=covered, percent_differs=pct)
+
+
+def division_percent_differs(threads=256, smem=0, gpu="H100"):
+    """Register counts 1..255 where the division % (occ.division_estimate: 65,536 // regs threads floored to warps,
+    not to blocks; 3.5's first cell and the widget's grey line) differs from the rules' occupancy."""
+    spec = occ.get_spec(gpu)
+    out = []
+    for r in range(1, 256):
+        d = occ.division_estimate(r, spec.regs_per_sm, spec.max_threads_per_sm)
+        if abs(100 * d.occupancy - occ.occupancy(spec, r, threads, smem).percent) > 1e-9:
+            out.append(r)
+    return out
 
 
 def check_rows_vs_shortcuts(check, gpu="H200"):
@@ -274,7 +295,9 @@ def check_rows_vs_shortcuts(check, gpu="H200"):
     model's, by shortcut: (rows, rows where the API answered the model's count, block sizes of those rows)."""
     fields = check["row_fields"]
     out = {k: [0, 0, set()] for k in SHORTCUTS}
-    for row in check["rows"]:
+    by_threads, by_warps = [], []        # rows where the block division differs: gone / left when it counts whole warps
+    sub_rows = set()
+    for i, row in enumerate(check["rows"]):
         r = dict(zip(fields, row))
         carveout = None if r["carveout"] == -1 else r["carveout"]          # -1: the default, as the record writes it
         v = rule_variants(r["regs"], r["block"], r["static"] + r["dyn"], gpu, carveout)
@@ -283,9 +306,33 @@ def check_rows_vs_shortcuts(check, gpu="H200"):
                 out[k][0] += 1
                 out[k][1] += r["api"] == v["모델"]
                 out[k][2].add(r["block"])
+        if v[SHORTCUTS[2]] != v["모델"]:
+            sub_rows.add(i)
+        if v[SHORTCUTS[0]] != v["모델"]:
+            w = division_in_warps(r["regs"], r["block"], r["static"] + r["dyn"], gpu, carveout)
+            (by_warps if w != v["모델"] else by_threads).append((i, r["block"]))
     lines = [f"{k}: 모델과 다른 줄 {n}개" + (f" (블록 {', '.join(map(str, sorted(b)))} 스레드), 그중 API 가 모델과 같은 "
                                           f"줄 {m}개" if n else "") for k, (n, m, b) in out.items()]
-    return Report(lines, counts={k: tuple(x[:2]) for k, x in out.items()}, blocks={k: x[2] for k, x in out.items()})
+    if by_threads or by_warps:
+        slots = ", ".join(f"{b} 스레드 = 워프 {-(-b // 32)}개 = 스레드 자리 {-(-b // 32) * 32}개"
+                          for b in sorted({b for _, b in by_threads}))
+        same = {i for i, _ in by_warps} == sub_rows
+        lines.append(f"{SHORTCUTS[0]}이 다른 {len(by_threads) + len(by_warps)}줄 가운데 블록을 워프 수로 나누면 모델과 "
+                     f"같아지는 줄 {len(by_threads)}개" + (f" ({slots})" if slots else "")
+                     + f", 그래도 다른 줄 {len(by_warps)}개" + (" (= '서브파티션 없이' 가 다른 줄)" if same else ""))
+    return Report(lines, counts={k: tuple(x[:2]) for k, x in out.items()}, blocks={k: x[2] for k, x in out.items()},
+                  split=(len(by_threads), len(by_warps)), split_blocks={b for _, b in by_threads},
+                  warps_left_are_sub_rows={i for i, _ in by_warps} == sub_rows)
+
+
+def division_in_warps(regs, threads, smem=0, gpu="H100", carveout=None):
+    """The block division counted in whole warps: (65,536 // regs threads floored to warps) // the block's warps
+    (rounded up), capped by the other limits as rule_variants; it differs from rule_variants' block division only
+    where a block's threads are not a multiple of 32."""
+    spec = occ.get_spec(gpu)
+    o = occ.occupancy(spec, regs, threads, smem, carveout)
+    other = min(v for k, v in o.limits.items() if k != "registers")
+    return min(occ.division_estimate(regs, spec.regs_per_sm).warps // -(-threads // 32), other)
 
 
 def register_steps(gpu="H100", threads=256, smem=0):

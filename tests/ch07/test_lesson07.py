@@ -11,6 +11,7 @@ from course.ch07_register_blocking import lesson as L7
 from kernels_numba.tools import resources
 from sim import occupancy as occ
 from sim import outer, roofline
+from sim.korean import wrong_particles
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "answers" / "ch07"))
 import ex07_asym  # noqa: E402
@@ -18,6 +19,14 @@ from fakes import live_run
 from kernels_numba import occupancy as kocc
 
 REC = course.recorded("gpu_h200_levels34")
+
+
+def _notebook_text():
+    """The markdown of notebooks/07_register_blocking.ipynb, the cells joined."""
+    import json
+    nb = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "07_register_blocking.ipynb")
+                    .read_text(encoding="utf-8"))
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
 RB = kn.get("regblock").module
 
 
@@ -104,8 +113,8 @@ def test_division_differs_from_the_rules_only_where_the_allocation_unit_does_at_
     assert runs == [(33, 36), (41, 42), (49, 51), (81, 85)]
     for r in range(1, 256):
         v = L7.rule_variants(r, 256)
-        assert (v["나눗셈"] != v["모델"]) == (v["할당 단위 없이"] != v["모델"])
-        if v["나눗셈"] != v["모델"]:
+        assert (v[L7.SHORTCUTS[0]] != v["모델"]) == (v["할당 단위 없이"] != v["모델"])
+        if v[L7.SHORTCUTS[0]] != v["모델"]:
             assert r % 8                                   # "레지스터 수가 8의 배수가 아닌 몇 구간"
 
 
@@ -120,7 +129,7 @@ def test_the_recorded_api_points_cannot_tell_the_rules_from_the_shortcuts():
 def test_no_record_measured_256_threads_where_division_and_rules_differ():
     chk = course.recorded("occupancy_check_h200")
     ex = L7.shortcut_example(33, 256, (REC, chk))
-    assert ex["variants"]["나눗셈"] != ex["variants"]["모델"] and ex["covered"] == set()
+    assert ex["variants"][L7.SHORTCUTS[0]] != ex["variants"]["모델"] and ex["covered"] == set()
     assert "없음" in ex.lines[2] and "측정 아님" in ex.lines[0]
     assert {120, 128, 255} <= L7.recorded_register_counts(256, REC, chk) | L7.recorded_register_counts(64, REC)
     assert 40 in L7.recorded_register_counts(200, chk) and L7.recorded_register_counts(200, REC) == set()
@@ -134,11 +143,48 @@ def test_recorded_occupancy_check_rows_side_with_the_model_where_shortcuts_diffe
     unit alone changes no recorded row."""
     chk = course.recorded("occupancy_check_h200")
     r = L7.check_rows_vs_shortcuts(chk)
-    n_div, api_div = r["counts"]["나눗셈"]
+    n_div, api_div = r["counts"][L7.SHORTCUTS[0]]
     n_sub, api_sub = r["counts"]["서브파티션 없이"]
     assert n_div > 0 and api_div == n_div and n_sub > 0 and api_sub == n_sub
     assert r["counts"]["할당 단위 없이"] == (0, 0)
-    assert all((-(-b // 32)) % 4 for k in ("나눗셈", "서브파티션 없이") for b in r["blocks"][k])
+    assert all((-(-b // 32)) % 4 for k in (L7.SHORTCUTS[0], "서브파티션 없이") for b in r["blocks"][k])
+
+
+def test_the_block_division_and_the_division_percent_are_told_apart():
+    """Review r21 M-1: the few ranges where division and rules differ are the block-floored division's; the division %
+    of 3.5's first cell (and the widget's grey line) differs at most register counts, its two examples included."""
+    assert L7.SHORTCUTS[0] == "블록 나눗셈"
+    pct = L7.division_percent_differs(256)
+    runs = {r for a, b in L7.shortcut_differs(256) for r in range(a, b + 1)}
+    assert runs < set(pct) and set(L7.DIVISION_EXAMPLES) <= set(pct) and not set(L7.DIVISION_EXAMPLES) & runs
+    for r in range(1, 256):
+        d = occ.division_estimate(r)
+        assert (r in pct) == (abs(100 * d.occupancy - occ.occupancy("H100", r, 256).percent) > 1e-9)
+    ex = L7.shortcut_example(33, 256)
+    assert ex["percent_differs"] == pct and f"{len(pct)}개" in ex.lines[3] and "90, 104 포함" in ex.lines[3]
+    assert not wrong_particles("\n".join(ex.lines))
+    nb = _notebook_text()
+    assert "블록 나눗셈과 규칙의 차이는 할당 단위에서만" in nb.replace("**", "") and "나눗셈 %" in nb
+
+
+def test_the_check_records_block_division_rows_split_into_partial_warps_and_sub_partitions():
+    """Review r21 I-2: of the rows of notebook 06's check record where the block division differs from the model, those
+    where the block's threads are not whole warps agree once whole warps are counted; the rest are exactly the rows
+    where the rules without sub-partitions differ, and the prose's block size is the record's."""
+    chk = course.recorded("occupancy_check_h200")
+    r = L7.check_rows_vs_shortcuts(chk)
+    n_threads, n_warps = r["split"]
+    assert n_threads > 0 and n_threads + n_warps == r["counts"][L7.SHORTCUTS[0]][0]
+    assert n_warps == r["counts"]["서브파티션 없이"][0] and r["warps_left_are_sub_rows"]
+    assert all(b % 32 for b in r["split_blocks"]) and len(r["split_blocks"]) == 1
+    b = next(iter(r["split_blocks"]))
+    assert f"{b} 스레드 = 워프 {-(-b // 32)}개 = 스레드 자리 {-(-b // 32) * 32}개" in r.lines[-1]
+    assert "'서브파티션 없이' 가 다른 줄" in r.lines[-1] and not wrong_particles("\n".join(r.lines))
+    nb = _notebook_text()
+    assert f"{b} 스레드 블록은 워프 {-(-b // 32)}개, 곧 스레드 자리 {-(-b // 32) * 32}개" in nb
+    # counting whole warps changes nothing where a block's threads are whole warps
+    assert all(L7.division_in_warps(g, t) == L7.rule_variants(g, t)[L7.SHORTCUTS[0]]
+               for t in (64, 128, 256, 1024) for g in range(1, 256))
 
 
 def test_shared_limits_rule_1kb_everywhere():
