@@ -282,10 +282,12 @@ def loaded_sass(rec, kernel="tiled_fma", prefixes=("FFMA", "LDS", "BAR")):
     return where, {o: c for o, c in counts.items() if o.startswith(prefixes)}
 
 
-def loaded_vs_offline(rec, kernel="tiled_fma", prefixes=("FFMA", "LDS", "BAR")):
-    """(where from, loaded counts, 'sm_XY', offline counts or None, same) for the SASS opcodes starting with `prefixes`:
-    the kernel as loaded (this GPU, or the record's GPU in the simulator; loaded_sass) next to the offline compile for
-    that GPU's compute capability (None where the offline toolchain has no such target)."""
+def loaded_vs_offline(rec, kernel="tiled_fma", prefixes=None):
+    """(where from, loaded counts, 'sm_XY', offline counts or None, same) for the SASS opcodes starting with `prefixes`
+    (None: every opcode the record keeps for the kernel): the kernel as loaded (this GPU, or the record's GPU in the
+    simulator; loaded_sass) next to the offline compile for that GPU's compute capability (None where the offline
+    toolchain has no such target). Counts per opcode only: not their order, operands or registers."""
+    prefixes = tuple(rec["sass_loaded"][kernel]) if prefixes is None else prefixes
     where, counts = loaded_sass(rec, kernel, prefixes)
     cc = tuple(rec.cc) if kn.device.SIMULATOR else tuple(kn.device.compute_capability())
     arch = f"sm_{cc[0]}{cc[1]}"

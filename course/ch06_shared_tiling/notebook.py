@@ -543,15 +543,17 @@ md(r"""
 오프라인 컴파일 결과가 실제로 GPU에 올라간 커널과 같은지도 봅니다. GPU가 있으면 지금 올라간 커널의 SASS를, 없으면 H200에서 기록한 것을 그 GPU 의 compute capability 로 한 오프라인 컴파일(H200 이면 위 셀의 sm_90)과 나란히 놓습니다.
 """)
 code(r"""
-where, counts, arch, off, same = lesson06.loaded_vs_offline(rec, "tiled_fma")
+where, counts, arch, off, same = lesson06.loaded_vs_offline(rec, "tiled_fma")   # 기록에 있는 명령 전부의 개수
 print(where, counts)
 if off is None:
     print(f"오프라인 {arch}: 오프라인 컴파일 대상이 아닌 compute capability 라 비교하지 않음")
 else:
     print(f"오프라인 {arch}:", off, "→", "같음" if same else "다름")
-# 예상 출력: (기록) FFMA 17, LDS 32, BAR.SYNC.DEFER_BLOCKING 2 / 오프라인 sm_90: 같은 세 명령, 같은 수 → 같음
+# 예상 출력: (기록) LDG.E 3, STS 2, BAR.SYNC.DEFER_BLOCKING 2, LDS 32, FFMA 17, FMUL 1, STG.E 2 / 오프라인 sm_90: 같은 명령, 같은 수 → 같음
 """)
 md(r"""
+비교하는 것은 기록이 남긴 명령 종류마다의 **개수**뿐입니다. 명령의 순서, 피연산자, 레지스터는 비교하지 않습니다. 이 커널은 기록된 H200 에서 같았지만 늘 같은 것은 아닙니다: 노트북 07 4.10절의 심화에서 `regblock` 은 H200 에 올라간 SASS 의 공유 메모리 읽기 명령(`LDS.128` 과 `LDS`)이 오프라인 컴파일과 다릅니다. 성능을 설명할 때는 측정한 GPU 에 실제로 올라간 SASS 를 봅니다.
+
 FMA가 **한 번만** 반올림한다는 것은 숫자로 확인할 수 있습니다. `x = 1 + 2⁻¹²` 일 때 `x·x − 1` 의 정확한 값은 `2⁻¹¹ + 2⁻²⁴` 입니다. float32 곱셈을 먼저 반올림하면 `2⁻²⁴` 가 사라지고, FMA는 정확한 곱에 더한 뒤 한 번만 반올림하므로 남습니다. 정확도는 대개 좋아지지만 결과 비트가 MUL + ADD 와 달라질 수 있다는 뜻이기도 합니다. 그래서 이 과정의 검증은 항상 허용 오차로 비교합니다.
 """)
 code(r"""
