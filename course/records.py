@@ -319,11 +319,11 @@ def reference(gpu, kernel, n, baseline_kind, folder=None, variant="", engine=Non
 
 # ---- trusting a baseline -----------------------------------------------------------------------------------------
 
-def baseline_history(gpu, baseline_kind, n, folder=None, exclude=(), engine=None, before=None):
-    """cuBLAS TFLOP/s at size n in earlier unflagged runs of the same GPU class whose baseline starts with
-    `baseline_kind` ("cuBLAS SGEMM" / "cuBLAS HGEMM"); engine: only runs timed by that engine (versions["engine"]:
-    like is compared with like — earlier harnesses timed cuBLAS through CuPy's handle, 12-15 % apart between runs);
-    before: only runs of that date or earlier."""
+def baseline_sources(gpu, baseline_kind, n, folder=None, exclude=(), engine=None, before=None):
+    """[(record name, Run, cuBLAS TFLOP/s)] at size n in earlier unflagged runs of the same GPU class whose baseline
+    starts with `baseline_kind` ("cuBLAS SGEMM" / "cuBLAS HGEMM"); engine: only runs timed by that engine
+    (versions["engine"]: like is compared with like — earlier harnesses timed cuBLAS through CuPy's handle, 12-15 %
+    apart between runs); before: only runs of that date or earlier."""
     out = []
     for name, run in all_runs(folder):
         if run.id in exclude or run.flagged or run.gpu_class != gpu_class(gpu):
@@ -332,8 +332,13 @@ def baseline_history(gpu, baseline_kind, n, folder=None, exclude=(), engine=None
             continue
         if not run.baseline.startswith(baseline_kind):
             continue
-        out += [r.tflops for r in run.select("cuBLAS", n) if _gpu_bound(r)]
+        out += [(name, run, r.tflops) for r in run.select("cuBLAS", n) if _gpu_bound(r)]
     return out
+
+
+def baseline_history(gpu, baseline_kind, n, folder=None, exclude=(), engine=None, before=None):
+    """cuBLAS TFLOP/s of baseline_sources (the figures baseline_check takes the median of)."""
+    return [tf for _name, _run, tf in baseline_sources(gpu, baseline_kind, n, folder, exclude, engine, before)]
 
 
 def _gpu_bound(row):

@@ -613,10 +613,13 @@ def check_db8(student):
             res.message = ("에필로그가 마지막 타일이 아니라 그 앞 타일이 든 버퍼를 다시 계산합니다: 타일 t 는 버퍼 t % 2 에 "
                            f"있습니다 (K 타일별 횟수 {counts}).")
     elif res.code == "race":
-        res.details.append("  이 루프에서 경쟁이 나는 자리는 둘입니다: 배리어가 빠졌거나 잘못된 곳에 있거나, 다른 스레드가 "
+        # before the detector's per-line suggestions: following them one by one gives two barriers (review r21 I-1)
+        at = next((i for i, d in enumerate(res.details) if str(d).startswith("경쟁 검출기")), 0)
+        res.details.insert(at, "  이 루프에서 경쟁이 나는 자리는 둘입니다: 배리어가 빠졌거나 잘못된 곳에 있거나, 다른 스레드가 "
                            "아직 읽고 있는 버퍼(이 반복의 kt % 2)에 다음 타일을 저장했거나. 4.4절의 순서(다음 타일 읽기 → "
                            "계산 → 다른 버퍼에 저장)라면 반복 끝, 저장 뒤의 배리어 하나가 두 경쟁(RAW, WAR)을 함께 "
-                           "막습니다 (3.3절 표).")
+                           "막습니다 (3.3절 표). 아래 검출기의 줄별 제안은 경쟁마다 따로 쓴 것이라, 하나씩 따르면 배리어가 "
+                           "둘이 됩니다.")
     if res.ok and device.SIMULATOR:
         res = _db_order(student) or res
     if res.ok and gpu_note():

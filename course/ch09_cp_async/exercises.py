@@ -208,10 +208,20 @@ def _loop_technique(kernel, n_tiles):
     for kt, evs in iters:
         bars = [e for e in evs if e.kind == "bar"]
         if len(bars) > 1:
-            return technique("09-1", "two_barriers", "반복당 배리어 하나의 순서", f"반복 kt = {kt}에 배리어가 {len(bars)}개 "
-                             "있습니다. 이 문제의 순서(wait → 배리어 → 발행 → commit → 계산)에서는 배리어 하나가 '타일 kt "
-                             "도착'과 '지난 반복에 읽은 버퍼 해제'를 함께 보장하므로, 두 번째 배리어는 블록 전체를 한 번 "
-                             "더 세울 뿐입니다.", f"  배리어: {', '.join(probe.line_text(b.site) for b in bars)}",
+            kinds = [e.kind if e.kind == "wait" else "issue" for e in evs
+                     if e.kind == "wait" or (e.kind == "call" and e.what == "issue_tile")]
+            if kinds and kinds[0] == "issue":      # the next tile issued before this iteration's wait (async_copy's order)
+                why = ("이 반복은 다음 타일을 wait 보다 먼저 발행합니다. 이 순서에서는 계산 뒤의 배리어가 필요합니다: "
+                       "없으면 다음 반복의 발행이 다른 스레드가 아직 읽는 버퍼를 덮습니다. 배리어 하나로 줄이려면 이 "
+                       "문제의 순서(wait → 배리어 → 발행 → commit → 계산)로 바꾸세요: 그 배리어 하나가 '타일 kt 도착'과 "
+                       "'지난 반복에 읽은 버퍼 해제'를 함께 보장합니다.")
+            else:
+                why = ("이 문제의 순서(wait → 배리어 → 발행 → commit → 계산)에서는 배리어 하나가 '타일 kt 도착'과 "
+                       "'지난 반복에 읽은 버퍼 해제'를 함께 보장하므로, 두 번째 배리어는 블록 전체를 한 번 더 세울 "
+                       "뿐입니다.")
+            return technique("09-1", "two_barriers", "반복당 배리어 하나의 순서",
+                             f"반복 kt = {kt}에 배리어가 {len(bars)}개 있습니다. " + why,
+                             f"  배리어: {', '.join(probe.line_text(b.site) for b in bars)}",
                              where=probe.line_text(bars[-1].site))
         for e in evs:
             g.step(e)
@@ -427,6 +437,37 @@ def _vec_kernel(issue, stages):
     return kernel
 
 
+_AXES = {"A": ("block_row", "kt·BK"), "B": ("kt·BK", "block_col")}      # the offset each global index of a tile takes
+
+
+def _offset_terms(name, got, X, kts):
+    """(row term, column term): the offset every element of every block and buffer of a tile got added to its tile
+    (row, column) in the global index, named ('block_row', 'kt·BK', 'stage·BK', '0', sums), from where its values sit in
+    X; None where one term does not explain every element (a tile mapping error, not an offset)."""
+    pos = {float(v): (r, c) for (r, c), v in np.ndenumerate(X)}
+    gy, gx, stages, th, tw = got.shape
+    terms = {ax: None for ax in (0, 1)}
+    for y, x, b in np.ndindex(gy, gx, stages):
+        cand = {"0": 0, "kt·BK": int(kts[b]) * VBK, "stage·BK": b * VBK, "block_row": y * VBM, "block_col": x * VBN,
+                "block_row + kt·BK": y * VBM + int(kts[b]) * VBK, "block_col + kt·BK": x * VBN + int(kts[b]) * VBK}
+        offs = {0: set(), 1: set()}
+        for i, j in np.ndindex(th, tw):
+            src = pos.get(float(got[y, x, b, i, j]))
+            if src is None:
+                return None
+            offs[0].add(src[0] - i)
+            offs[1].add(src[1] - j)
+        for ax in (0, 1):
+            if len(offs[ax]) != 1:
+                return None
+            fits = {t for t, v in cand.items() if v == next(iter(offs[ax]))}
+            terms[ax] = fits if terms[ax] is None else terms[ax] & fits
+            if not terms[ax]:
+                return None
+    order = list(cand)                    # the plainest name where several fit every block and buffer
+    return tuple(min(terms[ax], key=order.index) for ax in (0, 1))
+
+
 def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
     """Holes (NaN: no copy landed there) or values from the wrong place of X (with one example)."""
     holes = np.isnan(got)
@@ -452,7 +493,18 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
                         f"공유 메모리의 어디에 둘지를, 타일 번호(kt)는 글로벌 행렬의 어디서 읽을지를 정합니다: {S3}단 "
                         f"파이프라인에서 타일 kt 는 {josa(f'버퍼 kt % {S3}', '으로/로')} 가므로, 둘은 kt = {S3} 부터 "
                         "달라집니다.")
-        if came == [0] * len(kts):
+        terms = _offset_terms(name, got, X, kts)
+        want_terms = _AXES[name]
+        k_ax = want_terms.index("kt·BK")
+        if terms is not None and "kt·BK" in terms[1 - k_ax]:        # the K offset on the other axis
+            axis = ("행", "열")
+            return fail(ex_id, "k_offset_axis", f"{name} 타일의 K 타일 오프셋(kt·BK)이 제 축에 있지 않습니다: 글로벌 주소의 "
+                        f"행에 {josa(terms[0], '을/를')}, 열에 {josa(terms[1], '을/를')} 더했는데, {name} 타일은 행에 "
+                        f"{want_terms[0]}, 열에 {josa(want_terms[1], '을/를')} 더해야 합니다 ({name} 에서 K 는 "
+                        f"{axis[k_ax]} 방향). 예: 블록 {idx[:2]}, 버퍼 {s}(K 타일 {kts[s]}), 타일 ({idx[3]}, {idx[4]})에는 "
+                        f"{josa(f'{name}{list(exp)}', '이/가')} 와야 하는데 "
+                        f"{josa(f'{name}{list(src)}' if src else '행렬에 없는 값', '이/가')} 왔습니다.")
+        if terms is not None and terms[k_ax] == "0":
             return fail(ex_id, "no_k_offset", f"{name} 타일이 버퍼마다 K 타일 0 의 값입니다: 글로벌 주소에 K 타일의 "
                         f"오프셋(kt 번째 타일이 시작하는 {'열' if name == 'A' else '행'})이 빠졌습니다. 버퍼 0·1·2 에는 "
                         f"{josa('K 타일 ' + ', '.join(map(str, kts)), '이/가')} 와야 합니다.")
@@ -460,7 +512,10 @@ def _tile_diagnosis(ex_id, name, got, want, X, coords, kts):
         return fail(ex_id, "misplaced", f"{name} 타일의 원소가 엉뚱한 곳에서 왔습니다: 블록 {idx[:2]}, 버퍼 {s}(K 타일 "
                     f"{kts[s]}), 타일 ({idx[3]}, {idx[4]})에는 {josa(f'{name}{list(exp)}', '이/가')} 와야 하는데 "
                     f"{josa(where_from, '이/가')} 왔습니다. 글로벌 주소의 행·열(블록 오프셋 block_row / block_col, K 타일 "
-                    "오프셋)을 확인하세요.")
+                    "오프셋)을 확인하세요." + (
+                        f" 모든 블록과 버퍼에서 행에 {josa(terms[0], '을/를')}, 열에 {josa(terms[1], '을/를')} 더했는데, "
+                        f"{name} 타일은 행에 {want_terms[0]}, 열에 {josa(want_terms[1], '을/를')} 더해야 합니다."
+                        if terms is not None else ""))
     return None
 
 
@@ -521,6 +576,30 @@ def _buffers_per_call(rec, stages):
     return None
 
 
+def _warp_sectors(rec, stages, ld):
+    """[(tile name, 32-byte sectors, bytes)] that the first warp (tid 0..31) of block (0, 0) read with each of its
+    16-byte copies of the first call, from the copies the simulator saw (global row and column, the matrix's row
+    length ld = {'A': .., 'B': ..}); a copy slot whose destination columns reach past BK is B's. [] off the simulator."""
+    per = {}
+    for (block, thread) in rec.threads():
+        if thread[0] >= 32:
+            continue
+        copies = [e.args for e in rec.thread(block, thread)
+                  if e.kind == "copy" and e.args and len(e.args) >= 7 and _copy_bytes(e.what) == 16]
+        if not copies or len(copies) % stages:
+            return []
+        for slot, a in enumerate(copies[:len(copies) // stages]):
+            per.setdefault(slot, []).append(a)
+    out = []
+    for slot, args in sorted(per.items()):
+        if any(a[3] is None or a[5] is None or a[6] is None for a in args):
+            return []
+        name = "B" if max(a[3] for a in args) >= VBK else "A"
+        sectors = {(a[5] * ld[name] + a[6]) * 4 // 32 for a in args}
+        out.append((name, len(sectors), 16 * len(args)))
+    return out
+
+
 @exercise("09-2", "16바이트 복사: 스레드 → float4 매핑", "6절, 정렬 규칙",
           hints=("16바이트 복사 하나는 float 네 개를 옮기므로, 타일의 한 행은 float4 몇 개로 나뉩니다. 스레드 64개가 "
                  "타일마다 float4 하나씩을 맡고, A 와 B 는 타일 모양이 달라 한 행의 float4 개수도 다릅니다. 열은 float "
@@ -538,6 +617,8 @@ def _buffers_per_call(rec, stages):
                            "빠졌나요?",
               "stage_for_tile": "글로벌 열(A) 또는 행(B)의 K 오프셋에 쓴 변수는 stage 인가요, kt 인가요?",
               "no_k_offset": "A 의 글로벌 열과 B 의 글로벌 행은 K 타일 번호에 따라 달라지나요?",
+              "k_offset_axis": "A 와 B 에서 K 는 각각 행과 열 중 어느 방향인가요? kt·BK 와 블록 오프셋을 더한 인덱스는 "
+                               "각각 그 방향인가요?",
               "copy_size": "복사 하나가 옮기는 바이트 수는 몇인가요? float4 하나(16 B)를 옮기려면 어느 함수를 부르고, "
                            "그 열 인덱스는 무엇의 배수여야 하나요?",
               "stage_out_of_range": "목적지의 첫 인덱스(버퍼 번호)로 넘긴 변수는 무엇인가요? 버퍼는 몇 개인가요?",
@@ -580,8 +661,13 @@ def check_vec_map(student, M=64, N=64, K=40):
             return fail("09-2", "stage_out_of_range", stage, shape,
                         diagnose.Foreign("  " + str(exc).splitlines()[0][:400]),
                         where=probe.line_text(core._student_site(exc.__traceback__)))
-        return fail("09-2", "out_of_bounds", f"복사의 {side} 위치가 배열 밖입니다: A 타일은 BM×BK = 32×8, B 타일은 "
-                    "BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).",
+        advice = ("글로벌 주소(행, 열)는 A 가 (block_row + 타일 행, kt·BK + 타일 열), B 가 (kt·BK + 타일 행, "
+                  "block_col + 타일 열)입니다: 블록 오프셋과 K 타일 오프셋(kt·BK, BK = 8)을 제 축에 더했는지 보세요."
+                  if side.startswith("원본") else
+                  "A 타일은 BM×BK = 32×8, B 타일은 BK×BN = 8×32 입니다. 각 타일의 행·열을 그 타일의 모양으로 "
+                  "나눴는지 보세요 (A 와 B 의 매핑이 다릅니다).")
+        return fail("09-2", "out_of_bounds", f"복사의 {side} 위치가 배열 밖입니다" + (". " if side.startswith("원본")
+                                                                                  else ": ") + advice,
                     shape, diagnose.Foreign("  " + str(exc).splitlines()[0][:400]),
                     where=probe.line_text(core._student_site(exc.__traceback__)))
     except Exception as exc:
@@ -630,8 +716,14 @@ def check_vec_map(student, M=64, N=64, K=40):
     small = _copy_sizes(rec, stages)
     if small is not None:
         return fail("09-2", "copy_size", small, shape)
+    notes = [f"  참고: 값은 맞지만 한 워프(tid 0–31)의 {name} 복사 {n_b // 16}개가 섹터 {n}개를 건드립니다 (옮기는 "
+             f"{n_b} B 는 섹터 {n_b // 32}개 분량, 섹터마다 평균 {100 * n_b / (32 * n):.0f} % 만 씀): 이웃한 tid 가 "
+             f"{name} 의 다른 행을 읽습니다. 6절의 매핑(tid 를 한 행의 float4 개수로 나눠 이웃한 tid 가 한 행을 이어 "
+             f"읽음)이면 섹터 {n_b // 32}개입니다."
+             for name, n, n_b in _warp_sectors(rec, stages, {"A": K, "B": N}) if n * 32 > n_b]
     return passed("09-2", f"블록 {gy * gx}개 × 버퍼 {stages}개(버퍼 번호와 다른 K 타일)의 A·B 타일이 모두 제자리에 "
-                  "도착했습니다" + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "." + _gpu_note()))
+                  "도착했습니다" + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "." + _gpu_note()),
+                  *notes)
 
 
 # ------------------------------------------------------------------------------------ 09-3: zero-fill edges

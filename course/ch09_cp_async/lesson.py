@@ -414,6 +414,13 @@ def ptx_inline_excerpt(name="cp_async_one", cc=(8, 0), opcode="cp.async.cg.share
     return "\n".join(line.strip() for line in lines[start:i + 2])
 
 
+def ptx_lines(name="cp_async_one", opcode="cvta", cc=(8, 0)):
+    """Every instruction of kernel `name`'s PTX whose opcode starts with `opcode` (e.g. 'cvta': which address-space
+    conversions the compiled kernel really makes)."""
+    lines = compiled([(name, cc)])[name, tuple(cc)]["ptx"].splitlines()
+    return [" ".join(line.split()) for line in lines if line.strip().startswith(opcode)]
+
+
 def bk16_runs(run="gpu_h200_level5", n=4096):
     """async_bk16's % of cuBLAS at size n in each of the three runs the record holds, labelled, with cuBLAS TFLOP/s."""
     rec = course.recorded(run)

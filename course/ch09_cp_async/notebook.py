@@ -243,9 +243,10 @@ for name in ("cp_async_cg_16", "cp_async_commit_group"):
     print(f"{name:22s} 템플릿: {fn.asm_template():42s} 제약: {fn.constraints()!r}")
 print("PTX 타입 -> 제약 문자:", {t: letter for t, (_, letter) in ptx.REG_TYPES.items() if t in ("u32", "u64", "f32", "b16")})
 print(L.ptx_inline_excerpt("cp_async_one"))
+print("이 커널 PTX 의 cvta 줄 전부:", L.ptx_lines("cp_async_one", "cvta"))
 """)
 md(r"""
-컴파일된 PTX 에서 공유 배열은 심볼 `_cudapy_smem_…` 이고, 그 주소에 원소 오프셋을 더한 값을 32비트로 줄여(`cvt.u32.u64`) `[%r…]` 로 넘깁니다: 공유 메모리 창 안의 주소입니다. 글로벌 주소 `[%rd…]` 는 64비트 그대로입니다. `// begin inline asm` 과 `// end inline asm` 사이가 `.ptx` 파일의 명령 한 줄이고, 함수 호출(`call`)은 없습니다.
+컴파일된 PTX 에서 공유 배열은 심볼 `_cudapy_smem_…` 이고, 그 주소에 원소 오프셋을 더한 값을 32비트로 줄여(`cvt.u32.u64`) `[%r…]` 로 넘깁니다: 공유 메모리 창 안의 주소입니다. 위에서 말한 `cvta.to.shared` 는 보이지 않습니다 (마지막 줄: 이 커널의 `cvta` 는 글로벌 쪽의 `cvta.to.global` 뿐). `.shared` 변수의 이름을 `mov` 로 읽으면 일반 주소가 아니라 그 변수의 **공유 메모리 창 안의 주소**가 나오기 때문입니다 (PTX ISA 의 `mov`: 변수의 주소는 그 상태 공간(state space) 안의 주소이고, 일반 주소가 필요하면 `cvta` 로 바꿈). 그래서 LLVM 이 '일반 → 공유' 변환(addrspacecast)을 접어 없앴고, 창 안의 주소는 32비트에 들어가므로 32비트로 줄여도 값이 그대로입니다. 글로벌 주소 `[%rd…]` 는 64비트 그대로입니다. `// begin inline asm` 과 `// end inline asm` 사이가 `.ptx` 파일의 명령 한 줄이고, 함수 호출(`call`)은 없습니다.
 
 ### 3.3 어느 캐시 연산자에 어느 크기를 쓸 수 있나
 
@@ -742,7 +743,7 @@ md(r"""
 
 <details><summary>질문 2. wait_group(NUM_STAGES-1) 이 현재 타일을 보장하는 이유는?</summary>
 
-반복 kt 의 wait 직전까지 **매 반복 하나씩** commit 했다면 그룹은 S+kt개이고, 대기 중 S-1개 이하라는 것은 그룹 0 … kt 가 끝났다는 뜻입니다. 이 셈은 "매 반복 commit"에 기대므로, 로드할 때만 commit 하는 루프는 꼬리에서 틀립니다 (4.3). 그리고 이것은 **내** 복사만의 보장이라 배리어가 뒤따라야 합니다.
+미리 읽기·commit 이 wait 앞에 오는 순서(`async_copy`: 발행 → commit → wait)에서, 반복 kt 의 wait 직전까지 **매 반복 하나씩** commit 했다면 그룹은 S+kt개이고, 대기 중 S-1개 이하라는 것은 그룹 0 … kt 가 끝났다는 뜻입니다. 이 셈은 "매 반복 commit"에 기대므로, 로드할 때만 commit 하는 루프는 꼬리에서 틀립니다 (4.3). 그리고 이것은 **내** 복사만의 보장이라 배리어가 뒤따라야 합니다. wait 가 미리 읽기 앞에 오는 이 노트북의 커널(`async_vec`, 직접 해보기 1)에서는 wait 직전의 그룹이 S-1+kt개라 N = S-2 입니다 (7절 ①).
 </details>
 
 <details><summary>질문 3. 트리플 버퍼링이 더블 버퍼링보다 지연을 더 잘 숨기는 이유는?</summary>

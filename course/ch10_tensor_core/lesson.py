@@ -796,6 +796,44 @@ def flag_figures(run):
     return [m.groups()[:5] for m in map(_FLAG.fullmatch, run.flagged.split("; ")) if m] if run.flagged else []
 
 
+def flag_basis(run_id="run8"):
+    """What records.baseline_check compared a flagged H100 run against, per flagged size: {size: (cuBLAS, deviation %,
+    median, [(record name, run id, date, cuBLAS)])}. The earlier runs are records.baseline_sources' (same GPU class,
+    same engine, unflagged, of that date or earlier) narrowed to the set of the count and median the record wrote:
+    a run saved later the same day was not there when the flag was written."""
+    import itertools
+    import statistics
+    run = FAST.run(run_id)
+    out = {}
+    for n, tf, dev, med, k in flag_figures(run):
+        src = records.baseline_sources(run.gpu, run.baseline.split(" (")[0], int(n), exclude=(run.id,),
+                                       engine=run.versions.get("engine"), before=run.date)
+        sets = [c for c in itertools.combinations(src, int(k)) if f"{statistics.median(x[2] for x in c):.1f}" == med]
+        assert len(sets) == 1, f"{run_id}: the record's median {med} of {k} runs is not one set of earlier runs"
+        out[int(n)] = (float(tf), dev, float(med), [(name, r.id, r.date, x) for name, r, x in sets[0]])
+    return out
+
+
+def record_spread(n=4096, spread=records.BASELINE_SPREAD):
+    """Every cuBLAS figure at n³ of the H100 record (every run, the record's order) against the median of the record's
+    other runs: [{run, cuBLAS, median of the others, deviation, outside}] — the flag's ±spread applied within the record."""
+    import statistics
+    cub = {r.id: x.tflops for r in FAST.runs for x in r.select("cuBLAS", n)}
+    rows = []
+    for run, tf in cub.items():
+        med = statistics.median(v for r, v in cub.items() if r != run)
+        rows.append({"run": run, "cublas": tf, "median": med, "dev": tf / med - 1, "outside": abs(tf / med - 1) > spread})
+    return rows
+
+
+def record_spread_rows(n=4096):
+    """record_spread as table rows (5.6's cell)."""
+    return [{"실행": r["run"], f"cuBLAS {n}³ TFLOP/s": f"{r['cublas']:.0f}", "나머지 실행의 중앙값": f"{r['median']:.0f}",
+             "차이": f"{100 * r['dev']:+.1f} %",
+             f"±{100 * records.BASELINE_SPREAD:.0f} % 밖": "예" if r["outside"] else "",
+             "기록의 표시": "⚑" if FAST.run(r["run"]).flagged else ""} for r in record_spread(n)]
+
+
 def ablation_label(run):
     """run_label with how the run timed its rows and, for a flagged run, why (the 5.4 cell's header line per run)."""
     raw = FAST.run(run)

@@ -207,6 +207,17 @@ _G8 = {(w, v, n): _R8[(v, n)].tflops / _R8[(w, n)].tflops
 assert _G8[("no_pipeline", "fast", 4096)] < 1 < _G8[("no_pipeline", "fast", 2048)], \
     "5.4 says: with lean, the pipeline was slower at 4096^3 and faster at 2048^3 in run 8"
 _SP8 = L10.round_spread("fast", 4096, "run8")
+# 5.6: what run 8's flag compared against (other records' runs of its engine) and the same rule inside this record
+_B8 = L10.flag_basis("run8")[4096]                       # (cuBLAS, deviation %, median, [(record, run, date, TFLOP/s)])
+_SPR = L10.record_spread(4096)
+_CUB = {r["run"]: r["cublas"] for r in _SPR}
+_OUT = [r["run"] for r in _SPR if r["outside"]]
+_NEAR8 = min((r for r in _CUB if r != "run8"), key=lambda r: abs(_CUB["run8"] / _CUB[r] - 1))
+assert all(H100.run(r).versions.get("engine") != H100.run("run8").versions.get("engine") for r in _CUB if r != "run8"), \
+    "5.6 says: no other run of this record was timed by run 8's engine, so none entered its flag"
+assert "run6" in _OUT and "run8" in _OUT and max(_CUB, key=_CUB.get) == "run8", "5.6 says: run 6 is outside too; run 8 is the highest"
+assert abs(_CUB["run8"] / _CUB[_NEAR8] - 1) < L10.records.BASELINE_SPREAD, "5.6 says: run 8 is within the spread of its nearest run"
+_RN = lambda r: r.replace("run", "run ") if r[3:].isdigit() else f"`{r}`"      # noqa: E731
 _STEADY_EARLY = [r for r in L10.steady_runs() if r in L10.BASELINE_RUNS and r not in L10.FINAL_RUNS]   # before 5/6
 FIG.update({
     "drop_lo": f"{100 * _GOAL['drop_lo']:.0f}", "drop_hi": f"{100 * _GOAL['drop_hi']:.0f}",
@@ -225,6 +236,13 @@ FIG.update({
     "r8_engine": H100.run("run8").versions["engine"].split("/")[0],
     "r8_cub": f"{_R8[('cuBLAS', 4096)].tflops:.0f}", "r8_cub2048": f"{_R8[('cuBLAS', 2048)].tflops:.0f}",
     "r8_flag_n": _F8[0], "r8_dev": _F8[2], "r8_med": _F8[3], "r8_nmed": _F8[4],
+    "r8_basis": ", ".join(f"`{run}` ({name}.json, {date}) {tf:.1f}" for name, run, date, tf in _B8[3]),
+    "r8_class": H100.run("run8").gpu_class, "flag_spread": f"{100 * L10.records.BASELINE_SPREAD:.0f}",
+    "cub_lo": f"{min(_CUB.values()):.0f}", "cub_hi": f"{max(_CUB.values()):.0f}",
+    "cub_x": f"{max(_CUB.values()) / min(_CUB.values()):.2f}", "cub_n": len(_CUB),
+    "out_n": len(_OUT), "out_list": ", ".join(_RN(r) for r in _OUT),
+    "r6_spread_dev": next(f"{100 * r['dev']:+.1f}" for r in _SPR if r["run"] == "run6"),
+    "r8_near": _RN(_NEAR8), "r8_near_cub": f"{_CUB[_NEAR8]:.0f}", "r8_near_dev": f"{100 * abs(_CUB['run8'] / _CUB[_NEAR8] - 1):.1f}",
     "r8_steady_tf": f"{_R8[(L10.STEADY, 4096)].tflops:.0f}", "r8_steady": _pct(_GOAL["steady"]["run8"]),
     "best8_4096": _pct(_R8[("fast", 4096)].ratio), "best8_2048": _pct(_R8[("fast", 2048)].ratio),
     "r8_pipe_lean_4096": f"{_G8[('no_pipeline', 'fast', 4096)]:.2f}", "r8_pipe_lean_2048": f"{_G8[('no_pipeline', 'fast', 2048)]:.2f}",
@@ -776,11 +794,25 @@ md(r"""
 * run 5·6 의 측정 방법(잴 때마다 그 커널만 {{burst_ms}} ms 먼저 돌려 클록이 자리 잡게 한 뒤 잼)으로 잰 cuBLAS 는 같은 종류의 H100 에서 잰 run {{early_runs}} ({{early_cub_lo}}–{{early_cub_hi}} TFLOP/s) 보다 {{drop_lo}}–{{drop_hi}} % 낮았고, ncu 의 단독 실행 한 번보다도 낮았습니다. 기록의 클록 로그로는 run 5·6 의 4096³ 에서 모든 커널이 전력 한도({{power_w}} W)에 걸려 클록이 내려갔습니다. 해석: 연달아 오래 돌 때의 cuBLAS 는 전력에 묶이고, 측정 방법이 그것을 얼마나 잡느냐에 따라 기준이 달라집니다.
 * run {{r12_runs|은/는}} 그보다 앞서 다른 방법(cuBLAS 다음에 변형마다 목록 순서로 한 번씩)으로 잰 실행으로, cuBLAS 가 {{r12_cub}} TFLOP/s 였고 그 `mma_fast` 는 lean 이전의 커널입니다.
 * 그동안 `{{steady}}` 의 TFLOP/s 는 거의 그대로인데 cuBLAS 대비로는 {{steady_early}} % (run {{steady_early_runs}}) 에서 {{steady_final}} % (run 5·6) 가 되었습니다. 기준이 낮아진 것만으로 몇 %p 가 생긴 것이고, run 5·6 의 {{best5_4096}}·{{best6_4096}} % 에도 같은 몫이 들어 있습니다.
-* 반대 방향도 있습니다. {{r8_date}} 에 다른 측정 엔진(`{{r8_engine}}`)으로 잰 run 8 은 4096³ 의 cuBLAS 를 {{r8_cub}} TFLOP/s 로 쟀습니다. 같은 엔진으로 앞서 잰 H100 실행 {{r8_nmed}}개의 중앙값 {{r8_med}} 에서 {{r8_dev}} % 벗어나서, 기록이 이 실행을 **표시**했습니다 (기준이 허용 범위 밖: '표시' 열). 같은 실행의 `{{steady}}` 는 {{r8_steady_tf}} TFLOP/s 로 거의 같은데 cuBLAS 대비 {{r8_steady}} %, `mma_fast` 는 {{best8_4096}} % 로 목표 아래입니다. 표시된 실행이라 이 값으로 목표를 판정하지는 않지만, 기준 하나가 % 를 얼마나 움직이는지 보여 줍니다.
+* 반대 방향도 있습니다. {{r8_date}} 에 다른 측정 엔진(`{{r8_engine}}`)으로 잰 run 8 은 4096³ 의 cuBLAS 를 {{r8_cub}} TFLOP/s 로 쟀습니다. 같은 실행의 `{{steady}}` 는 {{r8_steady_tf}} TFLOP/s 로 거의 같은데 cuBLAS 대비 {{r8_steady}} %, `mma_fast` 는 {{best8_4096}} % 로 목표 아래입니다. 기록은 이 실행을 **표시**했습니다 ('표시' 열). 그 표시가 무엇과 비교한 것인지는 아래에서 봅니다.
 * 재는 방법을 바꾸면: CUDA 그래프로 양쪽을 잰 `run7_graph` 는 {{g_fast4096}} %, ncu 단독 실행의 시간 비는 {{ncu_ratio6}} %, 두 커널의 클록 차이를 뺀 같은 클록 비율(사이클 수의 비)은 {{ncu_cyc6}} % 입니다. 마지막 것은 목표 아래입니다.
 
-그래서 "목표를 넘었다"는 run 5·6 의 측정 방법(연달아 실행, 실행마다 그 실행의 cuBLAS)에 대한 말이고, 모든 실행에서 성립하지는 않습니다. 기준과 재는 방법·날에 따라 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 이고, 그중 목표 아래인 것은 {{below_list}} 입니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
+**run 8 의 표시는 무엇과 비교한 것인가.** 기록은 실행을 저장할 때, 그 실행의 cuBLAS 가 같은 GPU 종류({{r8_class}})에서 **같은 측정 엔진**으로 그날까지 잰 (표시되지 않은) 실행들의 중앙값에서 ±{{flag_spread}} % 보다 벗어나면 표시합니다 (`course/records.py` 의 `baseline_check`). run 8 의 4096³ 에서 그 실행들은 이 기록이 아니라 다른 기록의 실행 {{r8_nmed}}개, {{r8_basis}} TFLOP/s 였고, 그 중앙값 {{r8_med}} 에서 {{r8_dev}} % 벗어났습니다. 이 기록의 다른 실행들은 그 엔진 이전의 방법으로 재서 비교에 들어가지 않았습니다. 아래 셀은 기록의 이유와 그 비교 대상을 찍고, 같은 ±{{flag_spread}} % 규칙을 이 기록의 cuBLAS 4096³ 전부에 적용합니다: 실행마다 나머지 실행들의 중앙값과 비교합니다.
+""")
+code(r"""
+print(L.flag_ko(L.FAST.run("run8")))                 # 기록이 적은 표시의 이유
+for n, (tf, dev, med, runs) in L.flag_basis("run8").items():   # 그 중앙값을 낸 앞선 실행들 (다른 기록)
+    print(f"{n}³ 비교 대상:", ", ".join(f"{run} ({name}.json, {date}) {x:.1f}" for name, run, date, x in runs))
+rows = L.record_spread_rows(4096)      # 같은 규칙을 이 기록의 cuBLAS 4096³ 전부에: 나머지 실행의 중앙값과 비교
+display(Markdown(L.markdown(rows, list(rows[0]))))
+""")
+md(r"""
+* 이 기록의 cuBLAS 4096³ {{cub_n}}개는 {{cub_lo}}–{{cub_hi}} TFLOP/s (최대 ÷ 최소 ×{{cub_x}}) 에 퍼져 있고, 같은 규칙으로는 {{out_n}}개({{out_list}})가 ±{{flag_spread}} % 밖입니다. 목표를 넘은 run 6 도 그중 하나입니다 ({{r6_spread_dev}} %). run 8 의 {{r8_cub|은/는}} 가장 높은 값이지만 가장 가까운 {{r8_near}} 의 {{r8_near_cub}} 에서 {{r8_near_dev}} % 떨어져 있을 뿐이라, 이 기록 안에서 혼자 떨어진 값이 아닙니다.
+* 그러니 표시가 말하는 것은 'run 8 의 cuBLAS 가 같은 엔진의 앞선 {{r8_nmed}}개 실행보다 높았다'는 것까지입니다. 기준이 잘못 재졌다는 증거도, run 8 을 빼고 목표를 판정할 근거도 아닙니다.
 
+그래서 4096³ 의 목표는 run 5·6 에서 넘었고 (CUDA 그래프로 잰 `run7_graph` 도 {{g_fast4096}} %), run 8 에서는 넘지 못했습니다 ({{best8_4096}} %). 기준과 재는 방법·날에 따라 4096³ 의 비율은 {{goal_lo}}–{{goal_hi}} % 이고, 그중 목표 아래인 것은 {{below_list}} 입니다. 기준인 cuBLAS 자체가 한 기록 안에서 {{cub_lo}}–{{cub_hi}} TFLOP/s 로 움직이므로, cuBLAS 대비 비율의 목표는 실행 하나로 판정할 수 없고 여러 실행을 나란히 봐야 합니다. 한 방법에서 나온 % 를 다른 방법의 % 와 나란히 놓지 마세요.
+""")
+md(r"""
 **2048³ 에서는 재는 방법이 값을 바꿉니다.** 일반 측정은 파이썬에서 커널을 연달아 부르고 GPU 이벤트로 잽니다. 커널 하나를 띄우는 호스트 시간이 커널의 GPU 시간보다 길면 GPU 가 다음 커널을 기다리고, 측정은 커널이 아니라 파이썬을 재게 됩니다 (실행 비용). 아래 셀은 run 6 의 2048³ 와, 대조군으로 같은 실행의 4096³ 에서 실행 한 번의 호스트 시간, 일반 측정의 호출당 GPU 시간, 그리고 같은 실행에서 CUDA 그래프(CUDA graph: 호출 {{graph_calls}}번을 한 번에 GPU 에 넘겨 그 사이의 파이썬 비용을 없앰)로 잰 값입니다. run 6 의 그래프 측정에는 Numba 커널만 있습니다 (CuPy 가 스트림 캡처 중의 cuBLAS 호출을 거부).
 """)
 code(r"""
@@ -912,7 +944,7 @@ md(r"""
 * `mma.sync.m16n8k16` 은 워프 단위 명령이고, 레인마다 A 8·B 4·C/D 4 원소를 정해진 레이아웃으로 맡습니다. 레이아웃은 H200 에서 기록한 값과 원소마다 일치합니다.
 * `ldmatrix.x4` / `.x2.trans` 는 공유 메모리의 행 주소 32개(또는 16개)로 그 레이아웃을 한 명령에 채웁니다.
 * `simple`(워프 하나) → `large`(그리드로 M·N, 루프로 K) 는 맞지만 느립니다(4096³ 에서 cuBLAS 의 {{large_pct}} %): 재사용이 없고, 단일 버퍼라 한 워프 안에서 복사와 계산이 겹치지 않으며, 점유율은 블록 수 한도로 H200 에서 50 % 입니다 (8.6 에서는 더 낮음).
-* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 눈에 띈 것은 레지스터 상한({{swz_regs}}개)의 스필이었지만, 5.5절의 ncu 로는 스필 재로드가 스톨의 큰 몫이 아니었습니다: `mma_swizzle` 에서 그것이 들어가는 `long_scoreboard` 는 명령당 {{lsb_swz}} 사이클이었고, 큰 몫은 고정 지연(`wait` {{wait_swz}})과 공유 메모리 명령의 결과 대기(`short_scoreboard` {{ssb_swz}}, 해석: 주로 `ldmatrix`)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기를 더한 커널이고, {{h100_gpu}} 의 run 5·6 에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 에서 그래프로 잰 값과의 차이 ×{{graph_gain_fast}} 는 커널이 긴 4096³ 에서도 보이는 두 방법의 차이 ×{{ctrl_lo}}–×{{ctrl_hi}} 와 같은 크기). **단서**: 그 두 실행의 cuBLAS 는 앞선 실행보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고, 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. {{r8_date}} 에 다른 측정 엔진으로 잰 run 8 은 cuBLAS 를 {{r8_cub}} TFLOP/s 로 높게 재서 기록이 표시한 실행이고(앞선 같은 엔진의 실행들보다 {{r8_dev}} %), 그 실행에서 4096³ 은 {{best8_4096}} % 로 목표 아래였습니다. 4096³ 의 비율은 기준과 재는 방법·날에 따라 {{goal_lo}}–{{goal_hi}} % 이고(목표 아래: {{below_list}}), '목표를 넘었다'는 run 5·6 의 측정 방법에 대한 말입니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, 그중 배리어 파이프라인은 lean 이 없는 커널에서만 잰 이득입니다 (lean 과 함께인 파이프라인은 run 8 한 번의 측정에서 4096³ ×{{r8_pipe_lean_4096}}, 2048³ ×{{r8_pipe_lean_2048|으로/로}} 4096³ 에서 이득이 보이지 않았습니다). run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절; 3단·이중 버퍼·`uint32` 인덱스도 함께 바뀐 단계라 스필만의 효과가 아님). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
+* 여러 워프(워프당 64×32 타일)·다단 cp.async·launch bounds·스위즐로 4096³ 에서 `large` 보다 약 {{best_x}}배 빨라졌습니다 (H200 의 최고 커널 `{{best}}`, cuBLAS 대비 비율은 5.2절 셀이 기록에서 읽음). 그다음 눈에 띈 것은 레지스터 상한({{swz_regs}}개)의 스필이었지만, 5.5절의 ncu 로는 스필 재로드가 스톨의 큰 몫이 아니었습니다: `mma_swizzle` 에서 그것이 들어가는 `long_scoreboard` 는 명령당 {{lsb_swz}} 사이클이었고, 큰 몫은 고정 지연(`wait` {{wait_swz}})과 공유 메모리 명령의 결과 대기(`short_scoreboard` {{ssb_swz}}, 해석: 주로 `ldmatrix`)였습니다. `mma_fast` 는 에필로그의 스필을 없애고(누산기를 상수 인덱스로만 읽음) 워프당 64×64·3단·프래그먼트 이중 버퍼·배리어 파이프라인·주소를 한 번만 계산하기를 더한 커널이고, {{h100_gpu}} 의 run 5·6 에서 4096³ 에 cuBLAS 의 {{best5_4096}} % 와 {{best6_4096}} %, 2048³ 에 {{best5_2048}} % 와 {{best6_2048}} % 로 목표({{goal4096}} %, {{goal2048}} %)를 넘었습니다 (5.6절; 2048³ 에서 그래프로 잰 값과의 차이 ×{{graph_gain_fast}} 는 커널이 긴 4096³ 에서도 보이는 두 방법의 차이 ×{{ctrl_lo}}–×{{ctrl_hi}} 와 같은 크기). **단서**: 그 두 실행의 cuBLAS 는 run {{early_runs}} 보다 {{drop_lo}}–{{drop_hi}} % 낮게 재졌고 (그보다 앞서 다른 방법으로 잰 run {{r12_runs|은/는}} {{r12_cub}} TFLOP/s), 바뀌지 않은 커널의 % 도 그만큼 올랐습니다. 두 커널을 같은 클록으로 환산한 ncu 비율은 {{ncu_cyc6}} % 로 목표 아래입니다. {{r8_date}} 에 다른 측정 엔진으로 잰 run 8 은 cuBLAS 가 {{r8_cub}} TFLOP/s 로 같은 엔진의 앞선 {{r8_nmed}}개 실행(다른 기록)의 중앙값보다 {{r8_dev}} % 높아 기록이 표시한 실행이지만, 이 기록의 cuBLAS 4096³ 이 {{cub_lo}}–{{cub_hi}} TFLOP/s 에 퍼져 있어 혼자 떨어진 값은 아닙니다 (5.6절). 4096³ 목표는 run 5·6 에서 넘었고 run 8 에서는 {{best8_4096}} % 로 넘지 못했습니다. 4096³ 의 비율은 기준과 재는 방법·날에 따라 {{goal_lo}}–{{goal_hi}} % 이고(목표 아래: {{below_list}}), 기준이 이만큼 움직이므로 비율 목표는 여러 실행으로 봐야 합니다. 최종 절제 실험에서 되돌렸을 때 가장 크게 느려지는 것은 스위즐(4096³ 에서 ×{{swz_gain_r5_4096}}, ×{{swz_gain_r6_4096}})이지만, 이 배수는 패딩도 스위즐도 없는 배치와의 비교이고 스위즐은 이미 `mma_swizzle` 에 있었습니다. `mma_swizzle` → `mma_fast` 에서 새로 더해 run 5/6 에서 잰 단계들(이중 버퍼, 배리어 파이프라인, 3단, 주소 한 번 계산)은 각각 ×1.2 보다 작았고, 그중 배리어 파이프라인은 lean 이 없는 커널에서만 잰 이득입니다 (lean 과 함께인 파이프라인은 run 8 한 번의 측정에서 4096³ ×{{r8_pipe_lean_4096}}, 2048³ ×{{r8_pipe_lean_2048|으로/로}} 4096³ 에서 이득이 보이지 않았습니다). run 4 에서만 잰 스필 없는 본문은 4096³ 에서 ×{{spill_gain_4096}} 였습니다 (5.4절; 3단·이중 버퍼·`uint32` 인덱스도 함께 바뀐 단계라 스필만의 효과가 아님). cuBLAS 는 `mma.sync` 가 아니라 `wgmma` 를 썼습니다 (5.6절).
 * 배리어를 빼먹은 커널이 맞는 답을 내도 경쟁은 있습니다: 시뮬레이터의 경쟁 검출기가 스레드 실행 순서와 상관없이 보고하고(`ldmatrix` 는 주소를 준 레인 기준으로, 경쟁이 있는 원소를 모두 세고, 보고는 종류와 두 줄의 쌍마다 한 번, 횟수와 함께), GPU 에서는 racecheck 가 보고합니다 (4.4절). 다만 주소를 준 레인이 그 행을 복사한 레인이기도 하면 보고되지 않으므로(4.4절의 `Bs`), 검출기가 조용하다고 배리어가 필요 없는 것은 아닙니다.
 * 허용 오차는 K·u 에 비례하게 유도해야 합니다 (한계 γ_K(2u)·M + …; f16 누적이면 이 식은 K < {{k16_lim}} 에서만 성립하고, 그 너머는 오차가 무한하다는 뜻이 아니라 식이 말하지 못하는 범위). 한계의 주된 항의 비는 f16 누적이 f32 누적의 8192배이지만, 기록된 오차의 비는 K={{k0}} 에서 {{ratio_k0}} 배, K={{err_k}} 에서 {{err_ratio}} 배였습니다: f32 누적 오차는 K 에 비례해, f16 누적 오차는 √K 에 가깝게 자랐습니다.
 

@@ -182,3 +182,16 @@ def test_08_1_a_prefetch_without_its_buffer_is_told_to_name_the_buffer(tmp_path)
         return [r if r[2] is None else (r[0], r[1], r[2], None) for r in stage_table(n, S)]
     res = exercises.check("08-1", student, save=False)
     assert res.code == "input" and "그 타일을 넣을 버퍼 번호" in res.message, str(res)
+
+
+@sim_only
+def test_08_2_race_note_comes_before_the_detector_suggestions(tmp_path):
+    # review round 21, I-1: the loop without its barrier: the one-barrier advice is read before the per-race lines
+    src = (ROOT / "answers" / "ch08" / "ex08_db8.py").read_text("utf-8")
+    old = "        cuda.syncthreads()          # next iteration"
+    assert old in src
+    res = exercises.check("08-2", import_source(src.replace(old, "        pass  # "), tmp_path).db8, save=False)
+    assert res.code == "race", str(res)
+    text = [str(d) for d in res.details]
+    note = next(i for i, d in enumerate(text) if "경쟁이 나는 자리는 둘" in d)
+    assert note < next(i for i, d in enumerate(text) if d.startswith("경쟁 검출기")), str(res)

@@ -100,6 +100,10 @@ CASES["09-2"] = [
     # review round 20 (W-1): the buffer computed from the K tile (kt % 3): buffers 0·1·2 get K tiles 3·0·4, so one
     # thread copies tiles 3 and 0 into buffer 0: the same thread's double copy, named as the buffer, not the tid map
     ("kt_mod_3_as_the_buffer", [("ptx.cp_async_cg_16(As, stage,", "ptx.cp_async_cg_16(As, kt % 3,")], "stage_twice"),
+    # review round 21 (M-1): B's K offset on the column and the block offset on the row (the two swapped): the K
+    # offset is there, on the wrong axis; not "missing" (block (0, 0) alone looks like K tile 0 everywhere)
+    ("b_offsets_swapped", [("B, kt * BK + b_row, block_col + b_col)", "B, block_col + b_row, kt * BK + b_col)")],
+     "k_offset_axis"),
     ("kt_mod_3_for_both", [("ptx.cp_async_cg_16(As, stage,", "ptx.cp_async_cg_16(As, kt % 3,"),
                            ("ptx.cp_async_cg_16(Bs, stage,", "ptx.cp_async_cg_16(Bs, kt % 3,")], "stage_twice"),
 ]

@@ -54,3 +54,56 @@ def test_09_1_no_wait_in_the_iteration_is_not_named_as_a_wait(tmp_path):
     res = exercises.check("09-1", import_source(src, tmp_path).pipeline3, save=False)
     assert res.code == "no_overlap", str(res)
     assert "이 반복에는 계산 앞에 wait 가 없고" in res.message and "wait_group(0))" not in res.message, str(res)
+
+
+def _vec_src(*edits):
+    src = (ROOT / "answers" / "ch09" / "ex09_vec_map.py").read_text("utf-8")
+    for old, new in edits:
+        assert old in src
+        src = src.replace(old, new)
+    return src
+
+
+def test_09_2_k_offset_on_the_wrong_axis_is_not_called_missing(tmp_path):
+    # review round 21, M-1: kt * BK is in the student's B address, on the column; the message says where it went
+    src = _vec_src(("B, kt * BK + b_row, block_col + b_col)", "B, block_col + b_row, kt * BK + b_col)"))
+    res = exercises.check("09-2", import_source(src, tmp_path).issue_vec, save=False)
+    assert res.code == "k_offset_axis", str(res)
+    assert "빠졌습니다" not in res.message and "행에 block_col을, 열에 kt·BK를" in res.message, str(res)
+    # the offset really missing still says so
+    src = _vec_src(("B, kt * BK + b_row, block_col + b_col)", "B, b_row, block_col + b_col)"))
+    res = exercises.check("09-2", import_source(src, tmp_path).issue_vec, save=False)
+    assert res.code == "no_k_offset" and "빠졌습니다" in res.message, str(res)
+
+
+@sim_only
+def test_09_2_source_out_of_bounds_points_at_the_global_offsets(tmp_path):
+    # review round 21, I-2: the K offset in BM units reads past A's columns: the advice is the global address
+    src = _vec_src(("A, block_row + a_row, kt * BK + a_col)", "A, block_row + a_row, kt * BM + a_col)"))
+    res = exercises.check("09-2", import_source(src, tmp_path).issue_vec, save=False)
+    assert res.code == "out_of_bounds" and "원본" in res.message, str(res)
+    assert "블록 오프셋과 K 타일 오프셋" in res.message and "모양으로 나눴는지" not in res.message, str(res)
+
+
+@sim_only
+def test_09_2_a_column_major_mapping_passes_with_its_sector_count(tmp_path):
+    # review round 21, I-3: right values, but a warp's A copies touch 32 half-used sectors instead of 16
+    src = _vec_src(("a_row, a_col = tid // (BK // VEC), (tid % (BK // VEC)) * VEC",
+                    "a_row, a_col = tid % BM, (tid // BM) * VEC"))
+    res = exercises.check("09-2", import_source(src, tmp_path).issue_vec, save=False)
+    assert res.ok and any("섹터 32개" in d and "섹터 16개" in d and "50 %" in d for d in res.details), str(res)
+    ref = exercises.check("09-2", import_source(_vec_src(), tmp_path).issue_vec, save=False)
+    assert ref.ok and not any("섹터" in d for d in ref.details), str(ref)
+
+
+@sim_only
+def test_09_1_two_barriers_message_follows_the_order(tmp_path):
+    # review round 21, I-4: in the prefetch-before-wait order the second barrier is needed; in the exercise's order not
+    from exercise_cases_09 import _BODY, _two_barrier
+    src = (ROOT / "answers" / "ch09" / "ex09_pipeline.py").read_text("utf-8")
+    res = exercises.check("09-1", import_source(src.replace(*_two_barrier()[0]), tmp_path).pipeline3, save=False)
+    assert res.code == "two_barriers" and "계산 뒤의 배리어가 필요합니다" in res.message, str(res)
+    assert "한 번 더 세울 뿐" not in res.message, str(res)
+    extra = src.replace(_BODY, _BODY + "        cuda.syncthreads()\n")
+    res = exercises.check("09-1", import_source(extra, tmp_path).pipeline3, save=False)
+    assert res.code == "two_barriers" and "한 번 더 세울 뿐" in res.message, str(res)

@@ -186,6 +186,12 @@ def test_the_small_kernels_inline_ptx_is_the_gemms():
         m = shape.search(L.ptx_inline_excerpt(name))
         assert m and m.group(2) == m.group(3), (name, L.ptx_inline_excerpt(name))
     assert "call" not in L.compiled([("cp_async_one", (8, 0))])["cp_async_one", (8, 0)]["ptx"].split(".entry")[1]
+    # review r21 I-5: §3.2 says the addrspacecast was folded (mov of the .shared symbol gives its window address):
+    # no cvta.to.shared in either kernel, and the cell's last line (every cvta) shows only the global one
+    for name in ("cp_async_one", "async_vec"):
+        cvta = L.ptx_lines(name, "cvta")
+        assert cvta and all(c.startswith("cvta.to.global") for c in cvta), (name, cvta)
+        assert not L.ptx_lines(name, "cvta.to.shared") and not any(".shared" in c for c in cvta)
 
 
 def _generator(name):

@@ -723,3 +723,29 @@ def test_bound_check_prints_the_prose_formula():
     r = lesson10.bound_check()
     vals = list(r.values())
     assert vals[0] < 1e-12 and vals[1] > 1 and vals[2] == (tc.bound_k_max("f32"), tc.bound_k_max("f16")) and vals[2][1] == 1023
+
+
+def test_run8_flag_basis_and_the_record_spread():
+    """Review r21 M-2: 5.6 names what run 8's flag compared against (the same engine's earlier runs, other records:
+    the set whose median the record wrote) and applies the same rule inside the H100 record, where run 6 is outside
+    too; the summary states the goal per run (held in runs 5/6, not in run 8) and the baseline's spread."""
+    import statistics
+    rec = lesson10.FAST
+    basis = lesson10.flag_basis("run8")
+    (n, (tf, dev, med, runs)), = basis.items()
+    assert n == 4096 and tf == pytest.approx(rec.run("run8").row("cuBLAS", 4096).tflops, abs=0.05)
+    assert f"{statistics.median(x for *_, x in runs):.1f}" == f"{med:.1f}" and len(runs) == 2
+    assert all(run not in [r.id for r in rec.runs] for _, run, _, _ in runs)           # other records
+    spread = {r["run"]: r for r in lesson10.record_spread(4096)}
+    assert list(spread) == [r.id for r in rec.runs if r.select("cuBLAS", 4096)]
+    for run, r in spread.items():
+        others = [v["cublas"] for k, v in spread.items() if k != run]
+        assert r["median"] == statistics.median(others) and r["outside"] == (abs(r["cublas"] / r["median"] - 1) > 0.05)
+    assert spread["run6"]["outside"] and spread["run8"]["outside"]
+    text = (lesson10.ROOT / "notebooks" / "10_tensor_core_mma.ipynb").read_text(encoding="utf-8")
+    assert "표시된 실행이라 이 값으로 목표를 판정하지는 않지만" not in text and "높게 재서" not in text
+    assert "L.flag_basis(\\\"run8\\\")" in text and "L.record_spread_rows(4096)" in text
+    summary = text[text.index("## 10. 요약"):]
+    lo, hi = min(r["cublas"] for r in spread.values()), max(r["cublas"] for r in spread.values())
+    assert f"{lo:.0f}–{hi:.0f} TFLOP/s" in summary and "run 5·6 에서 넘었고 run 8 에서는" in summary
+    assert "앞선 실행보다" not in summary and "run 3·4 보다" in summary
