@@ -1,10 +1,12 @@
 """Analysis helpers of notebook 10 (Tensor Core mma): ptxas shape table, layout check, error vs K, padding, tables."""
 import atexit
 import contextlib
+import itertools
 import json
 import os
 import queue
 import re
+import statistics
 import subprocess
 import tempfile
 import threading
@@ -801,8 +803,6 @@ def flag_basis(run_id="run8"):
     median, [(record name, run id, date, cuBLAS)])}. The earlier runs are records.baseline_sources' (same GPU class,
     same engine, unflagged, of that date or earlier) narrowed to the set of the count and median the record wrote:
     a run saved later the same day was not there when the flag was written."""
-    import itertools
-    import statistics
     run = FAST.run(run_id)
     out = {}
     for n, tf, dev, med, k in flag_figures(run):
@@ -817,7 +817,6 @@ def flag_basis(run_id="run8"):
 def record_spread(n=4096, spread=records.BASELINE_SPREAD):
     """Every cuBLAS figure at n³ of the H100 record (every run, the record's order) against the median of the record's
     other runs: [{run, cuBLAS, median of the others, deviation, outside}] — the flag's ±spread applied within the record."""
-    import statistics
     cub = {r.id: x.tflops for r in FAST.runs for x in r.select("cuBLAS", n)}
     rows = []
     for run, tf in cub.items():
