@@ -87,11 +87,74 @@ def test_kind_and_order_do_not_depend_on_the_schedule(case, tmp_path):
         assert h.kind == kind, (order, str(e.value))
         assert h.first_site[1] in racecases.tag_lines(lines, first), (order, str(e.value))
         assert h.second_site[1] in racecases.tag_lines(lines, second), (order, str(e.value))
+        _assert_labels(h)
         between = re.search(r"(\d+)행(?:의 wait_group)? ?과 (\d+)행 사이", h.fix_ko)
         if between:                   # the fix's barrier goes where there is none yet
             a, b = int(between.group(1)), int(between.group(2))
             barriers = _barrier_lines(tmp_path / f"race_{case.name}.py")
             assert a < b and not any(a < x < b for x in barriers), (h.fix_ko, barriers)
+
+
+def _assert_labels(h):
+    """The report labels its pair as what it is: program order for two threads of a block (then one line says which
+    the simulator ran first), the order run where program order does not decide, no order between two blocks."""
+    program = ("프로그램 순서 앞 / earlier in program order", "프로그램 순서 뒤 / later in program order")
+    run = ("먼저 실행 / ran first", "나중 실행 / ran second")
+    labels = {racecheck.PROGRAM: program, racecheck.REVERSED: program, racecheck.RUN: run,
+              racecheck.BLOCKS: ("블록 하나 / one block", "다른 블록 / another block")}[h.order]
+    assert all(lab in h.ko for lab in labels) and "먼저 / first" not in h.ko and "나중 / second" not in h.ko, h.ko
+    line = "시뮬레이터가 이번에 실행한 순서 / as the simulator ran them: "
+    if h.order in (racecheck.PROGRAM, racecheck.REVERSED) and h.first_thread is not h.second_thread:
+        assert line + ("뒤 → 앞" if h.order == racecheck.REVERSED else "앞 → 뒤") in h.ko, h.ko
+    else:
+        assert line not in h.ko, h.ko
+
+
+@cuda.jit
+def _no_barrier(A, out):
+    S = cuda.shared.array((8, 8), float32)
+    ty, tx = cuda.threadIdx.y, cuda.threadIdx.x
+    S[ty, tx] = A[ty, tx]                       # line +4: the store
+    out[ty, tx] = S[ty, (tx + 1) % 8]           # line +5: the neighbour's element, no barrier in between
+
+
+@pytest.mark.parametrize("order,ran", [("forward", "뒤 → 앞"), ("reverse", "앞 → 뒤")])
+def test_the_pair_is_in_program_order_and_says_which_ran_first(order, ran):
+    # forward: thread 0 runs first and reads S[0, 1] before thread 1 stores it, so the report's later access (the
+    # read) ran first; reverse: thread 63 stores S[7, 7] before thread 62 reads it, as in program order
+    A = np.ones((8, 8), np.float32)
+    with pytest.raises(SharedMemoryRaceError) as e:
+        _under(order, 0, lambda: _no_barrier[1, (8, 8)](A, np.zeros((8, 8), np.float32)))
+    h = e.value.hazard
+    line0 = _no_barrier.py_func.__code__.co_firstlineno
+    assert h.kind == "RAW" and h.first_what == "write" and h.second_what == "read", str(e.value)
+    assert (h.first_line[1], h.second_line[1]) == (line0 + 4, line0 + 5), str(e.value)
+    assert h.order == (racecheck.REVERSED if order == "forward" else racecheck.PROGRAM), str(e.value)
+    assert "시뮬레이터가 이번에 실행한 순서 / as the simulator ran them: " + ran in h.ko, h.ko
+    _assert_labels(h)
+
+
+@cuda.jit
+def _one_line(out):
+    s = cuda.shared.array(1, float32)
+    if cuda.threadIdx.x == 0:
+        s[0] = 0.0
+    cuda.syncthreads()
+    s[0] += 1.0                                 # every thread reads and writes one element on one line
+    cuda.syncthreads()
+    out[0] = s[0]
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_a_pair_on_one_line_is_labelled_as_run(order):
+    # one line: program order does not decide which is first, so the report gives the order the simulator ran them
+    with pytest.raises(SharedMemoryRaceError) as e:
+        _under(order, 0, lambda: _one_line[1, 4](np.zeros(1, np.float32)))
+    h = e.value.hazard
+    assert h.order == racecheck.RUN and h.first_line == h.second_line, str(e.value)
+    ran_first = 3 if order == "reverse" else 0
+    assert h.first_thread.thread_id == ran_first, (order, str(e.value))
+    _assert_labels(h)
 
 
 HELPER = '''

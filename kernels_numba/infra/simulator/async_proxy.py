@@ -440,12 +440,14 @@ class AsyncHazard:
         n = self.interval
         where_ko = (f"배리어 구간 #{n + 1} (이 블록이 syncthreads 를 {n}번 지난 뒤)" if n else
                     "배리어 구간 #1 (이 블록의 첫 syncthreads 전)")
+        self.order = racecheck.RUN                      # the first happened before the second, as the simulator ran
+        lab1, lab2, pad = racecheck._labels(self.order)
         self.ko = (f"비동기 프록시 위험(hazard) {kind} — {_KIND_KO.get(kind, kind)}: {el}, {where_ko}{kt}"
                    f"{detail_ko}\n"
-                   f"    먼저 / first : {_who(self.first_thread)} — {_WHAT_KO.get(self.first_what, self.first_what)}\n"
-                   f"                   {racecheck._line(self.first_site)}\n"
-                   f"    나중 / second: {_who(self.second_thread)} — {_WHAT_KO.get(self.second_what, self.second_what)}\n"
-                   f"                   {racecheck._line(self.second_site)}")
+                   f"    {lab1}: {_who(self.first_thread)} — {_WHAT_KO.get(self.first_what, self.first_what)}\n"
+                   f"    {pad}  {racecheck._line(self.first_site)}\n"
+                   f"    {lab2}: {_who(self.second_thread)} — {_WHAT_KO.get(self.second_what, self.second_what)}\n"
+                   f"    {pad}  {racecheck._line(self.second_site)}")
         self.en = (f"async-proxy hazard {kind} on {el} (barrier interval #{n + 1} of this block): "
                    f"{_WHAT_EN.get(self.first_what, self.first_what)} at {_at(self.first_site)}, then "
                    f"{_WHAT_EN.get(self.second_what, self.second_what)} at {_at(self.second_site)}{detail_en}")

@@ -35,6 +35,7 @@ import contextlib
 import linecache
 import os
 import sys
+import unicodedata
 import weakref
 
 from ..errors import CourseInputError
@@ -48,6 +49,14 @@ ENV = "SGEMM_RACECHECK"
 MODES = ("raise", "collect", "off")
 NONE = None
 ATOMIC = "atomic"              # the `via` of an atomic access
+# what a hazard's pair of accesses is in order of (Hazard.order): program order, which the scheduler also ran them in
+# (PROGRAM) or ran the other way round (REVERSED); the order the scheduler ran them in, program order not deciding
+# (RUN); two blocks, which have no order (BLOCKS)
+PROGRAM, REVERSED, RUN, BLOCKS = "program", "reversed", "run", "blocks"
+_ORDER_LABELS = {PROGRAM: ("프로그램 순서 앞 / earlier in program order", "프로그램 순서 뒤 / later in program order"),
+                 RUN: ("먼저 실행 / ran first", "나중 실행 / ran second"),
+                 BLOCKS: ("블록 하나 / one block", "다른 블록 / another block")}
+_ORDER_LABELS[REVERSED] = _ORDER_LABELS[PROGRAM]
 
 
 class HazardError(CourseInputError, SimulatorFault):
@@ -757,11 +766,13 @@ def _k_tile(t):
 
 class Hazard:
     """One hazard: kind, memory space, element, the two accesses (thread, site, what) and the fix, in Korean and
-    English. The accesses are in program order (`first` before `second`), except between two blocks, which have none.
-    UNINIT has no first access."""
+    English. `order` says what order the two accesses are in (PROGRAM/REVERSED: program order, `first` before
+    `second`; RUN: the order the scheduler ran them in; BLOCKS: two blocks, which have none), and the report's labels
+    say the same. UNINIT has no first access."""
 
-    def __init__(self, kind, space, array, index, first, second, token=None, interval_no=0):
+    def __init__(self, kind, space, array, index, first, second, token=None, interval_no=0, order=PROGRAM):
         self.kind, self.space, self.array, self.index = kind, space, array, tuple(index)
+        self.order = order
         if first is None:
             first = ((None, None, 0, None), None)
         (fa, self.first_what), (sa, self.second_what) = first, second
@@ -812,13 +823,16 @@ class Hazard:
                    "IN_FLIGHT": "access to a cp.async destination still in flight"}[self.kind]
         via1, via2 = _via_text(self.first_via), _via_text(self.second_via)
         same = self.first_thread is self.second_thread
-        order = ("먼저 / first ", "나중 / second") if not self.blocks else ("블록 하나  ", "다른 블록 ")
+        lab1, lab2, pad = _labels(BLOCKS if self.blocks else self.order)
         ko = (f"{space_ko} 경쟁(race) {self.kind} — {kind_ko}: 원소 {el}, {self._where_ko()}{kt}\n"
-              f"    {order[0]}: {describe(self.first_thread)} — {_WHAT_KO[self.first_what]}{via1}\n"
-              f"                   {_line(self.first_site)}\n"
-              f"    {order[1]}: {'같은 스레드 / the same thread' if same else describe(self.second_thread)} — "
+              f"    {lab1}: {describe(self.first_thread)} — {_WHAT_KO[self.first_what]}{via1}\n"
+              f"    {pad}  {_line(self.first_site)}\n"
+              f"    {lab2}: {'같은 스레드 / the same thread' if same else describe(self.second_thread)} — "
               f"{_WHAT_KO[self.second_what]}{via2}\n"
-              f"                   {_line(self.second_site)}")
+              f"    {pad}  {_line(self.second_site)}")
+        if self.order in (PROGRAM, REVERSED) and not same and not self.blocks:
+            ko += ("\n    시뮬레이터가 이번에 실행한 순서 / as the simulator ran them: "
+                   + ("뒤 → 앞 (later first)" if self.order == REVERSED else "앞 → 뒤 (earlier first)"))
         l1, l2 = _short(self.first_site), _short(self.second_site)
         if self.kind == "IN_FLIGHT":
             en = (f"{space_en} {self.kind} hazard on {el}: the {self.second_what} at {l2} touches the destination of "
@@ -839,6 +853,18 @@ class Hazard:
 
     def __str__(self):
         return f"{self.ko}\n  → 해결: {self.fix_ko}\n{self.en}\n  → Fix: {self.fix_en}"
+
+
+def _width(text):
+    """Columns text takes in a terminal or notebook (a Hangul syllable takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _labels(order):
+    """The report's two labels for a pair in this order, padded to one width, and the blank of that width."""
+    a, b = _ORDER_LABELS[order]
+    w = max(_width(a), _width(b))
+    return a + " " * (w - _width(a)), b + " " * (w - _width(b)), " " * w
 
 
 def _fix(h, token):
@@ -961,7 +987,8 @@ def _waits_needed(owner, token):
 def _first_in_program(x, y):
     """True when access x (recorded earlier in the schedule, thread A) comes before access y (now, thread B) in program
     order. Decided by the execution: B passed x's line earlier in this interval (x first); A passed y's line before x
-    (y first); A went on to y's line after x (x first). Otherwise the kernel's own line order, then the schedule."""
+    (y first); A went on to y's line after x (x first). Otherwise the kernel's own line order; None when even that
+    does not decide (one line, or lines in two files): then the report keeps the order the scheduler ran them in."""
     A, B = x[0], y[0]
     if A is B:
         return True
@@ -975,28 +1002,35 @@ def _first_in_program(x, y):
     kx, ky = kernel_line(sx), kernel_line(sy)
     if kx[0] == ky[0] and kx[1] != ky[1]:
         return kx[1] < ky[1]
-    return True
+    return None
 
 
 _FLIP = {"RAW": "WAR", "WAR": "RAW", "WAW": "WAW", "IN_FLIGHT": "WAR"}
 
 
 def _program_order(kind, first, second, issue_epoch=None):
-    """(kind, first, second) in program order rather than the order the scheduler ran them in."""
+    """(kind, first, second, order) in program order rather than the order the scheduler ran them in; order says what
+    the report's pair is: PROGRAM (program order, the scheduler ran them in it too), REVERSED (program order, the
+    scheduler ran `second` first), RUN (the order the scheduler ran them in: program order does not decide)."""
     fa, sa = first[0], second[0]
-    if fa[0] is sa[0] or fa[0].block is not sa[0].block:
-        return kind, first, second
+    if fa[0] is sa[0]:
+        return kind, first, second, PROGRAM              # one thread runs its own program in order
+    if fa[0].block is not sa[0].block:
+        return kind, first, second, BLOCKS
     if kind == "IN_FLIGHT":
         if second[1] != "read" or (issue_epoch is not None and issue_epoch != _epoch[0]):
-            return kind, first, second
-    if _first_in_program(fa, sa):
-        return kind, first, second
+            return kind, first, second, RUN
+    before = _first_in_program(fa, sa)
+    if before is None:
+        return kind, first, second, RUN
+    if before:
+        return kind, first, second, PROGRAM
     if second[1] == "cp.async" and sa[3] == "cp.async":   # the copy was issued first (program order)
         wait = _wait_before(fa, _order_site(sa))
         if wait is not None:                              # ... and its wait came before the access: landed, but
-            return "RAW", ((sa[0], sa[1], sa[2], wait), "cp.async"), first   # not visible without a barrier
-        return "IN_FLIGHT", second, first                 # ... the access touched it while still in flight
-    return _FLIP[kind], second, first
+            return "RAW", ((sa[0], sa[1], sa[2], wait), "cp.async"), first, REVERSED   # not visible w/o a barrier
+        return "IN_FLIGHT", second, first, REVERSED       # ... the access touched it while still in flight
+    return _FLIP[kind], second, first, REVERSED
 
 
 WAIT_SITES = set()             # the sites of cp.async waits seen (program order of a copy and another's access)
@@ -1029,8 +1063,9 @@ def _record(h):
 
 
 def _hazard(kind, d, i, first, second, token=None, issue_epoch=None):
+    order = PROGRAM
     if first is not None:
-        kind, first, second = _program_order(kind, first, second, issue_epoch)
+        kind, first, second, order = _program_order(kind, first, second, issue_epoch)
     if MODE == "collect":                          # a repeat only counts: no report text to build
         key = (kind, "shared", d.name, first[0][1] if first else None, second[0][1],
                first[1] if first else None, second[1])
@@ -1038,20 +1073,19 @@ def _hazard(kind, d, i, first, second, token=None, issue_epoch=None):
         if old is not None:
             old.count += 1
             return
-    _record(Hazard(kind, "shared", d.name, d.index_of(i), first, second, token, interval()))
+    _record(Hazard(kind, "shared", d.name, d.index_of(i), first, second, token, interval(), order))
 
 
 def _ghazard(kind, g, index, first, second):
     index = tuple(int(k) for k in index) if type(index) is tuple else (int(index),)
-    if first[0][0].block is second[0][0].block:
-        kind, first, second = _program_order(kind, first, second)
+    kind, first, second, order = _program_order(kind, first, second)
     if MODE == "collect":
         key = (kind, "global", g, first[0][1], second[0][1], first[1], second[1])
         old = _seen.get(key)
         if old is not None:
             old.count += 1
             return
-    _record(Hazard(kind, "global", g, index, first, second, None, interval()))
+    _record(Hazard(kind, "global", g, index, first, second, None, interval(), order))
 
 
 # ------------------------------------------------------------- the Hopper detectors (issue 31)
