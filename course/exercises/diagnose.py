@@ -162,8 +162,8 @@ def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol, product, nan_c
     if BK and K > BK:
         Kf = (K // BK) * BK
         for ks, code, msg in (
-                (slice(0, Kf), "last_k_tile", f"마지막 K 타일(k = {Kf}…{K - 1})이 빠졌습니다: K 가 BK 의 배수가 아닐 때 "
-                 "남는 조각도 타일 하나입니다. K 루프가 몇 번 도는지 세어 보세요."),
+                (slice(0, Kf), "last_k_tile", f"마지막 K 타일(k = {Kf}…{K - 1})이 빠졌습니다: K 가 K 타일 크기({BK})의 "
+                 "배수가 아닐 때 남는 조각도 타일 하나입니다. K 루프가 몇 번 도는지 세어 보세요."),
                 (slice(0, BK), "first_k_tile_only", "첫 K 타일만 더해졌습니다: K 루프가 한 번만 돌거나 일찍 끝납니다."),
                 (slice(Kf if K % BK else K - BK, K), "acc_reset", "마지막 K 타일만 남았습니다: 누적값을 K 루프 "
                  "안에서 0 으로 되돌리고 있습니다. 루프 밖에서 한 번만 초기화하세요.")):
