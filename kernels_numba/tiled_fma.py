@@ -14,8 +14,8 @@ TILE = (TILE_SIZE, TILE_SIZE)
 
 @cuda.jit
 def kernel(A, B, C, alpha, beta):
-    As = cuda.shared.array((TILE_SIZE, TILE_PAD), float32)
-    Bs = cuda.shared.array((TILE_SIZE, TILE_PAD), float32)
+    As = cuda.shared.array((TILE_SIZE, TILE_PAD), float32, alignment=16)
+    Bs = cuda.shared.array((TILE_SIZE, TILE_PAD), float32, alignment=16)
     M, K = A.shape
     N = B.shape[1]
     tx = cuda.threadIdx.x
