@@ -377,7 +377,7 @@ def test_free_code_explanation_shows_the_model_code_as_a_block():
 def test_units_in_any_case_and_spelling_and_a_closing_full_stop():
     """Review r19 W-1: the unit the prompt asks in is read however it is written ('flop/byte', 'FLOPs/B', 'FLOP/바이트',
     '12.5 percent'), a sentence's full stop is dropped ('64개.'); a wrong number stays wrong; a number with a unit the
-    quiz cannot read ('8 KiB') is told so, not 'type a number'."""
+    quiz cannot read ('8 ms') is told so, not 'type a number'; '8 KiB' to a 몇 % question is not its unit."""
     quiz = load_quiz("07")
     q1, q2, q5 = quiz.question("q1"), quiz.question("q2"), quiz.question("q5")
     key2 = float(quiz.key("q2"))
@@ -387,6 +387,26 @@ def test_units_in_any_case_and_spelling_and_a_closing_full_stop():
     assert grade_question(quiz, q5, "12.5 percent") == (True, "정답")
     assert grade_question(quiz, q5, "12.5 Percent.") == (True, "정답")
     assert grade_question(quiz, q1, "64개.") == (True, "정답") and grade_question(quiz, q1, "63개.") == (False, "오답")
-    ok, msg = grade_question(quiz, q5, "8 KiB")
-    assert not ok and msg.startswith("'KiB'는 읽을 수 없는 단위") and "% 단위" in msg, msg
+    ok, msg = grade_question(quiz, q5, "8 KiB")             # a byte unit to a 몇 % question: not its unit
+    assert not ok and msg.startswith("'KiB'는 " + engine.WRONG_UNIT) and "% 단위" in msg, msg
+    ok, msg = grade_question(quiz, q5, "8 ms")
+    assert not ok and msg.startswith("'ms'는 읽을 수 없는 단위") and "% 단위" in msg, msg
     assert grade_question(quiz, q5, "abc") == (False, NOT_A_NUMBER)
+
+
+def test_a_byte_question_reads_kib_and_mib_exactly_and_not_kb():
+    """Review r22 I-5: quiz06 q3 (8192 바이트) answered '8 KiB' is right (IEC: 1024 B exactly), as is '0.0078125 MiB';
+    a wrong number in KiB stays wrong; KB/MB (1000 or 1024?) and 'Kib' (a kibibit) are not guessed, and the message
+    says why and which units are read."""
+    quiz = load_quiz("06")
+    q3 = quiz.question("q3")
+    assert float(quiz.key("q3")) == 8192 and engine.invited_units(q3.prompt) == ["B"]
+    for text in ("8 KiB", "8KiB", "8 KIB", " 8.0 KiB.", "0.0078125 MiB", "8 kibibytes", "8192 B"):
+        assert grade_question(quiz, q3, text) == (True, "정답"), text
+    for text in ("7 KiB", "8 MiB", "8.5 KiB"):
+        assert grade_question(quiz, q3, text) == (False, "오답"), text
+    for text, ambiguous in (("8 KB", True), ("8kB", True), ("8 MB", True), ("8 킬로바이트", True), ("8 Kib", False)):
+        ok, msg = grade_question(quiz, q3, text)
+        assert not ok and "읽을 수 없는 단위" in msg and "B 또는 KiB 단위" in msg, (text, msg)
+        assert ("1000 배수인지 1024 배수인지" in msg) is ambiguous, (text, msg)
+    assert engine.split_number("8 KiB") == (8192.0, "B") and engine.split_number("2 MiB") == (2097152.0, "B")

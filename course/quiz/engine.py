@@ -164,39 +164,45 @@ def load_answers(quiz_id):
 
 
 # A numeric answer may carry the unit its prompt asks in: '8192 B' for 몇 바이트, '12.5%' for 몇 %, '64개' for 몇 개.
-# (unit, how it may be written, the prompt's words that invite it). A unit the prompt does not ask for ('12.5배' to a
-# 몇 % question) is not read as that number; other units (KB, KiB, ms, ...) are not guessed.
+# (unit, how it may be written, the prompt's words that invite it, the multiple of the unit it stands for). A byte
+# question also reads KiB and MiB (IEC: exactly 1024 and 1024² bytes, so '8 KiB' is 8192 B). A unit the prompt does not
+# ask for ('12.5배' to a 몇 % question) is not read as that number; KB, MB (1000 or 1024? both are in use), ms, ... are
+# not guessed.
 UNITS = (
-    ("B", r"B|(?i:bytes?)|바이트", r"몇\s*(?:바이트|bytes?)"),          # not 'b': that is a bit
-    ("%", r"%|퍼센트|(?i:percent)", r"몇\s*(?:%|퍼센트)"),
-    ("개", r"개", r"몇\s*개"),
-    ("배", r"배", r"몇\s*배"),
-    ("번", r"번", r"번호|몇\s*번"),
-    ("FLOP/byte", r"(?i:flops?)\s*/\s*(?:(?i:bytes?)|B|바이트)", r"몇\s*FLOP\s*/\s*byte"),
+    ("B", r"B|(?i:bytes?)|바이트", r"몇\s*(?:바이트|bytes?)", 1),          # not 'b': that is a bit
+    ("B", r"[Kk][Ii]B|(?i:kibibytes?)", None, 1024),                   # a capital B: 'Kib' is a kibibit
+    ("B", r"M[Ii]B|(?i:mebibytes?)", None, 1024 ** 2),
+    ("%", r"%|퍼센트|(?i:percent)", r"몇\s*(?:%|퍼센트)", 1),
+    ("개", r"개", r"몇\s*개", 1),
+    ("배", r"배", r"몇\s*배", 1),
+    ("번", r"번", r"번호|몇\s*번", 1),
+    ("FLOP/byte", r"(?i:flops?)\s*/\s*(?:(?i:bytes?)|B|바이트)", r"몇\s*FLOP\s*/\s*byte", 1),
 )
 # words are read in any case ('flop/Byte', '8192 Bytes', '12.5 Percent'), and a closing full stop is dropped ('64개.')
-_UNIT = re.compile(r"\s*(?:" + "|".join(f"(?P<u{i}>{w})" for i, (_, w, _) in enumerate(UNITS)) + r")\s*$")
-# a number, then a word (letters or %: '8 KiB' -> ('8', 'KiB')), not an expression ('1/2' stays 'not a number')
+_UNIT = re.compile(r"\s*(?:" + "|".join(f"(?P<u{i}>{w})" for i, (_, w, _, _) in enumerate(UNITS)) + r")\s*$")
+# a number, then a word (letters or %: '8 KB' -> ('8', 'KB')), not an expression ('1/2' stays 'not a number')
 _NUMBER_THEN = re.compile(r"^\s*([-+]?[\d,]*\.?\d+(?:[eE][-+]?\d+)?)\s*([^\W\d_%]\S*|%\S*)\s*$")
-_INVITES = tuple((u, re.compile(p)) for u, _, p in UNITS)
+_INVITES = tuple((u, re.compile(p)) for u, _, p, _ in UNITS if p)
+_AMBIGUOUS = re.compile(r"[kKmMgG]B|(?i:[kmg]bytes?|kilobytes?|megabytes?)|[kKmMgG]바이트|킬로바이트|메가바이트")
 WRONG_UNIT = "이 문제가 묻는 단위가 아닙니다"
 
 
 def split_number(text):
-    """(float, unit or None) from user text ('8192', '8,192', ' 1e3 ', '768 B', '12.5 %', '64개'); the float is None
-    when the text is not a finite number with at most one known unit after it."""
+    """(float, unit or None) from user text ('8192', '8,192', ' 1e3 ', '768 B', '8 KiB', '12.5 %', '64개'); the float
+    is in the unit (8 KiB -> (8192.0, 'B')), None when the text is not a finite number with at most one known unit
+    after it."""
     if isinstance(text, bool):
         return None, None
     if isinstance(text, (int, float)):
         v = float(text)
         return (v if math.isfinite(v) else None), None
-    text, unit = str(text).strip().rstrip(".。").rstrip(), None
+    text, unit, scale = str(text).strip().rstrip(".。").rstrip(), None, 1
     m = _UNIT.search(text)
     if m:
-        unit = UNITS[int(next(k for k, g in m.groupdict().items() if g is not None)[1:])][0]
+        unit, _, _, scale = UNITS[int(next(k for k, g in m.groupdict().items() if g is not None)[1:])]
         text = text[:m.start()]
     try:
-        v = float(text.replace(",", "").replace(" ", ""))
+        v = float(text.replace(",", "").replace(" ", "")) * scale
     except ValueError:
         return None, None
     return (v, unit) if math.isfinite(v) else (None, None)
@@ -262,15 +268,18 @@ def grade_question(quiz, q, answer):
             return False, UNANSWERED
         v, unit = split_number(answer)
         invited = invited_units(q.prompt)
+        shown = [u + (" 또는 KiB" if u == "B" else "") for u in invited]
+        fix = f"숫자만 쓰거나 {', '.join(shown)} 단위로 답하세요" if invited else "숫자만 쓰세요"
         if v is None:
             m = _NUMBER_THEN.match(str(answer).strip().rstrip(".。"))
             if m and split_number(m.group(1))[0] is not None:     # a number, then a unit this quiz does not read
-                fix = f"숫자만 쓰거나 {', '.join(invited)} 단위로 답하세요" if invited else "숫자만 쓰세요"
-                return False, f"{josa(repr(m.group(2)), '은/는')} 읽을 수 없는 단위입니다: {fix}"
+                why = (" (1000 배수인지 1024 배수인지 정해져 있지 않습니다: 1024 바이트는 KiB, 1024² 바이트는 MiB)"
+                       if _AMBIGUOUS.fullmatch(m.group(2)) else "")
+                return False, f"{josa(repr(m.group(2)), '은/는')} 읽을 수 없는 단위입니다{why}: {fix}"
             return False, NOT_A_NUMBER
         if unit is not None and unit not in invited:
-            fix = f"숫자만 쓰거나 {', '.join(invited)} 단위로 답하세요" if invited else "숫자만 쓰세요"
-            return False, f"{josa(repr(unit), '은/는')} {WRONG_UNIT}: {fix}"
+            written = _UNIT.search(str(answer).strip().rstrip(".。").rstrip()).group(0).strip()   # as typed: 'KiB'
+            return False, f"{josa(repr(written), '은/는')} {WRONG_UNIT}: {fix}"
         return (True, "정답") if within_tolerance(v, float(quiz.key(q.id)), q.tolerance) else (False, "오답")
     if q.type == "code":
         blanks = [answer] if isinstance(answer, str) else list(answer or [])
