@@ -333,6 +333,7 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
           },
           solution="answers/ch09/ex09_pipeline.py::pipeline3", name="my_pipeline3",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda, float32
 from kernels_numba.infra import ptx
 from kernels_numba.common import S3, T8, compute_tile, issue_tile, prologue, store_c, thread_coords
@@ -627,6 +628,7 @@ def _warp_sectors(rec, stages, ld):
           },
           solution="answers/ch09/ex09_vec_map.py::issue_vec", name="my_issue_vec",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda
 from kernels_numba.infra import ptx
 BM, BN, BK, VEC = 32, 32, 8, 4          # 블록 타일 32×32, K 타일 8, 복사 하나에 float 4개 (16 B); 스레드 64개
@@ -862,6 +864,7 @@ def _size_finding(rec, rows, cols, ld=None):
           },
           solution="answers/ch09/ex09_zfill.py::copy16", name="my_copy16",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda
 from kernels_numba.infra import ptx
 ''', template='''
