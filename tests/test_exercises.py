@@ -367,3 +367,14 @@ def test_no_exercise_cell_imports_numba_before_the_course():
     assert core.numba_before_course("import numpy as np\nfrom kernels_numba import common\nfrom numba import cuda\n") is None
     with pytest.raises(ValueError, match="imports numba before the course"):
         core.exercise("06-9", "t", "s", ("a", "b"), "answers/ch06/x.py", preamble="from numba import cuda")(lambda s: s)
+
+
+def test_a_wrong_buffer_number_comes_before_the_detectors_per_race_suggestions(tmp_path):
+    # review r22 I-3: prefetching into the buffer being computed; the detector's per-race advice (a wait covering the
+    # copy) would compute the wrong tile, so the checker says first to fix the buffer number
+    ex = core.get("09-1")
+    src = _solution_src(ex).replace("issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3,", "issue_tile(A, B, As, Bs, kt % S3,")
+    res = exercises.check("09-1", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    text = str(res)
+    assert res.code == "overwrite_stage" and "경쟁 검출기 보고" in text, text
+    assert text.index("먼저 위의 진단(버퍼 번호)을 고치고") < text.index("경쟁 검출기 보고"), text
