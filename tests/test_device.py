@@ -77,6 +77,45 @@ def test_auto_with_gpu_is_gpu():
     assert tuple(cc) >= device.MIN_CC and device.info()["cc"] == tuple(cc)
 
 
+def _numba_first(value, **extra):
+    """_run, but the fresh interpreter imports numba.cuda before the course (as a student's own cell might)."""
+    code = ("from numba import cuda\nimport kernels_numba as kn, numba.cuda.core.config as c\n"
+            "print(kn.device.MODE, c.ENABLE_CUDASIM, kn.device.info().get('cc'))")
+    env = dict(os.environ, SGEMM_DEVICE=value,
+               PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    env.update(extra)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def test_numba_first_without_a_gpu_refuses_with_the_way_out():
+    # review r22 W-1: numba.cuda imported first (no NUMBA_ENABLE_CUDASIM) is numba's GPU mode for good; without a
+    # usable GPU the course used to report "gpu" and every launch failed at driver init. CUDA_VISIBLE_DEVICES=""
+    # hides any GPU, so this runs the same on the GPU machine.
+    _clear_error(_numba_first("auto", CUDA_VISIBLE_DEVICES=""), "numba.cuda 가 이 강좌의 패키지", "쓸 수 있는 CUDA GPU",
+                 "첫 셀", "restart the kernel")
+
+
+def test_numba_first_in_simulator_mode_is_the_simulator():
+    out = _numba_first("auto", NUMBA_ENABLE_CUDASIM="1")
+    assert out.returncode == 0 and out.stdout.split() == ["sim", "1", "None"], out.stderr[-2000:]
+
+
+def test_numba_first_against_the_requested_mode_is_refused():
+    _clear_error(_numba_first("gpu", NUMBA_ENABLE_CUDASIM="1"), "SGEMM_DEVICE=gpu", "시뮬레이터 모드로 시작", "첫 셀")
+    _clear_error(_numba_first("sim"), "SGEMM_DEVICE=sim", "GPU 모드로 시작", "첫 셀")
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="numba's GPU mode is kept only where a GPU answers (the test above: none)")
+def test_numba_first_with_a_gpu_keeps_the_gpu_and_knows_it():
+    # SGEMM_DEVICE=gpu/auto on a real GPU is unaffected, and the GPU is probed (the banner and min_cc need its CC)
+    name, cc = device.probe_gpu()
+    for value in ("auto", "gpu"):
+        out = _numba_first(value)
+        assert out.returncode == 0 and out.stdout.split() == ["gpu", "0", f"({cc[0]},", f"{cc[1]})"], \
+            out.stderr[-2000:]
+
+
 def test_hardware_rule_is_stated_once_and_the_same_everywhere():
     """GUIDE's rule: GPU mode for CC >= 7.5; levels 1-4 there; cp.async/mma need CC >= 8.0 (registry min_cc);
     offline checks for sm_80 and sm_90. The banner and the README's "장치 선택" say it with the same numbers."""

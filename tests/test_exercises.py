@@ -288,3 +288,93 @@ def test_06_1_wrong_index_is_told_which_indices_to_count():
         return out
     res = exercises.check("06-1", pads, save=False)
     assert res.code == "extra_pad" and "`As[ty][tx]`" in res.message and "`As[ty][k]`" in res.message, str(res)
+
+
+def _notebook_cells(*cells, first=7):
+    """Run code as consecutive notebook cells In [first], In [first+1], ... (IPython's way: a file name per cell, its
+    text in linecache, __name__ == '__main__'); returns the namespace and the cells' file names."""
+    import linecache
+    from kernels_numba.infra.simulator import state
+    ns, names = {"__name__": "__main__"}, []
+    for n, code in enumerate(cells, start=first):
+        name = f"/tmp/ipykernel_0/cell{n}_{abs(hash(code))}.py"             # not a file: as IPython's cells
+        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+        state.name_cell(name, f"In [{n}]")
+        exec(compile(code, name, "exec"), ns)
+        names.append(name)
+    return ns, names
+
+
+def test_the_simulator_subprocess_names_the_students_cells_and_lines():
+    # review r22 M-1: on a GPU, check() runs the student's kernel on the simulator in a subprocess first; its race
+    # report must name the notebook's cells and lines (as the in-process simulator does), not those of the module the
+    # subprocess was given. The preamble's helper (tile_dot) is named at its own cell too.
+    ex = core.get("08-2")
+    sol = _solution_src(ex)
+    body = sol[sol.index("@cuda.jit\ndef db8"):sol.index("\n\ndef run")].replace("def db8", "def my_db8")
+    body = body.replace("        cuda.syncthreads()          # next iteration", "        pass  # next iteration")
+    ns, (pre, cell) = _notebook_cells(ex.preamble + "\n", body + "\n")
+    res, why = core.simulate(ex, ns["my_db8"])                  # the subprocess path (_gpu_check calls it on a GPU)
+    assert why is None and res.code == "race", (res, why)
+    lines = body.splitlines()
+    compute = 1 + next(i for i, s in enumerate(lines) if "acc += tile_dot(As, Bs, kt % 2" in s)
+    store = 1 + next(i for i, s in enumerate(lines) if s.strip().startswith("As[(kt + 1) % 2"))
+    helper = 1 + next(i for i, s in enumerate(ex.preamble.splitlines()) if "s += As[buf" in s)
+    text = str(res)
+    assert "student_code" not in text + res.where, text
+    assert f"셀 In [8] {compute}행 ↔ 셀 In [8] {store}행" in text, text
+    assert f"{compute}행과 {store}행 사이에" in text and f"도우미 `tile_dot` 안: 셀 In [7] {helper}행" in text, text
+    assert res.where.startswith(f"{store}행 `As[(kt + 1) % 2"), res.where
+
+
+def _fresh_kernel(*cells):
+    """Run cells in a fresh interpreter without a GPU (CUDA_VISIBLE_DEVICES="" hides any; no device variables): a
+    notebook kernel just restarted, whose student jumps to an exercise without the notebook's first cell."""
+    import os
+    import subprocess
+    code = "ns = {'__name__': '__main__'}\n" + "".join(f"exec({c!r}, ns)\n" for c in cells)
+    env = {k: v for k, v in os.environ.items() if k not in ("SGEMM_DEVICE", "NUMBA_ENABLE_CUDASIM")}
+    env.update(CUDA_VISIBLE_DEVICES="", PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_an_exercise_run_first_after_a_restart_picks_the_simulator_or_says_what_to_do():
+    # review r22 W-1: the exercise's set-up cell used to import numba before the course; after a restart, without a
+    # GPU, the device choice said "gpu" and a right answer failed at driver init. Now the set-up cell (every exercise's:
+    # core.exercise refuses one that imports numba first) picks the simulator, and a student's own numba-first cell
+    # gets a clear refusal instead of a wrong device.
+    ex = core.get("08-2")
+    sol = _solution_src(ex)
+    kernel = sol[sol.index("@cuda.jit\ndef db8"):sol.index("\n\ndef run")].replace("def db8", "def my_db8")
+    check = ("from course.exercises import check\nfrom kernels_numba.infra import device\n"
+             "r = check('08-2', my_db8, save=False)\nprint('MODE', device.MODE, r.ok, r.code)\nprint(r)\n")
+    out = _fresh_kernel(ex.preamble, kernel, check)
+    assert out.returncode == 0 and "MODE sim True pass" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
+    old_cell = ex.preamble.split("\n", 1)[1]                    # the set-up cell as it was: numba first
+    assert old_cell.startswith("from numba import cuda")
+    out = _fresh_kernel(old_cell, kernel, check)
+    assert out.returncode != 0 and "CudaSupportError" not in out.stdout + out.stderr
+    assert "DeviceChoiceError" in out.stderr and "numba.cuda 가 이 강좌의 패키지" in out.stderr and "첫 셀" in out.stderr, \
+        out.stderr[-2000:]
+
+
+def test_no_exercise_cell_imports_numba_before_the_course():
+    # every set-up and template cell of every notebook (06-11) lets the course pick the device first
+    for ex in ALL:
+        for cell in (ex.preamble, ex.template):
+            assert core.numba_before_course(cell) is None, (ex.id, cell)
+    assert core.numba_before_course("from numba import cuda\nimport course\n") == "line 1: `from numba import cuda`"
+    assert core.numba_before_course("import numpy as np\nfrom kernels_numba import common\nfrom numba import cuda\n") is None
+    with pytest.raises(ValueError, match="imports numba before the course"):
+        core.exercise("06-9", "t", "s", ("a", "b"), "answers/ch06/x.py", preamble="from numba import cuda")(lambda s: s)
+
+
+def test_a_wrong_buffer_number_comes_before_the_detectors_per_race_suggestions(tmp_path):
+    # review r22 I-3: prefetching into the buffer being computed; the detector's per-race advice (a wait covering the
+    # copy) would compute the wrong tile, so the checker says first to fix the buffer number
+    ex = core.get("09-1")
+    src = _solution_src(ex).replace("issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3,", "issue_tile(A, B, As, Bs, kt % S3,")
+    res = exercises.check("09-1", getattr(_import(src, tmp_path), ex.solution_name), save=False)
+    text = str(res)
+    assert res.code == "overwrite_stage" and "경쟁 검출기 보고" in text, text
+    assert text.index("먼저 위의 진단(버퍼 번호)을 고치고") < text.index("경쟁 검출기 보고"), text

@@ -267,6 +267,7 @@ def _extra_trips(seen, tile):
           },
           solution="answers/ch06/ex06_tile8.py::tiled8", name="my_tiled8",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda, float32
 from kernels_numba.common import load_or_zero, store_c, thread_coords
 T8 = 8
@@ -408,7 +409,10 @@ def _num(v):
                                 "이미 주어진 load_or_zero 에 맡기고 있지는 않나요?",
           },
           solution="answers/ch06/ex06_bounds.py::load_or_zero", name="my_load_or_zero",
-          preamble="from numba import cuda, float32", template='''
+          preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
+from numba import cuda, float32
+''', template='''
 @cuda.jit(device=True)
 def my_load_or_zero(X, r, c):
     """행렬 안이면 X[r, c], 밖이면 0 (협력적 로딩의 경계 검사)."""

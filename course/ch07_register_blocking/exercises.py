@@ -199,6 +199,7 @@ def _sub_tile_variant(f):
           },
           solution="answers/ch07/ex07_thread_tile.py::thread_tile", name="my_thread_tile",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda
 from course.ch07_register_blocking.exercises import BM, BN, BK, TM, TN, BLOCK, THREADS   # 연습용 설정: 블록 타일 32×32, 스레드 타일 4×2
 print(f"블록 타일 {BM}×{BN}, BK = {BK}, 스레드 타일 TM×TN = {TM}×{TN}, 블록 {BLOCK[0]}×{BLOCK[1]} = {THREADS} 스레드")
@@ -364,6 +365,7 @@ def _row_major(rows, cols, passes):
           },
           solution="answers/ch07/ex07_coop_load.py::load_coords", name="my_load_coords",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda
 from course.ch07_register_blocking.exercises import BM, BN, BK, TM, TN, BLOCK, THREADS   # 07-1 과 같은 연습용 설정 (128 스레드)
 ''', template='''
@@ -576,6 +578,7 @@ def _reuse(launch):
           },
           solution="answers/ch07/ex07_micro.py::micro_kernel", name="my_micro_kernel",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda, float32
 from course.ch07_register_blocking.exercises import BM, BN, BK, TM, TN, BLOCK, THREADS   # 07-1 과 같은 연습용 설정
 ''', template='''

@@ -562,6 +562,7 @@ DB_SHAPES = ((12, 11, 29, 1.0, 0.0), (9, 10, 33, 0.5, 2.0), (6, 5, 7, 1.0, 0.0))
           },
           solution="answers/ch08/ex08_db8.py::db8", name="my_db8",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda, float32
 from kernels_numba.common import load_or_zero, store_c, thread_coords
 T8 = 8

@@ -134,10 +134,10 @@ def _loop_findings(kernel, n_tiles):
                     if stage == kt % S3:
                         return ("overwrite_stage", f"지금 계산하는 버퍼에 다음 타일을 복사합니다{at(kt)}: {josa(f'타일 {tile}', '을/를')} "
                                 f"버퍼 {stage}(= kt % 3)에 넣으면 이 반복이 읽을 타일 kt 를 덮어씁니다. 타일 t 는 버퍼 "
-                                "t % 3 으로 갑니다.", e.site)
+                                "t % 3 으로 갑니다.", e.site, BUFFER_NUMBER)
                     return ("stage_mismatch", f"타일 {josa(tile, '을/를')} 버퍼 {stage}에 넣습니다{at(kt)}: 계산 쪽은 "
                             f"타일 t 를 버퍼 t % 3 에서 읽으므로, 타일 {josa(tile, '은/는')} {josa(f'버퍼 {tile % S3}', '으로/로')} 가야 "
-                            "합니다 (발행의 버퍼 번호와 타일 번호를 같은 식으로 정하세요).", e.site)
+                            "합니다 (발행의 버퍼 번호와 타일 번호를 같은 식으로 정하세요).", e.site, BUFFER_NUMBER)
                 prev = last_compute.get(stage)
                 if prev is not None and not any(x.kind == "bar" for x in (flat + evs[:i])[prev:]):
                     return ("overwrite_stage", f"다른 스레드가 아직 읽는 버퍼에 다음 타일을 복사합니다{at(kt)}: 버퍼 "
@@ -147,7 +147,7 @@ def _loop_findings(kernel, n_tiles):
                 stage = e.args.get("stage")
                 if stage != kt % S3:
                     return ("compute_stage", f"반복 kt 에서 {josa(f'버퍼 {stage}', '을/를')} 계산합니다{at(kt)}: 타일 kt 는 버퍼 kt % 3 = "
-                            f"{kt % S3}에 있습니다.", e.site)
+                            f"{kt % S3}에 있습니다.", e.site, BUFFER_NUMBER)
                 grp = g.group_of(kt)
                 if grp is None:
                     return ("tile_not_committed", f"타일 {josa(kt, '이/가')} 계산 전에 commit 되지 않았습니다{at(kt)}: "
@@ -243,6 +243,12 @@ def _loop_technique(kernel, n_tiles):
     return None
 
 
+# before the detector's per-race suggestions when the loop's trace blamed a buffer number (review r22 I-3): each
+# suggestion is written for its race alone (a wait_group that covers the copy would make the loop read the wrong tile)
+BUFFER_NUMBER = ("  아래 검출기의 제안은 경쟁마다 따로 쓴 것입니다: 먼저 위의 진단(버퍼 번호)을 고치고 다시 확인하세요. 버퍼 "
+                 "번호가 틀린 채로 제안대로 wait_group 이나 배리어를 더하면, 반복은 여전히 타일 kt 가 아닌 타일을 계산합니다.")
+
+
 def _pipeline_race(ex_id, report, n_tiles):
     """What the first hazard of a pipeline says when the trace found nothing more precise (None: no hazard)."""
     races = report.races if report else []
@@ -281,8 +287,9 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
         if not res.ok or res.code == "race":
             found = _loop_findings(kernel, PIPE_K // tile) if device.SIMULATOR else None
             if found is not None:
-                code, msg, site = found
-                res = fail(ex_id, code, msg, *diagnose.race_lines(report), where=probe.line_text(site))
+                code, msg, site, *note = found
+                lines = diagnose.race_lines(report)
+                res = fail(ex_id, code, msg, *(note if lines else []), *lines, where=probe.line_text(site))
             elif report and report.races:
                 res = _pipeline_race(ex_id, report, n_tiles)
             res.details.insert(0, line)
@@ -333,6 +340,7 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
           },
           solution="answers/ch09/ex09_pipeline.py::pipeline3", name="my_pipeline3",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda, float32
 from kernels_numba.infra import ptx
 from kernels_numba.common import S3, T8, compute_tile, issue_tile, prologue, store_c, thread_coords
@@ -627,6 +635,7 @@ def _warp_sectors(rec, stages, ld):
           },
           solution="answers/ch09/ex09_vec_map.py::issue_vec", name="my_issue_vec",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda
 from kernels_numba.infra import ptx
 BM, BN, BK, VEC = 32, 32, 8, 4          # 블록 타일 32×32, K 타일 8, 복사 하나에 float 4개 (16 B); 스레드 64개
@@ -862,6 +871,7 @@ def _size_finding(rec, rows, cols, ld=None):
           },
           solution="answers/ch09/ex09_zfill.py::copy16", name="my_copy16",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda
 from kernels_numba.infra import ptx
 ''', template='''

@@ -590,6 +590,22 @@ def recorded_stalls(run="gpu_h200_level5", top=4):
                       key=lambda x: -x[1])[:top] for k, d in st.items()}
 
 
+def issue_use(run="gpu_h200_level5"):
+    """08's estimate of the share of cycles a scheduler issued, per kernel of the recorded ncu run: warps per scheduler
+    (time-averaged over the profiled grid of its block tiles: sim.occupancy) / the summed warp cycles per issue."""
+    rec = course.recorded(run)
+    st, n, sms = rec["ncu_stalls"]["kernels"], rec["ncu_stalls"]["n"], occupancy.GPUS["H200"].sm_count
+    lines, use = [f"기록: {rec.gpu} {rec.date}, {n}³ (08 노트북의 어림: 스케줄러당 평균 워프 수 ÷ 명령당 워프-사이클 합)"], {}
+    for k, d in st.items():
+        m, ld = kn.get(k).module, rec["loaded"][k]
+        warps = occupancy.mean_warps_per_scheduler(-(-n // m.BM) * -(-n // m.BN), ld["blocks_per_sm"],
+                                                   ld["threads"] // 32, sms)
+        cpi = sum(d["cycles_per_issue"].values())
+        use[k] = min(1.0, warps / cpi)
+        lines.append(f"{k:11s} 스케줄러가 명령을 낸 사이클 ≈ {warps:.2f} / {cpi:.2f} = {100 * use[k]:.0f}%")
+    return Report(lines, use=use)
+
+
 def plot_sweep(run="gpu_h200_level5"):
     """Bar chart: % of cuBLAS per kernel and size (recorded GPU run, named in the title); legend below the axes."""
     # local: matplotlib (course.plots) is heavy: loaded only when a figure is drawn

@@ -59,21 +59,14 @@ _COMMON_RACE = RACE["cases"].get("demo_async_common_tail") or RACE["cases"]["dem
 _ASYNC_DEMOS = ["demo_" + n for n in ("async_no_commit", "async_no_wait", "async_wait_too_little",
                                       "async_no_barrier_after_wait", "async_overwrite_pending")]  # §4.1's five
 R34 = records.load("gpu_h200_levels34")
-
-
-def _warps(k):
-    """Warps per scheduler time-averaged over the ncu run of k (its 128 x 128 tiles, recorded blocks per SM)."""
-    n, ld = REC["ncu_stalls"]["n"], REC["loaded"][k]
-    return _occ.mean_warps_per_scheduler((n // 128) ** 2, ld["blocks_per_sm"], ld["threads"] // 32, _occ.GPUS["H200"].sm_count)
 _DBS = R34["ncu_stalls"]["metrics"]["db_overlap"]
 _B16 = {int(l.split()[0]): [float(x) for x in re.findall(r"([\d.]+)%", l)] for l in REC["explore_bk16"]["table"][1:]}
 FIG.update({
     "db_lsb": f"{_DBS['cycles_per_issue']['long_scoreboard']:.2f}", "db_lsb_pct": f"{_DBS['percent']['long_scoreboard']:.1f}",
     "db_ncu_n": R34["ncu_stalls"]["n"], "db_date": R34.date,
-    # 08's estimate: warps per scheduler, time-averaged over the profiled grid (sim.occupancy; at 4096³ 1024 blocks
-    # of 8 warps run in 4 waves of 264 slots, the last partly empty: 3.88) / sum of cycles per issue
-    **{f"issue_{k.split('_')[1]}": f"{100 * _warps(k) / sum(REC['ncu_stalls']['kernels'][k]['cycles_per_issue'].values()):.0f}"
-       for k in ("async_vec", "async_bk16")},
+    # 08's estimate (lesson.issue_use): warps per scheduler, time-averaged over the profiled grid (sim.occupancy; at
+    # 4096³ 1024 blocks of 8 warps run in 4 waves of 264 slots, the last partly empty: 3.88) / sum of cycles per issue
+    **{f"issue_{k.split('_')[1]}": f"{100 * u:.0f}" for k, u in _L9.issue_use()["use"].items()},   # as the §9.3 cell prints
     "bk16_gain": "–".join(f"{g:.1f}" for g in sorted({round(_B16[n][1] - _B16[n][2], 1) for n in (2048, 4096)})),
     "race_gpu": RACE.gpu, "race_date": RACE.date, "race_runs": RACE["runs"],
     "race_demos": len(_ASYNC_DEMOS),
@@ -441,7 +434,7 @@ print(L.read_widths("async_vec"))      # 타깃마다: PTX 의 ld.shared 폭별 
 # 예상 출력: sm_80: PTX {'ld.shared.v4.f32': 32, …: 0} → 메인 루프 SASS {'LDS.128': 32} / sm_90 … / 이 컴파일러: NVVM 이 … 16 B 읽기 … 모두 LDS.128 입니다.
 """)
 md(r"""
-이 강좌의 컴파일러(`kernels_numba/infra/targets.json` 의 도구 모음)에서는 NVVM 이 PTX 를 만들 때 이미 두 호출의 읽기를 `ld.shared.v4.f32` 하나로 합쳤고, `ptxas` 는 그것을 `LDS.128` 로 옮길 뿐입니다. 모든 읽기가 16 B 이면 그 수는 소스가 정합니다: 타일당 A 16개(행 8개 × k 4개씩 2번), B 16개(k 8개 × 두 번). 다른 컴파일러에서는 위 셀의 수가 다를 수 있고, 그때는 셀의 마지막 줄이 그렇다고 말합니다. 이것을 뱅크 모델(`sim/banks.py`)로 세어 봅니다 (한 K 타일, 워프당 요청 수와 웨이브프론트 수). 16 B 접근을 하드웨어가 어떻게 나눠 처리하는지는 문서에 없어서, 모델에는 두 규칙이 있습니다: 워프 전체를 한 번에 보는 "words" 와 4분의 1워프씩 처리하는 "phases" (9.2절에서 기록으로 확인하는 것은 8 B 접근의 규칙입니다).
+이 강좌의 컴파일러(`kernels_numba/infra/targets.json` 의 도구 모음)에서는 NVVM 이 PTX 를 만들 때 이미 두 호출의 읽기를 `ld.shared.v4.f32` 하나로 합쳤고, `ptxas` 는 그것을 `LDS.128` 로 옮길 뿐입니다. 모든 읽기가 16 B 이면 그 수는 소스가 정합니다: 타일당 A 16개(행 8개 × k 4개씩 2번), B 16개(k 8개 × 두 번). 다른 컴파일러에서는 위 셀의 수가 다를 수 있고, 그때는 셀의 마지막 줄이 그렇다고 말합니다. 이것을 뱅크 모델(`sim/banks.py`)로 세어 봅니다 (한 K 타일, 워프당 요청 수와 웨이브프론트(wavefront) 수). 16 B 접근을 하드웨어가 어떻게 나눠 처리하는지는 문서에 없어서, 모델에는 두 규칙이 있습니다: 워프 전체를 한 번에 보는 "words" 와 4분의 1워프씩 처리하는 "phases" (9.2절에서 기록으로 확인하는 것은 8 B 접근의 규칙입니다).
 """)
 code(r"""
 for rule in ("words", "phases"):
@@ -719,6 +712,7 @@ for name, top in L.recorded_stalls().items():
     lsb = rec["ncu_stalls"]["kernels"][name]["cycles_per_issue"]["long_scoreboard"]
     extra = "" if "long_scoreboard" in dict(top) else f" | long_scoreboard {lsb:.2f}"     # already in its top
     print(f"{name:10s}", ", ".join(f"{reason} {v:.2f}" for reason, v in top) + extra)
+print(L.issue_use())                 # 08 노트북 4.9절의 어림: 스케줄러가 명령을 낸 사이클의 몫
 """)
 md(r"""
 L1TEX 연산(글로벌 메모리 로드 `LDG`, 그리고 `LDGSTS` 같은 비동기 복사)의 스코어보드를 기다리는 `long_scoreboard` 는 세 커널 모두 명령당 0.1 사이클 미만으로 작습니다. 그렇다고 복사를 기다리지 않았다는 뜻은 아닙니다: 루프는 `DEPBAR.LE` (`wait_group`) 에서 복사 그룹을 기다리고, 이 워프 상태 기록은 그 대기를 따로 나눠 보여 주지 않습니다. 명령마다 스톨 표본이 있는 소스 보기 기록(9.2절의 `async_wide` 변형, 레지스터 이중 버퍼를 끈 것)에서는 셀 수 있습니다:
@@ -732,7 +726,7 @@ print(f"DEPBAR.LE {wg['static']}개에 걸린 표본 {wg['samples']:,} / 전체 
 md(r"""
 그 변형은 `wait_group` 에서 거의 기다리지 않았습니다: `DEPBAR.LE` 의 표본은 전체 {{wg_total}}개 중 {{wg_samples}}개이고, 그중 {{wg_selected}}개는 명령을 낸 표본입니다. `async_vec`·`async_bk16` 의 소스 보기는 기록하지 않았습니다. 그 두 커널에 대해서는 단을 늘려도 크게 나아지지 않았다는 9절의 결과가 그 대기가 작다는 쪽과 맞을 뿐입니다. `async_vec` 과 `async_bk16` 에서 가장 큰 항목 `not_selected` 는 "발행할 수 있었지만 스케줄러가 다른 워프를 골랐다"는 뜻으로, 준비된 워프가 줄을 서 있다는 신호입니다: 08 노트북의 어림(스케줄러당 평균 워프 수 ÷ 명령당 사이클 합)으로 스케줄러는 사이클의 약 {{issue_vec}}%(`async_vec`)·{{issue_bk16}}%(`async_bk16`)에 명령을 냈습니다. 곧 두 커널은 **명령 발행이 한계**라고 해석합니다: FFMA 가 아닌 명령(LDS, 주소 계산, 루프)이 발행 슬롯을 나눠 쓰고, `dispatch_stall`(발행할 준비가 된 명령을 디스패처가 붙잡아 둔 사이클)이 그 다음입니다.
 
-`async_wide` 에서는 스케줄러당 워프가 2개뿐이라 `not_selected` 가 작아졌고(고를 워프가 적음), 명령당 `dispatch_stall` 사이클도 줄었습니다. 발행하는 명령 중 FFMA 의 몫이 커져서 같은 발행 속도로 더 많이 계산한다고 해석합니다 (해석). 남은 차이는 이 과정이 고를 수 없는 곳에 있다고 해석합니다: 레지스터 배정과 명령 순서는 `ptxas` 가 정하고, cuBLAS 의 SGEMM 커널은 그 단계까지 조율되어 있습니다 (해석).
+`async_wide` 에서는 스케줄러당 워프가 2개뿐이라 `not_selected` 가 작아졌고(고를 워프가 적음), 명령당 `dispatch_stall` 사이클도 줄었습니다. 같은 어림으로 명령을 낸 사이클은 {{issue_wide}}% 로 `async_vec` 의 {{issue_vec}}% 와 비슷합니다. 발행하는 명령 중 FFMA 의 몫이 커져서 비슷한 발행 속도로 더 많이 계산한다고 해석합니다 (해석). 남은 차이는 이 과정이 고를 수 없는 곳에 있다고 해석합니다: 레지스터 배정과 명령 순서는 `ptxas` 가 정하고, cuBLAS 의 SGEMM 커널은 그 단계까지 조율되어 있습니다 (해석).
 
 ## 10. 왜 이렇게 동작하는가 — 네 가지 질문
 

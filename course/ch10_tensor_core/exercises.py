@@ -536,6 +536,7 @@ def check_kloop_kernel(ex_id, kernel):
           },
           solution="answers/ch10/ex10_kloop.py::kloop", name="my_kloop",
           preamble='''
+import course  # 먼저: 장치(GPU/시뮬레이터)는 numba 를 import 하기 전에 정해집니다
 from numba import cuda, float32
 from numba.types import float16
 from kernels_numba.infra import ptx

@@ -5,6 +5,7 @@ import importlib
 import importlib.util
 import inspect
 import json
+import linecache
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from kernels_numba.infra import device
 from kernels_numba.infra.errors import CourseInputError
-from kernels_numba.infra.simulator import errors as simerr, racecheck
+from kernels_numba.infra.simulator import errors as simerr, racecheck, state as simstate
 from course import chapters
 from course.quiz import store
 from sim.korean import josa
@@ -69,6 +70,7 @@ class Result:
     saved: object = None
     where: str = ""                  # the student's line the diagnosis blames ('12행 `code`'), when it is known
     report: object = None            # the simulator race detector's report of the run (res.report.summary()), or None
+    raised: bool = False             # the student's code raised (explain_exception wrote the diagnosis)
 
     def __str__(self):
         head = f"[{self.exercise}] PASS — {self.message}" if self.ok else f"[{self.exercise}] 아직입니다 — {self.message}"
@@ -78,10 +80,37 @@ class Result:
     __repr__ = __str__
 
 
+COURSE_PACKAGES = ("course", "kernels_numba")     # importing either picks the device (kernels_numba.infra.device)
+
+
+def numba_before_course(code):
+    """The first import of numba in a cell of code that comes before any import of the course's packages, as
+    'line n: `statement`', or None. A notebook cell run on its own (after a kernel restart, say) must let the course
+    pick the device first: numba.cuda decides GPU or simulator once, when it is imported."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return None
+    imports = sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))),
+                     key=lambda n: (n.lineno, n.col_offset))
+    for node in imports:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        tops = {n.split(".")[0] for n in names}
+        if tops & set(COURSE_PACKAGES):
+            return None
+        if "numba" in tops:
+            return f"line {node.lineno}: `{ast.unparse(node)}`"
+    return None
+
+
 def exercise(id, title, section, hints, solution, template="", name="", preamble="", min_cc=None, questions=None):
     """Register the decorated function `run(student) -> Result` as exercise `id` (solution: 'answers/f.py::name')."""
     if len(hints) != 2:
         raise ValueError(f"exercise {id}: two hint levels expected")
+    for cell, code in (("preamble", preamble), ("template", template)):
+        if (bad := numba_before_course(code)) is not None:
+            raise ValueError(f"exercise {id}: its {cell} cell imports numba before the course ({bad}): after a kernel "
+                             "restart that cell would let numba pick the device; import course first")
     folder = chapters.get(id.split("-")[0]).answers        # answers/chNN: the chapter's own (course/chapters.py)
     if not solution.startswith(folder + "/"):
         raise ValueError(f"exercise {id}: its solution {solution!r} must be in {folder}/")
@@ -269,25 +298,52 @@ def _global_lines(fn, defined, seen):
         else:
             inner = getattr(value, "py_func", value)
             try:
-                src = textwrap.dedent(inspect.getsource(inner))
+                copy = _copy_at_origin(inner)
             except (OSError, TypeError):
                 continue                                      # nothing to copy: the subprocess names what is missing
             lines += _global_lines(inner, defined, seen)
-            lines.append(src if inner.__name__ == name else f"{src}\n{name} = {inner.__name__}")
+            lines.append(copy if inner.__name__ == name else f"{copy}\n{name} = {inner.__name__}")
     return lines
+
+
+def at_origin(ns, filename, first, src, label=None, text=None):
+    """Define the code `src` in namespace `ns` as if it were compiled where it was written: in file `filename` from line
+    `first` on. A simulator subprocess re-running a notebook cell's function then names the cell's own lines in its
+    race reports, tracebacks and diagnoses, as the in-process simulator does. label: the cell's 'In [n]' (the
+    subprocess has no IPython to ask); text: the cell's lines (for linecache), None for a file that exists."""
+    if text is not None:
+        linecache.cache[filename] = (sum(map(len, text)), None, list(text), filename)   # mtime None: kept
+    if label:
+        simstate.name_cell(filename, label)
+    exec(compile("\n" * (first - 1) + src, filename, "exec"), ns)
+
+
+def _copy_at_origin(fn):
+    """The module line that defines `fn` again from its source at its own file and line (at_origin)."""
+    lines, first = inspect.getsourcelines(fn)
+    src = textwrap.dedent("".join(lines))
+    filename = fn.__code__.co_filename
+    text = None if os.path.isfile(filename) else linecache.getlines(filename)
+    return f"_at_origin(globals(), {filename!r}, {first}, {src!r}, {simstate.cell_label(filename)!r}, {text!r})"
 
 
 def student_module(ex, student):
     """Source of a module defining the student's function: the exercise's preamble, the globals the function uses
-    that the preamble does not define (imports, constants, helpers from the notebook), then the function's source."""
+    that the preamble does not define (imports, constants, helpers from the notebook), then the function. Functions
+    from the student's cells or files are compiled at their own file and lines (at_origin), so that what the subprocess
+    reports names the student's cell and line; a helper the preamble defines and the notebook ran is taken from the
+    notebook the same way."""
     fn = getattr(student, "py_func", student)
-    src = textwrap.dedent(inspect.getsource(fn))
+    own = _copy_at_origin(fn)
     alias = f"\n{ex.name} = {fn.__name__}\n" if fn.__name__ != ex.name else "\n"
     ns = {}
     exec(compile(ex.preamble, "<preamble>", "exec"), ns)        # the names the preamble defines (imports only)
-    defined = set(ns) | {fn.__name__}
-    extra = "\n".join(_global_lines(fn, defined, set()))
-    return f"{ex.preamble}\n{extra}\n\n{src}{alias}"
+    ran = {k for k, v in ns.items()                              # the preamble's functions, as the notebook ran them
+           if getattr(getattr(getattr(v, "py_func", v), "__code__", None), "co_filename", None) == "<preamble>"
+           and getattr(fn.__globals__.get(k), "__module__", None) == "__main__"}
+    defined = (set(ns) - ran) | {fn.__name__}
+    extra = "\n".join(["from course.exercises.core import at_origin as _at_origin", *_global_lines(fn, defined, set())])
+    return f"{ex.preamble}\n{extra}\n\n{own}{alias}"
 
 
 def simulate(ex, student, variant=0, timeout=600):
@@ -327,7 +383,9 @@ def _run(ex, student, variant):
         with strict_global_indexing():
             return ex.run(student)
     except Exception as exc:         # the student's code may fail in any way: explain, never crash the cell
-        return explain_exception(ex.id, exc, student)
+        res = explain_exception(ex.id, exc, student)
+        res.raised = True
+        return res
     finally:
         VARIANT[0] = 0
 
@@ -355,8 +413,12 @@ def _gpu_check(ex, student, variant):
         res = _run(ex, student, variant)
     finally:
         SIM_CHECKED[0] = False
-    res.details.append("  (시뮬레이터(경쟁 검출기 포함)와 GPU 에서 모두 실행했습니다.)" if sim is not None else
-                       f"  (시뮬레이터 확인은 건너뛰었습니다: {why}. GPU 결과만입니다.)")
+    if sim is None:
+        res.details.append(f"  (시뮬레이터 확인은 건너뛰었습니다: {why}. GPU 결과만입니다.)")
+    elif res.raised:                 # the GPU run did not finish: say where the error came from, claim no GPU result
+        res.details.append("  (시뮬레이터(경쟁 검출기 포함)에서는 통과했고, GPU 에서 실행하다 위 오류가 났습니다.)")
+    else:
+        res.details.append("  (시뮬레이터(경쟁 검출기 포함)와 GPU 에서 모두 실행했습니다.)")
     return res
 
 

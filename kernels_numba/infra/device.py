@@ -85,15 +85,52 @@ def _numba_sim_requested():
             from None
 
 
+def _numba_already_chose(want):
+    """numba.cuda was imported before us: it read NUMBA_ENABLE_CUDASIM then and cannot switch any more (numba registers
+    its CUDA target once; a second import of numba.cuda fails). Keep its choice when it works here (the simulator, or a
+    usable GPU), else refuse with the way out: restart and let the course import numba (the notebook's first cell)."""
+    # local: numba only after this module has chosen the device (it runs before numba is imported)
+    from numba.cuda.core import config
+    late = "numba.cuda 가 먼저 import 됨"
+    if config.ENABLE_CUDASIM:
+        if want == "gpu":
+            raise _late_error(f"{ENV}=gpu 인데 numba 는 시뮬레이터 모드로 시작했습니다 ({SIM_ENV}=1).",
+                              f"{ENV}=gpu but numba started in simulator mode ({SIM_ENV}=1).")
+        return "sim", want, None, late
+    gpu = probe_gpu()
+    if gpu is not None and tuple(gpu[1]) >= MIN_CC and want != "sim":
+        return "gpu", want, gpu, late
+    if want == "sim":
+        raise _late_error(f"{ENV}=sim 인데 numba 는 GPU 모드로 시작했습니다.",
+                          f"{ENV}=sim but numba started in GPU mode.")
+    found = f"{gpu[0]} (sm_{gpu[1][0]}{gpu[1][1]})" if gpu else ""
+    raise _late_error(
+        f"numba 는 GPU 모드로 시작했지만 쓸 수 있는 CUDA GPU(compute capability >= {MIN_CC[0]}.{MIN_CC[1]})가 없습니다 "
+        f"(찾은 장치: {found or '없음'}). 이대로는 어떤 커널도 실행되지 않습니다.",
+        f"numba started in GPU mode but there is no usable CUDA GPU (compute capability >= {MIN_CC[0]}.{MIN_CC[1]}; "
+        f"found: {found or 'none'}): no kernel can run like this.")
+
+
+def _late_error(ko, en):
+    """The error for a device choice numba made before us that cannot be honoured: what happened, and the way out."""
+    return DeviceChoiceError(
+        f"numba.cuda 가 이 강좌의 패키지(course, kernels_numba)보다 먼저 import 되었습니다: {ko} 장치(GPU 또는 "
+        "시뮬레이터)는 numba.cuda 를 import 하기 전에만 고를 수 있습니다.",
+        f"numba.cuda was imported before the course packages (course, kernels_numba): {en} The device (GPU or "
+        "simulator) can only be chosen before numba.cuda is imported.",
+        "커널을 재시작(Kernel → Restart Kernel)하고 노트북의 첫 셀(import course … course.setup(…))부터 실행하세요. "
+        "직접 쓰는 셀에서는 `from numba import cuda` 보다 `import course` 를 먼저 두세요.",
+        "restart the kernel and run the notebook's first cell (import course … course.setup(…)) first; in a cell of "
+        "your own, put `import course` before `from numba import cuda`.")
+
+
 def _choose():
     want = _requested()
     if want == "offline":                 # real compiler, no device needed, nothing is launched
         os.environ[SIM_ENV] = "0"
         return "offline", want, None, "컴파일 전용"
-    if "numba.cuda" in sys.modules:       # too late to switch: report what numba already chose
-        # local: numba only after this module has chosen the device (it runs before numba is imported)
-        from numba.cuda.core import config
-        return ("sim" if config.ENABLE_CUDASIM else "gpu"), want, None, "numba.cuda 가 먼저 import 됨"
+    if "numba.cuda" in sys.modules:       # too late to switch: take what numba chose, if it can work here
+        return _numba_already_chose(want)
     if _numba_sim_requested() and want != "gpu":
         os.environ[SIM_ENV] = "1"
         return "sim", want, None, f"{SIM_ENV}=1"
