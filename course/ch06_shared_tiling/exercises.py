@@ -331,7 +331,7 @@ def _probe_load(student, R=5, C=7):
                 return fail("06-3", "out_of_bounds", f"X 가 {R}×{C} 일 때 (r, c) = ({r}, {c}) 에서 배열 밖을 읽었습니다: "
                             f"{axis} {josa(val, '은/는')} {lim} = {R if r >= R else C} 이상이라 행렬 밖인데, 경계 "
                             f"검사가 이 {josa(axis, '을/를')} 걸러 내지 못했습니다.",
-                            "  (함수를 5×7 행렬과, 각 경계를 한 칸씩 넘는 r, c 로 직접 불렀습니다.)")
+                            "  (함수를 5×7 행렬과, 각 경계를 두 칸까지 넘는 r, c 로 직접 불렀습니다.)")
             except Exception:
                 return None                       # an error of another kind: the kernel run below explains it
             try:
