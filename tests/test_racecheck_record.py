@@ -79,3 +79,14 @@ def test_bug_demos_flagged_on_the_gpu_are_flagged_here(name):
         rep = out["report"]
         assert not rep.races and rep.kinds == ["UNINIT"] and not out["ok"] and rec["wrong_runs"] == REC["runs"], \
             rep.summary()
+
+
+@pytest.mark.parametrize("warps", [1, 2])
+def test_racecheck_reports_bs_only_when_another_warp_copies_it(warps, tmp_path):
+    """Notebook 10 4.4 and the banner: where each lane gives ldmatrix the address of a Bs row it copied itself (one
+    warp), racecheck reported no Bs line, as the simulator's detector; with two warps (another warp copies Bs) it did."""
+    for name in (f"mma_w{warps}_no_barrier_after_wait", f"mma_w{warps}_no_trailing_barrier"):
+        _, lines = build(CASES[name], tmp_path)
+        b_lines = {lines["ISSUE_B"], lines["LDSM_B"]}
+        reported = {h[k][1] for h in REC["cases"][name]["hazards"] for k in ("first", "second")}
+        assert bool(reported & b_lines) == (warps == 2), (name, sorted(reported), sorted(b_lines))

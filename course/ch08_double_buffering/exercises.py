@@ -116,7 +116,7 @@ def check_stage_table(student):
             bad = next(v for r in got for v in r
                        if not (v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool))))
             return fail("08-1", "input", f"행의 모양은 맞지만 값은 정수(또는 None)여야 합니다 (받은 값: {bad!r:.40}, 첫 행 "
-                        f"{tuple(got[0])!r:.80}): 반복·버퍼·타일 번호는 정수입니다. / 대신 // 로 나누거나 int(…) 로 "
+                        f"{tuple(got[0])!r:.80}): 반복·버퍼·타일 번호는 정수입니다. `/` 대신 `//` 로 나누거나 int(…) 로 "
                         "바꾸세요.",
                         f"  (타일 {n}개, 버퍼 S = {S})")
         if not _rows_ok(got, n):

@@ -228,7 +228,7 @@ Numba 에는 인라인 PTX API 가 없습니다. 그래서 `kernels_numba/infra/
 2. **제약 문자열(constraint string)**: 각 `$N` 이 어떤 종류의 레지스터인지 LLVM 에게 알려 줍니다. 문자는 PTX 레지스터 타입에서 나옵니다 (`REG_TYPES`): `r` = 32비트(`.u32`/`.b32`), `l` = 64비트(`.u64`), `f` = `.f32`, `h` = 16비트. 결과에는 앞에 `=` 가 붙습니다. 끝의 `~{memory}` 는 **메모리 클로버(memory clobber)**: "이 명령은 메모리를 읽거나 쓴다"고 선언해서, LLVM 이 공유 메모리 읽기를 이 명령 앞뒤로 옮기지 못하게 합니다. 주소 피연산자가 없는 `commit_group`·`wait_group` 에도 붙는 이유입니다: 없으면 컴파일러가 `As` 읽기를 그것을 지키는 `wait_group` 위로 올릴 수 있습니다.
 3. **주소 변환**: 배열 원소 `(As, stage, row, col)` 를 받아 Numba 의 인덱싱과 같은 식으로 주소를 계산합니다. `.shared` 피연산자에는 일반(generic) 주소를 공유 메모리 창(window)의 32비트 주소로 바꿔 넘기고(`cvta.to.shared` 에 해당하는 addrspacecast), `.global` 피연산자에는 64비트 주소를 그대로 넘깁니다.
 
-아래 셀은 우리 PTX 계층이 위 파일에서 만드는 템플릿과 제약 문자열, 그리고 작은 커널 `cp_async_one` 을 GPU 없이 sm_80 용으로 컴파일한 PTX 에서 그 명령이 들어간 자리를 보여 줍니다. `cp_async_one` (`kernels_numba/demos/cp_async_one.py`)은 스레드마다 `async_vec` 과 같은 꼴의 호출 `ptx.cp_async_cg_16(As, stage, row, col, A, row, col)` 을 한 번 하는 커널입니다. GEMM 커널 하나의 컴파일은 수 초가 걸리지만 이 커널은 1초 남짓이고, 호출이 PTX 로 내려가는 모양은 어느 커널에서나 같습니다 (`async_vec` 의 PTX 에서도 같은 세 줄 — 공유 주소 계산, `cvt.u32.u64`, 인라인 명령 — 이 나오는 것을 테스트가 확인합니다).
+아래 셀은 우리 PTX 계층이 위 파일에서 만드는 템플릿과 제약 문자열, 그리고 작은 커널 `cp_async_one` 을 GPU 없이 sm_80 용으로 컴파일한 PTX 에서 그 명령이 들어간 자리를 보여 줍니다. `cp_async_one` (`kernels_numba/demos/cp_async_one.py`)은 스레드마다 `async_vec` 과 같은 꼴의 호출 `ptx.cp_async_cg_16(As, stage, row, col, A, row, col)` 을 한 번 하는 커널입니다. GEMM 커널보다 훨씬 짧은 커널이라 컴파일을 덜 기다리고, 호출이 PTX 로 내려가는 모양은 어느 커널에서나 같습니다 (`async_vec` 의 PTX 에서도 같은 세 줄 — 공유 주소 계산, `cvt.u32.u64`, 인라인 명령 — 이 나오는 것을 테스트가 확인합니다).
 """)
 code(r"""
 for name in ("cp_async_cg_16", "cp_async_commit_group"):
