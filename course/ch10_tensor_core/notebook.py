@@ -38,6 +38,7 @@ FIG = {
     "slope16": f"{L10.error_growth_summary()[0]['mma_pipe_f16acc'][1]:.2f}",
     "err_ratio": f"{_ERR['mma_pipe_f16acc'] / _ERR['mma_pipe']:.0f}",
     "regs_min": min(REC["resources"][k]["registers"] for k in _EXPANDED),
+    "expanded_names": ", ".join(f"`{k}`" for k in _EXPANDED),
     "f32_bound_pct": f"{100 * max(c['worst_err_over_bound'] for k in _F32OUT for c in REC['correctness'][k]):.0f}",
     "f16out_bound_pct": f"{100 * max(c['worst_err_over_bound'] for c in REC['correctness']['mma_pipe_f16out']):.0f}",
     "f16acc_bound_pct": f"{100 * max(c['worst_err_over_bound'] for c in REC['correctness']['mma_pipe_f16acc']):.0f}",
@@ -632,7 +633,7 @@ code(r"""
 display(Markdown(L.markdown(L.bench_rows(n=4096), ["커널", "n", "출력", "TFLOP/s", "cuBLAS 대비", "같은 출력 cuBLAS 대비"])))
 """)
 md(r"""
-{{gpu}} 에 로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. {{gpu}} 에서 확장 커널들은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. GPU 가 있으면 아래에 지금 이 GPU 의 값도 나옵니다: 앞 셀에서 이미 올린 커널은 그 커널의 값, 나머지는 이 GPU 의 compute capability 용 오프라인 컴파일 표(`kernels_numba/infra/targets.json`)의 값입니다 (새로 컴파일하지 않음). `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필(spill)됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누산기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
+{{gpu}} 에 로드된 커널의 자원(레지스터, 공유·로컬 메모리, SM당 블록 수는 CUDA 점유율 API)과 SASS 의 텐서 코어 명령 수입니다. {{gpu}} 에서 `launch_bounds` 가 없는 확장 커널들({{expanded_names}})은 스레드당 레지스터가 {{regs_min}}개 이상이라 SM당 한 블록(8워프, 점유율 12.5 %)만 올라갑니다. GPU 가 있으면 아래에 지금 이 GPU 의 값도 나옵니다: 앞 셀에서 이미 올린 커널은 그 커널의 값, 나머지는 이 GPU 의 compute capability 용 오프라인 컴파일 표(`kernels_numba/infra/targets.json`)의 값입니다 (새로 컴파일하지 않음). `launch_bounds` 로 128개에 묶으면 두 블록이 올라가 4096³ 에서 빨라지지만, 일부 값이 로컬 메모리로 스필(spill)됩니다. SASS 를 읽어 보면 스필의 대부분은 K 루프가 아니라 루프가 끝난 뒤의 에필로그(epilogue), 누산기 64개를 32번에 나눠 C 에 저장하는 곳에 있습니다: `mma_pipe4_lb2` 의 K 루프에는 로컬 메모리 접근이 없고 `mma_swizzle` 은 몇 개뿐입니다 (`tests/test_tc_kernels.py` 가 sm_90 SASS 로 확인).
 """)
 code(r"""
 display(Markdown(L.markdown(L.resource_rows(), ["커널", "레지스터", "공유 B", "로컬 B", "블록/SM", "HMMA", "LDSM"])))
