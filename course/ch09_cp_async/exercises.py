@@ -80,12 +80,6 @@ def _loop_findings(kernel, n_tiles):
     None. Each finding is read from what the loop did (its calls, their arguments and their order), never from the
     source text."""
     (before, iters, after), _ = pipe_trace(kernel)
-    if not iters and not any(e.kind == "call" and e.what == "compute_tile" for e in before + after):
-        # right values without a tile computed from shared memory: the loop reads global memory itself
-        return fail("09-1", "no_tile_calls", f"맞는 값이지만 K 타일 {n_tiles}개로 돌린 실행에서 compute_tile 이 한 번도 "
-                    "불리지 않았습니다: K 루프가 공유 메모리의 타일 대신 전역 메모리에서 바로 계산합니다. 그러면 "
-                    "cp.async 복사와 겹칠 계산이 없습니다. 반복 kt 마다 wait_group(N) → 배리어 → 타일 kt + 2 "
-                    "발행(issue_tile, 있을 때만) → commit → compute_tile 로 타일 kt 계산을 하세요.")
     if not iters:
         return None
     at = lambda kt: f" (반복 kt = {kt}, K 타일 {n_tiles}개로 돌린 실행)"      # noqa: E731

@@ -107,3 +107,16 @@ def test_09_1_two_barriers_message_follows_the_order(tmp_path):
     extra = src.replace(_BODY, _BODY + "        cuda.syncthreads()\n")
     res = exercises.check("09-1", import_source(extra, tmp_path).pipeline3, save=False)
     assert res.code == "two_barriers" and "한 번 더 세울 뿐" in res.message, str(res)
+
+
+@sim_only
+def test_09_1_a_global_memory_loop_with_wrong_values_gets_a_value_diagnosis(tmp_path):
+    # the no_tile_calls verdict says "맞는 값이지만": it belongs to the technique check only; on wrong values the
+    # loop findings used to hand that Result to a caller expecting (code, message, site): a TypeError to the student
+    src = (ROOT / "answers" / "ch09" / "ex09_pipeline.py").read_text("utf-8")
+    body = src[src.index("        ptx.cp_async_wait_group_1()"):src.index("    store_c(")]
+    src = src.replace(body, "        for k in range(T8):\n            kk = kt * T8 + k\n"
+                            "            if row < A.shape[0] and col < B.shape[1] and kk < A.shape[1]:\n"
+                            "                acc += 2 * A[row, kk] * B[kk, col]\n")
+    res = exercises.check("09-1", import_source(src, tmp_path).pipeline3, save=False)
+    assert not res.ok and res.code not in ("error", "no_tile_calls") and "TypeError" not in res.message, str(res)
