@@ -1,5 +1,6 @@
 """On a GPU, the warmup's JIT compile writes a kernel's offline entries (sm_80, sm_90) from its own LLVM IR
 (offline.entries_from_jit): they must be the entries an offline compile writes, and a cell must wait for them."""
+import functools
 import json
 import os
 import subprocess
@@ -39,6 +40,9 @@ def test_entries_from_a_jit_library_are_the_offline_entries(tmp_path, monkeypatc
     while the compile runs, their locks are held (a cell asking for one waits instead of compiling it again); a
     library compiled with other NVVM options (fastmath) writes nothing."""
     monkeypatch.setenv(offline.CACHE_ENV, str(tmp_path / "offline"))
+    # try_compile remembers its results in memory: an earlier test of this worker may have compiled naive already,
+    # and then nothing would reach this folder. A fresh memo for this test only.
+    monkeypatch.setattr(offline, "try_compile", functools.lru_cache(maxsize=None)(offline.try_compile.__wrapped__))
     offline.compile_kernel("naive", (8, 0))                 # sm_90 comes with it (one front-end pass)
     want = _entries(tmp_path / "offline", "naive")
     library = _Library({cc: e["ptx"] for cc, e in want.items()})
