@@ -63,42 +63,11 @@ def swz(row, swizzle):
 
 
 @cuda.jit(device=True, forceinline=True)
-def _load_a(As, stage, a, buf, ty, ka):
-    """a[buf] <- this thread's 8 A rows at k = ka, ka+1 (swizzled column): 8 LDS.64."""
-    for m in range(TM):
-        for j in range(KV):
-            a[buf * A_FRAG + m * KV + j] = As[stage, ty + ROW_STEP * m, ka + j]
-
-
-@cuda.jit(device=True, forceinline=True)
 def _load_b(Bs, stage, rB, buf, tx, k):
     """rB[buf] <- this thread's 16 B values of row k: 4 LDS.128."""
     for g in range(GROUPS):
         for v in range(VEC):
             rB[buf * TN + g * VEC + v] = Bs[stage, k, COL_STEP * g + VEC * tx + v]
-
-
-@cuda.jit(device=True, forceinline=True)
-def _k_step(As, Bs, stage, a, rB, rC, ty, tx, kx, k, prefetch):
-    """The 128 FFMAs of k (a constant). prefetch: first issue the loads k+1 needs, into the other register
-    buffers (the kernel loads k = 0 at the tile start); else load what k needs right here, into buffer 0."""
-    if prefetch:
-        if k + 1 < BK:
-            _load_b(Bs, stage, rB, (k + 1) % 2, tx, k + 1)                 # B row k+1 into the other rB buffer
-            if k % 2 == 1:
-                _load_a(As, stage, a, ((k + 1) // 2) % 2, ty, (k + 1) ^ kx)   # A for k+1, k+2: the other a buffer
-        ab = ((k // 2) % 2) * A_FRAG + k % 2
-        bb = (k % 2) * TN
-    else:
-        if k % 2 == 0:
-            _load_a(As, stage, a, 0, ty, k ^ kx)
-        _load_b(Bs, stage, rB, 0, tx, k)
-        ab = k % 2
-        bb = 0
-    for m in range(TM):
-        for nn in range(TN):
-            n = nn if m % 2 == 0 else TN - 1 - nn                           # zigzag: a row change keeps rB[n]
-            rC[m, n] += a[ab + m * KV] * rB[bb + n]
 
 
 @cuda.jit(device=True, forceinline=True)
@@ -130,21 +99,56 @@ def _store_C(C, rC, block_row, block_col, ty, tx, M, N, alpha, beta):
     _store_row(C, rC, 7, block_row, block_col, ty, tx, M, N, alpha, beta)
 
 
-def make_kernel(NUM_STAGES=NUM_STAGES, swizzle=SWIZZLE, prefetch=PREFETCH, jit_options=JIT_OPTIONS):
+def make_kernel(NUM_STAGES=NUM_STAGES, swizzle=SWIZZLE, prefetch=PREFETCH, jit_options=JIT_OPTIONS, kv=KV):
     """The kernel and its launch: NUM_STAGES 2 or 3 (4 would exceed 48 KiB of static shared memory); swizzle and
-    prefetch switch the A-row swizzle and the register double buffering off, to measure what each gives."""
+    prefetch switch the A-row swizzle and the register double buffering off, to measure what each gives; kv: k values
+    of A per shared load (2: LDS.64; 4: LDS.128, 6 shared loads per k instead of 8, 32 more registers)."""
     if NUM_STAGES not in (2, 3):
         raise ValueError(f"NUM_STAGES must be 2 or 3, not {NUM_STAGES!r}")
+    if kv not in (2, 4):
+        raise ValueError(f"kv must be 2 or 4, not {kv!r}")
     WAIT_N = NUM_STAGES - 2
     SW = bool(swizzle)
     PF = bool(prefetch)
+    KV_ = int(kv)
+    A_FRAG_ = TM * KV_                     # a thread holds 8 rows x KV k of the A tile at a time
+    A_BUF_ = 2 * A_FRAG_                   # register double buffers (buffer 1 unused without PREFETCH)
+
+    @cuda.jit(device=True, forceinline=True)
+    def _load_a(As, stage, a, buf, ty, ka):
+        """a[buf] <- this thread's 8 A rows at k = ka .. ka+KV-1 (swizzled column): 8 LDS.64 (KV 2) or LDS.128 (KV 4)."""
+        for m in range(TM):
+            for j in range(KV_):
+                a[buf * A_FRAG_ + m * KV_ + j] = As[stage, ty + ROW_STEP * m, ka + j]
+
+    @cuda.jit(device=True, forceinline=True)
+    def _k_step(As, Bs, stage, a, rB, rC, ty, tx, kx, k):
+        """The 128 FFMAs of k (a constant). PF: first issue the loads k+1 needs, into the other register buffers
+        (the kernel loads k = 0 at the tile start); else load what k needs right here, into buffer 0."""
+        if PF:
+            if k + 1 < BK:
+                _load_b(Bs, stage, rB, (k + 1) % 2, tx, k + 1)                 # B row k+1 into the other rB buffer
+                if k % KV_ == KV_ - 1:                                          # A for k+1 .. k+KV: the other a buffer
+                    _load_a(As, stage, a, ((k + 1) // KV_) % 2, ty, (k + 1) ^ kx)
+            ab = ((k // KV_) % 2) * A_FRAG_ + k % KV_
+            bb = (k % 2) * TN
+        else:
+            if k % KV_ == 0:
+                _load_a(As, stage, a, 0, ty, k ^ kx)
+            _load_b(Bs, stage, rB, 0, tx, k)
+            ab = k % KV_
+            bb = 0
+        for m in range(TM):
+            for nn in range(TN):
+                n = nn if m % 2 == 0 else TN - 1 - nn                           # zigzag: a row change keeps rB[n]
+                rC[m, n] += a[ab + m * KV_] * rB[bb + n]
 
     @cuda.jit(**jit_options)
     def kernel(A, B, C, alpha, beta):
         As = cuda.shared.array((NUM_STAGES, BM, BK), float32, alignment=16)   # [stage][m][k ^ swz(m)]
         Bs = cuda.shared.array((NUM_STAGES, BK, BN), float32, alignment=16)   # [stage][k][n]
         rC = cuda.local.array((TM, TN), float32)
-        a = cuda.local.array(A_BUF, float32)    # 2 buffers of 8 rows x 2 k
+        a = cuda.local.array(A_BUF_, float32)    # 2 buffers of 8 rows x KV k
         rB = cuda.local.array(B_BUF, float32)   # 2 buffers of 16 columns
         M = uint32(A.shape[0])
         K = uint32(A.shape[1])
@@ -208,22 +212,22 @@ def make_kernel(NUM_STAGES=NUM_STAGES, swizzle=SWIZZLE, prefetch=PREFETCH, jit_o
             if PF:                                 # the fragments of k = 0 (and 1 for A): _k_step prefetches the rest
                 _load_a(As, cur, a, 0, ty, kx)
                 _load_b(Bs, cur, rB, 0, tx, 0)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 0, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 1, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 2, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 3, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 4, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 5, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 6, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 7, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 8, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 9, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 10, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 11, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 12, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 13, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 14, PF)
-            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 15, PF)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 0)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 1)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 2)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 3)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 4)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 5)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 6)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 7)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 8)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 9)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 10)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 11)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 12)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 13)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 14)
+            _k_step(As, Bs, cur, a, rB, rC, ty, tx, kx, 15)
             # ring-buffer indexes advance by one, wrapping at NUM_STAGES (kt % NUM_STAGES would work too: with a
             # constant NUM_STAGES it compiles to a multiply and shift, not a division; async_copy's PTX has no rem/div)
             cur = cur + 1 if cur + 1 < NUM_STAGES else uint32(0)

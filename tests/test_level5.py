@@ -64,8 +64,9 @@ def test_wide_tile_counts(K):
 
 
 @needs_cp_async
-@pytest.mark.parametrize("options", [{"prefetch": False}, {"prefetch": False, "swizzle": False}, {"NUM_STAGES": 2}],
-                         ids=["no_prefetch", "no_prefetch_no_swizzle", "stages2"])
+@pytest.mark.parametrize("options", [{"prefetch": False}, {"prefetch": False, "swizzle": False}, {"NUM_STAGES": 2},
+                                     {"kv": 4}, {"kv": 4, "prefetch": False}],
+                         ids=["no_prefetch", "no_prefetch_no_swizzle", "stages2", "kv4", "kv4_no_prefetch"])
 def test_wide_variants(options):
     """The variants notebook 09 measures (one step undone each) compute the same product, ragged edges included."""
     from kernels_numba import async_wide
@@ -81,6 +82,8 @@ def test_wide_shape_and_limits():
     assert m.NUM_STAGES * (m.BM * m.BK + m.BK * m.BN) * 4 == 48 * 1024
     with pytest.raises(ValueError):
         m.make_kernel(4)
+    with pytest.raises(ValueError):
+        m.make_kernel(kv=3)
 
 
 @needs_cp_async

@@ -76,6 +76,7 @@ def test_default_edges_and_stage_ring():
     (dict(pipelined=False, prefetch=False, late_copy=False), (144, 136, 112)),   # lean, whole inside block, 4 tiles
     (dict(lean=False), (48, 40, 80)),                 # addresses from (row, column) in every tile
     (dict(BK=64), (128, 128, 208)),                   # lean copies in a whole block, 4 k steps, ragged last K tile
+    (dict(BK=64, WN=32), (144, 136, 208)),            # 8 warps of 64 x 32 (issue 29's candidate), ragged edges
 ])
 def test_switches_compute_the_same_product(switches, shape):
     _check(mma_fast.make_kernel(**switches)[1], *shape, alpha=1.5, beta=-0.5, seed=2)
