@@ -42,6 +42,8 @@ def final_consonant(word):
         return _LETTER_FINAL.get(ch.lower(), 0)
     if ch == "%":                                # 퍼센트
         return 0
+    if ch == "×":                                # 곱하기
+        return 0
     return None
 
 

@@ -63,3 +63,19 @@ def test_record_script_runs_as_a_module():
     r = subprocess.run([sys.executable, "-m", chapters.get("09").module("record"), "--help"], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "async_wide" in r.stdout, r.stderr[-2000:]
+
+
+def test_every_sanitizer_log_names_its_gpu_and_is_clean():
+    """Review r23 I-2: a compute-sanitizer log the notebooks cite says which GPU it ran on (an '@@gpu name|cc' line,
+    written by the sanitize scripts) and ends in a summary of 0 errors / 0 hazards, with no WRONG result line."""
+    import glob
+    from course import records
+    logs = sorted({p for folder in records.folders() for p in glob.glob(os.path.join(folder, "sanitize_*.log"))})
+    assert len(logs) >= 12, logs
+    for path in logs:
+        text = open(path, encoding="utf-8").read()
+        gpu = re.search(r"^@@gpu (.+?)\|(\d+)\.(\d+)", text, re.M)
+        assert gpu and gpu.group(1).startswith("NVIDIA "), path
+        summaries = re.findall(r"^========= (?:ERROR SUMMARY: (\d+) errors?|RACECHECK SUMMARY: (\d+) hazards)", text, re.M)
+        assert summaries and all(int(a or b) == 0 for a, b in summaries), (path, summaries)
+        assert " WRONG" not in text and re.search(r" OK$", text, re.M), path

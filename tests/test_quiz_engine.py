@@ -72,7 +72,8 @@ def test_numeric_answer_may_carry_the_unit_its_prompt_asks_in(nb, qid):
     key = float(quiz.key(qid))
     units = engine.invited_units(q.prompt)
     assert units, q.prompt
-    written = {"B": ("B", " bytes", "바이트"), "%": ("%", " %", "퍼센트"), "개": ("개", " 개"), "배": ("배", " 배"),
+    written = {"B": ("B", " bytes", "바이트"), "%": ("%", " %", "퍼센트"), "개": ("개", " 개"),
+               "배": ("배", " 배", "x", "×"), "블록": ("블록", " 블록", " blocks"),
                "번": ("번", " 번"), "FLOP/byte": (" FLOP/byte", "FLOP/B")}
     wrong = key + max(1.0, abs(key))                 # outside every tolerance the quizzes use (abs ≤ 0.5, rel ≤ 10 %)
     for u in units:
@@ -98,6 +99,21 @@ def test_quiz07_percent_and_count_answers():
     assert not ok and msg.startswith("'배'는 ") and "% 단위" in msg, msg
     assert grade_question(quiz, q1, "64번")[1].startswith("'번'은 ")
     assert engine.parse_number("12.5%") == 12.5 and engine.split_number("64 개") == (64.0, "개")
+
+
+def test_multipliers_and_blocks_as_the_notebooks_write_them():
+    """Review r23 I-1: the notebooks write multipliers as '×2.43', so '×2.4' (and 'x2.4', '2.4x') to 몇 배 is a
+    number in 배; '2블록' to quiz 08 q6 ('블록 수를 숫자로') is read as 2 blocks. A multiplier stays wrong where the
+    question asks for something else."""
+    q10, q8 = load_quiz("10"), load_quiz("08")
+    key = float(q10.key("q9"))
+    for text in (f"×{key:.1f}", f"x{key:.1f}", f"X {key:.1f}", f"{key:.1f}x", f"{key:.1f}배"):
+        assert grade_question(q10, q10.question("q9"), text) == (True, "정답"), text
+    assert engine.split_number("×2.43") == (2.43, "배") and engine.split_number("×") == (None, None)
+    assert grade_question(q8, q8.question("q6"), "2블록") == (True, "정답")
+    assert grade_question(q8, q8.question("q6"), "3블록") == (False, "오답")
+    ok, msg = grade_question(load_quiz("07"), load_quiz("07").question("q1"), "×64")
+    assert not ok and msg.startswith("'×'는 ") and engine.WRONG_UNIT in msg, msg
 
 
 def test_numeric_unanswered(quiz):

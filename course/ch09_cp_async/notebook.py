@@ -496,7 +496,7 @@ print("PASS" if all(r["ok"] for r in results) else "FAIL")
 # 예상 출력: K 타일 1개, 5개, 2개: 세 모양 모두 NaN 0, 최대 오차 1e-06 정도, 맞음, 그리고 PASS
 """)
 md(r"""
-테스트(`tests/test_level5.py`)는 레벨 5 의 여섯 커널을 K 타일 1~5개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/ch09_cp_async/records/sanitize_level5_*.log`; 9.1절의 `async_bk16` 과 9.2절의 `async_wide` 는 나중에 추가되어 따로 잰 기록 `course/ch09_cp_async/records/sanitize_level5_bk16_*.log`, `sanitize_level5_wide_*.log`).
+테스트(`tests/test_level5.py`)는 레벨 5 의 여섯 커널을 K 타일 1~5개, M·N·K 가 타일 배수가 아닌 모양, alpha/beta 로 모두 확인합니다. H200 에서도 같은 확인(C 를 NaN 으로 채우고 float64 기준)과 compute-sanitizer 의 memcheck·racecheck·synccheck 를 통과했습니다 (`benchmarks/sanitize_level5.sh`, 기록: `course/ch09_cp_async/records/sanitize_level5_*.log`; 9.1절의 `async_bk16` 과 9.2절의 `async_wide` 는 나중에 추가되어 따로 잰 기록 `course/ch09_cp_async/records/sanitize_level5_bk16_*.log`, `sanitize_level5_wide_*.log`; 로그마다 첫 줄 `@@gpu` 가 돌린 GPU 를 적습니다).
 
 ## 8. SASS 확인
 
@@ -512,7 +512,7 @@ print("PASS" if ok and s["main_loop"]["FFMA"] == 512 else "FAIL")
 # 예상 출력: 레지스터 128, 루프에 LDGSTS·LDGDEPBAR 1·DEPBAR 1·BAR 1·FFMA 512, LDGSTS.E.BYPASS.128 포함, PASS
 """)
 md(r"""
-`LDGSTS.E.BYPASS.128` (우리 16 B 복사), `LDGDEPBAR` (commit), `DEPBAR.LE` (wait), 배리어 1개, FFMA 512개(= 256 스레드가 아니라 한 스레드의 8×8×8). `LDG` + `STS` 쌍은 루프에 없습니다. 루프의 `LDS` 개수에는 `@!PT LDS RZ, [RZ]` 라는 줄이 섞여 있습니다: 술어(predicate) `!PT` 는 "항상 거짓"이라 **어떤 스레드에서도 실행되지 않는**(켜진 스레드 0) 자리 채움 명령으로, `ptxas` 가 넣은 것입니다 (같은 종류의 줄이 9.2절의 Nsight Compute 기록(`async_wide` 변형)에서 실행된 스레드 0, 웨이브프론트 0 이었습니다). 그래서 LDS 를 셀 때는 이것을 빼야 합니다. 함수 호출도 없습니다: sm_80 에서 보이는 `CALL.REL.NOINC` 하나는 루프 끝의 분기 바로 다음 주소로 뛰는 것으로, `ptxas` 가 루프를 빠져나갈 때 쓰는 형태이지 PTX 함수 호출이 아닙니다 (테스트가 그 위치를 확인합니다). 모든 cp.async 명령은 `.ptx` 파일의 텍스트가 인라인 어셈블리로 커널 안에 들어갑니다.
+`LDGSTS.E.BYPASS.128` (우리 16 B 복사), `LDGDEPBAR` (commit), `DEPBAR.LE` (wait), 배리어 1개, FFMA 512개(= 256 스레드가 아니라 한 스레드의 8×8×8). `LDG` + `STS` 쌍은 루프에 없습니다. 루프의 `LDS` 개수에는 `@!PT LDS RZ, [RZ]` 라는 줄이 섞여 있습니다: 술어(predicate) `!PT` 는 "항상 거짓"이라 **어떤 스레드에서도 실행되지 않는**(켜진 스레드 0) 자리 채움(placeholder) 명령으로, `ptxas` 가 넣은 것입니다 (같은 종류의 줄이 9.2절의 Nsight Compute 기록(`async_wide` 변형)에서 실행된 스레드 0, 웨이브프론트 0 이었습니다). 그래서 LDS 를 셀 때는 이것을 빼야 합니다. 함수 호출도 없습니다: sm_80 에서 보이는 `CALL.REL.NOINC` 하나는 루프 끝의 분기 바로 다음 주소로 뛰는 것으로, `ptxas` 가 루프를 빠져나갈 때 쓰는 형태이지 PTX 함수 호출이 아닙니다 (테스트가 그 위치를 확인합니다). 모든 cp.async 명령은 `.ptx` 파일의 텍스트가 인라인 어셈블리로 커널 안에 들어갑니다.
 
 `async_copy` 의 루프는 모양이 다릅니다: FFMA 가 64개뿐입니다. 아래 셀이 그 이유를 보여 줍니다.
 """)

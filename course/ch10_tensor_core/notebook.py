@@ -51,6 +51,10 @@ FIG = {
     "swz_tf": f"{_B[('mma_swizzle', 4096)].tflops:.0f}", "swz_pct": f"{100 * _B[('mma_swizzle', 4096)].ratio:.1f}",
     "pad_tf": f"{REC['explore'][0]['tflops']:.0f}", "pad_pct": f"{100 * REC['explore'][0]['ratio']:.1f}",
     "pad_explore_pct": f"{100 * EXP['explore'][0]['ratio']:.1f}",
+    "best_cfg": (lambda r: f"{r['BM']}×{r['BN']}×{r['BK']}, 워프 {r['WARPS_M']}×{r['WARPS_N']}, {r['STAGES']}단, "
+                 f"{'스위즐' if r.get('SWIZZLE') else '패딩'}")(max((r for r in REC["explore"] if "tflops" in r),
+                                                                   key=lambda r: r["ratio"])),
+    "best_pct": f"{100 * max(r['ratio'] for r in REC['explore'] if 'tflops' in r):.1f}",
     "h100_gpu": H100.gpu, "h100_date": "·".join(sorted({H100.run(r).date for r in L10.FINAL_RUNS})), "cublas_kernel": _NCU["cublas"]["kernel_name"],
     "gmma": f"{_NCU['cublas']['stalls_per_issue']['gmma']:.2f}",
     "swz_gmma": f"{_NCU['mma_swizzle']['stalls_per_issue'].get('gmma', 0):.0f}",
@@ -650,7 +654,7 @@ cols = ["실행", "cuBLAS TFLOP/s", "BM×BN×BK", "워프 (M×N)", "단", "launc
 display(Markdown(L.markdown(L.explore_rows(), cols)))
 """)
 md(r"""
-이 표로 말할 수 있는 것과 없는 것: 워프당 64×64 인 행들(128×256 의 2×4, 256×128 의 4×2, 128×128 의 2×2)은 레지스터가 255개에서 넘쳐 로컬 메모리를 많이 쓰고('로컬 B' 열) 느렸습니다. 그러나 같은 64×64 워프 타일의 `mma_fast` 는 스필이 없으므로(5.3절), 이 스필은 워프 타일 크기 자체가 아니라 `build_tiled` 의 코드, 5.3절에서 보는 에필로그 탓으로 읽어야 합니다 (해석). 또 같은 실행 안에서 단(stage) 수**만** 다른 두 행은 없습니다: 단이 바뀐 행은 BK 나 배치도 함께 바뀌었습니다. 그래서 이 표로는 단 수의 효과를 따로 말할 수 없고, 2단과 3단만 다른 변형은 5.4절의 절제 실험(ablation)에 있습니다.
+이 표로 말할 수 있는 것과 없는 것: 워프당 64×64 인 행들(128×256 의 2×4, 256×128 의 4×2, 128×128 의 2×2)은 레지스터가 255개에서 넘쳐 로컬 메모리를 많이 쓰고('로컬 B' 열) 느렸습니다. 그러나 같은 64×64 워프 타일의 `mma_fast` 는 스필이 없으므로(5.3절), 이 스필은 워프 타일 크기 자체가 아니라 `build_tiled` 의 코드, 5.3절에서 보는 에필로그 탓으로 읽어야 합니다 (해석). 또 같은 실행 안에서 단(stage) 수**만** 다른 두 행은 없습니다: 단이 바뀐 행은 BK 나 배치도 함께 바뀌었습니다. 그래서 이 표로는 단 수의 효과를 따로 말할 수 없고, 2단과 3단만 다른 변형은 5.4절의 절제 실험(ablation)에 있습니다. 기록 실행의 탐색 부분에서 가장 빠른 구성은 {{best_cfg}} 였습니다 ({{best_pct}} %). 등록 커널 `mma_swizzle` (128×128×32, 워프 2×4, 2단, 스위즐)은 같은 실행의 위 벤치 표에서 {{swz_pct}} % 입니다. 그 구성은 이 실행에서 한 번만 재었으므로 이 차이가 워프 배치 때문인지 흔들림인지 이 기록으로는 가릴 수 없고, 그래서 등록 커널의 배치는 바꾸지 않았습니다. 5.3절부터의 `mma_fast` 는 워프 4개를 2×2 로 놓습니다.
 """)
 md(r"""
 ### 5.2 패딩 대신 스위즐(swizzle)
@@ -717,7 +721,7 @@ for line in L.here_lines(("mma_swizzle", "mma_fast")):     # GPU 가 있을 때�
 md(r"""
 ### 5.4 단계마다 얼마나: 절제 실험(ablation), run 5·6 과 run 8
 
-`benchmarks/record_level6_fast.py` 는 `mma_fast.make_kernel` 의 스위치를 바꾼 변형들(`kernels_numba/mma_fast.py` 의 `VARIANTS`)을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 행마다 두 변형은 **스위치 하나만** 다릅니다 (마지막 행 `mma_swizzle` → `mma_fast` 전체만 예외; `tests/ch10/test_lesson10.py` 가 확인). 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 실행들을 나란히 두었을 뿐 서로 나누지 않습니다. '기록 없음' 칸은 그 실행이 재지 않은 변형이 필요한 행입니다. 열은 H100 기록에서 최종 커널의 절제 실험을 한 실행 가운데 CUDA 그래프로만 잰 `run7_graph` 를 뺀 전부입니다 (셀이 기록의 실행을 모두 훑어 고릅니다; `run7_graph` 의 lean 배수는 5.4.1절). run 5·6 은 같은 날({{h100_date}}) 잰 두 실행이고, run 8 ({{r8_date}}) 은 다른 측정 엔진(`{{r8_engine}}`)으로 최종 커널과 파이프라인·lean·이중 버퍼의 변형만 잰 실행입니다: 시간 재기는 {{r8_timing}} 입니다. 그리고 기록이 이 실행을 **표시(flag)** 했습니다 ({{r8_flag_n}}³ 의 cuBLAS 가 같은 엔진으로 앞서 잰 실행들의 중앙값에서 {{r8_dev}} % 벗어남; 5.6절). 배수는 한 실행 안의 두 커널의 비라 cuBLAS 를 나누지 않지만, run 8 은 한 번의 실행입니다. 셀이 먼저 각 실행의 GPU, 날짜, cuBLAS, 시간 재기와 표시를 기록에서 읽어 찍습니다.
+`benchmarks/record_level6_fast.py` 는 `mma_fast.make_kernel` 의 스위치를 바꾼 변형들(`kernels_numba/mma_fast.py` 의 `VARIANTS`)을 cuBLAS 와 같은 실행에서 잽니다. 라운드 5번, 라운드마다 모든 변형(cuBLAS 포함)을 돌아가며 다른 순서로 한 번씩 재고, 라운드의 중앙값을 씁니다. 아래 표의 행마다 두 변형은 **스위치 하나만** 다릅니다 (마지막 행 `mma_swizzle` → `mma_fast` 전체만 예외; `tests/ch10/test_lesson10.py` 가 확인). 칸은 **한 실행 안의** (그 단계가 있는 변형 ÷ 없는 변형) TFLOP/s 비이고, 괄호는 두 변형의 TFLOP/s 입니다. 실행들을 나란히 두었을 뿐 서로 나누지 않습니다. '기록 없음' 칸은 그 실행이 재지 않은 변형이 필요한 행입니다. 열은 H100 기록에서 최종 커널의 절제 실험을 한 실행 가운데 CUDA 그래프로만 잰 `run7_graph` 를 뺀 전부입니다 (셀이 기록의 실행을 모두 훑어 고릅니다; `run7_graph` 에서 잰 lean(K 루프에 필요한 주소를 루프 앞에서 한 번만 계산하기) 배수는 5.4.1절). run 5·6 은 같은 날({{h100_date}}) 잰 두 실행이고, run 8 ({{r8_date}}) 은 다른 측정 엔진(`{{r8_engine}}`)으로 최종 커널과 파이프라인·lean·이중 버퍼의 변형만 잰 실행입니다: 시간 재기는 {{r8_timing}} 입니다. 그리고 기록이 이 실행을 **표시(flag)** 했습니다 ({{r8_flag_n}}³ 의 cuBLAS 가 같은 엔진으로 앞서 잰 실행들의 중앙값에서 {{r8_dev}} % 벗어남; 5.6절). 배수는 한 실행 안의 두 커널의 비라 cuBLAS 를 나누지 않지만, run 8 은 한 번의 실행입니다. 셀이 먼저 각 실행의 GPU, 날짜, cuBLAS, 시간 재기와 표시를 기록에서 읽어 찍습니다.
 """)
 code(r"""
 for run in L.ABLATION_RUNS:                   # 최종 커널의 절제 실험을 한 H100 실행 (CUDA 그래프 실행 제외) (⚑: 기록이 표시한 실행)
@@ -751,7 +755,7 @@ display(Markdown(L.markdown(rows, cols)))
 print("fast (lean) 의 K 루프에서 상수 오프셋이 명령 안에 든 LDSM 하나:", rows[0]["ldsm_imm"])
 """)
 md(r"""
-HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 라운드 사이의 흔들림이 이 차이보다 큽니다 (`mma_fast` 의 라운드별 값이 run 5 에서 {{sp5_2048_lo}}–{{sp5_2048_hi}}, run 6 에서 {{sp6_2048_lo}}–{{sp6_2048_hi}} TFLOP/s; 재는 방법에 따른 차이는 5.6절).
+HMMA·LDGSTS·LDSM 의 수는 같고, 줄어든 것은 '그 밖', 곧 주소 계산입니다. 기록을 만들 때의 오프라인 컴파일도 K 루프 {{lean_loop_rec}} → {{lean_loop_rec2}} 명령이었습니다 (`benchmarks/offline_fast.py`). 같은 일을 하는 명령 수가 줄자, 파이프라인이 있는 커널에서 4096³ 에 run 5 는 ×{{lean_gain_r5_4096}}, run 6 은 ×{{lean_gain_r6_4096}} 빨라졌고, 실행 비용(launch overhead: 커널 하나를 띄우는 호스트 쪽 시간, 노트북 07 의 심화와 5.6절)을 뺀 CUDA 그래프 측정(5.6절의 `run7_graph`)에서도 ×{{g_lean4096}}, {{h200_gpu}} 에서는 ×{{h2_lean4096|이었/였}}습니다. 2048³ 의 일반 측정에서는 run 5 가 ×{{lean_gain_r5_2048}}, run 6 이 ×{{lean_gain_r6_2048|으로/로}} 방향이 엇갈립니다: 그 크기에서는 라운드 사이의 흔들림이 이 차이보다 큽니다 (`mma_fast` 의 라운드별 값이 run 5 에서 {{sp5_2048_lo}}–{{sp5_2048_hi}}, run 6 에서 {{sp6_2048_lo}}–{{sp6_2048_hi}} TFLOP/s; 재는 방법에 따른 차이는 5.6절).
 
 모든 인덱스를 `uint32` 로 두는 이유도 여기 있습니다. 부호 있는 `int64` 인덱스면 Numba 가 배열 접근마다 음수 인덱스 처리(PTX 의 `setp.lt.s64` / `selp.b64`)를 넣고, 부호 없는 값과 섞으면 타입이 바뀝니다. 아래 셀은 Numba 의 타입 규칙이 섞인 피연산자에 주는 결과 타입입니다.
 """)
@@ -903,7 +907,7 @@ md(r"""
 
 `|C − C_정확| ≤ γ_K(2·u_acc)·M + u_f32·M + u_out·|C_정확| + [f16 출력] u_f32·|C_정확| + t`,  `M = |α|·(|A|·|B|) + |β|·|C₀|`
 
-이고, t 는 출력 타입의 서브노멀 간격의 절반인 아주 작은 절댓값 항입니다 (f32 2⁻¹⁵⁰, f16 2⁻²⁵). 이것이 `kernels_numba/tc.py` 의 `error_bound` 입니다. 아래 셀은 이 식을 항마다 계산해(`L.bound_formula`) `error_bound` 와 비교하고, K = 272 의 f16 누적에서 γ_K(2u) 와 2·γ_K(u) 의 비, 누적 타입마다 한계가 있는 가장 큰 K 를 보여 줍니다.
+이고, t 는 출력 타입의 서브노멀(subnormal) 간격의 절반인 아주 작은 절댓값 항입니다 (f32 2⁻¹⁵⁰, f16 2⁻²⁵). 이것이 `kernels_numba/tc.py` 의 `error_bound` 입니다. 아래 셀은 이 식을 항마다 계산해(`L.bound_formula`) `error_bound` 와 비교하고, K = 272 의 f16 누적에서 γ_K(2u) 와 2·γ_K(u) 의 비, 누적 타입마다 한계가 있는 가장 큰 K 를 보여 줍니다.
 """)
 code(r"""
 print(L.bound_check())
@@ -922,7 +926,7 @@ for name, (err, slope) in growth.items():
 print(f"K={K} 에서 f16 누적 / f32 누적 = {ratio:.0f} 배 (한계의 비는 8192)")
 """)
 md(r"""
-f32 누적의 오차는 K 에 거의 비례해(기울기 {{slope32}}) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. f16 누적의 오차는 √K 에 가깝게(기울기 {{slope16}}, √K 면 0.5) 자라므로 두 오차의 비는 K 가 커질수록 줄어듭니다: K={{k0}} 에서는 {{ratio_k0}} 배로 한계의 비 8192 와 같은 자릿수(그 {{ratio_k0_frac}}배)이고 (이 K 에서 f16 누적과 f16 출력의 오차는 같은 값, 곧 결과를 f16 으로 한 번 반올림한 오차입니다), K={{err_k}} 에서는 {{err_ratio}} 배입니다. f16 곡선은 반올림 오차의 부호가 섞여 서로 일부 상쇄된다고 보면 설명됩니다 (해석). 이 설명은 f32 곡선에는 맞지 않습니다: f32 누적 오차는 한계처럼 K 에 비례해 자랐고, 그 이유는 이 기록으로 가릴 수 없습니다. 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
+f32 누적의 오차는 K 에 거의 비례해(기울기 {{slope32}}) 자라지만 K={{err_k}} 에서도 {{err32}} 로 작고, f16 누적은 {{err16}} 까지 자랍니다. f16 누적의 오차는 √K 에 가깝게(기울기 {{slope16}}, √K 면 0.5) 자라므로 두 오차의 비는 K 가 커질수록 줄어듭니다: K={{k0}} 에서는 {{ratio_k0}} 배로 한계의 비 8192 와 같은 자릿수(그 {{ratio_k0_frac}}배)이고 (이 K 에서 f16 누적과 f16 출력의 오차는 같은 값, 곧 결과를 f16 으로 한 번 반올림한 오차입니다), K={{err_k}} 에서는 {{err_ratio}} 배입니다. f16 곡선은 반올림 오차의 부호가 섞여 서로 일부 상쇄된다고 보면 설명됩니다 (해석). 이 설명은 f32 곡선에는 맞지 않습니다: f32 누적 오차는 한계처럼 K 에 비례해 자랐고, 그 이유는 이 기록으로 가릴 수 없습니다. 가능한 설명 하나는 발표된 측정에 있습니다: Fasi·Higham·Mikaitis·Pranesh ("Numerical behavior of NVIDIA tensor cores", PeerJ Computer Science, 2021)는 V100·T4·A100 의 텐서 코어가 f32 누적에서 0 쪽으로 버리는(truncation, round toward zero) 반올림을 쓴다고 보고합니다. 반올림이 한쪽으로 치우치면 오차가 같은 부호로 쌓여 K 에 비례해 자랍니다 (해석: 이 기록의 GPU 에서 반올림 방향을 잰 것은 아닙니다). 한계는 가장 나쁜 경우라 K 에 비례합니다. f32 누적 후 f16 으로 출력하면 오차는 f16 한 번 반올림(약 2⁻¹¹ 수준)에서 거의 멈춥니다 (기울기 0 에 가까움).
 """)
 md(r"""
 시뮬레이터의 mma 대체 함수는 곱을 정확히 더한 뒤 누적 타입으로 한 번 반올림합니다. 아래 셀은 H200 에 기록된 mma 한 번의 입력과 결과를 대체 함수로 다시 계산해 비교합니다 (`tests/test_mma_layout.py` 도 같은 비교). 여기서의 한계는 위의 `error_bound` 가 아니라, mma 한 번(K = 16 개 곱과 C 하나, 17개 항)에서 두 결과가 **서로** 얼마나 다를 수 있는가입니다: 원소마다 `2·17·u_acc·(|A|·|B| + |C_in| + |D_GPU|)`, u_acc 는 f32 또는 f16 누적의 단위 반올림.

@@ -174,7 +174,8 @@ UNITS = (
     ("B", r"M[Ii]B|(?i:mebibytes?)", None, 1024 ** 2),
     ("%", r"%|퍼센트|(?i:percent)", r"몇\s*(?:%|퍼센트)", 1),
     ("개", r"개", r"몇\s*개", 1),
-    ("배", r"배", r"몇\s*배", 1),
+    ("배", r"배|[×xX]", r"몇\s*배", 1),                               # '2.4배', '2.4x'; a leading '×2.4' too
+    ("블록", r"블록|(?i:blocks?)", r"몇\s*블록|블록\s*수", 1),
     ("번", r"번", r"번호|몇\s*번", 1),
     ("FLOP/byte", r"(?i:flops?)\s*/\s*(?:(?i:bytes?)|B|바이트)", r"몇\s*FLOP\s*/\s*byte", 1),
 )
@@ -184,6 +185,7 @@ _UNIT = re.compile(r"\s*(?:" + "|".join(f"(?P<u{i}>{w})" for i, (_, w, _, _) in 
 _NUMBER_THEN = re.compile(r"^\s*([-+]?[\d,]*\.?\d+(?:[eE][-+]?\d+)?)\s*([^\W\d_%]\S*|%\S*)\s*$")
 _INVITES = tuple((u, re.compile(p)) for u, _, p, _ in UNITS if p)
 _AMBIGUOUS = re.compile(r"[kKmMgG]B|(?i:[kmg]bytes?|kilobytes?|megabytes?)|[kKmMgG]바이트|킬로바이트|메가바이트")
+_TIMES_FIRST = re.compile(r"^[×xX]\s*[\d.]")
 WRONG_UNIT = "이 문제가 묻는 단위가 아닙니다"
 
 
@@ -201,6 +203,8 @@ def split_number(text):
     if m:
         unit, _, _, scale = UNITS[int(next(k for k, g in m.groupdict().items() if g is not None)[1:])]
         text = text[:m.start()]
+    elif _TIMES_FIRST.match(text):              # '×2.43', 'x2.4': the notebooks write multipliers this way
+        unit, text = "배", text[1:]
     try:
         v = float(text.replace(",", "").replace(" ", "")) * scale
     except ValueError:
@@ -278,7 +282,9 @@ def grade_question(quiz, q, answer):
                 return False, f"{josa(repr(m.group(2)), '은/는')} 읽을 수 없는 단위입니다{why}: {fix}"
             return False, NOT_A_NUMBER
         if unit is not None and unit not in invited:
-            written = _UNIT.search(str(answer).strip().rstrip(".。").rstrip()).group(0).strip()   # as typed: 'KiB'
+            typed = str(answer).strip().rstrip(".。").rstrip()
+            m = _UNIT.search(typed)
+            written = m.group(0).strip() if m else typed[0]          # as typed: 'KiB', or the '×' of '×64'
             return False, f"{josa(repr(written), '은/는')} {WRONG_UNIT}: {fix}"
         return (True, "정답") if within_tolerance(v, float(quiz.key(q.id)), q.tolerance) else (False, "오답")
     if q.type == "code":
