@@ -7,16 +7,7 @@ import numpy as np                                # noqa: E402
 
 import kernels_numba as kn                        # noqa: E402
 
-
-def name_the_gpu():
-    """The first line of each log: the GPU it ran on (as benchmarks/sanitize_level7.py), so a log says where it was checked."""
-    from numba import cuda
-    dev = cuda.get_current_device()
-    name = getattr(dev, "name", "simulator")
-    name = name.decode() if isinstance(name, bytes) else name
-    cc = getattr(dev, "compute_capability", None) or (0, 0)
-    print(f"@@gpu {name}|{cc[0]}.{cc[1]}", flush=True)
-
+from sanitize_common import name_the_gpu     # noqa: E402  (benchmarks/ is the script's folder)
 
 name_the_gpu()
 
