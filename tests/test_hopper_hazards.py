@@ -57,6 +57,26 @@ def test_buggy_twin_is_reported(name, shape, kinds, wrong):
         assert "kernels_numba/" in h.first_site[0] or "kernels_numba/" in h.second_site[0]
 
 
+def test_a_short_expect_tx_is_named_as_the_byte_count_not_the_wait():
+    """Review r25 M-2: tma_short_expect_tx waits with the right parity; its bug is the byte count. The report names the
+    announced and the copied bytes, and tells to announce the boxes' sum; the wrong parity keeps the parity fix."""
+    _, short = _demo("tma_short_expect_tx", (64, 40, 130))
+    for h in short.hazards:
+        assert "16,384" in h.fix_ko and "32,768" in h.fix_ko and "상자 3개" in h.fix_ko, h.fix_ko
+        assert "arrive_expect_tx" in h.fix_ko and "parity" not in h.fix_ko, h.fix_ko
+    _, parity = _demo("tma_wrong_parity", (64, 40, 300))
+    assert all("parity" in h.fix_ko and "arrive_expect_tx 의 합" not in h.fix_ko for h in parity.hazards)
+
+
+def test_hazards_on_the_same_kernel_lines_name_the_helper_line():
+    """Review r25 I-4: two hazards that differ only inside a course helper (the A and the B copy of issue_stage) are
+    told apart in the summary by the helper's own line; a summary line never repeats another."""
+    _, report = _demo("tma_wrong_parity", (64, 40, 300))
+    lines = [ln.split(" (×")[0] for ln in report.summary().splitlines()[1:]]
+    assert len(lines) == len(set(lines)) == len(report.hazards) >= 2, lines
+    assert all("issue_stage 안 wgmma_tma.py:" in ln for ln in lines), lines
+
+
 def test_wrong_producer_parity_is_a_hang_named():
     with pytest.raises(kn.infra.simulator.tma.MBarrierDeadlockError, match=r"empty\[0\].*parity 0") as e:
         _demo("ws_producer_parity", (40, 24, 24))

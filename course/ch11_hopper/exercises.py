@@ -512,7 +512,7 @@ def check_ring(student):
     truth = {k: ws_ring.course_parities(*k) for k in keys}
     if got == truth:
         return passed(ex_id, "STAGES 1–8 의 모든 단계 고리에서 k-반복마다 단계와 두 parity 가 mbarrier 의 규칙과 같습니다: "
-                      "생산자·소비자 모델을 어떤 순서로 돌려도 멈춤도, 지난 바퀴의 데이터를 읽는 일도 없습니다.")
+                      "이 규칙을 따르면 생산자와 소비자가 어떤 순서로 만나든 멈춤도, 지난 바퀴의 데이터를 읽는 일도 없습니다.")
 
     def table(S):
         n = min(2 * S + 2, 12)

@@ -100,6 +100,37 @@ def no_wait_ptxas_log():
     return [line.split(" in function")[0].strip() for line in r.get("ptxas_log", "").splitlines() if "C75" in line]
 
 
+def wait_site(name):
+    """Where the wgmma wait sits in kernel `name`'s sm_90a SASS (offline): in the K loop (the loop whose body holds the
+    HGMMA), the instructions between its last HGMMA and its back edge, and how many STS of the loop come before the
+    first HGMMA (the next tile's stores, which run after the back edge)."""
+    from kernels_numba.infra.sass import _loops, parse_sass
+    ins = parse_sass(offline.compile_kernel(name, (9, 0))["sass"])
+    loops = [ins[a:b + 1] for a, b in _loops(ins) if any(i.op.startswith("HGMMA") for i in ins[a:b + 1])]
+    body = max(loops, key=len)                     # the K loop (load_tile's inner loops hold no HGMMA)
+    mmas = [n for n, i in enumerate(body) if i.op.startswith("HGMMA")]
+    tail = body[mmas[-1]:]                         # last HGMMA .. back edge
+    return {"name": name, "tail": [i.text() for i in tail],
+            "tail_ops": [i.op for i in tail],
+            "sts_before_mma": sum(i.base == "STS" for i in body[:mmas[0]]),
+            "sts_after_mma": sum(i.base == "STS" for i in body[mmas[0]:])}
+
+
+def compare_wait_sites(bug="wgmma_no_wait", right="wgmma_simple"):
+    """Lines to print: each kernel's loop tail (last HGMMA .. back edge) and whether the wait ptxas injected into `bug`
+    sits where `right` waits (same instructions between the last HGMMA and the back edge)."""
+    a, b = wait_site(bug), wait_site(right)
+    out = []
+    for s in (a, b):
+        out.append(f"{s['name']}: 루프의 STS {s['sts_before_mma']}개는 첫 HGMMA 앞(다음 반복의 저장), "
+                   f"HGMMA 뒤의 STS {s['sts_after_mma']}개; 마지막 HGMMA 부터 되돌아가는 분기까지:")
+        out += ["    " + t for t in s["tail"]]
+    same = a["tail_ops"] == b["tail_ops"] and a["sts_after_mma"] == b["sts_after_mma"] == 0
+    out.append("기다림의 자리: " + ("두 커널이 같습니다 (마지막 HGMMA 뒤, 다음 타일의 저장으로 돌아가는 분기 앞)" if same
+                                  else "두 커널이 다릅니다 (위 두 목록을 비교하세요)"))
+    return out, same
+
+
 def setmaxnreg_evidence():
     """(nvJitLink's remark, ptxas whole-program's remark) on the setmaxnreg probe: Numba links PTX as relocatable
     code, and ptxas then ignores setmaxnreg (C7504); the same PTX compiled as one program keeps it."""
@@ -149,7 +180,7 @@ def fast_ratios(n=4096):
 
 
 TIMED_BY = {"events": "CUDA 이벤트", "graph": "CUDA 그래프"}
-PERF_COLUMNS = ["커널", "n", "TFLOP/s", "cuBLAS 대비", "시간 재기", "호스트 µs/호출"]
+PERF_COLUMNS = ["커널", "n", "TFLOP/s", "cuBLAS 대비", "라운드별 범위", "시간 재기", "호스트 µs/호출"]
 
 
 def perf_rows(rec):
@@ -160,8 +191,18 @@ def perf_rows(rec):
         return []
     run = rec.run() if isinstance(rec, records.Record) else rec
     return [(r.label, r.n, f"{r.tflops:.0f}" if r.correct is not False else "결과 틀림",
-             f"{100 * r.ratio:.1f}%" if r.correct is not False else "-", TIMED_BY.get(r.extra.get("timed_by"), "-"),
+             f"{100 * r.ratio:.1f}%" if r.correct is not False else "-",
+             f"{100 * r.spread[0]:.1f}–{100 * r.spread[1]:.1f}%" if r.spread and r.correct is not False else "-",
+             TIMED_BY.get(r.extra.get("timed_by"), "-"),
              f"{r.host_us:.0f}" if r.host_us is not None else "-") for r in run.rows]
+
+
+def cublas_wobble(run):
+    """How far cuBLAS's own time moved between the rounds of a run: max over sizes of (slowest / fastest - 1), or None
+    where the rounds were not kept."""
+    moves = [max(r.extra["rounds_ms"]) / min(r.extra["rounds_ms"]) - 1 for r in run.rows
+             if r.kernel == "cuBLAS" and r.extra.get("rounds_ms")]
+    return max(moves) if moves else None
 
 
 def perf_tables(rec):
@@ -174,7 +215,10 @@ def perf_tables(rec):
         if run.flagged:
             continue
         cub = ", ".join(f"{n}³ {run.tflops('cuBLAS', n):.0f}" for n in sorted(run.sizes))
-        out.append((f"실행 `{run.id}` — {run.gpu}, {run.date}; 같은 실행의 cuBLAS HGEMM TFLOP/s: {cub}",
+        wobble = cublas_wobble(run)
+        caution = (f" — 이 실행에서 cuBLAS 자신의 시간이 라운드 사이에 최대 {100 * wobble:.0f} % 달랐습니다 "
+                   "(바쁘거나 클록이 내려간 GPU 일 수 있음: 라운드별 범위 열을 보세요)" if wobble and wobble > 0.05 else "")
+        out.append((f"실행 `{run.id}` — {run.gpu}, {run.date}; 같은 실행의 cuBLAS HGEMM TFLOP/s: {cub}{caution}",
                     perf_rows(run)))
     return out
 
@@ -194,6 +238,7 @@ def gpu_checks(check=None, sanitize=None):
     if check is not None:
         cases = [c for v in check["results"].values() for c in v]
         out["check"] = {"cases": len(cases), "wrong": sum(not c["ok"] for c in cases), "kernels": len(check["results"]),
+                        "identity": sum(bool(c.get("identity")) for c in cases),
                         "gpu": check.run().gpu, "date": check.run().date}
     if sanitize is not None:
         out["sanitize"] = {"tools": {t: bool(v.get("clean")) for t, v in sanitize["tools"].items()},

@@ -25,12 +25,17 @@ if PERF is not None:
     FIG.update(ws_goal=", ".join(f"`{i}` {100 * x:.1f} %" for i, x in _GOAL),
                ws_goal_verdict=(f"실행 {len(_GOAL)}개 중 {sum(x >= 0.75 for _, x in _GOAL)}개가 목표를 넘었습니다"
                                 if _GOAL else "결과가 올바른 실행이 없습니다"))
+FIG["next_step_line"] = (
+    f"무엇부터 할지는 기록으로 고릅니다: 8절의 기록에서 `wgmma_ws` 는 4096³ 에서 실행마다 {FIG['ws_goal']} 였고, 남은 차이가 "
+    "어디서 오는지(에필로그, L2, 클러스터)는 ncu 로 재어 볼 일입니다." if "ws_goal" in FIG else
+    "성능의 근거가 되는 GPU 기록이 생기면 어느 것이 먼저인지 그 기록으로 고릅니다.")
 _GC = L11.gpu_checks()
 if _GC["check"] is not None and _GC["sanitize"] is not None:
     _c, _s = _GC["check"], _GC["sanitize"]
     _bad = [t for t, ok in _s["tools"].items() if not ok]
     FIG.update(chk_gpu=_c["gpu"], chk_date=_c["date"], chk_cases=_c["cases"], chk_kernels=_c["kernels"],
-               chk_verdict=("모두 float64 기준값의 오차 한계 안이었습니다" if not _c["wrong"]
+               chk_verdict=(f"무작위 입력 {_c['cases'] - _c['identity']}개는 모두 float64 기준값의 오차 한계 안이었고, "
+                            f"A = I 인 {_c['identity']}개는 모두 B 와 정확히 같았습니다" if not _c["wrong"]
                             else f"{_c['wrong']}개가 틀렸습니다"),
                san_tools=" · ".join(_s["tools"]), san_shapes=", ".join("×".join(map(str, x)) for x in _s["shapes"]),
                san_verdict=("세 도구 모두 오류 0개였습니다" if not _bad
@@ -73,7 +78,7 @@ md(r"""
 | | |
 |---|---|
 | **배울 내용** | 워프그룹(warpgroup) 단위의 비동기 행렬곱 `wgmma.mma_async`, 누산기 레이아웃, 공유 메모리의 A·B 를 가리키는 행렬 디스크립터(matrix descriptor)와 128바이트 스위즐(swizzle), 텐서 메모리 가속기(TMA, Tensor Memory Accelerator)와 텐서 맵(tensor map), 단계(phase)와 트랜잭션 바이트를 세는 `mbarrier`, 일반 프록시와 비동기 프록시(async proxy)의 순서, 생산자·소비자로 나눈 워프 특화(warp specialization)와 영속 격자(persistent grid) |
-| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프그룹의 128 스레드가 `wgmma` 에 모이면 디스크립터로 공유 메모리를 읽어 결과를 `wait_group` 때 레지스터에 넣고, TMA 복사는 mbarrier 의 단계가 끝날 때 도착시키며, 그 사이의 잘못된 접근을 보고합니다. `wgmma` 는 **sm_90a 전용**(compute capability 9.0: H100·H200)이라, 다른 GPU(A100, T4, RTX, Blackwell)에서는 레벨 7 커널을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다. """ + PERF_LINE + r""" |
+| **실행 환경** | GPU 없이 실행됩니다 (Numba CUDA 시뮬레이터가 자동 선택됨). 시뮬레이터는 워프그룹의 128 스레드가 `wgmma` 에 모이면 디스크립터로 읽을 주소를 정해 검사하고, `wait_group` 때 그 순간의 공유 메모리로 결과를 계산해 레지스터에 넣고, TMA 복사는 mbarrier 의 단계가 끝날 때 도착시키며, 그 사이의 잘못된 접근을 보고합니다. `wgmma` 는 **sm_90a 전용**(compute capability 9.0: H100·H200)이라, 다른 GPU(A100, T4, RTX, Blackwell)에서는 레벨 7 커널을 **별도 프로세스의 시뮬레이터**로 보내고 그렇다고 알립니다. """ + PERF_LINE + r""" |
 | **선수 노트북** | 09(cp.async 와 다단 버퍼링), 10(Tensor Core `mma.sync`, 프래그먼트 레이아웃, `mma_fast`). 용어는 [`GLOSSARY.md`](GLOSSARY.md) 11절 참고. |
 
 노트북 10 은 `mma.sync` 로 cuBLAS HGEMM 에 다가갔지만, cuBLAS 의 Hopper 커널은 다른 명령을 씁니다 (노트북 10 의 5.6절: ncu 가 본 cuBLAS 커널은 `wgmma`). 이 노트북은 그 명령들을 Python 에서, 같은 `.ptx` 파일 층으로 씁니다. 모든 수치는 이 노트북 안에서 모델·`ptxas`·시뮬레이터로 계산하거나 GPU 에서 기록한 것입니다.
@@ -92,7 +97,7 @@ md(r"""
 `mma.sync` 는 워프 하나가 레지스터의 A·B 로 16×8×16 을 계산하고 바로 결과를 줍니다. Hopper 의 `wgmma.mma_async` 는 네 가지가 다릅니다:
 
 * **워프그룹**: 워프 4개(128 스레드)가 함께 64×N×16 을 계산합니다 (N 은 8 … 256). 이 강좌는 N = 64, 128 을 씁니다.
-* **디스크립터**: A·B 는 레지스터가 아니라 **공유 메모리**에서 직접 읽습니다. 스레드는 타일의 주소와 배치를 적은 64비트 값만 넘깁니다. `ldmatrix` 가 필요 없습니다.
+* **디스크립터**: A·B 를 **공유 메모리**에서 직접 읽을 수 있습니다 (B 는 언제나, A 는 레지스터에서 읽는 형태도 있음; 이 강좌는 둘 다 공유 메모리). 스레드는 타일의 주소와 배치를 적은 64비트 값만 넘깁니다. `ldmatrix` 가 필요 없습니다.
 * **비동기**: 명령을 낸 뒤 `commit_group` 으로 묶고 `wait_group` 이 끝나야 결과가 레지스터에 있습니다. 그사이 스레드는 다음 타일을 기다리거나 다른 일을 합니다.
 * **비동기 프록시**: `wgmma` 와 TMA 는 공유 메모리를 "비동기 프록시" 로 접근합니다. 일반 저장(generic proxy)과의 순서는 배리어만으로는 정해지지 않고 `fence.proxy.async` 가 필요합니다.
 
@@ -183,7 +188,7 @@ print("PASS: wgmma_simple = float64 기준값 (한계 이내), 단위행렬 검�
 md(r"""
 ### 4.1 문제: `fence.proxy.async` 를 빠뜨리면
 
-`kernels_numba/demos/wgmma_no_proxy_fence.py` 는 같은 커널에서 그 한 줄만 뺐습니다. 배리어는 있으니 다른 스레드의 저장은 끝났지만, 그 저장이 비동기 프록시에 보인다는 보장이 없습니다. GPU 에서는 대개 맞게 나와서 더 위험한 버그입니다. 시뮬레이터는 wgmma 가 읽는 원소마다 "그 원소를 쓴 스레드가 쓴 뒤 fence 를 실행했는가" 를 확인해, 결과가 맞아도 보고합니다.
+`kernels_numba/demos/wgmma_no_proxy_fence.py` 는 같은 커널에서 그 한 줄만 뺐습니다. 배리어는 있으니 다른 스레드의 저장은 끝났지만, 그 저장이 비동기 프록시에 보인다는 보장이 없습니다. GPU 에서도 결과가 맞게 나올 수 있어(이 강좌는 이 데모를 GPU 에서 재지 않았습니다) 결과만 봐서는 드러나지 않는 버그입니다. 시뮬레이터는 wgmma 가 읽는 원소마다 "그 원소를 쓴 스레드가 쓴 뒤 fence 를 실행했는가" 를 확인해, 결과가 맞아도 보고합니다.
 """)
 code(r"""
 r = L.bug_report("wgmma_no_proxy_fence", (70, 50, 100))
@@ -201,11 +206,21 @@ print("결과가 맞음:", r["right"])
 print(r["summary"])
 """)
 md(r"""
-GPU 에서는 어떨까요? 같은 커널을 sm_90a 로 오프라인 컴파일하면 ptxas 가 누산기를 쓰는 곳 앞에 기다림을 **스스로 넣고** 알립니다 (아래 셀이 ptxas 의 정보 로그를 그대로 보여 줌). 누산기 쪽은 느려질 뿐 맞게 되지만, 공유 메모리를 덮어쓰는 쪽은 컴파일러가 보지 못합니다. 그래서 wait 를 빠뜨린 커널이 GPU 에서 "대개 맞는" 것은 안전하다는 뜻이 아닙니다.
+GPU 에서는 어떨까요? 같은 커널을 sm_90a 로 오프라인 컴파일하면 ptxas 가 기다림을 **스스로 넣고** 알립니다 (아래 셀이 ptxas 의 정보 로그를 그대로 보여 줌). 로그의 까닭은 "GMMA 가 정의한 레지스터를 쓰기 위해", 곧 **누산기 레지스터**입니다: 다음 타일의 wgmma 와 에필로그가 같은 누산기를 씁니다. ptxas 는 공유 메모리를 보고 넣은 것이 아닙니다.
 """)
 code(r"""
 for line in L.no_wait_ptxas_log():
     print(line)
+""")
+md(r"""
+그 기다림이 SASS 의 어디에 들어갔는지는 올바른 `wgmma_simple` 과 나란히 보면 압니다. 아래 셀은 두 커널의 K 루프에서 마지막 `HGMMA` 부터 루프 처음으로 되돌아가는 분기까지의 명령과, 루프의 공유 메모리 저장(`STS`)이 `HGMMA` 앞뒤에 몇 개인지를 보여 주고, 기다림(`WARPGROUP.DEPBAR`)의 자리가 같은지 판정합니다.
+""")
+code(r"""
+lines, same = L.compare_wait_sites("wgmma_no_wait", "wgmma_simple")
+print("\n".join(lines))
+""")
+md(r"""
+마지막 줄이 "같습니다" 라면, 이 컴파일러가 만든 GPU 바이너리는 `wgmma_simple` 과 같은 자리에서 기다립니다: 다음 타일의 `STS` 는 되돌아가는 분기 뒤(다음 반복)에 있으므로, 이 바이너리에서는 공유 메모리를 덮어쓰는 일도 느려지는 일도 없습니다. 그래도 이 커널은 틀렸습니다. 그 기다림은 PTX 가 보장하는 것이 아니라 ptxas 가 누산기 때문에 고른 자리이고, 누산기를 쓰는 곳이 다른 커널이나 다른 버전의 ptxas 에서는 다른 자리가 될 수 있습니다. 시뮬레이터는 PTX 의 규칙대로 두 문제(ASYNC_WAR, WGMMA_ACC)를 모두 보고합니다. GPU 에서 결과가 맞는다는 것은 안전하다는 뜻이 아닙니다.
 """)
 md(r"""
 ## 5. TMA 와 mbarrier
@@ -255,7 +270,7 @@ print("PASS: wgmma_tma = float64 기준값 (K 타일 5개가 단계 4개를 한 
 md(r"""
 ### 5.2 문제: parity 를 바꾸지 않으면, 바이트 수를 틀리면
 
-두 가지 흔한 실수를 버그 쌍둥이로 봅니다. `tma_wrong_parity` 는 소비자가 언제나 parity 0 을 기다립니다: 첫 바퀴는 맞지만, 둘째 바퀴에서는 그 barrier 가 이미 parity 0 단계를 지났으므로 기다림이 곧바로 통과하고, 새 복사가 도착하기 전의 단계를 읽습니다. `tma_short_expect_tx` 는 A 의 바이트만 알립니다: A 가 도착하는 순간 단계가 끝나 B 를 기다리지 않습니다. TMA 는 상자 **전체**의 바이트를 세므로 (행렬 밖을 0 으로 채운 부분도), expect_tx 는 언제나 상자들의 전체 크기입니다.
+두 가지 흔한 실수를 버그 쌍둥이로 봅니다. `tma_wrong_parity` 는 소비자가 언제나 parity 0 을 기다립니다: 첫 바퀴는 맞지만, 둘째 바퀴에서는 그 barrier 가 이미 parity 0 단계를 지났으므로 기다림이 곧바로 통과하고, 새 복사가 도착하기 전의 단계를 읽습니다. `tma_short_expect_tx` 는 단계의 바이트를 절반(A 타일만큼)만 알립니다: 복사 세 개(A 상자 하나, B 상자 둘)가 도착하는 순서는 정해져 있지 않고, 알린 바이트만큼 먼저 도착하면 단계가 끝나 나머지를 기다리지 않습니다. TMA 는 상자 **전체**의 바이트를 세므로 (행렬 밖을 0 으로 채운 부분도), expect_tx 는 언제나 상자들의 전체 크기입니다.
 """)
 code(r"""
 cases = [("tma_wrong_parity", (64, 40, 300)), ("tma_short_expect_tx", (64, 40, 130))]
@@ -267,7 +282,7 @@ md(r"""
 
 2단계의 배리어는 매 K 타일 256 스레드 모두를 한곳에 모읍니다. 스레드 0 은 wgmma 를 내는 워프그룹의 일원이라, 단계를 다시 채우는 동안 그 워프그룹의 wgmma 도 늦어집니다. 3단계 `wgmma_ws` 는 역할을 나눕니다:
 
-* **생산자** 워프그룹(0번)의 스레드 하나는 데이터만 옮깁니다: 단계가 비기를(`empty[s]`) 기다리고, 바이트를 알리고, TMA 네 번(A 상자, B 상자 넷: 타일 128×256).
+* **생산자** 워프그룹(0번)의 스레드 하나는 데이터만 옮깁니다: 단계가 비기를(`empty[s]`) 기다리고, 바이트를 알리고, TMA 다섯 번(A 상자 하나, B 의 64열 상자 넷: 타일 128×256).
 * **소비자** 워프그룹 둘(1, 2번)은 wgmma 만 냅니다: `full[s]` 를 기다리고, 64×256 을 두 누산기 배열(64×128 씩, `m64n128k16`)로 계산하고, `wait_group 1` 뒤에 앞 단계를 `empty` 에 돌려줍니다 (워프그룹마다 한 스레드가 arrive, `empty` 의 도착 수 2).
 * **영속 격자**: 블록은 SM 마다 하나이고, 블록이 타일을 차례로 맡습니다 (`tile = blockIdx.x, + gridDim.x, …`). 소비자가 한 타일을 C 에 쓰는 동안 생산자는 이미 다음 타일의 단계를 채웁니다. 단계 고리는 타일을 넘어 계속 돌고, k-반복 카운터 `it` 하나가 단계(`it % 4`)와 parity(`(it // 4) & 1`)를 정합니다.
 
@@ -293,12 +308,12 @@ print("PASS: wgmma_ws = float64 기준값 (시뮬레이터의 블록 2개가 타
 """)
 if "chk_cases" in FIG:
     md(r"""
-**실제 GPU 에서도** ({{chk_gpu}}, {{chk_date}}; `benchmarks/check_level7.py`): 레벨 7 커널 {{chk_kernels}}개를 자투리 모양과 alpha·beta 를 섞은 {{chk_cases}}개 경우로 돌린 결과 {{chk_verdict}}. 같은 커널을 compute-sanitizer ({{san_tools}}) 아래에서 {{san_shapes}} 모양으로 돌린 결과: {{san_verdict}} (`benchmarks/sanitize_level7.py`).
+**실제 GPU 에서도** ({{chk_gpu}}, {{chk_date}}; `benchmarks/check_level7.py`): 레벨 7 커널 {{chk_kernels}}개를 자투리 모양과 alpha·beta 를 섞은 {{chk_cases}}개 경우로 돌린 결과, {{chk_verdict}}. 같은 커널을 compute-sanitizer ({{san_tools}}) 아래에서 {{san_shapes}} 모양으로 돌린 결과: {{san_verdict}} (`benchmarks/sanitize_level7.py`).
 """)
 md(r"""
 ### 6.1 문제: 단계를 너무 일찍 돌려주면, 생산자의 parity 를 틀리면
 
-`ws_release_before_wait` 의 소비자는 commit 직후에 단계를 돌려줍니다. 생산자는 곧바로 그 단계를 다음 K 타일로 채우는데, wgmma 는 아직 읽고 있습니다. 답이 맞게 나올 수도 있지만(복사가 늦게 도착하면) 경쟁은 그대로이고, 검출기는 어느 순서로 돌았든 보고합니다. `ws_producer_parity` 의 생산자는 소비자와 같은 parity 로 `empty` 를 기다려 첫 기다림이 영원히 끝나지 않습니다: GPU 에서는 커널이 멈추고(hang), 시뮬레이터는 모든 스레드가 어느 barrier 의 어느 parity 를 기다리는지 밝힌 오류를 냅니다.
+`ws_release_before_wait` 의 소비자는 commit 직후에 단계를 돌려줍니다. 생산자는 곧바로 그 단계를 다음 K 타일로 채우는데, wgmma 는 아직 읽고 있습니다. 답이 맞게 나올 수도 있지만(복사가 늦게 도착하면) 경쟁은 그대로이고, 검출기는 결과와 상관없이(복사가 언제 도착했든) 보고합니다. `ws_producer_parity` 의 생산자는 소비자와 같은 parity 로 `empty` 를 기다려 첫 기다림이 영원히 끝나지 않습니다: GPU 에서는 커널이 멈추고(hang), 시뮬레이터는 모든 스레드가 어느 barrier 의 어느 parity 를 기다리는지 밝힌 오류를 냅니다.
 """)
 code(r"""
 early, parity = L.bug_reports([("ws_release_before_wait", (40, 24, 300)), ("ws_producer_parity", (40, 24, 24))])
@@ -309,7 +324,7 @@ print("\n".join(parity["first"].splitlines()[:4]))
 md(r"""
 ## 7. 컴파일된 코드: SASS 와 ptxas 가 한 말
 
-세 커널을 sm_90a 로 오프라인 컴파일한 결과입니다 (NVVM → PTX → nvJitLink, GPU 없이). `HGMMA` 는 wgmma 의 SASS, `WARPGROUP.ARRIVE` 는 `wgmma.fence` 입니다: 루프의 wgmma 묶음마다 하나면 ptxas 가 wgmma 를 **직렬화하지 않은** 것입니다. ptxas 는 wgmma 를 직렬화하면 그 까닭을 (이 강좌에서 본 것: C7509 서브루틴 호출, C7514 누산기를 읽는 다른 명령), 기다림을 넣으면 C7517 을 알립니다. 이 강좌는 그런 경고가 없도록 세 가지를 했습니다 (`tests/test_hopper_kernels.py` 가 지킴): `wgmma.fence`·`wait_group` 이 누산기 배열을 "읽고 쓰는" 것으로 선언해 컴파일러가 그 사이에 누산기를 옮기지 않게 함(CUTLASS 의 `warpgroup_fence_operand` 와 같은 일), 에필로그가 누산기를 상수 인덱스로만 읽게 함(로컬 메모리 0), 실행 시간 값으로 나누는 64비트 정수 나눗셈(SASS 에서 서브루틴 호출이 됨)을 32비트 `div.u32` 로 바꿈.
+세 커널을 sm_90a 로 오프라인 컴파일한 결과입니다 (NVVM → PTX → nvJitLink, GPU 없이). `HGMMA` 는 wgmma 의 SASS, `WARPGROUP.ARRIVE` 는 `wgmma.fence` 입니다: 루프의 wgmma 묶음마다 하나면 ptxas 가 wgmma 를 **직렬화하지 않은** 것입니다. ptxas 는 wgmma 를 직렬화하면 그 까닭을 C75xx 번호의 정보 메시지로, 기다림을 넣으면 C7517 을 알립니다 (4.2절의 셀이 그 한 예). 이 강좌는 그런 경고가 없도록 세 가지를 했습니다 (`tests/test_hopper_kernels.py` 가 지킴): `wgmma.fence`·`wait_group` 이 누산기 배열을 "읽고 쓰는" 것으로 선언해 컴파일러가 그 사이에 누산기를 옮기지 않게 함(CUTLASS 의 `warpgroup_fence_operand` 와 같은 일), 에필로그가 누산기를 상수 인덱스로만 읽게 함(로컬 메모리 0), 실행 시간 값으로 나누는 64비트 정수 나눗셈(SASS 에서 서브루틴 호출이 됨)을 32비트 `div.u32` 로 바꿈.
 """)
 code(r"""
 rows = L.compiled_rows()
@@ -341,10 +356,10 @@ if not tables:
 """)
 if PERF is not None:
     md(r"""
-목표는 4096³ 에서 같은 실행 cuBLAS 의 75 % 였습니다. `wgmma_ws` 는 기록된 실행마다 {{ws_goal}} 를 냈습니다 ({{ws_goal_verdict}}). 실행마다 cuBLAS 자신도 몇 % 씩 흔들리므로 (표의 제목 줄), 비율은 같은 실행 안에서만 비교합니다.
+목표는 4096³ 에서 같은 실행 cuBLAS 의 75 % 였습니다. `wgmma_ws` 는 기록된 실행마다 {{ws_goal}} 를 냈습니다 ({{ws_goal_verdict}}). cuBLAS 자신도 라운드마다 흔들리므로 (표의 제목 줄과 라운드별 범위 열: 한 라운드만 느린 행은 범위가 넓습니다), 비율은 같은 실행 안에서, 가운데 값으로 비교합니다. 1단계의 `wgmma_simple` 이 수 % 에 머무는 것은 속도를 노린 커널이 아니기 때문입니다: 블록 하나(워프그룹 하나)가 64×64 타일 하나를 맡고, 128 스레드가 원소를 하나씩(2바이트) 읽어 공유 메모리에 쓰며(`load_tile`), 타일마다 `wait_group 0` 을 기다린 뒤에야 다음 복사를 시작하므로 복사와 wgmma 가 겹치지 않습니다. 2단계 `wgmma_tma` 는 128×128 타일을 TMA 로 4단에 걸쳐 복사와 계산을 겹치고, 3단계 `wgmma_ws` 는 128×256 타일을 워프 특화와 영속 격자로 계산합니다.
 """)
 md(r"""
-**지금 이 GPU**: Hopper GPU(CC 9.0)에서는 아래 셀이 세 커널과 cuBLAS 를 이 프로세스에서 잽니다 (2048³, 몇 초). 다른 GPU 에는 wgmma 가 없고, 시뮬레이터는 시간을 재지 않으므로 그렇다고 말합니다.
+**지금 이 GPU**: Hopper GPU(CC 9.0)에서는 아래 셀이 세 커널과 `mma_fast`, cuBLAS 를 이 프로세스에서 잽니다 (2048³, 몇 초). 다른 GPU 에는 wgmma 가 없고, 시뮬레이터는 시간을 재지 않으므로 그렇다고 말합니다.
 """)
 code(r"""
 live = L.live_benchmark()
@@ -360,7 +375,7 @@ md(r"""
 * `wgmma` 는 워프그룹이 공유 메모리의 A·B 를 디스크립터로 읽어 비동기로 계산합니다. 누산기 레이아웃은 워프마다 `mma.sync` 의 C 조각을 8열씩 되풀이한 것이고, 결과는 `wait_group` 뒤에야 레지스터에 있습니다.
 * TMA 는 스레드 하나로 상자 전체를 128바이트 스위즐 배치로 옮기고, 그 바이트가 mbarrier 의 단계를 끝냅니다. parity 는 단계 고리를 한 바퀴 돌 때마다 바뀌고, 생산자는 반대 parity 로 첫 바퀴를 지나갑니다.
 * 비동기 프록시(TMA, wgmma)와 일반 저장 사이에는 `fence.proxy.async`, mbarrier 초기화 뒤에도 `fence.proxy.async`, 전역 메모리의 텐서 맵에는 acquire fence 가 필요합니다. 시뮬레이터는 이 규칙과 wait 전의 누산기·공유 메모리 접근을 모두 보고하고, 멈추는 barrier 는 이름을 대고 멈춥니다.
-* 아직 하지 않은 것: 클러스터와 TMA multicast(블록 둘이 B 타일을 함께 받기), 소비자 둘이 타일을 번갈아 맡는 ping-pong, 에필로그를 공유 메모리와 TMA 저장으로 모으기, `setmaxnreg` (Numba 의 링크 방식에서는 무시됨: 7절). 성능의 근거가 되는 GPU 기록이 생기면 어느 것이 먼저인지 그 기록으로 고릅니다.
+* 아직 하지 않은 것: 클러스터와 TMA multicast(블록 둘이 B 타일을 함께 받기), 소비자 둘이 타일을 번갈아 맡는 ping-pong, 에필로그를 공유 메모리와 TMA 저장으로 모으기, `setmaxnreg` (Numba 의 링크 방식에서는 무시됨: 7절). {{next_step_line}}
 
 ## 10. 체크포인트 퀴즈
 """)

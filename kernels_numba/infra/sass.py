@@ -4,8 +4,9 @@ kernels_numba.tools.resources (which compiles or loads the kernel to get that te
 import re
 from typing import NamedTuple, Optional
 
-# one SASS line: /*0a10*/  @!P0 LDS.128 R4, [R2+0x10] ;   (cuobjdump and nvdisasm -gi print the same form)
-_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\s*([^;]*);")
+# one SASS line: /*0a10*/  @!P0 LDS.128 R4, [R2+0x10] ;   (cuobjdump and nvdisasm -gi print the same form); a suffix may
+# hold lowercase letters: HGMMA.64x64x16.F32 is one opcode
+_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*([^;]*);")
 _LABEL = re.compile(r"^\s*(\.L_x_\d+):")             # nvdisasm (inspect_sass on a GPU) names branch targets
 _BRANCHES = ("BRA", "BRX", "JMP")
 _WIDTHS = ("8", "16", "32", "64", "128")

@@ -44,16 +44,34 @@ def _level7_record(folder):
 
 
 def test_perf_rows_read_a_schema_record(tmp_path):
+    import dataclasses
     assert L.perf_rows(None) == []
     rec = _level7_record(tmp_path)
     rows = L.perf_rows(rec)
     assert len(rows) == 10 and len(L.PERF_COLUMNS) == len(rows[0])
-    assert rows[3] == ("wgmma_ws", 2048, f"{2 * 2048 ** 3 / 0.040 / 1e9:.0f}", "75.0%", "CUDA 그래프", "30")
-    assert rows[8][3:5] == ("75.0%", "CUDA 이벤트") and L.perf_rows(rec.run()) == rows      # a Run (live) alike
+    assert rows[3] == ("wgmma_ws", 2048, f"{2 * 2048 ** 3 / 0.040 / 1e9:.0f}", "75.0%", "-", "CUDA 그래프", "30")
+    assert rows[8][3:6] == ("75.0%", "-", "CUDA 이벤트") and L.perf_rows(rec.run()) == rows      # a Run (live) alike
+    spread = dataclasses.replace(rec.run(), rows=(dataclasses.replace(rec.rows[3], spread=(0.7, 0.8)),))
+    assert L.perf_rows(spread)[0][4] == "70.0–80.0%"                      # the rounds' range where they were kept
     assert L.timing_note(rec) == "2048³ CUDA 그래프, 4096³ CUDA 이벤트"
-    import dataclasses
     wrong = dataclasses.replace(rec.run(), rows=(dataclasses.replace(rec.rows[3], correct=False),))
-    assert L.perf_rows(wrong) == [("wgmma_ws", 2048, "결과 틀림", "-", "CUDA 그래프", "30")]   # no speed for it
+    assert L.perf_rows(wrong) == [("wgmma_ws", 2048, "결과 틀림", "-", "-", "CUDA 그래프", "30")]   # no speed for it
+
+
+def test_a_table_title_says_when_cublas_itself_moved(tmp_path):
+    """Review r25 I-9: a run whose cuBLAS time moved more than 5 % between rounds says so in its table's title."""
+    import dataclasses
+    rec = _level7_record(tmp_path)
+    run = rec.run()
+    assert L.cublas_wobble(run) is None and "라운드 사이에" not in L.perf_tables(rec)[0][0]
+    moved = tuple(dataclasses.replace(r, extra={**r.extra, "rounds_ms": [0.030, 0.033, 0.031]}) if r.kernel == "cuBLAS"
+                  else r for r in run.rows)
+    run = dataclasses.replace(run, rows=moved)
+    assert abs(L.cublas_wobble(run) - 0.1) < 1e-9
+
+    class _Rec:
+        runs = [run]
+    assert "최대 10 % 달랐습니다" in L.perf_tables(_Rec())[0][0]
 
 
 def _nb11(monkeypatch, perf):
@@ -86,6 +104,19 @@ def test_offline_facts():
     assert any("C7517" in line for line in L.no_wait_ptxas_log())
     linked, whole, rc = L.setmaxnreg_evidence()
     assert any("C7504" in line for line in linked) and not any("C7504" in line for line in whole) and rc == 0
+
+
+def test_where_the_injected_wait_sits():
+    """Review r25 W-1: 4.2 compares the loop tails (last HGMMA .. back edge) of wgmma_no_wait and wgmma_simple. Each
+    tail ends in the K loop's back edge; the correct kernel waits there; the verdict line follows the comparison."""
+    sites = {n: L.wait_site(n) for n in ("wgmma_no_wait", "wgmma_simple")}
+    for s in sites.values():
+        assert s["tail_ops"][0].startswith("HGMMA") and s["tail_ops"][-1] == "BRA" and s["sts_before_mma"] > 0
+    assert any(op.startswith("WARPGROUP.DEPBAR") for op in sites["wgmma_simple"]["tail_ops"])
+    lines, same = L.compare_wait_sites()
+    assert same == (sites["wgmma_no_wait"]["tail_ops"] == sites["wgmma_simple"]["tail_ops"]
+                    and sites["wgmma_no_wait"]["sts_after_mma"] == 0)
+    assert lines[-1].endswith("분기 앞)") == same and "HGMMA.64x64x16.F32" in "\n".join(lines)
 
 
 @pytest.mark.sim_only("the detector's reports exist on the simulator (on a GPU bug_report runs it in a subprocess)")

@@ -43,7 +43,7 @@ from .memory import SharedArray, element
 from .state import describe, running
 
 _block = {"epoch0": 0, "next": 1024, "windows": [], "by_key": {}, "observed": {}, "fenced_mbar": set(),
-          "fenced_at": {}}
+          "fenced_at": {}, "overdue": {}}
 _reset_hooks = []            # other modules' per-block resets (warpgroup, tma)
 _resolvers = []              # other modules' scheduler resolvers: f(threads, grid_point) -> bool
 
@@ -59,7 +59,7 @@ class AsyncAddressError(SimulatorFault):
 def begin_block():
     """A new block: fresh shared windows, shadows and per-thread observations (called by the scheduler)."""
     _block.update(epoch0=racecheck.epoch(), next=1024, windows=[], by_key={}, observed={}, fenced_mbar=set(),
-                  fenced_at={})
+                  fenced_at={}, overdue={})
     for f in _reset_hooks:
         f()
 
@@ -246,6 +246,12 @@ def tma_issue(decl, elems, copy_id, t, site):
     _pend(decl, elems, t, site, sh)
 
 
+def note_overdue(copy_id, bar_name, announced, issued, copies):
+    """TMA copy `copy_id` is still in flight although the mbarrier phase it was queued on has completed: that phase
+    announced fewer bytes (expect_tx) than its copies carry (tma.py). A read of its tile then names that cause."""
+    _block["overdue"][copy_id] = (bar_name, announced, issued, copies)
+
+
 def tma_land(decl, elems, copy_id, bar_key, phase):
     """The copy `copy_id` landed (its data is in shared memory): readable by threads that observe (bar_key, phase)."""
     sh = shadow(decl)
@@ -334,7 +340,8 @@ def check_async_read(decl, elems, threads, site, what="wgmma"):
     if pend.size:
         e = int(pend[0])
         owner, isite = sh.tma_origin[int(sh.tma[e])]
-        _report("TMA_IN_FLIGHT", decl, e, (owner, isite, "tma"), (t0, site, what))
+        _report("TMA_IN_FLIGHT", decl, e, (owner, isite, "tma"), (t0, site, what),
+                overdue=_block["overdue"].get(int(sh.tma[e])))
         return
     ep = racecheck.epoch()
     landed = elems[(sh.landed_bar[elems] >= 0) & (sh.landed_ep[elems] == ep)]
@@ -380,7 +387,8 @@ class _Token:
         owner, isite = d.pend[i][0][:2]
         if sh.tma[i]:
             owner, isite = sh.tma_origin[int(sh.tma[i])]
-            _report("TMA_IN_FLIGHT", d, i, (owner, isite, "tma"), (t, site, what))
+            _report("TMA_IN_FLIGHT", d, i, (owner, isite, "tma"), (t, site, what),
+                    overdue=_block["overdue"].get(int(sh.tma[i])))
             return
         if what != "read" and sh.readers[i]:
             rt, rsite = sh.reader_site.get(i, (owner, isite))
@@ -474,8 +482,17 @@ def _ln(site):
     return racecheck.kernel_line(site)[1] if site else "?"
 
 
-def _fix(kind, first_site, second_site, bar=None):
+def _fix(kind, first_site, second_site, bar=None, overdue=None):
     l1, l2 = _ln(first_site), _ln(second_site)
+    if kind == "TMA_IN_FLIGHT" and overdue:
+        name, announced, issued, copies = overdue
+        return (f"{l1}행의 TMA 복사가 걸린 mbarrier {name} 의 단계는 이미 끝났는데 이 복사는 아직 도착하지 않았습니다: 그 단계에 "
+                f"알린 바이트(arrive_expect_tx 의 합 {announced:,})보다 그 단계에 건 복사(상자 {copies}개 = {issued:,} 바이트)가 "
+                "많아, 단계가 먼저 끝나고 나머지 복사를 기다리지 않았습니다. arrive_expect_tx 에 그 단계의 상자 바이트 합"
+                f"({issued:,})을 넣으세요 (TMA 는 행렬 밖을 0 으로 채운 부분까지 상자 전체를 셉니다).",
+                f"the mbarrier phase the TMA copy of line {l1} was queued on ({name}) has completed, yet the copy has "
+                f"not landed: that phase announced {announced} bytes (arrive_expect_tx) but its copies carry {issued} "
+                f"bytes ({copies} boxes), so it completed early. Announce the whole boxes' bytes ({issued}).")
     if kind == "TMA_IN_FLIGHT":
         return (f"{l1}행에서 시작한 TMA 복사는 그 mbarrier 의 단계(phase)가 끝나야 도착합니다: {l2}행 전에 "
                 "mbarrier_try_wait_parity 로 그 단계를 기다리세요 (반복문: while not ptx.mbarrier_try_wait_parity(...)), "
@@ -506,8 +523,8 @@ def _fix(kind, first_site, second_site, bar=None):
     return ("", "")
 
 
-def _report(kind, decl, e, first, second, bar=None):
-    fix_ko, fix_en = _fix(kind, first[1], second[1], bar)
+def _report(kind, decl, e, first, second, bar=None, overdue=None):
+    fix_ko, fix_en = _fix(kind, first[1], second[1], bar, overdue)
     racecheck.report(AsyncHazard(kind, decl.name, decl.index_of(e), first, second, fix_ko, fix_en))
 
 

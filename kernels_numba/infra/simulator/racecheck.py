@@ -165,9 +165,16 @@ class Report:
         if not self.hazards:
             return "\n".join(["경쟁 없음 / no hazard found"] + notes)
         lines = [f"경쟁 검출기 보고 {len(self.hazards)}종 / {len(self.hazards)} distinct hazard(s):"]
-        for h in self.hazards[:limit]:
+        pairs = [getattr(h, "lines_text", None) or f"{h.first_site[1]}행 ↔ {h.second_site[1]}행" for h in self.hazards]
+        seen = {}
+        for h, pair in zip(self.hazards, pairs):
+            k = (h.kind, h.array, pair)
+            seen[k] = seen.get(k, 0) + 1
+        for h, pair in list(zip(self.hazards, pairs))[:limit]:
             space = "전역 " if getattr(h, "space", "shared") == "global" else ""
-            pair = getattr(h, "lines_text", None) or f"{h.first_site[1]}행 ↔ {h.second_site[1]}행"
+            if seen[(h.kind, h.array, pair)] > 1:    # same kernel lines: they differ inside a helper, so name it
+                pair = " ↔ ".join(_short(x) + (f" ({_inside(x)})" if len(x) > 2 else "")
+                                  for x in (h.first_site, h.second_site) if x)
             lines.append(f"- {h.kind} {space}{h.array}: {pair} (×{h.count}) — {h.fix_ko}")
         if limit is not None and len(self.hazards) > limit:
             lines.append(f"- … 외 {len(self.hazards) - limit}종 (모두 보기: {SEE_ALL})")
@@ -703,6 +710,11 @@ def _via_text(via):
     f, n = kernel_line(via)
     inner = f", 그 줄에서 부른 도우미 `{via[4]}` 안: {where(via[0], via[1])}" if len(via) > 2 else ""
     return f" (복사가 {where(f, n)} 의 wait 에서 도착{inner} / landed at the wait on line {n})"
+
+
+def _inside(site):
+    """'issue_stage 안 wgmma_tma.py:52': the helper's own line of a site inside a course helper."""
+    return f"{site[4]} 안 {os.path.basename(site[0])}:{site[1]}"
 
 
 def _short(site):

@@ -114,6 +114,8 @@ class _Bar:
         self.init_thread, self.init_site, self.init_epoch = t, site, racecheck.epoch()
         self.copies = []                 # queued copies, not landed yet: (id, decl, elems, tm, tensor, c0, c1, phase)
         self.delivered = 0               # bytes landed on the current phase
+        self.announced = {}              # phase -> bytes announced by arrive_expect_tx in it
+        self.issued = {}                 # phase -> [bytes, copies] queued on it by tma_load_2d
 
 
 def reset():
@@ -188,6 +190,7 @@ def mbarrier_arrive(*args):
 def mbarrier_arrive_expect_tx(*args):
     (arr, idx), tx = _split(args, ["*bar", "tx"])
     b = _bar(arr, idx, "mbarrier_arrive_expect_tx")
+    b.announced[b.model.phase] = b.announced.get(b.model.phase, 0) + int(tx)
     b.model.expect_tx(int(tx))
     return np.uint64(_arrive(b, "mbarrier_arrive_expect_tx"))
 
@@ -276,6 +279,9 @@ def tma_load_2d(*args):
     _copies["next"] += 1
     async_proxy.tma_issue(decl, elems, cid, t, site)
     b.copies.append((cid, decl, elems, tm, tensor, int(c0), int(c1), b.model.phase))
+    issued = b.issued.setdefault(b.model.phase, [0, 0])
+    issued[0] += tm.box_bytes
+    issued[1] += 1
 
 
 def _check_acquired(t, taddr, site):
@@ -310,6 +316,10 @@ def _land_all(b):
         b.model.complete_tx(tm.box_bytes)
         if b.model.phase != before:
             b.delivered = 0
+    for cid, *_, phase in b.copies:
+        if phase < b.model.phase:        # its phase completed without it: fewer bytes announced than copied
+            nbytes, ncopies = b.issued.get(phase, (0, 0))
+            async_proxy.note_overdue(cid, b.name, b.announced.get(phase, 0), nbytes, ncopies)
 
 
 def resolve(threads, grid_point):
