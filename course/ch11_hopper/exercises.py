@@ -37,9 +37,23 @@ def _int(v):
 def _model_used(ex_id, call, why):
     """A failure when the student's function called one of the course's models (found by watching the run)."""
     site = probe.line_text(call.site)
-    return fail(ex_id, "uses_model", f"강좌의 함수 {josa(f'`{call.name}`', '을/를')} 불러 답을 얻고 있습니다 "
-                f"({os.path.relpath(call.file, probe.ROOT)}): 그 함수가 바로 확인 셀이 비교하는 정답이라, 이렇게 하면 "
+    # the name in parentheses, with no particle after it: an English identifier is read as words, not letter by letter
+    return fail(ex_id, "uses_model", f"강좌의 모델 함수를 불러 답을 얻고 있습니다 (`{call.name}`, "
+                f"{os.path.relpath(call.file, probe.ROOT)}): 그 함수가 바로 확인 셀이 비교하는 정답이라, 이렇게 하면 "
                 f"아무것도 확인하지 못합니다. {why}", f"  부른 곳: {site}" if site else "", where=site)
+
+
+def _watched_values(student, keys, models, counts=lambda call: True):
+    """({key: student(*key)}, the calls into the course's models that count): the student's function for every key,
+    watched for calls into `models`; it stops at the first call that counts (a search that asks the model thousands
+    of times per value would take a minute to reach a verdict that is known after its first call)."""
+    raw = {}
+    with probe.recording(model_files=models) as rec:
+        for k in keys:
+            raw[k] = student(*k)
+            if any(counts(c) for c in rec.model_calls):
+                break
+    return raw, [c for c in rec.model_calls if counts(c)]
 
 
 def _line(site):
@@ -133,10 +147,9 @@ def acc_element(t, i):
 ''')
 def check_layout(student):
     ex_id = "11-1"
-    with probe.recording(model_files=LAYOUT_MODELS) as rec:
-        raw = {(t, i): student(t, i) for t in range(WG) for i in range(REGS)}
-    if rec.model_calls:
-        return _model_used(ex_id, rec.model_calls[0], "스레드 번호와 레지스터 번호에서 직접 계산하세요.")
+    raw, used = _watched_values(student, [(t, i) for t in range(WG) for i in range(REGS)], LAYOUT_MODELS)
+    if used:
+        return _model_used(ex_id, used[0], "스레드 번호와 레지스터 번호에서 직접 계산하세요.")
     got = {}
     for k, v in raw.items():
         rc = _pair(v)
@@ -290,10 +303,10 @@ def b_descriptor(addr, kk, BK):
 def check_descriptor(student):
     ex_id = "11-2"
     cases = _desc_cases()
-    with probe.recording(model_files=DESC_MODELS) as rec:
-        raw = [(c, student(*c)) for c in cases]
-    if rec.model_calls:
-        return _model_used(ex_id, rec.model_calls[0], "시작 주소, LBO, SBO 를 바이트로 구하고 비트 자리에 직접 넣으세요.")
+    values, used = _watched_values(student, cases, DESC_MODELS)
+    if used:
+        return _model_used(ex_id, used[0], "시작 주소, LBO, SBO 를 바이트로 구하고 비트 자리에 직접 넣으세요.")
+    raw = list(values.items())
     bad = []
     for c, v in raw:
         d = _int(v)
@@ -497,9 +510,7 @@ def ring_phase(it, stages):
 def check_ring(student):
     ex_id = "11-3"
     keys = [(it, S) for S in STAGE_COUNTS for it in ITERATIONS]
-    with probe.recording(model_files=RING_MODELS) as rec:
-        raw = {k: student(*k) for k in keys}
-    calls = [c for c in rec.model_calls if c.name == "course_parities"]
+    raw, calls = _watched_values(student, keys, RING_MODELS, lambda call: call.name == "course_parities")
     if calls:
         return _model_used(ex_id, calls[0], "고리를 몇 바퀴 돌았는지에서 직접 계산하세요.")
     got = {}
