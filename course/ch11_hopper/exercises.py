@@ -279,6 +279,8 @@ def _raw(d, field):
           questions={
               "swizzle_mode": "비트 63–62 에 넣은 값은 몇인가요? 3절에서 128바이트 스위즐의 모드 번호는 몇인가요?",
               "not_shifted": "이 줄이 필드에 넣는 값의 단위는 바이트인가요, 16바이트인가요?",
+              "mask_bytes": "이 줄은 0x3FFF 마스크를 바이트 수에 거나요, 16바이트 단위로 바꾼 값에 거나요? 16384 바이트보다 "
+                            "큰 주소는 그 마스크 뒤에 얼마가 남나요?",
               "lbo_sbo_swapped": "이 줄에서 비트 16 자리와 비트 32 자리에 들어가는 것은 각각 무엇인가요? N-major 에서 다음 "
                                  "64열 상자까지의 거리는 어느 필드인가요?",
               "k_step": "kk 가 하나 늘면 B 타일에서 몇 행 아래로 내려가나요? 한 행은 몇 바이트인가요?",
@@ -349,8 +351,24 @@ def check_descriptor(student):
         for k in FIELDS:
             one_code &= coded.setdefault(_bytes(c, k), _raw(x, k)) == _raw(x, k)
     wrong = {k: [c for c, x in bad if _raw(x, k) != _raw(_want_desc(*c), k)] for k in FIELDS}
+    # (a field that is 0 both ways, e.g. an LBO of 16384 bytes cut to 14 bits, says nothing about the units)
     as_bytes = {k: cs for k, cs in wrong.items() if cs and all(_raw(x, k) == _bytes(c, k) & 0x3FFF for c, x in bad
-                                                              if c in cs)}
+                                                              if c in cs) and any(_raw(x, k) for c, x in bad if c in cs)}
+    # the 14-bit mask put on the bytes before the shift: right below 16 KiB, the high bits lost above
+    masked = {k: cs for k, cs in wrong.items() if cs and all(_raw(x, k) == (_bytes(c, k) & 0x3FFF) >> 4 for c, x in bad
+                                                            if c in cs)}
+    if masked and any(_raw(x, k) for k, cs in masked.items() for c, x in bad if c in cs):
+        seen = {}
+        for k, cs in masked.items():
+            for c in cs:
+                seen.setdefault(_bytes(c, k), (_bytes(c, k) & 0x3FFF) >> 4)
+        ex = ", ".join(f"{b} → {v} (맞는 값 {wgmma.encode(b)})" for b, v in sorted(seen.items())[:3])
+        which = ", ".join(names[k] for k in masked)
+        k0 = next(iter(masked))
+        return out("mask_bytes", f"{which} 필드의 바이트 수를 0x3FFF(14비트)로 자른 뒤 16바이트 단위로 바꿨습니다: 그러면 "
+                   f"16 KiB(16384 바이트) 이상인 주소와 거리는 윗비트를 잃습니다 ({ex}). 필드의 14비트는 16바이트 "
+                   "단위로 바꾼 값의 비트이므로, 바이트로는 18비트를 남기고 16 으로 나눕니다: (x & 0x3FFFF) >> 4.",
+                   lambda a, r, k=k0: {_raw(_int(r), k)} - {wgmma.encode(_bytes(a, k))}, masked[k0])
     if one_code and all(wrong.values()):
         ex = ", ".join(f"{b} → {v} (맞는 값 {wgmma.encode(b)})" for b, v in sorted(coded.items())[1:4])
         k0 = next(iter(wrong))
@@ -385,7 +403,7 @@ def check_descriptor(student):
         _want_desc(*c))["start"]]
     if starts:
         calls = [c for c, _ in starts]
-        values = lambda a, r: {wgmma.decode(_int(r))["start"], wgmma.decode(_int(r))["start"] >> 4}   # noqa: E731
+        values = lambda a, r: _field_values(_int(r), "start")   # noqa: E731
         (a0, kk0, BK0), s0 = starts[0]
         if all(kk > 0 for (_, kk, _), _ in starts):
             steps = {(s - a) // kk for (a, kk, _), s in starts if (s - a) % kk == 0}
@@ -410,19 +428,25 @@ def check_descriptor(student):
         (c0, v0) = lbos[0]
         return out("lbo", f"LBO 가 {v0} 바이트입니다 (BK = {c0[2]} 에서 맞는 값 {c0[2] * 128}).{fixed} 다음 64열 상자는 "
                    "BK 행 × 128바이트 뒤에 있습니다.",
-                   lambda a, r: {wgmma.decode(_int(r))["lbo"], wgmma.decode(_int(r))["lbo"] >> 4,
-                                 (wgmma.decode(_int(r))["lbo"] >> 4) << 16}, [c for c, _ in lbos])
+                   lambda a, r: _field_values(_int(r), "lbo"), [c for c, _ in lbos])
     sbos = [(c, wgmma.decode(x)["sbo"]) for c, x in bad if wgmma.decode(x)["sbo"] != 1024]
     if sbos:
         v0 = sbos[0][1]
         return out("sbo", f"SBO 가 {v0} 바이트입니다: 8행 묶음(스위즐 무늬 한 번)은 8 × 128 = 1024 바이트입니다.",
-                   lambda a, r: {wgmma.decode(_int(r))["sbo"], wgmma.decode(_int(r))["sbo"] >> 4,
-                                 (wgmma.decode(_int(r))["sbo"] >> 4) << 32}, [c for c, _ in sbos])
+                   lambda a, r: _field_values(_int(r), "sbo"), [c for c, _ in sbos])
     bits = [b for b in range(64) if (d & RESERVED) >> b & 1]
     which = josa("비트 " + ", ".join(map(str, bits)), "이/가")
     return out("reserved_bits", f"필드는 모두 맞지만 예약된 {which} 켜져 있습니다: 시작 주소(13–0), LBO(29–16), "
                "SBO(45–32), base offset(51–49), 스위즐 모드(63–62) 밖의 비트는 0 입니다.",
                lambda a, r: {_int(r) & RESERVED})
+
+
+def _field_values(d, field):
+    """The integers a student's line may have made a descriptor field's value as: the bytes (also before the 18-bit
+    mask of the encoding: a start address past 256 KiB, addr + kk * BK * 128), the 14-bit field, and that field at
+    its bit position (value_site looks for them)."""
+    b = wgmma.decode(d)[field]
+    return {b + (m << 18) for m in range(4)} | {b >> 4, (b >> 4) << FIELDS[field]}
 
 
 def _bytes(case, field):
@@ -481,6 +505,24 @@ def _ring_consequence(student, S, first_it):
     return []
 
 
+def _reused(student, calls, comp, got, truth):
+    """The return line, when the wrong parity (comp 1 or 2) is the other parity's right value, made by one line of
+    the student's code for both: that line is right (for the other barrier), and the return line put its value in
+    both places (`p = (it // stages) & 1` then `return it % stages, p, p`). '' otherwise."""
+    other = 3 - comp
+    if comp not in (1, 2) or not all(got[k][comp] == got[k][other] == truth[k][other] for k in calls):
+        return ""
+    made, ret = set(), None
+    try:
+        for k in calls[:8]:
+            tr = probe.trace_values(student, *k)
+            made.add(frozenset(site for v, site, _ in tr.produced if v == got[k][comp]))
+            ret = ret or tr.return_site
+    except Exception:                    # noqa: BLE001  (watching must never change the verdict)
+        return ""
+    return probe.line_text(ret) if len(made) == 1 and len(next(iter(made))) == 1 else ""
+
+
 @exercise("11-3", "mbarrier 의 단계(phase): 어느 단계를, 어떤 parity 로 기다리나", "5절",
           hints=("고리의 단계는 차례로 돌아가며 쓰이고, mbarrier 는 단계(phase) 하나가 끝날 때마다 단계 번호가 하나 오릅니다. "
                  "try_wait.parity 는 그 번호의 짝홀만 봅니다. 고리를 몇 바퀴 돌았는지, 그리고 새 mbarrier 에서 어느 parity 가 "
@@ -535,8 +577,9 @@ def check_ring(student):
         it, S = wrong[0]
         # the wrong value, unless the stage is the same number (then the return line mixed them up); the two parities
         # are both 0 or 1, so one may equal the other without being taken from it
-        site = probe.value_site(student, _spread(wrong), lambda a, r, c=comp: (
-            {_triple(r)[c]} - ({_triple(r)[0]} if c else set(_triple(r)[1:]))) if _triple(r) else set())
+        site = _reused(student, _spread(wrong), comp, got, truth) or probe.value_site(
+            student, _spread(wrong), lambda a, r, c=comp: (
+                {_triple(r)[c]} - ({_triple(r)[0]} if c else set(_triple(r)[1:]))) if _triple(r) else set())
         return fail(ex_id, code, message, table(S), *(_ring_consequence(student, S, it) if ring else ()), _line(site),
                     where=site)
 
@@ -694,6 +737,10 @@ def _stage_line(s, stages):
                                "주나요?",
               "no_overlap": "이 줄의 wait_mma 뒤에 날아가는 wgmma 그룹이 남나요? 다음 단계를 기다리는 동안 Tensor Core 는 "
                             "무엇을 하나요?",
+              "wait_too_large": "wait_mma(n) 은 가장 최근 몇 그룹을 남기나요? 이 줄에서 돌려줄 단계를 읽은 그룹 뒤에 commit 한 "
+                                "그룹은 몇 개인가요?",
+              "wait_before_commit": "이 줄의 wait_mma 가 실행될 때 이번 k-반복의 wgmma 는 벌써 commit 으로 그룹에 묶였나요? "
+                                    "묶이지 않은 wgmma 는 wait_mma 가 세는 그룹에 드나요?",
               "uses_model": "이 함수가 부르는 것은 무엇인가요? ring 의 다섯 가지만으로 쓸 수 있나요?",
           },
           solution="answers/ch11/ex11_ring.py::consumer_step", name="consumer_step",
@@ -748,6 +795,30 @@ def check_consumer(student):
                   "한 그룹이 날아가는 동안 다음 단계를 기다립니다.")
 
 
+def _useless_wait(calls, at, s):
+    """For an early release (calls[at], stage s, read by a wgmma of an earlier k-iteration): the student's wait_mma of
+    the release's k-iteration that should have finished that wgmma's group and did not, as (the wait, the k-iteration
+    of that wgmma, the groups committed after its group when the wait ran, whether the wait ran before its
+    k-iteration's wgmma was committed); None when the release had no wait before it in its k-iteration (then the release
+    came too early) or released the stage of its own k-iteration."""
+    it = calls[at][0]
+    mma = next((i for i in range(at - 1, -1, -1) if calls[i][2] == "mma" and calls[i][3][0] == s), None)
+    if mma is None or calls[mma][0] == it:
+        return None
+    closed = next((i for i in range(mma + 1, at) if calls[i][2] == "commit"), None)
+    waits = [i for i in range(at) if calls[i][0] == it and calls[i][2] == "wait_mma" and (closed is None or i > closed)]
+    if closed is None or not waits or _int(calls[waits[-1]][3][0]) is None:
+        return None
+    w = waits[-1]
+    after = sum(1 for i in range(closed + 1, w) if calls[i][2] == "commit")
+    last_commit = max((i for i in range(w) if calls[i][2] == "commit"), default=-1)
+    pending = any(calls[i][2] == "mma" for i in range(last_commit + 1, w)) or \
+        any(calls[i][2] == "commit" and calls[i][0] == it for i in range(w + 1, at))    # this k-iteration's group
+    if not pending and calls[w][3][0] <= after:
+        return None
+    return calls[w], calls[mma][0], after, pending
+
+
 def _ring_failure(ex_id, e, notes, stages, cfg):
     """The diagnosis of a broken ring, at the student's call that broke it (notes: every call, with its line). An
     early release is the diagnosis wherever it happened, even when the model found no overwrite in this schedule: on
@@ -777,6 +848,21 @@ def _ring_failure(ex_id, e, notes, stages, cfg):
             return out("not_committed", f"k-반복 {it}에서 {stage(s)} 돌려줄 때 그 단계를 읽는 wgmma 가 아직 commit 되지 "
                        "않았습니다: 묶이지 않은 wgmma 는 어느 그룹에도 들지 않아 wait_mma 가 기다려 주지 않고, 끝났다는 "
                        "보장도 없습니다. mma 다음에 commit 으로 그룹을 묶으세요.", mma)
+        wait = _useless_wait(notes.calls, notes.calls.index(call), s)
+        if wait is not None:
+            w, j, after, pending = wait
+            n = w[3][0]
+            if pending:
+                return out("wait_before_commit", f"k-반복 {it}에서 {josa(f'wait_mma({n})', '을/를')} commit 보다 먼저 "
+                           "불렀습니다: 그때 이번 k-반복의 wgmma 는 아직 그룹에 묶이지 않아 wait_mma 가 세는 그룹에 들지 "
+                           f"않으므로, {josa(f'wait_mma({n})', '은/는')} k-반복 {j}의 그룹({josa(f'단계 {s}', '을/를')} "
+                           f"읽음)을 남겨 둔 채 지나갑니다. 그 뒤에 {stage(s)} 돌려주면 생산자가 wgmma 가 읽는 중인 단계를 "
+                           "덮어씁니다. mma → commit → wait_mma 순서로, 이번 wgmma 를 그룹으로 묶은 뒤에 기다리세요.", w)
+            return out("wait_too_large", f"k-반복 {it}의 {josa(f'wait_mma({n})', '이/가')} "
+                       f"{josa(f'단계 {s}', '을/를')} 읽는 그룹(k-반복 {j})을 기다리지 않고 지나갑니다: wait_mma(n) 은 가장 "
+                       f"최근 n 그룹을 날아가는 채로 두는데, 그 그룹 뒤에 commit 한 그룹은 {after}개뿐이라 그 그룹도 "
+                       f"남아도 되는 그룹에 듭니다 (wait_mma({after}) 이하여야 끝남). 그 뒤에 {stage(s)} 돌려주면 생산자가 "
+                       "wgmma 가 읽는 중인 단계를 덮어씁니다.", w)
         return out("release_before_wait", f"k-반복 {it}에서 {stage(s)} 돌려주었는데, 그 단계를 읽는 wgmma 그룹이 아직 "
                    "끝나지 않았습니다: 생산자는 돌려받은 단계를 곧바로 다음 복사로 덮어씁니다. release 는 그 단계를 읽은 "
                    "그룹이 wait_mma 로 끝난 뒤에만 합니다.", call)

@@ -535,10 +535,21 @@ def line_text(site):
 class ValueTrace:
     """One call of a student's plain Python function, watched line by line: its result, every integer value a line of
     the student's code gave a local variable or returned from a helper of the student's own (value, site, whether the
-    line is in the called function itself), and the site of the outermost return."""
+    line is in the called function itself), the site of the outermost return, and for each helper's return in
+    `produced` (by its index there) the integers the helper was handed and the line that called it (HelperCall)."""
     result: object
     produced: list
     return_site: tuple = None
+    helpers: dict = field(default_factory=dict)
+
+
+@dataclass
+class HelperCall:
+    """A helper of the student's own was called with the integer arguments `args` from `site` (in the called function
+    itself when `own`)."""
+    args: frozenset
+    site: tuple
+    own: bool
 
 
 def _int_value(v):
@@ -554,7 +565,7 @@ def trace_values(fn, *args):
     line produced which integer (ValueTrace). Exceptions propagate; the previous tracer is restored."""
     fn = getattr(fn, "py_func", fn)
     outer = getattr(fn, "__code__", None)
-    produced, state, top = [], {}, []
+    produced, state, top, entered, helpers = [], {}, [], {}, {}
 
     def local(frame, event, arg):
         key = id(frame)
@@ -568,15 +579,22 @@ def trace_values(fn, *args):
             state[key] = (now, frame.f_lineno)
         elif event == "return":
             state.pop(key, None)
+            called = entered.pop(key, None)
             site = (frame.f_code.co_filename, frame.f_lineno)
             if frame.f_code is outer and not top:
                 top.append(site)
             elif _int_value(arg):
                 produced.append((int(arg), site, False))   # a helper of the student's own returned it here
+                if called is not None:
+                    helpers[len(produced) - 1] = called
         return local
 
     def glob(frame, event, arg):
         if event == "call" and is_user_file(frame.f_code.co_filename):
+            back = frame.f_back
+            if frame.f_code is not outer and back is not None and is_user_file(back.f_code.co_filename):
+                entered[id(frame)] = HelperCall(frozenset(int(v) for v in frame.f_locals.values() if _int_value(v)),
+                                                (back.f_code.co_filename, back.f_lineno), back.f_code is outer)
             return local
         return None
 
@@ -586,29 +604,61 @@ def trace_values(fn, *args):
         result = fn(*args)
     finally:
         sys.settrace(prev)
-    return ValueTrace(result, produced, top[0] if top else None)
+    return ValueTrace(result, produced, top[0] if top else None, helpers)
+
+
+def _value_sites(tr, values, follow):
+    """{(site, own)} of the lines that gave one of `values` in one traced call. follow: a helper that was handed one
+    of the values and returned one of them made nothing; the line that made it is the one that computed the argument:
+    an earlier line (already among the sites) or, when none did, the line that called the helper (the argument was
+    written in the call, e.g. `enc(addr + kk * 32)` with a right `enc`)."""
+    out = set()
+    for n, (v, site, own) in enumerate(tr.produced):
+        if v not in values:
+            continue
+        called = tr.helpers.get(n) if follow else None
+        handed = called.args & values if called is not None else set()
+        if not handed:
+            out.add((site, own))
+        elif not any(u in handed for u, _, _ in tr.produced[:n]) and called.site is not None:
+            out.add((called.site, called.own))
+    return out
 
 
 def value_site(fn, calls, wanted, limit=8):
     """'12행 `code`': the student's line that produced the wrong value in every one of the calls (up to `limit`):
     wanted(args, result) -> the set of integers that count as that value (e.g. a field in bytes and encoded; an empty
-    set: nothing to look for in that call). Several lines did: of those in the called function itself (a helper's
-    return only passes the value on), the last one to give it. None: the line of the return ('' when the function
-    cannot be traced)."""
-    sites, ret, order = None, None, {}
+    set: nothing to look for in that call). A helper of the student's own that was handed the wrong value only passed
+    it on: the line that computed its argument is blamed, not the (right) helper (_value_sites); when no line is found
+    that way in every call, the helper's own lines count as well. Several lines did: of those in the called function
+    itself (a helper's return only passes the value on), the last one to give it. None: the line of the return (''
+    when the function cannot be traced)."""
+    traced, ret = [], None
     try:
         for args in list(calls)[:limit]:
             tr = trace_values(fn, *args)
             ret = ret or tr.return_site
             values = wanted(args, tr.result)
-            if not values:
-                continue                 # nothing to look for in this call (the value is also a right one there)
-            here = {(site, own) for v, site, own in tr.produced if v in values}
-            if sites is None:
-                order = {site: n for n, (v, site, own) in enumerate(tr.produced) if v in values}
-            sites = here if sites is None else sites & here
+            if values:                   # (an empty set: nothing to look for in this call; the value is right there)
+                traced.append((tr, values))
     except Exception:                    # noqa: BLE001  (watching must never change the verdict)
         return ""
+    for follow in (True, False):
+        sites = None
+        for tr, values in traced:
+            here = _value_sites(tr, values, follow)
+            sites = here if sites is None else sites & here
+        if sites or not follow:
+            break
+    order = {}
+    if traced:                           # the order in which the first call's lines gave the value
+        tr, values = traced[0]
+        for n, (v, site, own) in enumerate(tr.produced):
+            if v in values:
+                order.setdefault(site, n)
+                called = tr.helpers.get(n)
+                if called is not None and called.site is not None:
+                    order.setdefault(called.site, n)
     every = {site for site, _ in sites or ()}
     own = {site for site, o in sites or () if o}
     if len(every) == 1:

@@ -32,6 +32,8 @@ CASES = {
         ("bytes_not_units", [("return (x & 0x3FFFF) >> 4", "return x & 0x3FFF")], "not_shifted"),
         ("units_shifted_left", [("return (x & 0x3FFFF) >> 4", "return (x & 0x3FFFF) << 4")], "not_shifted"),
         ("lbo_in_bytes", [("enc(lbo) << 16", "(lbo & 0x3FFF) << 16")], "not_shifted"),
+        # the 14-bit mask put on the bytes (review r25 U-3): right below 16 KiB, so not "bytes as they are"
+        ("mask_bytes_14bits", [("return (x & 0x3FFFF) >> 4", "return (x & 0x3FFF) >> 4")], "mask_bytes"),
         ("lbo_sbo_swapped", [("enc(lbo) << 16 | enc(sbo) << 32", "enc(sbo) << 16 | enc(lbo) << 32")], "lbo_sbo_swapped"),
         ("no_k_step", [("start = addr + kk * 16 * 128", "start = addr")], "k_step"),
         ("a_style_k_step", [("start = addr + kk * 16 * 128", "start = addr + kk * 32")], "k_step"),
@@ -69,6 +71,12 @@ CASES = {
         ("no_release", [("        ring.release((it - 1) % ring.stages)\n", "        pass\n")], "deadlock"),
         ("wait_0", [("ring.wait_mma(1)                        # the previous", "ring.wait_mma(0)                        # the previous")],
          "no_overlap"),
+        # a wait that leaves the previous group in flight (review r25 U-6): named as the wait, at its line
+        ("wait_2", [("ring.wait_mma(1)                        # the previous", "ring.wait_mma(2)                        # the previous")],
+         "wait_too_large"),
+        ("wait_before_commit", [("    ring.commit()                           # ... as one group\n    ring.wait_mma(1)",
+                                 "    ring.wait_mma(1)\n    ring.commit()  # ... as one group\n    pass")],
+         "wait_before_commit"),
         ("no_wait_full", [("    ring.wait_full(s, parity)               # the TMA", "    pass               # the TMA")],
          "wait_full"),
         ("last_round_parity", [("ring.wait_full(s, parity)", "ring.wait_full(s, parity ^ 1)")], "parity"),
