@@ -747,10 +747,10 @@ def _stage_line(s, stages):
           template='''
 def consumer_step(ring, it, kt):
     """소비자 워프그룹의 k-반복 it (지금 타일의 kt 번째): 단계 s 를 기다리고, wgmma 를 내고, 다 읽은 단계를 돌려줍니다.
-    ring.wait_full(s, parity), ring.mma(s), ring.commit(), ring.wait_mma(n), ring.release(s) 를 씁니다."""
-    s = it % ring.stages
-    parity = (it // ring.stages) & 1
-    # TODO: 알맞은 순서로 ring 의 다섯 가지를 부르세요 (wgmma 그룹 하나는 날아가는 채로 두기)
+    ring.wait_full(s, parity), ring.mma(s), ring.commit(), ring.wait_mma(n), ring.release(s) 를 씁니다 (단계 수는
+    ring.stages)."""
+    # TODO: 이 k-반복의 단계 s 와 full[s] 를 기다릴 parity 를 구하고 (11-3 의 규칙),
+    #       알맞은 순서로 ring 의 다섯 가지를 부르세요 (wgmma 그룹 하나는 날아가는 채로 두기)
     raise NotImplementedError("TODO: 소비자의 k-반복")
 ''')
 def check_consumer(student):
