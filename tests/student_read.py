@@ -896,7 +896,7 @@ def consumer_step(ring, it, kt):
     ring.wait_mma(0)
     ring.release(s)
 """),
-    ("11-4", W, "commit_after_wait", {"release_before_wait"}, """
+    ("11-4", W, "commit_after_wait", {"wait_before_commit"}, """
 def consumer_step(ring, it, kt):
     s = it % ring.stages
     parity = (it // ring.stages) & 1
