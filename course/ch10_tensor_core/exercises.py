@@ -257,7 +257,7 @@ def check_fragment(ex_id, matrix, student):
             site = _value_site(student, wrong_lanes, truth, lambda r: _pairs(r, n))
         else:                # the line that split the lane: the wrong groupID / threadID_in_group values themselves
             site = _first_site(student, _spread_lanes(wrong_lanes), lambda l: {gt(l)[0]} - {l >> 2})
-        return fail(ex_id, code, message, *details, _line(site), where=site)
+        return fail(ex_id, code, message, *details[:1], _line(site), *details[1:], where=site)   # before pictures
     if all(got[l][i] == truth[l][i][::-1] for l in range(WARP) for i in range(n)):
         why = {"C": "C/D 의 행은 groupID 가, 열은 threadID_in_group 이 정합니다.",
                "A": "A 는 .row 입니다: groupID 가 행(m), threadID_in_group 이 열(k) 쌍을 고릅니다.",
@@ -465,10 +465,10 @@ def check_ldsm(student):
                      " b0 은 k 0–7, b1 은 k 8–15 입니다.")
             return fail(ex_id, f"{x}_register_order", f"8×8 행렬 단위로는 맞는 행들을 가리키지만 행렬의 순서가 틀려 "
                         f"레지스터가 서로 바뀝니다: {swap} (두 절반의 교환). 레인 8j..8j+7 의 주소가 레지스터 {x}j 를 채웁니다.{extra}",
-                        *lines, w["line"], where=w["where"])
+                        w["line"], *lines, where=w["where"])
         return fail(ex_id, f"{x}_rows", f"틀린 행을 가리키는 레인: {lanes_text(wrong)}. ldmatrix 에서 레인 8j + r 은 "
                     f"{x}j 가 될 8×8 행렬의 행 r 의 주소를 줍니다 (주소를 주는 레인과 데이터를 받는 레인은 다릅니다; "
-                    "cp.async 복사의 레인 배치와도 다릅니다).", *lines[:4], w["line"], where=w["where"])
+                    "cp.async 복사의 레인 배치와도 다릅니다).", w["line"], *lines[:4], where=w["where"])
     return fail(ex_id, "wrong_values", "받는 레지스터가 mma 의 레이아웃과 다릅니다.", *details)
 
 
