@@ -716,6 +716,15 @@ def my_ldsm_rows(lane):
     b = (lane & 15, 0) if lane < 16 else (0, 0)     # .x2 ignores lanes 16-31: any address there
     return a, b
 '''),
+    # a 2x2 numpy array (review round 25, A-1: it was read as a wrong type)
+    ("numpy_pair", '''
+import numpy as np
+
+def my_ldsm_rows(lane):
+    half = lane // 16
+    return np.array([[lane % 16, 8 * half],      # As: lanes 0-15 at column 0, 16-31 at column 8
+                     [lane % 16, 0]])            # Bs: rows 0-15 (.x2 ignores lanes 16-31)
+'''),
 ]
 
 CORPUS["10-5"] = [
@@ -779,6 +788,68 @@ def my_kloop(A, B, C, alpha, beta):
         c0, c1, c2, c3 = ptx.mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)
         cuda.syncthreads()
         k0 += 16
+    store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta)
+'''),
+    # review round 25: B-4's technique check must keep these: two m16n8k8 per K step, an mma from zero added
+    # to the accumulators by hand, a barrier between ldmatrix and mma
+    ("two_k8_mmas", '''
+@cuda.jit
+def my_kloop(A, B, C, alpha, beta):
+    """워프 하나가 C 의 16×8 타일 하나: K 를 16씩 공유 메모리로 복사하고, 프래그먼트를 읽어 mma 로 누적 (f16 입력, f32 누적)."""
+    As = cuda.shared.array((16, 16), float16, alignment=16)
+    Bs = cuda.shared.array((16, 8), float16, alignment=16)
+    lane, tile_m, tile_n = cuda.threadIdx.x, cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
+    c0 = c1 = c2 = c3 = float32(0.0)
+    for k0 in range(0, A.shape[1], 16):
+        copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane)   # 레인마다 A 8개, B 4개를 As, Bs 로
+        cuda.syncthreads()                                    # ldmatrix 는 다른 레인이 복사한 행을 읽습니다
+        a0, a1, a2, a3 = ptx.ldmatrix_x4(As, lane % 16, 8 * (lane // 16))
+        b0, b1 = ptx.ldmatrix_x2_trans(Bs, lane % 16, 0)
+        # K = 16 as two k8 steps (the Turing instruction): a0, a1 with b0 is k 0-7, a2, a3 with b1 is k 8-15
+        c0, c1, c2, c3 = ptx.mma_m16n8k8_f32(a0, a1, b0, c0, c1, c2, c3)
+        c0, c1, c2, c3 = ptx.mma_m16n8k8_f32(a2, a3, b1, c0, c1, c2, c3)
+        cuda.syncthreads()
+    store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta)
+'''),
+    ("mma_from_zero_then_add", '''
+@cuda.jit
+def my_kloop(A, B, C, alpha, beta):
+    """워프 하나가 C 의 16×8 타일 하나: K 를 16씩 공유 메모리로 복사하고, 프래그먼트를 읽어 mma 로 누적 (f16 입력, f32 누적)."""
+    As = cuda.shared.array((16, 16), float16, alignment=16)
+    Bs = cuda.shared.array((16, 8), float16, alignment=16)
+    lane, tile_m, tile_n = cuda.threadIdx.x, cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
+    c0 = c1 = c2 = c3 = float32(0.0)
+    for k0 in range(0, A.shape[1], 16):
+        copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane)   # 레인마다 A 8개, B 4개를 As, Bs 로
+        cuda.syncthreads()                                    # ldmatrix 는 다른 레인이 복사한 행을 읽습니다
+        r = lane & 15
+        a0, a1, a2, a3 = ptx.ldmatrix_x4(As, r, (lane >> 4) << 3)
+        b0, b1 = ptx.ldmatrix_x2_trans(Bs, r, 0)
+        cuda.syncthreads()                   # all lanes have their fragments: the next copy may overwrite As/Bs
+        z = float32(0.0)
+        d0, d1, d2, d3 = ptx.mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, z, z, z, z)
+        c0 += d0
+        c1 += d1
+        c2 += d2
+        c3 += d3
+    store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta)
+'''),
+    ("barrier_right_after_ldmatrix", '''
+@cuda.jit
+def my_kloop(A, B, C, alpha, beta):
+    """워프 하나가 C 의 16×8 타일 하나: K 를 16씩 공유 메모리로 복사하고, 프래그먼트를 읽어 mma 로 누적 (f16 입력, f32 누적)."""
+    As = cuda.shared.array((16, 16), float16, alignment=16)
+    Bs = cuda.shared.array((16, 8), float16, alignment=16)
+    lane, tile_m, tile_n = cuda.threadIdx.x, cuda.blockIdx.y * 16, cuda.blockIdx.x * 8
+    c0 = c1 = c2 = c3 = float32(0.0)
+    for k0 in range(0, A.shape[1], 16):
+        copy_tiles(A, B, As, Bs, tile_m, tile_n, k0, lane)   # 레인마다 A 8개, B 4개를 As, Bs 로
+        cuda.syncthreads()                                    # ldmatrix 는 다른 레인이 복사한 행을 읽습니다
+        half = lane // 16
+        b = ptx.ldmatrix_x2_trans(Bs, lane % 16, 0)
+        a = ptx.ldmatrix_x4(As, lane - 16 * half, 8 * half)
+        cuda.syncthreads()                   # reads of As/Bs are over; mma works on registers
+        c0, c1, c2, c3 = ptx.mma_m16n8k16_f32(a[0], a[1], a[2], a[3], b[0], b[1], c0, c1, c2, c3)
     store_fragment(C, tile_m, tile_n, lane, c0, c1, c2, c3, alpha, beta)
 '''),
 ]

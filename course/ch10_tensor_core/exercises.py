@@ -1,15 +1,18 @@
 """Notebook 10 exercises: the lane -> fragment ownership of C/D, A and B (mma.m16n8k16), each lane's ldmatrix row
 address, and the K loop of the one-warp kernel. The layout truth is sim/mma.py (checked against the GPU record)."""
+import traceback
+
 import numpy as np
 
 from kernels_numba.infra import device
+from kernels_numba.infra.simulator import warp as simwarp
 from kernels_numba import tc
 from sim import mma
 
 from sim.korean import josa, particle
 
 from course.exercises import probe
-from course.exercises.core import EXERCISES, exercise, fail, gpu_note, passed
+from course.exercises.core import EXERCISES, exercise, fail, gpu_note, passed, technique
 from course.exercises.diagnose import heatmap, run_shapes
 
 WARP = 32
@@ -83,6 +86,25 @@ def _answers(student, lanes=WARP):
     return out, rec
 
 
+def _flat(v):
+    """Every leaf of nested tuples / lists / arrays (a numpy array as its elements)."""
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (tuple, list)):
+        return [x for e in v for x in _flat(e)]
+    return [v]
+
+
+def _float_note(v):
+    """' 행·열에 실수(float)가 있습니다 ...' when the answer's numbers are whole floats (a `/` division), else ''."""
+    leaves = _flat(v)
+    if any(isinstance(x, (float, np.floating)) for x in leaves) and \
+            all(isinstance(x, (int, float, np.integer, np.floating)) and float(x).is_integer() for x in leaves):
+        return (" 행·열에 정수가 아니라 실수(float)가 있습니다: `/` 는 실수 나눗셈이라 4 / 4 도 1.0 입니다. 정수 나눗셈 "
+                "`//` (또는 `>>`, `divmod`)로 계산하세요.")
+    return ""
+
+
 def _pairs(v, n):
     """v as a list of n (int, int) tuples, or None."""
     try:
@@ -91,6 +113,49 @@ def _pairs(v, n):
         return None
     ok = len(out) == n and all(isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)) for a, b in v)
     return out if ok else None
+
+
+def _line(site):
+    """The detail line naming the student's line a diagnosis blames ('' when unknown)."""
+    return f"  이 값을 만든 줄: {site}" if site else ""
+
+
+def _value_site(student, lanes, truth, parse):
+    """'12행 `code`': the student's line that made the wrong numbers of the wrong lanes (numbers that are right
+    somewhere in the lane's answer do not count: then the line of the return, which put them in the wrong place)."""
+    def wanted(args, result):
+        got, right = parse(result), truth[args[0]]
+        if got is None:
+            return set()
+        flat = [x for pair in got for x in pair]
+        ok = {x for pair in right for x in pair}
+        return {x for x, y in zip(flat, [x for pair in right for x in pair]) if x != y} - ok
+    return probe.value_site(student, [(l,) for l in _spread_lanes(lanes)], wanted)
+
+
+def _first_site(student, lanes, wanted):
+    """'3행 `code`': the first line of the student's code that made a value of wanted(lane) in every traced lane (the
+    line that split the lane into groupID and threadID_in_group: later lines only carry the value on); '' if none."""
+    common, order = None, {}
+    try:
+        for lane in lanes:
+            values = wanted(lane)
+            if not values:
+                continue
+            tr = probe.trace_values(student, lane)
+            sites = [site for v, site, own in tr.produced if v in values]
+            if common is None:
+                order = {site: n for n, site in reversed(list(enumerate(sites)))}
+            common = set(sites) if common is None else common & set(sites)
+    except Exception:                    # noqa: BLE001  (watching must never change the verdict)
+        return ""
+    return probe.line_text(min(common, key=order.get)) if common else ""
+
+
+def _spread_lanes(lanes, n=8):
+    """Up to n of the lanes: the first, then others spread over all of them."""
+    picks = sorted(set(lanes))
+    return picks[:1] + picks[1::max(1, len(picks) // (n - 1))][:n - 1]
 
 
 # ------------------------------------------------------------------------------- 10-1..10-3: fragment ownership
@@ -175,7 +240,7 @@ def check_fragment(ex_id, matrix, student):
         v = _pairs(raw[lane], n)
         if v is None:
             return fail(ex_id, "input", f"레인 {lane}: ({AXES[matrix][0]}, {AXES[matrix][1]}) 정수 쌍 {n}개의 리스트를 "
-                        f"돌려주세요 (받은 값: {raw[lane]!r:.80}).")
+                        f"돌려주세요 (받은 값: {raw[lane]!r:.80})." + _float_note(raw[lane]))
         got.append(v)
     truth = [mma.ELEMENTS[matrix](l) for l in range(WARP)]
     if got == truth:
@@ -186,26 +251,33 @@ def check_fragment(ex_id, matrix, student):
     where = (f"  틀린 곳: {lanes_text(wrong_lanes)} ({len(wrong_lanes)}개)의 "
              f"{reg_names(matrix, {i for _, i in bad})} — 원소 {len(bad)}/{WARP * n}개")
     ex = _examples(matrix, got, truth, bad)
+
+    def out(code, message, *details, gt=None):
+        if gt is None:
+            site = _value_site(student, wrong_lanes, truth, lambda r: _pairs(r, n))
+        else:                # the line that split the lane: the wrong groupID / threadID_in_group values themselves
+            site = _first_site(student, _spread_lanes(wrong_lanes), lambda l: {gt(l)[0]} - {l >> 2})
+        return fail(ex_id, code, message, *details[:1], _line(site), *details[1:], where=site)   # before pictures
     if all(got[l][i] == truth[l][i][::-1] for l in range(WARP) for i in range(n)):
         why = {"C": "C/D 의 행은 groupID 가, 열은 threadID_in_group 이 정합니다.",
                "A": "A 는 .row 입니다: groupID 가 행(m), threadID_in_group 이 열(k) 쌍을 고릅니다.",
                "B": "B 는 .col 로 레지스터에 들어갑니다: 한 레지스터의 두 f16 은 같은 열 n = groupID 의 이웃한 두 k "
                     "입니다. 메모리의 행 우선 B[k][n] 처럼 (n, k) 로 쓰면 전치가 됩니다."}[matrix]
-        return fail(ex_id, "transposed", f"행과 열이 바뀌었습니다: 모든 원소가 ({AXES[matrix][1]}, {AXES[matrix][0]}) "
+        return out("transposed", f"행과 열이 바뀌었습니다: 모든 원소가 ({AXES[matrix][1]}, {AXES[matrix][0]}) "
                     f"순서로 나옵니다. {why}", where, *ex)
     if all(sorted(got[l]) == sorted(truth[l]) for l in range(WARP)):
         perm = _register_perm(got, truth, n)
         msg = _order_message(matrix, perm) if perm else "레인마다 맞는 원소를 갖지만 레지스터 순서가 레인마다 다르게 틀렸습니다."
-        return fail(ex_id, "register_order", msg, where, *ex, "  " + LAYOUT_TEXT[matrix])
+        return out("register_order", msg, where, *ex, "  " + LAYOUT_TEXT[matrix])
     for gt, text in GT_VARIANTS:
         if all(got[l] == frag(matrix, *gt(l)) for l in range(WARP)):
-            return fail(ex_id, "lane_groups", f"레인에서 (groupID, threadID_in_group) 을 얻는 계산이 틀렸습니다: {text}. 레인 4개가 "
+            return out("lane_groups", f"레인에서 (groupID, threadID_in_group) 을 얻는 계산이 틀렸습니다: {text}. 레인 4개가 "
                         "한 묶음입니다: groupID = lane >> 2 (0–7), threadID_in_group = lane % 4 (0–3).",
-                        where, *ex, lane_grid(wrong_lanes))
+                        where, *ex, lane_grid(wrong_lanes), gt=gt)
     diffs = {(truth[l][i][0] - got[l][i][0], truth[l][i][1] - got[l][i][1]) for l, i in bad}
     if diffs in ({(8, 0)}, {(0, 8)}):
         ax = AXES[matrix][0 if diffs == {(8, 0)} else 1]
-        return fail(ex_id, "row_offset" if diffs == {(8, 0)} else "col_offset",
+        return out("row_offset" if diffs == {(8, 0)} else "col_offset",
                     f"{reg_names(matrix, {i for _, i in bad})} 의 {ax}에 +8 이 빠졌습니다: 그 원소들은 {ax} 8–15 쪽 "
                     f"절반에 있어야 합니다. {LAYOUT_TEXT[matrix]}", where, *ex)
     if matrix != "C":
@@ -216,22 +288,22 @@ def check_fragment(ex_id, matrix, student):
         # answer that reads B as row-major memory, e.g. C's pattern copied)
         if all(i % 2 and along(l, i) for l, i in bad) or all(along(l, i) for l in range(WARP) for i in range(1, n, 2)):
             same, nxt = ("행", "열") if matrix == "A" else ("열 n", "k")
-            return fail(ex_id, "half_axis", f"레지스터 하나의 두 f16 (하위·상위 절반)을 엉뚱한 방향의 이웃에 두었습니다: "
+            return out("half_axis", f"레지스터 하나의 두 f16 (하위·상위 절반)을 엉뚱한 방향의 이웃에 두었습니다: "
                         f"{matrix} 에서 두 절반은 같은 {same}의 이웃한 두 {nxt}입니다 (상위 = 하위 + {step}). "
                         + ("B 는 .col 이라 메모리의 행 우선 B 와 방향이 다릅니다: 한 레지스터의 두 f16 을 같은 k 의 이웃한 "
                            "두 n 으로 두면 행 우선으로 읽은 답입니다." if matrix == "B" else ""), where, *ex)
     outside = [(l, i) for l in range(WARP) for i in range(n) if not (0 <= got[l][i][0] < R and 0 <= got[l][i][1] < C)]
     if outside:
         l, i = outside[0]
-        return fail(ex_id, "out_of_range", f"{matrix} {particle(matrix, '은/는')} {R}×{C}인데 범위 밖 원소가 있습니다: 레인 {l}의 "
+        return out("out_of_range", f"{matrix} {particle(matrix, '은/는')} {R}×{C}인데 범위 밖 원소가 있습니다: 레인 {l}의 "
                     f"{reg_name(matrix, i)} = {got[l][i]}. groupID 는 0–7, threadID_in_group 은 0–3 입니다.",
                     where, *ex)
     count, picture = _coverage_picture(matrix, got)
     if (count != 1).any():
-        return fail(ex_id, "coverage", f"{matrix} 의 원소 {int((count == 0).sum())}개는 아무 레인도 갖지 않고 "
+        return out("coverage", f"{matrix} 의 원소 {int((count == 0).sum())}개는 아무 레인도 갖지 않고 "
                     f"{int((count > 1).sum())}개는 두 레인 이상이 갖습니다: 32레인 × {n}개가 {josa(f'{R}×{C}', '을/를')} 정확히 한 번씩 "
                     "덮어야 합니다.", where, *ex, picture)
-    return fail(ex_id, "wrong_elements", f"{matrix} {particle(matrix, '을/를')} 한 번씩 덮기는 하지만 레인과 원소의 짝이 틀렸습니다. "
+    return out("wrong_elements", f"{matrix} {particle(matrix, '을/를')} 한 번씩 덮기는 하지만 레인과 원소의 짝이 틀렸습니다. "
                 f"{LAYOUT_TEXT[matrix]}", where, *ex, lane_grid(wrong_lanes))
 
 
@@ -320,6 +392,15 @@ def _block_of(addrs):
     return None
 
 
+def _address_pairs(r, k):
+    """Both numbers of the k-th address pair of a 10-4 answer, as a list of one (row, col) pair (None if not one)."""
+    r = r.tolist() if isinstance(r, np.ndarray) else r
+    try:
+        return _pairs([r[k]], 1)
+    except (TypeError, IndexError, KeyError):
+        return None
+
+
 def check_ldsm(student):
     ex_id = "10-4"
     raw, rec = _answers(student)
@@ -328,13 +409,21 @@ def check_ldsm(student):
     got = []
     for lane in range(WARP):
         v = raw[lane]
+        v = v.tolist() if isinstance(v, np.ndarray) else v        # a 2x2 array is two pairs too (review r25 A-1)
         a, b = (_pairs(v, 2) or [None, None]) if isinstance(v, (tuple, list)) and len(v) == 2 else (None, None)
         if a is None:
-            return fail(ex_id, "input", f"레인 {lane}: ((A 의 행, 열), (B 의 행, 열)) 을 돌려주세요 (받은 값: {v!r:.80}).")
+            return fail(ex_id, "input", f"레인 {lane}: ((A 의 행, 열), (B 의 행, 열)) 을 돌려주세요 (받은 값: {v!r:.80})."
+                        + _float_note(v))
         got.append((a, b))
     want = mma.ldmatrix_for_mma()
     A_got, B_got = [g[0] for g in got], [g[1] for g in got]
     details = []
+
+    def blame(k, lanes):
+        """The line that made the wrong numbers of tile k's address (0: As, 1: Bs) in those lanes."""
+        truth = [(want["A"][l], want["B"][l] if l < 16 else got[l][1]) for l in range(WARP)]
+        site = _value_site(student, lanes, truth, lambda r: _address_pairs(r, k))
+        return {"where": site, "line": _line(site)}
     for name, addrs, width, lanes in (("As", A_got, 16, 32), ("Bs", B_got, 8, 16)):
         odd = [l for l in range(lanes) if addrs[l][1] % 8]
         if odd:
@@ -342,12 +431,13 @@ def check_ldsm(student):
             return fail(ex_id, "misaligned", f"{name}[{addrs[l][0]}][{addrs[l][1]}] {particle(f'{name}[{addrs[l][0]}][{addrs[l][1]}]', '은/는')} 16바이트 정렬이 아닙니다 "
                         f"({lanes_text(odd)}): ldmatrix 는 레인마다 16바이트(f16 8개) 한 행을 읽으므로 열은 8 의 "
                         "배수여야 합니다 (GPU 에서는 misaligned address 오류). 레인은 원소 하나가 아니라 8×8 행렬의 "
-                        "한 행 전체를 가리킵니다.")
+                        "한 행 전체를 가리킵니다.", (w := blame(name == "Bs", odd))["line"], where=w["where"])
         out = [l for l in range(lanes) if not (0 <= addrs[l][0] < 16 and 0 <= addrs[l][1] and addrs[l][1] + 8 <= width)]
         if out:
             l = out[0]
             return fail(ex_id, "out_of_range", f"{name} {particle(name, '은/는')} 16×{width}인데 레인 {l}의 행 주소 {name}[{addrs[l][0]}]"
-                        f"[{addrs[l][1]}] 에서 읽는 16바이트(8원소)가 배열 밖으로 나갑니다 ({lanes_text(out)}).")
+                        f"[{addrs[l][1]}] 에서 읽는 16바이트(8원소)가 배열 밖으로 나갑니다 ({lanes_text(out)}).",
+                        (w := blame(name == "Bs", out))["line"], where=w["where"])
     A_rec = _ldsm_received(A_got, 16, 4, False, 32)
     B_rec = _ldsm_received(B_got, 8, 2, True, 16)
     A_ok = all(A_rec[l][r] == tuple(mma.a_elements(l)[2 * r:2 * r + 2]) for l in range(WARP) for r in range(4))
@@ -361,6 +451,7 @@ def check_ldsm(student):
         exp = want[x.upper()]
         tile = "As" if x == "a" else "Bs"
         wrong = [l for l in range(lanes) if addrs[l] != exp[l]]
+        w = blame(x == "b", wrong)
         blocks = [_block_of(addrs[8 * j:8 * j + 8]) for j in range(num)]
         exp_blocks = [_block_of(exp[8 * j:8 * j + 8]) for j in range(num)]
         lines = [f"  {x}{j} (레인 {8 * j}–{8 * j + 7} 의 주소): {exp_blocks[j]} 이어야 하는데 "
@@ -374,10 +465,10 @@ def check_ldsm(student):
                      " b0 은 k 0–7, b1 은 k 8–15 입니다.")
             return fail(ex_id, f"{x}_register_order", f"8×8 행렬 단위로는 맞는 행들을 가리키지만 행렬의 순서가 틀려 "
                         f"레지스터가 서로 바뀝니다: {swap} (두 절반의 교환). 레인 8j..8j+7 의 주소가 레지스터 {x}j 를 채웁니다.{extra}",
-                        *lines)
+                        w["line"], *lines, where=w["where"])
         return fail(ex_id, f"{x}_rows", f"틀린 행을 가리키는 레인: {lanes_text(wrong)}. ldmatrix 에서 레인 8j + r 은 "
                     f"{x}j 가 될 8×8 행렬의 행 r 의 주소를 줍니다 (주소를 주는 레인과 데이터를 받는 레인은 다릅니다; "
-                    "cp.async 복사의 레인 배치와도 다릅니다).", *lines[:4])
+                    "cp.async 복사의 레인 배치와도 다릅니다).", w["line"], *lines[:4], where=w["where"])
     return fail(ex_id, "wrong_values", "받는 레지스터가 mma 의 레이아웃과 다릅니다.", *details)
 
 
@@ -451,6 +542,16 @@ FRAGMENT_MISTAKES = (
     ("b_rows", lambda A, B: (A, _low_rows_twice(B)),
      "Bs 의 행 주소가 틀렸습니다: mma 가 K 스텝마다 B 의 k 0–7 을 두 번 곱했습니다 (k 8–15 대신). ldmatrix_x2_trans 에서 "
      "레인 8–15 가 주는 행은 b1 의 행 8–15 입니다 (레인 0–15 가 Bs 의 행 0–15, 10-4 의 B 주소)."),
+    ("a_cols", lambda A, B: (_low_cols_twice(A), B),
+     "As 의 열 주소가 틀렸습니다: mma 가 16×16 A 타일마다 열 0–7 을 두 번 곱했습니다 (열 8–15 대신: a2, a3 이 a0, a1 과 "
+     "같은 8×8 조각). ldmatrix_x4 에서 레인 16–31 이 주는 주소의 열은 8 입니다 (레인 0–15 는 열 0 의 행 0–15, 16–31 은 "
+     "열 8 의 행 0–15, 10-4 의 A 주소)."),
+    ("half_k", lambda A, B: (_k_half(A, 0), B),
+     "K 스텝마다 k 0–7 만 C 에 더해졌습니다 (k 8–15 가 빠짐): mma.m16n8k16 하나는 k 16개를 한 번에 곱합니다. "
+     "ptx.mma_m16n8k8_f32 로 나눈다면 스텝마다 두 번 부르세요 (a0, a1, b0 으로 k 0–7, a2, a3, b1 로 k 8–15)."),
+    ("half_k", lambda A, B: (_k_half(A, 8), B),
+     "K 스텝마다 k 8–15 만 C 에 더해졌습니다 (k 0–7 이 빠짐): mma.m16n8k16 하나는 k 16개를 한 번에 곱합니다. "
+     "ptx.mma_m16n8k8_f32 로 나눈다면 스텝마다 두 번 부르세요 (a0, a1, b0 으로 k 0–7, a2, a3, b1 로 k 8–15)."),
     ("a_rows", lambda A, B: (_low_rows_twice(A), B),
      "As 의 행 주소가 틀렸습니다: mma 가 16×16 A 타일마다 행 0–7 을 두 번 곱했습니다 (행 8–15 대신: C 의 아래 8행이 위 "
      "8행과 같은 A 행으로 계산됨). ldmatrix_x4 에서 레인 8–15 와 24–31 이 주는 행은 8–15 입니다 (레인 0–15 는 열 0 의 "
@@ -466,13 +567,32 @@ def _low_rows_twice(X):
     return Y.reshape(R, C)
 
 
-def _kloop_launch(kernel, runs):
-    """launch(A, B, C, alpha, beta) on a (N/8) x (M/16) grid of one warp each; every run is kept for the diagnosis."""
+def _low_cols_twice(X):
+    """X with columns 8-15 of every 16-column block replaced by its columns 0-7 (an A column address of 0 for every
+    lane: a2, a3 read the same 8x8 pieces as a0, a1)."""
+    R, C = X.shape
+    Y = X.reshape(R, C // 16, 2, 8).copy()
+    Y[:, :, 1] = Y[:, :, 0]
+    return Y.reshape(R, C)
+
+
+def _k_half(X, keep):
+    """A with only k keep..keep+7 of every 16-wide K step (the other half zero): one m16n8k8 per step of 16."""
+    R, C = X.shape
+    Y = np.zeros_like(X).reshape(R, C // 16, 2, 8)
+    Y[:, :, keep // 8] = X.reshape(R, C // 16, 2, 8)[:, :, keep // 8]
+    return Y.reshape(R, C)
+
+
+def _kloop_launch(kernel, runs, log=None):
+    """launch(A, B, C, alpha, beta) on a (N/8) x (M/16) grid of one warp each; every run is kept for the diagnosis,
+    with the warp instructions the simulator executed in it (log: warp.recording(); None on a GPU)."""
     def launch(A, B, C, alpha, beta):
         M, N = C.shape
         C0 = C.copy()
+        first = len(log) if log is not None else 0
         kernel[(N // 8, M // 16), 32](A, B, C, np.float32(alpha), np.float32(beta))
-        runs.append((A, B, C0, C, alpha, beta))
+        runs.append((A, B, C0, C, alpha, beta, log[first:] if log is not None else None))
         return C
     return launch
 
@@ -480,24 +600,113 @@ def _kloop_launch(kernel, runs):
 KLOOP_SHAPES = ((32, 16, 48, 1.0, 0.0), (16, 24, 32, 0.5, 2.0), (16, 8, 16, 1.0, 0.0))     # K steps 3, 2, 1
 
 
+def _student_line(exc):
+    """'16행 `code`' of the deepest frame of the student's code in exc's traceback ('' when none)."""
+    hit = None
+    for fr in traceback.extract_tb(exc.__traceback__):
+        if probe.is_user_file(fr.filename):
+            hit = (fr.filename, fr.lineno)
+    return probe.line_text(hit)
+
+
+def _raised(ex_id, code, message, exc, *details):
+    """A diagnosis of an error a warp stand-in raised in the student's kernel: the course's message, the simulator's
+    English line, and the student's line."""
+    site = _student_line(exc)
+    text = str(exc)
+    text = text.split(": ", 1)[1] if text.startswith("tid=") and ": " in text else text
+    english = text.split("\n", 1)[1] if "\n" in text else ""
+    res = fail(ex_id, code, message, getattr(exc, "_sgemm_context", None) or "", *details,
+               f"  ({english})" if english else "", f"  위치: {site}" if site else "", where=site)
+    res.raised = True
+    return res
+
+
+def _k_steps(K):
+    return -(-K // 16)
+
+
+def _technique(ex_id, runs):
+    """10-5's technique, from the warp instructions of runs whose values are right: in every block, mma computed the
+    whole product A·B of its tile (the sum of the products its mma calls added to C), and ldmatrix read the fragments
+    (per K step, the 4 8x8 matrices of A and the 2 of B). None when kept (or on a GPU: the simulator run checks it)."""
+    for A, B, C0, C, alpha, beta, log in runs:
+        if log is None:
+            continue
+        M, K = A.shape
+        N = C.shape[1]
+        steps = _k_steps(K)
+        A64, B64 = A.astype(np.float64), B.astype(np.float64)
+        for by in range(M // 16):
+            for bx in range(N // 8):
+                mine = [e for e in log if e.block[:2] == (bx, by)]
+                mmas = [e for e in mine if e.name.startswith("mma")]
+                ldsm = [e for e in mine if e.name.startswith("ldmatrix")]
+                want = A64[16 * by:16 * by + 16] @ B64[:, 8 * bx:8 * bx + 8]
+                where = f"블록 ({bx}, {by}) (C 의 타일 행 {16 * by}–{16 * by + 15}, 열 {8 * bx}–{8 * bx + 7})"
+                run = f"  (M, N, K) = ({M}, {N}, {K}), K 스텝 {steps}개"
+                if not mmas:
+                    return technique(ex_id, "no_mma", "Tensor Core 의 mma", f"{where}의 워프가 K 스텝 {steps}개 동안 "
+                                     "ptx.mma_m16n8k16_f32 를 한 번도 실행하지 않았습니다: C 를 스칼라 곱셈·덧셈(FMA)으로 "
+                                     "계산했습니다. K 스텝마다 ldmatrix 로 읽은 a0..a3, b0, b1 과 지난 스텝의 c0..c3 을 "
+                                     "mma 에 넘겨 누적하세요.", run)
+                got = sum(e.product for e in mmas)
+                scale = np.abs(A64[16 * by:16 * by + 16]) @ np.abs(B64[:, 8 * bx:8 * bx + 8])
+                if not np.isfinite(got).all() or (np.abs(got - want) > 1e-9 * scale + 1e-30).any():
+                    ks = sum(e.k for e in mmas)
+                    return technique(ex_id, "partial_mma", "Tensor Core 의 mma 로 K 전체", f"{where}에서 mma "
+                                     f"{len(mmas)}번(K 로 {ks})이 더한 곱 A·B 가 타일의 A·B 와 다릅니다: 곱의 일부를 mma "
+                                     f"밖(스칼라 FMA 등)에서 계산했습니다. K 스텝({steps}개)마다 그 스텝의 k 16개 전부를 "
+                                     "mma 가 곱해야 합니다.", run,
+                                     "  mma 를 실행한 줄: " + ", ".join(sorted({probe.line_text(e.site) for e in mmas})))
+                mats = sum(e.matrices for e in ldsm)
+                if mats < 6 * steps:
+                    per = mats / steps
+                    return technique(ex_id, "no_ldmatrix", "ldmatrix", f"{where}의 워프가 K 스텝 {steps}개 동안 "
+                                     f"ldmatrix 로 읽은 8×8 행렬이 {mats}개 (스텝마다 {per:.3g}개)입니다: 스텝마다 A 의 "
+                                     "16×16 은 ptx.ldmatrix_x4 (행렬 4개), B 의 16×8 은 ptx.ldmatrix_x2_trans (행렬 "
+                                     "2개) 로 공유 메모리에서 프래그먼트를 읽으세요.", run)
+    return None
+
+
 def check_kloop_kernel(ex_id, kernel):
-    """Run the one-warp kernel on two shapes; on a wrong C, name the fragment mistake whose product matches it."""
+    """Run the one-warp kernel on three shapes; on a wrong C, name the fragment mistake whose product matches it; on
+    a right C, check (simulator) that the warp computed it with ldmatrix and mma."""
     runs = []
-    res = run_shapes(ex_id, _kloop_launch(kernel, runs), KLOOP_SHAPES, tile=(16, 8), BK=16, dtype=np.float16,
-                     tol=tc_tol, product="ldmatrix 에 주는 행 주소(10-4)와 mma 에 넘기는 a0..a3, b0, b1 의 순서",
-                     nan_cause="ldmatrix 가 아직 채우지 않은 공유 메모리를 읽었습니다(시뮬레이터는 공유 메모리를 NaN 으로 "
-                               "채웁니다): copy_tiles 와 ldmatrix 사이의 배리어나 ldmatrix 의 주소를 보세요")
+    with simwarp.recording() as log:
+        try:
+            res = run_shapes(ex_id, _kloop_launch(kernel, runs, log if device.SIMULATOR else None), KLOOP_SHAPES,
+                             tile=(16, 8), BK=16, dtype=np.float16, tol=tc_tol,
+                             product="ldmatrix 에 주는 행 주소(10-4)와 mma 에 넘기는 a0..a3, b0, b1 의 순서",
+                             recomputed="같은 K 스텝에서 mma 를 두 번 불렀는지, 또는 k0 이 스텝마다 16씩 늘어나는지",
+                             nan_cause="ldmatrix 가 아직 채우지 않은 공유 메모리를 읽었습니다(시뮬레이터는 공유 메모리를 "
+                                       "NaN 으로 채웁니다): copy_tiles 와 ldmatrix 사이의 배리어나 ldmatrix 의 주소를 "
+                                       "보세요")
+        except simwarp.LdmatrixAddressError as exc:
+            korean = str(exc).split("\n", 1)[0].split(": ", 1)[-1]
+            return _raised(ex_id, "out_of_bounds", f"ldmatrix 에 준 행 주소가 배열 밖입니다: {korean} 주소는 10-4 의 "
+                           "답과 같아야 합니다 (레인 8j + r 이 8×8 행렬 j 의 행 r 시작을 가리킴).", exc)
+        except simwarp.MmaOperandError as exc:
+            text = str(exc).split("\n", 1)[0]
+            text = text.split(": ", 1)[1] if text.startswith("tid=") else text
+            return _raised(ex_id, "mma_operands", f"mma 에 넘긴 인자가 맞지 않습니다: {text.split(': ', 1)[-1]}", exc)
     if res.ok:
+        found = _technique(ex_id, runs)
+        if found:
+            return found
         shapes = ", ".join(f"{M}×{N}×{K}" for M, N, K, _, _ in KLOOP_SHAPES)
         return passed(ex_id, f"(M×N×K) = {shapes} (alpha/beta 포함) 에서 float64 기준값과 tc.error_bound (f16 입력, f32 "
-                      "누적의 유도된 한계) 안에서 일치합니다" + (" — 경쟁 검출기도 조용합니다." if device.SIMULATOR else
+                      "누적의 유도된 한계) 안에서 일치합니다" + (" — 경쟁 검출기도 조용하고, K 스텝마다 ldmatrix 로 읽은 "
+                      "프래그먼트를 mma 가 곱했습니다." if device.SIMULATOR else
                       "." + gpu_note(" GPU 에는 경쟁 검출기가 없으니 배리어는 SGEMM_DEVICE=sim 으로 한 번 더 확인하세요.")))
     if res.code == "acc_reset":       # the observation; the cause may be a zero C per step or an mma after the loop
         res.message = ("마지막 K 스텝만 C 에 남았습니다: 스텝마다 mma 가 앞 스텝의 결과에 더해지는지 보세요 — mma 가 K "
                        "루프 안에 있는지, 그리고 mma 에 C 로 넘기는 값이 0 이 아니라 지난 스텝의 c0..c3 인지.")
+    if res.code == "k_tile_counts":
+        res.details[1:1] = _mma_calls(runs)
     if res.code not in ("all_wrong", "wrong_values", "per_thread", "tiles"):
         return res
-    for A, B, C0, C, alpha, beta in runs:
+    for A, B, C0, C, alpha, beta, _ in runs:
         ref, bound = tc_tol(A, B, C0, alpha, beta)
         good = np.isfinite(C) & (np.abs(C - ref) <= bound)
         if good.all():
@@ -512,6 +721,19 @@ def check_kloop_kernel(ex_id, kernel):
                             "tc.error_bound (f16 입력, f32 누적의 유도된 한계) 안에서 일치합니다.", picture)
         break
     return res
+
+
+def _mma_calls(runs):
+    """Detail lines: how many mma the first block's warp executed per K step of the first failing run, and where."""
+    for A, B, C0, C, alpha, beta, log in runs:
+        if not log:
+            continue
+        mmas = [e for e in log if e.name.startswith("mma") and e.block[:2] == (0, 0)]
+        steps = _k_steps(A.shape[1])
+        lines = sorted({probe.line_text(e.site) for e in mmas})
+        return [f"  블록 (0, 0)의 워프는 K 스텝 {steps}개 동안 mma 를 {len(mmas)}번 실행했습니다 (K 로 "
+                f"{sum(e.k for e in mmas)}, 맞는 값은 {16 * steps})" + (": " + ", ".join(lines) if lines else ".")]
+    return []
 
 
 @exercise("10-5", "워프 하나의 K 루프: ldmatrix → mma → 누적", "4절",
@@ -533,6 +755,19 @@ def check_kloop_kernel(ex_id, kernel):
               "all_wrong": "ldmatrix 에 주는 주소가 10-4 의 답과 같나요? mma 에 넘기는 인자의 순서를 보세요.",
               "nan": "ldmatrix 가 읽는 As, Bs 는 그 전에 모든 레인이 채웠나요? 배리어가 그 사이에 있나요?",
               "misaligned": "ldmatrix 의 주소 열은 8 의 배수인가요?",
+              "a_cols": "ldmatrix_x4 에서 레인 16–31 이 주는 As 의 열은 몇인가요? a2, a3 은 A 타일의 어느 쪽 절반인가요? "
+                        "(10-4)",
+              "half_k": "K 스텝 하나의 k 16개 가운데 몇 개를 mma 가 곱하나요? 여러분이 부른 mma 의 K 는 얼마인가요?",
+              "k_tile_counts": "K 스텝 하나에서 mma 는 몇 번 불리나요? 같은 a, b 로 두 번 부르지는 않나요?",
+              "out_of_bounds": "배열 밖을 가리킨 레인의 행 주소를 10-4 의 답과 비교해 보세요. 그 레인이 주는 열에 8 원소를 "
+                               "더하면 As 의 폭 16 을 넘지 않나요?",
+              "mma_operands": "ptx.mma_m16n8k16_f32 는 인자를 몇 개 받나요? ldmatrix 가 돌려준 튜플을 그대로 넘기지는 "
+                              "않았나요? C 로 넘길 값은 무엇인가요?",
+              "no_mma": "여러분의 K 루프에서 곱셈은 어느 명령이 하나요? ldmatrix 로 읽은 프래그먼트를 넘길 명령은 "
+                        "무엇인가요?",
+              "partial_mma": "K 스텝 하나의 k 16개가 모두 mma 를 거치나요, 일부를 다른 계산으로 더하나요?",
+              "no_ldmatrix": "As 와 Bs 의 프래그먼트를 레지스터로 읽는 명령은 무엇인가요? 스텝마다 A 는 8×8 행렬 몇 개, "
+                             "B 는 몇 개인가요?",
           },
           solution="answers/ch10/ex10_kloop.py::kloop", name="my_kloop",
           preamble='''

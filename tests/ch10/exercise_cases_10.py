@@ -1,4 +1,17 @@
 """Typical wrong answers of notebook 10's exercises (format: tests/exercise_cases.py)."""
+MMA = "        c0, c1, c2, c3 = ptx.mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)\n"
+
+
+def FMA(k_from):
+    """10-5's K step from k = k_from on as plain FMAs of the shared tiles (lane's c0..c3: rows g, g + 8, cols 2t, 2t+1)."""
+    return ("        g, t = lane // 4, lane % 4\n"
+            f"        for k in range({k_from}, 16):\n"
+            "            c0 += float32(As[g, k]) * float32(Bs[k, 2 * t])\n"
+            "            c1 += float32(As[g, k]) * float32(Bs[k, 2 * t + 1])\n"
+            "            c2 += float32(As[g + 8, k]) * float32(Bs[k, 2 * t])\n"
+            "            c3 += float32(As[g + 8, k]) * float32(Bs[k, 2 * t + 1])\n")
+
+
 CASES = {
     "10-1": [
         ("g_t_swapped", [("g, t = lane >> 2, lane % 4", "g, t = lane % 4, lane >> 2")], "lane_groups"),
@@ -66,6 +79,32 @@ CASES = {
          "b_rows"),
         ("as_rows_lane_mod_8", [("ptx.ldmatrix_x4(As, lane % 16, 8 * (lane // 16))",
                                  "ptx.ldmatrix_x4(As, lane % 8, 8 * (lane // 16))")], "a_rows"),
+        # review round 25 (students 09-11), U-12: A's columns 0-7 read twice (every lane at column 0), one k8 mma
+        ("as_cols_all_0", [("ptx.ldmatrix_x4(As, lane % 16, 8 * (lane // 16))", "ptx.ldmatrix_x4(As, lane % 16, 0)")],
+         "a_cols"),
+        ("one_k8_mma_per_step", [("ptx.mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)",
+                                  "ptx.mma_m16n8k8_f32(a0, a1, b0, c0, c1, c2, c3)")], "half_k"),
+        # U-11: the mma line twice; the detail counts the mma of block (0, 0) per K step and names both lines
+        ("mma_twice", [(MMA, MMA + MMA)], "k_tile_counts"),
+        # U-1: a column address past the tile (lanes 16-31 at As[.., 16]): the lane, the array and the line named
+        ("as_col_lane_div8", [("ptx.ldmatrix_x4(As, lane % 16, 8 * (lane // 16))",
+                               "ptx.ldmatrix_x4(As, lane % 8, 8 * (lane // 8))")], "out_of_bounds"),
+        # U-2: the mma stand-in names the ten operands it takes (was numpy's broadcasting error)
+        ("mma_without_c", [("b0, b1, c0, c1, c2, c3)", "b0, b1)")], "mma_operands"),
+        ("mma_given_tuples", [("a0, a1, a2, a3 = ptx.ldmatrix_x4(", "a = ptx.ldmatrix_x4("),
+                              ("b0, b1 = ptx.ldmatrix_x2_trans(", "b = ptx.ldmatrix_x2_trans("),
+                              ("mma_m16n8k16_f32(a0, a1, a2, a3, b0, b1, c0", "mma_m16n8k16_f32(a, b, c0")], "mma_operands"),
+        # B-4: right values without Tensor Cores (scalar FMAs of the tile in shared memory), or with mma for half of K
+        ("scalar_fma_no_mma", [(MMA, FMA(0))], "no_mma"),
+        ("mma_for_half_of_k", [(MMA, "        c0, c1, c2, c3 = ptx.mma_m16n8k8_f32(a0, a1, b0, c0, c1, c2, c3)\n" + FMA(8))],
+         "partial_mma"),
+        # B-4: B's fragment packed by hand from Bs (the simulator's pack helper: no ldmatrix for B)
+        ("b_fragment_by_hand", [("from kernels_numba.infra import ptx", "from kernels_numba.infra import ptx\n"
+                                 "from kernels_numba.infra.simulator.warp import pack_halves"),
+                                ("b0, b1 = ptx.ldmatrix_x2_trans(Bs, lane % 16, 0)",
+                                 "n, q = lane // 4, 2 * (lane % 4)\n"
+                                 "        b0 = pack_halves(Bs[q, n], Bs[q + 1, n])\n"
+                                 "        b1 = pack_halves(Bs[q + 8, n], Bs[q + 9, n])")], "no_ldmatrix"),
     ],
 }
 

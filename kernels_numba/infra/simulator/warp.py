@@ -21,7 +21,9 @@ of the accumulation type per mma; tests/test_mma_layout.py compares the stand-in
 mma.m16n8k8 (Turing, f32 accumulation; mma_k8_warp) is computed the same way from its own layout (sim/mma.py
 m16n8k8_*); tests/test_turing_mma.py compares it with an H100's results.
 """
+import contextlib
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,13 +31,90 @@ from sim import mma as layout
 
 from . import racecheck
 from .errors import MisalignedAddressError, WarpCollectiveError
-from .memory import SharedArray, check_shared_alignment, element, require_space, shared_elements
+from .memory import GlobalArray, SharedArray, check_shared_alignment, element, host_array, require_space, \
+    shared_elements
 from sim.korean import josa
 
 from .state import current, describe, where
 
 _pending = {}          # simulated thread -> operands it brought to the instruction
 _results = {}          # simulated thread -> what the instruction returns to it
+
+
+class LdmatrixAddressError(IndexError):
+    """An ldmatrix row address outside its array: raised in the lane that gave it (its traceback reaches the kernel
+    line), naming the lane, the array, the index, the line and every lane of the warp whose row is outside."""
+    names_thread = True          # the message names the lane and the line: the scheduler does not prefix it again
+
+
+class MmaOperandError(TypeError):
+    """A lane passed an mma stand-in the wrong number or kind of operands (numba rejects such a call on the GPU)."""
+
+
+class _Raise:
+    """What a lane gets back from a warp instruction that faults on its operand: the exception to raise in that lane."""
+    def __init__(self, exc):
+        self.exc = exc
+
+
+class _LaneFault(Exception):
+    """Raised by a collective when one lane's operand is wrong: resolve hands `exc` to `thread` to raise at its line."""
+    def __init__(self, thread, exc):
+        super().__init__(str(exc))
+        self.thread, self.exc = thread, exc
+
+
+# ------------------------------------------------------------------------------------ what the warps executed
+
+@dataclass
+class Collective:
+    """One warp instruction the simulator executed (recorded inside `recording()`): name, block, warp, the kernel line,
+    and what it did: for ldmatrix the 8x8 matrices it read (matrices) and the arrays the rows came from; for mma its
+    K (16 or 8) and the product A·B (f64, exact from the f16 operands) it added to C."""
+    name: str
+    block: tuple
+    warp: int
+    site: tuple
+    matrices: int = 0
+    arrays: tuple = ()
+    k: int = 0
+    product: object = None
+
+
+_LOG = []              # the open recordings (lists): every executed warp instruction is appended to each
+
+
+@contextlib.contextmanager
+def recording():
+    """with warp.recording() as log: log lists every warp-collective instruction (Collective) executed inside, in order:
+    what a checker reads to tell how a kernel computed its result (e.g. with mma, or with plain FMAs)."""
+    log = []
+    _LOG.append(log)
+    try:
+        yield log
+    finally:
+        _LOG.remove(log)
+
+
+def _array_name(arr):
+    if type(arr) is SharedArray:
+        return arr._decl.name
+    if isinstance(arr, GlobalArray):
+        return arr._name
+    return None
+
+
+def _record(name, payloads, grid_point, w, site):
+    if name.startswith("mma"):
+        A, B = (_ab8 if "k8" in name else _ab16)(payloads)
+        with np.errstate(invalid="ignore", over="ignore"):
+            entry = Collective(name, tuple(grid_point), w, site, k=A.shape[1], product=A @ B)
+    else:
+        num = int(name.split("_x")[1][0])
+        entry = Collective(name, tuple(grid_point), w, site, matrices=num,
+                           arrays=tuple(_array_name(arr) for arr, _ in payloads[:8 * num]))
+    for log in _LOG:
+        log.append(entry)
 
 
 # --------------------------------------------------------------------------------------- pure warp semantics
@@ -58,19 +137,26 @@ _B_IDX = np.array([[r * 8 + c for r, c in layout.b_elements(l)] for l in range(l
 _C_IDX = np.array([[r * 8 + c for r, c in layout.c_elements(l)] for l in range(layout.WARP)])
 
 
-def mma_warp(lane_operands, acc="f32"):
-    """D for the whole warp: lane_operands[lane] = (a0..a3, b0, b1, c...) as the lane passes them -> [d tuple per lane]."""
+def _ab16(lane_operands):
+    """The 16x16 A and 16x8 B (f64, the exact f16 values) the warp's lanes bring to mma.m16n8k16."""
     regs = np.array([ops[:6] for ops in lane_operands], np.uint64).astype(np.uint32)   # (32, 6) .b32
     halves = regs.view(np.float16).astype(np.float64)        # (32, 12): low half first (little-endian)
-    A, B, C = np.empty(256), np.empty(128), np.empty(128)
+    A, B = np.empty(256), np.empty(128)
     A[_A_IDX] = halves[:, :8]
     B[_B_IDX] = halves[:, 8:12]
+    return A.reshape(16, 16), B.reshape(16, 8)
+
+
+def mma_warp(lane_operands, acc="f32"):
+    """D for the whole warp: lane_operands[lane] = (a0..a3, b0, b1, c...) as the lane passes them -> [d tuple per lane]."""
+    A, B = _ab16(lane_operands)
+    C = np.empty(128)
     if acc == "f32":
         C[_C_IDX] = np.array([ops[6:10] for ops in lane_operands], np.float32)
     else:
         C[_C_IDX] = np.array([ops[6:8] for ops in lane_operands], np.uint64).astype(np.uint32).view(np.float16)
     with np.errstate(invalid="ignore", over="ignore"):      # NaN/inf bits (float32 bytes as f16) stay so, as on the GPU
-        D = (A.reshape(16, 16) @ B.reshape(16, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]   # exact; rounded once below
+        D = (A @ B + C.reshape(16, 8)).reshape(-1)[_C_IDX]   # exact; rounded once below
     if acc == "f32":
         return [tuple(row) for row in D.astype(np.float32)]
     with np.errstate(over="ignore"):                         # f16 overflow gives inf, as on the GPU
@@ -82,17 +168,24 @@ _A8_IDX = np.array([[r * 8 + c for r, c in layout.m16n8k8_a_elements(l)] for l i
 _B8_IDX = np.array([[r * 8 + c for r, c in layout.m16n8k8_b_elements(l)] for l in range(layout.WARP)])
 
 
+def _ab8(lane_operands):
+    """The 16x8 A and 8x8 B (f64, the exact f16 values) the warp's lanes bring to mma.m16n8k8."""
+    regs = np.array([ops[:3] for ops in lane_operands], np.uint64).astype(np.uint32)     # (32, 3) .b32
+    halves = regs.view(np.float16).astype(np.float64)        # (32, 6): a_0..a_3, b_0, b_1 (low half first)
+    A, B = np.empty(128), np.empty(64)
+    A[_A8_IDX] = halves[:, :4]
+    B[_B8_IDX] = halves[:, 4:6]
+    return A.reshape(16, 8), B.reshape(8, 8)
+
+
 def mma_k8_warp(lane_operands):
     """mma.m16n8k8 f32 += f16 x f16 for the warp: lane_operands[lane] = (a0, a1, b0, c0..c3) -> [(d0..d3) per lane].
     Exact f16 products summed with C in f64 and rounded once to f32, as mma_warp does for m16n8k16."""
-    regs = np.array([ops[:3] for ops in lane_operands], np.uint64).astype(np.uint32)     # (32, 3) .b32
-    halves = regs.view(np.float16).astype(np.float64)        # (32, 6): a_0..a_3, b_0, b_1 (low half first)
-    A, B, C = np.empty(128), np.empty(64), np.empty(128)
-    A[_A8_IDX] = halves[:, :4]
-    B[_B8_IDX] = halves[:, 4:6]
+    A, B = _ab8(lane_operands)
+    C = np.empty(128)
     C[_C_IDX] = np.array([ops[3:7] for ops in lane_operands], np.float32)
     with np.errstate(invalid="ignore", over="ignore"):      # NaN/inf bits stay NaN/inf, as on the GPU
-        D = (A.reshape(16, 8) @ B.reshape(8, 8) + C.reshape(16, 8)).reshape(-1)[_C_IDX]
+        D = (A @ B + C.reshape(16, 8)).reshape(-1)[_C_IDX]
     return [tuple(row) for row in D.astype(np.float32)]
 
 
@@ -151,7 +244,10 @@ def arrive(name, payload, mask=None):
     t.site = ("warp", name, frame.f_code.co_filename, frame.f_lineno) + ((mask,) if mask is not None else ())
     _pending[t] = payload
     t.glet.parent.switch()
-    return _results.pop(t)
+    r = _results.pop(t)
+    if isinstance(r, _Raise):        # this lane's operand faulted: raise here, so the traceback reaches its kernel line
+        raise r.exc
+    return r
 
 
 def _describe(t):
@@ -184,7 +280,15 @@ def resolve(threads, grid_point):
                 stuck.append(("full", w, lanes, site, strays))
             else:
                 payloads = [_pending.pop(t) for t in lanes]
-                for t, r in zip(lanes, COLLECTIVES[site[1]](payloads, lanes, (site[2], site[3]))):
+                try:
+                    out = COLLECTIVES[site[1]](payloads, lanes, (site[2], site[3]))
+                except _LaneFault as f:      # only the faulting lane runs on: it raises at its own kernel line
+                    _results[f.thread] = _Raise(f.exc)
+                    f.thread.site = None
+                    return True
+                if _LOG:
+                    _record(site[1], payloads, grid_point, w, (site[2], site[3]))
+                for t, r in zip(lanes, out):
                     _results[t] = r
                     t.site = None
                 ran = True
@@ -246,8 +350,67 @@ def reset():
     _results.clear()
 
 
+def _row_outside(arr, idx):
+    """True when the 16-byte row at arr[idx] is not inside the array (or idx has the wrong number of indexes)."""
+    try:
+        a = host_array(arr)
+        idx = tuple(int(i) for i in idx)
+        a.ndim, a.itemsize, a.shape
+    except (TypeError, ValueError, AttributeError):
+        return False                 # not an array or not indexes: the read itself says so
+    if len(idx) != a.ndim:
+        return True
+    width = max(1, 16 // a.itemsize)
+    return any(i < 0 or i + (width - 1 if ax == a.ndim - 1 else 0) >= n for ax, (i, n) in enumerate(zip(idx, a.shape)))
+
+
+def _lane_list(lanes):
+    """'16–31' / '1–3, 5' (runs of consecutive lanes)."""
+    lanes, parts, i = sorted(lanes), [], 0
+    while i < len(lanes):
+        j = i
+        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
+            j += 1
+        parts.append(f"{lanes[i]}" if i == j else f"{lanes[i]}–{lanes[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def _outside_error(name, payloads, bad, thread, site):
+    """LdmatrixAddressError for the first lane in `bad` (every lane of `bad` gave a row outside its array)."""
+    lane = bad[0]
+    arr, idx = payloads[lane]
+    a = host_array(arr)
+    idx = tuple(int(i) for i in idx)
+    an = _array_name(arr) or "배열"
+    width = max(1, 16 // a.itemsize)
+    at = f", {where(*site)}" if site else ""
+    who = f"블록 {tuple(thread.blockIdx)} 워프 {thread.thread_id // 32}" if thread is not None else "워프"
+    if len(idx) != a.ndim:
+        ko = (f"{name}: 레인 {lane}의 행 주소 {an}{list(idx)} 는 인덱스가 {len(idx)}개인데 {josa(an, '은/는')} {a.ndim}차원 "
+              f"배열(모양 {a.shape})입니다 ({who}{at}).")
+        en = f"{name}: lane {lane} gave {len(idx)} indexes into the {a.ndim}-D array {an} of shape {a.shape}."
+    else:
+        rows = ", ".join(f"{ax} 0–{n - 1}" for ax, n in zip(("행", "열") if a.ndim == 2 else
+                                                           [f"축 {k}" for k in range(a.ndim)], a.shape[:-1]))
+        last = f"{'열' if a.ndim == 2 else '마지막 축'} 0–{a.shape[-1] - width}"
+        ko = (f"{name}: 레인 {lane}의 행 주소 {an}{list(idx)} 에서 읽는 16바이트(원소 {width}개: 마지막 인덱스 "
+              f"{idx[-1]}–{idx[-1] + width - 1})가 배열 {an} (모양 {a.shape}) 밖입니다 ({who}{at}). ldmatrix 는 주소를 "
+              f"주는 레인마다 그 원소부터 16바이트 한 행을 읽으므로, 행 주소는 {rows + ', ' if rows else ''}{last} "
+              f"안이어야 합니다. 배열 밖을 가리키는 레인: {_lane_list(bad)}. GPU 에서는 배열 밖의 메모리(다른 배열이나 "
+              "쓰레기 값)를 읽습니다.")
+        en = (f"{name}: lane {lane}'s row address {an}{list(idx)}: the 16 bytes ({width} elements) read from there run "
+              f"outside the array {an} of shape {a.shape} (lanes {_lane_list(bad)}); on the GPU this reads memory that "
+              "is not the array's.")
+    return LdmatrixAddressError(f"{ko}\n{en}")
+
+
 def _ldmatrix_collective(name, num, trans):
     def run(payloads, lanes=None, site=None):
+        if lanes:
+            bad = [lane for lane, (arr, idx) in enumerate(payloads[:8 * num]) if _row_outside(arr, idx)]
+            if bad:
+                raise _LaneFault(lanes[bad[0]], _outside_error(name, payloads, bad, lanes[bad[0]], site))
         rows = []
         for lane, (arr, idx) in enumerate(payloads):
             if lane >= 8 * num:
@@ -270,8 +433,65 @@ def _ldmatrix_stand_in(name):
     return f
 
 
+# the operands of each mma stand-in, as its .ptx file declares them (tests/ch10/test_warp_stand_ins.py compares):
+# .b32 registers hold two f16 (an integer bit pattern, what ldmatrix returns), .f32 ones a float
+MMA_OPERANDS = {
+    "mma_m16n8k16_f32": (("a0", "b32"), ("a1", "b32"), ("a2", "b32"), ("a3", "b32"), ("b0", "b32"), ("b1", "b32"),
+                         ("c0", "f32"), ("c1", "f32"), ("c2", "f32"), ("c3", "f32")),
+    "mma_m16n8k16_f16": (("a0", "b32"), ("a1", "b32"), ("a2", "b32"), ("a3", "b32"), ("b0", "b32"), ("b1", "b32"),
+                         ("c0", "b32"), ("c1", "b32")),
+    "mma_m16n8k8_f32": (("a0", "b32"), ("a1", "b32"), ("b0", "b32"), ("c0", "f32"), ("c1", "f32"), ("c2", "f32"),
+                        ("c3", "f32")),
+}
+
+
+def _operand_names(names):
+    """'a0, a1, a2, a3, b0, b1, c0, c1, c2, c3' written with runs: 'a0..a3, b0, b1, c0..c3'."""
+    out, i = [], 0
+    while i < len(names):
+        j = i
+        while j + 1 < len(names) and names[j + 1][0] == names[i][0] and int(names[j + 1][1:]) == int(names[j][1:]) + 1:
+            j += 1
+        out += [f"{names[i]}..{names[j]}"] if j - i >= 2 else names[i:j + 1]
+        i = j + 1
+    return ", ".join(out)
+
+
+def _check_mma_operands(name, ops):
+    """TypeError naming what the instruction takes when a lane passes the wrong number or kind of operands (on the GPU
+    numba rejects such a call when it compiles the kernel)."""
+    want = MMA_OPERANDS[name]
+    names = [n for n, _ in want]
+    kinds = {"b32": ".b32 레지스터(f16 두 개, ldmatrix 가 돌려주는 정수)", "f32": "f32 값"}
+    groups = []
+    for ty in ("b32", "f32"):
+        these = [n for n, t in want if t == ty]
+        if these:
+            groups.append(f"{_operand_names(these)}: {kinds[ty]}")
+    takes = f"인자 {len(want)}개 ({_operand_names(names)}; {'; '.join(groups)})"
+    f = sys._getframe(2)                             # the kernel line (the stand-in called us)
+    at = f" ({where(f.f_code.co_filename, f.f_lineno)})" if f is not None else ""
+    tuples = [n for (n, _), o in zip(want, ops) if isinstance(o, (tuple, list, np.ndarray))]
+    if len(ops) != len(want) or tuples:
+        hint = ""
+        if any(isinstance(o, (tuple, list, np.ndarray)) for o in ops):
+            hint = (" 튜플을 그대로 넘겼습니다: ldmatrix 가 돌려준 튜플은 값 하나하나로 풀어 넘기세요 (예: a[0], a[1], "
+                    "a[2], a[3], 또는 a0, a1, a2, a3 = ptx.ldmatrix_x4(...) 로 받기).")
+        elif len(ops) == len(want) - sum(1 for n in names if n.startswith("c")):
+            hint = (" 누적할 C 값(c0..)이 빠졌습니다: D = A·B + C 이므로 지난 스텝의 결과(처음에는 0)를 C 로 넘기세요.")
+        raise MmaOperandError(f"{name}{at}: 인자를 {len(ops)}개 넘겼습니다. 이 명령이 받는 것은 {takes}.{hint}\n"
+                              f"{name} takes {len(want)} scalar operands ({', '.join(names)}), got {len(ops)} "
+                              "(on the GPU numba rejects the call when it compiles the kernel).")
+    for (n, ty), o in zip(want, ops):
+        if isinstance(o, (bool, np.bool_)) or not isinstance(o, (int, float, np.integer, np.floating)):
+            raise MmaOperandError(f"{name}{at}: 인자 {n} 자리에 값 하나가 아니라 {type(o).__name__} 가 왔습니다 "
+                                  f"({o!r:.60}). 이 명령이 받는 것은 {takes}.\n"
+                                  f"{name}: operand {n} must be one scalar ({ty}), got {type(o).__name__}.")
+
+
 def _mma_stand_in(name):
     def f(*ops):
+        _check_mma_operands(name, ops)
         return arrive(name, ops)
     f.__name__ = name
     return f
