@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from course import records, tc_check
 from course.measure import here_label  # noqa: F401  (every lesson's label of 'this GPU' figures)
-from kernels_numba.infra import ptx
+from kernels_numba.infra import ptx, sass
 from sim import mma, wgmma
 from kernels_numba.tools import offline
 import re
@@ -104,9 +104,8 @@ def wait_site(name):
     """Where the wgmma wait sits in kernel `name`'s sm_90a SASS (offline): in the K loop (the loop whose body holds the
     HGMMA), the instructions between its last HGMMA and its back edge, and how many STS of the loop come before the
     first HGMMA (the next tile's stores, which run after the back edge)."""
-    from kernels_numba.infra.sass import _loops, parse_sass
-    ins = parse_sass(offline.compile_kernel(name, (9, 0))["sass"])
-    loops = [ins[a:b + 1] for a, b in _loops(ins) if any(i.op.startswith("HGMMA") for i in ins[a:b + 1])]
+    loops = [body for body in sass.loop_bodies(offline.compile_kernel(name, (9, 0))["sass"])
+             if any(i.op.startswith("HGMMA") for i in body)]
     body = max(loops, key=len)                     # the K loop (load_tile's inner loops hold no HGMMA)
     mmas = [n for n, i in enumerate(body) if i.op.startswith("HGMMA")]
     tail = body[mmas[-1]:]                         # last HGMMA .. back edge

@@ -90,6 +90,12 @@ def _loops(ins):
             if i.base in _BRANCHES and i.target is not None and i.target <= i.addr and i.target in index]
 
 
+def loop_bodies(sass):
+    """The body of every loop a backward branch closes (instructions in program order, the branch last)."""
+    ins = parse_sass(sass) if isinstance(sass, str) else sass
+    return [ins[a:b + 1] for a, b in _loops(ins)]
+
+
 def main_loop(sass):
     """Instructions of the K-tile loop, in static program order: the loop that holds a barrier and the most FFMAs ([] if none)."""
     ins = parse_sass(sass) if isinstance(sass, str) else sass
