@@ -556,6 +556,67 @@ def my_pipeline3(A, B, C, alpha, beta):
 '''),
 ]
 
+CORPUS["09-1"] += [
+    # review round 25 (B-5): the sync_prefetch verdict looks for data stored through registers; a thread's own 4-byte
+    # cp.async copies with the out-of-matrix element zeroed by a plain store of 0 are the technique
+    ("own_copies_zero_by_store", '''
+@cuda.jit(device=True)
+def fetch(A, B, As, Bs, stage, t):
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    r, c = cuda.blockIdx.y * T8 + ty, t * T8 + tx
+    if r < A.shape[0] and c < A.shape[1]:
+        ptx.cp_async_ca_4(As, stage, ty, tx, A, r, c)
+    else:
+        As[stage, ty, tx] = float32(0.0)
+    r, c = t * T8 + ty, cuda.blockIdx.x * T8 + tx
+    if r < B.shape[0] and c < B.shape[1]:
+        ptx.cp_async_ca_4(Bs, stage, ty, tx, B, r, c)
+    else:
+        Bs[stage, ty, tx] = float32(0.0)
+
+@cuda.jit
+def my_pipeline3(A, B, C, alpha, beta):
+    As = cuda.shared.array((S3, T8, T8), float32)
+    Bs = cuda.shared.array((S3, T8, T8), float32)
+    tx, ty, row, col = thread_coords(T8)
+    n_tiles = (A.shape[1] + T8 - 1) // T8
+    prologue(A, B, As, Bs, n_tiles)
+    acc = float32(0.0)
+    for kt in range(n_tiles):
+        ptx.cp_async_wait_group_1()
+        cuda.syncthreads()
+        if kt + 2 < n_tiles:
+            fetch(A, B, As, Bs, (kt + 2) % S3, kt + 2)
+        ptx.cp_async_commit_group()
+        acc = compute_tile(As, Bs, kt % S3, acc)
+    store_c(C, row, col, acc, alpha, beta)
+'''),
+    # the answers of the round 25 student test (scratch25/answers/09-1/R_*): a peeled last tile, continue in the tail
+    ("peeled_last_tile", '''
+@cuda.jit
+def my_pipeline3(A, B, C, alpha, beta):
+    As = cuda.shared.array((S3, T8, T8), float32)
+    Bs = cuda.shared.array((S3, T8, T8), float32)
+    tx, ty, row, col = thread_coords(T8)
+    n_tiles = (A.shape[1] + T8 - 1) // T8
+    prologue(A, B, As, Bs, n_tiles)
+    acc = float32(0.0)
+    for kt in range(n_tiles - 1):
+        ptx.cp_async_wait_group_1()
+        cuda.syncthreads()
+        nxt = kt + 2
+        if nxt < n_tiles:
+            issue_tile(A, B, As, Bs, nxt % S3, nxt)
+        ptx.cp_async_commit_group()
+        acc = compute_tile(As, Bs, kt % S3, acc)
+    last = n_tiles - 1
+    ptx.cp_async_wait_group_0()
+    cuda.syncthreads()
+    acc = compute_tile(As, Bs, last % S3, acc)
+    store_c(C, row, col, acc, alpha, beta)
+'''),
+]
+
 CORPUS["09-2"] = [
     ("named_counts", '''
 A_PER_ROW = BK // VEC        # float4 per row of the A tile (2)
@@ -589,6 +650,28 @@ def my_issue_vec(As, Bs, stage, A, B, kt, tid, block_row, block_col):
 '''),
 ]
 
+CORPUS["09-2"] += [
+    # review round 25 (B-6): B walked down its columns: the same 16 full sectors per warp as 6절's mapping
+    ("b_column_walk", '''
+@cuda.jit(device=True)
+def my_issue_vec(As, Bs, stage, A, B, kt, tid, block_row, block_col):
+    ar, ac = tid // 2, (tid % 2) * 4
+    ptx.cp_async_cg_16(As, stage, ar, ac, A, block_row + ar, kt * BK + ac)
+    br, bc = tid % 8, (tid // 8) * 4
+    ptx.cp_async_cg_16(Bs, stage, br, bc, B, kt * BK + br, block_col + bc)
+'''),
+    ("linear_index_formula", '''
+@cuda.jit(device=True)
+def my_issue_vec(As, Bs, stage, A, B, kt, tid, block_row, block_col):
+    first = tid * VEC
+    a_r, a_c = first // BK, first % BK
+    b_r, b_c = first // BN, first % BN
+    k0 = kt * BK
+    ptx.cp_async_cg_16(As, stage, a_r, a_c, A, block_row + a_r, k0 + a_c)
+    ptx.cp_async_cg_16(Bs, stage, b_r, b_c, B, k0 + b_r, block_col + b_c)
+'''),
+]
+
 CORPUS["09-3"] = [
     ("two_calls", '''
 @cuda.jit(device=True)
@@ -619,6 +702,43 @@ def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
         c = gcol
         nbytes = 16 if gcol + 4 <= cols else 4 * (cols - gcol)
     ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, nbytes)
+'''),
+]
+
+CORPUS["09-3"] += [
+    # review round 25 (B-2): one 16-byte copy per thread, the plain 16-byte form for a vector wholly inside
+    ("plain_16_inside_zfill_edge", '''
+@cuda.jit(device=True)
+def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
+    if grow < rows and gcol + 4 <= cols:
+        ptx.cp_async_cg_16(S, stage, srow, scol, X, grow, gcol)
+    elif grow < rows and gcol < cols:
+        ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, grow, gcol, 4 * (cols - gcol))
+    else:
+        ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, 0, 0, 0)
+'''),
+    # the round 25 student answers (scratch25/answers/09-3/R_*)
+    ("clamp_then_fix_address", '''
+@cuda.jit(device=True)
+def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
+    size = 4 * (cols - gcol)
+    if size > 16:
+        size = 16
+    if size < 0 or grow >= rows:
+        size = 0
+    r = grow if size > 0 else 0
+    c = gcol if size > 0 else 0
+    ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, size)
+'''),
+    ("early_return_bytes", '''
+@cuda.jit(device=True)
+def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
+    outside = grow >= rows or gcol >= cols
+    if outside:
+        ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, 0, 0, 0)
+        return
+    nbytes = min(16, 4 * (cols - gcol))
+    ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, grow, gcol, nbytes)
 '''),
 ]
 

@@ -1,5 +1,9 @@
 """Notebook 09 exercises: the 3-stage K loop (wait_group N, barrier, prefetch, commit, tail), the thread → float4
 map of a 16-byte copy, and the 16-byte copy with zero-fill edges (src-size)."""
+import difflib
+import inspect
+import re
+
 import numpy as np
 from numba import cuda, float32
 
@@ -29,14 +33,14 @@ def _square_launch(kernel, tile=8):
 PIPE_K = 40                              # the traced run: 5 K tiles, one 8×8 block
 
 
-def pipe_trace(kernel, K=PIPE_K):
+def pipe_trace(kernel, K=PIPE_K, shared=False):
     """(before, [(kt, events)], after) of thread (0, 0) of one block of the student's loop: its issue_tile and
-    compute_tile calls (with stage and tile), commits, waits (with N) and barriers in program order, plus the race
-    report of that run."""
+    compute_tile calls (with stage and tile), cp.async copies, commits, waits (with N) and barriers in program order,
+    plus the race report of that run; shared: also its shared-memory reads and stores (with the value stored)."""
     rng = np.random.default_rng(5)
     A = rng.standard_normal((8, K)).astype(np.float32)
     B = rng.standard_normal((K, 8)).astype(np.float32)
-    with probe.recording(calls=("issue_tile", "compute_tile", "prologue"), blocks=[(0, 0)], shared=False,
+    with probe.recording(calls=("issue_tile", "compute_tile", "prologue"), blocks=[(0, 0)], shared=shared,
                          jumps=True) as rec:
         try:
             _square_launch(kernel)(A, B, np.zeros((8, 8), np.float32), 1.0, 0.0)
@@ -175,10 +179,28 @@ def _loop_findings(kernel, n_tiles):
     return None
 
 
+def _result_unused(kernel, out, C0, beta):
+    """(code, message, site) when the loop called compute_tile yet C got nothing of A·B (C = beta·C0 exactly): the
+    sum compute_tile returns was never kept (review r25 U-8), or another value went to store_c; else None."""
+    if not np.allclose(out, beta * C0 if beta else 0.0, rtol=1e-6, atol=1e-6):
+        return None
+    (before, iters, after), _ = pipe_trace(kernel)
+    calls = [e for evs in [before] + [evs for _, evs in iters] + [after] for e in evs
+             if e.kind == "call" and e.what == "compute_tile"]
+    if not calls:
+        return None
+    return ("result_unused", f"compute_tile 을 {len(calls)}번 불렀지만 C 에는 A·B 가 조금도 더해지지 않았습니다 (C = "
+            "alpha·0 + beta·C): compute_tile 은 acc 를 바꾸지 않고, acc 에 이 타일의 곱을 더한 값을 **돌려줍니다** "
+            "(장치 함수는 float 인자를 값으로 받으므로, 함수 안에서 더해도 부른 쪽의 acc 는 그대로입니다). "
+            "`acc = compute_tile(As, Bs, kt % S3, acc)` 처럼 돌려받은 값을 acc 에 두세요. 이미 그렇게 했다면, "
+            "store_c 에 넘기는 값이 그 acc 인지 보세요.", calls[0].site)
+
+
 def _loop_technique(kernel, n_tiles):
     """09-1's technique, from the trace of a loop that computes the right values: one barrier per tile, and the copy
-    of tile kt + 1 still in flight while tile kt is computed (a wait_group that leaves it pending). None when kept."""
-    (before, iters, after), _ = pipe_trace(kernel)
+    of tile kt + 1 still in flight while tile kt is computed (a wait_group that leaves it pending), every tile copied
+    by cp.async (no data stored into shared memory through registers). None when kept."""
+    (before, iters, after), _ = pipe_trace(kernel, shared=True)
     if not iters and not any(e.kind == "call" and e.what == "compute_tile" for e in before + after):
         # right values without a tile computed from shared memory: the loop reads global memory itself
         return fail("09-1", "no_tile_calls", f"맞는 값이지만 K 타일 {n_tiles}개로 돌린 실행에서 compute_tile 이 한 번도 "
@@ -191,6 +213,21 @@ def _loop_technique(kernel, n_tiles):
                     "늘어나는 정수 변수로 도는 루프가 보이지 않습니다. 이 문제가 기대하는 루프는 n_tiles 번 돌며 반복 kt "
                     "마다 wait_group(N) → 배리어 → 타일 kt + 2 발행(있을 때만) → commit → 타일 kt 계산을 하는 것입니다. "
                     "템플릿의 `for kt in range(n_tiles):` 처럼 정수로 세는 루프로 쓰세요.")
+    # data stored into shared memory by the thread itself (a global load through a register: review r25 B-5); a
+    # store of 0 (an edge zeroed by hand) carries no data and may stand beside the copies
+    stored = [(kt, e) for kt, evs in [(None, before)] + list(iters) + [(None, after)] for e in evs
+              if e.kind == "swrite" and e.value is not None and e.value != 0]
+    if stored:
+        kt, e = stored[0]
+        at = f"반복 kt = {kt}에서" if kt is not None else ("K 루프 앞에서" if any(x is e for x in before) else
+                                                          "K 루프 뒤에서")
+        return technique("09-1", "sync_prefetch", "cp.async 미리 읽기", f"{at} 공유 메모리 {e.what}{list(e.args)}에 "
+                         "값을 직접 씁니다: 전역 메모리를 레지스터로 읽고 공유 메모리에 쓰는 일반 읽기·쓰기(노트북 08 의 "
+                         "방식)이고, cp.async 복사가 아닙니다. 그러면 commit 은 빈 그룹을 묶고 wait_group 은 기다릴 복사가 "
+                         "없어, '다음 타일의 복사가 계산하는 동안 날아간다'는 것이 이 루프에서는 일어나지 않습니다. "
+                         f"{josa(f'타일 kt + {S3 - 1}', '은/는')} "
+                         f"issue_tile(A, B, As, Bs, (kt + {S3 - 1}) % S3, kt + {S3 - 1}) 로 발행하세요 "
+                         "(cp.async 두 개, 행렬 밖은 0).", where=probe.line_text(e.site))
     if len(iters) > n_tiles:
         site = next((e.site for e in iters[-1][1] if e.site), None)
         return fail("09-1", "extra_iterations", f"맞는 값이지만 루프가 너무 많이 돕니다: K 타일 {n_tiles}개에 반복 "
@@ -230,9 +267,16 @@ def _loop_technique(kernel, n_tiles):
                     else:
                         said = "cp_async_wait_all()" if w.what == "all" else f"wait_group({_n_of(w)})"
                         said = f"다음 타일 kt + 1 의 복사까지 이미 기다렸습니다 ({said})"
+                    # a loop that skips the commit where nothing is prefetched (the tail) must lower N there, and a
+                    # wait_group(0) then also waits for the next tile (round 25, section E): say why N had to change
+                    skipped = [k for k, ev in iters if not any(x.kind == "commit" for x in ev)]
+                    tail = (f" 이 루프는 반복 kt = {', '.join(map(str, skipped))}에서 commit 을 하지 않아, 그 반복들에서는 "
+                            "그룹 수가 늘지 않습니다: 그래서 꼬리에서 타일 kt 를 기다리려고 N 을 줄이면 다음 타일의 "
+                            "그룹까지 함께 기다리게 됩니다. 미리 읽을 타일이 없어도 매 반복 commit 하면(빈 그룹), 모든 "
+                            "반복에서 같은 N 이 타일 kt 의 그룹까지만 기다립니다." if skipped else "")
                     return technique("09-1", "no_overlap", "복사와 계산의 겹침", f"반복 kt = {kt}에서 타일 kt 를 계산할 "
                                      f"때 {said}. 그러면 복사와 계산이 겹치지 않습니다: 반복마다 wait_group(N) 을 "
-                                     "두고, 타일 kt 의 그룹까지만 끝나게 하는 가장 큰 N 을 찾아보세요.",
+                                     "두고, 타일 kt 의 그룹까지만 끝나게 하는 가장 큰 N 을 찾아보세요." + tail,
                                      where=probe.line_text(w.site if w else None))
     return None
 
@@ -280,6 +324,8 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
                             product="compute_tile 에 넘기는 버퍼 번호와 발행하는 타일 번호")
         if not res.ok or res.code == "race":
             found = _loop_findings(kernel, PIPE_K // tile) if device.SIMULATOR else None
+            if found is None and device.SIMULATOR and not res.ok:
+                found = _result_unused(kernel, out, C0, beta)
             if found is not None:
                 code, msg, site, *note = found
                 lines = diagnose.race_lines(report)
@@ -331,6 +377,11 @@ def _run_pipeline(ex_id, kernel, shapes=PIPE_SHAPES, tile=8):
                                "무엇인가요?",
               "extra_iterations": "K 를 8 로 나눈 올림이 타일 수입니다. 여러분의 n_tiles 는 K = 40 에서 얼마인가요?",
               "race": "검출기가 가리킨 두 줄 사이에 무엇이 빠졌나요: wait, 배리어, 아니면 다른 버퍼인가요?",
+              "ptx_name": "그 이름의 함수가 kernels_numba/infra/ptx 에 있나요? wait_group 의 N 처럼 명령에 박히는 상수는 "
+                          "인자인가요, 함수 이름의 일부인가요?",
+              "result_unused": "compute_tile 은 무엇을 돌려주나요? 그 값은 어디에 두었나요?",
+              "sync_prefetch": "그 줄은 타일을 어떤 명령으로 공유 메모리에 옮기나요? commit 과 wait_group 이 세는 것은 "
+                               "어떤 복사인가요?",
           },
           solution="answers/ch09/ex09_pipeline.py::pipeline3", name="my_pipeline3",
           preamble='''
@@ -353,10 +404,43 @@ def my_pipeline3(A, B, C, alpha, beta):
     store_c(C, row, col, acc, alpha, beta)
 ''')
 def check_pipeline(student):
-    return _run_pipeline("09-1", student)
+    try:
+        return _run_pipeline("09-1", student)
+    except Exception as exc:
+        named = _ptx_name("09-1", exc)
+        if named is None:
+            raise
+        return named
 
 
 # ------------------------------------------------------------------------------------ copy-back checks (09-2, 09-3)
+
+_NO_PTX = (re.compile(r"module '[\w.]*ptx' has no attribute '(\w+)'"),                     # the simulator
+           re.compile(r"[Uu]nknown attribute '(\w+)' of type Module\(<module '[\w.]*ptx'"))  # Numba on a GPU
+
+
+def _ptx_name(ex_id, exc):
+    """A Result for a call of a ptx function that does not exist (review r25 U-13: `cp_async_wait_group(1)`), naming
+    the functions that do; None for any other exception."""
+    m = next((m for m in (r.search(str(exc)) for r in _NO_PTX) if m), None)
+    if m is None:
+        return None
+    name = m.group(1)
+    if name.startswith("cp_async_wait"):
+        why = ("wait_group 의 N 은 실행 중에 넘기는 인자가 아니라 명령에 박히는 상수(immediate)라서, N 마다 함수가 따로 "
+               "있습니다: ptx.cp_async_wait_group_0() … ptx.cp_async_wait_group_3() (인자 없음), 모두 기다리려면 "
+               "ptx.cp_async_wait_all(). 필요한 N 의 함수를 부르세요.")
+    else:
+        names = [n for n in dir(ptx) if not n.startswith("_") and n.islower() and callable(getattr(ptx, n))
+                 and not inspect.ismodule(getattr(ptx, n))]
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        why = (f"비슷한 이름: {', '.join(f'ptx.{c}' for c in close)}." if close else
+               "kernels_numba/infra/ptx 의 함수 이름(.ptx 파일마다 하나)을 확인하세요.")
+    where = probe.line_text(core._student_site(exc.__traceback__))
+    return fail(ex_id, "ptx_name", f"ptx 에는 이런 이름의 함수가 없습니다: `{name}`. " + why,
+                getattr(exc, "_sgemm_context", None) or "", where=where)
+
+
 
 def _simulated(launch):
     """Run launch() with the race detector collecting (simulator); returns its report (None on the GPU)."""
@@ -528,20 +612,33 @@ def _copy_bytes(name):
 
 
 def _copy_sizes(rec, stages):
-    """The message when block (0, 0)'s threads copied their tiles with copies other than 16 bytes (the exercise is the
-    float4 mapping and its alignment), or None. The copies are those the simulator saw, not the source text."""
-    for (block, thread) in sorted(rec.threads(), key=lambda k: k[1]):
-        copies = [e.what for e in rec.thread(block, thread) if e.kind == "copy"]
+    """(code, message) when block (0, 0)'s threads did not copy their tiles with two 16-byte copies per call (the
+    exercise is the float4 mapping and its alignment), or None: no cp.async at all, other sizes, or another count
+    (a float4 moved through registers, review r25 B-3). The copies are those the simulator saw, not the source text."""
+    if not any(e.kind == "copy" for t in rec.threads() for e in rec.thread(*t)):
+        return ("no_copy", "맞는 값이지만 cp.async 복사를 쓰지 않았습니다: 시뮬레이터가 본 cp.async 복사가 하나도 없습니다. "
+                "타일을 일반 읽기·쓰기로(전역 → 레지스터 → 공유 메모리) 옮겼습니다. 이 문제는 스레드마다 16바이트 "
+                "복사 두 번(A 의 float4 하나, B 의 float4 하나, ptx.cp_async_cg_16)입니다: 복사가 레지스터를 거치지 "
+                "않고 계산과 겹쳐 날아가게 하는 것이 이 노트북의 주제입니다.")
+    for tid in range(VTHREADS):
+        copies = [e.what for e in rec.thread((0, 0), (tid, 0)) if e.kind == "copy"]
         other = [c for c in copies if _copy_bytes(c) != 16]
         if other:
             sizes = sorted({_copy_bytes(c) or 0 for c in copies})
             what = ", ".join(f"{b}바이트 {sum(_copy_bytes(c) == b for c in copies) / stages:g}번" for b in sizes)
-            who = josa(f"tid = {thread[0]}", "이/가")
-            return (f"타일은 모두 제자리에 왔지만 16바이트 복사가 아닙니다: 블록 (0, 0)의 스레드 {who} 버퍼 하나를 "
-                    f"채우며 낸 복사가 {what}입니다 ({', '.join(sorted(set(other)))}). 이 문제는 스레드마다 16바이트 "
-                    "복사 두 번(A 의 float4 하나, B 의 float4 하나, ptx.cp_async_cg_16)입니다: 복사 명령 수가 4분의 1이 "
-                    "되는 대신 목적지와 원본 주소가 16 B 경계여야 하고(6절의 정렬 규칙), 그 매핑(열 = float4 번호 × 4)을 "
-                    "쓰는 연습입니다.")
+            who = josa(f"tid = {tid}", "이/가")
+            return ("copy_size", f"타일은 모두 제자리에 왔지만 16바이트 복사가 아닙니다: 블록 (0, 0)의 스레드 {who} 버퍼 "
+                    f"하나를 채우며 낸 복사가 {what}입니다 ({', '.join(sorted(set(other)))}). 이 문제는 스레드마다 "
+                    "16바이트 복사 두 번(A 의 float4 하나, B 의 float4 하나, ptx.cp_async_cg_16)입니다: 복사 명령 수가 "
+                    "4분의 1이 되는 대신 목적지와 원본 주소가 16 B 경계여야 하고(6절의 정렬 규칙), 그 매핑(열 = "
+                    "float4 번호 × 4)을 쓰는 연습입니다.")
+        if len(copies) != 2 * stages:
+            who = josa(f"tid = {tid}", "이/가")
+            return ("copy_count", f"타일은 모두 제자리에 왔지만 블록 (0, 0)의 스레드 {who} 버퍼 하나를 채우며 낸 16바이트 "
+                    f"복사가 {len(copies) / stages:g}번입니다: 이 문제는 스레드마다 버퍼 하나에 16바이트 복사 두 번(A 의 "
+                    "float4 하나, B 의 float4 하나)입니다. 복사가 모자란 float4 는 일반 읽기·쓰기로(레지스터를 거쳐) "
+                    "옮겼거나 다른 스레드가 더 옮겼습니다: 64 스레드가 A 타일의 float4 64개와 B 타일의 float4 64개를 "
+                    "하나씩 맡습니다.")
     return None
 
 
@@ -623,6 +720,10 @@ def _warp_sectors(rec, stages, ld):
                                "각각 그 방향인가요?",
               "copy_size": "복사 하나가 옮기는 바이트 수는 몇인가요? float4 하나(16 B)를 옮기려면 어느 함수를 부르고, "
                            "그 열 인덱스는 무엇의 배수여야 하나요?",
+              "no_copy": "타일을 공유 메모리로 옮기는 명령은 무엇인가요? 레지스터를 거치지 않는 복사는 어느 함수인가요?",
+              "copy_count": "스레드 하나가 버퍼 하나에 내는 16바이트 복사는 몇 번인가요? A 와 B 에 하나씩인가요?",
+              "uncoalesced": "tid 0–31 이 읽는 A(또는 B)의 행은 몇 개이고, 한 행의 float4 는 몇 개인가요? 이웃한 tid 가 "
+                             "한 행을 이어 읽나요?",
               "stage_out_of_range": "목적지의 첫 인덱스(버퍼 번호)로 넘긴 변수는 무엇인가요? 버퍼는 몇 개인가요?",
               "stage_twice": "목적지의 첫 인덱스로 무엇을 넘겼나요? stage 인가요, kt 로 계산한 값인가요? 버퍼 0·1·2 에는 "
                              "어느 K 타일이 오나요?",
@@ -716,17 +817,25 @@ def check_vec_map(student, M=64, N=64, K=40):
     if res is not None:
         res.details.insert(0, shape)
         return res
-    small = _copy_sizes(rec, stages)
+    small = _copy_sizes(rec, stages) if device.SIMULATOR else None
     if small is not None:
-        return fail("09-2", "copy_size", small, shape)
-    notes = [f"  참고: 값은 맞지만 한 워프(tid 0–31)의 {name} 복사 {n_b // 16}개가 섹터 {n}개를 건드립니다 (옮기는 "
-             f"{n_b} B 는 섹터 {n_b // 32}개 분량, 섹터마다 평균 {100 * n_b / (32 * n):.0f} % 만 씀): 이웃한 tid 가 "
-             f"{name} 의 다른 행을 읽습니다. 6절의 매핑(tid 를 한 행의 float4 개수로 나눠 이웃한 tid 가 한 행을 이어 "
-             f"읽음)이면 섹터 {n_b // 32}개입니다."
-             for name, n, n_b in _warp_sectors(rec, stages, {"A": K, "B": N}) if n * 32 > n_b]
+        return fail("09-2", small[0], small[1], shape)
+    # coalescing (review r25 B-6): a warp's 32 float4 copies of a tile fill whole 32-byte sectors (16 of them) in every
+    # mapping that follows 6절's rule, whatever the order of the tids inside a row or a column of float4s; one that
+    # spreads a warp over more rows touches more sectors, each only partly, and the other warp asks for the rest again
+    wide = [(name, n, n_b) for name, n, n_b in _warp_sectors(rec, stages, {"A": K, "B": N}) if n * 32 > n_b]
+    if wide:
+        name, n, n_b = wide[0]
+        rows = {"A": ("BK", VBK), "B": ("BN", VBN)}[name]
+        return technique("09-2", "uncoalesced", "6절의 병합(coalescing) 매핑", f"한 워프(tid 0–31)의 {name} 복사 "
+                         f"{n_b // 16}개가 32바이트 섹터 {n}개를 건드립니다. 옮기는 {n_b} B 는 섹터 {n_b // 32}개 분량이라 "
+                         f"섹터마다 평균 {100 * n_b / (32 * n):.0f} % 만 쓰고, 나머지는 다른 워프가 같은 섹터를 다시 "
+                         f"요청해 읽습니다 (섹터 요청이 {32 * n / n_b:g}배): 이웃한 tid 가 {name} 타일의 다른 "
+                         f"행으로 흩어졌습니다. 6절의 규칙대로 tid 를 한 행의 float4 개수({rows[0]} / VEC = "
+                         f"{rows[1] // VEC})로 나누면, 한 워프가 행을 통째로 이어 읽어 섹터 {n_b // 32}개입니다.", shape)
     return passed("09-2", f"블록 {gy * gx}개 × 버퍼 {stages}개(버퍼 번호와 다른 K 타일)의 A·B 타일이 모두 제자리에 "
-                  "도착했습니다" + (" (경쟁 검출기: 겹치는 복사 없음)." if device.SIMULATOR else "." + _gpu_note()),
-                  *notes)
+                  "도착했습니다" + (" (경쟁 검출기: 겹치는 복사 없음, 한 워프의 복사마다 섹터를 꽉 채움)."
+                                  if device.SIMULATOR else "." + _gpu_note()))
 
 
 # ------------------------------------------------------------------------------------ 09-3: zero-fill edges
@@ -794,6 +903,7 @@ def _size_finding(rec, rows, cols, ld=None):
     ld: X's row length in floats (padded past cols), named when a column bound was taken from it."""
     if rec is None:
         return None
+    short, edge = None, []          # the first copy that reads fewer floats than lie inside; (n, src-size) at the edge
     for (block, thread), evs in rec.events.items():
         for e in evs:
             if e.kind != "copy" or not e.what or not e.what.endswith("zfill") or not e.args:
@@ -835,6 +945,11 @@ def _size_finding(rec, rows, cols, ld=None):
                            f"4·{n} = {4 * n} 바이트입니다.")
                 if grow >= rows:      # the row is outside: the row check is what let it read
                     fix = f"행 검사(grow < rows)를 하세요: 행렬의 행 수는 rows = {rows} 입니다."
+                elif n == 3 and size == 16:
+                    # 12 bytes rounded up to a copy size (or a column bound past cols): src-size is not the copy size
+                    fix = ("12 바이트를 16 으로 올렸나요? 복사 크기(cp-size)는 4, 8, 16 중 하나여야 하지만, src-size 는 "
+                           "그 복사 크기 이하의 아무 바이트 수(0, 4, 8, 12, 16)입니다: 16바이트 복사 하나에 src-size 12 를 "
+                           f"주세요. (올리지 않았다면 열 경계를 보세요: 행렬의 열 수는 cols = {cols} 입니다.)")
                 else:                 # the row is inside: the column bound is what is wrong (none, or X's row length)
                     fix = (f"행은 행렬 안이므로 틀린 것은 열 경계입니다: 열 검사가 빠졌거나, 열 경계를 X 의 행 길이"
                            + (f"(X.shape[1] = {ld})" if ld is not None else "(X.shape[1])")
@@ -842,6 +957,81 @@ def _size_finding(rec, rows, cols, ld=None):
                            "길게 늘려 두었습니다 (그 뒤는 행렬 밖). 열 검사와 안쪽 float 개수는 cols 로 계산하세요.")
                 return ("edge_overread", f"src-size 가 {size} 바이트입니다{at}: 행렬 밖 float "
                         f"{(size - 4 * n) // 4}개를 읽어, 0 이어야 할 자리에 X 의 값이 들어갑니다. {why} {fix}", e.site)
+            if size < 4 * n and short is None:
+                short = (size, n, gcol, at, e.site)      # decided below: a worse finding of another copy goes first
+            if 0 < n < 4:
+                edge.append((n, size))
+    if short is None:
+        return None
+    size, n, gcol, at, site = short
+    got = size // 4
+    if size == n:
+        return ("src_size_units", f"src-size 에 float 개수({size})를 넘겼습니다{at}: src-size 는 바이트 수입니다 "
+                "(0, 4, 8, 12, 16).", site)
+    zero_all = bool(edge) and all(sz == 0 for _, sz in edge)
+    minus_one = bool(edge) and all(sz == 4 * (m - 1) for m, sz in edge)
+    if zero_all and minus_one:          # every edge vector has one float inside: both readings fit
+        why = ("경계의 벡터(안쪽 float 1개)를 통째로 밖처럼 다뤘거나, 안쪽 개수를 하나 적게 셌습니다: 일부만 행렬 안인 "
+               "벡터도 안쪽 float 는 읽어야 하고, 그 개수는 cols − gcol (4 이하일 때)입니다. 마지막 열의 번호 cols − 1 과 "
+               "개수를 헷갈리지 마세요.")
+    elif zero_all:
+        why = ("경계에 걸친 벡터를 모두 통째로 밖처럼 다뤘습니다: 일부만 행렬 안인 벡터도 안쪽 float 는 읽어야 하므로, "
+               "src-size 는 0 이나 16 만이 아니라 4·(안쪽 float 개수)입니다.")
+    elif n == 3 and size == 8:
+        why = ("12 바이트를 8 로 내렸나요? 복사 크기(cp-size)는 4, 8, 16 중 하나여야 하지만, src-size 는 그 이하의 아무 "
+               "바이트 수(0, 4, 8, 12, 16)입니다. (내리지 않았다면 안쪽 개수를 하나 적게 센 것입니다: 그 개수는 "
+               "cols − gcol 입니다.)")
+    elif minus_one:
+        why = (f"경계의 벡터마다 안쪽 개수를 하나 적게 셌습니다: 열 {gcol}..{gcol + 3} 중 cols = {cols} 보다 작은 것의 "
+               f"개수는 cols − gcol = {cols - gcol} 입니다 (마지막 열의 번호 cols − 1 과 개수를 헷갈리지 마세요).")
+    else:
+        why = f"열 {gcol}..{gcol + 3} 중 cols = {cols} 보다 작은 것은 {n}개입니다."
+    read = f"{got}개만 읽어" if got else "하나도 읽지 않아"
+    return ("edge_zeroed", f"src-size 가 {size} 바이트입니다{at}: 행렬 안의 float {n}개 중 {read}, {n - got}개가 X 의 "
+            f"값 대신 0 이 됩니다. src-size 는 4·{n} = {4 * n} 바이트여야 합니다. " + why, site)
+
+
+def _one_copy_each(recs):
+    """09-3's technique, from the copies the simulator saw in runs that gave the right values: every thread moves its
+    float4 with exactly one 16-byte cp.async (src-size for the edge), none through registers or with smaller copies.
+    recs: [(shape line, Recording, rows, cols)]. A failing Result or None."""
+    for shape, rec, rows, cols in recs:
+        if rec is None:
+            continue
+        keys = sorted(rec.threads(), key=lambda k: (k[0][1], k[0][0], k[1]))
+        if not any(e.kind == "copy" for k in keys for e in rec.thread(*k)):
+            return technique("09-3", "no_copy", "16바이트 cp.async 복사", "시뮬레이터가 본 cp.async 복사가 하나도 "
+                             "없습니다: 타일을 일반 읽기·쓰기로(레지스터를 거쳐) 채웠습니다. 이 문제는 스레드마다 "
+                             "16바이트 cp.async 하나(ptx.cp_async_cg_16_zfill)로 float4 를 옮기고, 행렬 밖은 src-size 로 "
+                             "0 을 채우는 연습입니다.", shape)
+        for block, thread in keys:
+            copies = [e for e in rec.thread(block, thread) if e.kind == "copy"]
+            tid = thread[0]
+            srow, scol = tid // (ZC // 4), (tid % (ZC // 4)) * 4
+            grow, gcol = block[1] * ZR + srow, block[0] * ZC + scol
+            n = min(4, cols - gcol) if grow < rows and gcol < cols else 0
+            place = f"블록 {block[:2]}, 글로벌 (grow, gcol) = ({grow}, {gcol}), 행렬 안의 float {n}개"
+            vec = f" ({place})"
+            want = (f"src-size {4 * n} 의 16바이트 복사 하나" + (" (주소는 X 안, 예: (0, 0))" if n == 0 else ""))
+            if not copies:
+                return technique("09-3", "no_copy", "16바이트 cp.async 복사", f"스레드 {tid} 의 float4 는 "
+                                 f"cp.async 로 복사되지 않았습니다{vec}: 일반 읽기·쓰기로 채웠습니다. 이 문제는 모든 float4 를 복사 하나로 "
+                                 f"옮깁니다: 통째로 밖인 벡터도 src-size 0 의 복사가 0 을 채웁니다. 여기서는 {want}.",
+                                 shape)
+            other = [e for e in copies if _copy_bytes(e.what) != 16]
+            if other:
+                sizes = sorted({_copy_bytes(e.what) or 0 for e in copies})
+                what = ", ".join(f"{b}바이트 {sum(_copy_bytes(e.what) == b for e in copies)}번" for b in sizes)
+                names = ", ".join(sorted({str(e.what) for e in other}))
+                return technique("09-3", "copy_size", "경계의 16바이트 복사 하나", f"스레드 {tid} 의 float4 를 옮긴 복사가 "
+                                 f"{what}입니다 ({names}; {place}). 이 문제는 경계에서도 16바이트 복사 하나로, 읽을 바이트만 src-size 로 "
+                                 f"줄입니다: 여기서는 {want}. (async_vec 처럼 경계에서 4바이트 복사 4번을 쓰는 것도 맞는 "
+                                 "방법이지만, 이 문제가 연습하는 것은 src-size 4–12 의 16바이트 복사입니다.)", shape,
+                                 where=probe.line_text(other[0].site))
+            if len(copies) > 1:
+                return technique("09-3", "copy_count", "16바이트 복사 하나", f"{josa(f'스레드 {tid}', '이/가')} float4 하나에 16바이트 "
+                                 f"복사를 {len(copies)}번 냈습니다{vec}. 스레드마다 복사 하나가 네 float 를 옮기고 밖은 0 으로 "
+                                 f"채웁니다: 여기서는 {want}.", shape, where=probe.line_text(copies[1].site))
     return None
 
 
@@ -854,7 +1044,13 @@ def _size_finding(rec, rows, cols, ld=None):
           questions={
               "edge_overread": "행렬 밖인 float 까지 읽는 복사의 src-size 는 얼마인가요? 그 벡터 안의 float 중 행렬 "
                                "안에 있는 것은 몇 개인가요? 경계를 X.shape 로 판단하지 않았나요?",
-              "edge_zeroed": "경계에 걸친 벡터에서 src-size 를 0 이나 16 으로만 정하지 않았나요?",
+              "edge_zeroed": "경계에 걸친 벡터의 안쪽 float 는 몇 개이고, 여러분의 src-size 는 그중 몇 개를 읽나요? "
+                             "src-size 를 0 이나 16, 또는 4·8·16 으로만 정하지 않았나요?",
+              "no_copy": "그 float4 는 어느 명령이 공유 메모리에 옮기나요? 통째로 밖인 벡터에도 복사를 내나요?",
+              "copy_size": "경계에 걸친 벡터를 옮긴 복사는 몇 바이트짜리이고 몇 번인가요? 16바이트 복사 하나에서 읽을 "
+                           "바이트만 줄이는 인자는 무엇인가요?",
+              "copy_count": "스레드 하나가 float4 하나에 복사를 몇 번 내나요? 하나로 네 float 와 0 을 모두 채울 수 "
+                            "있나요?",
               "src_size_units": "src-size 의 단위는 float 개수인가요, 바이트인가요?",
               "negative_size": "통째로 밖인 벡터에서 여러분의 '안쪽 float 개수'는 얼마가 되나요? 0 보다 작아지지 "
                                "않게 하려면요?",
@@ -875,7 +1071,11 @@ def my_copy16(S, stage, srow, scol, X, grow, gcol, rows, cols):
     raise NotImplementedError("행렬 안의 float 개수 n(0..4)을 세고 ptx.cp_async_cg_16_zfill(..., src-size) 를 부르세요")
 ''')
 def check_zfill(student):
-    shapes = ((10, 13), (7, 6), (9, 32), (3, 2), (17, 20), (1, 5))
+    # cols % 4 = 2, 1, 0, 2, 0, 1, 3: an edge float4 with 1, 2 and 3 floats inside (review r25 B-1: a 12-byte edge
+    # rounded to 8 or 16 passed without the last shape); 7 × 6 first: its edge float4 holds 2 floats, so a count one
+    # short (4 bytes) and an all-or-nothing size (0) read apart there (r25 U-7)
+    shapes = ((7, 6), (10, 13), (9, 32), (3, 2), (17, 20), (1, 5), (5, 7))
+    recs = []
     for rows, cols in shapes:
         shape = f"  행렬 rows × cols = {rows} × {cols} (X 의 행 길이 {_ld(cols)}: 그 뒤는 행렬 밖)"
         with context(shape):
@@ -903,6 +1103,7 @@ def check_zfill(student):
                     raise
                 return _misaligned("09-3", exc, "16바이트 복사는 시작 열을 옮기면 안 됩니다: 경계에서도 (grow, gcol) "
                                    "또는 (0, 0)에서 시작하고, 읽을 바이트 수만 src-size 로 줄이세요.", shape)
+        recs.append((shape, rec, rows, cols))
         over = out == PAD
         inside = np.zeros_like(over)
         inside[:rows, :cols] = True
@@ -926,9 +1127,12 @@ def check_zfill(student):
             return fail("09-3", "wrong_values", f"틀린 원소 {int(bad.sum())}개 (NaN 은 복사가 도착하지 않은 자리): "
                         "목적지와 원본의 인덱스를 받은 그대로 복사에 넘겼는지 보세요.", shape,
                         _picture(bad))
-    return passed("09-3", f"{len(shapes)}가지 모양(경계에 걸친 float4, 통째로 밖인 float4, 16보다 좁은 행렬, 한 행뿐인 "
-                  "행렬 포함)에서 "
-                  "행렬 안은 그대로, 밖은 0 입니다.")
+    tech = _one_copy_each(recs) if device.SIMULATOR else None
+    if tech is not None:
+        return tech
+    return passed("09-3", f"{len(shapes)}가지 모양(안쪽 float 가 1·2·3개인 경계의 float4, 통째로 밖인 float4, 16보다 좁은 "
+                  "행렬, 한 행뿐인 행렬 포함)에서 행렬 안은 그대로, 밖은 0 입니다"
+                  + (": 스레드마다 16바이트 cp.async 하나입니다." if device.SIMULATOR else "."))
 
 
 for _id in ("09-1", "09-2", "09-3"):     # cp.async: a CC 7.5 GPU checks these on the simulator only

@@ -76,6 +76,31 @@ CASES = {
         ("wait_all_before_loop", [(_WAIT, "        pass                         "),
                                   ("    for kt in range(n_tiles):",
                                    "    ptx.cp_async_wait_all()\n    for kt in range(n_tiles):")], "no_wait"),
+        # review round 25 (B-5): tile kt + 2 prefetched with plain loads through registers (commits and waits around
+        # empty groups): the right values, but no cp.async copy flies while the tile is computed
+        ("sync_loads_for_prefetch", [("            issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)",
+                                      "            nt = kt + S3 - 1\n"
+                                      "            a_c, b_r = nt * T8 + tx, nt * T8 + ty\n"
+                                      "            As[nt % S3, ty, tx] = A[row, a_c] if row < A.shape[0] and a_c < "
+                                      "A.shape[1] else float32(0.0)\n"
+                                      "            Bs[nt % S3, ty, tx] = B[b_r, col] if b_r < B.shape[0] and col < "
+                                      "B.shape[1] else float32(0.0)")], "sync_prefetch"),
+        # review round 25 (U-8): compute_tile's sum never kept: named as the discarded return value
+        ("compute_result_dropped", [("        acc = compute_tile(As, Bs, kt % S3, acc)",
+                                     "        compute_tile(As, Bs, kt % S3, acc)")], "result_unused"),
+        # review round 25 (U-13): N passed as an argument to a wait_group that does not exist
+        ("wait_group_with_argument", [(_WAIT, "        ptx.cp_async_wait_group(1)   ")], "ptx_name"),
+        # review round 25 (section E): commits only where a tile is issued, the tail waits for everything
+        ("tail_waits_for_all_without_empty_commits",
+         [(_BODY, "        if kt + S3 - 1 < n_tiles:\n"
+                  "            ptx.cp_async_wait_group_1()\n"
+                  "            cuda.syncthreads()\n"
+                  "            issue_tile(A, B, As, Bs, (kt + S3 - 1) % S3, kt + S3 - 1)\n"
+                  "            ptx.cp_async_commit_group()\n"
+                  "        else:\n"
+                  "            ptx.cp_async_wait_group_0()\n"
+                  "            cuda.syncthreads()\n"
+                  "        acc = compute_tile(As, Bs, kt % S3, acc)\n")], "no_overlap"),
     ],
 }
 
@@ -106,6 +131,21 @@ CASES["09-2"] = [
      "k_offset_axis"),
     ("kt_mod_3_for_both", [("ptx.cp_async_cg_16(As, stage,", "ptx.cp_async_cg_16(As, kt % 3,"),
                            ("ptx.cp_async_cg_16(Bs, stage,", "ptx.cp_async_cg_16(Bs, kt % 3,")], "stage_twice"),
+    # review round 25 (B-3): the tiles moved with plain loads and stores, no cp.async at all
+    ("plain_loads", [("    ptx.cp_async_cg_16(As, stage, a_row, a_col, A, block_row + a_row, kt * BK + a_col)",
+                      "    for j in range(VEC):\n"
+                      "        As[stage, a_row, a_col + j] = A[block_row + a_row, kt * BK + a_col + j]"),
+                     ("    ptx.cp_async_cg_16(Bs, stage, b_row, b_col, B, kt * BK + b_row, block_col + b_col)",
+                      "    for j in range(VEC):\n"
+                      "        Bs[stage, b_row, b_col + j] = B[kt * BK + b_row, block_col + b_col + j]")],
+     "no_copy"),
+    # only B by cp.async: A's float4 goes through registers (one 16-byte copy per call instead of two)
+    ("a_through_registers", [("    ptx.cp_async_cg_16(As, stage, a_row, a_col, A, block_row + a_row, kt * BK + a_col)",
+                              "    for j in range(VEC):\n"
+                              "        As[stage, a_row, a_col + j] = A[block_row + a_row, kt * BK + a_col + j]")],
+     "copy_count"),
+    # review round 25 (B-6): A walked down its 32 rows first: right values, but a warp touches 32 half-used sectors
+    ("a_column_major_uncoalesced", [(_A_MAP, "a_row, a_col = tid % BM, (tid // BM) * VEC")], "uncoalesced"),
 ]
 
 CASES["09-3"] = [
@@ -130,4 +170,20 @@ CASES["09-3"] = [
     ("no_row_check_clamped", [("if grow < rows and gcol < cols:\n        n = min(4, cols - gcol)",
                                "if gcol < cols:\n        n = min(4, cols - gcol)"),
                               ("r = grow if n > 0 else 0", "r = grow if grow < rows else 0")], "edge_overread"),
+    # review round 25 (B-1): 12 bytes rounded to a copy size; no tested shape had 3 floats inside an edge float4
+    ("three_inside_rounded_up", [("        n = min(4, cols - gcol)", "        n = min(4, cols - gcol)\n"
+                                  "        if n == 3:\n            n = 4")], "edge_overread"),
+    ("three_inside_rounded_down", [("        n = min(4, cols - gcol)", "        n = min(4, cols - gcol)\n"
+                                    "        if n == 3:\n            n = 2")], "edge_zeroed"),
+    # review round 25 (U-7): the count inside one short: named per thread with its src-size
+    ("count_one_short", [("n = min(4, cols - gcol)", "n = min(4, cols - gcol - 1)")], "edge_zeroed"),
+    # review round 25 (B-2): right values without the one 16-byte copy: four 4-byte zero-fill copies, plain loads
+    ("four_4_byte_copies", [("    ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, 4 * n)",
+                             "    for j in range(4):\n"
+                             "        ok = j < n\n"
+                             "        ptx.cp_async_ca_4_zfill(S, stage, srow, scol + j, X, r if ok else 0, "
+                             "c + j if ok else 0, 4 if ok else 0)")], "copy_size"),
+    ("plain_loads", [("    ptx.cp_async_cg_16_zfill(S, stage, srow, scol, X, r, c, 4 * n)",
+                      "    for j in range(4):\n"
+                      "        S[stage, srow, scol + j] = X[grow, gcol + j] if j < n else 0.0")], "no_copy"),
 ]

@@ -2,6 +2,8 @@
 the seed's loop order (with its tail fixed) is as right as the one-barrier order of the solution."""
 from pathlib import Path
 
+import pytest
+
 from course import exercises
 from exercise_cases import import_source
 from exercise_cases_09 import _two_barrier
@@ -14,10 +16,14 @@ def _module(src, tmp_path, name):
     return import_source(src, tmp_path, name)
 
 
-def test_async_vec_copy_passes_the_zero_fill_check():
-    # its edge path: 16-byte copies inside, src-size 0 outside, four 4-byte copies where a float4 straddles the edge
+@pytest.mark.sim_only("the copies each thread made are seen on the simulator")
+def test_async_vec_copy_gets_the_values_right_and_the_technique_verdict():
+    # its edge path: 16-byte copies inside, src-size 0 outside, four 4-byte copies where a float4 straddles the edge.
+    # Every value is right; 09-3 asks for the other way (one 16-byte copy with src-size 4-12 at the edge, review r25
+    # B-2), so the verdict is the technique's own, and it says async_vec's way is right too
     res = exercises.check("09-3", async_vec.copy_vec, save=False)
-    assert res.ok, str(res)
+    assert not res.ok and res.code == "copy_size" and res.message.startswith("맞는 값이지만"), str(res)
+    assert "async_vec 처럼" in res.message and "4바이트 4번" in res.message and "src-size 8" in res.message, str(res)
 
 
 def test_two_barrier_order_is_right_but_not_the_one_barrier_loop_asked_for(tmp_path):

@@ -58,6 +58,30 @@ def _checked(a, idx, width, role, name):
     return off
 
 
+def _source_fix(sa, si, cp_size, zfill):
+    """(Korean, English) advice for a misaligned source, for the cause that applies: the array's start, a row stride
+    that is not a multiple of cp_size (an aligned layout, or smaller copies), or, with both aligned, the start index
+    on the last axis (start on a cp_size boundary; a smaller copy would not be the fix there: review r25 U-9)."""
+    base = sa.__array_interface__["data"][0]
+    if base % cp_size:
+        return (f"배열의 시작 주소가 {cp_size} B 정렬이 아닙니다: {cp_size} B 경계에서 시작하는 배열을 넘기거나 "
+                f"{cp_size}바이트 미만 복사로 바꾸세요.",
+                f"The array does not start on a {cp_size}-byte boundary: pass one that does, or use smaller copies.")
+    if any(st % cp_size for st in sa.strides[:-1]):
+        return (f"행 간격(stride)이 {cp_size} B 의 배수가 아니라 행마다 시작이 어긋납니다: 행 간격이 {cp_size} B 의 배수인 "
+                f"레이아웃을 쓰거나(패딩으로 행을 늘림) {cp_size}바이트 미만 복사로 바꾸세요.",
+                f"A row stride is not a multiple of {cp_size} B: use a layout whose rows are (pad them), or use "
+                "smaller copies.")
+    k = max(1, cp_size // sa.itemsize)
+    shifted = ("행렬 경계에서 덜 읽어야 한다면 시작 열은 옮기지 말고 src-size 로 읽는 바이트만 줄이세요." if zfill else
+               "행렬 경계에서 덜 읽어야 한다면 src-size 형태(…_zfill)로 읽는 바이트를 줄이세요.")
+    return (f"배열 시작과 행 간격은 {cp_size} B 정렬이라, 어긋난 것은 마지막 축의 시작 인덱스 {si[-1]} 입니다: "
+            f"{cp_size}바이트 복사는 {k} 원소({cp_size} B)의 배수인 열에서 시작해야 합니다. " + shifted,
+            f"The array and its rows are {cp_size}-byte aligned, so the start index {si[-1]} on the last axis is what "
+            f"is off: start a {cp_size}-byte copy on a multiple of {k} elements"
+            + (" (to read less at an edge, keep the start and lower src-size)." if zfill else "."))
+
+
 class _Copy:
     """One pending cp.async: the destination bytes it writes, the bytes it carries, and where it was issued."""
 
@@ -108,12 +132,12 @@ def _copy(name, cp_size, args, zfill, site, acc):
     soff = _checked(sa, si, nsrc, "원본(src, .global)", name)
     addr = sa.__array_interface__["data"][0] + soff
     if addr % cp_size:
+        fix_ko, fix_en = _source_fix(sa, si, cp_size, zfill)
         raise AsyncCopyAlignmentError(
             f"{name}: 원본(src, .global) 원소 {si} 의 전역 주소 0x{addr:x} (배열 시작에서 {soff} B) 가 {cp_size}바이트 "
             f"정렬이 아닙니다 — 배열 {_layout(sa)}, {where(site[0], site[1])}. GPU에서는 'misaligned address' "
-            f"오류로 커널이 멈춥니다. 행 간격(stride)이 {cp_size} B 의 배수인 레이아웃을 쓰거나 {cp_size}바이트 미만 "
-            f"복사로 바꾸세요. / source element {si} at global 0x{addr:x} is not {cp_size}-byte aligned (array "
-            f"{_layout(sa)}); the GPU faults with misaligned address.")
+            f"오류로 커널이 멈춥니다. {fix_ko} / source element {si} at global 0x{addr:x} is not {cp_size}-byte aligned "
+            f"(array {_layout(sa)}); the GPU faults with misaligned address. {fix_en}")
     if src_size:
         values[:src_size] = bytes_at(sa, si, src_size, name, "원본(src, .global)")[0]
         if inside and racecheck.ON and isinstance(src, GlobalArray):
