@@ -70,8 +70,20 @@ def _ldsm_global(G, out):
     out[lane] = ptx.ldmatrix_x1(G, lane % 8, 0)    # BUG: ldmatrix reads shared memory only
 
 
+@cuda.jit
+def _ldsm_odd_column(out):
+    S = cuda.shared.array((16, 16), float16, alignment=16)   # rows of 32 B, all 16-byte aligned
+    lane = cuda.threadIdx.x
+    if lane < 16:
+        for j in range(16):
+            S[lane, j] = float16(1.0)
+    cuda.syncthreads()
+    out[lane] = ptx.ldmatrix_x1(S, lane % 8, 1)              # BUG: column 1 is byte 2 of the row
+
+
 @sim_only
-@pytest.mark.parametrize("kernel,needle", [(_ldsm_unaligned, "alignment=16"), (_ldsm_odd_row, "0x18")])
+@pytest.mark.parametrize("kernel,needle", [(_ldsm_unaligned, "alignment=16을"), (_ldsm_odd_row, "0x18"), (_ldsm_odd_row, "행 간격(stride)"),
+                                           (_ldsm_odd_column, "열 인덱스가 원소 8개")])
 def test_ldmatrix_misalignment_names_thread_and_line(kernel, needle):
     with pytest.raises(E.MisalignedAddressError) as e:
         kernel[1, 32](np.zeros(32, np.uint32))

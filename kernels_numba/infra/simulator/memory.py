@@ -522,14 +522,22 @@ def check_shared_alignment(arr, idx, nbytes, name, role="주소 / address", thre
     if off % nbytes:
         why_ko = f"배열 시작에서 {off} B 떨어져 있어 {nbytes}의 배수가 아닙니다"
         why_en = f"it lies {off} B from the array's start, not a multiple of {nbytes}"
-        fix = "행 간격(stride)이 {0} B 의 배수인 배치를 쓰세요 / use a layout whose row stride is a multiple of {0} B"
+        row_strides = decl.raw.strides[:-1]
+        if all(st % nbytes == 0 for st in row_strides):
+            # every row starts aligned: the index along the last axis (the column) is what is off
+            per = max(1, nbytes // decl.raw.itemsize)
+            fix = (f"행은 모두 {{0}} B 정렬이니 열 인덱스가 원소 {per}개({{0}} B)의 배수인지 보세요 / every row is "
+                   f"{{0}}-byte aligned: make the column index a multiple of {per} elements")
+        else:
+            fix = ("행 간격(stride)이 {0} B 의 배수인 배치를 쓰세요 / use a layout whose row stride is a multiple of "
+                   "{0} B")
     else:
         decl_txt = f"alignment={decl.align}" if decl.align > decl.raw.itemsize else "alignment 없이 / without alignment="
         why_ko = (f"공유 배열 {josa(decl.name, '이/가')} {decl_txt} 로 선언되어 시작 주소가 {decl.align} B 정렬만 보장됩니다"
                   " (numpy 버퍼가 우연히 정렬된 것은 GPU와 상관없음)")
         why_en = (f"shared array {decl.name} is declared with alignment {decl.align}, so its start is only "
                   f"guaranteed {decl.align}-byte aligned on the GPU")
-        fix = ("선언에 alignment={0} 을 주세요: cuda.shared.array(shape, dtype, alignment={0}) / "
+        fix = (f"선언에 {josa(f'alignment={nbytes}', '을/를')} 주세요: cuda.shared.array(shape, dtype, alignment={{0}}) / "
                "declare it with alignment={0}")
     layout = f"shape {decl.raw.shape}, dtype {decl.raw.dtype}, strides {decl.raw.strides} B"
     raise error(
