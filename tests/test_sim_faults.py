@@ -340,3 +340,51 @@ def test_every_ptx_wrapper_refuses_memory_of_the_wrong_state_space(case, tmp_pat
 def test_every_ptx_wrapper_with_an_address_is_covered():
     spaces = {p.space for f in ptx.FUNCS.values() for p in f.operands if p.is_address}
     assert spaces <= set(_WRONG), spaces
+
+
+def _plain_load(X, r, c):
+    return X[r, c]
+
+
+@cuda.jit(device=True)
+def _guarded_load(X, r, c):
+    try:                                          # BUG: the GPU's Numba has no exception handling in a kernel
+        return X[r, c]
+    except IndexError:
+        return float32(0.0)
+
+
+@cuda.jit
+def _calls_plain(X, out):
+    out[0] = _plain_load(X, 0, 0)                 # BUG: no @cuda.jit(device=True) on _plain_load
+
+
+@cuda.jit
+def _calls_guarded(X, out):
+    out[0] = _guarded_load(X, 5, 5)
+
+
+def _make_with_closure(helper):
+    @cuda.jit
+    def k(X, out):
+        out[0] = helper(X, 0, 0)                  # the helper comes in through a closure cell (as in make_kernel)
+    return k
+
+
+@sim_only
+@pytest.mark.parametrize("kernel,needles", [
+    (_calls_plain, ("함수(`_plain_load`, ", "Untyped global name '_plain_load'", "@cuda.jit(device=True)")),
+    (_calls_guarded, ("장치 함수(`_guarded_load`)에 try/except", "if 로 확인하세요")),
+    (_make_with_closure(_plain_load), ("함수(`_plain_load`, ", "Untyped global name 'helper'")),
+])
+def test_code_the_gpu_cannot_compile_is_refused_at_the_launch(kernel, needles):
+    """Review r25 (students 06-08): a try/except standing in for a bounds check, and a helper without
+    @cuda.jit(device=True), ran on the simulator while the GPU's Numba refuses both (TypingError). The launch refuses
+    them too, naming the line and the fix; a helper that is a device function (global or closure) still runs."""
+    X, out = np.ones((2, 2), np.float32), np.zeros(1, np.float32)
+    with pytest.raises(E.NotCompilableError) as e:
+        kernel[1, 1](X, out)
+    msg = str(e.value)
+    assert all(n in msg for n in needles) and "test_sim_faults.py:" in msg, msg
+    _make_with_closure(cuda.jit(device=True)(_plain_load))[1, 1](X, out)
+    assert out[0] == 1.0

@@ -36,3 +36,10 @@ class ModuleArrayWriteError(SimulatorFault, TypeError):
     compile the write ("Cannot modify readonly array")."""
 
     names_thread = True
+
+
+class NotCompilableError(SimulatorFault, TypeError):
+    """Kernel code the GPU's Numba refuses to compile although Python runs it: a try/except, or a call of a plain
+    Python function (no @cuda.jit(device=True)). The simulator refuses it too, at the launch."""
+
+    names_thread = True          # the message names the line (no thread: nothing has run yet)

@@ -23,7 +23,9 @@ kernel that writes a module-level numpy array (the GPU's Numba freezes those as 
 compile the write: ModuleArrayWriteError). During the launch such arrays are read-only copies, as on the GPU.
 """
 import ast
+import dis
 import inspect
+import types
 import random
 import sys
 import textwrap
@@ -37,7 +39,7 @@ from numba.cuda.simulator import kernelapi as _api
 
 from .. import _fp
 from . import async_proxy, limits, memory, racecheck, stand_ins, tma, warp, warpgroup  # noqa: F401 (tma)
-from .errors import DivergentBarrierError, ModuleArrayWriteError
+from .errors import DivergentBarrierError, ModuleArrayWriteError, NotCompilableError
 from .state import _state, current, where
 from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
 from numba.cuda.simulator import api as _sim_api
@@ -382,6 +384,108 @@ def _refuse_module_array_writes(fn):
                 "the array as a kernel argument and write that instead.")
 
 
+# A kernel may call Numba's and the course's functions (the stand-ins of kernels_numba, numpy/math functions Numba
+# types); a plain Python function from anywhere else (a notebook cell, a test) is what the GPU's Numba cannot call.
+_COMPILABLE_HOMES = ("kernels_numba", "numba", "numba_cuda", "numpy", "math", "cmath", "operator", "course", "sim")
+_compile_checked = {}           # kernel function -> the refusal message, or None
+
+
+def _loads(code):
+    """(kind, name, line) of every global or closure-cell name the code (and code nested in it) loads."""
+    out = []
+    line = code.co_firstlineno
+    for ins in dis.get_instructions(code):
+        if ins.starts_line is not None:
+            line = ins.starts_line
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            out.append(("global", ins.argval, line))
+        elif ins.opname in ("LOAD_DEREF", "LOAD_CLASSDEREF") and ins.argval in code.co_freevars:
+            out.append(("cell", ins.argval, line))
+    for c in code.co_consts:
+        if inspect.iscode(c):
+            out += _loads(c)
+    return out
+
+
+def _resolve(fn, kind, name):
+    """The object a loaded name refers to in fn (its globals or its closure cell), or None."""
+    if kind == "global":
+        return fn.__globals__.get(name)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    try:
+        return cells[name].cell_contents
+    except (KeyError, ValueError):
+        return None
+
+
+def _device_functions(fn, seen=None):
+    """{id(code): function} of fn and every device function it reaches through its globals and closure cells."""
+    seen = {} if seen is None else seen
+    code = getattr(fn, "__code__", None)
+    if code is None or id(code) in seen:
+        return seen
+    seen[id(code)] = fn
+    for kind, name, _ in _loads(code):
+        v = _resolve(fn, kind, name)
+        if type(v) is _kernel.FakeCUDAKernel and getattr(v, "fn", None) is not None:
+            _device_functions(v.fn, seen)
+    return seen
+
+
+def _try_line(fn):
+    """The line of the first try statement in fn's source (None if none, or no source: then its bytecode's handler)."""
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        tree = None
+    if tree is not None:
+        tries = [n.lineno for n in ast.walk(tree) if type(n).__name__ in ("Try", "TryStar")]
+        return start + min(tries) - 1 if tries else None
+    line = None
+    for ins in dis.get_instructions(fn.__code__):
+        line = ins.starts_line or line
+        if ins.opname in ("CHECK_EXC_MATCH", "PUSH_EXC_INFO", "SETUP_FINALLY"):
+            return line
+    return None
+
+
+def _refuse_uncompilable(fn):
+    """NotCompilableError where the kernel, or a device function it calls, holds code the GPU's Numba refuses: a
+    try/except (no exception handling in CUDA kernels: an out-of-bounds read raises nothing there), or a call of a
+    plain Python function (TypingError: Untyped global name). Checked once per kernel code."""
+    if fn not in _compile_checked:
+        _compile_checked[fn] = _uncompilable(fn)
+    hit = _compile_checked[fn]
+    if hit:
+        raise NotCompilableError(hit)
+
+
+def _uncompilable(fn):
+    for f in _device_functions(fn).values():
+        file = f.__code__.co_filename
+        line = _try_line(f)
+        if line is not None:
+            return (f"{where(file, line)}: {'커널' if f is fn else f'커널이 부르는 장치 함수(`{f.__name__}`)'}에 try/except 가 "
+                    "있습니다. GPU 의 Numba 는 커널 안의 예외 처리를 컴파일하지 못합니다 (TypingError). 시뮬레이터에서는 배열 밖을 "
+                    "읽으면 IndexError 가 나지만, GPU 에서는 예외 없이 배열 밖의 메모리를 읽습니다: 예외를 잡지 말고 읽기 전에 "
+                    "인덱스가 배열 안인지 if 로 확인하세요.\n"
+                    f"{where(file, line)}: a try/except in the kernel: Numba on the GPU cannot compile exception handling "
+                    "in a kernel, and there an out-of-bounds read raises nothing. Check the index with an if instead.")
+        for kind, name, ln in _loads(f.__code__):
+            v = _resolve(f, kind, name)
+            if type(v) is types.FunctionType and (v.__module__ or "").split(".")[0] not in _COMPILABLE_HOMES:
+                own = v.__name__
+                defined = where(v.__code__.co_filename, v.__code__.co_firstlineno)
+                return (f"{where(file, ln)}: {'커널이' if f is fn else f'커널의 장치 함수(`{f.__name__}`)가'} 부르는 "
+                        f"함수(`{own}`, {defined})는 @cuda.jit(device=True) 가 없는 보통 파이썬 함수입니다. GPU 의 Numba "
+                        f"는 커널에서 보통 파이썬 함수를 부르지 못합니다 (TypingError: Untyped global name '{name}'): "
+                        f"`def {own}` 위에 @cuda.jit(device=True) 를 붙이세요.\n"
+                        f"{where(file, ln)}: the kernel calls `{own}` ({defined}), a plain Python function: Numba on the "
+                        f"GPU cannot (Untyped global name '{name}'). Decorate it with @cuda.jit(device=True).")
+    return None
+
+
 class _frozen_globals:
     """During a launch, the module-level numpy arrays the kernel's code uses are read-only copies (the GPU's Numba
     copies them into the kernel as constants): a write raises, and nothing leaks into the next launch."""
@@ -427,6 +531,7 @@ def _launch(self, *args):
     grid, block = normalize_kernel_dimensions(self.grid_dim, self.block_dim)
     limits.check_launch(self.fn, grid, block, self.dynshared_size)
     _refuse_module_array_writes(self.fn)
+    _refuse_uncompilable(self.fn)
     racecheck.begin_launch()
     try:
         with _frozen_globals(self.fn):
