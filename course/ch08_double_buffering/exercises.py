@@ -689,6 +689,7 @@ _WRONG_DOUBLE = (
               "double": "위젯으로 N = 1 인 경우와 L > C, L < C 인 경우를 각각 그려 보면 여러분의 식과 맞나요?",
               "uses_model": "이 함수는 파이프라인 모델을 부르고 있습니다. 막대를 보고 L, C, N 만으로 식을 쓸 수 있나요?",
               "input": "함수가 (싱글, 더블) 두 수를 돌려주나요?",
+              "swapped": "return 문의 두 값 중 어느 것이 싱글 버퍼의 총 시간인가요?",
           },
           solution="answers/ch08/ex08_pipeline.py::totals", name="my_pipeline_totals", template='''
 def my_pipeline_totals(L, C, N):
@@ -713,6 +714,11 @@ def check_totals(student):
     truth = {k: (pipeline.schedule(k[2], k[0], k[1], 1).total, pipeline.schedule(k[2], k[0], k[1], 2).total)
              for k in _CASES}
     bad_single = [k for k in _CASES if got[k][0] != truth[k][0]]
+    if bad_single and all(tuple(got[k]) == truth[k][::-1] for k in _CASES):
+        L, C, N = bad_single[0]
+        return fail("08-3", "swapped", "두 값의 순서가 바뀌었습니다: 첫째가 싱글 버퍼, 둘째가 더블 버퍼 총 시간입니다. "
+                    "값은 둘 다 모델과 같으니 (싱글, 더블) 순서로 돌려주세요.",
+                    f"  L = {L}, C = {C}, N = {N}: 내 답 {tuple(got[L, C, N])}, 모델 (싱글, 더블) = {truth[L, C, N]}")
     if bad_single:
         L, C, N = bad_single[0]
         return fail("08-3", "single", "싱글 버퍼 총 시간이 모델과 다릅니다: 버퍼가 하나면 타일마다 로드가 끝나야 연산을 "
