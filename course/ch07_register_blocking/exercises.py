@@ -486,7 +486,7 @@ def _refine_micro(res, A, B, C0, C, shape):
         # comes from the micro-kernel's own indices into rA, rB and rC
         return fail(res.exercise, "micro_index", "모든 스레드 타일에서 같은 자리 (m, n) 의 원소가 틀립니다(아래 그림의 "
                     "■): 스레드와 원소의 대응은 확인용 커널이 정하므로, 원인은 마이크로커널 안의 인덱스입니다. rC[m, n] 에 "
-                    f"rA[m]·rB[n] 을 더하는지(곱하는 레지스터의 인덱스가 바뀌지 않았는지), 그리고 {MICRO_PRODUCT}를 "
+                    f"rA[m]·rB[n] 을 더하는지(곱하는 레지스터의 인덱스가 바뀌지 않았는지), 그리고 {MICRO_PRODUCT}도 "
                     "확인하세요.", *_fold_picture(fold), _first_tile(bad))
     if res.code == "acc_reset":
         return fail(res.exercise, "acc_reset", "마지막 K 타일의 합만 남았습니다: 마이크로커널 안에서 rC 를 0 으로 "
