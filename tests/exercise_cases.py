@@ -19,6 +19,10 @@ CASES = {
         # the read never counted: the same list as the solution in this block, seen from the banks.analyze calls
         ("read_never_counted", [('    load = banks.analyze(layout, lambda x, y, z: (y, k), BLOCK, kind="load")',
                                  "    load = store")], "extra_pad"),
+        # review r25 U8: the read counted (kind="load") with the store's index As[ty][tx]: the read index is named
+        ("read_with_store_index", [('    load = banks.analyze(layout, lambda x, y, z: (y, k), BLOCK, kind="load")',
+                                    '    load = banks.analyze(layout, lambda x, y, z: (y, x), BLOCK, kind="load")')],
+         "read_index"),
         ("off_by_one_range", [("range(max_pad + 1)", "range(max_pad + 2)"),
                               ("if wavefronts(p) == (1, 1)]", "if p > max_pad or wavefronts(p) == (1, 1)]")], "range"),
         ("not_a_list", [("return [p for", "return {p: 1 for"), ("if wavefronts(p) == (1, 1)]", "if wavefronts(p) == (1, 1)}")],
@@ -37,6 +41,10 @@ CASES = {
         ("one_k_tile_too_many", [("range((A.shape[1] + T8 - 1) // T8)", "range(A.shape[1] // T8 + 1)")], "extra_k_tiles"),
         ("a_k_tile_per_column", [("range((A.shape[1] + T8 - 1) // T8)", "range(A.shape[1])")], "extra_k_tiles"),
         ("swapped_b_index", [("load_or_zero(B, t * T8 + ty, col)", "load_or_zero(B, t * T8 + tx, col)")], "all_wrong"),
+        # review r25 U4: the input A written after the store (a global race): the message says to delete the write
+        ("writes_input_a", [("    store_c(C, row, col, acc, alpha, beta)",
+                             "    if row < A.shape[0] and col < A.shape[1]:\n        A[row, col] = float32(0.0)\n"
+                             "    store_c(C, row, col, acc, alpha, beta)")], "race"),
         ("acc_reset_in_loop", [("        As[ty, tx] = load_or_zero", "        acc = float32(0.0)\n        As[ty, tx] = load_or_zero")],
          "acc_reset"),
         # right values without the lesson's technique

@@ -378,3 +378,62 @@ def test_a_wrong_buffer_number_comes_before_the_detectors_per_race_suggestions(t
     text = str(res)
     assert res.code == "overwrite_stage" and "경쟁 검출기 보고" in text, text
     assert text.index("먼저 위의 진단(버퍼 번호)을 고치고") < text.index("경쟁 검출기 보고"), text
+
+
+def _edited(ex_id, edits, tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    ex = core.get(ex_id)
+    src = _solution_src(ex)
+    for old, new in edits:
+        assert old in src, old
+        src = src.replace(old, new)
+    return exercises.check(ex_id, getattr(_import(src, tmp_path), ex.solution_name), save=False)
+
+
+def test_06_2_writing_the_input_a_is_a_global_race_fixed_by_deleting_the_write(tmp_path):
+    # review r25 U4: the headline said shared memory and the fix said atomics; the probe's index check showed as a
+    # helper `setitem` in probe.py
+    res = _edited("06-2", [("    store_c(C, row, col, acc, alpha, beta)",
+                            "    if row < A.shape[0] and col < A.shape[1]:\n        A[row, col] = float32(0.0)\n"
+                            "    store_c(C, row, col, acc, alpha, beta)")], tmp_path)
+    text = str(res)
+    assert res.code == "race" and res.message.startswith("전역 메모리 경쟁"), text
+    assert "입력 행렬 A에" in res.message and "지우세요" in res.message and "A[row, col] = float32(0.0)" in res.where, text
+    assert "probe.py" not in text and "`setitem`" not in text and "`getitem`" not in text, text
+
+
+def test_08_2_a_race_in_tile_dot_points_at_the_students_calling_line(tmp_path):
+    # review r25 U6: `where` was tile_dot's line in the preamble (`s += As[buf, ty, k] ...`), not the student's line
+    # that called it
+    compute = "        acc += tile_dot(As, Bs, kt % 2, ty, tx)       # 2. compute tile kt while the loads are on their way"
+    res = _edited("08-2", [(compute, compute + "\n        cuda.syncthreads()"),
+                           ("        cuda.syncthreads()          # next iteration", "        pass  # next iteration")],
+                  tmp_path)
+    assert res.code == "race" and "tile_dot(As, Bs" in res.where and "s +=" not in res.where, str(res)
+
+
+def test_08_2_store_into_current_warns_off_the_detectors_barrier_advice(tmp_path):
+    # review r25 U5: the detector's "put a barrier between 25 and 26" contradicted the headline
+    res = _edited("08-2", [("As[(kt + 1) % 2, ty, tx] = a", "As[kt % 2, ty, tx] = a"),
+                           ("Bs[(kt + 1) % 2, ty, tx] = b", "Bs[kt % 2, ty, tx] = b")], tmp_path)
+    text = str(res)
+    assert res.code == "store_into_current", text
+    assert text.index("검출기의 줄별 제안(배리어 추가)을 따르지 말고") < text.index("distinct hazard"), text
+
+
+def test_messages_of_review_25(tmp_path):
+    # U1, U3, U7, U10: the message names the cause
+    res = _edited("07-3", [("rC[m, n] += rA[m] * rB[n]", "rC[m, n] += rA[n] * rB[n]")], tmp_path)
+    assert "threadIdx" not in res.message and "rA" in res.message, str(res)
+    res = _edited("07-3", [("        for m in range(TM):                    # TM + TN loads feed TM * TN multiply-adds\n"
+                            "            for n in range(TN):\n                rC[m, n] += rA[m] * rB[n]",
+                            "        for m in range(TN):\n            for n in range(TM):\n"
+                            "                rC[m, n] += rA[n] * rB[m]")], tmp_path / "b")
+    assert "rC" in res.message and "TM×TN" in res.message, str(res)
+    res = _edited("08-1", [("nxt if nxt < n_tiles else None, nxt % stages if nxt < n_tiles else None",
+                            "nxt if nxt < n_tiles else -1, nxt % stages if nxt < n_tiles else -1")], tmp_path / "c")
+    assert "None 으로 나타냅니다" in res.message and "행렬 밖" not in res.message, str(res)
+    res = _edited("08-3", [("return single_total(t_load, t_comp, n_tiles), double_total(t_load, t_comp, n_tiles)",
+                            "return double_total(t_load, t_comp, n_tiles), single_total(t_load, t_comp, n_tiles)")],
+                  tmp_path / "d")
+    assert res.code == "swapped" and "순서가 바뀌었습니다" in res.message, str(res)

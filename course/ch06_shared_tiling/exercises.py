@@ -40,6 +40,13 @@ def _watch_analyze(seen, active):
         try:
             row = [index_fn(x, 1, 0) for x in range(2)]
             seen.add("read" if row[0] == row[1] else "store")
+            kind = kwargs.get("kind", args[1] if len(args) > 1 else "load")
+            if kind == "load" and row[0] != row[1]:
+                seen.add("load_per_thread")            # counted as a read, with the store's index As[ty][tx]
+            shape = tuple(getattr(layout, "shape", ()))
+            dims = tuple(block_dim) if isinstance(block_dim, (tuple, list)) else (block_dim,)
+            if shape != (TILE, TILE) or dims[:2] != (TILE, TILE):
+                seen.add(("shape", shape, dims))
         except Exception:  # noqa: BLE001 — an index_fn of another shape: the real call says what is wrong
             pass
         return real(layout, index_fn, block_dim, *args, **kwargs)
@@ -56,6 +63,8 @@ def _watch_analyze(seen, active):
                            "읽기(kind=\"load\")로 각각 불렀는지 보세요.",
               "missing_pad": "빠진 p 에서 여러분의 함수는 두 접근의 웨이브프론트를 몇으로 셌나요? 조건이 너무 엄격하지 "
                              "않은지, 후보 p 를 max_pad 까지 모두 돌았는지 보세요.",
+              "read_index": "읽기 `As[ty][k]` 에서 한 행의 스레드(tx = 0, 1, …)는 같은 원소를 읽나요, 서로 다른 원소를 "
+                            "읽나요? 여러분의 index_fn 은 어느 쪽인가요?",
               "range": "후보 p 는 어디서 어디까지인가요? max_pad 자신은 들어가나요, 그보다 큰 값은요?",
               "input": "함수가 돌려주는 것이 정수 p 들의 리스트인가요?",
           },
@@ -84,9 +93,20 @@ def check_pads(student):
     # the task counts both accesses; in this block the read never excludes a padding the store allows, so the output
     # cannot show a forgotten read: the calls to banks.analyze can (a function that counts by hand is not judged here)
     if verdict.ok and seen and "read" not in seen:
+        if "load_per_thread" in seen:
+            return fail("06-1", "read_index", "읽기(kind=\"load\")도 세었지만 그 인덱스가 저장과 같은 `As[ty][tx]` "
+                        "입니다: 문제의 읽기는 `As[ty][k]` (k = 0), 곧 한 행의 스레드가 모두 같은 열 k 를 읽는 접근 "
+                        "(lambda x, y, z: (y, 0)) 입니다. (이 블록에서는 결과가 같지만, 6절의 가상의 요청처럼 읽기만 "
+                        "충돌하는 배치도 있습니다.)")
         return fail("06-1", "extra_pad", "저장 `As[ty][tx]` 만 세었습니다: 읽기 `As[ty][k]` (k = 0) 의 웨이브프론트도 "
                     "banks.analyze 로 세어, 둘 다 1 인 p 만 돌려주세요. (이 블록에서는 결과가 같지만, 6절의 가상의 요청(한 "
                     "요청이 한 열을 읽는 접근)처럼 읽기만 충돌하는 배치도 있습니다.)")
+    shapes = sorted((x for x in seen if isinstance(x, tuple)), key=str)
+    if not verdict.ok and verdict.code in ("extra_pad", "missing_pad") and shapes:
+        _, shape, dims = shapes[0]
+        verdict.details.insert(0, f"  banks.analyze 를 타일 {'×'.join(map(str, shape)) or '?'}, 블록 "
+                               f"{'×'.join(map(str, dims))} 스레드로 불렀습니다: 문제의 타일은 {TILE}×{TILE} "
+                               f"(banks.Layout(({TILE}, {TILE}), pad=p)), 블록은 ({TILE}, {TILE}) 입니다.")
     return verdict
 
 

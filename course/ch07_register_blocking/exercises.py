@@ -2,6 +2,7 @@
 (each plugged into a checker-owned register-blocked kernel), and the register limit of occupancy."""
 import itertools
 import os
+import re
 
 import numpy as np
 from numba import cuda, float32
@@ -481,8 +482,12 @@ def _refine_micro(res, A, B, C0, C, shape):
             return fail(res.exercise, "rb_index", f"모든 스레드에서 스레드 타일의 같은 열(n = {ns})이 통째로 틀립니다: "
                         "열 n 의 모든 행에 같은 rB[n] 이 곱해지니, rB[n] 을 Bs 의 어느 열에서 읽는지 확인하세요.",
                         *_fold_picture(fold), _first_tile(bad))
-        res.details[:0] = _fold_picture(fold)
-        return res
+        # the checker's kernel maps the threads (07-1's map is fixed here), so a pattern repeated in every thread tile
+        # comes from the micro-kernel's own indices into rA, rB and rC
+        return fail(res.exercise, "micro_index", "모든 스레드 타일에서 같은 자리 (m, n) 의 원소가 틀립니다(아래 그림의 "
+                    "■): 스레드와 원소의 대응은 확인용 커널이 정하므로, 원인은 마이크로커널 안의 인덱스입니다. rC[m, n] 에 "
+                    f"rA[m]·rB[n] 을 더하는지(곱하는 레지스터의 인덱스가 바뀌지 않았는지), 그리고 {MICRO_PRODUCT}도 "
+                    "확인하세요.", *_fold_picture(fold), _first_tile(bad))
     if res.code == "acc_reset":
         return fail(res.exercise, "acc_reset", "마지막 K 타일의 합만 남았습니다: 마이크로커널 안에서 rC 를 0 으로 "
                     "만들면 앞 K 타일까지의 합이 지워집니다. rC 는 커널이 K 루프 전에 한 번만 0 으로 만듭니다.",
@@ -557,6 +562,27 @@ def _reuse(launch):
     return len(reads), len(seen), again
 
 
+# the micro-kernel's arrays: name, shape, what the shape is made of, how it is indexed
+_MICRO_ARRAYS = (("As", (BM, BK), f"BM×BK = {BM}×{BK}", "As[행, k]"), ("Bs", (BK, BN), f"BK×BN = {BK}×{BN}", "Bs[k, 열]"),
+                 ("rA", (TM,), f"TM = {TM}개", "rA[m], m < TM"), ("rB", (TN,), f"TN = {TN}개", "rB[n], n < TN"),
+                 ("rC", (TM, TN), f"TM×TN = {TM}×{TN}", "rC[m, n], m < TM, n < TN"))
+
+
+def _overrun(text):
+    """Which of the micro-kernel's arrays the IndexError `text` ('index 2 is out of bounds for axis 1 with size 2')
+    fits, told by the axis and its size, and how that array is indexed; all of them when it fits none or several."""
+    m = re.search(r"axis (\d+) with size (\d+)", text)
+    fits = [a for a in _MICRO_ARRAYS if m and int(m.group(1)) < len(a[1]) and a[1][int(m.group(1))] == int(m.group(2))]
+    if len(fits) == 1:
+        name, shape, size, how = fits[0]
+        axis = int(m.group(1))
+        what = ("" if len(shape) == 1 else ("(첫 축: " if axis == 0 else "(둘째 축: ") + f"크기 {shape[axis]}) ")
+        return (f"넘친 배열은 {josa(name, '이고/고')}, 모양은 {size}입니다 {what}— 인덱스 순서는 {how}. 위치에 나온 줄에서 "
+                f"{name} 의 인덱스에 쓰는 루프 변수가 그 축의 범위 안에서 도는지 보세요.")
+    return " ".join(f"{josa(name, '은/는')} {size}, {how}." for name, _, size, how in _MICRO_ARRAYS) + \
+        " 위치에 나온 줄의 인덱스 순서와 범위를 이 모양과 맞춰 보세요."
+
+
 @exercise("07-3", "외적 마이크로커널", "3.3절·4.5절",
           hints=("외적(outer product)에서는 k 하나마다 A 의 한 열 조각과 B 의 한 행 조각을 레지스터에 한 번씩 읽어 두고, "
                  "그 값들로 스레드 타일의 모든 곱을 만듭니다. 공유 메모리 읽기는 k 마다 TM 번과 TN 번뿐입니다.",
@@ -570,7 +596,10 @@ def _reuse(launch):
               "missing_k": "k 루프의 범위는 어디서 시작해 어디서 끝나나요? BK 개를 모두 도나요?",
               "acc_reset": "이 함수 안에서 rC 를 0 으로 만드는 곳이 있나요? rC 를 처음 0 으로 만드는 것은 누구의 일인가요?",
               "register_unfilled": "그 줄에서 읽는 레지스터 배열에는 언제 값이 들어가나요? 읽기보다 먼저인가요?",
-              "out_of_bounds": "As 의 모양은 (BM, BK), Bs 는 (BK, BN) 입니다. 위치에 나온 줄의 인덱스 순서가 그 모양과 "
+              "micro_index": "그림에서 틀린 자리 (m, n) 에서 rC[m, n] 에 더하는 곱은 rA 와 rB 의 몇 번째 원소인가요? "
+                             "m 과 n 이 제자리에 있나요?",
+              "out_of_bounds": "As 의 모양은 (BM, BK), Bs 는 (BK, BN), rC 는 (TM, TN) 입니다. 위치에 나온 줄의 인덱스 순서와 "
+                               "범위가 그 모양과 "
                                "맞나요?",
               "no_register_reuse": "k 하나에서 As 의 같은 원소를 몇 번 읽나요? 한 번 읽어 레지스터에 둔 값을 여러 곱에 "
                                    "다시 쓸 수 있나요?",
@@ -595,9 +624,7 @@ def check_micro(student):
         res = _shapes("07-3", launch, refine=_refine_micro, product=MICRO_PRODUCT)
     except IndexError as exc:
         res = explain_exception("07-3", exc, student)
-        res.message = (f"배열 밖을 읽었습니다 (index out of bounds): As 는 BM×BK = {josa(f'{BM}×{BK}', '이라/라')} As[행, k], "
-                       f"Bs 는 BK×BN = {josa(f'{BK}×{BN}', '이라/라')} Bs[k, 열] 순서입니다. rA 는 TM = {TM}개(m < TM), rB 는 TN = {TN}개"
-                       "(n < TN)입니다.")
+        res.message = "배열 밖을 읽거나 썼습니다 (index out of bounds): " + _overrun(str(exc))
         return res
     if not res.ok and res.code in ("nan", "all_wrong", "wrong_values", "per_thread") and device.SIMULATOR:
         unfilled = _unfilled_registers(launch)
@@ -669,6 +696,11 @@ def _reg_variants():
          "배수가 아닌 블록(예: 33 스레드)은 워프 2개, 1 스레드 블록도 워프 1개를 통째로 씁니다. SM 에 들어가는 워프 수를 "
          "블록의 워프 수(올림)로 나누세요.",
          lambda r, t: (65536 // 4 // (-(-r * 32 // 256) * 256)) * 4 * 32 // t),
+        ("block_alloc", "레지스터를 블록 전체(regs × threads)로 묶어 256개 단위로 올렸습니다: 할당 단위는 블록이 아니라 "
+         "워프입니다. 워프 하나가 쓰는 regs × 32 를 256 의 배수로 올리고, 레지스터 파일은 16,384개씩 4조각(서브파티션)이라 "
+         "워프 하나는 한 조각에만 사니, 조각마다 들어가는 워프 수에 4를 곱한 뒤 블록의 워프 수(올림)로 내림 나눗셈을 "
+         "하세요.", lambda r, t: 65536 // (-(-r * t // 256) * 256),
+         lambda r, t: (65536 // 4 // (-(-r * t // 256) * 256)) * 4),
         ("division", "65,536 ÷ (레지스터 × 스레드) 나눗셈 어림입니다: 할당 단위(256), 서브파티션(4), 블록 단위 세 "
          "규칙을 모두 넣어야 합니다.", lambda r, t: 65536 // (r * t)),
     ]
@@ -686,6 +718,7 @@ def _reg_variants():
               "warps_round_down": "threads = 33 이면 워프는 몇 개인가요? 여러분의 식은 몇 개로 세나요?",
               "block_threads": "threads = 33 인 블록은 워프 몇 개, 곧 스레드 자리 몇 개를 차지하나요? 여러분의 식은 "
                                "SM 에 들어가는 스레드를 무엇으로 나누나요?",
+              "block_alloc": "레지스터는 블록마다 나눠 주나요, 워프마다 나눠 주나요? 33 스레드 블록의 워프는 몇 개인가요?",
               "division": "세 규칙(할당 단위, 서브파티션, 블록 단위) 중 어느 것이 여러분의 식에 들어 있나요?",
               "zero_division": "threads 가 32보다 작을 때 여러분의 워프 수는 얼마인가요?",
               "not_whole_blocks": "블록 수를 나누는 연산은 정수 나눗셈인가요?",

@@ -27,6 +27,19 @@ def _rows_ok(got, n):
     return True
 
 
+def _past_end_why(tile, buf, n):
+    """What the student's row past the last prefetch means: a tile outside the matrix, another marker than None, a
+    tile already read, or a buffer without a tile."""
+    if tile is None:
+        return f"타일이 None 이면 넣을 버퍼도 없으니 버퍼 자리도 None 입니다 (받은 버퍼: {buf!r})."
+    if isinstance(tile, (int, np.integer)) and tile >= n:
+        return "행렬 밖의 타일을 읽는 셈입니다."
+    if isinstance(tile, (int, np.integer)) and tile < 0:
+        return (f"'미리 읽지 않음' 은 None 으로 나타냅니다: {tile} 같은 다른 표시는 받지 않습니다 (타일 번호로 읽으면 "
+                "없는 타일입니다).")
+    return f"{josa(f'타일 {tile}', '은/는')} 이미 버퍼에 들어온 타일이라, 다시 읽을 필요가 없습니다."
+
+
 def _table_diagnosis(got, n, S):
     """Walk the student's table against the buffers' real contents; the first wrong row gives the diagnosis."""
     where = f"  (타일 {n}개, 버퍼 S = {S})"
@@ -48,7 +61,7 @@ def _table_diagnosis(got, n, S):
                 return fail("08-1", "past_end", (f"마지막 반복(kt = n_tiles − 1 = {n - 1})에서는 " if S == 2 else
                              f"마지막 {S - 1}개 반복(kt ≥ n_tiles − {S - 1} = {n - S + 1})에서는 ") +
                             f"미리 읽을 타일이 없습니다(타일 번호 kt + {josa(S - 1, '이/가')} n_tiles = {n} 이상): 그때는 (kt, 버퍼, "
-                            "None, None)입니다. 행렬 밖의 타일을 읽는 셈입니다.",
+                            "None, None)입니다. " + _past_end_why(tile, buf, n),
                             where, at)
         else:
             if tile is None:
@@ -596,7 +609,12 @@ def check_db8(student):
         dev = _db_deviation(student)
         if dev is not None:
             code, msg, site, *more = dev
-            return fail("08-2", code, msg, *(more[0] if more else []), *res.details, where=probe.line_text(site))
+            details = list(res.details)
+            if res.code == "race":      # the detector's per-line advice (add a barrier) is not this cause's fix
+                at = next((i for i, d in enumerate(details) if str(d).startswith("경쟁 검출기")), 0)
+                details.insert(at, "  아래 경쟁 검출기 보고는 위에서 말한 원인의 결과입니다: 검출기의 줄별 제안(배리어 "
+                               "추가)을 따르지 말고 위의 설명대로 고치세요.")
+            return fail("08-2", code, msg, *(more[0] if more else []), *details, where=probe.line_text(site))
     if res.code in ("all_wrong", "wrong_values") and rec.one_tile_only():
         res.code = "loop_tiles"
         res.message = ("K 타일이 1개일 때(프롤로그만)는 맞고 2개 이상에서 틀립니다: 메인 루프가 읽어 저장하는 다음 타일을 "
@@ -671,6 +689,7 @@ _WRONG_DOUBLE = (
               "double": "위젯으로 N = 1 인 경우와 L > C, L < C 인 경우를 각각 그려 보면 여러분의 식과 맞나요?",
               "uses_model": "이 함수는 파이프라인 모델을 부르고 있습니다. 막대를 보고 L, C, N 만으로 식을 쓸 수 있나요?",
               "input": "함수가 (싱글, 더블) 두 수를 돌려주나요?",
+              "swapped": "return 문의 두 값 중 어느 것이 싱글 버퍼의 총 시간인가요?",
           },
           solution="answers/ch08/ex08_pipeline.py::totals", name="my_pipeline_totals", template='''
 def my_pipeline_totals(L, C, N):
@@ -695,6 +714,11 @@ def check_totals(student):
     truth = {k: (pipeline.schedule(k[2], k[0], k[1], 1).total, pipeline.schedule(k[2], k[0], k[1], 2).total)
              for k in _CASES}
     bad_single = [k for k in _CASES if got[k][0] != truth[k][0]]
+    if bad_single and all(tuple(got[k]) == truth[k][::-1] for k in _CASES):
+        L, C, N = bad_single[0]
+        return fail("08-3", "swapped", "두 값의 순서가 바뀌었습니다: 첫째가 싱글 버퍼, 둘째가 더블 버퍼 총 시간입니다. "
+                    "값은 둘 다 모델과 같으니 (싱글, 더블) 순서로 돌려주세요.",
+                    f"  L = {L}, C = {C}, N = {N}: 내 답 {tuple(got[L, C, N])}, 모델 (싱글, 더블) = {truth[L, C, N]}")
     if bad_single:
         L, C, N = bad_single[0]
         return fail("08-3", "single", "싱글 버퍼 총 시간이 모델과 다릅니다: 버퍼가 하나면 타일마다 로드가 끝나야 연산을 "

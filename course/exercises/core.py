@@ -7,6 +7,7 @@ import inspect
 import json
 import linecache
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -222,7 +223,24 @@ def explain_exception(ex_id, exc, student):
     if isinstance(exc, ZeroDivisionError):
         return out("zero_division", f"0 으로 나눴습니다 ({_thread_free(str(exc))}): 나누는 값이 0 이 될 수 있는 입력이 "
                    "있습니다.")
+    plain = _plain_function_error(exc, student)
+    if plain:
+        return out("not_device_function", plain)
     return out("error", f"실행 중 오류가 났습니다: {type(exc).__name__}: {_thread_free(str(exc))}")
+
+
+def _plain_function_error(exc, student):
+    """The message for a kernel-only name of numba.cuda (cuda.local, cuda.shared, cuda.threadIdx, ...) missing because
+    the student's function is a plain Python function, not compiled with @cuda.jit (None otherwise). Told from the
+    function object (a compiled one has .py_func), never from its source."""
+    m = re.search(r"module 'numba\.cuda[\w.]*' has no attribute '(\w+)'", str(exc))
+    if not isinstance(exc, AttributeError) or m is None or student is None or hasattr(student, "py_func") \
+            or not callable(student):
+        return None
+    name = getattr(student, "__name__", "함수")
+    return (f"`@cuda.jit(device=True)` 가 빠졌습니다: `{name}` 함수가 @cuda.jit 로 컴파일되지 않은 보통 파이썬 함수라서 cuda.{m.group(1)} 처럼 GPU "
+            "커널 안에서만 있는 기능을 쓸 수 없습니다 (GPU 에서는 커널이 컴파일되지 않습니다: 커널은 @cuda.jit 로 "
+            f"컴파일한 함수만 부를 수 있습니다). `def {name}` 바로 위에 `@cuda.jit(device=True)` 를 붙이세요.")
 
 
 def _unfinished(ex, student):

@@ -88,9 +88,56 @@ def race_where(report, uninit=False):
         return ""
     h = hazards[0]
     for site in (h.second_site, getattr(h, "call_site", None), h.first_site):
-        if site and is_user_file(site[0]):
-            return line_text(site)
+        if not site:
+            continue
+        # an access inside a device function: the kernel's line that called it first (a course helper such as 08's
+        # tile_dot lives in a notebook cell too, but the line to change is the caller's), then the helper's own line
+        # (a student's device function called by the checker's kernel)
+        for at in ([(site[2], site[3])] if len(site) > 3 else []) + [(site[0], site[1])]:
+            if is_user_file(at[0]):
+                return line_text(at)
     return ""
+
+
+def _input_write(report):
+    """(array name, '12행 `code`') of the first race in which the kernel writes an input matrix (A or B, in global
+    memory), or None. A GEMM kernel only reads A and B: such a race is fixed by deleting the write, not by the
+    detector's atomic/slice advice (meant for an output that several blocks write)."""
+    for h in _part(report, False):
+        if getattr(h, "space", "shared") != "global" or h.array not in ("A", "B"):
+            continue
+        for what, site in ((h.first_what, h.first_site), (h.second_what, h.second_site)):
+            if what == "write" and site:
+                return h.array, line_text(site) if is_user_file(site[0]) else ""
+    return None
+
+
+def _race_headline(report, values_ok):
+    """The first sentence of a race diagnosis: which memory (shared or global) and, for a write into an input
+    matrix, the fix (delete the write). (message, where or None)."""
+    hazards = _part(report, False)
+    space = "전역 메모리" if hazards and all(getattr(h, "space", "shared") == "global" for h in hazards) else "공유 메모리"
+    head = (f"값은 맞지만 {space} 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀릴 수 있습니다 (이번에 맞은 답이 경쟁이 "
+            "없다는 증거는 아닙니다)." if values_ok else
+            f"{space} 경쟁(race) 때문에 결과가 틀립니다: 검출기가 찾은 두 접근이 배리어 없이 만납니다.")
+    inp = _input_write(report)
+    if inp is None:
+        return head, None
+    name, where = inp
+    return (f"{space} 경쟁(race){'이 있습니다' if values_ok else ' 때문에 결과가 틀립니다'}: 커널이 입력 행렬 "
+            f"{name}에 씁니다" + (f" ({where})" if where else "") + ". 다른 블록이 아직 그 원소를 읽어야 "
+            f"하므로 읽는 값이 실행 순서에 따라 달라집니다. GEMM 커널은 A 와 B 를 읽기만 하고 C 에만 씁니다: "
+            f"{name}에 쓰는 줄을 지우세요. 아래 검출기의 제안(cuda.atomic.add, 블록마다 자기 조각)은 여러 블록이 "
+            "함께 쓰는 출력을 위한 것이라 여기에는 맞지 않습니다."), where
+
+
+def _input_fix(races, report):
+    """race_lines with the detector's '→ 해결' line replaced when the race is a write into an input matrix."""
+    inp = _input_write(report)
+    if inp is None:
+        return races
+    return [Foreign(f"  → 해결: 입력 행렬 {inp[0]}에 쓰는 줄을 지우세요 (A 와 B 는 읽기만 합니다).")
+            if str(x).startswith("  → 해결:") else x for x in races]
 
 
 PRODUCT = "곱하는 A·B 원소의 인덱스(k 가 A 의 열, B 의 행인지)"
@@ -121,9 +168,8 @@ def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol, product, nan_c
     unwritten_reads = race_lines(report, uninit=True)
     if not bad.any():
         if races:
-            return fail(ex_id, "race", "값은 맞지만 공유 메모리 경쟁(race)이 있습니다: GPU에서는 타이밍에 따라 틀릴 수 있습니다 "
-                        "(이번에 맞은 답이 경쟁이 없다는 증거는 아닙니다).",
-                        *races, where=rw)
+            head, at = _race_headline(report, True)
+            return fail(ex_id, "race", head, *_input_fix(races, report), where=at or rw)
         if unwritten_reads:
             return fail(ex_id, "uninit", "값은 맞지만 아직 아무 스레드도 쓰지 않은 공유 메모리를 읽습니다: 시뮬레이터가 "
                         "채운 NaN 은 이번에 결과에 섞이지 않았지만(max 등이 버림), GPU 에서는 그 자리에 이전 블록이 남긴 "
@@ -139,8 +185,8 @@ def _gemm(ex_id, C, A, B, C0, alpha, beta, tile, BK, report, tol, product, nan_c
         return fail(ex_id, "bytes_dtype", "cp.async 가 dtype 이 다른 배열 사이에서 바이트를 복사했습니다: GPU 처럼 값이 "
                     "아니라 바이트가 옮겨져 결과가 틀립니다.", *[Foreign(f"  {n}") for n in notes], worst, picture)
     if races:
-        return fail(ex_id, "race", "공유 메모리 경쟁(race) 때문에 결과가 틀립니다: 검출기가 찾은 두 접근이 배리어 없이 "
-                    "만납니다.", *races, "", picture, where=rw)
+        head, at = _race_headline(report, False)
+        return fail(ex_id, "race", head, *_input_fix(races, report), "", picture, where=at or rw)
     nan = np.isnan(C) & np.isfinite(ref)
     unwritten = (C == SENTINEL) if beta == 0 else np.zeros_like(bad)
     cause = nan_cause or ("공유 메모리를 쓰기 전에 읽었습니다(시뮬레이터는 공유 메모리를 NaN 으로 채웁니다): 타일을 채우는 "

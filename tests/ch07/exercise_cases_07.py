@@ -40,6 +40,16 @@ CASES = {
         ("reset_rc", [("    for k in range(BK):\n", "    for m in range(TM):\n        for n in range(TN):\n"
                        "            rC[m, n] = 0.0\n    for k in range(BK):\n")], "acc_reset"),
         ("rb_transposed", [("rB[n] = Bs[k, thread_col + n]", "rB[n] = Bs[thread_col + n, k]")], "out_of_bounds"),
+        # review r25 U1: rA[n] for rA[m] (a typo in the product): a pattern in every thread tile, named as the
+        # micro-kernel's indices (the checker's kernel maps the threads), not as threadIdx
+        ("ra_uses_n", [("rC[m, n] += rA[m] * rB[n]", "rC[m, n] += rA[n] * rB[n]")], "micro_index"),
+        # review r25 U3: the m and n loops over TN and TM: rC overruns its second axis, and the message names rC
+        ("rc_loops_swapped", [("        for m in range(TM):                    # TM + TN loads feed TM * TN multiply-adds\n"
+                               "            for n in range(TN):\n                rC[m, n] += rA[m] * rB[n]",
+                               "        for m in range(TN):\n            for n in range(TM):\n"
+                               "                rC[m, n] += rA[n] * rB[m]")], "out_of_bounds"),
+        # review r25 U2: the right body without @cuda.jit(device=True): named, not a raw AttributeError of cuda.local
+        ("no_device_decorator", [("@cuda.jit(device=True)\n", "")], "not_device_function"),
         # rB never filled: the NaN comes from a register array, not from shared memory
         ("rb_never_filled", [("            rB[n] = Bs[k, thread_col + n]      # row k of this thread's TN columns of the B tile\n",
                               "            pass\n")], "register_unfilled"),
@@ -76,6 +86,10 @@ CASES = {
          "other_limits"),
         ("division", [("    warps = -(-threads // WARP)\n    per_warp", "    return regs_per_sm // (regs * threads)\n    per_warp")],
          "division"),
+        # review r25 U9: the whole block's registers rounded up to 256 (no per-warp unit, no sub-partitions)
+        ("block_rounding", [("    warps = -(-threads // WARP)\n    per_warp",
+                             "    return regs_per_sm // ((regs * threads + 255) // 256 * 256)\n    per_warp")],
+         "block_alloc"),
         # the occupancy model asked for the answer (review r18 I-8): right values, nothing computed
         ("asks_the_model", [("    warps = -(-threads // WARP)\n    per_warp",
                              "    from sim import occupancy as occ\n"

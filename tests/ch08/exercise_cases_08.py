@@ -47,6 +47,10 @@ CASES = {
          "compute_buffer"),
         # right shape, float values (review round 17, I-2): told the values must be integers, not the shape
         ("float_rows", [("rows.append((kt, kt % stages,", "rows.append((float(kt), kt % stages,")], "input"),
+        # review r25 U7: -1 instead of None past the end: past_end, and the message says None marks 'no prefetch'
+        ("minus_one_past_the_end", [("nxt if nxt < n_tiles else None, nxt % stages if nxt < n_tiles else None",
+                                     "nxt if nxt < n_tiles else -1, nxt % stages if nxt < n_tiles else -1")],
+         "past_end"),
         ("stops_one_early", [("nxt if nxt < n_tiles else None, nxt % stages if nxt < n_tiles else None",
                               "nxt if nxt < n_tiles - 1 else None, nxt % stages if nxt < n_tiles - 1 else None")],
          "missing_prefetch"),
@@ -165,6 +169,10 @@ def step(A, B, As, Bs, row, col, kt, ty, tx):
                                  "return n_tiles * t_load + t_comp")], "load_bound_only"),
         ("min_instead_of_max", [("(n_tiles - 1) * max(t_load, t_comp)", "(n_tiles - 1) * min(t_load, t_comp)")],
          "min_not_max"),
+        # review r25 U10: (double, single) returned: both right, the order is named
+        ("swapped_pair", [("return single_total(t_load, t_comp, n_tiles), double_total(t_load, t_comp, n_tiles)",
+                           "return double_total(t_load, t_comp, n_tiles), single_total(t_load, t_comp, n_tiles)")],
+         "swapped"),
         ("single_with_max", [("return n_tiles * (t_load + t_comp)", "return n_tiles * max(t_load, t_comp)")], "single"),
         ("asks_the_model", [("return single_total(t_load, t_comp, n_tiles), double_total(t_load, t_comp, n_tiles)",
                              "from sim import pipeline\n"
