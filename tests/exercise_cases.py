@@ -77,6 +77,12 @@ CASES = {
                                    "from numba import cuda, float32\nfrom kernels_numba.common import load_or_zero as given"),
                                   ("    if r < X.shape[0] and c < X.shape[1]:\n        return X[r, c]\n    return float32(0.0)",
                                    "    return given(X, r, c)")], "shipped_helper"),
+        # review r25 (students 06-08): an IndexError caught in place of the bounds check ran on the simulator; the
+        # GPU's Numba compiles no try/except (and an out-of-bounds read raises nothing there)
+        ("try_except", [("    if r < X.shape[0] and c < X.shape[1]:\n        return X[r, c]\n    return float32(0.0)",
+                         "    try:\n        return X[r, c]\n    except IndexError:\n        return float32(0.0)")],
+         "try_except"),
+        ("no_device_decorator", [("@cuda.jit(device=True)\n", "")], "not_device_function"),
     ],
 }
 

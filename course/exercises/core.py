@@ -212,6 +212,13 @@ def explain_exception(ex_id, exc, student):
     if isinstance(exc, simerr.DivergentBarrierError):
         return out("divergent_barrier", "블록의 일부 스레드만 배리어에 도달합니다 (divergent barrier): 배리어를 모든 "
                    "스레드가 지나는 곳(조건문과 early return 밖)에 두세요.", Foreign(str(exc)))
+    if isinstance(exc, simerr.NotCompilableError) and exc.kind == "plain_function":
+        return out("not_device_function", "`@cuda.jit(device=True)` 가 빠졌습니다: 커널이 보통 파이썬 함수를 부릅니다. GPU 에서는 "
+                   "이 커널이 컴파일되지 않습니다 (커널은 @cuda.jit 로 컴파일한 함수만 부를 수 있습니다).", Foreign(str(exc)))
+    if isinstance(exc, simerr.NotCompilableError) and exc.kind == "try_except":
+        return out("try_except", "커널 안에 try/except 가 있습니다: GPU 에서는 커널의 예외 처리가 컴파일되지 않고, 배열 밖 읽기는 "
+                   "예외 없이 배열 밖의 메모리를 읽습니다. 예외를 잡는 대신 읽기 전에 인덱스가 배열 안인지 if 로 확인하세요.",
+                   Foreign(str(exc)))
     if isinstance(exc, simerr.SimulatorFault):
         return out("simulator_fault", "시뮬레이터가 하드웨어 규칙 위반을 찾았습니다.", Foreign(str(exc)))
     if isinstance(exc, IndexError):

@@ -43,3 +43,7 @@ class NotCompilableError(SimulatorFault, TypeError):
     Python function (no @cuda.jit(device=True)). The simulator refuses it too, at the launch."""
 
     names_thread = True          # the message names the line (no thread: nothing has run yet)
+
+    def __init__(self, message, kind=""):
+        super().__init__(message)
+        self.kind = kind             # "try_except" or "plain_function": what the GPU's compiler refuses

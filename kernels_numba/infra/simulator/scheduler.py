@@ -387,7 +387,7 @@ def _refuse_module_array_writes(fn):
 # A kernel may call Numba's and the course's functions (the stand-ins of kernels_numba, numpy/math functions Numba
 # types); a plain Python function from anywhere else (a notebook cell, a test) is what the GPU's Numba cannot call.
 _COMPILABLE_HOMES = ("kernels_numba", "numba", "numba_cuda", "numpy", "math", "cmath", "operator", "course", "sim")
-_compile_checked = {}           # kernel function -> the refusal message, or None
+_compile_checked = {}           # kernel function -> (kind, refusal message), or None
 
 
 def _loads(code):
@@ -458,7 +458,7 @@ def _refuse_uncompilable(fn):
         _compile_checked[fn] = _uncompilable(fn)
     hit = _compile_checked[fn]
     if hit:
-        raise NotCompilableError(hit)
+        raise NotCompilableError(hit[1], kind=hit[0])
 
 
 def _uncompilable(fn):
@@ -466,7 +466,7 @@ def _uncompilable(fn):
         file = f.__code__.co_filename
         line = _try_line(f)
         if line is not None:
-            return (f"{where(file, line)}: {'커널' if f is fn else f'커널이 부르는 장치 함수(`{f.__name__}`)'}에 try/except 가 "
+            return "try_except", (f"{where(file, line)}: {'커널' if f is fn else f'커널이 부르는 장치 함수(`{f.__name__}`)'}에 try/except 가 "
                     "있습니다. GPU 의 Numba 는 커널 안의 예외 처리를 컴파일하지 못합니다 (TypingError). 시뮬레이터에서는 배열 밖을 "
                     "읽으면 IndexError 가 나지만, GPU 에서는 예외 없이 배열 밖의 메모리를 읽습니다: 예외를 잡지 말고 읽기 전에 "
                     "인덱스가 배열 안인지 if 로 확인하세요.\n"
@@ -477,7 +477,7 @@ def _uncompilable(fn):
             if type(v) is types.FunctionType and (v.__module__ or "").split(".")[0] not in _COMPILABLE_HOMES:
                 own = v.__name__
                 defined = where(v.__code__.co_filename, v.__code__.co_firstlineno)
-                return (f"{where(file, ln)}: {'커널이' if f is fn else f'커널의 장치 함수(`{f.__name__}`)가'} 부르는 "
+                return "plain_function", (f"{where(file, ln)}: {'커널이' if f is fn else f'커널의 장치 함수(`{f.__name__}`)가'} 부르는 "
                         f"함수(`{own}`, {defined})는 @cuda.jit(device=True) 가 없는 보통 파이썬 함수입니다. GPU 의 Numba "
                         f"는 커널에서 보통 파이썬 함수를 부르지 못합니다 (TypingError: Untyped global name '{name}'): "
                         f"`def {own}` 위에 @cuda.jit(device=True) 를 붙이세요.\n"
