@@ -386,7 +386,8 @@ def _refuse_module_array_writes(fn):
 
 # A kernel may call Numba's and the course's functions (the stand-ins of kernels_numba, numpy/math functions Numba
 # types); a plain Python function from anywhere else (a notebook cell, a test) is what the GPU's Numba cannot call.
-_COMPILABLE_HOMES = ("kernels_numba", "numba", "numba_cuda", "numpy", "math", "cmath", "operator", "course", "sim")
+_COMPILABLE_HOMES = (__name__.split(".")[0], "numba", "numba_cuda", "numpy", "math", "cmath", "operator", "course",
+                     "sim")                 # this package (its stand-ins), Numba's, and the checkers' probes
 _compile_checked = {}           # kernel function -> (kind, refusal message), or None
 
 
