@@ -241,3 +241,15 @@ def ldmatrix_for_mma_k8():
     """How to feed one m16n8k8 from row-major As[16][8] and Bs[8][8]: A by ldmatrix.x2 (lane l < 16 gives the address
     of As[l][0] -> a0, a1), B by ldmatrix.x1.trans (lane l < 8 gives Bs[l][0] -> b0). Per lane (row, col)."""
     return {"A": [(l % 16, 0) for l in range(WARP)], "B": [(l % 8, 0) for l in range(WARP)]}
+
+
+def lane_ranges(lanes):
+    """'16–31' / '1–3, 5': a set of lane numbers as runs of consecutive lanes (for messages)."""
+    lanes, parts, i = sorted(set(lanes)), [], 0
+    while i < len(lanes):
+        j = i
+        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
+            j += 1
+        parts.append(f"{lanes[i]}" if i == j else f"{lanes[i]}–{lanes[j]}")
+        i = j + 1
+    return ", ".join(parts)

@@ -48,14 +48,7 @@ def reg_names(matrix, idx):
 
 def lanes_text(lanes):
     """'레인 0–31' / '레인 1–3, 5' (ranges of consecutive lanes)."""
-    lanes, parts, i = sorted(set(lanes)), [], 0
-    while i < len(lanes):
-        j = i
-        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
-            j += 1
-        parts.append(f"{lanes[i]}" if i == j else f"{lanes[i]}–{lanes[j]}")
-        i = j + 1
-    return "레인 " + ", ".join(parts)
+    return "레인 " + mma.lane_ranges(lanes)
 
 
 def lane_grid(lanes):

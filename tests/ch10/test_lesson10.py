@@ -529,7 +529,7 @@ def test_exit_does_not_wait_for_the_prefetch_queue(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
                        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert p.returncode == 0, p.stderr[-2000:]
-    assert time.perf_counter() - t < 15, "exit waited for the background queue"
+    assert time.perf_counter() - t < 30, "exit waited for the background queue"   # minutes if it did; 30 s: a loaded 2-core host
 
 
 class _Bars:

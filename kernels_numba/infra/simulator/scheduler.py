@@ -304,20 +304,9 @@ def _atomic(method):
 _FROZEN = {}                     # name -> module-level array frozen for the running launch
 
 
-def _functions(fn, seen=None):
-    """fn and the device functions it calls (found in its globals), each once."""
-    seen = {} if seen is None else seen
-    code = getattr(fn, "__code__", None)
-    if code is None or id(code) in seen:
-        return seen
-    seen[id(code)] = fn
-    g = getattr(fn, "__globals__", {})
-    for name in _names(code):
-        v = g.get(name)
-        inner = getattr(v, "fn", None) if type(v) is _kernel.FakeCUDAKernel else None
-        if inner is not None:
-            _functions(inner, seen)
-    return seen
+def _functions(fn):
+    """fn and the device functions it calls (through its globals and closure cells), each once."""
+    return _device_functions(fn)
 
 
 def _names(code):

@@ -364,16 +364,6 @@ def _row_outside(arr, idx):
     return any(i < 0 or i + (width - 1 if ax == a.ndim - 1 else 0) >= n for ax, (i, n) in enumerate(zip(idx, a.shape)))
 
 
-def _lane_list(lanes):
-    """'16–31' / '1–3, 5' (runs of consecutive lanes)."""
-    lanes, parts, i = sorted(lanes), [], 0
-    while i < len(lanes):
-        j = i
-        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
-            j += 1
-        parts.append(f"{lanes[i]}" if i == j else f"{lanes[i]}–{lanes[j]}")
-        i = j + 1
-    return ", ".join(parts)
 
 
 def _outside_error(name, payloads, bad, thread, site):
@@ -397,10 +387,10 @@ def _outside_error(name, payloads, bad, thread, site):
         ko = (f"{name}: 레인 {lane}의 행 주소 {an}{list(idx)} 에서 읽는 16바이트(원소 {width}개: 마지막 인덱스 "
               f"{idx[-1]}–{idx[-1] + width - 1})가 배열 {an} (모양 {a.shape}) 밖입니다 ({who}{at}). ldmatrix 는 주소를 "
               f"주는 레인마다 그 원소부터 16바이트 한 행을 읽으므로, 행 주소는 {rows + ', ' if rows else ''}{last} "
-              f"안이어야 합니다. 배열 밖을 가리키는 레인: {_lane_list(bad)}. GPU 에서는 배열 밖의 메모리(다른 배열이나 "
+              f"안이어야 합니다. 배열 밖을 가리키는 레인: {layout.lane_ranges(bad)}. GPU 에서는 배열 밖의 메모리(다른 배열이나 "
               "쓰레기 값)를 읽습니다.")
         en = (f"{name}: lane {lane}'s row address {an}{list(idx)}: the 16 bytes ({width} elements) read from there run "
-              f"outside the array {an} of shape {a.shape} (lanes {_lane_list(bad)}); on the GPU this reads memory that "
+              f"outside the array {an} of shape {a.shape} (lanes {layout.lane_ranges(bad)}); on the GPU this reads memory that "
               "is not the array's.")
     return LdmatrixAddressError(f"{ko}\n{en}")
 
