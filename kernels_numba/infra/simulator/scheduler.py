@@ -309,6 +309,15 @@ def _functions(fn):
     return _device_functions(fn)
 
 
+def _source_tree(fn):
+    """(ast of fn's source, its first line), or (None, None) where the source cannot be read or parsed."""
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        return ast.parse(textwrap.dedent("".join(lines))), start
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None, None
+
+
 def _names(code):
     names = set(code.co_names)
     for c in code.co_consts:
@@ -333,11 +342,7 @@ def _static_writes(fn, arrays):
     if key in _checked_writes:
         return _checked_writes[key]
     found = None
-    try:
-        lines, start = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        tree = None
+    tree, start = _source_tree(fn)
     if tree is not None:
         local = {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs}
         local |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -424,11 +429,7 @@ def _device_functions(fn, seen=None):
 
 def _try_line(fn):
     """The line of the first try statement in fn's source (None if none, or no source: then its bytecode's handler)."""
-    try:
-        lines, start = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        tree = None
+    tree, start = _source_tree(fn)
     if tree is not None:
         tries = [n.lineno for n in ast.walk(tree) if type(n).__name__ in ("Try", "TryStar")]
         return start + min(tries) - 1 if tries else None
