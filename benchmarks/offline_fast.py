@@ -15,20 +15,10 @@ os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 
 
 def report(switches, cc=(9, 0)):
-    """{usage, loop: main-loop opcode counts, total: whole-kernel counts} of make_kernel(**switches) for sm_<cc>."""
-    from numba import cuda
+    """{usage, loop: main-loop opcode counts, total: whole-kernel counts, config} of make_kernel(**switches) for sm_<cc>."""
+    import offline_variant
     from kernels_numba import mma_fast
-    from kernels_numba.tools import offline, resources
-    kernel, _, conf = mma_fast.make_kernel(**switches)
-    bounds = getattr(kernel, "targetoptions", {}).get("launch_bounds")
-    with offline.offline_device(cc):
-        ptx_text, _ = cuda.compile_ptx(kernel.py_func, mma_fast.SIG, cc=cc, launch_bounds=bounds)
-    sass, usage = offline.cubin_report(offline.ptx_to_cubin(ptx_text, cc))
-    loop = {}
-    for i in resources.main_loop(sass):
-        loop[i.op] = loop.get(i.op, 0) + 1
-    return {"usage": usage, "config": conf, "loop": loop, "loop_len": sum(loop.values()),
-            "total": offline.sass_counts(sass), "local_in_ptx": ".local" in ptx_text}
+    return {**offline_variant.report("mma_fast", switches, cc), "config": mma_fast.make_kernel(**switches)[2]}
 
 
 def main(names):

@@ -38,7 +38,8 @@ def report(module_name, switches, cc=(9, 0)):
     loop = {}
     for i in resources.main_loop(sass):
         loop[i.op] = loop.get(i.op, 0) + 1
-    return {"usage": usage, "loop": loop, "loop_len": sum(loop.values()), "total": offline.sass_counts(sass)}
+    return {"usage": usage, "loop": loop, "loop_len": sum(loop.values()), "total": offline.sass_counts(sass),
+            "local_in_ptx": ".local" in ptx_text}
 
 
 def main(argv):
